@@ -1,0 +1,126 @@
+//! The contract between the registry and one host action.
+//!
+//! An action is a typed function from a validated argument object to an
+//! [`ActionOutcome`]. It never sees a path chosen by the program: paths come from
+//! [`HostPaths`], i.e. from the host's configuration.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// Whether an action reads or mutates; mutations pass the authority gate first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    Read,
+    Mutation,
+}
+
+/// The JSON type an argument must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgType {
+    String,
+    Integer,
+    Bool,
+    StringList,
+    Object,
+    /// Any JSON value (used for pass-through inputs such as a join-check object).
+    Any,
+}
+
+/// One key of an action's argument schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgSpec {
+    pub name: &'static str,
+    pub ty: ArgType,
+    pub required: bool,
+}
+
+impl ArgSpec {
+    pub const fn required(name: &'static str, ty: ArgType) -> Self {
+        Self { name, ty, required: true }
+    }
+    pub const fn optional(name: &'static str, ty: ArgType) -> Self {
+        Self { name, ty, required: false }
+    }
+}
+
+/// The files behind the host functions, fixed by the host's configuration.
+#[derive(Clone, Debug)]
+pub struct HostPaths {
+    pub issues: PathBuf,
+    pub trajectory: PathBuf,
+    pub effects: PathBuf,
+    pub session: PathBuf,
+    pub feature_ledger: PathBuf,
+    pub policy: PathBuf,
+}
+
+impl HostPaths {
+    /// The defaults under `<root>/.premath/`.
+    pub fn under(root: &std::path::Path) -> Self {
+        let p = root.join(".premath");
+        Self {
+            issues: p.join("issues.jsonl"),
+            trajectory: p.join("harness_trajectory.jsonl"),
+            effects: p.join("host_effects.jsonl"),
+            session: p.join("harness_session.json"),
+            feature_ledger: p.join("harness_feature_ledger.json"),
+            policy: p.join("mutation_policy.json"),
+        }
+    }
+}
+
+/// What an action sees besides its arguments.
+pub struct ActionContext<'a> {
+    pub paths: &'a HostPaths,
+    pub now: DateTime<Utc>,
+    /// The request's `issueId`, if any.
+    pub issue_id: Option<&'a str>,
+}
+
+/// The typed result of one action call. Accepted iff `failure_classes` is empty.
+#[derive(Clone, Debug, Default)]
+pub struct ActionOutcome {
+    pub failure_classes: Vec<String>,
+    pub payload: Value,
+    /// Extra witness refs the action emits (the registry adds the host-effect ref).
+    pub witness_refs: Vec<String>,
+}
+
+impl ActionOutcome {
+    pub fn accepted(payload: Value) -> Self {
+        Self { failure_classes: Vec::new(), payload, witness_refs: Vec::new() }
+    }
+    pub fn rejected(failure_classes: Vec<String>, payload: Value) -> Self {
+        Self { failure_classes, payload, witness_refs: Vec::new() }
+    }
+    pub fn is_accepted(&self) -> bool {
+        self.failure_classes.is_empty()
+    }
+}
+
+/// A failure inside an action (I/O error, corrupt store): becomes a
+/// `scheme_eval.host_action_execution_error` envelope; the program goes on.
+#[derive(Debug, thiserror::Error)]
+#[error("{class}: {message}")]
+pub struct ActionError {
+    /// A more specific class reported next to the execution-error class
+    /// (e.g. `memory.store_corrupt`), if any.
+    pub class: String,
+    pub message: String,
+}
+
+impl ActionError {
+    pub fn new(class: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { class: class.into(), message: message.into() }
+    }
+}
+
+/// A host function: id, kind, argument schema and the call itself.
+pub trait HostAction: Send + Sync {
+    fn id(&self) -> &str;
+    fn kind(&self) -> ActionKind;
+    fn args(&self) -> &[ArgSpec];
+    /// Runs the action on validated arguments (keys and types already checked).
+    fn call(&self, ctx: &ActionContext<'_>, args: &Map<String, Value>) -> Result<ActionOutcome, ActionError>;
+}

@@ -1,0 +1,12 @@
+//! tusk: worker agents act on shared work through bounded Scheme programs.
+//!
+//! The crate is organised one module per concern:
+//!
+//! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
+//! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
+//!   and the fail-closed mutation gate.
+//! - [`cli`]: the `tusk` command line, a thin shell over the library.
+
+pub mod canonical;
+pub mod cli;
+pub mod host;

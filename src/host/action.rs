@@ -91,8 +91,13 @@ impl ActionOutcome {
     pub fn accepted(payload: Value) -> Self {
         Self { failure_classes: Vec::new(), payload, witness_refs: Vec::new() }
     }
-    pub fn rejected(failure_classes: Vec<String>, payload: Value) -> Self {
-        Self { failure_classes, payload, witness_refs: Vec::new() }
+    /// A rejection with a one-line diagnostic. The registry turns the payload into
+    /// the spec's rejected shape `{schema: 1, result: "rejected", failureClasses,
+    /// diagnostic}`, keeping any other members the action put in `payload`.
+    pub fn rejected(failure_classes: Vec<String>, diagnostic: impl Into<String>) -> Self {
+        let mut payload = Map::new();
+        payload.insert("diagnostic".into(), Value::String(diagnostic.into()));
+        Self { failure_classes, payload: Value::Object(payload), witness_refs: Vec::new() }
     }
     pub fn is_accepted(&self) -> bool {
         self.failure_classes.is_empty()

@@ -5,8 +5,10 @@
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
+//! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
 pub mod cli;
 pub mod host;
+pub mod issues;

@@ -3,6 +3,8 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod issue;
+
 /// tusk: bounded Scheme programs over a shared issue queue.
 #[derive(Parser, Debug)]
 #[command(name = "tusk", version, about)]
@@ -12,10 +14,18 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// The shared issue queue: views, mutations and leases.
+    Issue(issue::IssueArgs),
+    /// Dependency edges between issues.
+    Dep(issue::DepArgs),
+}
 
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Issue(args) => issue::run_issue(args),
+        Command::Dep(args) => issue::run_dep(args),
+    }
 }

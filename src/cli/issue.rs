@@ -8,11 +8,12 @@ use crate::canonical::to_pretty_sorted;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{read_text, LockOptions, Store};
-use crate::issues::views::{self, ListFilter, Scope};
+use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
 use crate::issues::{Report, StoreError};
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::Value;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,7 +21,12 @@ use std::time::Duration;
 #[derive(Args, Debug, Clone)]
 pub struct StoreOpts {
     /// The issue store (beads JSONL).
-    #[arg(long, global = true, default_value = ".premath/issues.jsonl", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        default_value = ".premath/issues.jsonl",
+        value_name = "PATH"
+    )]
     pub issues: PathBuf,
     /// Print the JSON payload instead of a table.
     #[arg(long, global = true)]
@@ -242,7 +248,9 @@ fn now() -> DateTime<Utc> {
 }
 
 fn lock(opts: &StoreOpts) -> LockOptions {
-    LockOptions { timeout: Duration::from_millis(opts.lock_timeout_ms) }
+    LockOptions {
+        timeout: Duration::from_millis(opts.lock_timeout_ms),
+    }
 }
 
 /// Runs `tusk issue …`.
@@ -251,18 +259,53 @@ pub fn run_issue(args: IssueArgs) -> i32 {
     let path_str = opts.issues.display().to_string();
     let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
     let (action, result) = match args.command {
-        IssueCommand::Add { title, fields } => ("issue.add", mutate::add(&ctx, &fields.into_new(title))),
-        IssueCommand::Discover { parent_id, title, fields } => {
-            ("issue.discover", mutate::discover(&ctx, &parent_id, &fields.into_new(title)))
+        IssueCommand::Add { title, fields } => {
+            ("issue.add", mutate::add(&ctx, &fields.into_new(title)))
         }
-        IssueCommand::List { status, assignee, issue_type, label, priority } => {
-            let filter = ListFilter { status, assignee, issue_type, label, priority };
-            ("issue.list", read_view(&opts, |s| views::list_payload(s, &path_str, &filter, ctx.now)))
+        IssueCommand::Discover {
+            parent_id,
+            title,
+            fields,
+        } => (
+            "issue.discover",
+            mutate::discover(&ctx, &parent_id, &fields.into_new(title)),
+        ),
+        IssueCommand::List {
+            status,
+            assignee,
+            issue_type,
+            label,
+            priority,
+        } => {
+            let filter = ListFilter {
+                status,
+                assignee,
+                issue_type,
+                label,
+                priority,
+            };
+            return print_list(&opts, "issue.list", |s, p| {
+                views::list_view(s, p, &filter, ctx.now)
+            });
         }
-        IssueCommand::Show { id } => ("issue.show", read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now))),
-        IssueCommand::Ready => ("issue.ready", read_view(&opts, |s| views::ready_payload(s, &path_str, ctx.now))),
-        IssueCommand::Blocked => ("issue.blocked", read_view(&opts, |s| views::blocked_payload(s, &path_str, ctx.now))),
-        IssueCommand::Check => ("issue.check", read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now))),
+        IssueCommand::Ready => {
+            return print_list(&opts, "issue.ready", |s, p| {
+                views::ready_view(s, p, ctx.now)
+            })
+        }
+        IssueCommand::Blocked => {
+            return print_list(&opts, "issue.blocked", |s, p| {
+                views::blocked_view(s, p, ctx.now)
+            })
+        }
+        IssueCommand::Show { id } => (
+            "issue.show",
+            read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
+        ),
+        IssueCommand::Check => (
+            "issue.check",
+            read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
+        ),
         IssueCommand::Update {
             id,
             title,
@@ -293,29 +336,65 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             ("issue.update", mutate::update(&ctx, &id, &changes))
         }
         IssueCommand::Close { id } => ("issue.close", mutate::close(&ctx, &id)),
-        IssueCommand::Claim { id, assignee, lease_ttl_seconds, lease_expires_at, lease_id } => {
+        IssueCommand::Claim {
+            id,
+            assignee,
+            lease_ttl_seconds,
+            lease_expires_at,
+            lease_id,
+        } => {
             let req = LeaseRequest {
                 assignee,
                 lease_id,
-                term: LeaseTerm { ttl_seconds: lease_ttl_seconds, expires_at: lease_expires_at },
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: lease_expires_at,
+                },
             };
             ("issue.claim", lease::claim(&ctx, &id, &req))
         }
-        IssueCommand::ClaimNext { assignee, lease_ttl_seconds, lease_id } => {
-            let req =
-                LeaseRequest { assignee, lease_id, term: LeaseTerm { ttl_seconds: lease_ttl_seconds, expires_at: None } };
+        IssueCommand::ClaimNext {
+            assignee,
+            lease_ttl_seconds,
+            lease_id,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id,
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: None,
+                },
+            };
             ("issue.claim_next", lease::claim_next(&ctx, &req))
         }
-        IssueCommand::LeaseRenew { id, assignee, lease_id, lease_ttl_seconds, lease_expires_at } => {
+        IssueCommand::LeaseRenew {
+            id,
+            assignee,
+            lease_id,
+            lease_ttl_seconds,
+            lease_expires_at,
+        } => {
             let req = LeaseRequest {
                 assignee,
                 lease_id: Some(lease_id),
-                term: LeaseTerm { ttl_seconds: lease_ttl_seconds, expires_at: lease_expires_at },
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: lease_expires_at,
+                },
             };
             ("issue.lease_renew", lease::renew(&ctx, &id, &req))
         }
-        IssueCommand::LeaseRelease { id, assignee, lease_id } => {
-            let req = LeaseRequest { assignee, lease_id, term: LeaseTerm::default() };
+        IssueCommand::LeaseRelease {
+            id,
+            assignee,
+            lease_id,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id,
+                term: LeaseTerm::default(),
+            };
             ("issue.lease_release", lease::release(&ctx, &id, &req))
         }
     };
@@ -328,30 +407,110 @@ pub fn run_dep(args: DepArgs) -> i32 {
     let path_str = opts.issues.display().to_string();
     let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
     let (action, result) = match args.command {
-        DepCommand::Add { issue_id, depends_on_id, dep_type } => {
-            ("dep.add", mutate::dep_add(&ctx, &EdgeRef { issue_id, depends_on_id }, &dep_type))
-        }
-        DepCommand::Remove { issue_id, depends_on_id, dep_type } => {
-            ("dep.remove", mutate::dep_remove(&ctx, &EdgeRef { issue_id, depends_on_id }, dep_type.as_deref()))
-        }
-        DepCommand::Replace { issue_id, depends_on_id, dep_type } => {
-            ("dep.replace", mutate::dep_replace(&ctx, &EdgeRef { issue_id, depends_on_id }, &dep_type))
-        }
+        DepCommand::Add {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.add",
+            mutate::dep_add(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                &dep_type,
+            ),
+        ),
+        DepCommand::Remove {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.remove",
+            mutate::dep_remove(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                dep_type.as_deref(),
+            ),
+        ),
+        DepCommand::Replace {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.replace",
+            mutate::dep_replace(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                &dep_type,
+            ),
+        ),
         DepCommand::Diagnostics { scope } => {
             let scope = match scope {
                 ScopeArg::Active => Scope::Active,
                 ScopeArg::All => Scope::All,
             };
-            ("dep.diagnostics", read_view(&opts, |s| views::diagnostics_payload(s, &path_str, scope)))
+            (
+                "dep.diagnostics",
+                read_view(&opts, |s| views::diagnostics_payload(s, &path_str, scope)),
+            )
         }
     };
     finish(&opts, action, result)
 }
 
-fn read_view(opts: &StoreOpts, view: impl FnOnce(&Store<'_>) -> Report) -> Result<Report, StoreError> {
+fn read_view(
+    opts: &StoreOpts,
+    view: impl FnOnce(&Store<'_>) -> Report,
+) -> Result<Report, StoreError> {
     let text = read_text(&opts.issues)?;
     let store = Store::parse(&opts.issues, &text)?;
     Ok(view(&store))
+}
+
+/// Prints a list-shaped view straight from its typed items: the big views of a
+/// 100k-issue store would otherwise spend more time building JSON values than
+/// reading the store.
+fn print_list(
+    opts: &StoreOpts,
+    action: &str,
+    view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
+) -> i32 {
+    let path_str = opts.issues.display().to_string();
+    let text = match read_text(&opts.issues) {
+        Ok(t) => t,
+        Err(e) => return finish(opts, action, Err(e)),
+    };
+    let store = match Store::parse(&opts.issues, &text) {
+        Ok(s) => s,
+        Err(e) => return finish(opts, action, Err(e)),
+    };
+    let view = view(&store, &path_str);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = if opts.json {
+        serde_json::to_writer_pretty(&mut out, &view)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{}", table(&view.items, action == "issue.blocked"))
+            .and_then(|()| writeln!(out, "{} issue(s)", view.items.len()))
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        // A closed pipe (`| head`) is not a failure of the store.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("tusk: {action}: {e}");
+            2
+        }
+    }
 }
 
 fn finish(opts: &StoreOpts, action: &str, result: Result<Report, StoreError>) -> i32 {
@@ -384,10 +543,17 @@ fn s<'v>(v: &'v Value, key: &str) -> &'v str {
 /// The readable rendering of a payload.
 fn human(action: &str, v: &Value) -> String {
     let mut out = String::new();
-    if v.get("result").and_then(Value::as_str) == Some("rejected") && v.get("diagnostic").is_some() {
-        let classes: Vec<&str> =
-            v["failureClasses"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-        out.push_str(&format!("{action}: rejected [{}]: {}\n", classes.join(", "), s(v, "diagnostic")));
+    if v.get("result").and_then(Value::as_str) == Some("rejected") && v.get("diagnostic").is_some()
+    {
+        let classes: Vec<&str> = v["failureClasses"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{action}: rejected [{}]: {}\n",
+            classes.join(", "),
+            s(v, "diagnostic")
+        ));
         if let Some(cycle) = v.get("cycle").and_then(Value::as_array) {
             let path: Vec<&str> = cycle.iter().filter_map(Value::as_str).collect();
             out.push_str(&format!("cycle: {}\n", path.join(" -> ")));
@@ -395,16 +561,13 @@ fn human(action: &str, v: &Value) -> String {
         return out;
     }
     match action {
-        "issue.list" | "issue.ready" | "issue.blocked" => {
-            let items = v["items"].as_array().map(Vec::as_slice).unwrap_or_default();
-            out.push_str(&table(items, action == "issue.blocked"));
-            out.push_str(&format!("{} issue(s)\n", items.len()));
-        }
         "issue.show" => {
             let issue = &v["issue"];
             if let Some(obj) = issue.as_object() {
                 for (key, value) in obj {
-                    let text = value.as_str().map_or_else(|| value.to_string(), str::to_string);
+                    let text = value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string);
                     out.push_str(&format!("{key:>20}: {text}\n"));
                 }
             }
@@ -413,15 +576,40 @@ fn human(action: &str, v: &Value) -> String {
         "issue.check" | "dep.diagnostics" => {
             out.push_str(&format!("{action}: {}\n", s(v, "result")));
             for key in ["errors", "warnings"] {
-                for item in v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
-                    out.push_str(&format!("  {} {}: {}\n", &key[..key.len() - 1], s(item, "class"), s(item, "message")));
+                for item in v
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    out.push_str(&format!(
+                        "  {} {}: {}\n",
+                        &key[..key.len() - 1],
+                        s(item, "class"),
+                        s(item, "message")
+                    ));
                 }
             }
-            for cycle in v.get("cycles").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
-                let path: Vec<&str> = cycle.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            for cycle in v
+                .get("cycles")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                let path: Vec<&str> = cycle
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
                 out.push_str(&format!("  cycle: {}\n", path.join(" -> ")));
             }
-            for edge in v.get("danglingEdges").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+            for edge in v
+                .get("danglingEdges")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
                 out.push_str(&format!(
                     "  dangling: {} -> {} ({})\n",
                     s(edge, "issueId"),
@@ -434,10 +622,18 @@ fn human(action: &str, v: &Value) -> String {
             out.push_str("issue.claim_next: accepted: nothing to claim\n");
         }
         _ => {
-            let id = v.get("id").or_else(|| v.get("issueId")).and_then(Value::as_str).unwrap_or("-");
+            let id = v
+                .get("id")
+                .or_else(|| v.get("issueId"))
+                .and_then(Value::as_str)
+                .unwrap_or("-");
             out.push_str(&format!("{action}: accepted {id}"));
             if let Some(lease) = v.get("lease").filter(|l| l.is_object()) {
-                out.push_str(&format!(" lease {} until {}", s(lease, "lease_id"), s(lease, "expires_at")));
+                out.push_str(&format!(
+                    " lease {} until {}",
+                    s(lease, "lease_id"),
+                    s(lease, "expires_at")
+                ));
             }
             if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
                 out.push_str(&format!(" -> {t}"));
@@ -448,7 +644,7 @@ fn human(action: &str, v: &Value) -> String {
     out
 }
 
-fn table(items: &[Value], with_blockers: bool) -> String {
+fn table(items: &[Item<'_>], with_blockers: bool) -> String {
     let mut rows: Vec<[String; 7]> = vec![[
         "ID".into(),
         "PRI".into(),
@@ -456,27 +652,35 @@ fn table(items: &[Value], with_blockers: bool) -> String {
         "TYPE".into(),
         "ASSIGNEE".into(),
         "LEASE".into(),
-        if with_blockers { "BLOCKERS / TITLE".into() } else { "TITLE".into() },
+        if with_blockers {
+            "BLOCKERS / TITLE".into()
+        } else {
+            "TITLE".into()
+        },
     ]];
     for item in items {
-        let mut last = s(item, "title").to_string();
+        let mut last = item.title.to_string();
         if with_blockers {
-            let ids: Vec<&str> = item["blockers"]
-                .as_array()
-                .into_iter()
+            let ids: Vec<&str> = item
+                .blockers
+                .iter()
                 .flatten()
-                .map(|b| b.get("dependsOnId").and_then(Value::as_str).unwrap_or("?"))
+                .map(|b| b.depends_on_id)
                 .collect();
-            let blockers = if ids.is_empty() { "(manual)".to_string() } else { ids.join(",") };
+            let blockers = if ids.is_empty() {
+                "(manual)".to_string()
+            } else {
+                ids.join(",")
+            };
             last = format!("{blockers} / {last}");
         }
         rows.push([
-            s(item, "id").into(),
-            item.get("priority").map_or("-".into(), |p| format!("P{p}")),
-            s(item, "status").into(),
-            s(item, "issueType").into(),
-            s(item, "assignee").into(),
-            s(item, "leaseState").into(),
+            item.id.into(),
+            format!("P{}", item.priority),
+            item.status.into(),
+            item.issue_type.into(),
+            item.assignee.unwrap_or("-").into(),
+            item.lease_state.into(),
             last,
         ]);
     }

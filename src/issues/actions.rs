@@ -7,7 +7,9 @@ use super::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use super::store::{read_text, LockOptions, Store, StoreError};
 use super::views::{self, ListFilter, Scope};
 use super::Report;
-use crate::host::{ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction};
+use crate::host::{
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction,
+};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -33,8 +35,13 @@ impl HostAction for IssueAction {
         self.args
     }
     fn call(&self, ctx: &ActionContext<'_>, args: &Args) -> Result<ActionOutcome, ActionError> {
-        let report = (self.run)(ctx, args).map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-        Ok(ActionOutcome { failure_classes: report.failure_classes.clone(), payload: report.into_value(), witness_refs: Vec::new() })
+        let report =
+            (self.run)(ctx, args).map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+        Ok(ActionOutcome {
+            failure_classes: report.failure_classes.clone(),
+            payload: report.into_value(),
+            witness_refs: Vec::new(),
+        })
     }
 }
 
@@ -47,8 +54,13 @@ const fn opt(name: &'static str, ty: ArgType) -> ArgSpec {
 use ArgType::{Integer, String as Str, StringList};
 
 const NO_ARGS: &[ArgSpec] = &[];
-const LIST_ARGS: &[ArgSpec] =
-    &[opt("status", Str), opt("assignee", Str), opt("issueType", Str), opt("label", Str), opt("priority", Integer)];
+const LIST_ARGS: &[ArgSpec] = &[
+    opt("status", Str),
+    opt("assignee", Str),
+    opt("issueType", Str),
+    opt("label", Str),
+    opt("priority", Integer),
+];
 const SHOW_ARGS: &[ArgSpec] = &[req("id", Str)];
 const DIAG_ARGS: &[ArgSpec] = &[opt("scope", Str)];
 const ADD_ARGS: &[ArgSpec] = &[
@@ -99,7 +111,11 @@ const CLAIM_ARGS: &[ArgSpec] = &[
     opt("leaseExpiresAt", Str),
     opt("leaseId", Str),
 ];
-const CLAIM_NEXT_ARGS: &[ArgSpec] = &[req("assignee", Str), opt("leaseTtlSeconds", Integer), opt("leaseId", Str)];
+const CLAIM_NEXT_ARGS: &[ArgSpec] = &[
+    req("assignee", Str),
+    opt("leaseTtlSeconds", Integer),
+    opt("leaseId", Str),
+];
 const RENEW_ARGS: &[ArgSpec] = &[
     req("id", Str),
     req("assignee", Str),
@@ -108,8 +124,16 @@ const RENEW_ARGS: &[ArgSpec] = &[
     opt("leaseExpiresAt", Str),
 ];
 const RELEASE_ARGS: &[ArgSpec] = &[req("id", Str), req("assignee", Str), opt("leaseId", Str)];
-const DEP_ARGS: &[ArgSpec] = &[req("issueId", Str), req("dependsOnId", Str), opt("type", Str)];
-const DEP_REPLACE_ARGS: &[ArgSpec] = &[req("issueId", Str), req("dependsOnId", Str), req("type", Str)];
+const DEP_ARGS: &[ArgSpec] = &[
+    req("issueId", Str),
+    req("dependsOnId", Str),
+    opt("type", Str),
+];
+const DEP_REPLACE_ARGS: &[ArgSpec] = &[
+    req("issueId", Str),
+    req("dependsOnId", Str),
+    req("type", Str),
+];
 
 /// Every issue and dep host action of host-api §4.
 pub fn actions() -> Vec<Arc<dyn HostAction>> {
@@ -125,7 +149,12 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
         ("issue.update", Mutation, UPDATE_ARGS, run_update),
         ("issue.close", Mutation, CLOSE_ARGS, run_close),
         ("issue.claim", Mutation, CLAIM_ARGS, run_claim),
-        ("issue.claim_next", Mutation, CLAIM_NEXT_ARGS, run_claim_next),
+        (
+            "issue.claim_next",
+            Mutation,
+            CLAIM_NEXT_ARGS,
+            run_claim_next,
+        ),
         ("issue.discover", Mutation, DISCOVER_ARGS, run_discover),
         ("issue.lease_renew", Mutation, RENEW_ARGS, run_renew),
         ("issue.lease_release", Mutation, RELEASE_ARGS, run_release),
@@ -135,7 +164,14 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
     ];
     table
         .into_iter()
-        .map(|(id, kind, args, run)| Arc::new(IssueAction { id, kind, args, run }) as Arc<dyn HostAction>)
+        .map(|(id, kind, args, run)| {
+            Arc::new(IssueAction {
+                id,
+                kind,
+                args,
+                run,
+            }) as Arc<dyn HostAction>
+        })
         .collect()
 }
 
@@ -146,9 +182,13 @@ fn int(args: &Args, key: &str) -> Option<i64> {
     args.get(key).and_then(Value::as_i64)
 }
 fn list(args: &Args, key: &str) -> Option<Vec<String>> {
-    args.get(key)
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+    args.get(key).and_then(Value::as_array).map(|items| {
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
 }
 /// Required keys are checked by the registry; an absent one reads as empty and is
 /// then refused by the domain rules, never a panic.
@@ -160,7 +200,10 @@ fn path_of(ctx: &ActionContext<'_>) -> String {
     ctx.paths.issues.display().to_string()
 }
 
-fn read_view(ctx: &ActionContext<'_>, view: impl FnOnce(&Store<'_>, &str) -> Report) -> Result<Report, StoreError> {
+fn read_view(
+    ctx: &ActionContext<'_>,
+    view: impl FnOnce(&Store<'_>, &str) -> Report,
+) -> Result<Report, StoreError> {
     let path = &ctx.paths.issues;
     let text = read_text(path)?;
     let store = Store::parse(path, &text)?;
@@ -182,7 +225,9 @@ fn run_list(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> 
     read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now))
 }
 fn run_show(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    read_view(ctx, |s, p| views::show_payload(s, p, &required(args, "id"), ctx.now))
+    read_view(ctx, |s, p| {
+        views::show_payload(s, p, &required(args, "id"), ctx.now)
+    })
 }
 fn run_ready(ctx: &ActionContext<'_>, _: &Args) -> Result<Report, StoreError> {
     read_view(ctx, |s, p| views::ready_payload(s, p, ctx.now))
@@ -197,7 +242,12 @@ fn run_diagnostics(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, Store
     let scope_text = text(args, "scope").unwrap_or_else(|| "active".into());
     let Some(scope) = Scope::parse(&scope_text) else {
         let diag = format!("scope {scope_text:?} is not `active` or `all`");
-        return Ok(Report::rejected("dep.diagnostics", &path_of(ctx), &["dep.invalid_scope"], diag));
+        return Ok(Report::rejected(
+            "dep.diagnostics",
+            &path_of(ctx),
+            &["dep.invalid_scope"],
+            diag,
+        ));
     };
     read_view(ctx, |s, p| views::diagnostics_payload(s, p, scope))
 }
@@ -222,7 +272,11 @@ fn run_add(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
     mutate::add(&mutation_ctx(ctx), &new_issue(args))
 }
 fn run_discover(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::discover(&mutation_ctx(ctx), &required(args, "parentId"), &new_issue(args))
+    mutate::discover(
+        &mutation_ctx(ctx),
+        &required(args, "parentId"),
+        &new_issue(args),
+    )
 }
 fn run_update(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
     let changes = IssueChanges {
@@ -247,25 +301,43 @@ fn lease_request(args: &Args) -> LeaseRequest {
     LeaseRequest {
         assignee: required(args, "assignee"),
         lease_id: text(args, "leaseId"),
-        term: LeaseTerm { ttl_seconds: int(args, "leaseTtlSeconds"), expires_at: text(args, "leaseExpiresAt") },
+        term: LeaseTerm {
+            ttl_seconds: int(args, "leaseTtlSeconds"),
+            expires_at: text(args, "leaseExpiresAt"),
+        },
     }
 }
 
 fn run_claim(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::claim(&mutation_ctx(ctx), &required(args, "id"), &lease_request(args))
+    lease::claim(
+        &mutation_ctx(ctx),
+        &required(args, "id"),
+        &lease_request(args),
+    )
 }
 fn run_claim_next(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
     lease::claim_next(&mutation_ctx(ctx), &lease_request(args))
 }
 fn run_renew(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::renew(&mutation_ctx(ctx), &required(args, "id"), &lease_request(args))
+    lease::renew(
+        &mutation_ctx(ctx),
+        &required(args, "id"),
+        &lease_request(args),
+    )
 }
 fn run_release(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::release(&mutation_ctx(ctx), &required(args, "id"), &lease_request(args))
+    lease::release(
+        &mutation_ctx(ctx),
+        &required(args, "id"),
+        &lease_request(args),
+    )
 }
 
 fn edge(args: &Args) -> EdgeRef {
-    EdgeRef { issue_id: required(args, "issueId"), depends_on_id: required(args, "dependsOnId") }
+    EdgeRef {
+        issue_id: required(args, "issueId"),
+        depends_on_id: required(args, "dependsOnId"),
+    }
 }
 
 fn run_dep_add(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
@@ -273,7 +345,11 @@ fn run_dep_add(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreErro
     mutate::dep_add(&mutation_ctx(ctx), &edge(args), &dep_type)
 }
 fn run_dep_remove(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::dep_remove(&mutation_ctx(ctx), &edge(args), text(args, "type").as_deref())
+    mutate::dep_remove(
+        &mutation_ctx(ctx),
+        &edge(args),
+        text(args, "type").as_deref(),
+    )
 }
 fn run_dep_replace(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
     mutate::dep_replace(&mutation_ctx(ctx), &edge(args), &required(args, "type"))

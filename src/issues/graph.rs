@@ -2,7 +2,8 @@
 //! path, and reachability for refusing a cycle-making edge.
 
 use super::store::Store;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 /// The blocking graph restricted to the issues `include` admits (by winning line).
 struct Graph<'s> {
@@ -13,7 +14,11 @@ struct Graph<'s> {
 
 impl<'s> Graph<'s> {
     fn build(store: &'s Store<'_>, include: impl Fn(&super::model::Issue<'_>) -> bool) -> Self {
-        let mut ids: Vec<&'s str> = store.issues().filter(|i| include(i)).map(|i| i.id.as_str()).collect();
+        let mut ids: Vec<&'s str> = store
+            .issues()
+            .filter(|i| include(i))
+            .map(|i| i.id.as_str())
+            .collect();
         ids.sort_unstable();
         let pos: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
         let mut succ = vec![Vec::new(); ids.len()];
@@ -89,8 +94,13 @@ impl<'s> Graph<'s> {
     }
 
     /// Shortest path `from → … → to` by BFS with sorted successors, within `allowed`.
-    fn shortest_path(&self, from: usize, to: usize, allowed: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
-        let mut prev: HashMap<usize, usize> = HashMap::new();
+    fn shortest_path(
+        &self,
+        from: usize,
+        to: usize,
+        allowed: &dyn Fn(usize) -> bool,
+    ) -> Option<Vec<usize>> {
+        let mut prev: HashMap<usize, usize> = HashMap::default();
         let mut queue = VecDeque::from([from]);
         let mut seen = vec![false; self.ids.len()];
         seen[from] = true;
@@ -120,7 +130,10 @@ impl<'s> Graph<'s> {
 /// Every cycle among the blocking edges of the admitted issues, one per strongly
 /// connected component: the shortest cycle through the component's smallest id,
 /// written `[a, b, …, a]`. Self-loops appear as `[a, a]`. Sorted by first id.
-pub fn blocking_cycles(store: &Store<'_>, include: impl Fn(&super::model::Issue<'_>) -> bool) -> Vec<Vec<String>> {
+pub fn blocking_cycles(
+    store: &Store<'_>,
+    include: impl Fn(&super::model::Issue<'_>) -> bool,
+) -> Vec<Vec<String>> {
     let g = Graph::build(store, include);
     let mut cycles = Vec::new();
     for comp in g.sccs() {
@@ -132,8 +145,14 @@ pub fn blocking_cycles(store: &Store<'_>, include: impl Fn(&super::model::Issue<
         for &c in &comp {
             member[c] = true;
         }
-        let path = g.shortest_path(start, start, &|w| member[w]).expect("a component with an edge has a cycle");
-        cycles.push(path.into_iter().map(|i| g.ids[i].to_string()).collect::<Vec<_>>());
+        let path = g
+            .shortest_path(start, start, &|w| member[w])
+            .expect("a component with an edge has a cycle");
+        cycles.push(
+            path.into_iter()
+                .map(|i| g.ids[i].to_string())
+                .collect::<Vec<_>>(),
+        );
     }
     cycles.sort();
     cycles

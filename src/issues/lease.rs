@@ -77,8 +77,16 @@ fn explicit_lease_id(req: &LeaseRequest) -> Option<&str> {
 /// `lease1_<issue>_<assignee token>`; the token keeps `[A-Za-z0-9._-]` and maps
 /// anything else to `_` so the id stays one shell- and URL-safe word.
 pub fn default_lease_id(issue_id: &str, assignee: &str) -> String {
-    let token: String =
-        assignee.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let token: String = assignee
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     format!("lease1_{issue_id}_{token}")
 }
 
@@ -106,15 +114,25 @@ fn claim_object(
             let mut extra = Map::new();
             extra.insert("holder".into(), json!(lease.owner.as_str()));
             extra.insert("expiresAt".into(), json!(lease.expires_at_text.as_str()));
-            let diag = format!("{id} is leased by {} until {}", lease.owner.as_str(), lease.expires_at_text.as_str());
+            let diag = format!(
+                "{id} is leased by {} until {}",
+                lease.owner.as_str(),
+                lease.expires_at_text.as_str()
+            );
             return Err(("lease_contention_active", diag, extra));
         }
         (Some(lease), LeaseState::Active) => {
             if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
-                let diag = format!("{id} is already leased to {assignee} as {}", lease.lease_id.as_str());
+                let diag = format!(
+                    "{id} is already leased to {assignee} as {}",
+                    lease.lease_id.as_str()
+                );
                 return Err(("lease_id_mismatch", diag, Map::new()));
             }
-            kept = Some((lease.lease_id.as_str().to_string(), lease.acquired_at.as_str().to_string()));
+            kept = Some((
+                lease.lease_id.as_str().to_string(),
+                lease.acquired_at.as_str().to_string(),
+            ));
         }
         (Some(_), _) => {
             // A stale lease is cleared first, and its in_progress issue reopened.
@@ -145,7 +163,10 @@ fn claim_object(
 fn claimed_members(m: Map<String, Value>, stale_cleared: bool) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("id".into(), m.get("id").cloned().unwrap_or(Value::Null));
-    out.insert("lease".into(), m.get("lease").cloned().unwrap_or(Value::Null));
+    out.insert(
+        "lease".into(),
+        m.get("lease").cloned().unwrap_or(Value::Null),
+    );
     out.insert("leaseState".into(), json!("active"));
     out.insert("staleLeaseCleared".into(), json!(stale_cleared));
     out.insert("issue".into(), Value::Object(m));
@@ -167,13 +188,34 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let assignee = req.assignee.trim();
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (Report::rejected(action, &path, &["lease_not_found"], format!("no issue with id {id:?}")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
         };
-        match claim_object(store, issue, assignee, explicit_lease_id(req), expires, ctx.now) {
-            Err((class, diag, extra)) => (Report::rejected_with(action, &path, &[class], diag, extra), None),
+        match claim_object(
+            store,
+            issue,
+            assignee,
+            explicit_lease_id(req),
+            expires,
+            ctx.now,
+        ) {
+            Err((class, diag, extra)) => (
+                Report::rejected_with(action, &path, &[class], diag, extra),
+                None,
+            ),
             Ok((m, cleared)) => {
                 let edit = replace(store, issue, &m);
-                (Report::accepted(action, &path, claimed_members(m, cleared)), Some(edit))
+                (
+                    Report::accepted(action, &path, claimed_members(m, cleared)),
+                    Some(edit),
+                )
             }
         }
     })
@@ -192,7 +234,14 @@ pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, S
     let assignee = req.assignee.trim();
     run(ctx, action, |store| {
         for issue in ready(store) {
-            if let Ok((m, cleared)) = claim_object(store, issue, assignee, explicit_lease_id(req), expires, ctx.now) {
+            if let Ok((m, cleared)) = claim_object(
+                store,
+                issue,
+                assignee,
+                explicit_lease_id(req),
+                expires,
+                ctx.now,
+            ) {
                 let edit: Edit = replace(store, issue, &m);
                 let mut out = claimed_members(m, cleared);
                 out.insert("claimed".into(), json!(true));
@@ -219,13 +268,25 @@ fn check_holder(
         return Err(("lease_missing", format!("{id} has no lease")));
     };
     if need_active && issue.lease_state(now) == LeaseState::Stale {
-        return Err(("lease_stale", format!("the lease on {id} expired at {}", lease.expires_at_text.as_str())));
+        return Err((
+            "lease_stale",
+            format!(
+                "the lease on {id} expired at {}",
+                lease.expires_at_text.as_str()
+            ),
+        ));
     }
     if lease.owner.as_str() != assignee {
-        return Err(("lease_owner_mismatch", format!("the lease on {id} belongs to {}", lease.owner.as_str())));
+        return Err((
+            "lease_owner_mismatch",
+            format!("the lease on {id} belongs to {}", lease.owner.as_str()),
+        ));
     }
     if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
-        return Err(("lease_id_mismatch", format!("the lease on {id} is {}", lease.lease_id.as_str())));
+        return Err((
+            "lease_id_mismatch",
+            format!("the lease on {id} is {}", lease.lease_id.as_str()),
+        ));
     }
     Ok(())
 }
@@ -243,7 +304,15 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (Report::rejected(action, &path, &["lease_not_found"], format!("no issue with id {id:?}")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
         };
         // Renewal names the lease it renews: an absent or empty id is a mismatch.
         let lease_id = Some(req.lease_id.as_deref().unwrap_or(""));
@@ -258,7 +327,10 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
         let edit = replace(store, issue, &m);
         let mut out = Map::new();
         out.insert("id".into(), json!(id));
-        out.insert("lease".into(), m.get("lease").cloned().unwrap_or(Value::Null));
+        out.insert(
+            "lease".into(),
+            m.get("lease").cloned().unwrap_or(Value::Null),
+        );
         out.insert("leaseState".into(), json!("active"));
         out.insert("issue".into(), Value::Object(m));
         (Report::accepted(action, &path, out), Some(edit))
@@ -272,14 +344,29 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
     let action = "issue.lease_release";
     let assignee = req.assignee.trim();
     if assignee.is_empty() {
-        return Ok(Report::rejected(action, &path, &["lease_invalid_assignee"], "assignee must not be empty"));
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["lease_invalid_assignee"],
+            "assignee must not be empty",
+        ));
     }
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (Report::rejected(action, &path, &["lease_not_found"], format!("no issue with id {id:?}")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
         };
-        if let Err((class, diag)) = check_holder(issue, assignee, explicit_lease_id(req), ctx.now, false) {
+        if let Err((class, diag)) =
+            check_holder(issue, assignee, explicit_lease_id(req), ctx.now, false)
+        {
             return (Report::rejected(action, &path, &[class], diag), None);
         }
         let mut m = object_of(store, issue);
@@ -311,25 +398,49 @@ mod tests {
         LeaseRequest {
             assignee: assignee.into(),
             lease_id: None,
-            term: LeaseTerm { ttl_seconds: ttl, expires_at: expires.map(String::from) },
+            term: LeaseTerm {
+                ttl_seconds: ttl,
+                expires_at: expires.map(String::from),
+            },
         }
     }
 
     #[test]
     fn binding_rules() {
-        assert_eq!(validate(&req("a", None, None), now()).unwrap(), now() + Duration::seconds(3600));
-        assert_eq!(validate(&req("a", Some(30), None), now()).unwrap(), now() + Duration::seconds(30));
-        assert_eq!(validate(&req("a", Some(29), None), now()).unwrap_err().0, vec!["lease_invalid_ttl"]);
-        assert_eq!(validate(&req("a", Some(86401), None), now()).unwrap_err().0, vec!["lease_invalid_ttl"]);
         assert_eq!(
-            validate(&req("a", Some(60), Some("2026-03-02T00:00:00Z")), now()).unwrap_err().0,
+            validate(&req("a", None, None), now()).unwrap(),
+            now() + Duration::seconds(3600)
+        );
+        assert_eq!(
+            validate(&req("a", Some(30), None), now()).unwrap(),
+            now() + Duration::seconds(30)
+        );
+        assert_eq!(
+            validate(&req("a", Some(29), None), now()).unwrap_err().0,
+            vec!["lease_invalid_ttl"]
+        );
+        assert_eq!(
+            validate(&req("a", Some(86401), None), now()).unwrap_err().0,
+            vec!["lease_invalid_ttl"]
+        );
+        assert_eq!(
+            validate(&req("a", Some(60), Some("2026-03-02T00:00:00Z")), now())
+                .unwrap_err()
+                .0,
             vec!["lease_binding_ambiguous"]
         );
         assert_eq!(
-            validate(&req("a", None, Some("2026-03-01T12:00:00Z")), now()).unwrap_err().0,
+            validate(&req("a", None, Some("2026-03-01T12:00:00Z")), now())
+                .unwrap_err()
+                .0,
             vec!["lease_invalid_expires_at"]
         );
-        assert_eq!(validate(&req("a", None, Some("tomorrow")), now()).unwrap_err().0, vec!["lease_invalid_expires_at"]);
+        assert_eq!(
+            validate(&req("a", None, Some("tomorrow")), now())
+                .unwrap_err()
+                .0,
+            vec!["lease_invalid_expires_at"]
+        );
         assert_eq!(
             validate(&req(" ", Some(1), None), now()).unwrap_err().0,
             vec!["lease_invalid_assignee", "lease_invalid_ttl"]
@@ -338,6 +449,9 @@ mod tests {
 
     #[test]
     fn default_lease_id_token() {
-        assert_eq!(default_lease_id("bd-7", "agent a/1"), "lease1_bd-7_agent_a_1");
+        assert_eq!(
+            default_lease_id("bd-7", "agent a/1"),
+            "lease1_bd-7_agent_a_1"
+        );
     }
 }

@@ -39,17 +39,27 @@ pub struct Report {
 impl Report {
     /// A read view without a verdict (ready, blocked, list, show).
     pub(crate) fn view(payload: Map<String, Value>) -> Self {
-        Self { failure_classes: Vec::new(), payload }
+        Self {
+            failure_classes: Vec::new(),
+            payload,
+        }
     }
 
     /// A payload with a verdict: adds `result` and `failureClasses`.
     pub(crate) fn verdict(mut payload: Map<String, Value>, mut classes: Vec<String>) -> Self {
         classes.sort();
         classes.dedup();
-        let result = if classes.is_empty() { "accepted" } else { "rejected" };
+        let result = if classes.is_empty() {
+            "accepted"
+        } else {
+            "rejected"
+        };
         payload.insert("result".into(), json!(result));
         payload.insert("failureClasses".into(), json!(classes));
-        Self { failure_classes: classes, payload }
+        Self {
+            failure_classes: classes,
+            payload,
+        }
     }
 
     /// An accepted mutation with its own members.
@@ -62,7 +72,12 @@ impl Report {
     }
 
     /// A rejection: nothing was written.
-    pub(crate) fn rejected(action: &str, path: &str, classes: &[&str], diagnostic: impl Into<String>) -> Self {
+    pub(crate) fn rejected(
+        action: &str,
+        path: &str,
+        classes: &[&str],
+        diagnostic: impl Into<String>,
+    ) -> Self {
         Self::rejected_with(action, path, classes, diagnostic, Map::new())
     }
 
@@ -113,8 +128,14 @@ pub fn snapshot_ref(path: &Path) -> Result<String, StoreError> {
 /// `unleased`, `active` or `stale` at `now` and `digest` is the hex SHA-256 of the
 /// canonical JSON of the stored lease object (`{}` when there is none).
 /// `None` when the issue does not exist.
-pub fn handoff_witness_ref(path: &Path, issue_id: &str, now: DateTime<Utc>) -> Result<Option<String>, StoreError> {
+pub fn handoff_witness_ref(
+    path: &Path,
+    issue_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, StoreError> {
     let text = store::read_text(path)?;
     let store = store::Store::parse(path, &text)?;
-    Ok(store.get(issue_id).map(|issue| views::handoff_ref_of(&store, issue, now)))
+    Ok(store
+        .get(issue_id)
+        .map(|issue| views::handoff_ref_of(&store, issue, now)))
 }

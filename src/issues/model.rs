@@ -26,20 +26,34 @@ pub const ISSUE_TYPES: [&str; 5] = ["task", "epic", "bug", "feature", "chore"];
 pub const KNOWN_STATUSES: [&str; 4] = ["open", "in_progress", "blocked", "closed"];
 
 /// Dependency types that gate readiness.
-pub const BLOCKING_DEP_TYPES: [&str; 4] = ["blocks", "parent-child", "conditional-blocks", "waits-for"];
+pub const BLOCKING_DEP_TYPES: [&str; 4] =
+    ["blocks", "parent-child", "conditional-blocks", "waits-for"];
 /// Dependency types that only record a relation.
-pub const INFORMATIONAL_DEP_TYPES: [&str; 6] =
-    ["related", "relates-to", "discovered-from", "replies-to", "duplicates", "supersedes"];
+pub const INFORMATIONAL_DEP_TYPES: [&str; 6] = [
+    "related",
+    "relates-to",
+    "discovered-from",
+    "replies-to",
+    "duplicates",
+    "supersedes",
+];
+
+/// The canonical spelling of a known dependency type and whether it blocks;
+/// `None` for a type the format does not know.
+pub fn dep_type_info(dep_type: &str) -> Option<(&'static str, bool)> {
+    if let Some(t) = BLOCKING_DEP_TYPES.iter().find(|t| **t == dep_type) {
+        Some((t, true))
+    } else {
+        INFORMATIONAL_DEP_TYPES
+            .iter()
+            .find(|t| **t == dep_type)
+            .map(|t| (*t, false))
+    }
+}
 
 /// Whether a dependency type is blocking; `None` for a type the format does not know.
 pub fn dep_type_blocks(dep_type: &str) -> Option<bool> {
-    if BLOCKING_DEP_TYPES.contains(&dep_type) {
-        Some(true)
-    } else if INFORMATIONAL_DEP_TYPES.contains(&dep_type) {
-        Some(false)
-    } else {
-        None
-    }
+    dep_type_info(dep_type).map(|(_, blocking)| blocking)
 }
 
 /// A JSON string that borrows from the store text when it has no escapes.
@@ -80,7 +94,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 /// The decoded part of one issue line, as serde reads it (unknown fields are
 /// skipped here but still syntax-checked).
 #[derive(Deserialize)]
-pub(crate) struct RawIssue<'a> {
+pub struct RawIssue<'a> {
     #[serde(borrow)]
     pub id: Text<'a>,
     #[serde(borrow)]
@@ -104,7 +118,7 @@ pub(crate) struct RawIssue<'a> {
 }
 
 #[derive(Deserialize)]
-pub(crate) struct RawDep<'a> {
+pub struct RawDep<'a> {
     #[serde(borrow, default)]
     pub issue_id: Option<Text<'a>>,
     #[serde(borrow)]
@@ -114,7 +128,7 @@ pub(crate) struct RawDep<'a> {
 }
 
 #[derive(Deserialize)]
-pub(crate) struct RawLease<'a> {
+pub struct RawLease<'a> {
     #[serde(borrow)]
     pub lease_id: Text<'a>,
     #[serde(borrow)]
@@ -127,13 +141,12 @@ pub(crate) struct RawLease<'a> {
     pub renewed_at: Option<Text<'a>>,
 }
 
-/// One dependency edge of an issue: the issue depends on `depends_on`.
+/// One dependency edge of an issue: the issue depends on `depends_on`. The edge
+/// belongs to the line that carries it, whatever its `issue_id` says.
 #[derive(Clone, Debug)]
 pub struct Dep<'a> {
-    /// The `issue_id` written on the edge (normally the owning issue's id).
-    pub issue_id: Option<Text<'a>>,
     pub depends_on: Text<'a>,
-    pub dep_type: Text<'a>,
+    pub dep_type: &'static str,
     pub blocking: bool,
 }
 
@@ -182,7 +195,10 @@ pub struct Issue<'a> {
     pub notes_chars: usize,
     pub labels: Vec<Text<'a>>,
     pub deps: Vec<Dep<'a>>,
-    pub lease: Option<Lease<'a>>,
+    /// Boxed: few issues hold a lease, and the line vector of a big store stays small.
+    pub lease: Option<Box<Lease<'a>>>,
+    /// A later line repeats this id (the last line wins).
+    pub superseded: bool,
 }
 
 impl Issue<'_> {
@@ -205,7 +221,9 @@ impl Issue<'_> {
 
 /// Parses an RFC3339 timestamp into UTC.
 pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text).ok().map(|t| t.with_timezone(&Utc))
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// Formats a timestamp the way this program writes them (`2026-01-01T00:00:00Z`).

@@ -6,8 +6,8 @@
 
 use super::graph::cycle_if_added;
 use super::model::{
-    dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS, ISSUE_TYPES,
-    PRIORITY_RANGE,
+    dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS,
+    ISSUE_TYPES, PRIORITY_RANGE,
 };
 use super::store::{self, Edit, LockOptions, Store, StoreError};
 use super::Report;
@@ -26,7 +26,11 @@ pub struct MutationCtx<'p> {
 
 impl<'p> MutationCtx<'p> {
     pub fn new(path: &'p Path, lock: LockOptions, now: DateTime<Utc>) -> Self {
-        Self { path, lock, now: truncate_to_seconds(now) }
+        Self {
+            path,
+            lock,
+            now: truncate_to_seconds(now),
+        }
     }
 
     pub(crate) fn path_str(&self) -> String {
@@ -67,8 +71,13 @@ pub(crate) fn set_text(m: &mut Map<String, Value>, key: &str, value: &str) {
 
 /// The edit replacing `issue`'s line with `object`.
 pub(crate) fn replace(store: &Store<'_>, issue: &Issue<'_>, object: &Map<String, Value>) -> Edit {
-    let line_index = store.index_of(issue.id.as_str()).expect("issue came from the store");
-    Edit::Replace { line_index, json: encode(object) }
+    let line_index = store
+        .index_of(issue.id.as_str())
+        .expect("issue came from the store");
+    Edit::Replace {
+        line_index,
+        json: encode(object),
+    }
 }
 
 fn encode(object: &Map<String, Value>) -> String {
@@ -145,17 +154,26 @@ fn validate_fields(
     }
     if let Some(s) = status {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-            return Err(("issue.invalid_status", format!("status {s:?} is not a lower_snake_case word")));
+            return Err((
+                "issue.invalid_status",
+                format!("status {s:?} is not a lower_snake_case word"),
+            ));
         }
     }
     if let Some(p) = priority {
         if !PRIORITY_RANGE.contains(&p) {
-            return Err(("issue.invalid_priority", format!("priority {p} is outside {PRIORITY_RANGE:?}")));
+            return Err((
+                "issue.invalid_priority",
+                format!("priority {p} is outside {PRIORITY_RANGE:?}"),
+            ));
         }
     }
     if let Some(t) = issue_type {
         if !ISSUE_TYPES.contains(&t) {
-            return Err(("issue.invalid_type", format!("issue type {t:?} is not one of {ISSUE_TYPES:?}")));
+            return Err((
+                "issue.invalid_type",
+                format!("issue type {t:?} is not one of {ISSUE_TYPES:?}"),
+            ));
         }
     }
     if labels.is_some_and(|l| l.iter().any(|x| x.trim().is_empty())) {
@@ -168,7 +186,8 @@ fn validate_fields(
 /// new store), `n` one past its largest number. Runs under the lock, so
 /// concurrent adds cannot pick the same id.
 fn next_id(store: &Store<'_>) -> String {
-    let mut per_prefix: std::collections::HashMap<&str, (usize, u64)> = std::collections::HashMap::new();
+    let mut per_prefix: std::collections::HashMap<&str, (usize, u64)> =
+        std::collections::HashMap::new();
     for issue in store.issues() {
         if let Some((prefix, num)) = issue.id.as_str().rsplit_once('-') {
             if let Ok(n) = num.parse::<u64>() {
@@ -178,7 +197,9 @@ fn next_id(store: &Store<'_>) -> String {
             }
         }
     }
-    let best = per_prefix.into_iter().max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)));
+    let best = per_prefix
+        .into_iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)));
     match best {
         Some((prefix, (_, max))) => {
             let mut n = max + 1;
@@ -206,10 +227,16 @@ fn new_issue_object(
     )?;
     let id = match &new.id {
         Some(id) if id.is_empty() || id.chars().any(char::is_whitespace) => {
-            return Err(("issue.invalid_id", format!("id {id:?} must be non-empty without whitespace")));
+            return Err((
+                "issue.invalid_id",
+                format!("id {id:?} must be non-empty without whitespace"),
+            ));
         }
         Some(id) if store.get(id).is_some() => {
-            return Err(("issue.duplicate_id", format!("an issue with id {id:?} already exists")));
+            return Err((
+                "issue.duplicate_id",
+                format!("an issue with id {id:?} already exists"),
+            ));
         }
         Some(id) => id.clone(),
         None => next_id(store),
@@ -227,9 +254,19 @@ fn new_issue_object(
     }
     let status = new.status.as_deref().unwrap_or(DEFAULT_STATUS);
     m.insert("status".into(), json!(status));
-    m.insert("priority".into(), json!(new.priority.unwrap_or(super::model::DEFAULT_PRIORITY)));
-    m.insert("issue_type".into(), json!(new.issue_type.as_deref().unwrap_or(DEFAULT_ISSUE_TYPE)));
-    set_text(&mut m, "assignee", new.assignee.as_deref().unwrap_or("").trim());
+    m.insert(
+        "priority".into(),
+        json!(new.priority.unwrap_or(super::model::DEFAULT_PRIORITY)),
+    );
+    m.insert(
+        "issue_type".into(),
+        json!(new.issue_type.as_deref().unwrap_or(DEFAULT_ISSUE_TYPE)),
+    );
+    set_text(
+        &mut m,
+        "assignee",
+        new.assignee.as_deref().unwrap_or("").trim(),
+    );
     m.insert("created_at".into(), json!(stamp));
     m.insert("updated_at".into(), json!(stamp));
     if status == "closed" {
@@ -245,28 +282,44 @@ fn new_issue_object(
 pub fn add(ctx: &MutationCtx<'_>, new: &NewIssue) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
-    run(ctx, "issue.add", |store| match new_issue_object(store, new, &stamp) {
-        Err((class, diag)) => (Report::rejected("issue.add", &path, &[class], diag), None),
-        Ok((id, m)) => {
-            let edit = Edit::Append { json: encode(&m) };
-            let report = Report::accepted("issue.add", &path, members([("id", json!(id)), ("issue", Value::Object(m))]));
-            (report, Some(edit))
+    run(ctx, "issue.add", |store| {
+        match new_issue_object(store, new, &stamp) {
+            Err((class, diag)) => (Report::rejected("issue.add", &path, &[class], diag), None),
+            Ok((id, m)) => {
+                let edit = Edit::Append { json: encode(&m) };
+                let report = Report::accepted(
+                    "issue.add",
+                    &path,
+                    members([("id", json!(id)), ("issue", Value::Object(m))]),
+                );
+                (report, Some(edit))
+            }
         }
     })
 }
 
 /// `issue discover`: a new issue linked to an existing parent by a `discovered-from` edge.
-pub fn discover(ctx: &MutationCtx<'_>, parent_id: &str, new: &NewIssue) -> Result<Report, StoreError> {
+pub fn discover(
+    ctx: &MutationCtx<'_>,
+    parent_id: &str,
+    new: &NewIssue,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     run(ctx, "issue.discover", |store| {
         if store.get(parent_id).is_none() {
             let diag = format!("parent issue {parent_id:?} does not exist");
-            return (Report::rejected("issue.discover", &path, &["issue.parent_not_found"], diag), None);
+            return (
+                Report::rejected("issue.discover", &path, &["issue.parent_not_found"], diag),
+                None,
+            );
         }
         // The edge's issue_id is only known once the id is chosen.
         match new_issue_object(store, new, &stamp) {
-            Err((class, diag)) => (Report::rejected("issue.discover", &path, &[class], diag), None),
+            Err((class, diag)) => (
+                Report::rejected("issue.discover", &path, &[class], diag),
+                None,
+            ),
             Ok((id, mut m)) => {
                 let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
                 m.insert("dependencies".into(), json!([edge]));
@@ -274,7 +327,11 @@ pub fn discover(ctx: &MutationCtx<'_>, parent_id: &str, new: &NewIssue) -> Resul
                 let report = Report::accepted(
                     "issue.discover",
                     &path,
-                    members([("id", json!(id)), ("parentId", json!(parent_id)), ("issue", Value::Object(m))]),
+                    members([
+                        ("id", json!(id)),
+                        ("parentId", json!(parent_id)),
+                        ("issue", Value::Object(m)),
+                    ]),
                 );
                 (report, Some(edit))
             }
@@ -283,12 +340,21 @@ pub fn discover(ctx: &MutationCtx<'_>, parent_id: &str, new: &NewIssue) -> Resul
 }
 
 /// `issue update`: changes the given fields of one issue.
-pub fn update(ctx: &MutationCtx<'_>, id: &str, changes: &IssueChanges) -> Result<Report, StoreError> {
+pub fn update(
+    ctx: &MutationCtx<'_>,
+    id: &str,
+    changes: &IssueChanges,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "issue.update";
     if changes.is_empty() {
-        return Ok(Report::rejected(action, &path, &["issue.update_empty"], "no field to update was given"));
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["issue.update_empty"],
+            "no field to update was given",
+        ));
     }
     if let Err((class, diag)) = validate_fields(
         changes.title.as_deref(),
@@ -301,7 +367,15 @@ pub fn update(ctx: &MutationCtx<'_>, id: &str, changes: &IssueChanges) -> Result
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (Report::rejected(action, &path, &["issue.not_found"], format!("no issue with id {id:?}")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
         };
         let mut m = object_of(store, issue);
         if let Some(t) = &changes.title {
@@ -345,7 +419,14 @@ pub fn update(ctx: &MutationCtx<'_>, id: &str, changes: &IssueChanges) -> Result
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        (Report::accepted(action, &path, members([("id", json!(id)), ("issue", Value::Object(m))])), Some(edit))
+        (
+            Report::accepted(
+                action,
+                &path,
+                members([("id", json!(id)), ("issue", Value::Object(m))]),
+            ),
+            Some(edit),
+        )
     })
 }
 
@@ -356,16 +437,39 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let action = "issue.close";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (Report::rejected(action, &path, &["issue.not_found"], format!("no issue with id {id:?}")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
         };
         if issue.is_closed() {
-            return (Report::rejected(action, &path, &["issue.already_closed"], format!("{id} is already closed")), None);
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.already_closed"],
+                    format!("{id} is already closed"),
+                ),
+                None,
+            );
         }
         let mut m = object_of(store, issue);
         close_object(&mut m, &stamp);
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        (Report::accepted(action, &path, members([("id", json!(id)), ("issue", Value::Object(m))])), Some(edit))
+        (
+            Report::accepted(
+                action,
+                &path,
+                members([("id", json!(id)), ("issue", Value::Object(m))]),
+            ),
+            Some(edit),
+        )
     })
 }
 
@@ -385,7 +489,9 @@ fn edge_members(edge: &EdgeRef, dep_type: &str) -> Map<String, Value> {
 }
 
 fn edge_type(dep: &Value) -> Option<&str> {
-    dep.get("type").or_else(|| dep.get("dep_type")).and_then(Value::as_str)
+    dep.get("type")
+        .or_else(|| dep.get("dep_type"))
+        .and_then(Value::as_str)
 }
 
 fn targets(dep: &Value, depends_on: &str) -> bool {
@@ -394,7 +500,12 @@ fn targets(dep: &Value, depends_on: &str) -> bool {
 
 fn check_dep_type(action: &str, path: &str, dep_type: &str) -> Result<bool, Report> {
     dep_type_blocks(dep_type).ok_or_else(|| {
-        Report::rejected(action, path, &["dep.invalid_type"], format!("unknown dependency type {dep_type:?}"))
+        Report::rejected(
+            action,
+            path,
+            &["dep.invalid_type"],
+            format!("unknown dependency type {dep_type:?}"),
+        )
     })
 }
 
@@ -405,12 +516,22 @@ fn refuse_cycle(action: &str, path: &str, store: &Store<'_>, edge: &EdgeRef) -> 
     let mut extra = edge_members(edge, "");
     extra.remove("type");
     extra.insert("cycle".into(), json!(cycle));
-    Some(Report::rejected_with(action, path, &["dep.cycle"], diag, extra))
+    Some(Report::rejected_with(
+        action,
+        path,
+        &["dep.cycle"],
+        diag,
+        extra,
+    ))
 }
 
 /// `dep add`: both endpoints exist, no duplicate edge between the pair, no
 /// self-loop, no cycle among blocking edges.
-pub fn dep_add(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: &str) -> Result<Report, StoreError> {
+pub fn dep_add(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    dep_type: &str,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.add";
@@ -425,20 +546,31 @@ pub fn dep_add(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: &str) -> Result<
     run(ctx, action, |store| {
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (Report::rejected(action, &path, &["dep.issue_not_found"], diag), None);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
         };
         if store.get(&edge.depends_on_id).is_none() {
             let diag = format!("dependency target {:?} does not exist", edge.depends_on_id);
-            return (Report::rejected(action, &path, &["dep.target_not_found"], diag), None);
+            return (
+                Report::rejected(action, &path, &["dep.target_not_found"], diag),
+                None,
+            );
         }
-        if let Some(existing) = issue.deps.iter().find(|d| d.depends_on.as_str() == edge.depends_on_id) {
+        if let Some(existing) = issue
+            .deps
+            .iter()
+            .find(|d| d.depends_on.as_str() == edge.depends_on_id)
+        {
             let diag = format!(
                 "{} already depends on {} ({}); use dep replace to change the type",
-                edge.issue_id,
-                edge.depends_on_id,
-                existing.dep_type.as_str()
+                edge.issue_id, edge.depends_on_id, existing.dep_type
             );
-            return (Report::rejected(action, &path, &["dep.duplicate"], diag), None);
+            return (
+                Report::rejected(action, &path, &["dep.duplicate"], diag),
+                None,
+            );
         }
         if blocking {
             if let Some(r) = refuse_cycle(action, &path, store, edge) {
@@ -462,17 +594,26 @@ pub fn dep_add(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: &str) -> Result<
 }
 
 /// `dep remove`: drops the edge(s) between the pair (only of `dep_type` when given).
-pub fn dep_remove(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: Option<&str>) -> Result<Report, StoreError> {
+pub fn dep_remove(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    dep_type: Option<&str>,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.remove";
     run(ctx, action, |store| {
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (Report::rejected(action, &path, &["dep.issue_not_found"], diag), None);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
         };
         let mut m = object_of(store, issue);
-        let matches = |d: &Value| targets(d, &edge.depends_on_id) && dep_type.is_none_or(|t| edge_type(d) == Some(t));
+        let matches = |d: &Value| {
+            targets(d, &edge.depends_on_id) && dep_type.is_none_or(|t| edge_type(d) == Some(t))
+        };
         let mut removed = Vec::new();
         if let Some(Value::Array(deps)) = m.get_mut("dependencies") {
             deps.retain(|d| {
@@ -487,8 +628,14 @@ pub fn dep_remove(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: Option<&str>)
             }
         }
         if removed.is_empty() {
-            let diag = format!("{} has no such dependency on {}", edge.issue_id, edge.depends_on_id);
-            return (Report::rejected(action, &path, &["dep.not_found"], diag), None);
+            let diag = format!(
+                "{} has no such dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            );
+            return (
+                Report::rejected(action, &path, &["dep.not_found"], diag),
+                None,
+            );
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
@@ -502,7 +649,11 @@ pub fn dep_remove(ctx: &MutationCtx<'_>, edge: &EdgeRef, dep_type: Option<&str>)
 
 /// `dep replace`: changes the type of the edge between the pair; a new blocking
 /// type must not close a cycle. Replacing a type by itself is accepted and writes nothing.
-pub fn dep_replace(ctx: &MutationCtx<'_>, edge: &EdgeRef, new_type: &str) -> Result<Report, StoreError> {
+pub fn dep_replace(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    new_type: &str,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.replace";
@@ -513,13 +664,26 @@ pub fn dep_replace(ctx: &MutationCtx<'_>, edge: &EdgeRef, new_type: &str) -> Res
     run(ctx, action, |store| {
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (Report::rejected(action, &path, &["dep.issue_not_found"], diag), None);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
         };
-        let Some(old) = issue.deps.iter().find(|d| d.depends_on.as_str() == edge.depends_on_id) else {
-            let diag = format!("{} has no dependency on {}", edge.issue_id, edge.depends_on_id);
-            return (Report::rejected(action, &path, &["dep.not_found"], diag), None);
+        let Some(old) = issue
+            .deps
+            .iter()
+            .find(|d| d.depends_on.as_str() == edge.depends_on_id)
+        else {
+            let diag = format!(
+                "{} has no dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            );
+            return (
+                Report::rejected(action, &path, &["dep.not_found"], diag),
+                None,
+            );
         };
-        let old_type = old.dep_type.as_str().to_string();
+        let old_type = old.dep_type.to_string();
         let mut out = edge_members(edge, new_type);
         out.insert("previousType".into(), json!(old_type));
         if old_type == new_type {
@@ -537,7 +701,11 @@ pub fn dep_replace(ctx: &MutationCtx<'_>, edge: &EdgeRef, new_type: &str) -> Res
             for d in deps.iter_mut().filter(|d| targets(d, &edge.depends_on_id)) {
                 if let Some(obj) = d.as_object_mut() {
                     // Keep whichever key the line used (`dep_type` is accepted on input).
-                    let key = if obj.contains_key("type") || !obj.contains_key("dep_type") { "type" } else { "dep_type" };
+                    let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
+                        "type"
+                    } else {
+                        "dep_type"
+                    };
                     obj.insert(key.into(), json!(new_type));
                 }
             }

@@ -9,12 +9,12 @@
 //! duplicates; the atomic replace keeps the store a plain beads JSONL at all times.
 
 use super::model::{
-    dep_type_blocks, parse_time, Dep, Issue, Lease, RawIssue, Text, DEFAULT_ISSUE_TYPE, DEFAULT_PRIORITY,
-    DEFAULT_STATUS,
+    dep_type_info, parse_time, Dep, Issue, Lease, RawIssue, Text, DEFAULT_ISSUE_TYPE,
+    DEFAULT_PRIORITY, DEFAULT_STATUS,
 };
 use fs4::FileExt;
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +28,11 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 pub enum StoreError {
     /// A line that is not a valid issue. The store is never rewritten while this holds.
     #[error("{path}: line {line}: {reason}")]
-    Corrupt { path: String, line: usize, reason: String },
+    Corrupt {
+        path: String,
+        line: usize,
+        reason: String,
+    },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -51,7 +55,10 @@ impl StoreError {
     }
 
     fn io(path: &Path, source: io::Error) -> Self {
-        StoreError::Io { path: path.display().to_string(), source }
+        StoreError::Io {
+            path: path.display().to_string(),
+            source,
+        }
     }
 }
 
@@ -61,8 +68,11 @@ pub struct Store<'a> {
     /// Every issue line in file order (including lines superseded by a later repeat).
     pub lines: Vec<Issue<'a>>,
     /// id → index in `lines` of the line that wins (the last one with that id).
-    index: HashMap<Cow<'a, str>, usize>,
+    index: FxHashMap<Cow<'a, str>, usize>,
 }
+
+/// Stores above this size are parsed on several threads (below it, spawning costs more).
+const PARALLEL_PARSE_BYTES: usize = 4 << 20;
 
 impl<'a> Store<'a> {
     /// Parses the whole text; the first bad line is reported with its number.
@@ -73,27 +83,49 @@ impl<'a> Store<'a> {
             reason,
         };
         if let Some(pos) = memchr::memchr(0, text.as_bytes()) {
-            return Err(corrupt(line_of(text.as_bytes(), pos), "contains a NUL byte".into()));
+            return Err(corrupt(
+                line_of(text.as_bytes(), pos),
+                "contains a NUL byte".into(),
+            ));
         }
-        let mut lines = Vec::with_capacity(text.len() / 256 + 1);
-        let mut index: HashMap<Cow<'a, str>, usize> = HashMap::with_capacity(text.len() / 256 + 1);
-        let mut start = 0usize;
-        let mut line_no = 0usize;
-        let bytes = text.as_bytes();
-        while start < bytes.len() {
-            line_no += 1;
-            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let mut content_end = end;
-            if content_end > start && bytes[content_end - 1] == b'\r' {
-                content_end -= 1;
+        let threads = if text.len() < PARALLEL_PARSE_BYTES {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+        };
+        let chunks = split_at_lines(text, threads);
+        let parsed: Vec<Chunk<'a>> = if chunks.len() == 1 {
+            vec![parse_chunk(text, 0, text.len())]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = chunks
+                    .iter()
+                    .map(|&(start, end)| scope.spawn(move || parse_chunk(text, start, end)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a parse thread does not panic"))
+                    .collect()
+            })
+        };
+        let mut lines = Vec::with_capacity(parsed.iter().map(|c| c.issues.len()).sum());
+        let mut line_offset = 0usize;
+        for chunk in parsed {
+            if let Some((line, reason)) = chunk.error {
+                return Err(corrupt(line_offset + line, reason));
             }
-            let content = &text[start..content_end];
-            if !content.trim().is_empty() {
-                let issue = decode_line(content, line_no, start..content_end).map_err(|r| corrupt(line_no, r))?;
-                index.insert(issue.id.0.clone(), lines.len());
-                lines.push(issue);
+            lines.extend(chunk.issues.into_iter().map(|mut issue| {
+                issue.line += line_offset;
+                issue
+            }));
+            line_offset += chunk.line_count;
+        }
+        let mut index: FxHashMap<Cow<'a, str>, usize> = FxHashMap::default();
+        index.reserve(lines.len());
+        for i in 0..lines.len() {
+            if let Some(previous) = index.insert(lines[i].id.0.clone(), i) {
+                lines[previous].superseded = true;
             }
-            start = end + 1;
         }
         Ok(Store { text, lines, index })
     }
@@ -109,7 +141,7 @@ impl<'a> Store<'a> {
 
     /// The winning line of every id, in file order.
     pub fn issues(&self) -> impl Iterator<Item = &Issue<'a>> {
-        self.lines.iter().enumerate().filter(|(i, issue)| self.index.get(issue.id.as_str()) == Some(i)).map(|(_, issue)| issue)
+        self.lines.iter().filter(|issue| !issue.superseded)
     }
 
     pub fn issue_count(&self) -> usize {
@@ -122,18 +154,80 @@ impl<'a> Store<'a> {
     }
 }
 
+/// The issues of one stretch of lines, numbered from 1 within it.
+struct Chunk<'a> {
+    issues: Vec<Issue<'a>>,
+    line_count: usize,
+    error: Option<(usize, String)>,
+}
+
+/// Up to `n` byte ranges covering `text`, each ending just after a newline (or at the end).
+fn split_at_lines(text: &str, n: usize) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = (bytes.len() * k / n).max(start);
+        let Some(nl) = memchr::memchr(b'\n', &bytes[target..]) else {
+            break;
+        };
+        out.push((start, target + nl + 1));
+        start = target + nl + 1;
+    }
+    out.push((start, bytes.len()));
+    out
+}
+
+fn parse_chunk<'a>(text: &'a str, from: usize, to: usize) -> Chunk<'a> {
+    let bytes = text.as_bytes();
+    let mut issues = Vec::with_capacity((to - from) / 256 + 1);
+    let mut start = from;
+    let mut line_no = 0usize;
+    while start < to {
+        line_no += 1;
+        let end = memchr::memchr(b'\n', &bytes[start..to]).map_or(to, |i| start + i);
+        let mut content_end = end;
+        if content_end > start && bytes[content_end - 1] == b'\r' {
+            content_end -= 1;
+        }
+        let content = &text[start..content_end];
+        if !content.trim().is_empty() {
+            match decode_line(content, line_no, start..content_end) {
+                Ok(issue) => issues.push(issue),
+                Err(reason) => {
+                    return Chunk {
+                        issues,
+                        line_count: line_no,
+                        error: Some((line_no, reason)),
+                    }
+                }
+            }
+        }
+        start = end + 1;
+    }
+    Chunk {
+        issues,
+        line_count: line_no,
+        error: None,
+    }
+}
+
 fn line_of(bytes: &[u8], pos: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..pos]).count() + 1
 }
 
-fn decode_line<'a>(content: &'a str, line: usize, span: std::ops::Range<usize>) -> Result<Issue<'a>, String> {
+fn decode_line<'a>(
+    content: &'a str,
+    line: usize,
+    span: std::ops::Range<usize>,
+) -> Result<Issue<'a>, String> {
     let raw: RawIssue<'a> = serde_json::from_str(content).map_err(|e| describe_json_error(&e))?;
     if raw.id.as_str().is_empty() {
         return Err("field `id` is empty".into());
     }
     let mut deps = Vec::new();
     for dep in raw.dependencies.unwrap_or_default() {
-        let blocking = dep_type_blocks(dep.dep_type.as_str()).ok_or_else(|| {
+        let (dep_type, blocking) = dep_type_info(dep.dep_type.as_str()).ok_or_else(|| {
             format!(
                 "unknown dependency type {:?} on {} -> {}",
                 dep.dep_type.as_str(),
@@ -141,21 +235,29 @@ fn decode_line<'a>(content: &'a str, line: usize, span: std::ops::Range<usize>) 
                 dep.depends_on_id.as_str()
             )
         })?;
-        deps.push(Dep { issue_id: dep.issue_id, depends_on: dep.depends_on_id, dep_type: dep.dep_type, blocking });
+        deps.push(Dep {
+            depends_on: dep.depends_on_id,
+            dep_type,
+            blocking,
+        });
     }
     let lease = match raw.lease {
         None => None,
         Some(l) => {
-            let expires_at = parse_time(l.expires_at.as_str())
-                .ok_or_else(|| format!("lease.expires_at {:?} is not an RFC3339 time", l.expires_at.as_str()))?;
-            Some(Lease {
+            let expires_at = parse_time(l.expires_at.as_str()).ok_or_else(|| {
+                format!(
+                    "lease.expires_at {:?} is not an RFC3339 time",
+                    l.expires_at.as_str()
+                )
+            })?;
+            Some(Box::new(Lease {
                 lease_id: l.lease_id,
                 owner: l.owner,
                 acquired_at: l.acquired_at,
                 expires_at,
                 expires_at_text: l.expires_at,
                 renewed_at: l.renewed_at,
-            })
+            }))
         }
     };
     Ok(Issue {
@@ -165,12 +267,15 @@ fn decode_line<'a>(content: &'a str, line: usize, span: std::ops::Range<usize>) 
         title: raw.title,
         status: raw.status.unwrap_or(Text(Cow::Borrowed(DEFAULT_STATUS))),
         priority: raw.priority.unwrap_or(DEFAULT_PRIORITY),
-        issue_type: raw.issue_type.unwrap_or(Text(Cow::Borrowed(DEFAULT_ISSUE_TYPE))),
+        issue_type: raw
+            .issue_type
+            .unwrap_or(Text(Cow::Borrowed(DEFAULT_ISSUE_TYPE))),
         assignee: raw.assignee.filter(|a| !a.as_str().is_empty()),
         notes_chars: raw.notes.map_or(0, |n| n.as_str().chars().count()),
         labels: raw.labels.unwrap_or_default(),
         deps,
         lease,
+        superseded: false,
     })
 }
 
@@ -204,8 +309,13 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
 /// How a mutation changes the file: one line replaced, or one line appended.
 pub enum Edit {
     /// Replace the line at this index of [`Store::lines`] with new JSON text.
-    Replace { line_index: usize, json: String },
-    Append { json: String },
+    Replace {
+        line_index: usize,
+        json: String,
+    },
+    Append {
+        json: String,
+    },
 }
 
 /// Lock settings for mutations.
@@ -216,7 +326,9 @@ pub struct LockOptions {
 
 impl Default for LockOptions {
     fn default() -> Self {
-        Self { timeout: DEFAULT_LOCK_TIMEOUT }
+        Self {
+            timeout: DEFAULT_LOCK_TIMEOUT,
+        }
     }
 }
 
@@ -227,13 +339,21 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(suffix);
     path.with_file_name(name)
 }
 
 fn temp_prefix(path: &Path) -> String {
-    format!(".{}.tusk-", path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+    format!(
+        ".{}.tusk-",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
 }
 
 const TEMP_SUFFIX: &str = ".tmp";
@@ -305,7 +425,10 @@ fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError>
         }
         let waited = started.elapsed();
         if waited >= timeout {
-            return Err(StoreError::LockBusy { path: path.display().to_string(), waited_ms: waited.as_millis() });
+            return Err(StoreError::LockBusy {
+                path: path.display().to_string(),
+                waited_ms: waited.as_millis(),
+            });
         }
         std::thread::sleep(pause.min(timeout - waited));
         pause = (pause * 2).min(Duration::from_millis(16));
@@ -316,7 +439,9 @@ fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError>
 /// were left by a killed process.
 fn remove_stale_temps(path: &Path, dir: &Path) {
     let prefix = temp_prefix(path);
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -358,7 +483,8 @@ fn replace_atomically(path: &Path, dir: &Path, content: &[u8]) -> Result<(), Sto
         .tempfile_in(dir)
         .map_err(|e| StoreError::io(dir, e))?;
     let tmp_path = tmp.path().to_path_buf();
-    tmp.write_all(content).map_err(|e| StoreError::io(&tmp_path, e))?;
+    tmp.write_all(content)
+        .map_err(|e| StoreError::io(&tmp_path, e))?;
     // Keep the store's mode (tempfile creates 0600); a new store gets the usual 0644.
     let permissions = match fs::metadata(path) {
         Ok(meta) => Some(meta.permissions()),
@@ -367,9 +493,14 @@ fn replace_atomically(path: &Path, dir: &Path, content: &[u8]) -> Result<(), Sto
     if let Some(permissions) = permissions {
         fs::set_permissions(&tmp_path, permissions).map_err(|e| StoreError::io(&tmp_path, e))?;
     }
-    tmp.as_file().sync_all().map_err(|e| StoreError::io(&tmp_path, e))?;
-    tmp.persist(path).map_err(|e| StoreError::io(path, e.error))?;
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StoreError::io(dir, e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| StoreError::io(&tmp_path, e))?;
+    tmp.persist(path)
+        .map_err(|e| StoreError::io(path, e.error))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| StoreError::io(dir, e))?;
     Ok(())
 }
 
@@ -395,7 +526,10 @@ mod tests {
         assert_eq!(store.lines.len(), 2);
         assert_eq!(store.get("a").unwrap().title.as_str(), "two");
         assert_eq!(store.get("a").unwrap().line, 3);
-        assert_eq!(store.raw(store.get("a").unwrap()), "{\"id\":\"a\",\"title\":\"two\"}");
+        assert_eq!(
+            store.raw(store.get("a").unwrap()),
+            "{\"id\":\"a\",\"title\":\"two\"}"
+        );
         assert_eq!(store.issues().count(), 1);
     }
 
@@ -413,11 +547,16 @@ mod tests {
         ];
         for (text, line, needle) in cases {
             match Store::parse(Path::new("s"), text) {
-                Err(StoreError::Corrupt { line: l, reason, .. }) => {
+                Err(StoreError::Corrupt {
+                    line: l, reason, ..
+                }) => {
                     assert_eq!(l, line, "{text}");
                     assert!(reason.contains(needle), "{reason}");
                 }
-                other => panic!("expected corrupt for {text:?}, got {:?}", other.map(|s| s.lines.len())),
+                other => panic!(
+                    "expected corrupt for {text:?}, got {:?}",
+                    other.map(|s| s.lines.len())
+                ),
             }
         }
     }
@@ -427,16 +566,52 @@ mod tests {
         let text = "{\"id\":\"a\",\"title\":\"t\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"b\",\"dep_type\":\"related\"}]}";
         let store = Store::parse(Path::new("s"), text).unwrap();
         let dep = &store.get("a").unwrap().deps[0];
-        assert_eq!(dep.dep_type.as_str(), "related");
+        assert_eq!(dep.dep_type, "related");
         assert!(!dep.blocking);
+    }
+
+    #[test]
+    fn parallel_parse_matches_sequential_and_numbers_lines() {
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "{{\"id\":\"x-{}\",\"title\":\"{}\"}}\n\n",
+                i % 1500,
+                "t".repeat(3000)
+            ));
+        }
+        assert!(text.len() > PARALLEL_PARSE_BYTES);
+        let store = Store::parse(Path::new("s"), &text).unwrap();
+        assert_eq!(store.lines.len(), 2000);
+        assert_eq!(store.issue_count(), 1500);
+        assert!(store
+            .lines
+            .iter()
+            .enumerate()
+            .all(|(i, l)| l.line == 2 * i + 1));
+        assert_eq!(store.get("x-0").unwrap().line, 3001);
+        text.push_str("{broken\n");
+        match Store::parse(Path::new("s"), &text) {
+            Err(StoreError::Corrupt { line, .. }) => assert_eq!(line, 4001),
+            other => panic!("expected corrupt, got {:?}", other.map(|s| s.lines.len())),
+        }
     }
 
     #[test]
     fn splice_keeps_other_bytes() {
         let text = "{\"id\":\"a\",\"title\":\"t\"}\r\n{\"id\":\"b\",\"title\":\"u\"}";
         let store = Store::parse(Path::new("s"), text).unwrap();
-        let out = splice(&store, Edit::Replace { line_index: 0, json: "{\"id\":\"a\",\"title\":\"x\"}".into() });
-        assert_eq!(out, "{\"id\":\"a\",\"title\":\"x\"}\r\n{\"id\":\"b\",\"title\":\"u\"}");
+        let out = splice(
+            &store,
+            Edit::Replace {
+                line_index: 0,
+                json: "{\"id\":\"a\",\"title\":\"x\"}".into(),
+            },
+        );
+        assert_eq!(
+            out,
+            "{\"id\":\"a\",\"title\":\"x\"}\r\n{\"id\":\"b\",\"title\":\"u\"}"
+        );
         let out = splice(&store, Edit::Append { json: "{}".into() });
         assert_eq!(out, format!("{text}\n{{}}\n"));
     }

@@ -7,85 +7,150 @@ use super::store::Store;
 use super::Report;
 use crate::canonical::{sha256_hex, to_canonical_string};
 use chrono::{DateTime, Utc};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
 
 /// Notes longer than this (in characters) draw a `check` warning: notes are meant
 /// as a running log, and a huge one usually means output pasted by mistake.
 pub const NOTES_WARN_CHARS: usize = 2000;
 
-/// The compact per-issue shape of list, ready and blocked items.
-pub fn summary(issue: &Issue<'_>, now: DateTime<Utc>) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("id".into(), json!(issue.id.as_str()));
-    m.insert("title".into(), json!(issue.title.as_str()));
-    m.insert("status".into(), json!(issue.status.as_str()));
-    m.insert("priority".into(), json!(issue.priority));
-    m.insert("issueType".into(), json!(issue.issue_type.as_str()));
-    m.insert("assignee".into(), issue.assignee.as_ref().map_or(Value::Null, |a| json!(a.as_str())));
-    m.insert("labels".into(), Value::Array(issue.labels.iter().map(|l| json!(l.as_str())).collect()));
-    m.insert("leaseState".into(), json!(issue.lease_state(now).as_str()));
-    m.insert("lease".into(), lease_json(issue));
-    m
+/// One item of list, ready and blocked: the compact per-issue shape. Fields are
+/// declared in sorted key order, so serializing it directly gives the same text as
+/// `canonical::to_pretty_sorted` of its JSON value (the CLI prints big views
+/// this way without building a `Value` per item).
+#[derive(Serialize)]
+pub struct Item<'s> {
+    pub assignee: Option<&'s str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blockers: Option<Vec<Blocker<'s>>>,
+    pub id: &'s str,
+    #[serde(rename = "issueType")]
+    pub issue_type: &'s str,
+    pub labels: Vec<&'s str>,
+    pub lease: Option<LeaseItem<'s>>,
+    #[serde(rename = "leaseState")]
+    pub lease_state: &'static str,
+    #[serde(rename = "manualBlocked", skip_serializing_if = "Option::is_none")]
+    pub manual_blocked: Option<bool>,
+    pub priority: i64,
+    pub status: &'s str,
+    pub title: &'s str,
 }
 
-fn lease_json(issue: &Issue<'_>) -> Value {
-    match &issue.lease {
-        None => Value::Null,
-        Some(l) => {
-            let mut m = Map::new();
-            m.insert("leaseId".into(), json!(l.lease_id.as_str()));
-            m.insert("owner".into(), json!(l.owner.as_str()));
-            m.insert("acquiredAt".into(), json!(l.acquired_at.as_str()));
-            m.insert("expiresAt".into(), json!(l.expires_at_text.as_str()));
-            if let Some(r) = &l.renewed_at {
-                m.insert("renewedAt".into(), json!(r.as_str()));
-            }
-            Value::Object(m)
+/// The lease of an item, camelCase like the rest of the item.
+#[derive(Serialize)]
+pub struct LeaseItem<'s> {
+    #[serde(rename = "acquiredAt")]
+    pub acquired_at: &'s str,
+    #[serde(rename = "expiresAt")]
+    pub expires_at: &'s str,
+    #[serde(rename = "leaseId")]
+    pub lease_id: &'s str,
+    pub owner: &'s str,
+    #[serde(rename = "renewedAt", skip_serializing_if = "Option::is_none")]
+    pub renewed_at: Option<&'s str>,
+}
+
+impl<'s> Item<'s> {
+    pub fn of(issue: &'s Issue<'_>, now: DateTime<Utc>) -> Self {
+        Item {
+            assignee: issue.assignee.as_ref().map(|a| a.as_str()),
+            blockers: None,
+            id: issue.id.as_str(),
+            issue_type: issue.issue_type.as_str(),
+            labels: issue.labels.iter().map(|l| l.as_str()).collect(),
+            lease: issue.lease.as_ref().map(|l| LeaseItem {
+                acquired_at: l.acquired_at.as_str(),
+                expires_at: l.expires_at_text.as_str(),
+                lease_id: l.lease_id.as_str(),
+                owner: l.owner.as_str(),
+                renewed_at: l.renewed_at.as_ref().map(|r| r.as_str()),
+            }),
+            lease_state: issue.lease_state(now).as_str(),
+            manual_blocked: None,
+            priority: issue.priority,
+            status: issue.status.as_str(),
+            title: issue.title.as_str(),
+        }
+    }
+}
+
+/// Lease states over the listed issues (`contended`: see [`contended`]).
+#[derive(Serialize)]
+pub struct LeaseCounts {
+    pub active: usize,
+    pub contended: usize,
+    pub stale: usize,
+    pub unleased: usize,
+}
+
+/// The payload of list, ready and blocked: `{action, count, issuesPath, items}`
+/// (list adds `leaseCounts`). Fields in sorted key order, as for [`Item`].
+#[derive(Serialize)]
+pub struct ListView<'s> {
+    pub action: &'static str,
+    pub count: usize,
+    #[serde(rename = "issuesPath")]
+    pub issues_path: &'s str,
+    pub items: Vec<Item<'s>>,
+    #[serde(rename = "leaseCounts", skip_serializing_if = "Option::is_none")]
+    pub lease_counts: Option<LeaseCounts>,
+}
+
+impl ListView<'_> {
+    /// The view as a report (host actions carry `Value` payloads).
+    pub fn into_report(self) -> Report {
+        match serde_json::to_value(&self) {
+            Ok(Value::Object(m)) => Report::view(m),
+            _ => unreachable!("a ListView serializes to an object"),
         }
     }
 }
 
 fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
-    a.priority.cmp(&b.priority).then_with(|| a.id.as_str().cmp(b.id.as_str()))
+    a.priority
+        .cmp(&b.priority)
+        .then_with(|| a.id.as_str().cmp(b.id.as_str()))
 }
 
 /// Whether every blocking dependency of `issue` points at an existing, closed issue
 /// (a missing target blocks).
 fn unblocked(store: &Store<'_>, issue: &Issue<'_>) -> bool {
-    issue.blocking_deps().all(|d| store.get(d.depends_on.as_str()).is_some_and(|t| t.is_closed()))
+    issue.blocking_deps().all(|d| {
+        store
+            .get(d.depends_on.as_str())
+            .is_some_and(|t| t.is_closed())
+    })
 }
 
 /// Ready issues: status `open` and unblocked, by priority then id.
 pub fn ready<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s Issue<'a>> {
-    let mut out: Vec<&Issue<'a>> =
-        store.issues().filter(|i| i.status.as_str() == "open" && unblocked(store, i)).collect();
+    let mut out: Vec<&Issue<'a>> = store
+        .issues()
+        .filter(|i| i.status.as_str() == "open" && unblocked(store, i))
+        .collect();
     out.sort_by(by_priority_then_id);
     out
 }
 
-/// One open blocker of an issue.
-pub struct Blocker {
-    pub issue_id: String,
-    pub depends_on_id: String,
-    pub dep_type: String,
-    pub blocker_status: Option<String>,
-}
-
-impl Blocker {
-    fn to_json(&self) -> Value {
-        json!({
-            "issueId": self.issue_id,
-            "dependsOnId": self.depends_on_id,
-            "type": self.dep_type,
-            "blockerStatus": self.blocker_status,
-            "blockerMissing": self.blocker_status.is_none(),
-        })
-    }
+/// One open blocker of an issue (fields in sorted key order).
+#[derive(Serialize)]
+pub struct Blocker<'s> {
+    #[serde(rename = "blockerMissing")]
+    pub blocker_missing: bool,
+    #[serde(rename = "blockerStatus")]
+    pub blocker_status: Option<&'s str>,
+    #[serde(rename = "dependsOnId")]
+    pub depends_on_id: &'s str,
+    #[serde(rename = "issueId")]
+    pub issue_id: &'s str,
+    #[serde(rename = "type")]
+    pub dep_type: &'static str,
 }
 
 /// The blocking dependencies of `issue` on non-closed or missing issues.
-pub fn blockers(store: &Store<'_>, issue: &Issue<'_>) -> Vec<Blocker> {
+pub fn blockers<'s>(store: &'s Store<'_>, issue: &'s Issue<'_>) -> Vec<Blocker<'s>> {
     issue
         .blocking_deps()
         .filter_map(|d| {
@@ -94,18 +159,23 @@ pub fn blockers(store: &Store<'_>, issue: &Issue<'_>) -> Vec<Blocker> {
                 return None;
             }
             Some(Blocker {
-                issue_id: issue.id.as_str().to_string(),
-                depends_on_id: d.depends_on.as_str().to_string(),
-                dep_type: d.dep_type.as_str().to_string(),
-                blocker_status: target.map(|t| t.status.as_str().to_string()),
+                blocker_missing: target.is_none(),
+                blocker_status: target.map(|t| t.status.as_str()),
+                depends_on_id: d.depends_on.as_str(),
+                issue_id: issue.id.as_str(),
+                dep_type: d.dep_type,
             })
         })
         .collect()
 }
 
+fn blockers_json(store: &Store<'_>, issue: &Issue<'_>) -> Value {
+    serde_json::to_value(blockers(store, issue)).expect("blockers serialize")
+}
+
 /// Blocked issues (non-closed, and manually `blocked` or with an open blocker), by
 /// priority then id, each with its blockers.
-pub fn blocked<'s, 'a>(store: &'s Store<'a>) -> Vec<(&'s Issue<'a>, bool, Vec<Blocker>)> {
+pub fn blocked<'s, 'a>(store: &'s Store<'a>) -> Vec<(&'s Issue<'a>, bool, Vec<Blocker<'s>>)> {
     let mut out: Vec<_> = store
         .issues()
         .filter(|i| !i.is_closed())
@@ -131,10 +201,21 @@ pub struct ListFilter {
 
 impl ListFilter {
     fn matches(&self, i: &Issue<'_>) -> bool {
-        self.status.as_deref().is_none_or(|s| i.status.as_str() == s)
-            && self.assignee.as_deref().is_none_or(|a| i.assignee.as_ref().is_some_and(|x| x.as_str() == a))
-            && self.issue_type.as_deref().is_none_or(|t| i.issue_type.as_str() == t)
-            && self.label.as_deref().is_none_or(|l| i.labels.iter().any(|x| x.as_str() == l))
+        self.status
+            .as_deref()
+            .is_none_or(|s| i.status.as_str() == s)
+            && self
+                .assignee
+                .as_deref()
+                .is_none_or(|a| i.assignee.as_ref().is_some_and(|x| x.as_str() == a))
+            && self
+                .issue_type
+                .as_deref()
+                .is_none_or(|t| i.issue_type.as_str() == t)
+            && self
+                .label
+                .as_deref()
+                .is_none_or(|l| i.labels.iter().any(|x| x.as_str() == l))
             && self.priority.is_none_or(|p| i.priority == p)
     }
 }
@@ -143,66 +224,111 @@ impl ListFilter {
 /// two workers then both have a claim to the issue.
 fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {
     issue.lease_state(now) == LeaseState::Active
-        && issue.assignee.as_ref().map(|a| a.as_str()) != issue.lease.as_ref().map(|l| l.owner.as_str())
+        && issue.assignee.as_ref().map(|a| a.as_str())
+            != issue.lease.as_ref().map(|l| l.owner.as_str())
 }
 
-fn view_payload(action: &str, path: &str, items: Vec<Value>) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("action".into(), json!(action));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("count".into(), json!(items.len()));
-    m.insert("items".into(), Value::Array(items));
-    m
+/// `issue.ready`.
+pub fn ready_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -> ListView<'s> {
+    let items: Vec<Item<'s>> = ready(store).into_iter().map(|i| Item::of(i, now)).collect();
+    ListView {
+        action: "issue.ready",
+        count: items.len(),
+        issues_path: path,
+        items,
+        lease_counts: None,
+    }
+}
+
+/// `issue.blocked`: items carry `manualBlocked` and `blockers`.
+pub fn blocked_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -> ListView<'s> {
+    let items: Vec<Item<'s>> = blocked(store)
+        .into_iter()
+        .map(|(i, manual, b)| Item {
+            manual_blocked: Some(manual),
+            blockers: Some(b),
+            ..Item::of(i, now)
+        })
+        .collect();
+    ListView {
+        action: "issue.blocked",
+        count: items.len(),
+        issues_path: path,
+        items,
+        lease_counts: None,
+    }
+}
+
+/// `issue.list`, in id order, with per-issue lease state and the lease counts over
+/// the listed issues.
+pub fn list_view<'s>(
+    store: &'s Store<'_>,
+    path: &'s str,
+    filter: &ListFilter,
+    now: DateTime<Utc>,
+) -> ListView<'s> {
+    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.matches(i)).collect();
+    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    let stale = issues
+        .iter()
+        .filter(|i| i.lease_state(now) == LeaseState::Stale)
+        .count();
+    let active = issues
+        .iter()
+        .filter(|i| i.lease_state(now) == LeaseState::Active)
+        .count();
+    let counts = LeaseCounts {
+        active,
+        contended: issues.iter().filter(|i| contended(i, now)).count(),
+        stale,
+        unleased: issues.len() - active - stale,
+    };
+    let items: Vec<Item<'s>> = issues.into_iter().map(|i| Item::of(i, now)).collect();
+    ListView {
+        action: "issue.list",
+        count: items.len(),
+        issues_path: path,
+        items,
+        lease_counts: Some(counts),
+    }
 }
 
 /// `issue.ready` payload.
 pub fn ready_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
-    let items = ready(store).into_iter().map(|i| Value::Object(summary(i, now))).collect();
-    Report::view(view_payload("issue.ready", path, items))
+    ready_view(store, path, now).into_report()
 }
 
 /// `issue.blocked` payload.
 pub fn blocked_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
-    let items = blocked(store)
-        .into_iter()
-        .map(|(i, manual, b)| {
-            let mut m = summary(i, now);
-            m.insert("manualBlocked".into(), json!(manual));
-            m.insert("blockers".into(), Value::Array(b.iter().map(Blocker::to_json).collect()));
-            Value::Object(m)
-        })
-        .collect();
-    Report::view(view_payload("issue.blocked", path, items))
+    blocked_view(store, path, now).into_report()
 }
 
-/// `issue.list` payload, in id order, with per-issue lease state and the stale and
-/// contended lease counts over the listed issues.
-pub fn list_payload(store: &Store<'_>, path: &str, filter: &ListFilter, now: DateTime<Utc>) -> Report {
-    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.matches(i)).collect();
-    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
-    let stale = issues.iter().filter(|i| i.lease_state(now) == LeaseState::Stale).count();
-    let active = issues.iter().filter(|i| i.lease_state(now) == LeaseState::Active).count();
-    let contended_count = issues.iter().filter(|i| contended(i, now)).count();
-    let items = issues.iter().map(|i| Value::Object(summary(i, now))).collect();
-    let mut m = view_payload("issue.list", path, items);
-    m.insert(
-        "leaseCounts".into(),
-        json!({"active": active, "stale": stale, "contended": contended_count, "unleased": issues.len() - active - stale}),
-    );
-    Report::view(m)
+/// `issue.list` payload.
+pub fn list_payload(
+    store: &Store<'_>,
+    path: &str,
+    filter: &ListFilter,
+    now: DateTime<Utc>,
+) -> Report {
+    list_view(store, path, filter, now).into_report()
 }
 
 /// `issue.show` payload: the issue exactly as stored, plus its lease state and blockers.
 pub fn show_payload(store: &Store<'_>, path: &str, id: &str, now: DateTime<Utc>) -> Report {
     let Some(issue) = store.get(id) else {
-        return Report::rejected("issue.show", path, &["issue.not_found"], format!("no issue with id {id:?}"));
+        return Report::rejected(
+            "issue.show",
+            path,
+            &["issue.not_found"],
+            format!("no issue with id {id:?}"),
+        );
     };
     let mut m = Map::new();
     m.insert("action".into(), json!("issue.show"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("issue".into(), full_object(store, issue));
     m.insert("leaseState".into(), json!(issue.lease_state(now).as_str()));
-    m.insert("blockers".into(), Value::Array(blockers(store, issue).iter().map(Blocker::to_json).collect()));
+    m.insert("blockers".into(), blockers_json(store, issue));
     Report::view(m)
 }
 
@@ -216,15 +342,30 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
 
-    let mut lines_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for issue in &store.lines {
-        lines_by_id.entry(issue.id.as_str()).or_default().push(issue.line);
+    let repeated: FxHashMap<&str, ()> = store
+        .lines
+        .iter()
+        .filter(|i| i.superseded)
+        .map(|i| (i.id.as_str(), ()))
+        .collect();
+    let mut lines_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for issue in store
+        .lines
+        .iter()
+        .filter(|i| repeated.contains_key(i.id.as_str()))
+    {
+        lines_by_id
+            .entry(issue.id.as_str())
+            .or_default()
+            .push(issue.line);
     }
-    let mut dups: Vec<_> = lines_by_id.into_iter().filter(|(_, l)| l.len() > 1).collect();
+    let mut dups: Vec<_> = lines_by_id.into_iter().collect();
     dups.sort();
     for (id, lines) in dups {
-        errors.push(json!({"class": "issue_graph.duplicate_id", "issueId": id, "lines": lines,
-            "message": format!("id {id:?} appears on lines {lines:?}; the last one wins")}));
+        errors.push(
+            json!({"class": "issue_graph.duplicate_id", "issueId": id, "lines": lines,
+            "message": format!("id {id:?} appears on lines {lines:?}; the last one wins")}),
+        );
     }
 
     let mut issues: Vec<&Issue<'_>> = store.issues().collect();
@@ -234,11 +375,13 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
         for dep in &issue.deps {
             let target = dep.depends_on.as_str();
             if target == id {
-                errors.push(json!({"class": "issue_graph.self_loop", "issueId": id, "type": dep.dep_type.as_str(),
-                    "message": format!("{id} depends on itself ({})", dep.dep_type.as_str())}));
+                errors.push(
+                    json!({"class": "issue_graph.self_loop", "issueId": id, "type": dep.dep_type,
+                    "message": format!("{id} depends on itself ({})", dep.dep_type)}),
+                );
             } else if store.get(target).is_none() {
                 errors.push(json!({"class": "issue_graph.dangling_dependency", "issueId": id, "dependsOnId": target,
-                    "type": dep.dep_type.as_str(), "message": format!("{id} depends on missing issue {target}")}));
+                    "type": dep.dep_type, "message": format!("{id} depends on missing issue {target}")}));
             }
         }
         if issue.notes_chars > NOTES_WARN_CHARS {
@@ -246,7 +389,10 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
                 "limit": NOTES_WARN_CHARS, "message": format!("{id} has {} characters of notes", issue.notes_chars)}));
         }
         if issue.is_closed() {
-            let open: Vec<String> = blockers(store, issue).into_iter().map(|b| b.depends_on_id).collect();
+            let open: Vec<&str> = blockers(store, issue)
+                .into_iter()
+                .map(|b| b.depends_on_id)
+                .collect();
             if !open.is_empty() {
                 warnings.push(json!({"class": "issue_graph.closed_with_open_blockers", "issueId": id,
                     "blockers": open, "message": format!("{id} is closed but still has open blockers")}));
@@ -261,12 +407,17 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
     }
     for cycle in blocking_cycles(store, |i| !i.is_closed()) {
         if cycle.len() > 2 {
-            errors.push(json!({"class": "issue_graph.cycle", "issueId": cycle[0], "path": cycle,
-                "message": format!("blocking cycle {}", cycle.join(" -> "))}));
+            errors.push(
+                json!({"class": "issue_graph.cycle", "issueId": cycle[0], "path": cycle,
+                "message": format!("blocking cycle {}", cycle.join(" -> "))}),
+            );
         }
     }
 
-    let mut classes: Vec<String> = errors.iter().map(|e| e["class"].as_str().unwrap_or_default().to_string()).collect();
+    let mut classes: Vec<String> = errors
+        .iter()
+        .map(|e| e["class"].as_str().unwrap_or_default().to_string())
+        .collect();
     classes.sort();
     classes.dedup();
     let mut m = Map::new();
@@ -318,8 +469,10 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
         for dep in &issue.deps {
             edges += 1;
             if store.get(dep.depends_on.as_str()).is_none() {
-                dangling.push(json!({"issueId": issue.id.as_str(), "dependsOnId": dep.depends_on.as_str(),
-                    "type": dep.dep_type.as_str()}));
+                dangling.push(
+                    json!({"issueId": issue.id.as_str(), "dependsOnId": dep.depends_on.as_str(),
+                    "type": dep.dep_type}),
+                );
             }
         }
     }
@@ -365,7 +518,11 @@ pub fn snapshot_ref_of(store: &Store<'_>) -> String {
 /// `lease://handoff/<issue-id>/<lease-state>/<digest>` where digest is the hex
 /// SHA-256 of the canonical JSON of the stored lease object, or of `{}` without one.
 pub fn handoff_ref_of(store: &Store<'_>, issue: &Issue<'_>, now: DateTime<Utc>) -> String {
-    let lease = full_object(store, issue).get("lease").filter(|l| !l.is_null()).cloned().unwrap_or_else(|| json!({}));
+    let lease = full_object(store, issue)
+        .get("lease")
+        .filter(|l| !l.is_null())
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     format!(
         "lease://handoff/{}/{}/{}",
         issue.id.as_str(),

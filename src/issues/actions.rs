@@ -354,3 +354,267 @@ fn run_dep_remove(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreE
 fn run_dep_replace(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
     mutate::dep_replace(&mutation_ctx(ctx), &edge(args), &required(args, "type"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::HostPaths;
+    use chrono::{DateTime, Utc};
+    use serde_json::json;
+
+    struct Host {
+        _dir: tempfile::TempDir,
+        paths: HostPaths,
+        now: DateTime<Utc>,
+    }
+
+    impl Host {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let paths = HostPaths::under(dir.path());
+            Host {
+                _dir: dir,
+                paths,
+                now: "2026-05-01T10:00:00Z".parse().unwrap(),
+            }
+        }
+
+        fn call(&self, id: &str, args: Value) -> Result<ActionOutcome, ActionError> {
+            let action = actions()
+                .into_iter()
+                .find(|a| a.id() == id)
+                .unwrap_or_else(|| panic!("no action {id}"));
+            let ctx = ActionContext {
+                paths: &self.paths,
+                now: self.now,
+                issue_id: None,
+            };
+            action.call(&ctx, args.as_object().unwrap())
+        }
+
+        fn accepted(&self, id: &str, args: Value) -> Value {
+            let out = self.call(id, args).unwrap();
+            assert!(
+                out.is_accepted(),
+                "{id}: {:?} {:#}",
+                out.failure_classes,
+                out.payload
+            );
+            out.payload
+        }
+    }
+
+    #[test]
+    fn catalogue_ids_kinds_and_no_path_arguments() {
+        let all = actions();
+        let mut ids: Vec<&str> = all.iter().map(|a| a.id()).collect();
+        ids.sort_unstable();
+        assert_eq!(
+            ids,
+            [
+                "dep.add",
+                "dep.diagnostics",
+                "dep.remove",
+                "dep.replace",
+                "issue.add",
+                "issue.blocked",
+                "issue.check",
+                "issue.claim",
+                "issue.claim_next",
+                "issue.close",
+                "issue.discover",
+                "issue.lease_release",
+                "issue.lease_renew",
+                "issue.list",
+                "issue.ready",
+                "issue.show",
+                "issue.update",
+            ]
+        );
+        let reads = [
+            "issue.list",
+            "issue.show",
+            "issue.ready",
+            "issue.blocked",
+            "issue.check",
+            "dep.diagnostics",
+        ];
+        for a in &all {
+            let expected = if reads.contains(&a.id()) {
+                ActionKind::Read
+            } else {
+                ActionKind::Mutation
+            };
+            assert_eq!(a.kind(), expected, "{}", a.id());
+            for spec in a.args() {
+                assert!(
+                    !spec.name.to_ascii_lowercase().contains("path"),
+                    "{} takes {}",
+                    a.id(),
+                    spec.name
+                );
+                assert!(
+                    !spec.name.to_ascii_lowercase().contains("file"),
+                    "{} takes {}",
+                    a.id(),
+                    spec.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn actions_use_the_configured_store_and_clock() {
+        let host = Host::new();
+        // Absent memory degrades to empty.
+        assert_eq!(host.accepted("issue.ready", json!({}))["count"], 0);
+        let added = host.accepted(
+            "issue.add",
+            json!({"title": "Do it", "priority": 0, "labels": ["x"], "acceptanceCriteria": "done"}),
+        );
+        assert_eq!(added["id"], "bd-1");
+        assert_eq!(added["issue"]["acceptance_criteria"], "done");
+        assert_eq!(added["issue"]["created_at"], "2026-05-01T10:00:00Z");
+        assert!(host.paths.issues.exists());
+        let claimed = host.accepted(
+            "issue.claim",
+            json!({"id": "bd-1", "assignee": "agent.a", "leaseTtlSeconds": 60}),
+        );
+        assert_eq!(
+            claimed["lease"],
+            json!({"lease_id": "lease1_bd-1_agent.a", "owner": "agent.a",
+                   "acquired_at": "2026-05-01T10:00:00Z", "expires_at": "2026-05-01T10:01:00Z"})
+        );
+        let listed = host.accepted("issue.list", json!({"assignee": "agent.a"}));
+        assert_eq!(listed["items"][0]["leaseState"], "active");
+        assert_eq!(
+            listed["issuesPath"],
+            host.paths.issues.display().to_string()
+        );
+        let found = host.accepted(
+            "issue.discover",
+            json!({"parentId": "bd-1", "title": "Found"}),
+        );
+        assert_eq!(found["issue"]["dependencies"][0]["type"], "discovered-from");
+        let dup = host
+            .call("dep.add", json!({"issueId": "bd-2", "dependsOnId": "bd-1"}))
+            .unwrap();
+        assert_eq!(dup.failure_classes, ["dep.duplicate"]);
+        host.accepted(
+            "dep.replace",
+            json!({"issueId": "bd-2", "dependsOnId": "bd-1", "type": "blocks"}),
+        );
+        assert_eq!(
+            host.accepted("issue.blocked", json!({}))["items"][0]["id"],
+            "bd-2"
+        );
+        host.accepted(
+            "issue.lease_renew",
+            json!({"id": "bd-1", "assignee": "agent.a", "leaseId": "lease1_bd-1_agent.a"}),
+        );
+        host.accepted(
+            "issue.lease_release",
+            json!({"id": "bd-1", "assignee": "agent.a"}),
+        );
+        host.accepted("issue.close", json!({"id": "bd-1"}));
+        assert_eq!(
+            host.accepted("issue.claim_next", json!({"assignee": "agent.b"}))["issue"]["id"],
+            "bd-2"
+        );
+        host.accepted(
+            "dep.remove",
+            json!({"issueId": "bd-2", "dependsOnId": "bd-1"}),
+        );
+        host.accepted("issue.update", json!({"id": "bd-2", "notes": "n"}));
+        assert_eq!(
+            host.accepted("issue.show", json!({"id": "bd-2"}))["issue"]["notes"],
+            "n"
+        );
+        assert_eq!(
+            host.accepted("issue.check", json!({}))["result"],
+            "accepted"
+        );
+        assert_eq!(
+            host.accepted("dep.diagnostics", json!({"scope": "all"}))["scope"],
+            "all"
+        );
+    }
+
+    #[test]
+    fn domain_rejections_are_outcomes_and_broken_stores_are_errors() {
+        let host = Host::new();
+        host.accepted("issue.add", json!({"title": "t", "id": "a"}));
+        host.accepted("issue.claim", json!({"id": "a", "assignee": "one"}));
+        let out = host
+            .call("issue.claim", json!({"id": "a", "assignee": "two"}))
+            .unwrap();
+        assert_eq!(out.failure_classes, ["lease_contention_active"]);
+        assert_eq!(out.payload["holder"], "one");
+        assert!(out.payload["diagnostic"]
+            .as_str()
+            .unwrap()
+            .contains("leased by one"));
+        let out = host
+            .call(
+                "issue.claim",
+                json!({"id": "a", "assignee": "one", "leaseTtlSeconds": 1}),
+            )
+            .unwrap();
+        assert_eq!(out.failure_classes, ["lease_invalid_ttl"]);
+        let out = host
+            .call("dep.diagnostics", json!({"scope": "some"}))
+            .unwrap();
+        assert_eq!(out.failure_classes, ["dep.invalid_scope"]);
+        let out = host.call("issue.show", json!({"id": "zz"})).unwrap();
+        assert_eq!(out.failure_classes, ["issue.not_found"]);
+
+        std::fs::write(
+            &host.paths.issues,
+            "{\"id\":\"a\",\"title\":\"t\"}\n{oops\n",
+        )
+        .unwrap();
+        for (id, args) in [
+            ("issue.ready", json!({})),
+            ("issue.claim", json!({"id": "a", "assignee": "x"})),
+        ] {
+            let err = host.call(id, args).unwrap_err();
+            assert_eq!(err.class, "memory.store_corrupt", "{id}");
+            assert!(err.message.contains("line 2"), "{id}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn handoff_ref_and_snapshot_ref_of_the_configured_store() {
+        let host = Host::new();
+        host.accepted("issue.add", json!({"title": "t", "id": "a"}));
+        let path = &host.paths.issues;
+        let none = crate::issues::handoff_witness_ref(path, "a", host.now)
+            .unwrap()
+            .unwrap();
+        let empty_digest = crate::canonical::sha256_hex(b"{}");
+        assert_eq!(none, format!("lease://handoff/a/unleased/{empty_digest}"));
+        let claimed = host.accepted("issue.claim", json!({"id": "a", "assignee": "w"}));
+        let active = crate::issues::handoff_witness_ref(path, "a", host.now)
+            .unwrap()
+            .unwrap();
+        let digest = crate::canonical::sha256_hex(
+            crate::canonical::to_canonical_string(&claimed["lease"]).as_bytes(),
+        );
+        assert_eq!(active, format!("lease://handoff/a/active/{digest}"));
+        let later = host.now + chrono::Duration::hours(2);
+        assert_eq!(
+            crate::issues::handoff_witness_ref(path, "a", later)
+                .unwrap()
+                .unwrap(),
+            format!("lease://handoff/a/stale/{digest}")
+        );
+        assert_eq!(
+            crate::issues::handoff_witness_ref(path, "zz", host.now).unwrap(),
+            None
+        );
+        let before = crate::issues::snapshot_ref(path).unwrap();
+        assert_eq!(before, crate::issues::snapshot_ref(path).unwrap());
+        host.accepted("issue.update", json!({"id": "a", "notes": "x"}));
+        assert_ne!(before, crate::issues::snapshot_ref(path).unwrap());
+    }
+}

@@ -502,7 +502,12 @@ fn print_list(
         write!(out, "{}", table(&view.items, action == "issue.blocked"))
             .and_then(|()| writeln!(out, "{} issue(s)", view.items.len()))
     };
-    match written.and_then(|()| out.flush()) {
+    let flushed = written.and_then(|()| out.flush());
+    // The process exits next: freeing a big store item by item would only cost time.
+    std::mem::forget(view);
+    std::mem::forget(store);
+    std::mem::forget(text);
+    match flushed {
         Ok(()) => 0,
         // A closed pipe (`| head`) is not a failure of the store.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,

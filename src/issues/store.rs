@@ -71,8 +71,17 @@ pub struct Store<'a> {
     index: FxHashMap<Cow<'a, str>, usize>,
 }
 
-/// Stores above this size are parsed on several threads (below it, spawning costs more).
+/// Stores above this size are read and parsed on several threads (below it,
+/// spawning costs more than it saves).
 const PARALLEL_PARSE_BYTES: usize = 4 << 20;
+
+fn parse_threads(len: usize) -> usize {
+    if len < PARALLEL_PARSE_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+    }
+}
 
 impl<'a> Store<'a> {
     /// Parses the whole text; the first bad line is reported with its number.
@@ -88,11 +97,7 @@ impl<'a> Store<'a> {
                 "contains a NUL byte".into(),
             ));
         }
-        let threads = if text.len() < PARALLEL_PARSE_BYTES {
-            1
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-        };
+        let threads = parse_threads(text.len());
         let chunks = split_at_lines(text, threads);
         let parsed: Vec<Chunk<'a>> = if chunks.len() == 1 {
             vec![parse_chunk(text, 0, text.len())]
@@ -108,16 +113,21 @@ impl<'a> Store<'a> {
                     .collect()
             })
         };
-        let mut lines = Vec::with_capacity(parsed.iter().map(|c| c.issues.len()).sum());
+        let mut lines: Vec<Issue<'a>> = Vec::new();
         let mut line_offset = 0usize;
-        for chunk in parsed {
+        for (k, chunk) in parsed.into_iter().enumerate() {
             if let Some((line, reason)) = chunk.error {
                 return Err(corrupt(line_offset + line, reason));
             }
-            lines.extend(chunk.issues.into_iter().map(|mut issue| {
-                issue.line += line_offset;
-                issue
-            }));
+            if k == 0 {
+                // The first chunk's vector becomes the result: one copy fewer of a big store.
+                lines = chunk.issues;
+            } else {
+                lines.extend(chunk.issues.into_iter().map(|mut issue| {
+                    issue.line += line_offset;
+                    issue
+                }));
+            }
             line_offset += chunk.line_count;
         }
         let mut index: FxHashMap<Cow<'a, str>, usize> = FxHashMap::default();
@@ -291,7 +301,7 @@ fn describe_json_error(e: &serde_json::Error) -> String {
 /// Reads the store text. An absent store (or absent directory) reads as empty:
 /// a missing memory degrades to empty, never raises. Invalid UTF-8 is corrupt.
 pub fn read_text(path: &Path) -> Result<String, StoreError> {
-    let bytes = match fs::read(path) {
+    let bytes = match read_bytes(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(String::new()),
         Err(e) => return Err(StoreError::io(path, e)),
@@ -304,6 +314,48 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
             reason: "invalid UTF-8".into(),
         }
     })
+}
+
+/// Reads a big store in slices on several threads: filling tens of megabytes of
+/// fresh memory is page-fault bound, and the faults then happen on every core.
+#[cfg(unix)]
+fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt as _;
+    let file = File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    let threads = parse_threads(len);
+    if threads == 1 {
+        return fs::read(path);
+    }
+    let mut buf = vec![0u8; len];
+    let part = len.div_ceil(threads);
+    let results: Vec<io::Result<()>> = std::thread::scope(|scope| {
+        let file = &file;
+        let handles: Vec<_> = buf
+            .chunks_mut(part)
+            .enumerate()
+            .map(|(k, slice)| scope.spawn(move || file.read_exact_at(slice, (k * part) as u64)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a read thread does not panic"))
+            .collect()
+    });
+    let mut probe = [0u8; 1];
+    let grew = file
+        .read_at(&mut probe, len as u64)
+        .map(|n| n > 0)
+        .unwrap_or(true);
+    if results.iter().any(Result::is_err) || grew {
+        // Changed in place while we read (not by tusk, which always renames): read it plainly.
+        return fs::read(path);
+    }
+    Ok(buf)
+}
+
+#[cfg(not(unix))]
+fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    fs::read(path)
 }
 
 /// How a mutation changes the file: one line replaced, or one line appended.
@@ -384,8 +436,7 @@ pub fn mutate<T>(
     let store = Store::parse(path, &text)?;
     let (out, edit) = apply(&store);
     if let Some(edit) = edit {
-        let content = splice(&store, edit);
-        replace_atomically(path, &dir, content.as_bytes())?;
+        replace_atomically(path, &dir, &splice(&store, &edit))?;
     }
     Ok(out)
 }
@@ -451,40 +502,41 @@ fn remove_stale_temps(path: &Path, dir: &Path) {
     }
 }
 
-/// The new file: the old bytes with one line replaced or one appended.
-fn splice(store: &Store<'_>, edit: Edit) -> String {
+/// The new file as pieces: the old bytes with one line replaced or one appended.
+/// Written piece by piece, so a big store is never copied in memory.
+fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
     let text = store.text;
     match edit {
         Edit::Replace { line_index, json } => {
-            let span = store.lines[line_index].span.clone();
-            let mut out = String::with_capacity(text.len() + json.len());
-            out.push_str(&text[..span.start]);
-            out.push_str(&json);
-            out.push_str(&text[span.end..]);
-            out
+            let span = store.lines[*line_index].span.clone();
+            vec![
+                &text.as_bytes()[..span.start],
+                json.as_bytes(),
+                &text.as_bytes()[span.end..],
+            ]
         }
         Edit::Append { json } => {
-            let mut out = String::with_capacity(text.len() + json.len() + 2);
-            out.push_str(text);
-            if !text.is_empty() && !text.ends_with('\n') {
-                out.push('\n');
-            }
-            out.push_str(&json);
-            out.push('\n');
-            out
+            let separator: &[u8] = if !text.is_empty() && !text.ends_with('\n') {
+                b"\n"
+            } else {
+                b""
+            };
+            vec![text.as_bytes(), separator, json.as_bytes(), b"\n"]
         }
     }
 }
 
-fn replace_atomically(path: &Path, dir: &Path, content: &[u8]) -> Result<(), StoreError> {
+fn replace_atomically(path: &Path, dir: &Path, pieces: &[&[u8]]) -> Result<(), StoreError> {
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(path))
         .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)
         .map_err(|e| StoreError::io(dir, e))?;
     let tmp_path = tmp.path().to_path_buf();
-    tmp.write_all(content)
-        .map_err(|e| StoreError::io(&tmp_path, e))?;
+    for piece in pieces {
+        tmp.write_all(piece)
+            .map_err(|e| StoreError::io(&tmp_path, e))?;
+    }
     // Keep the store's mode (tempfile creates 0600); a new store gets the usual 0644.
     let permissions = match fs::metadata(path) {
         Ok(meta) => Some(meta.permissions()),
@@ -601,18 +653,16 @@ mod tests {
     fn splice_keeps_other_bytes() {
         let text = "{\"id\":\"a\",\"title\":\"t\"}\r\n{\"id\":\"b\",\"title\":\"u\"}";
         let store = Store::parse(Path::new("s"), text).unwrap();
-        let out = splice(
-            &store,
-            Edit::Replace {
-                line_index: 0,
-                json: "{\"id\":\"a\",\"title\":\"x\"}".into(),
-            },
-        );
+        let joined = |edit: &Edit| splice(&store, edit).concat();
+        let replace = Edit::Replace {
+            line_index: 0,
+            json: "{\"id\":\"a\",\"title\":\"x\"}".into(),
+        };
         assert_eq!(
-            out,
-            "{\"id\":\"a\",\"title\":\"x\"}\r\n{\"id\":\"b\",\"title\":\"u\"}"
+            joined(&replace),
+            b"{\"id\":\"a\",\"title\":\"x\"}\r\n{\"id\":\"b\",\"title\":\"u\"}"
         );
-        let out = splice(&store, Edit::Append { json: "{}".into() });
-        assert_eq!(out, format!("{text}\n{{}}\n"));
+        let append = Edit::Append { json: "{}".into() };
+        assert_eq!(joined(&append), format!("{text}\n{{}}\n").into_bytes());
     }
 }

@@ -337,3 +337,19 @@ fn snapshot_ref_follows_content_not_line_layout() {
         format!("iss1_{}", tusk::canonical::sha256_hex(b""))
     );
 }
+
+#[test]
+fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
+    let text = "{\"id\":\"a\",\"title\":\"first\"}\n{\"id\":\"b\",\"title\":\"b\"}\n{\"id\":\"a\",\"title\":\"second\"}\n";
+    let env = Env::with_text(text);
+    env.ok(&["issue", "update", "a", "--title", "third"]);
+    let after = env.text();
+    let lines: Vec<&str> = after.lines().collect();
+    assert_eq!(lines[0], "{\"id\":\"a\",\"title\":\"first\"}");
+    assert_eq!(lines[1], "{\"id\":\"b\",\"title\":\"b\"}");
+    assert!(
+        lines[2].starts_with("{\"id\":\"a\",\"title\":\"third\""),
+        "{after}"
+    );
+    assert_eq!(env.ok(&["issue", "show", "a"])["issue"]["title"], "third");
+}

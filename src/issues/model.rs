@@ -94,7 +94,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 /// The decoded part of one issue line, as serde reads it (unknown fields are
 /// skipped here but still syntax-checked).
 #[derive(Deserialize)]
-pub struct RawIssue<'a> {
+pub(crate) struct RawIssue<'a> {
     #[serde(borrow)]
     pub id: Text<'a>,
     #[serde(borrow)]
@@ -118,9 +118,7 @@ pub struct RawIssue<'a> {
 }
 
 #[derive(Deserialize)]
-pub struct RawDep<'a> {
-    #[serde(borrow, default)]
-    pub issue_id: Option<Text<'a>>,
+pub(crate) struct RawDep<'a> {
     #[serde(borrow)]
     pub depends_on_id: Text<'a>,
     #[serde(borrow, rename = "type", alias = "dep_type")]
@@ -128,7 +126,7 @@ pub struct RawDep<'a> {
 }
 
 #[derive(Deserialize)]
-pub struct RawLease<'a> {
+pub(crate) struct RawLease<'a> {
     #[serde(borrow)]
     pub lease_id: Text<'a>,
     #[serde(borrow)]
@@ -202,10 +200,12 @@ pub struct Issue<'a> {
 }
 
 impl Issue<'_> {
+    /// Only `closed` is closed; other statuses (`deferred`, …) count as not closed.
     pub fn is_closed(&self) -> bool {
         self.status.as_str() == "closed"
     }
 
+    /// The lease's state at `now`: active while `now < expires_at`.
     pub fn lease_state(&self, now: DateTime<Utc>) -> LeaseState {
         match &self.lease {
             None => LeaseState::Unleased,
@@ -214,6 +214,7 @@ impl Issue<'_> {
         }
     }
 
+    /// The edges that gate readiness (see [`BLOCKING_DEP_TYPES`]).
     pub fn blocking_deps(&self) -> impl Iterator<Item = &Dep<'_>> {
         self.deps.iter().filter(|d| d.blocking)
     }

@@ -25,6 +25,7 @@ pub struct MutationCtx<'p> {
 }
 
 impl<'p> MutationCtx<'p> {
+    /// Truncates `now` to whole seconds, so leases compare against what is written.
     pub fn new(path: &'p Path, lock: LockOptions, now: DateTime<Utc>) -> Self {
         Self {
             path,

@@ -145,6 +145,7 @@ impl<'a> Store<'a> {
         self.index.get(id).map(|&i| &self.lines[i])
     }
 
+    /// Index in [`Store::lines`] of the winning line for `id` (what an [`Edit`] names).
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.index.get(id).copied()
     }

@@ -306,6 +306,7 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
     let cases: Vec<(Vec<u8>, usize, &str)> = vec![
         (format!("{good}{{\"id\":\"b\",\"title\":\n").into_bytes(), 2, "not valid JSON"),
         (format!("{good}\n{{\"id\":\"b\"}}\n").into_bytes(), 3, "missing field `title`"),
+        (format!("{good}[\"b\",\"t\"]\n").into_bytes(), 2, "not a JSON object"),
         ([good.as_bytes(), b"{\"id\":\"b\",\"title\":\"\xff\"}\n"].concat(), 2, "invalid UTF-8"),
         ([good.as_bytes(), b"{\"id\":\"b\",\"title\":\"x\"}\0\n"].concat(), 2, "NUL"),
         (

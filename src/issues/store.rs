@@ -232,6 +232,10 @@ fn decode_line<'a>(
     line: usize,
     span: std::ops::Range<usize>,
 ) -> Result<Issue<'a>, String> {
+    // serde would also build the struct from a JSON array; an issue is an object.
+    if !content.trim_start().starts_with('{') {
+        return Err("not a JSON object".into());
+    }
     let raw: RawIssue<'a> = serde_json::from_str(content).map_err(|e| describe_json_error(&e))?;
     if raw.id.as_str().is_empty() {
         return Err("field `id` is empty".into());
@@ -589,8 +593,9 @@ mod tests {
     #[test]
     fn corrupt_lines_are_named() {
         let cases = [
-            ("{\"id\":\"a\",\"title\":\"t\"}\nnot json\n", 2, "not valid JSON"),
+            ("{\"id\":\"a\",\"title\":\"t\"}\n{not json\n", 2, "not valid JSON"),
             ("{\"id\":\"a\"}\n", 1, "missing field `title`"),
+            ("[\"a\",\"b\"]\n", 1, "not a JSON object"),
             ("{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"b\",\"title\":\"t\",\"x\":\"\u{0}\"}\n", 2, "NUL"),
             (
                 "{\"id\":\"a\",\"title\":\"t\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"b\",\"type\":\"nope\"}]}\n",

@@ -191,7 +191,10 @@ fn split_at_lines(text: &str, n: usize) -> Vec<(usize, usize)> {
 
 fn parse_chunk<'a>(text: &'a str, from: usize, to: usize) -> Chunk<'a> {
     let bytes = text.as_bytes();
-    let mut issues = Vec::with_capacity((to - from) / 256 + 1);
+    // The first chunk's vector becomes the store's, so it is sized for the whole
+    // text (a line is rarely under 256 bytes); untouched capacity costs nothing.
+    let estimate = if from == 0 { text.len() } else { to - from };
+    let mut issues = Vec::with_capacity(estimate / 256 + 1);
     let mut start = from;
     let mut line_no = 0usize;
     while start < to {

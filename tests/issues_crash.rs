@@ -10,9 +10,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const ISSUES: usize = 20_000;
-const KILLS: usize = 30;
+/// Rounds of concurrent writers, all SIGKILLed.
+const ROUNDS: usize = 20;
+/// Writers started together in each round.
+const WRITERS: usize = 3;
 /// Extra rounds allowed until one kill lands inside the write window.
-const MAX_ROUNDS: usize = 150;
+const MAX_ROUNDS: usize = 60;
 
 /// xorshift64*: enough randomness for kill instants without a dependency.
 struct Rng(u64);
@@ -62,39 +65,35 @@ fn temp_files(env: &Env) -> impl Iterator<Item = String> {
         .filter(|n| n.ends_with(".tmp"))
 }
 
-fn mutation(rng: &mut Rng, round: usize) -> Vec<String> {
+fn mutation(rng: &mut Rng, n: usize) -> Vec<String> {
     let target = format!("bd-{}", 1 + rng.below(ISSUES as u64));
-    let args: Vec<String> = match round % 5 {
+    let args: Vec<String> = match n % 5 {
         0 => vec![
             "issue".into(),
             "claim-next".into(),
             "--assignee".into(),
-            format!("crash-{round}"),
+            format!("crash-{n}"),
         ],
         1 => vec![
             "issue".into(),
             "update".into(),
             target,
             "--notes".into(),
-            format!("round {round}"),
+            format!("writer {n}"),
         ],
-        2 => vec![
-            "issue".into(),
-            "add".into(),
-            format!("added in round {round}"),
-        ],
+        2 => vec!["issue".into(), "add".into(), format!("added by writer {n}")],
         3 => vec![
             "issue".into(),
             "claim".into(),
             target,
             "--assignee".into(),
-            format!("crash-{round}"),
+            format!("crash-{n}"),
         ],
         _ => vec![
             "issue".into(),
             "discover".into(),
             target,
-            format!("found in round {round}"),
+            format!("found by writer {n}"),
         ],
     };
     args
@@ -124,51 +123,70 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let span = t.elapsed().as_micros() as u64;
 
     let mut killed = 0;
+    let mut spawned = 0;
     let mut changed = 0;
-    // Rounds whose writer died holding a temp file: killed inside the write window.
+    // Rounds that left a temp file: some writer died inside its write window.
     let mut in_write = 0;
     let mut known: BTreeSet<String> = original.clone();
     let mut round = 0;
-    while round < KILLS || (in_write == 0 && round < MAX_ROUNDS) {
+    while round < ROUNDS || (in_write == 0 && round < MAX_ROUNDS) {
         round += 1;
-        let args = mutation(&mut rng, round);
         let before = std::fs::read(&env.path).unwrap();
-        let mut child = Command::new(BIN)
-            .args(&args)
-            .arg("--issues")
-            .arg(&env.path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // Every other round aims at the end of the run, where the write happens.
-        let delay = if round % 2 == 0 {
-            rng.below(span + span / 5)
-        } else {
-            span / 2 + rng.below(span * 3 / 4)
-        };
-        std::thread::sleep(Duration::from_micros(delay));
-        let _ = child.kill();
-        let status = child.wait().unwrap();
-        if status.signal() == Some(9) {
-            killed += 1;
-            if temp_files(&env).next().is_some() {
-                in_write += 1;
+        // Odd rounds: one writer, killed around its end (where the write happens) half
+        // of the time. Even rounds: several writers at once (they queue on the lock),
+        // each killed at its own instant.
+        let writers = if round % 2 == 1 { 1 } else { WRITERS };
+        let mut children = Vec::new();
+        for w in 0..writers {
+            let args = mutation(&mut rng, round * WRITERS + w);
+            let child = Command::new(BIN)
+                .args(&args)
+                .arg("--issues")
+                .arg(&env.path)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let horizon = span * writers as u64;
+            let at = if rng.below(2) == 0 {
+                rng.below(horizon + span / 5)
+            } else {
+                horizon - span / 2 + rng.below(span * 3 / 4)
+            };
+            children.push((at, child, args));
+        }
+        children.sort_by_key(|(at, _, _)| *at);
+        let started = Instant::now();
+        let mut args_run = Vec::new();
+        for (at, mut child, args) in children {
+            let at = Duration::from_micros(at);
+            if let Some(wait) = at.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
             }
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            spawned += 1;
+            if status.signal() == Some(9) {
+                killed += 1;
+            }
+            args_run.push(args);
+        }
+        if temp_files(&env).next().is_some() {
+            in_write += 1;
         }
         let after = std::fs::read(&env.path).unwrap();
         let now = ids_in_store(&env);
         assert!(
             now.is_superset(&known),
-            "seed {seed}, round {round} ({args:?}): issues lost"
+            "seed {seed}, round {round} ({args_run:?}): issues lost"
         );
         assert!(
-            now.len() <= known.len() + 1,
-            "seed {seed}: at most the one new issue appears"
+            now.len() <= known.len() + WRITERS,
+            "seed {seed}: at most one new issue per writer"
         );
         if after != before {
             changed += 1;
-            // The whole new store replaced the old one: every other line is byte-identical.
+            // Whole stores replaced whole stores: at most one line per writer differs.
             let (old_lines, new_lines): (Vec<&[u8]>, Vec<&[u8]>) = (
                 before.split(|b| *b == b'\n').collect(),
                 after.split(|b| *b == b'\n').collect(),
@@ -179,21 +197,22 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
                 .filter(|(a, b)| a != b)
                 .count();
             let grown =
-                new_lines.len() >= old_lines.len() && new_lines.len() <= old_lines.len() + 1;
+                new_lines.len() >= old_lines.len() && new_lines.len() <= old_lines.len() + WRITERS;
             assert!(
-                differing <= 1 && grown,
+                differing <= WRITERS && grown,
                 "seed {seed}, round {round}: {differing} lines differ"
             );
         }
         known = now;
     }
     eprintln!(
-        "seed {seed}: {killed} of {round} writers killed mid-way, {in_write} inside the write window, \
-         {changed} changed the store (one mutation takes {span} us)"
+        "seed {seed}: {killed} of {spawned} writers killed mid-way over {round} rounds, \
+         {in_write} rounds with a kill inside the write window, {changed} rounds changed the store \
+         (one mutation takes {span} us)"
     );
     assert!(
-        killed >= round / 3,
-        "only {killed} of {round} runs were killed mid-way (seed {seed})"
+        killed >= spawned / 5,
+        "only {killed} of {spawned} writers were killed mid-way (seed {seed})"
     );
     assert!(
         in_write > 0,

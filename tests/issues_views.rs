@@ -63,6 +63,15 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
     // is blocking); r: `related` does not block; z, x, done: not open.
     assert_eq!(ids(&v), ["d", "b", "c", "dflt", "a", "r"]);
     assert_eq!(v["count"], 6);
+    let dflt = &v["items"][3];
+    assert_eq!(
+        (
+            dflt["status"].as_str(),
+            dflt["priority"].as_i64(),
+            dflt["issueType"].as_str()
+        ),
+        (Some("open"), Some(2), Some("task"))
+    );
     let item = &v["items"][0];
     assert_eq!(
         item,
@@ -85,9 +94,16 @@ fn blocked_lists_blockers_and_manual_blocks() {
             "closed-blocked",
             json!({"status": "closed", "dependencies": [blocks("closed-blocked", "a")]}),
         ),
+        issue_with("deferred", json!({"status": "deferred"})),
+        issue_with(
+            "w",
+            json!({"priority": 4, "dependencies": [{"issue_id": "w", "depends_on_id": "deferred", "type": "waits-for"}]}),
+        ),
     ]);
     let v = env.ok(&["issue", "blocked"]);
-    assert_eq!(ids(&v), ["m", "b"]);
+    // `deferred` is kept as it is and counts as not closed, so it blocks w.
+    assert_eq!(ids(&v), ["m", "b", "w"]);
+    assert_eq!(v["items"][2]["blockers"][0]["blockerStatus"], "deferred");
     assert_eq!(v["items"][0]["manualBlocked"], true);
     assert_eq!(v["items"][0]["blockers"], json!([]));
     assert_eq!(v["items"][1]["manualBlocked"], false);

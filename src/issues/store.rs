@@ -577,6 +577,7 @@ fn default_permissions() -> Option<fs::Permissions> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::model::LeaseState;
     use super::*;
 
     #[test]
@@ -620,6 +621,28 @@ mod tests {
                 ),
             }
         }
+    }
+
+    #[test]
+    fn a_lease_is_active_strictly_before_its_expiry() {
+        let text = "{\"id\":\"a\",\"title\":\"t\",\"lease\":{\"lease_id\":\"l\",\"owner\":\"o\",\"acquired_at\":\"2026-01-01T00:00:00Z\",\"expires_at\":\"2026-01-01T01:00:00+01:00\"}}";
+        let store = Store::parse(Path::new("s"), text).unwrap();
+        let issue = store.get("a").unwrap();
+        let at = |t: &str| super::super::model::parse_time(t).unwrap();
+        assert_eq!(
+            issue.lease_state(at("2025-12-31T23:59:59Z")),
+            LeaseState::Active
+        );
+        assert_eq!(
+            issue.lease_state(at("2026-01-01T00:00:00Z")),
+            LeaseState::Stale
+        );
+        assert_eq!(store.get("a").map(|i| i.lease.is_some()), Some(true));
+        let bad = text.replace("2026-01-01T01:00:00+01:00", "tomorrow");
+        assert!(matches!(
+            Store::parse(Path::new("s"), &bad),
+            Err(StoreError::Corrupt { line: 1, .. })
+        ));
     }
 
     #[test]

@@ -6,6 +6,12 @@ mod issues_support;
 use issues_support::*;
 use serde_json::json;
 
+fn lease_with_extra(owner: &str, lease_id: &str) -> serde_json::Value {
+    let mut l = lease(owner, lease_id, true);
+    l["x_lease_meta"] = json!({"k": 1});
+    l
+}
+
 fn secs_until(t: &serde_json::Value) -> i64 {
     let t = chrono::DateTime::parse_from_rfc3339(t.as_str().unwrap()).unwrap();
     (t.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_seconds()
@@ -143,7 +149,7 @@ fn claim_refuses_missing_closed_and_contended_issues() {
 fn same_owner_reclaim_keeps_the_lease_id() {
     let env = Env::with_issues(&[issue_with(
         "a",
-        json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "keep-me", true)}),
+        json!({"status": "in_progress", "assignee": "w", "lease": lease_with_extra("w", "keep-me")}),
     )]);
     let v = env.ok(&[
         "issue",
@@ -157,6 +163,11 @@ fn same_owner_reclaim_keeps_the_lease_id() {
     let lease = &env.issue("a")["lease"];
     assert_eq!(lease, &v["lease"]);
     assert_eq!(lease["lease_id"], "keep-me");
+    assert_eq!(
+        lease["x_lease_meta"],
+        json!({"k": 1}),
+        "unknown lease fields survive"
+    );
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((110..=120).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());

@@ -109,7 +109,7 @@ fn claim_object(
     let mut m = object_of(store, issue);
     let state = issue.lease_state(now);
     let stale_cleared = state == LeaseState::Stale;
-    let mut kept: Option<(String, String)> = None;
+    let mut keep_lease = false;
     match (&issue.lease, state) {
         (Some(lease), LeaseState::Active) if lease.owner.as_str() != assignee => {
             let mut extra = Map::new();
@@ -130,10 +130,7 @@ fn claim_object(
                 );
                 return Err(("lease_id_mismatch", diag, Map::new()));
             }
-            kept = Some((
-                lease.lease_id.as_str().to_string(),
-                lease.acquired_at.as_str().to_string(),
-            ));
+            keep_lease = true;
         }
         (Some(_), _) => {
             // A stale lease is cleared first, and its in_progress issue reopened.
@@ -144,19 +141,23 @@ fn claim_object(
         }
         (None, _) => {}
     }
-    let lease = match kept {
-        Some((lease_id, acquired_at)) => json!({
-            "lease_id": lease_id, "owner": assignee, "acquired_at": acquired_at,
-            "expires_at": format_time(expires), "renewed_at": stamp,
-        }),
-        None => json!({
-            "lease_id": lease_id.map_or_else(|| default_lease_id(id, assignee), str::to_string),
-            "owner": assignee, "acquired_at": stamp, "expires_at": format_time(expires),
-        }),
-    };
+    match m.get_mut("lease") {
+        // Same owner, active lease: the same lease goes on (id, acquired_at and any
+        // fields this program does not know are kept), only its term moves.
+        Some(Value::Object(lease)) if keep_lease => {
+            lease.insert("expires_at".into(), json!(format_time(expires)));
+            lease.insert("renewed_at".into(), json!(stamp));
+        }
+        _ => {
+            let lease_id = lease_id.map_or_else(|| default_lease_id(id, assignee), str::to_string);
+            m.insert(
+                "lease".into(),
+                json!({"lease_id": lease_id, "owner": assignee, "acquired_at": stamp, "expires_at": format_time(expires)}),
+            );
+        }
+    }
     m.insert("status".into(), json!("in_progress"));
     m.insert("assignee".into(), json!(assignee));
-    m.insert("lease".into(), lease);
     m.insert("updated_at".into(), json!(stamp));
     Ok((m, stale_cleared))
 }

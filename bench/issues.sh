@@ -31,6 +31,8 @@ time_cmd() {
   done | median
 }
 
+# The machine may be shared: say how busy it was, figures depend on it.
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-8s %-12s %10s\n" issues command "median ms"
 for n in 10000 100000; do
   base="$WORK/base-$n.jsonl"
@@ -48,3 +50,4 @@ for n in 10000 100000; do
   printf "%-8s %-12s %10s\n" "$n" update "$(time_cmd "$fresh" "$TUSK" issue update "$target" --notes "bench note" --json --issues "$store")"
   printf "%-8s %-12s %10s\n" "$n" check "$(time_cmd : "$TUSK" issue check --json --issues "$store")"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -151,21 +151,28 @@ pub enum IssueCommand {
     /// Take (or keep) the lease on an issue.
     Claim {
         id: String,
+        /// The worker taking or holding the lease.
         #[arg(long)]
         assignee: String,
+        /// Lease length, 30–86400 s (default 3600).
         #[arg(long)]
         lease_ttl_seconds: Option<i64>,
+        /// Explicit lease expiry (RFC3339, in the future); excludes --lease-ttl-seconds.
         #[arg(long)]
         lease_expires_at: Option<String>,
+        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
         #[arg(long)]
         lease_id: Option<String>,
     },
     /// Claim the first ready issue not leased by someone else.
     ClaimNext {
+        /// The worker taking or holding the lease.
         #[arg(long)]
         assignee: String,
+        /// Lease length, 30–86400 s (default 3600).
         #[arg(long)]
         lease_ttl_seconds: Option<i64>,
+        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
         #[arg(long)]
         lease_id: Option<String>,
     },
@@ -179,20 +186,26 @@ pub enum IssueCommand {
     /// Extend an active lease.
     LeaseRenew {
         id: String,
+        /// The worker taking or holding the lease.
         #[arg(long)]
         assignee: String,
+        /// The id of the lease being renewed.
         #[arg(long)]
         lease_id: String,
+        /// Lease length, 30–86400 s (default 3600).
         #[arg(long)]
         lease_ttl_seconds: Option<i64>,
+        /// Explicit lease expiry (RFC3339, in the future); excludes --lease-ttl-seconds.
         #[arg(long)]
         lease_expires_at: Option<String>,
     },
     /// Give a lease back.
     LeaseRelease {
         id: String,
+        /// The worker taking or holding the lease.
         #[arg(long)]
         assignee: String,
+        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
         #[arg(long)]
         lease_id: Option<String>,
     },

@@ -97,7 +97,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// `sha256:<hex>` over the canonical form of `value`.
 pub fn sha256_digest(value: &Value) -> String {
-    format!("sha256:{}", sha256_hex(to_canonical_string(value).as_bytes()))
+    format!(
+        "sha256:{}",
+        sha256_hex(to_canonical_string(value).as_bytes())
+    )
 }
 
 /// `sha256:<hex>` over raw text (program text, for instance).
@@ -116,7 +119,10 @@ pub fn args_digest(args: Option<&Value>) -> String {
 
 /// Mutation policy digest: `pol1_<hex>`.
 pub fn policy_digest(policy: &Value) -> String {
-    format!("pol1_{}", sha256_hex(to_canonical_string(policy).as_bytes()))
+    format!(
+        "pol1_{}",
+        sha256_hex(to_canonical_string(policy).as_bytes())
+    )
 }
 
 #[cfg(test)]

@@ -37,10 +37,18 @@ pub struct ArgSpec {
 
 impl ArgSpec {
     pub const fn required(name: &'static str, ty: ArgType) -> Self {
-        Self { name, ty, required: true }
+        Self {
+            name,
+            ty,
+            required: true,
+        }
     }
     pub const fn optional(name: &'static str, ty: ArgType) -> Self {
-        Self { name, ty, required: false }
+        Self {
+            name,
+            ty,
+            required: false,
+        }
     }
 }
 
@@ -89,7 +97,11 @@ pub struct ActionOutcome {
 
 impl ActionOutcome {
     pub fn accepted(payload: Value) -> Self {
-        Self { failure_classes: Vec::new(), payload, witness_refs: Vec::new() }
+        Self {
+            failure_classes: Vec::new(),
+            payload,
+            witness_refs: Vec::new(),
+        }
     }
     /// A rejection with a one-line diagnostic. The registry turns the payload into
     /// the spec's rejected shape `{schema: 1, result: "rejected", failureClasses,
@@ -97,7 +109,11 @@ impl ActionOutcome {
     pub fn rejected(failure_classes: Vec<String>, diagnostic: impl Into<String>) -> Self {
         let mut payload = Map::new();
         payload.insert("diagnostic".into(), Value::String(diagnostic.into()));
-        Self { failure_classes, payload: Value::Object(payload), witness_refs: Vec::new() }
+        Self {
+            failure_classes,
+            payload: Value::Object(payload),
+            witness_refs: Vec::new(),
+        }
     }
     pub fn is_accepted(&self) -> bool {
         self.failure_classes.is_empty()
@@ -117,7 +133,10 @@ pub struct ActionError {
 
 impl ActionError {
     pub fn new(class: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { class: class.into(), message: message.into() }
+        Self {
+            class: class.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -127,5 +146,9 @@ pub trait HostAction: Send + Sync {
     fn kind(&self) -> ActionKind;
     fn args(&self) -> &[ArgSpec];
     /// Runs the action on validated arguments (keys and types already checked).
-    fn call(&self, ctx: &ActionContext<'_>, args: &Map<String, Value>) -> Result<ActionOutcome, ActionError>;
+    fn call(
+        &self,
+        ctx: &ActionContext<'_>,
+        args: &Map<String, Value>,
+    ) -> Result<ActionOutcome, ActionError>;
 }

@@ -2,4 +2,6 @@
 
 pub mod action;
 
-pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths};
+pub use action::{
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
+};

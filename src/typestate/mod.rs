@@ -6,6 +6,24 @@
 //! object). [`check`] runs all of it; the CLI (`tusk harness-join-check`), the
 //! `harness.join_check` host action and the mutation gate's join-evidence step
 //! all go through it, so they cannot disagree.
+//!
+//! Where the spec and the reference vectors are silent, this checker chooses:
+//! - JSON `null` for an optional field means absent; unknown keys are ignored.
+//! - Blank entries of reference lists are dropped (like blank optional strings).
+//! - `disposition` outside consumed/observed/discarded and `status` outside
+//!   ok/error are input errors; `actionMode` is lower-cased but not restricted.
+//! - Exact-duplicate detection compares rows after normalization, error envelopes
+//!   as given (an explicit `"unknown_error"` differs from an absent code).
+//! - `rawError` must be an object; its recognised fields must have the documented
+//!   types. Top-level `errorCode`/`retryable`/`errorMessage` win over `rawError`.
+//! - `payload` is digested as given (canonical JSON, not trimmed); an explicit
+//!   `resultDigest` wins. `errorMessageDigest` is `sha256:` over the trimmed
+//!   message text itself (the vectors pin `""` to SHA-256 of empty input).
+//! - `truncationConstraints.valid` absent counts as not valid (fail closed).
+//! - Empty lists are omitted from rows (`sourceRefs`, `requiredArtifactRefs`) as
+//!   they are from the output objects; `sessionRefs`/`trajectoryRefs` appear in
+//!   `normalized` and `mutationInput` when non-empty; `missingRenderCallIds`
+//!   appears in `joinInput`/`mutationInput` when non-empty, like the join gaps.
 
 pub mod action;
 pub mod classes;

@@ -6,9 +6,11 @@
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
+//! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
 pub mod cli;
 pub mod host;
+pub mod sandbox;
 pub mod typestate;

@@ -3,6 +3,7 @@
 //! The crate is organised one module per concern:
 //!
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
+//! - [`effects`]: the effect log (header, one row per host call, footer).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
@@ -10,6 +11,7 @@
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
+pub mod effects;
 pub mod cli;
 pub mod host;
 pub mod sandbox;

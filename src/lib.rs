@@ -5,10 +5,12 @@
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
+//! - [`harness`]: session handoff, trajectory rows, feature ledger and KPI.
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
 pub mod cli;
+pub mod harness;
 pub mod host;
 pub mod typestate;

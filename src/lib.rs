@@ -6,6 +6,7 @@
 //! - [`effects`]: the effect log (header, one row per host call, footer).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
+//! - [`harness`]: session handoff, trajectory rows, feature ledger and KPI.
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
@@ -13,6 +14,7 @@
 pub mod canonical;
 pub mod effects;
 pub mod cli;
+pub mod harness;
 pub mod host;
 pub mod sandbox;
 pub mod typestate;

@@ -1,6 +1,7 @@
 //! The `tusk` command line. Each subcommand group lives in its own file and
 //! returns the process exit code; `main.rs` only calls [`run`].
 
+pub mod harness;
 pub mod join_check;
 
 use clap::{Parser, Subcommand};
@@ -17,6 +18,23 @@ pub struct Cli {
 pub enum Command {
     /// Check one turn's tool-calling evidence for typestate join closure.
     HarnessJoinCheck(join_check::JoinCheckArgs),
+    /// Session handoff artifact: write, read, bootstrap.
+    HarnessSession {
+        #[command(subcommand)]
+        command: harness::SessionCommand,
+    },
+    /// Trajectory step rows: append, query.
+    HarnessTrajectory {
+        #[command(subcommand)]
+        command: harness::TrajectoryCommand,
+    },
+    /// Feature ledger: write, check, next.
+    HarnessFeature {
+        #[command(subcommand)]
+        command: harness::FeatureCommand,
+    },
+    /// Multithread throughput KPI over the trajectory.
+    HarnessKpi(harness::KpiArgs),
     /// Run a conformance vector suite.
     Conformance {
         #[command(subcommand)]
@@ -29,6 +47,10 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
+        Command::HarnessSession { command } => harness::run_session(&command),
+        Command::HarnessTrajectory { command } => harness::run_trajectory(&command),
+        Command::HarnessFeature { command } => harness::run_feature(&command),
+        Command::HarnessKpi(args) => harness::run_kpi(&args),
         Command::Conformance { suite } => join_check::run_conformance(&suite),
     }
 }

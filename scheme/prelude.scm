@@ -230,9 +230,11 @@
 
 ;; (hash-ref* h "a" "b") follows keys; #f as soon as one is missing.
 (define (hash-ref* h . keys)
-  (cond [(null? keys) h]
-        [(and (hash? h) (hash-contains? h (car keys))) (apply hash-ref* (hash-ref h (car keys)) (cdr keys))]
-        [else #f]))
+  (define (walk h keys)
+    (cond [(null? keys) h]
+          [(and (hash? h) (hash-contains? h (car keys))) (walk (hash-ref h (car keys)) (cdr keys))]
+          [else #f]))
+  (walk h keys))
 
 (define (accepted? envelope) (equal? (hash-ref envelope "resultClass") "accepted"))
 (define (rejected? envelope) (not (accepted? envelope)))

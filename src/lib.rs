@@ -9,6 +9,7 @@
 //! - [`harness`]: session handoff, trajectory rows, feature ledger and KPI.
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
+//! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
@@ -16,5 +17,6 @@ pub mod effects;
 pub mod cli;
 pub mod harness;
 pub mod host;
+pub mod runtime;
 pub mod sandbox;
 pub mod typestate;

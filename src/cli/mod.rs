@@ -1,8 +1,10 @@
 //! The `tusk` command line. Each subcommand group lives in its own file and
 //! returns the process exit code; `main.rs` only calls [`run`].
 
+pub mod eval;
 pub mod harness;
 pub mod join_check;
+pub mod policy;
 
 use clap::{Parser, Subcommand};
 
@@ -16,6 +18,13 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run one bounded Scheme program against the host functions.
+    Eval(eval::EvalArgs),
+    /// Mutation policy: print its digest.
+    Policy {
+        #[command(subcommand)]
+        command: policy::PolicyCommand,
+    },
     /// Check one turn's tool-calling evidence for typestate join closure.
     HarnessJoinCheck(join_check::JoinCheckArgs),
     /// Session handoff artifact: write, read, bootstrap.
@@ -46,6 +55,8 @@ pub enum Command {
 pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
+        Command::Eval(args) => eval::run(args),
+        Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
         Command::HarnessSession { command } => harness::run_session(&command),
         Command::HarnessTrajectory { command } => harness::run_trajectory(&command),

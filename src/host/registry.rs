@@ -7,6 +7,13 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// A program passed arguments that do not fit the action's schema.
+pub const CLASS_ARGS_INVALID: &str = "host.args_invalid";
+/// An id that is neither registered nor denied.
+pub const CLASS_UNALLOWLISTED: &str = "scheme_eval.host_action_unallowlisted";
+/// An action failed inside (I/O error, corrupt store); the program goes on.
+pub const CLASS_EXECUTION_ERROR: &str = "scheme_eval.host_action_execution_error";
+
 /// Prefixes the profile denies outright (`scheme_eval.effect_denied`).
 pub const DENIED_PREFIXES: &[&str] = &["shell.", "exec.", "network.", "http.", "fs."];
 /// Ids the profile denies outright besides the prefixes.
@@ -46,9 +53,27 @@ pub fn is_denied_id(id: &str) -> bool {
 }
 
 /// Argument names that would let a program pick a file.
+/// Words are split at camelCase humps, `_`, `-` and `.` (`issuesPath`,
+/// `log_file`), so `governanceProfile` is not mistaken for a file.
 fn is_path_like(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.contains("path") || lower.ends_with("file") || lower.ends_with("dir") || lower.ends_with("directory")
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == '.' || c.is_ascii_uppercase() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            if c.is_ascii_uppercase() {
+                current.push(c.to_ascii_lowercase());
+            }
+        } else {
+            current.push(c.to_ascii_lowercase());
+        }
+    }
+    words.push(current);
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "path" | "paths" | "file" | "filename" | "dir" | "directory" | "folder"))
 }
 
 impl Registry {

@@ -78,11 +78,12 @@ impl Breach {
     }
 }
 
-/// Answers host calls for one run. `args` is `Ok(None)` for a call without
-/// arguments, or the conversion error when the program passed something that
-/// has no JSON form. Implementations never fail: every outcome is an envelope.
+/// Answers host calls for one run. `args` is `None` for a call without
+/// arguments; when the program passed something with no JSON form, `args` holds
+/// its marked-up rendering (for the record and the digest) and `args_error`
+/// says what is wrong. Implementations never fail: every outcome is an envelope.
 pub trait HostBridge: Send + Sync {
-    fn call(&self, action: &str, args: Result<Option<Value>, convert::ConvertError>) -> HostReply;
+    fn call(&self, action: &str, args: Option<Value>, args_error: Option<convert::ConvertError>) -> HostReply;
 }
 
 /// The envelope a host call returns, and whether it breached a limit.
@@ -118,6 +119,17 @@ pub struct RunOutput {
     pub elapsed: Duration,
 }
 
+/// Steel resolves (and creates) a home directory for modules the first time
+/// its module system is touched. The sandbox loads no modules, so point it at
+/// a path that can never exist instead of letting it write under `$HOME`.
+fn isolate_steel_home() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("STEEL_HOME", "/dev/null/tusk-has-no-steel-home");
+        std::env::remove_var("STEEL_SEARCH_PATHS");
+    });
+}
+
 /// The prepared evaluator. Cheap to share; runs are serialized on its worker.
 pub struct Sandbox {
     action_ids: Arc<Vec<String>>,
@@ -127,6 +139,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// A sandbox whose programs see one binding per id in `action_ids`.
     pub fn new(action_ids: Vec<String>) -> Self {
+        isolate_steel_home();
         Self { action_ids: Arc::new(action_ids), worker: Mutex::new(None) }
     }
 

@@ -33,7 +33,7 @@ pub const ALLOWLIST: &[&str] = &[
     "bitwise-and", "bitwise-ior", "bitwise-xor", "bitwise-not",
     // equality and predicates
     "equal?", "eq?", "eqv?", "not", "boolean?", "bool?", "symbol?", "string?", "procedure?",
-    "function?", "void?", "void", "hash?", "char?", "list?", "pair?", "vector?", "empty?",
+    "function?", "void?", "hash?", "char?", "list?", "pair?", "vector?", "empty?",
     // lists
     "car", "cdr", "cons", "list", "null?", "length", "append", "reverse", "list-ref",
     "list-tail", "first", "second", "third", "rest", "last", "member", "memq", "list->vector",
@@ -133,24 +133,27 @@ pub fn build_engine(action_ids: &[String]) -> Result<Engine, SteelErr> {
 }
 
 fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
-    let converted = match args {
-        [] => Ok(None),
-        [one] => match one {
-            SteelVal::HashMapV(_) => convert::args_to_json(one).map(Some),
-            SteelVal::Void => Ok(None),
-            _ => Err(convert::ConvertError {
-                path: String::new(),
-                reason: "host functions take no argument or one hash".into(),
-            }),
+    let (json_args, args_error) = match args {
+        [] | [SteelVal::Void] => (None, None),
+        [one @ SteelVal::HashMapV(_)] => match convert::args_to_json(one) {
+            Ok(v) => (Some(v), None),
+            Err(e) => (Some(convert::value_to_json(one)), Some(e)),
         },
-        _ => Err(convert::ConvertError {
-            path: String::new(),
-            reason: format!("host functions take at most one argument, got {}", args.len()),
-        }),
+        [one] => (
+            Some(convert::value_to_json(one)),
+            Some(convert::ConvertError { path: String::new(), reason: "host functions take no argument or one hash".into() }),
+        ),
+        many => (
+            Some(serde_json::Value::Array(many.iter().map(convert::value_to_json).collect())),
+            Some(convert::ConvertError {
+                path: String::new(),
+                reason: format!("host functions take at most one argument, got {}", many.len()),
+            }),
+        ),
     };
     // Host calls do I/O under shared locks: they must never be frozen by the
     // allocator's runaway guard half-way.
-    let reply = memory::unguarded(|| with_shared(|shared, bridge| (shared.clone(), bridge.call(action, converted))));
+    let reply = memory::unguarded(|| with_shared(|shared, bridge| (shared.clone(), bridge.call(action, json_args, args_error))));
     match reply {
         Some((shared, reply)) => {
             if let Some(b) = reply.breach {
@@ -167,6 +170,8 @@ fn emit(text: &str) {
 }
 
 fn register_natives(engine: &mut Engine) {
+    // Steel binds `void` to the void *value*; Scheme programs call `(void)`.
+    native(engine, "void", |_| Ok(SteelVal::Void));
     native(engine, "display", |args| {
         let text = args.first().map(|v| printer::render(v, false, 1 << 20)).unwrap_or_default();
         emit(&text);

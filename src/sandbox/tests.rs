@@ -6,10 +6,10 @@ use serde_json::json;
 struct EchoBridge;
 
 impl HostBridge for EchoBridge {
-    fn call(&self, action: &str, args: Result<Option<Value>, convert::ConvertError>) -> HostReply {
-        let envelope = match args {
-            Ok(args) => json!({"action": action, "resultClass": "accepted", "payload": args}),
-            Err(e) => json!({"action": action, "resultClass": "host.args_invalid", "payload": e.to_string()}),
+    fn call(&self, action: &str, args: Option<Value>, args_error: Option<convert::ConvertError>) -> HostReply {
+        let envelope = match args_error {
+            None => json!({"action": action, "resultClass": "accepted", "payload": args}),
+            Some(e) => json!({"action": action, "resultClass": "host.args_invalid", "payload": e.to_string()}),
         };
         HostReply { envelope, breach: None }
     }

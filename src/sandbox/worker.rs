@@ -292,7 +292,12 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
     let hard_cap = baseline.saturating_add(limit).saturating_add(limit / 4).saturating_add(16 << 20);
     memory::set_runaway_guard(cancelled, hard_cap);
 
-    let result = engine.run(job.program.clone());
+    // Compile and run separately so that every compile-time failure (syntax,
+    // unbound names, macro expansion limits) is classed as an invalid program.
+    let result = match engine.emit_raw_program_no_path(job.program.clone()) {
+        Ok(compiled) => engine.run_raw_program(compiled).map_err(|e| (false, e)),
+        Err(e) => Err((true, e)),
+    };
 
     memory::clear_runaway_guard();
     memory::set_thread_budget(None);
@@ -301,7 +306,7 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
             value: values.last().map(super::convert::value_to_json).unwrap_or(Value::Null),
             error: None,
         },
-        Err(e) => Finished { value: Value::Null, error: Some(classify(engine, &job.program, &e)) },
+        Err((compile_time, e)) => Finished { value: Value::Null, error: Some(classify(engine, &job.program, &e, compile_time)) },
     };
     HOOKS.with(|h| *h.borrow_mut() = None);
     finished
@@ -309,7 +314,7 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
 
 /// Maps a Steel error to the run's error class, with a position when it points
 /// into the program text.
-fn classify(engine: &Engine, program: &str, e: &steel::SteelErr) -> EvalError {
+fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: bool) -> EvalError {
     use steel::rerrs::ErrorKind;
     let message = e.to_string();
     let message = message.strip_prefix("Error: ").unwrap_or(&message).to_string();
@@ -330,7 +335,7 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr) -> EvalError {
                 None => (super::CLASS_INVALID_PROGRAM, format!("unbound identifier `{name}`")),
             }
         }
-        ErrorKind::Parse | ErrorKind::BadSyntax | ErrorKind::UnexpectedToken => (super::CLASS_INVALID_PROGRAM, message),
+        _ if compile_time => (super::CLASS_INVALID_PROGRAM, message),
         _ => (super::CLASS_RUNTIME_ERROR, message),
     };
     EvalError { class, message, line, column }

@@ -82,7 +82,37 @@ pub fn sorted(value: &Value) -> Value {
 
 /// Pretty JSON with sorted keys, as the reference prints `--json` output.
 pub fn to_pretty_sorted(value: &Value) -> String {
-    serde_json::to_string_pretty(&sorted(value)).expect("a Value always serializes")
+    // Serializes through a sorting view rather than a sorted copy: views of big
+    // stores print megabytes, and the copy doubled their cost.
+    serde_json::to_string_pretty(&SortedView(value)).expect("a Value always serializes")
+}
+
+/// Serializes a `Value` with object keys in sorted order, without copying it.
+struct SortedView<'a>(&'a Value);
+
+impl serde::Serialize for SortedView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&SortedView(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let mut out = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    out.serialize_entry(key, &SortedView(value))?;
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
 }
 
 /// Lower-case hex SHA-256 of raw bytes.
@@ -145,6 +175,19 @@ mod tests {
         assert_eq!(
             sha256_digest(&json!([])),
             "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+        );
+    }
+
+    #[test]
+    fn pretty_sorted_matches_sorted_copy() {
+        let v = json!({"b": [{"z": 1, "a": {"y": null, "x": "s"}}], "a": 2});
+        assert_eq!(
+            to_pretty_sorted(&v),
+            serde_json::to_string_pretty(&sorted(&v)).unwrap()
+        );
+        assert!(
+            to_pretty_sorted(&v).find("\"a\": 2").unwrap()
+                < to_pretty_sorted(&v).find("\"b\"").unwrap()
         );
     }
 

@@ -10,6 +10,7 @@
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
+//! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
@@ -20,3 +21,4 @@ pub mod host;
 pub mod runtime;
 pub mod sandbox;
 pub mod typestate;
+pub mod issues;

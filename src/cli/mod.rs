@@ -8,6 +8,8 @@ pub mod policy;
 
 use clap::{Parser, Subcommand};
 
+pub mod issue;
+
 /// tusk: bounded Scheme programs over a shared issue queue.
 #[derive(Parser, Debug)]
 #[command(name = "tusk", version, about)]
@@ -49,6 +51,10 @@ pub enum Command {
         #[command(subcommand)]
         suite: join_check::ConformanceSuite,
     },
+    /// The shared issue queue: views, mutations and leases.
+    Issue(issue::IssueArgs),
+    /// Dependency edges between issues.
+    Dep(issue::DepArgs),
 }
 
 /// Parses the command line and runs it; returns the exit code.
@@ -63,5 +69,7 @@ pub fn run() -> i32 {
         Command::HarnessFeature { command } => harness::run_feature(&command),
         Command::HarnessKpi(args) => harness::run_kpi(&args),
         Command::Conformance { suite } => join_check::run_conformance(&suite),
+        Command::Issue(args) => issue::run_issue(args),
+        Command::Dep(args) => issue::run_dep(args),
     }
 }

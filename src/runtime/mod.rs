@@ -44,6 +44,7 @@ pub fn builtin_registry() -> Registry {
     let mut registry = Registry::new();
     let mut actions: Vec<Arc<dyn crate::host::HostAction>> = vec![Arc::new(crate::typestate::action::JoinCheckAction)];
     actions.extend(crate::harness::actions::actions());
+    actions.extend(crate::issues::actions());
     for action in actions {
         registry.register(action).expect("built-in actions are valid and unique");
     }

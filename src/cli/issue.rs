@@ -1,0 +1,702 @@
+//! `tusk issue …` and `tusk dep …`: the issue memory on the command line.
+//!
+//! Exit codes: 0 accepted, 1 rejected (a failure class), 2 unusable input (bad
+//! flags, a corrupt or unreadable store). `--json` prints the same payload the
+//! host action returns.
+
+use crate::canonical::to_pretty_sorted;
+use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
+use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::store::{read_text, LockOptions, Store};
+use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
+use crate::issues::{Report, StoreError};
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::Value;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options shared by every issue and dep command.
+#[derive(Args, Debug, Clone)]
+pub struct StoreOpts {
+    /// The issue store (beads JSONL).
+    #[arg(
+        long,
+        global = true,
+        default_value = ".premath/issues.jsonl",
+        value_name = "PATH"
+    )]
+    pub issues: PathBuf,
+    /// Print the JSON payload instead of a table.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// How long a mutation waits for the store lock before `lease_mutation_lock_busy`.
+    #[arg(long, global = true, default_value_t = 5000, value_name = "MS")]
+    pub lock_timeout_ms: u64,
+}
+
+/// `tusk issue`.
+#[derive(Args, Debug)]
+pub struct IssueArgs {
+    #[command(flatten)]
+    pub opts: StoreOpts,
+    #[command(subcommand)]
+    pub command: IssueCommand,
+}
+
+/// Fields of a new issue.
+#[derive(Args, Debug, Clone)]
+pub struct NewIssueFlags {
+    /// Explicit id (default: next `<prefix>-<n>` of the store).
+    #[arg(long)]
+    pub id: Option<String>,
+    #[arg(long)]
+    pub description: Option<String>,
+    #[arg(long)]
+    pub design: Option<String>,
+    #[arg(long)]
+    pub acceptance_criteria: Option<String>,
+    #[arg(long)]
+    pub notes: Option<String>,
+    #[arg(long)]
+    pub status: Option<String>,
+    /// 0 (highest) to 4.
+    #[arg(long)]
+    pub priority: Option<i64>,
+    /// task, epic, bug, feature or chore.
+    #[arg(long, visible_alias = "type")]
+    pub issue_type: Option<String>,
+    #[arg(long)]
+    pub assignee: Option<String>,
+    /// Comma-separated labels.
+    #[arg(long, value_delimiter = ',')]
+    pub labels: Option<Vec<String>>,
+}
+
+impl NewIssueFlags {
+    fn into_new(self, title: String) -> NewIssue {
+        NewIssue {
+            id: self.id,
+            title,
+            description: self.description,
+            design: self.design,
+            acceptance_criteria: self.acceptance_criteria,
+            notes: self.notes,
+            status: self.status,
+            priority: self.priority,
+            issue_type: self.issue_type,
+            assignee: self.assignee,
+            labels: self.labels,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IssueCommand {
+    /// Add an issue (creates the store if absent).
+    Add {
+        title: String,
+        #[command(flatten)]
+        fields: NewIssueFlags,
+    },
+    /// List issues, optionally filtered.
+    List {
+        #[arg(long)]
+        status: Option<String>,
+        #[arg(long)]
+        assignee: Option<String>,
+        #[arg(long, visible_alias = "type")]
+        issue_type: Option<String>,
+        #[arg(long)]
+        label: Option<String>,
+        #[arg(long)]
+        priority: Option<i64>,
+    },
+    /// Show one issue as stored.
+    Show { id: String },
+    /// Open issues whose blocking dependencies are all closed.
+    Ready,
+    /// Non-closed issues that are blocked, with their blockers.
+    Blocked,
+    /// Integrity check of the issue graph (premath.issue_graph.check.v1).
+    Check,
+    /// Change fields of an issue; an empty value clears a text field.
+    Update {
+        id: String,
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        design: Option<String>,
+        #[arg(long)]
+        acceptance_criteria: Option<String>,
+        #[arg(long)]
+        notes: Option<String>,
+        #[arg(long)]
+        status: Option<String>,
+        #[arg(long)]
+        priority: Option<i64>,
+        #[arg(long, visible_alias = "type")]
+        issue_type: Option<String>,
+        #[arg(long)]
+        assignee: Option<String>,
+        /// Comma-separated labels (replaces the list; empty clears it).
+        #[arg(long, value_delimiter = ',')]
+        labels: Option<Vec<String>>,
+    },
+    /// Close an issue.
+    Close { id: String },
+    /// Take (or keep) the lease on an issue.
+    Claim {
+        id: String,
+        #[arg(long)]
+        assignee: String,
+        #[arg(long)]
+        lease_ttl_seconds: Option<i64>,
+        #[arg(long)]
+        lease_expires_at: Option<String>,
+        #[arg(long)]
+        lease_id: Option<String>,
+    },
+    /// Claim the first ready issue not leased by someone else.
+    ClaimNext {
+        #[arg(long)]
+        assignee: String,
+        #[arg(long)]
+        lease_ttl_seconds: Option<i64>,
+        #[arg(long)]
+        lease_id: Option<String>,
+    },
+    /// Record a new issue found while working on PARENT_ID (`discovered-from` edge).
+    Discover {
+        parent_id: String,
+        title: String,
+        #[command(flatten)]
+        fields: NewIssueFlags,
+    },
+    /// Extend an active lease.
+    LeaseRenew {
+        id: String,
+        #[arg(long)]
+        assignee: String,
+        #[arg(long)]
+        lease_id: String,
+        #[arg(long)]
+        lease_ttl_seconds: Option<i64>,
+        #[arg(long)]
+        lease_expires_at: Option<String>,
+    },
+    /// Give a lease back.
+    LeaseRelease {
+        id: String,
+        #[arg(long)]
+        assignee: String,
+        #[arg(long)]
+        lease_id: Option<String>,
+    },
+}
+
+/// `tusk dep`.
+#[derive(Args, Debug)]
+pub struct DepArgs {
+    #[command(flatten)]
+    pub opts: StoreOpts,
+    #[command(subcommand)]
+    pub command: DepCommand,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ScopeArg {
+    Active,
+    All,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DepCommand {
+    /// ISSUE_ID depends on DEPENDS_ON_ID.
+    Add {
+        issue_id: String,
+        depends_on_id: String,
+        #[arg(long = "type", default_value = "blocks")]
+        dep_type: String,
+    },
+    /// Remove the edge between the pair (only of --type when given).
+    Remove {
+        issue_id: String,
+        depends_on_id: String,
+        #[arg(long = "type")]
+        dep_type: Option<String>,
+    },
+    /// Change the type of the edge between the pair.
+    Replace {
+        issue_id: String,
+        depends_on_id: String,
+        #[arg(long = "type")]
+        dep_type: String,
+    },
+    /// Cycles and dangling edges.
+    Diagnostics {
+        #[arg(long, value_enum, default_value = "active")]
+        scope: ScopeArg,
+    },
+}
+
+fn now() -> DateTime<Utc> {
+    Utc::now()
+}
+
+fn lock(opts: &StoreOpts) -> LockOptions {
+    LockOptions {
+        timeout: Duration::from_millis(opts.lock_timeout_ms),
+    }
+}
+
+/// Runs `tusk issue …`.
+pub fn run_issue(args: IssueArgs) -> i32 {
+    let opts = args.opts;
+    let path_str = opts.issues.display().to_string();
+    let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
+    let (action, result) = match args.command {
+        IssueCommand::Add { title, fields } => {
+            ("issue.add", mutate::add(&ctx, &fields.into_new(title)))
+        }
+        IssueCommand::Discover {
+            parent_id,
+            title,
+            fields,
+        } => (
+            "issue.discover",
+            mutate::discover(&ctx, &parent_id, &fields.into_new(title)),
+        ),
+        IssueCommand::List {
+            status,
+            assignee,
+            issue_type,
+            label,
+            priority,
+        } => {
+            let filter = ListFilter {
+                status,
+                assignee,
+                issue_type,
+                label,
+                priority,
+            };
+            return print_list(&opts, "issue.list", |s, p| {
+                views::list_view(s, p, &filter, ctx.now)
+            });
+        }
+        IssueCommand::Ready => {
+            return print_list(&opts, "issue.ready", |s, p| {
+                views::ready_view(s, p, ctx.now)
+            })
+        }
+        IssueCommand::Blocked => {
+            return print_list(&opts, "issue.blocked", |s, p| {
+                views::blocked_view(s, p, ctx.now)
+            })
+        }
+        IssueCommand::Show { id } => (
+            "issue.show",
+            read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
+        ),
+        IssueCommand::Check => (
+            "issue.check",
+            read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
+        ),
+        IssueCommand::Update {
+            id,
+            title,
+            description,
+            design,
+            acceptance_criteria,
+            notes,
+            status,
+            priority,
+            issue_type,
+            assignee,
+            labels,
+        } => {
+            // `--labels ""` means "no labels", not one empty label.
+            let labels = labels.map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
+            let changes = IssueChanges {
+                title,
+                description,
+                design,
+                acceptance_criteria,
+                notes,
+                status,
+                priority,
+                issue_type,
+                assignee,
+                labels,
+            };
+            ("issue.update", mutate::update(&ctx, &id, &changes))
+        }
+        IssueCommand::Close { id } => ("issue.close", mutate::close(&ctx, &id)),
+        IssueCommand::Claim {
+            id,
+            assignee,
+            lease_ttl_seconds,
+            lease_expires_at,
+            lease_id,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id,
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: lease_expires_at,
+                },
+            };
+            ("issue.claim", lease::claim(&ctx, &id, &req))
+        }
+        IssueCommand::ClaimNext {
+            assignee,
+            lease_ttl_seconds,
+            lease_id,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id,
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: None,
+                },
+            };
+            ("issue.claim_next", lease::claim_next(&ctx, &req))
+        }
+        IssueCommand::LeaseRenew {
+            id,
+            assignee,
+            lease_id,
+            lease_ttl_seconds,
+            lease_expires_at,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id: Some(lease_id),
+                term: LeaseTerm {
+                    ttl_seconds: lease_ttl_seconds,
+                    expires_at: lease_expires_at,
+                },
+            };
+            ("issue.lease_renew", lease::renew(&ctx, &id, &req))
+        }
+        IssueCommand::LeaseRelease {
+            id,
+            assignee,
+            lease_id,
+        } => {
+            let req = LeaseRequest {
+                assignee,
+                lease_id,
+                term: LeaseTerm::default(),
+            };
+            ("issue.lease_release", lease::release(&ctx, &id, &req))
+        }
+    };
+    finish(&opts, action, result)
+}
+
+/// Runs `tusk dep …`.
+pub fn run_dep(args: DepArgs) -> i32 {
+    let opts = args.opts;
+    let path_str = opts.issues.display().to_string();
+    let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
+    let (action, result) = match args.command {
+        DepCommand::Add {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.add",
+            mutate::dep_add(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                &dep_type,
+            ),
+        ),
+        DepCommand::Remove {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.remove",
+            mutate::dep_remove(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                dep_type.as_deref(),
+            ),
+        ),
+        DepCommand::Replace {
+            issue_id,
+            depends_on_id,
+            dep_type,
+        } => (
+            "dep.replace",
+            mutate::dep_replace(
+                &ctx,
+                &EdgeRef {
+                    issue_id,
+                    depends_on_id,
+                },
+                &dep_type,
+            ),
+        ),
+        DepCommand::Diagnostics { scope } => {
+            let scope = match scope {
+                ScopeArg::Active => Scope::Active,
+                ScopeArg::All => Scope::All,
+            };
+            (
+                "dep.diagnostics",
+                read_view(&opts, |s| views::diagnostics_payload(s, &path_str, scope)),
+            )
+        }
+    };
+    finish(&opts, action, result)
+}
+
+fn read_view(
+    opts: &StoreOpts,
+    view: impl FnOnce(&Store<'_>) -> Report,
+) -> Result<Report, StoreError> {
+    let text = read_text(&opts.issues)?;
+    let store = Store::parse(&opts.issues, &text)?;
+    Ok(view(&store))
+}
+
+/// Prints a list-shaped view straight from its typed items: the big views of a
+/// 100k-issue store would otherwise spend more time building JSON values than
+/// reading the store.
+fn print_list(
+    opts: &StoreOpts,
+    action: &str,
+    view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
+) -> i32 {
+    let path_str = opts.issues.display().to_string();
+    let text = match read_text(&opts.issues) {
+        Ok(t) => t,
+        Err(e) => return finish(opts, action, Err(e)),
+    };
+    let store = match Store::parse(&opts.issues, &text) {
+        Ok(s) => s,
+        Err(e) => return finish(opts, action, Err(e)),
+    };
+    let view = view(&store, &path_str);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = if opts.json {
+        serde_json::to_writer_pretty(&mut out, &view)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{}", table(&view.items, action == "issue.blocked"))
+            .and_then(|()| writeln!(out, "{} issue(s)", view.items.len()))
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        // A closed pipe (`| head`) is not a failure of the store.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("tusk: {action}: {e}");
+            2
+        }
+    }
+}
+
+fn finish(opts: &StoreOpts, action: &str, result: Result<Report, StoreError>) -> i32 {
+    match result {
+        Ok(report) => {
+            let code = if report.is_accepted() { 0 } else { 1 };
+            let value = report.into_value();
+            if opts.json {
+                println!("{}", to_pretty_sorted(&value));
+            } else {
+                print!("{}", human(action, &value));
+            }
+            code
+        }
+        Err(error) => {
+            if opts.json {
+                let report = Report::from_error(action, &opts.issues.display().to_string(), &error);
+                println!("{}", to_pretty_sorted(&report.into_value()));
+            }
+            eprintln!("tusk: {action}: {}: {error}", error.class());
+            2
+        }
+    }
+}
+
+fn s<'v>(v: &'v Value, key: &str) -> &'v str {
+    v.get(key).and_then(Value::as_str).unwrap_or("-")
+}
+
+/// The readable rendering of a payload.
+fn human(action: &str, v: &Value) -> String {
+    let mut out = String::new();
+    if v.get("result").and_then(Value::as_str) == Some("rejected") && v.get("diagnostic").is_some()
+    {
+        let classes: Vec<&str> = v["failureClasses"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{action}: rejected [{}]: {}\n",
+            classes.join(", "),
+            s(v, "diagnostic")
+        ));
+        if let Some(cycle) = v.get("cycle").and_then(Value::as_array) {
+            let path: Vec<&str> = cycle.iter().filter_map(Value::as_str).collect();
+            out.push_str(&format!("cycle: {}\n", path.join(" -> ")));
+        }
+        return out;
+    }
+    match action {
+        "issue.show" => {
+            let issue = &v["issue"];
+            if let Some(obj) = issue.as_object() {
+                for (key, value) in obj {
+                    let text = value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string);
+                    out.push_str(&format!("{key:>20}: {text}\n"));
+                }
+            }
+            out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
+        }
+        "issue.check" | "dep.diagnostics" => {
+            out.push_str(&format!("{action}: {}\n", s(v, "result")));
+            for key in ["errors", "warnings"] {
+                for item in v
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    out.push_str(&format!(
+                        "  {} {}: {}\n",
+                        &key[..key.len() - 1],
+                        s(item, "class"),
+                        s(item, "message")
+                    ));
+                }
+            }
+            for cycle in v
+                .get("cycles")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                let path: Vec<&str> = cycle
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                out.push_str(&format!("  cycle: {}\n", path.join(" -> ")));
+            }
+            for edge in v
+                .get("danglingEdges")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                out.push_str(&format!(
+                    "  dangling: {} -> {} ({})\n",
+                    s(edge, "issueId"),
+                    s(edge, "dependsOnId"),
+                    s(edge, "type")
+                ));
+            }
+        }
+        "issue.claim_next" if v.get("claimed") == Some(&Value::Bool(false)) => {
+            out.push_str("issue.claim_next: accepted: nothing to claim\n");
+        }
+        _ => {
+            let id = v
+                .get("id")
+                .or_else(|| v.get("issueId"))
+                .and_then(Value::as_str)
+                .unwrap_or("-");
+            out.push_str(&format!("{action}: accepted {id}"));
+            if let Some(lease) = v.get("lease").filter(|l| l.is_object()) {
+                out.push_str(&format!(
+                    " lease {} until {}",
+                    s(lease, "lease_id"),
+                    s(lease, "expires_at")
+                ));
+            }
+            if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
+                out.push_str(&format!(" -> {t}"));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn table(items: &[Item<'_>], with_blockers: bool) -> String {
+    let mut rows: Vec<[String; 7]> = vec![[
+        "ID".into(),
+        "PRI".into(),
+        "STATUS".into(),
+        "TYPE".into(),
+        "ASSIGNEE".into(),
+        "LEASE".into(),
+        if with_blockers {
+            "BLOCKERS / TITLE".into()
+        } else {
+            "TITLE".into()
+        },
+    ]];
+    for item in items {
+        let mut last = item.title.to_string();
+        if with_blockers {
+            let ids: Vec<&str> = item
+                .blockers
+                .iter()
+                .flatten()
+                .map(|b| b.depends_on_id)
+                .collect();
+            let blockers = if ids.is_empty() {
+                "(manual)".to_string()
+            } else {
+                ids.join(",")
+            };
+            last = format!("{blockers} / {last}");
+        }
+        rows.push([
+            item.id.into(),
+            format!("P{}", item.priority),
+            item.status.into(),
+            item.issue_type.into(),
+            item.assignee.unwrap_or("-").into(),
+            item.lease_state.into(),
+            last,
+        ]);
+    }
+    let mut widths = [0usize; 6];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        for (w, cell) in widths.iter().zip(row.iter()) {
+            out.push_str(&format!("{cell:<w$}  "));
+        }
+        out.push_str(&row[6]);
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,457 @@
+//! The lease machine: claim, claim-next, renew, release, with the spec's failure
+//! classes. A lease is active while `now < expires_at`, else stale.
+
+use super::model::{format_time, parse_time, Issue, LeaseState};
+use super::mutate::{object_of, replace, run, set_text, MutationCtx};
+use super::store::{Edit, Store, StoreError};
+use super::views::ready;
+use super::Report;
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Map, Value};
+
+/// TTL when neither a TTL nor an expiry is given.
+pub const DEFAULT_TTL_SECONDS: i64 = 3600;
+/// Allowed TTL range.
+pub const TTL_RANGE: std::ops::RangeInclusive<i64> = 30..=86400;
+
+/// How long a lease lasts: at most one of a TTL or an explicit expiry.
+#[derive(Clone, Debug, Default)]
+pub struct LeaseTerm {
+    pub ttl_seconds: Option<i64>,
+    pub expires_at: Option<String>,
+}
+
+/// Arguments of claim / claim-next / renew / release (unused ones stay `None`).
+#[derive(Clone, Debug, Default)]
+pub struct LeaseRequest {
+    pub assignee: String,
+    pub lease_id: Option<String>,
+    pub term: LeaseTerm,
+}
+
+type Rejection = (Vec<&'static str>, String);
+
+/// Input rules checked before the store is touched; every broken one is reported.
+fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Rejection> {
+    let mut classes = Vec::new();
+    let mut diags = Vec::new();
+    if req.assignee.trim().is_empty() {
+        classes.push("lease_invalid_assignee");
+        diags.push("assignee must not be empty".to_string());
+    }
+    let mut expires = now + Duration::seconds(DEFAULT_TTL_SECONDS);
+    match (&req.term.ttl_seconds, &req.term.expires_at) {
+        (Some(_), Some(_)) => {
+            classes.push("lease_binding_ambiguous");
+            diags.push("give either a lease TTL or an explicit expiry, not both".into());
+        }
+        (Some(ttl), None) if !TTL_RANGE.contains(ttl) => {
+            classes.push("lease_invalid_ttl");
+            diags.push(format!("lease TTL {ttl} s is outside {TTL_RANGE:?} s"));
+        }
+        (Some(ttl), None) => expires = now + Duration::seconds(*ttl),
+        (None, Some(t)) => match parse_time(t) {
+            Some(t) if t > now => expires = t,
+            Some(_) => {
+                classes.push("lease_invalid_expires_at");
+                diags.push(format!("lease expiry {t} is not in the future"));
+            }
+            None => {
+                classes.push("lease_invalid_expires_at");
+                diags.push(format!("lease expiry {t:?} is not an RFC3339 time"));
+            }
+        },
+        (None, None) => {}
+    }
+    if classes.is_empty() {
+        Ok(expires)
+    } else {
+        Err((classes, diags.join("; ")))
+    }
+}
+
+fn explicit_lease_id(req: &LeaseRequest) -> Option<&str> {
+    req.lease_id.as_deref().filter(|l| !l.is_empty())
+}
+
+/// `lease1_<issue>_<assignee token>`; the token keeps `[A-Za-z0-9._-]` and maps
+/// anything else to `_` so the id stays one shell- and URL-safe word.
+pub fn default_lease_id(issue_id: &str, assignee: &str) -> String {
+    let token: String = assignee
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("lease1_{issue_id}_{token}")
+}
+
+/// The claim rule on one issue: the new line's object and whether a stale lease was
+/// cleared, or the rejection.
+fn claim_object(
+    store: &Store<'_>,
+    issue: &Issue<'_>,
+    assignee: &str,
+    lease_id: Option<&str>,
+    expires: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<(Map<String, Value>, bool), (&'static str, String, Map<String, Value>)> {
+    let id = issue.id.as_str();
+    if issue.is_closed() {
+        return Err(("lease_issue_closed", format!("{id} is closed"), Map::new()));
+    }
+    let stamp = format_time(now);
+    let mut m = object_of(store, issue);
+    let state = issue.lease_state(now);
+    let stale_cleared = state == LeaseState::Stale;
+    let mut kept: Option<(String, String)> = None;
+    match (&issue.lease, state) {
+        (Some(lease), LeaseState::Active) if lease.owner.as_str() != assignee => {
+            let mut extra = Map::new();
+            extra.insert("holder".into(), json!(lease.owner.as_str()));
+            extra.insert("expiresAt".into(), json!(lease.expires_at_text.as_str()));
+            let diag = format!(
+                "{id} is leased by {} until {}",
+                lease.owner.as_str(),
+                lease.expires_at_text.as_str()
+            );
+            return Err(("lease_contention_active", diag, extra));
+        }
+        (Some(lease), LeaseState::Active) => {
+            if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
+                let diag = format!(
+                    "{id} is already leased to {assignee} as {}",
+                    lease.lease_id.as_str()
+                );
+                return Err(("lease_id_mismatch", diag, Map::new()));
+            }
+            kept = Some((
+                lease.lease_id.as_str().to_string(),
+                lease.acquired_at.as_str().to_string(),
+            ));
+        }
+        (Some(_), _) => {
+            // A stale lease is cleared first, and its in_progress issue reopened.
+            m.remove("lease");
+            if issue.status.as_str() == "in_progress" {
+                m.insert("status".into(), json!("open"));
+            }
+        }
+        (None, _) => {}
+    }
+    let lease = match kept {
+        Some((lease_id, acquired_at)) => json!({
+            "lease_id": lease_id, "owner": assignee, "acquired_at": acquired_at,
+            "expires_at": format_time(expires), "renewed_at": stamp,
+        }),
+        None => json!({
+            "lease_id": lease_id.map_or_else(|| default_lease_id(id, assignee), str::to_string),
+            "owner": assignee, "acquired_at": stamp, "expires_at": format_time(expires),
+        }),
+    };
+    m.insert("status".into(), json!("in_progress"));
+    m.insert("assignee".into(), json!(assignee));
+    m.insert("lease".into(), lease);
+    m.insert("updated_at".into(), json!(stamp));
+    Ok((m, stale_cleared))
+}
+
+fn claimed_members(m: Map<String, Value>, stale_cleared: bool) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("id".into(), m.get("id").cloned().unwrap_or(Value::Null));
+    out.insert(
+        "lease".into(),
+        m.get("lease").cloned().unwrap_or(Value::Null),
+    );
+    out.insert("leaseState".into(), json!("active"));
+    out.insert("staleLeaseCleared".into(), json!(stale_cleared));
+    out.insert("issue".into(), Value::Object(m));
+    out
+}
+
+fn rejection_report(action: &str, path: &str, (classes, diag): Rejection) -> Report {
+    Report::rejected(action, path, &classes, diag)
+}
+
+/// `issue claim ID --assignee A [--lease-ttl-seconds S | --lease-expires-at T] [--lease-id L]`.
+pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let action = "issue.claim";
+    let expires = match validate(req, ctx.now) {
+        Ok(e) => e,
+        Err(r) => return Ok(rejection_report(action, &path, r)),
+    };
+    let assignee = req.assignee.trim();
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
+        };
+        match claim_object(
+            store,
+            issue,
+            assignee,
+            explicit_lease_id(req),
+            expires,
+            ctx.now,
+        ) {
+            Err((class, diag, extra)) => (
+                Report::rejected_with(action, &path, &[class], diag, extra),
+                None,
+            ),
+            Ok((m, cleared)) => {
+                let edit = replace(store, issue, &m);
+                (
+                    Report::accepted(action, &path, claimed_members(m, cleared)),
+                    Some(edit),
+                )
+            }
+        }
+    })
+}
+
+/// `issue claim-next --assignee A [--lease-ttl-seconds S] [--lease-id L]`: the first
+/// ready issue (ready order) whose claim would not be refused, i.e. one without an
+/// active lease of another owner. None left is an accepted `claimed: false`.
+pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let action = "issue.claim_next";
+    let expires = match validate(req, ctx.now) {
+        Ok(e) => e,
+        Err(r) => return Ok(rejection_report(action, &path, r)),
+    };
+    let assignee = req.assignee.trim();
+    run(ctx, action, |store| {
+        for issue in ready(store) {
+            if let Ok((m, cleared)) = claim_object(
+                store,
+                issue,
+                assignee,
+                explicit_lease_id(req),
+                expires,
+                ctx.now,
+            ) {
+                let edit: Edit = replace(store, issue, &m);
+                let mut out = claimed_members(m, cleared);
+                out.insert("claimed".into(), json!(true));
+                return (Report::accepted(action, &path, out), Some(edit));
+            }
+        }
+        let mut out = Map::new();
+        out.insert("claimed".into(), json!(false));
+        out.insert("issue".into(), Value::Null);
+        (Report::accepted(action, &path, out), None)
+    })
+}
+
+/// Owner and id checks shared by renew and release.
+fn check_holder(
+    issue: &Issue<'_>,
+    assignee: &str,
+    lease_id: Option<&str>,
+    now: DateTime<Utc>,
+    need_active: bool,
+) -> Result<(), (&'static str, String)> {
+    let id = issue.id.as_str();
+    let Some(lease) = &issue.lease else {
+        return Err(("lease_missing", format!("{id} has no lease")));
+    };
+    if need_active && issue.lease_state(now) == LeaseState::Stale {
+        return Err((
+            "lease_stale",
+            format!(
+                "the lease on {id} expired at {}",
+                lease.expires_at_text.as_str()
+            ),
+        ));
+    }
+    if lease.owner.as_str() != assignee {
+        return Err((
+            "lease_owner_mismatch",
+            format!("the lease on {id} belongs to {}", lease.owner.as_str()),
+        ));
+    }
+    if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
+        return Err((
+            "lease_id_mismatch",
+            format!("the lease on {id} is {}", lease.lease_id.as_str()),
+        ));
+    }
+    Ok(())
+}
+
+/// `issue lease-renew ID --assignee A --lease-id L [--lease-ttl-seconds S | --lease-expires-at T]`:
+/// moves `expires_at` and sets `renewed_at` of an active lease.
+pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let action = "issue.lease_renew";
+    let expires = match validate(req, ctx.now) {
+        Ok(e) => e,
+        Err(r) => return Ok(rejection_report(action, &path, r)),
+    };
+    let assignee = req.assignee.trim();
+    let stamp = format_time(ctx.now);
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
+        };
+        // Renewal names the lease it renews: an absent or empty id is a mismatch.
+        let lease_id = Some(req.lease_id.as_deref().unwrap_or(""));
+        if let Err((class, diag)) = check_holder(issue, assignee, lease_id, ctx.now, true) {
+            return (Report::rejected(action, &path, &[class], diag), None);
+        }
+        let mut m = object_of(store, issue);
+        if let Some(Value::Object(lease)) = m.get_mut("lease") {
+            lease.insert("expires_at".into(), json!(format_time(expires)));
+            lease.insert("renewed_at".into(), json!(stamp));
+        }
+        let edit = replace(store, issue, &m);
+        let mut out = Map::new();
+        out.insert("id".into(), json!(id));
+        out.insert(
+            "lease".into(),
+            m.get("lease").cloned().unwrap_or(Value::Null),
+        );
+        out.insert("leaseState".into(), json!("active"));
+        out.insert("issue".into(), Value::Object(m));
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+/// `issue lease-release ID --assignee A [--lease-id L]`: removes the lease and the
+/// assignee, and reopens an `in_progress` issue. The owner may release a stale lease.
+pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let action = "issue.lease_release";
+    let assignee = req.assignee.trim();
+    if assignee.is_empty() {
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["lease_invalid_assignee"],
+            "assignee must not be empty",
+        ));
+    }
+    let stamp = format_time(ctx.now);
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["lease_not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
+        };
+        if let Err((class, diag)) =
+            check_holder(issue, assignee, explicit_lease_id(req), ctx.now, false)
+        {
+            return (Report::rejected(action, &path, &[class], diag), None);
+        }
+        let mut m = object_of(store, issue);
+        let released = m.remove("lease").unwrap_or(Value::Null);
+        set_text(&mut m, "assignee", "");
+        if issue.status.as_str() == "in_progress" {
+            m.insert("status".into(), json!("open"));
+        }
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        let mut out = Map::new();
+        out.insert("id".into(), json!(id));
+        out.insert("releasedLease".into(), released);
+        out.insert("leaseState".into(), json!("unleased"));
+        out.insert("issue".into(), Value::Object(m));
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> DateTime<Utc> {
+        parse_time("2026-03-01T12:00:00Z").unwrap()
+    }
+
+    fn req(assignee: &str, ttl: Option<i64>, expires: Option<&str>) -> LeaseRequest {
+        LeaseRequest {
+            assignee: assignee.into(),
+            lease_id: None,
+            term: LeaseTerm {
+                ttl_seconds: ttl,
+                expires_at: expires.map(String::from),
+            },
+        }
+    }
+
+    #[test]
+    fn binding_rules() {
+        assert_eq!(
+            validate(&req("a", None, None), now()).unwrap(),
+            now() + Duration::seconds(3600)
+        );
+        assert_eq!(
+            validate(&req("a", Some(30), None), now()).unwrap(),
+            now() + Duration::seconds(30)
+        );
+        assert_eq!(
+            validate(&req("a", Some(29), None), now()).unwrap_err().0,
+            vec!["lease_invalid_ttl"]
+        );
+        assert_eq!(
+            validate(&req("a", Some(86401), None), now()).unwrap_err().0,
+            vec!["lease_invalid_ttl"]
+        );
+        assert_eq!(
+            validate(&req("a", Some(60), Some("2026-03-02T00:00:00Z")), now())
+                .unwrap_err()
+                .0,
+            vec!["lease_binding_ambiguous"]
+        );
+        assert_eq!(
+            validate(&req("a", None, Some("2026-03-01T12:00:00Z")), now())
+                .unwrap_err()
+                .0,
+            vec!["lease_invalid_expires_at"]
+        );
+        assert_eq!(
+            validate(&req("a", None, Some("tomorrow")), now())
+                .unwrap_err()
+                .0,
+            vec!["lease_invalid_expires_at"]
+        );
+        assert_eq!(
+            validate(&req(" ", Some(1), None), now()).unwrap_err().0,
+            vec!["lease_invalid_assignee", "lease_invalid_ttl"]
+        );
+    }
+
+    #[test]
+    fn default_lease_id_token() {
+        assert_eq!(
+            default_lease_id("bd-7", "agent a/1"),
+            "lease1_bd-7_agent_a_1"
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! Issue memory: the beads-compatible work queue (`.premath/issues.jsonl`) that
+//! worker agents share, per `shared/spec/issue-memory.md`.
+//!
+//! Where each rule lives:
+//!
+//! - line format, defaults, dependency types: [`model`]
+//! - parsing, corrupt-line refusal, absent store, lock and atomic replace: [`store`]
+//! - ready / blocked / list / show / check / diagnostics / snapshot ref: [`views`]
+//! - cycles and reachability over blocking edges: [`graph`]
+//! - add / update / close / discover / dep add|remove|replace: [`mutate`]
+//! - the lease machine (claim, claim-next, renew, release) and its failure classes: [`lease`]
+//! - host actions of host-api §4: [`actions`]
+//!
+//! Every view and mutation returns a [`Report`]: the JSON payload the CLI prints
+//! with `--json`, which is also the host action's payload.
+
+pub mod actions;
+pub mod graph;
+pub mod lease;
+pub mod model;
+pub mod mutate;
+pub mod store;
+pub mod views;
+
+pub use actions::actions;
+pub use store::{LockOptions, StoreError};
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// The outcome of a view or mutation: failure classes (empty = accepted) and payload.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub failure_classes: Vec<String>,
+    pub payload: Map<String, Value>,
+}
+
+impl Report {
+    /// A read view without a verdict (ready, blocked, list, show).
+    pub(crate) fn view(payload: Map<String, Value>) -> Self {
+        Self {
+            failure_classes: Vec::new(),
+            payload,
+        }
+    }
+
+    /// A payload with a verdict: adds `result` and `failureClasses`.
+    pub(crate) fn verdict(mut payload: Map<String, Value>, mut classes: Vec<String>) -> Self {
+        classes.sort();
+        classes.dedup();
+        let result = if classes.is_empty() {
+            "accepted"
+        } else {
+            "rejected"
+        };
+        payload.insert("result".into(), json!(result));
+        payload.insert("failureClasses".into(), json!(classes));
+        Self {
+            failure_classes: classes,
+            payload,
+        }
+    }
+
+    /// An accepted mutation with its own members.
+    pub(crate) fn accepted(action: &str, path: &str, members: Map<String, Value>) -> Self {
+        let mut payload = Map::new();
+        payload.insert("action".into(), json!(action));
+        payload.insert("issuesPath".into(), json!(path));
+        payload.extend(members);
+        Self::verdict(payload, Vec::new())
+    }
+
+    /// A rejection: nothing was written.
+    pub(crate) fn rejected(
+        action: &str,
+        path: &str,
+        classes: &[&str],
+        diagnostic: impl Into<String>,
+    ) -> Self {
+        Self::rejected_with(action, path, classes, diagnostic, Map::new())
+    }
+
+    /// A rejection with extra members (the contending holder, the cycle, …).
+    pub(crate) fn rejected_with(
+        action: &str,
+        path: &str,
+        classes: &[&str],
+        diagnostic: impl Into<String>,
+        members: Map<String, Value>,
+    ) -> Self {
+        let mut payload = Map::new();
+        payload.insert("action".into(), json!(action));
+        payload.insert("issuesPath".into(), json!(path));
+        payload.insert("diagnostic".into(), json!(diagnostic.into()));
+        payload.extend(members);
+        Self::verdict(payload, classes.iter().map(|c| c.to_string()).collect())
+    }
+
+    /// The report for a store that could not be used (corrupt, unreadable, lock busy).
+    pub fn from_error(action: &str, path: &str, error: &StoreError) -> Self {
+        Self::rejected(action, path, &[error.class()], error.to_string())
+    }
+
+    pub fn is_accepted(&self) -> bool {
+        self.failure_classes.is_empty()
+    }
+
+    pub fn diagnostic(&self) -> Option<&str> {
+        self.payload.get("diagnostic").and_then(Value::as_str)
+    }
+
+    pub fn into_value(self) -> Value {
+        Value::Object(self.payload)
+    }
+}
+
+/// The snapshot ref of the store at `path` (`iss1_…`, see [`views::snapshot_ref_of`]).
+/// An absent store has the ref of the empty memory.
+pub fn snapshot_ref(path: &Path) -> Result<String, StoreError> {
+    let text = store::read_text(path)?;
+    let store = store::Store::parse(path, &text)?;
+    Ok(views::snapshot_ref_of(&store))
+}
+
+/// The lease handoff witness ref of one issue for a stopping worker:
+/// `lease://handoff/<issue-id>/<lease-state>/<digest>`, where `lease-state` is
+/// `unleased`, `active` or `stale` at `now` and `digest` is the hex SHA-256 of the
+/// canonical JSON of the stored lease object (`{}` when there is none).
+/// `None` when the issue does not exist.
+pub fn handoff_witness_ref(
+    path: &Path,
+    issue_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<String>, StoreError> {
+    let text = store::read_text(path)?;
+    let store = store::Store::parse(path, &text)?;
+    Ok(store
+        .get(issue_id)
+        .map(|issue| views::handoff_ref_of(&store, issue, now)))
+}

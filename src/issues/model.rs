@@ -1,0 +1,238 @@
+//! The issue line format (beads JSONL): field names, defaults, dependency types and
+//! the borrowed, typed view of one line that every view and mutation reads.
+//!
+//! Only the fields the rules need are decoded; everything else on a line is left
+//! in the raw text, which is what makes round-trip fidelity free: untouched lines
+//! are written back byte for byte, and a mutated line is re-encoded from its full
+//! JSON object (see `mutate.rs`), so unknown fields survive there too.
+
+use chrono::{DateTime, Utc};
+use serde::de::{Deserializer, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Status given to a line without one.
+pub const DEFAULT_STATUS: &str = "open";
+/// Priority given to a line without one (0 is highest).
+pub const DEFAULT_PRIORITY: i64 = 2;
+/// Issue type given to a line without one.
+pub const DEFAULT_ISSUE_TYPE: &str = "task";
+/// Priorities accepted on input (a stored value outside this range is kept as is).
+pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = 0..=4;
+/// Issue types accepted on input.
+pub const ISSUE_TYPES: [&str; 5] = ["task", "epic", "bug", "feature", "chore"];
+/// Statuses with a defined meaning; other strings are kept and count as not closed.
+pub const KNOWN_STATUSES: [&str; 4] = ["open", "in_progress", "blocked", "closed"];
+
+/// Dependency types that gate readiness.
+pub const BLOCKING_DEP_TYPES: [&str; 4] =
+    ["blocks", "parent-child", "conditional-blocks", "waits-for"];
+/// Dependency types that only record a relation.
+pub const INFORMATIONAL_DEP_TYPES: [&str; 6] = [
+    "related",
+    "relates-to",
+    "discovered-from",
+    "replies-to",
+    "duplicates",
+    "supersedes",
+];
+
+/// The canonical spelling of a known dependency type and whether it blocks;
+/// `None` for a type the format does not know.
+pub fn dep_type_info(dep_type: &str) -> Option<(&'static str, bool)> {
+    if let Some(t) = BLOCKING_DEP_TYPES.iter().find(|t| **t == dep_type) {
+        Some((t, true))
+    } else {
+        INFORMATIONAL_DEP_TYPES
+            .iter()
+            .find(|t| **t == dep_type)
+            .map(|t| (*t, false))
+    }
+}
+
+/// Whether a dependency type is blocking; `None` for a type the format does not know.
+pub fn dep_type_blocks(dep_type: &str) -> Option<bool> {
+    dep_type_info(dep_type).map(|(_, blocking)| blocking)
+}
+
+/// A JSON string that borrows from the store text when it has no escapes.
+///
+/// `Option<Cow<str>>` always allocates under serde; this wrapper keeps the
+/// borrowed case, which matters when a 100k-issue store is parsed per command.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Text<'a>(pub Cow<'a, str>);
+
+impl Text<'_> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v))
+            }
+        }
+        deserializer.deserialize_str(TextVisitor).map(Text)
+    }
+}
+
+/// The decoded part of one issue line, as serde reads it (unknown fields are
+/// skipped here but still syntax-checked).
+#[derive(Deserialize)]
+pub struct RawIssue<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub title: Text<'a>,
+    #[serde(borrow, default)]
+    pub status: Option<Text<'a>>,
+    #[serde(default)]
+    pub priority: Option<i64>,
+    #[serde(borrow, default)]
+    pub issue_type: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub assignee: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub notes: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub labels: Option<Vec<Text<'a>>>,
+    #[serde(borrow, default)]
+    pub dependencies: Option<Vec<RawDep<'a>>>,
+    #[serde(borrow, default)]
+    pub lease: Option<RawLease<'a>>,
+}
+
+#[derive(Deserialize)]
+pub struct RawDep<'a> {
+    #[serde(borrow, default)]
+    pub issue_id: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub depends_on_id: Text<'a>,
+    #[serde(borrow, rename = "type", alias = "dep_type")]
+    pub dep_type: Text<'a>,
+}
+
+#[derive(Deserialize)]
+pub struct RawLease<'a> {
+    #[serde(borrow)]
+    pub lease_id: Text<'a>,
+    #[serde(borrow)]
+    pub owner: Text<'a>,
+    #[serde(borrow)]
+    pub acquired_at: Text<'a>,
+    #[serde(borrow)]
+    pub expires_at: Text<'a>,
+    #[serde(borrow, default)]
+    pub renewed_at: Option<Text<'a>>,
+}
+
+/// One dependency edge of an issue: the issue depends on `depends_on`. The edge
+/// belongs to the line that carries it, whatever its `issue_id` says.
+#[derive(Clone, Debug)]
+pub struct Dep<'a> {
+    pub depends_on: Text<'a>,
+    pub dep_type: &'static str,
+    pub blocking: bool,
+}
+
+/// A lease as stored, with its expiry decoded.
+#[derive(Clone, Debug)]
+pub struct Lease<'a> {
+    pub lease_id: Text<'a>,
+    pub owner: Text<'a>,
+    pub acquired_at: Text<'a>,
+    pub expires_at: DateTime<Utc>,
+    pub expires_at_text: Text<'a>,
+    pub renewed_at: Option<Text<'a>>,
+}
+
+/// Where a lease stands at a given instant. A lease is active while `now < expires_at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaseState {
+    Unleased,
+    Active,
+    Stale,
+}
+
+impl LeaseState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LeaseState::Unleased => "unleased",
+            LeaseState::Active => "active",
+            LeaseState::Stale => "stale",
+        }
+    }
+}
+
+/// One issue line of the store, decoded.
+#[derive(Clone, Debug)]
+pub struct Issue<'a> {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// Byte range of the line's JSON text (no newline, no trailing `\r`).
+    pub span: std::ops::Range<usize>,
+    pub id: Text<'a>,
+    pub title: Text<'a>,
+    pub status: Text<'a>,
+    pub priority: i64,
+    pub issue_type: Text<'a>,
+    pub assignee: Option<Text<'a>>,
+    pub notes_chars: usize,
+    pub labels: Vec<Text<'a>>,
+    pub deps: Vec<Dep<'a>>,
+    /// Boxed: few issues hold a lease, and the line vector of a big store stays small.
+    pub lease: Option<Box<Lease<'a>>>,
+    /// A later line repeats this id (the last line wins).
+    pub superseded: bool,
+}
+
+impl Issue<'_> {
+    pub fn is_closed(&self) -> bool {
+        self.status.as_str() == "closed"
+    }
+
+    pub fn lease_state(&self, now: DateTime<Utc>) -> LeaseState {
+        match &self.lease {
+            None => LeaseState::Unleased,
+            Some(lease) if now < lease.expires_at => LeaseState::Active,
+            Some(_) => LeaseState::Stale,
+        }
+    }
+
+    pub fn blocking_deps(&self) -> impl Iterator<Item = &Dep<'_>> {
+        self.deps.iter().filter(|d| d.blocking)
+    }
+}
+
+/// Parses an RFC3339 timestamp into UTC.
+pub fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Formats a timestamp the way this program writes them (`2026-01-01T00:00:00Z`).
+pub fn format_time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Normalizes a caller's clock to whole seconds, the precision written to the store,
+/// so that what is compared is what is written.
+pub fn truncate_to_seconds(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp(t.timestamp(), 0).unwrap_or(t)
+}

@@ -1,0 +1,719 @@
+//! Mutations other than leases: add, update, close, discover, dep add/remove/replace.
+//!
+//! Each runs inside [`store::mutate`] (one critical section) and edits exactly one
+//! line: the mutated issue's line is re-encoded from its full JSON object, so
+//! fields this program does not know are kept; every other line stays raw.
+
+use super::graph::cycle_if_added;
+use super::model::{
+    dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS,
+    ISSUE_TYPES, PRIORITY_RANGE,
+};
+use super::store::{self, Edit, LockOptions, Store, StoreError};
+use super::Report;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+use std::path::Path;
+
+/// What every mutation runs with: the store, the lock bound and the clock.
+#[derive(Clone, Copy, Debug)]
+pub struct MutationCtx<'p> {
+    pub path: &'p Path,
+    pub lock: LockOptions,
+    /// Whole seconds, the precision written to the store.
+    pub now: DateTime<Utc>,
+}
+
+impl<'p> MutationCtx<'p> {
+    pub fn new(path: &'p Path, lock: LockOptions, now: DateTime<Utc>) -> Self {
+        Self {
+            path,
+            lock,
+            now: truncate_to_seconds(now),
+        }
+    }
+
+    pub(crate) fn path_str(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    pub(crate) fn stamp(&self) -> String {
+        format_time(self.now)
+    }
+}
+
+/// Runs `apply` as one critical section; a busy lock becomes a rejection
+/// (`lease_mutation_lock_busy`), corrupt or unreadable stores stay errors.
+pub(crate) fn run(
+    ctx: &MutationCtx<'_>,
+    action: &str,
+    apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
+) -> Result<Report, StoreError> {
+    match store::mutate(ctx.path, ctx.lock, apply) {
+        Err(e @ StoreError::LockBusy { .. }) => Ok(Report::from_error(action, &ctx.path_str(), &e)),
+        other => other,
+    }
+}
+
+/// The full JSON object of a stored line, to be edited.
+pub(crate) fn object_of(store: &Store<'_>, issue: &Issue<'_>) -> Map<String, Value> {
+    serde_json::from_str(store.raw(issue)).expect("a decoded line is a JSON object")
+}
+
+/// Sets a string field, or removes it when empty (the format omits empty strings).
+pub(crate) fn set_text(m: &mut Map<String, Value>, key: &str, value: &str) {
+    if value.is_empty() {
+        m.remove(key);
+    } else {
+        m.insert(key.into(), json!(value));
+    }
+}
+
+/// The edit replacing `issue`'s line with `object`.
+pub(crate) fn replace(store: &Store<'_>, issue: &Issue<'_>, object: &Map<String, Value>) -> Edit {
+    let line_index = store
+        .index_of(issue.id.as_str())
+        .expect("issue came from the store");
+    Edit::Replace {
+        line_index,
+        json: encode(object),
+    }
+}
+
+fn encode(object: &Map<String, Value>) -> String {
+    serde_json::to_string(object).expect("a JSON map always encodes")
+}
+
+fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Marks `m` closed now; a closed issue holds no lease.
+fn close_object(m: &mut Map<String, Value>, stamp: &str) {
+    m.insert("status".into(), json!("closed"));
+    m.insert("closed_at".into(), json!(stamp));
+    m.remove("lease");
+}
+
+/// Fields of a new issue (`issue add`, `issue discover`).
+#[derive(Clone, Debug, Default)]
+pub struct NewIssue {
+    pub id: Option<String>,
+    pub title: String,
+    pub description: Option<String>,
+    pub design: Option<String>,
+    pub acceptance_criteria: Option<String>,
+    pub notes: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<i64>,
+    pub issue_type: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+/// Optional field changes of `issue update`; an empty string clears a text field.
+#[derive(Clone, Debug, Default)]
+pub struct IssueChanges {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub design: Option<String>,
+    pub acceptance_criteria: Option<String>,
+    pub notes: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<i64>,
+    pub issue_type: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+impl IssueChanges {
+    fn is_empty(&self) -> bool {
+        self.title.is_none()
+            && self.description.is_none()
+            && self.design.is_none()
+            && self.acceptance_criteria.is_none()
+            && self.notes.is_none()
+            && self.status.is_none()
+            && self.priority.is_none()
+            && self.issue_type.is_none()
+            && self.assignee.is_none()
+            && self.labels.is_none()
+    }
+}
+
+/// Input rules shared by add, discover and update; the first broken one is reported.
+fn validate_fields(
+    title: Option<&str>,
+    status: Option<&str>,
+    priority: Option<i64>,
+    issue_type: Option<&str>,
+    labels: Option<&[String]>,
+) -> Result<(), (&'static str, String)> {
+    if title.is_some_and(|t| t.trim().is_empty()) {
+        return Err(("issue.invalid_title", "title must not be empty".into()));
+    }
+    if let Some(s) = status {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            return Err((
+                "issue.invalid_status",
+                format!("status {s:?} is not a lower_snake_case word"),
+            ));
+        }
+    }
+    if let Some(p) = priority {
+        if !PRIORITY_RANGE.contains(&p) {
+            return Err((
+                "issue.invalid_priority",
+                format!("priority {p} is outside {PRIORITY_RANGE:?}"),
+            ));
+        }
+    }
+    if let Some(t) = issue_type {
+        if !ISSUE_TYPES.contains(&t) {
+            return Err((
+                "issue.invalid_type",
+                format!("issue type {t:?} is not one of {ISSUE_TYPES:?}"),
+            ));
+        }
+    }
+    if labels.is_some_and(|l| l.iter().any(|x| x.trim().is_empty())) {
+        return Err(("issue.invalid_label", "labels must not be empty".into()));
+    }
+    Ok(())
+}
+
+/// The next free id `<prefix>-<n>`: the prefix most used in the store (`bd` for a
+/// new store), `n` one past its largest number. Runs under the lock, so
+/// concurrent adds cannot pick the same id.
+fn next_id(store: &Store<'_>) -> String {
+    let mut per_prefix: std::collections::HashMap<&str, (usize, u64)> =
+        std::collections::HashMap::new();
+    for issue in store.issues() {
+        if let Some((prefix, num)) = issue.id.as_str().rsplit_once('-') {
+            if let Ok(n) = num.parse::<u64>() {
+                let e = per_prefix.entry(prefix).or_insert((0, 0));
+                e.0 += 1;
+                e.1 = e.1.max(n);
+            }
+        }
+    }
+    let best = per_prefix
+        .into_iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)));
+    match best {
+        Some((prefix, (_, max))) => {
+            let mut n = max + 1;
+            while store.get(&format!("{prefix}-{n}")).is_some() {
+                n += 1;
+            }
+            format!("{prefix}-{n}")
+        }
+        None => "bd-1".to_string(),
+    }
+}
+
+/// Builds a new issue line, or a rejection.
+fn new_issue_object(
+    store: &Store<'_>,
+    new: &NewIssue,
+    stamp: &str,
+) -> Result<(String, Map<String, Value>), (&'static str, String)> {
+    validate_fields(
+        Some(&new.title),
+        new.status.as_deref(),
+        new.priority,
+        new.issue_type.as_deref(),
+        new.labels.as_deref(),
+    )?;
+    let id = match &new.id {
+        Some(id) if id.is_empty() || id.chars().any(char::is_whitespace) => {
+            return Err((
+                "issue.invalid_id",
+                format!("id {id:?} must be non-empty without whitespace"),
+            ));
+        }
+        Some(id) if store.get(id).is_some() => {
+            return Err((
+                "issue.duplicate_id",
+                format!("an issue with id {id:?} already exists"),
+            ));
+        }
+        Some(id) => id.clone(),
+        None => next_id(store),
+    };
+    let mut m = Map::new();
+    m.insert("id".into(), json!(id));
+    m.insert("title".into(), json!(new.title.trim()));
+    for (key, value) in [
+        ("description", &new.description),
+        ("design", &new.design),
+        ("acceptance_criteria", &new.acceptance_criteria),
+        ("notes", &new.notes),
+    ] {
+        set_text(&mut m, key, value.as_deref().unwrap_or(""));
+    }
+    let status = new.status.as_deref().unwrap_or(DEFAULT_STATUS);
+    m.insert("status".into(), json!(status));
+    m.insert(
+        "priority".into(),
+        json!(new.priority.unwrap_or(super::model::DEFAULT_PRIORITY)),
+    );
+    m.insert(
+        "issue_type".into(),
+        json!(new.issue_type.as_deref().unwrap_or(DEFAULT_ISSUE_TYPE)),
+    );
+    set_text(
+        &mut m,
+        "assignee",
+        new.assignee.as_deref().unwrap_or("").trim(),
+    );
+    m.insert("created_at".into(), json!(stamp));
+    m.insert("updated_at".into(), json!(stamp));
+    if status == "closed" {
+        m.insert("closed_at".into(), json!(stamp));
+    }
+    if let Some(labels) = new.labels.as_ref().filter(|l| !l.is_empty()) {
+        m.insert("labels".into(), json!(labels));
+    }
+    Ok((id, m))
+}
+
+/// `issue add`: a new issue; the first add creates the store.
+pub fn add(ctx: &MutationCtx<'_>, new: &NewIssue) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    run(ctx, "issue.add", |store| {
+        match new_issue_object(store, new, &stamp) {
+            Err((class, diag)) => (Report::rejected("issue.add", &path, &[class], diag), None),
+            Ok((id, m)) => {
+                let edit = Edit::Append { json: encode(&m) };
+                let report = Report::accepted(
+                    "issue.add",
+                    &path,
+                    members([("id", json!(id)), ("issue", Value::Object(m))]),
+                );
+                (report, Some(edit))
+            }
+        }
+    })
+}
+
+/// `issue discover`: a new issue linked to an existing parent by a `discovered-from` edge.
+pub fn discover(
+    ctx: &MutationCtx<'_>,
+    parent_id: &str,
+    new: &NewIssue,
+) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    run(ctx, "issue.discover", |store| {
+        if store.get(parent_id).is_none() {
+            let diag = format!("parent issue {parent_id:?} does not exist");
+            return (
+                Report::rejected("issue.discover", &path, &["issue.parent_not_found"], diag),
+                None,
+            );
+        }
+        // The edge's issue_id is only known once the id is chosen.
+        match new_issue_object(store, new, &stamp) {
+            Err((class, diag)) => (
+                Report::rejected("issue.discover", &path, &[class], diag),
+                None,
+            ),
+            Ok((id, mut m)) => {
+                let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
+                m.insert("dependencies".into(), json!([edge]));
+                let edit = Edit::Append { json: encode(&m) };
+                let report = Report::accepted(
+                    "issue.discover",
+                    &path,
+                    members([
+                        ("id", json!(id)),
+                        ("parentId", json!(parent_id)),
+                        ("issue", Value::Object(m)),
+                    ]),
+                );
+                (report, Some(edit))
+            }
+        }
+    })
+}
+
+/// `issue update`: changes the given fields of one issue.
+pub fn update(
+    ctx: &MutationCtx<'_>,
+    id: &str,
+    changes: &IssueChanges,
+) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    let action = "issue.update";
+    if changes.is_empty() {
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["issue.update_empty"],
+            "no field to update was given",
+        ));
+    }
+    if let Err((class, diag)) = validate_fields(
+        changes.title.as_deref(),
+        changes.status.as_deref(),
+        changes.priority,
+        changes.issue_type.as_deref(),
+        changes.labels.as_deref(),
+    ) {
+        return Ok(Report::rejected(action, &path, &[class], diag));
+    }
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
+        };
+        let mut m = object_of(store, issue);
+        if let Some(t) = &changes.title {
+            m.insert("title".into(), json!(t.trim()));
+        }
+        for (key, value) in [
+            ("description", &changes.description),
+            ("design", &changes.design),
+            ("acceptance_criteria", &changes.acceptance_criteria),
+            ("notes", &changes.notes),
+        ] {
+            if let Some(v) = value {
+                set_text(&mut m, key, v);
+            }
+        }
+        if let Some(a) = &changes.assignee {
+            set_text(&mut m, "assignee", a.trim());
+        }
+        if let Some(p) = changes.priority {
+            m.insert("priority".into(), json!(p));
+        }
+        if let Some(t) = &changes.issue_type {
+            m.insert("issue_type".into(), json!(t));
+        }
+        if let Some(labels) = &changes.labels {
+            if labels.is_empty() {
+                m.remove("labels");
+            } else {
+                m.insert("labels".into(), json!(labels));
+            }
+        }
+        if let Some(s) = &changes.status {
+            if s == "closed" {
+                if !issue.is_closed() {
+                    close_object(&mut m, &stamp);
+                }
+            } else {
+                m.insert("status".into(), json!(s));
+                m.remove("closed_at");
+            }
+        }
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        (
+            Report::accepted(
+                action,
+                &path,
+                members([("id", json!(id)), ("issue", Value::Object(m))]),
+            ),
+            Some(edit),
+        )
+    })
+}
+
+/// `issue close`: status `closed`, `closed_at` now, lease dropped.
+pub fn close(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    let action = "issue.close";
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.not_found"],
+                    format!("no issue with id {id:?}"),
+                ),
+                None,
+            );
+        };
+        if issue.is_closed() {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &["issue.already_closed"],
+                    format!("{id} is already closed"),
+                ),
+                None,
+            );
+        }
+        let mut m = object_of(store, issue);
+        close_object(&mut m, &stamp);
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        (
+            Report::accepted(
+                action,
+                &path,
+                members([("id", json!(id)), ("issue", Value::Object(m))]),
+            ),
+            Some(edit),
+        )
+    })
+}
+
+/// One edge named by a dep command.
+#[derive(Clone, Debug)]
+pub struct EdgeRef {
+    pub issue_id: String,
+    pub depends_on_id: String,
+}
+
+fn edge_members(edge: &EdgeRef, dep_type: &str) -> Map<String, Value> {
+    members([
+        ("issueId", json!(edge.issue_id)),
+        ("dependsOnId", json!(edge.depends_on_id)),
+        ("type", json!(dep_type)),
+    ])
+}
+
+fn edge_type(dep: &Value) -> Option<&str> {
+    dep.get("type")
+        .or_else(|| dep.get("dep_type"))
+        .and_then(Value::as_str)
+}
+
+fn targets(dep: &Value, depends_on: &str) -> bool {
+    dep.get("depends_on_id").and_then(Value::as_str) == Some(depends_on)
+}
+
+fn check_dep_type(action: &str, path: &str, dep_type: &str) -> Result<bool, Report> {
+    dep_type_blocks(dep_type).ok_or_else(|| {
+        Report::rejected(
+            action,
+            path,
+            &["dep.invalid_type"],
+            format!("unknown dependency type {dep_type:?}"),
+        )
+    })
+}
+
+/// The rejection for a blocking edge that would close a cycle, if it would.
+fn refuse_cycle(action: &str, path: &str, store: &Store<'_>, edge: &EdgeRef) -> Option<Report> {
+    let cycle = cycle_if_added(store, &edge.issue_id, &edge.depends_on_id)?;
+    let diag = format!("edge would close the blocking cycle {}", cycle.join(" -> "));
+    let mut extra = edge_members(edge, "");
+    extra.remove("type");
+    extra.insert("cycle".into(), json!(cycle));
+    Some(Report::rejected_with(
+        action,
+        path,
+        &["dep.cycle"],
+        diag,
+        extra,
+    ))
+}
+
+/// `dep add`: both endpoints exist, no duplicate edge between the pair, no
+/// self-loop, no cycle among blocking edges.
+pub fn dep_add(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    dep_type: &str,
+) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    let action = "dep.add";
+    let blocking = match check_dep_type(action, &path, dep_type) {
+        Ok(b) => b,
+        Err(r) => return Ok(r),
+    };
+    if edge.issue_id == edge.depends_on_id {
+        let diag = format!("{} cannot depend on itself", edge.issue_id);
+        return Ok(Report::rejected(action, &path, &["dep.self_loop"], diag));
+    }
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(&edge.issue_id) else {
+            let diag = format!("issue {:?} does not exist", edge.issue_id);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
+        };
+        if store.get(&edge.depends_on_id).is_none() {
+            let diag = format!("dependency target {:?} does not exist", edge.depends_on_id);
+            return (
+                Report::rejected(action, &path, &["dep.target_not_found"], diag),
+                None,
+            );
+        }
+        if let Some(existing) = issue
+            .deps
+            .iter()
+            .find(|d| d.depends_on.as_str() == edge.depends_on_id)
+        {
+            let diag = format!(
+                "{} already depends on {} ({}); use dep replace to change the type",
+                edge.issue_id, edge.depends_on_id, existing.dep_type
+            );
+            return (
+                Report::rejected(action, &path, &["dep.duplicate"], diag),
+                None,
+            );
+        }
+        if blocking {
+            if let Some(r) = refuse_cycle(action, &path, store, edge) {
+                return (r, None);
+            }
+        }
+        let mut m = object_of(store, issue);
+        let dep = json!({"issue_id": edge.issue_id, "depends_on_id": edge.depends_on_id, "type": dep_type, "created_at": stamp});
+        match m.get_mut("dependencies") {
+            Some(Value::Array(deps)) => deps.push(dep),
+            _ => {
+                m.insert("dependencies".into(), json!([dep]));
+            }
+        }
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        let mut out = edge_members(edge, dep_type);
+        out.insert("issue".into(), Value::Object(m));
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+/// `dep remove`: drops the edge(s) between the pair (only of `dep_type` when given).
+pub fn dep_remove(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    dep_type: Option<&str>,
+) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    let action = "dep.remove";
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(&edge.issue_id) else {
+            let diag = format!("issue {:?} does not exist", edge.issue_id);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
+        };
+        let mut m = object_of(store, issue);
+        let matches = |d: &Value| {
+            targets(d, &edge.depends_on_id) && dep_type.is_none_or(|t| edge_type(d) == Some(t))
+        };
+        let mut removed = Vec::new();
+        if let Some(Value::Array(deps)) = m.get_mut("dependencies") {
+            deps.retain(|d| {
+                let hit = matches(d);
+                if hit {
+                    removed.push(edge_type(d).unwrap_or_default().to_string());
+                }
+                !hit
+            });
+            if deps.is_empty() {
+                m.remove("dependencies");
+            }
+        }
+        if removed.is_empty() {
+            let diag = format!(
+                "{} has no such dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            );
+            return (
+                Report::rejected(action, &path, &["dep.not_found"], diag),
+                None,
+            );
+        }
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        let mut out = edge_members(edge, &removed.join(","));
+        out.insert("removedTypes".into(), json!(removed));
+        out.remove("type");
+        out.insert("issue".into(), Value::Object(m));
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+/// `dep replace`: changes the type of the edge between the pair; a new blocking
+/// type must not close a cycle. Replacing a type by itself is accepted and writes nothing.
+pub fn dep_replace(
+    ctx: &MutationCtx<'_>,
+    edge: &EdgeRef,
+    new_type: &str,
+) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let stamp = ctx.stamp();
+    let action = "dep.replace";
+    let blocking = match check_dep_type(action, &path, new_type) {
+        Ok(b) => b,
+        Err(r) => return Ok(r),
+    };
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(&edge.issue_id) else {
+            let diag = format!("issue {:?} does not exist", edge.issue_id);
+            return (
+                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                None,
+            );
+        };
+        let Some(old) = issue
+            .deps
+            .iter()
+            .find(|d| d.depends_on.as_str() == edge.depends_on_id)
+        else {
+            let diag = format!(
+                "{} has no dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            );
+            return (
+                Report::rejected(action, &path, &["dep.not_found"], diag),
+                None,
+            );
+        };
+        let old_type = old.dep_type.to_string();
+        let mut out = edge_members(edge, new_type);
+        out.insert("previousType".into(), json!(old_type));
+        if old_type == new_type {
+            out.insert("changed".into(), json!(false));
+            out.insert("issue".into(), Value::Object(object_of(store, issue)));
+            return (Report::accepted(action, &path, out), None);
+        }
+        if blocking && !old.blocking {
+            if let Some(r) = refuse_cycle(action, &path, store, edge) {
+                return (r, None);
+            }
+        }
+        let mut m = object_of(store, issue);
+        if let Some(Value::Array(deps)) = m.get_mut("dependencies") {
+            for d in deps.iter_mut().filter(|d| targets(d, &edge.depends_on_id)) {
+                if let Some(obj) = d.as_object_mut() {
+                    // Keep whichever key the line used (`dep_type` is accepted on input).
+                    let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
+                        "type"
+                    } else {
+                        "dep_type"
+                    };
+                    obj.insert(key.into(), json!(new_type));
+                }
+            }
+        }
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        out.insert("changed".into(), json!(true));
+        out.insert("issue".into(), Value::Object(m));
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}

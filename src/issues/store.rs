@@ -1,0 +1,618 @@
+//! Reading the store (with corrupt-line refusal) and the Safety section's one
+//! critical section per mutation: lock, re-read, apply, temp file, fsync, rename,
+//! fsync the directory, unlock.
+//!
+//! Strategy: a mutation rewrites the whole file, but untouched lines are copied as
+//! raw bytes (never re-encoded), so its cost is one parse plus one sequential write.
+//! An append-only journal would be cheaper per mutation, but it would leave
+//! repeated ids in the very file other beads tools read and that `check` flags as
+//! duplicates; the atomic replace keeps the store a plain beads JSONL at all times.
+
+use super::model::{
+    dep_type_info, parse_time, Dep, Issue, Lease, RawIssue, Text, DEFAULT_ISSUE_TYPE,
+    DEFAULT_PRIORITY, DEFAULT_STATUS,
+};
+use fs4::FileExt;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Default bound on waiting for the store lock.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why the store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A line that is not a valid issue. The store is never rewritten while this holds.
+    #[error("{path}: line {line}: {reason}")]
+    Corrupt {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    /// The lock was held by another process for the whole bound; nothing was written.
+    #[error("{path}: store lock busy for {waited_ms} ms")]
+    LockBusy { path: String, waited_ms: u128 },
+}
+
+impl StoreError {
+    /// The failure class reported for this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            StoreError::Corrupt { .. } => "memory.store_corrupt",
+            StoreError::Io { .. } => "memory.io_error",
+            StoreError::LockBusy { .. } => "lease_mutation_lock_busy",
+        }
+    }
+
+    fn io(path: &Path, source: io::Error) -> Self {
+        StoreError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// A parsed store. Borrows the file text so that untouched lines stay raw.
+pub struct Store<'a> {
+    pub text: &'a str,
+    /// Every issue line in file order (including lines superseded by a later repeat).
+    pub lines: Vec<Issue<'a>>,
+    /// id → index in `lines` of the line that wins (the last one with that id).
+    index: FxHashMap<Cow<'a, str>, usize>,
+}
+
+/// Stores above this size are parsed on several threads (below it, spawning costs more).
+const PARALLEL_PARSE_BYTES: usize = 4 << 20;
+
+impl<'a> Store<'a> {
+    /// Parses the whole text; the first bad line is reported with its number.
+    pub fn parse(path: &Path, text: &'a str) -> Result<Self, StoreError> {
+        let corrupt = |line: usize, reason: String| StoreError::Corrupt {
+            path: path.display().to_string(),
+            line,
+            reason,
+        };
+        if let Some(pos) = memchr::memchr(0, text.as_bytes()) {
+            return Err(corrupt(
+                line_of(text.as_bytes(), pos),
+                "contains a NUL byte".into(),
+            ));
+        }
+        let threads = if text.len() < PARALLEL_PARSE_BYTES {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+        };
+        let chunks = split_at_lines(text, threads);
+        let parsed: Vec<Chunk<'a>> = if chunks.len() == 1 {
+            vec![parse_chunk(text, 0, text.len())]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = chunks
+                    .iter()
+                    .map(|&(start, end)| scope.spawn(move || parse_chunk(text, start, end)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a parse thread does not panic"))
+                    .collect()
+            })
+        };
+        let mut lines = Vec::with_capacity(parsed.iter().map(|c| c.issues.len()).sum());
+        let mut line_offset = 0usize;
+        for chunk in parsed {
+            if let Some((line, reason)) = chunk.error {
+                return Err(corrupt(line_offset + line, reason));
+            }
+            lines.extend(chunk.issues.into_iter().map(|mut issue| {
+                issue.line += line_offset;
+                issue
+            }));
+            line_offset += chunk.line_count;
+        }
+        let mut index: FxHashMap<Cow<'a, str>, usize> = FxHashMap::default();
+        index.reserve(lines.len());
+        for i in 0..lines.len() {
+            if let Some(previous) = index.insert(lines[i].id.0.clone(), i) {
+                lines[previous].superseded = true;
+            }
+        }
+        Ok(Store { text, lines, index })
+    }
+
+    /// The winning line for `id`.
+    pub fn get(&self, id: &str) -> Option<&Issue<'a>> {
+        self.index.get(id).map(|&i| &self.lines[i])
+    }
+
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    /// The winning line of every id, in file order.
+    pub fn issues(&self) -> impl Iterator<Item = &Issue<'a>> {
+        self.lines.iter().filter(|issue| !issue.superseded)
+    }
+
+    pub fn issue_count(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The raw JSON text of a line.
+    pub fn raw(&self, issue: &Issue<'_>) -> &'a str {
+        &self.text[issue.span.clone()]
+    }
+}
+
+/// The issues of one stretch of lines, numbered from 1 within it.
+struct Chunk<'a> {
+    issues: Vec<Issue<'a>>,
+    line_count: usize,
+    error: Option<(usize, String)>,
+}
+
+/// Up to `n` byte ranges covering `text`, each ending just after a newline (or at the end).
+fn split_at_lines(text: &str, n: usize) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        let target = (bytes.len() * k / n).max(start);
+        let Some(nl) = memchr::memchr(b'\n', &bytes[target..]) else {
+            break;
+        };
+        out.push((start, target + nl + 1));
+        start = target + nl + 1;
+    }
+    out.push((start, bytes.len()));
+    out
+}
+
+fn parse_chunk<'a>(text: &'a str, from: usize, to: usize) -> Chunk<'a> {
+    let bytes = text.as_bytes();
+    let mut issues = Vec::with_capacity((to - from) / 256 + 1);
+    let mut start = from;
+    let mut line_no = 0usize;
+    while start < to {
+        line_no += 1;
+        let end = memchr::memchr(b'\n', &bytes[start..to]).map_or(to, |i| start + i);
+        let mut content_end = end;
+        if content_end > start && bytes[content_end - 1] == b'\r' {
+            content_end -= 1;
+        }
+        let content = &text[start..content_end];
+        if !content.trim().is_empty() {
+            match decode_line(content, line_no, start..content_end) {
+                Ok(issue) => issues.push(issue),
+                Err(reason) => {
+                    return Chunk {
+                        issues,
+                        line_count: line_no,
+                        error: Some((line_no, reason)),
+                    }
+                }
+            }
+        }
+        start = end + 1;
+    }
+    Chunk {
+        issues,
+        line_count: line_no,
+        error: None,
+    }
+}
+
+fn line_of(bytes: &[u8], pos: usize) -> usize {
+    memchr::memchr_iter(b'\n', &bytes[..pos]).count() + 1
+}
+
+fn decode_line<'a>(
+    content: &'a str,
+    line: usize,
+    span: std::ops::Range<usize>,
+) -> Result<Issue<'a>, String> {
+    let raw: RawIssue<'a> = serde_json::from_str(content).map_err(|e| describe_json_error(&e))?;
+    if raw.id.as_str().is_empty() {
+        return Err("field `id` is empty".into());
+    }
+    let mut deps = Vec::new();
+    for dep in raw.dependencies.unwrap_or_default() {
+        let (dep_type, blocking) = dep_type_info(dep.dep_type.as_str()).ok_or_else(|| {
+            format!(
+                "unknown dependency type {:?} on {} -> {}",
+                dep.dep_type.as_str(),
+                raw.id.as_str(),
+                dep.depends_on_id.as_str()
+            )
+        })?;
+        deps.push(Dep {
+            depends_on: dep.depends_on_id,
+            dep_type,
+            blocking,
+        });
+    }
+    let lease = match raw.lease {
+        None => None,
+        Some(l) => {
+            let expires_at = parse_time(l.expires_at.as_str()).ok_or_else(|| {
+                format!(
+                    "lease.expires_at {:?} is not an RFC3339 time",
+                    l.expires_at.as_str()
+                )
+            })?;
+            Some(Box::new(Lease {
+                lease_id: l.lease_id,
+                owner: l.owner,
+                acquired_at: l.acquired_at,
+                expires_at,
+                expires_at_text: l.expires_at,
+                renewed_at: l.renewed_at,
+            }))
+        }
+    };
+    Ok(Issue {
+        line,
+        span,
+        id: raw.id,
+        title: raw.title,
+        status: raw.status.unwrap_or(Text(Cow::Borrowed(DEFAULT_STATUS))),
+        priority: raw.priority.unwrap_or(DEFAULT_PRIORITY),
+        issue_type: raw
+            .issue_type
+            .unwrap_or(Text(Cow::Borrowed(DEFAULT_ISSUE_TYPE))),
+        assignee: raw.assignee.filter(|a| !a.as_str().is_empty()),
+        notes_chars: raw.notes.map_or(0, |n| n.as_str().chars().count()),
+        labels: raw.labels.unwrap_or_default(),
+        deps,
+        lease,
+        superseded: false,
+    })
+}
+
+fn describe_json_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof => format!("not valid JSON ({e})"),
+        Category::Data => format!("not a valid issue ({e})"),
+        Category::Io => format!("unreadable ({e})"),
+    }
+}
+
+/// Reads the store text. An absent store (or absent directory) reads as empty:
+/// a missing memory degrades to empty, never raises. Invalid UTF-8 is corrupt.
+pub fn read_text(path: &Path) -> Result<String, StoreError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(StoreError::io(path, e)),
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        let pos = e.utf8_error().valid_up_to();
+        StoreError::Corrupt {
+            path: path.display().to_string(),
+            line: line_of(e.as_bytes(), pos),
+            reason: "invalid UTF-8".into(),
+        }
+    })
+}
+
+/// How a mutation changes the file: one line replaced, or one line appended.
+pub enum Edit {
+    /// Replace the line at this index of [`Store::lines`] with new JSON text.
+    Replace {
+        line_index: usize,
+        json: String,
+    },
+    Append {
+        json: String,
+    },
+}
+
+/// Lock settings for mutations.
+#[derive(Clone, Copy, Debug)]
+pub struct LockOptions {
+    pub timeout: Duration,
+}
+
+impl Default for LockOptions {
+    fn default() -> Self {
+        Self {
+            timeout: DEFAULT_LOCK_TIMEOUT,
+        }
+    }
+}
+
+/// The lock file beside the store. It is never deleted (deleting lock files races),
+/// and the store itself is not locked because the rename replaces its inode.
+pub fn lock_path(path: &Path) -> PathBuf {
+    sibling(path, ".lock")
+}
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+fn temp_prefix(path: &Path) -> String {
+    format!(
+        ".{}.tusk-",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
+}
+
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// Runs one mutation as the Safety section's critical section.
+///
+/// `apply` sees the store as re-read under the lock and returns its result plus
+/// the edit to make (none for a rejection or a no-op). A missing directory is
+/// created only when there is something to write.
+pub fn mutate<T>(
+    path: &Path,
+    lock: LockOptions,
+    mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+) -> Result<T, StoreError> {
+    let dir = parent_dir(path);
+    if !dir.exists() {
+        // Nothing to lock yet: decide on the empty store, and only a write creates the directory.
+        let empty = Store::parse(path, "")?;
+        let (out, edit) = apply(&empty);
+        if edit.is_none() {
+            return Ok(out);
+        }
+        fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+    }
+    let _guard = acquire_lock(path, lock.timeout)?;
+    remove_stale_temps(path, &dir);
+    let text = read_text(path)?;
+    let store = Store::parse(path, &text)?;
+    let (out, edit) = apply(&store);
+    if let Some(edit) = edit {
+        let content = splice(&store, edit);
+        replace_atomically(path, &dir, content.as_bytes())?;
+    }
+    Ok(out)
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Holds the exclusive lock until dropped (the kernel drops it too if the process dies).
+struct LockGuard(File);
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        let _ = FileExt::unlock(&self.0);
+    }
+}
+
+fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError> {
+    let lock_file = lock_path(path);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_file)
+        .map_err(|e| StoreError::io(&lock_file, e))?;
+    let started = Instant::now();
+    // Poll with a short, growing sleep: flock has no timed wait, and the bound is the spec's.
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match FileExt::try_lock(&file) {
+            Ok(()) => return Ok(LockGuard(file)),
+            Err(fs4::TryLockError::WouldBlock) => {}
+            Err(fs4::TryLockError::Error(e)) => return Err(StoreError::io(&lock_file, e)),
+        }
+        let waited = started.elapsed();
+        if waited >= timeout {
+            return Err(StoreError::LockBusy {
+                path: path.display().to_string(),
+                waited_ms: waited.as_millis(),
+            });
+        }
+        std::thread::sleep(pause.min(timeout - waited));
+        pause = (pause * 2).min(Duration::from_millis(16));
+    }
+}
+
+/// Temp files are only ever created under the lock, so any found while holding it
+/// were left by a killed process.
+fn remove_stale_temps(path: &Path, dir: &Path) {
+    let prefix = temp_prefix(path);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.ends_with(TEMP_SUFFIX) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The new file: the old bytes with one line replaced or one appended.
+fn splice(store: &Store<'_>, edit: Edit) -> String {
+    let text = store.text;
+    match edit {
+        Edit::Replace { line_index, json } => {
+            let span = store.lines[line_index].span.clone();
+            let mut out = String::with_capacity(text.len() + json.len());
+            out.push_str(&text[..span.start]);
+            out.push_str(&json);
+            out.push_str(&text[span.end..]);
+            out
+        }
+        Edit::Append { json } => {
+            let mut out = String::with_capacity(text.len() + json.len() + 2);
+            out.push_str(text);
+            if !text.is_empty() && !text.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&json);
+            out.push('\n');
+            out
+        }
+    }
+}
+
+fn replace_atomically(path: &Path, dir: &Path, content: &[u8]) -> Result<(), StoreError> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&temp_prefix(path))
+        .suffix(TEMP_SUFFIX)
+        .tempfile_in(dir)
+        .map_err(|e| StoreError::io(dir, e))?;
+    let tmp_path = tmp.path().to_path_buf();
+    tmp.write_all(content)
+        .map_err(|e| StoreError::io(&tmp_path, e))?;
+    // Keep the store's mode (tempfile creates 0600); a new store gets the usual 0644.
+    let permissions = match fs::metadata(path) {
+        Ok(meta) => Some(meta.permissions()),
+        Err(_) => default_permissions(),
+    };
+    if let Some(permissions) = permissions {
+        fs::set_permissions(&tmp_path, permissions).map_err(|e| StoreError::io(&tmp_path, e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| StoreError::io(&tmp_path, e))?;
+    tmp.persist(path)
+        .map_err(|e| StoreError::io(path, e.error))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| StoreError::io(dir, e))?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<fs::Permissions> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_line_wins_and_blank_lines_are_skipped() {
+        let text = "{\"id\":\"a\",\"title\":\"one\"}\n\n{\"id\":\"a\",\"title\":\"two\"}\r\n";
+        let store = Store::parse(Path::new("s"), text).unwrap();
+        assert_eq!(store.lines.len(), 2);
+        assert_eq!(store.get("a").unwrap().title.as_str(), "two");
+        assert_eq!(store.get("a").unwrap().line, 3);
+        assert_eq!(
+            store.raw(store.get("a").unwrap()),
+            "{\"id\":\"a\",\"title\":\"two\"}"
+        );
+        assert_eq!(store.issues().count(), 1);
+    }
+
+    #[test]
+    fn corrupt_lines_are_named() {
+        let cases = [
+            ("{\"id\":\"a\",\"title\":\"t\"}\nnot json\n", 2, "not valid JSON"),
+            ("{\"id\":\"a\"}\n", 1, "missing field `title`"),
+            ("{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"b\",\"title\":\"t\",\"x\":\"\u{0}\"}\n", 2, "NUL"),
+            (
+                "{\"id\":\"a\",\"title\":\"t\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"b\",\"type\":\"nope\"}]}\n",
+                1,
+                "unknown dependency type \"nope\"",
+            ),
+        ];
+        for (text, line, needle) in cases {
+            match Store::parse(Path::new("s"), text) {
+                Err(StoreError::Corrupt {
+                    line: l, reason, ..
+                }) => {
+                    assert_eq!(l, line, "{text}");
+                    assert!(reason.contains(needle), "{reason}");
+                }
+                other => panic!(
+                    "expected corrupt for {text:?}, got {:?}",
+                    other.map(|s| s.lines.len())
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn dep_type_alias_is_accepted() {
+        let text = "{\"id\":\"a\",\"title\":\"t\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"b\",\"dep_type\":\"related\"}]}";
+        let store = Store::parse(Path::new("s"), text).unwrap();
+        let dep = &store.get("a").unwrap().deps[0];
+        assert_eq!(dep.dep_type, "related");
+        assert!(!dep.blocking);
+    }
+
+    #[test]
+    fn parallel_parse_matches_sequential_and_numbers_lines() {
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "{{\"id\":\"x-{}\",\"title\":\"{}\"}}\n\n",
+                i % 1500,
+                "t".repeat(3000)
+            ));
+        }
+        assert!(text.len() > PARALLEL_PARSE_BYTES);
+        let store = Store::parse(Path::new("s"), &text).unwrap();
+        assert_eq!(store.lines.len(), 2000);
+        assert_eq!(store.issue_count(), 1500);
+        assert!(store
+            .lines
+            .iter()
+            .enumerate()
+            .all(|(i, l)| l.line == 2 * i + 1));
+        assert_eq!(store.get("x-0").unwrap().line, 3001);
+        text.push_str("{broken\n");
+        match Store::parse(Path::new("s"), &text) {
+            Err(StoreError::Corrupt { line, .. }) => assert_eq!(line, 4001),
+            other => panic!("expected corrupt, got {:?}", other.map(|s| s.lines.len())),
+        }
+    }
+
+    #[test]
+    fn splice_keeps_other_bytes() {
+        let text = "{\"id\":\"a\",\"title\":\"t\"}\r\n{\"id\":\"b\",\"title\":\"u\"}";
+        let store = Store::parse(Path::new("s"), text).unwrap();
+        let out = splice(
+            &store,
+            Edit::Replace {
+                line_index: 0,
+                json: "{\"id\":\"a\",\"title\":\"x\"}".into(),
+            },
+        );
+        assert_eq!(
+            out,
+            "{\"id\":\"a\",\"title\":\"x\"}\r\n{\"id\":\"b\",\"title\":\"u\"}"
+        );
+        let out = splice(&store, Edit::Append { json: "{}".into() });
+        assert_eq!(out, format!("{text}\n{{}}\n"));
+    }
+}

@@ -1,0 +1,217 @@
+//! Mutations other than leases through the binary: add, update, close, discover,
+//! dep add/remove/replace, and round-trip fidelity.
+
+mod issues_support;
+
+use issues_support::*;
+use serde_json::json;
+
+#[test]
+fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
+    let env = Env::empty();
+    let v = env.ok(&["issue", "add", "First", "--priority", "1", "--labels", "a,b", "--description", "why"]);
+    assert_eq!(v["action"], "issue.add");
+    assert_eq!(v["result"], "accepted");
+    assert_eq!(v["failureClasses"], json!([]));
+    assert_eq!(v["id"], "bd-1");
+    let stored = env.issue("bd-1");
+    assert_eq!(stored, v["issue"]);
+    assert_eq!(stored["title"], "First");
+    assert_eq!(stored["status"], "open");
+    assert_eq!(stored["priority"], 1);
+    assert_eq!(stored["issue_type"], "task");
+    assert_eq!(stored["labels"], json!(["a", "b"]));
+    assert_eq!(stored["description"], "why");
+    assert!(stored.get("notes").is_none(), "empty fields are omitted");
+    assert_eq!(env.ok(&["issue", "add", "Second"])["id"], "bd-2");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&env.path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+    }
+
+    let other = Env::with_issues(&[issue("tk-9"), issue("tk-10"), issue("bd-50"), issue("odd")]);
+    assert_eq!(other.ok(&["issue", "add", "Next"])["id"], "tk-11");
+    assert_eq!(other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["id"], "custom-x");
+}
+
+#[test]
+fn add_rejects_bad_input_without_writing() {
+    let env = Env::with_issues(&[issue("a")]);
+    let before = env.text();
+    env.rejected(&["issue", "add", "Dup", "--id", "a"], &["issue.duplicate_id"]);
+    env.rejected(&["issue", "add", "  "], &["issue.invalid_title"]);
+    env.rejected(&["issue", "add", "P", "--priority", "7"], &["issue.invalid_priority"]);
+    env.rejected(&["issue", "add", "T", "--issue-type", "story"], &["issue.invalid_type"]);
+    env.rejected(&["issue", "add", "S", "--status", "Not Valid"], &["issue.invalid_status"]);
+    env.rejected(&["issue", "add", "I", "--id", "has space"], &["issue.invalid_id"]);
+    assert_eq!(env.text(), before);
+    // Clap-level errors are unusable input.
+    assert_eq!(env.raw(&["issue", "add", "P", "--priority", "high"]).status.code(), Some(2));
+}
+
+#[test]
+fn update_changes_only_given_fields_and_clears_empty_ones() {
+    let env = Env::with_issues(&[issue_with("a", json!({"notes": "old", "labels": ["x"], "x_keep": {"deep": [1]}}))]);
+    let v = env.ok(&["issue", "update", "a", "--title", "Renamed", "--notes", "", "--priority", "0", "--assignee", "w"]);
+    let stored = env.issue("a");
+    assert_eq!(stored, v["issue"]);
+    assert_eq!(stored["title"], "Renamed");
+    assert!(stored.get("notes").is_none());
+    assert_eq!(stored["priority"], 0);
+    assert_eq!(stored["assignee"], "w");
+    assert_eq!(stored["labels"], json!(["x"]));
+    assert_eq!(stored["x_keep"], json!({"deep": [1]}));
+    assert!(stored["updated_at"].as_str().unwrap().ends_with('Z'));
+    env.ok(&["issue", "update", "a", "--labels", ""]);
+    assert!(env.issue("a").get("labels").is_none());
+    env.ok(&["issue", "update", "a", "--status", "closed"]);
+    assert!(env.issue("a")["closed_at"].is_string());
+    env.ok(&["issue", "update", "a", "--status", "open"]);
+    assert!(env.issue("a").get("closed_at").is_none());
+    env.rejected(&["issue", "update", "nope", "--title", "x"], &["issue.not_found"]);
+    env.rejected(&["issue", "update", "a"], &["issue.update_empty"]);
+    env.rejected(&["issue", "update", "a", "--issue-type", "story"], &["issue.invalid_type"]);
+}
+
+#[test]
+fn close_sets_closed_at_and_drops_the_lease() {
+    let env = Env::with_issues(&[issue_with(
+        "a",
+        json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l1", true)}),
+    )]);
+    let v = env.ok(&["issue", "close", "a"]);
+    let stored = env.issue("a");
+    assert_eq!(stored, v["issue"]);
+    assert_eq!(stored["status"], "closed");
+    assert!(stored["closed_at"].is_string());
+    assert!(stored.get("lease").is_none());
+    env.rejected(&["issue", "close", "a"], &["issue.already_closed"]);
+    env.rejected(&["issue", "close", "zz"], &["issue.not_found"]);
+}
+
+#[test]
+fn discover_links_discovered_from_and_needs_the_parent() {
+    let env = Env::with_issues(&[issue("bd-1")]);
+    let v = env.ok(&["issue", "discover", "bd-1", "Found while working", "--priority", "1"]);
+    assert_eq!(v["parentId"], "bd-1");
+    let id = v["id"].as_str().unwrap().to_string();
+    assert_eq!(id, "bd-2");
+    let stored = env.issue(&id);
+    assert_eq!(stored["dependencies"][0]["issue_id"], "bd-2");
+    assert_eq!(stored["dependencies"][0]["depends_on_id"], "bd-1");
+    assert_eq!(stored["dependencies"][0]["type"], "discovered-from");
+    assert_eq!(stored["priority"], 1);
+    // discovered-from is informational: the new issue is ready at once.
+    assert!(ids(&env.ok(&["issue", "ready"])).contains(&id));
+    let before = env.text();
+    env.rejected(&["issue", "discover", "bd-404", "Orphan"], &["issue.parent_not_found"]);
+    assert_eq!(env.text(), before);
+}
+
+#[test]
+fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
+    let env = Env::with_issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
+    let v = env.ok(&["dep", "add", "b", "a"]);
+    assert_eq!((v["issueId"].as_str(), v["dependsOnId"].as_str(), v["type"].as_str()), (Some("b"), Some("a"), Some("blocks")));
+    assert_eq!(env.issue("b")["dependencies"][0]["depends_on_id"], "a");
+    env.ok(&["dep", "add", "c", "b", "--type", "waits-for"]);
+    let before = env.text();
+    let cycle = env.rejected(&["dep", "add", "a", "c"], &["dep.cycle"]);
+    assert_eq!(cycle["cycle"], json!(["a", "c", "b", "a"]));
+    env.rejected(&["dep", "add", "a", "a"], &["dep.self_loop"]);
+    env.rejected(&["dep", "add", "b", "a"], &["dep.duplicate"]);
+    env.rejected(&["dep", "add", "b", "a", "--type", "related"], &["dep.duplicate"]);
+    env.rejected(&["dep", "add", "x", "a"], &["dep.issue_not_found"]);
+    env.rejected(&["dep", "add", "a", "x"], &["dep.target_not_found"]);
+    env.rejected(&["dep", "add", "a", "d", "--type", "tracks"], &["dep.invalid_type"]);
+    assert_eq!(env.text(), before);
+    // An informational edge may point back: it closes no blocking cycle.
+    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
+    let out = env.raw(&["dep", "add", "d", "c"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("dep.add: accepted d -> c"));
+}
+
+#[test]
+fn dep_remove_and_replace() {
+    let env = Env::with_issues(&[
+        issue("a"),
+        issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
+        issue_with("c", json!({"dependencies": [{"issue_id": "c", "depends_on_id": "b", "dep_type": "related", "x_note": 1}]})),
+    ]);
+    // Turning c -> b into a blocking edge is fine; then a -> c would close a cycle.
+    let v = env.ok(&["dep", "replace", "c", "b", "--type", "blocks"]);
+    assert_eq!(v["previousType"], "related");
+    assert_eq!(v["changed"], true);
+    let edge = &env.issue("c")["dependencies"][0];
+    assert_eq!(edge, &json!({"issue_id": "c", "depends_on_id": "b", "dep_type": "blocks", "x_note": 1}));
+    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
+    let r = env.rejected(&["dep", "replace", "a", "c", "--type", "blocks"], &["dep.cycle"]);
+    assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
+    let same = env.ok(&["dep", "replace", "b", "a", "--type", "blocks"]);
+    assert_eq!(same["changed"], false);
+    env.rejected(&["dep", "replace", "b", "c", "--type", "blocks"], &["dep.not_found"]);
+    env.rejected(&["dep", "replace", "b", "a", "--type", "nope"], &["dep.invalid_type"]);
+
+    env.rejected(&["dep", "remove", "b", "a", "--type", "related"], &["dep.not_found"]);
+    let v = env.ok(&["dep", "remove", "b", "a"]);
+    assert_eq!(v["removedTypes"], json!(["blocks"]));
+    assert!(env.issue("b").get("dependencies").is_none());
+    env.rejected(&["dep", "remove", "b", "a"], &["dep.not_found"]);
+    env.rejected(&["dep", "remove", "zz", "a"], &["dep.issue_not_found"]);
+    assert!(ids(&env.ok(&["issue", "ready"])).contains(&"b".to_string()));
+}
+
+/// Fields and values this program does not know survive, and every line but the
+/// mutated one keeps its bytes (spacing, key order, escapes, CRLF, blank lines).
+#[test]
+fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
+    let lines = [
+        r#"{"id":"bd-1","title":"Keep me","status":"open","priority":2,"x_unknown":{"nested":[1,2.50,"\u00e9"]},"owner":"ann","metadata":{"a":null}}"#,
+        r#"{ "title" : "Spaced out", "id" : "bd-2", "ephemeral": true, "mol_type": "m", "zzz": [ ] }"#,
+        "",
+        r#"{"id":"bd-3","title":"Target","status":"open","x_future_field":{"v":2},"dependencies":[{"issue_id":"bd-3","depends_on_id":"bd-1","type":"related","created_by":"x","x_edge":true}],"labels":["l"]}"#,
+        r#"{"id":"bd-4","title":"Escapes \"quoted\" \n and \u2603","description":"d","status":"deferred"}"#,
+    ];
+    let text = format!("{}\r\n{}\n{}\n{}\n{}", lines[0], lines[1], lines[2], lines[3], lines[4]);
+    let env = Env::with_text(&text);
+    env.ok(&["issue", "update", "bd-3", "--notes", "touched"]);
+    env.ok(&["issue", "claim", "bd-3", "--assignee", "agent.z"]);
+    env.ok(&["dep", "add", "bd-3", "bd-2", "--type", "related"]);
+    let after = env.text();
+    let new_lines: Vec<&str> = after.split('\n').collect();
+    assert_eq!(new_lines.len(), 5, "{after}");
+    assert_eq!(new_lines[0], format!("{}\r", lines[0]));
+    assert_eq!(new_lines[1], lines[1]);
+    assert_eq!(new_lines[2], lines[2]);
+    assert_eq!(new_lines[4], lines[4], "last line keeps its missing trailing newline");
+    let mutated: serde_json::Value = serde_json::from_str(new_lines[3]).unwrap();
+    assert_eq!(mutated["x_future_field"], json!({"v": 2}));
+    assert_eq!(mutated["dependencies"][0], json!({"issue_id":"bd-3","depends_on_id":"bd-1","type":"related","created_by":"x","x_edge":true}));
+    assert_eq!(mutated["dependencies"][1]["depends_on_id"], "bd-2");
+    assert_eq!(mutated["notes"], "touched");
+    assert_eq!(mutated["labels"], json!(["l"]));
+    // Key order of the original line is kept; new keys come after.
+    let keys: Vec<&str> = mutated.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(&keys[..7], ["id", "title", "status", "x_future_field", "dependencies", "labels", "notes"]);
+}
+
+#[test]
+fn snapshot_ref_follows_content_not_line_layout() {
+    // The snapshot ref is exposed through the library; here it must be stable across
+    // the same memory written differently, and change when an issue changes.
+    let a = Env::with_text("{\"id\":\"b\",\"title\":\"B\"}\n{\"id\":\"a\",\"title\":\"A\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"}]}\n");
+    let b = Env::with_text("\n{\"title\":\"A\",\"id\":\"a\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"}]}\n{\"id\":\"b\",\"title\":\"old\"}\n{\"id\":\"b\",\"title\":\"B\"}\n");
+    let ra = tusk::issues::snapshot_ref(&a.path).unwrap();
+    assert!(ra.starts_with("iss1_") && ra.len() == 5 + 64, "{ra}");
+    assert_eq!(ra, tusk::issues::snapshot_ref(&b.path).unwrap());
+    a.ok(&["issue", "update", "b", "--title", "B2"]);
+    assert_ne!(ra, tusk::issues::snapshot_ref(&a.path).unwrap());
+    let absent = Env::empty();
+    assert_eq!(
+        tusk::issues::snapshot_ref(&absent.path).unwrap(),
+        format!("iss1_{}", tusk::canonical::sha256_hex(b""))
+    );
+}

@@ -1,0 +1,115 @@
+//! Shared helpers of the issue-memory tests: a store in a temp dir and the real
+//! `tusk` binary run against it.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tusk");
+
+/// A store path in its own temp dir (the store itself may not exist yet).
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl Env {
+    /// A store that does not exist yet, in a `.premath` dir that does not exist yet.
+    pub fn empty() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".premath").join("issues.jsonl");
+        Env { dir, path }
+    }
+
+    /// A store holding exactly `text`.
+    pub fn with_text(text: &str) -> Self {
+        let env = Env::empty();
+        std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
+        std::fs::write(&env.path, text).unwrap();
+        env
+    }
+
+    /// A store with one compact JSON line per value.
+    pub fn with_issues(issues: &[Value]) -> Self {
+        let text: String = issues.iter().map(|v| format!("{}\n", serde_json::to_string(v).unwrap())).collect();
+        Env::with_text(&text)
+    }
+
+    /// Runs `tusk <args> --issues PATH` and returns the raw output.
+    pub fn raw(&self, args: &[&str]) -> Output {
+        Command::new(BIN).args(args).arg("--issues").arg(&self.path).output().unwrap()
+    }
+
+    /// Runs `tusk <args> --json --issues PATH`: (exit code, parsed stdout).
+    pub fn json(&self, args: &[&str]) -> (i32, Value) {
+        let out = Command::new(BIN).args(args).arg("--json").arg("--issues").arg(&self.path).output().unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!("stdout of {args:?} is not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
+        });
+        (out.status.code().unwrap(), value)
+    }
+
+    /// Runs and asserts the exit code; returns the payload.
+    pub fn ok(&self, args: &[&str]) -> Value {
+        let (code, v) = self.json(args);
+        assert_eq!(code, 0, "{args:?} -> {v:#}");
+        assert!(v.get("result").is_none_or(|r| r == "accepted"), "{args:?} -> {v:#}");
+        v
+    }
+
+    /// Runs, asserts exit 1 and exactly these failure classes; returns the payload.
+    pub fn rejected(&self, args: &[&str], classes: &[&str]) -> Value {
+        let (code, v) = self.json(args);
+        assert_eq!(code, 1, "{args:?} -> {v:#}");
+        assert_eq!(v["result"], "rejected", "{args:?} -> {v:#}");
+        assert_eq!(v["failureClasses"], serde_json::json!(classes), "{args:?} -> {v:#}");
+        assert!(v["diagnostic"].as_str().is_some_and(|d| !d.is_empty()), "{v:#}");
+        v
+    }
+
+    pub fn text(&self) -> String {
+        std::fs::read_to_string(&self.path).unwrap()
+    }
+
+    /// The store's lines parsed as JSON (blank lines skipped).
+    pub fn lines(&self) -> Vec<Value> {
+        self.text().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    /// The last line with this id.
+    pub fn issue(&self, id: &str) -> Value {
+        self.lines().into_iter().rev().find(|v| v["id"] == id).unwrap_or_else(|| panic!("no issue {id}"))
+    }
+}
+
+/// A minimal issue line.
+pub fn issue(id: &str) -> Value {
+    serde_json::json!({"id": id, "title": format!("Issue {id}"), "status": "open", "priority": 2, "issue_type": "task"})
+}
+
+/// `issue` with extra fields merged in.
+pub fn issue_with(id: &str, extra: Value) -> Value {
+    let mut v = issue(id);
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
+}
+
+/// A `blocks` edge from `id` to `on`.
+pub fn blocks(id: &str, on: &str) -> Value {
+    serde_json::json!({"issue_id": id, "depends_on_id": on, "type": "blocks"})
+}
+
+/// Ids of a view's items, in order.
+pub fn ids(view: &Value) -> Vec<String> {
+    view["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_string()).collect()
+}
+
+/// A lease object that expired long ago, or that lasts until far in the future.
+pub fn lease(owner: &str, lease_id: &str, active: bool) -> Value {
+    let expires = if active { "2999-01-01T00:00:00Z" } else { "2020-01-01T01:00:00Z" };
+    serde_json::json!({"lease_id": lease_id, "owner": owner, "acquired_at": "2020-01-01T00:00:00Z", "expires_at": expires})
+}

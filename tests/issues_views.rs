@@ -1,0 +1,250 @@
+//! Read views through the binary: ready, blocked, list, show, check, dep
+//! diagnostics, absent and corrupt stores.
+
+mod issues_support;
+
+use issues_support::*;
+use serde_json::json;
+
+#[test]
+fn absent_store_reads_as_empty_and_is_not_created() {
+    let env = Env::empty();
+    for view in ["ready", "blocked", "list"] {
+        let v = env.ok(&["issue", view]);
+        assert_eq!(v["count"], 0);
+        assert_eq!(v["items"], json!([]));
+        assert_eq!(v["action"], format!("issue.{view}"));
+        assert_eq!(v["issuesPath"], env.path.display().to_string());
+    }
+    assert_eq!(env.ok(&["issue", "check"])["issueCount"], 0);
+    assert_eq!(env.ok(&["dep", "diagnostics"])["cycles"], json!([]));
+    env.rejected(&["issue", "show", "bd-1"], &["issue.not_found"]);
+    // A rejected mutation on an absent store creates nothing either.
+    env.rejected(&["issue", "claim", "bd-1", "--assignee", "a"], &["lease_not_found"]);
+    assert!(!env.path.parent().unwrap().exists());
+}
+
+#[test]
+fn ready_is_open_and_unblocked_in_priority_then_id_order() {
+    let env = Env::with_issues(&[
+        issue_with("c", json!({"priority": 1})),
+        issue_with("b", json!({"priority": 1})),
+        issue_with("a", json!({"priority": 3})),
+        issue_with("z", json!({"priority": 0, "status": "in_progress"})),
+        issue_with("d", json!({"priority": 0, "dependencies": [blocks("d", "done")]})),
+        issue_with("done", json!({"status": "closed"})),
+        issue_with("e", json!({"priority": 0, "dependencies": [blocks("e", "b")]})),
+        issue_with("m", json!({"priority": 0, "dependencies": [blocks("m", "missing")]})),
+        issue_with("r", json!({"priority": 4, "dependencies": [{"issue_id": "r", "depends_on_id": "b", "type": "related"}]})),
+        issue_with("p", json!({"dependencies": [{"issue_id": "p", "depends_on_id": "b", "type": "parent-child"}]})),
+        issue_with("x", json!({"status": "deferred"})),
+        json!({"id": "dflt", "title": "defaults to open, priority 2"}),
+    ]);
+    let v = env.ok(&["issue", "ready"]);
+    // d: its blocker is closed; e, m, p: blocked (open / missing target / parent-child
+    // is blocking); r: `related` does not block; z, x, done: not open.
+    assert_eq!(ids(&v), ["d", "b", "c", "dflt", "a", "r"]);
+    assert_eq!(v["count"], 6);
+    let item = &v["items"][0];
+    assert_eq!(
+        item,
+        &json!({"id": "d", "title": "Issue d", "status": "open", "priority": 0, "issueType": "task",
+                "assignee": null, "labels": [], "leaseState": "unleased", "lease": null})
+    );
+}
+
+#[test]
+fn blocked_lists_blockers_and_manual_blocks() {
+    let env = Env::with_issues(&[
+        issue("a"),
+        issue_with("b", json!({"dependencies": [blocks("b", "a"), blocks("b", "gone"), blocks("b", "c")]})),
+        issue_with("c", json!({"status": "closed"})),
+        issue_with("m", json!({"status": "blocked", "priority": 0})),
+        issue_with("closed-blocked", json!({"status": "closed", "dependencies": [blocks("closed-blocked", "a")]})),
+    ]);
+    let v = env.ok(&["issue", "blocked"]);
+    assert_eq!(ids(&v), ["m", "b"]);
+    assert_eq!(v["items"][0]["manualBlocked"], true);
+    assert_eq!(v["items"][0]["blockers"], json!([]));
+    assert_eq!(v["items"][1]["manualBlocked"], false);
+    assert_eq!(
+        v["items"][1]["blockers"],
+        json!([
+            {"issueId": "b", "dependsOnId": "a", "type": "blocks", "blockerStatus": "open", "blockerMissing": false},
+            {"issueId": "b", "dependsOnId": "gone", "type": "blocks", "blockerStatus": null, "blockerMissing": true},
+        ])
+    );
+}
+
+#[test]
+fn list_filters_and_lease_counts() {
+    let env = Env::with_issues(&[
+        issue_with("a", json!({"labels": ["ui", "p"], "assignee": "x", "issue_type": "bug"})),
+        issue_with("b", json!({"labels": ["ui"], "priority": 0, "status": "in_progress", "assignee": "y",
+                                 "lease": lease("y", "l-b", true)})),
+        issue_with("c", json!({"status": "in_progress", "assignee": "z", "lease": lease("z", "l-c", false)})),
+        issue_with("d", json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-d", true)})),
+    ]);
+    let all = env.ok(&["issue", "list"]);
+    assert_eq!(ids(&all), ["a", "b", "c", "d"]);
+    assert_eq!(all["leaseCounts"], json!({"active": 2, "stale": 1, "contended": 1, "unleased": 1}));
+    let states: Vec<&str> = all["items"].as_array().unwrap().iter().map(|i| i["leaseState"].as_str().unwrap()).collect();
+    assert_eq!(states, ["unleased", "active", "stale", "active"]);
+    assert_eq!(all["items"][1]["lease"]["leaseId"], "l-b");
+    assert_eq!(ids(&env.ok(&["issue", "list", "--label", "ui"])), ["a", "b"]);
+    assert_eq!(ids(&env.ok(&["issue", "list", "--status", "in_progress"])), ["b", "c", "d"]);
+    assert_eq!(ids(&env.ok(&["issue", "list", "--assignee", "x"])), ["a"]);
+    assert_eq!(ids(&env.ok(&["issue", "list", "--issue-type", "bug"])), ["a"]);
+    assert_eq!(ids(&env.ok(&["issue", "list", "--priority", "0"])), ["b"]);
+    assert_eq!(ids(&env.ok(&["issue", "list", "--label", "ui", "--priority", "2"])), ["a"]);
+}
+
+#[test]
+fn show_returns_the_stored_object_and_last_line_wins() {
+    let env = Env::with_text(concat!(
+        "{\"id\":\"a\",\"title\":\"old\",\"x_custom\":{\"k\":[1,2]}}\n",
+        "\n",
+        "{\"id\":\"a\",\"title\":\"new\",\"x_custom\":7,\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"q\",\"dep_type\":\"blocks\"}]}\n",
+    ));
+    let v = env.ok(&["issue", "show", "a"]);
+    assert_eq!(v["issue"]["title"], "new");
+    assert_eq!(v["issue"]["x_custom"], 7);
+    assert_eq!(v["leaseState"], "unleased");
+    assert_eq!(v["blockers"][0]["blockerMissing"], true);
+    assert_eq!(env.ok(&["issue", "list"])["count"], 1);
+}
+
+#[test]
+fn check_reports_graph_errors_and_warnings() {
+    let long_notes = "n".repeat(2001);
+    let env = Env::with_issues(&[
+        issue("a"),
+        issue_with("a", json!({"title": "repeat"})),
+        issue_with("b", json!({"dependencies": [blocks("b", "nowhere")]})),
+        issue_with("s", json!({"dependencies": [{"issue_id": "s", "depends_on_id": "s", "type": "related"}]})),
+        issue_with("c1", json!({"dependencies": [blocks("c1", "c2")]})),
+        issue_with("c2", json!({"dependencies": [blocks("c2", "c3")]})),
+        issue_with("c3", json!({"dependencies": [blocks("c3", "c1")]})),
+        // A cycle through a closed issue is not an error.
+        issue_with("k1", json!({"dependencies": [blocks("k1", "k2")]})),
+        issue_with("k2", json!({"status": "closed", "dependencies": [blocks("k2", "k1")]})),
+        issue_with("n", json!({"notes": long_notes})),
+        issue_with("old", json!({"status": "in_progress", "lease": lease("w", "l", false)})),
+    ]);
+    let (code, v) = env.json(&["issue", "check"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["kind"], "premath.issue_graph.check.v1");
+    assert_eq!(v["result"], "rejected");
+    assert_eq!(
+        v["failureClasses"],
+        json!(["issue_graph.cycle", "issue_graph.dangling_dependency", "issue_graph.duplicate_id", "issue_graph.self_loop"])
+    );
+    let errors = v["errors"].as_array().unwrap();
+    let find = |class: &str| errors.iter().find(|e| e["class"] == class).unwrap().clone();
+    assert_eq!(find("issue_graph.duplicate_id")["lines"], json!([1, 2]));
+    assert_eq!(find("issue_graph.dangling_dependency")["dependsOnId"], "nowhere");
+    assert_eq!(find("issue_graph.self_loop")["issueId"], "s");
+    assert_eq!(find("issue_graph.cycle")["path"], json!(["c1", "c2", "c3", "c1"]));
+    assert_eq!(errors.iter().filter(|e| e["class"] == "issue_graph.cycle").count(), 1);
+    let warnings: Vec<(&str, &str)> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["class"].as_str().unwrap(), w["issueId"].as_str().unwrap()))
+        .collect();
+    assert!(warnings.contains(&("issue_graph.notes_too_long", "n")), "{warnings:?}");
+    assert!(warnings.contains(&("issue_graph.closed_with_open_blockers", "k2")), "{warnings:?}");
+    assert!(warnings.contains(&("issue_graph.lease_stale", "old")), "{warnings:?}");
+
+    let clean = Env::with_issues(&[issue("a"), issue_with("b", json!({"dependencies": [blocks("b", "a")]}))]);
+    let v = clean.ok(&["issue", "check"]);
+    assert_eq!(v["result"], "accepted");
+    assert_eq!(v["failureClasses"], json!([]));
+}
+
+#[test]
+fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
+    let env = Env::with_issues(&[
+        issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
+        issue_with("a", json!({"dependencies": [blocks("a", "c"), {"issue_id": "a", "depends_on_id": "ghost", "type": "related"}]})),
+        issue_with("c", json!({"dependencies": [blocks("c", "b")]})),
+        issue_with("x", json!({"status": "closed", "dependencies": [blocks("x", "y")]})),
+        issue_with("y", json!({"status": "closed", "dependencies": [blocks("y", "x"), blocks("y", "void")]})),
+    ]);
+    let (code, active) = env.json(&["dep", "diagnostics"]);
+    assert_eq!(code, 1);
+    assert_eq!(active["scope"], "active");
+    assert_eq!(active["cycles"], json!([["a", "c", "b", "a"]]));
+    assert_eq!(active["danglingEdges"], json!([{"issueId": "a", "dependsOnId": "ghost", "type": "related"}]));
+    assert_eq!(active["failureClasses"], json!(["dep.cycle", "dep.dangling"]));
+    assert_eq!(active["issueCount"], 3);
+    let (_, all) = env.json(&["dep", "diagnostics", "--scope", "all"]);
+    assert_eq!(all["cycles"], json!([["a", "c", "b", "a"], ["x", "y", "x"]]));
+    assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
+    assert_eq!(all["hasCycle"], true);
+    // Deterministic: the same report twice.
+    assert_eq!(env.json(&["dep", "diagnostics", "--scope", "all"]).1, all);
+    let clean = Env::with_issues(&[issue("a")]);
+    assert_eq!(clean.ok(&["dep", "diagnostics"])["result"], "accepted");
+}
+
+#[test]
+fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
+    let good = "{\"id\":\"a\",\"title\":\"t\"}\n";
+    let cases: Vec<(Vec<u8>, usize, &str)> = vec![
+        (format!("{good}{{\"id\":\"b\",\"title\":\n").into_bytes(), 2, "not valid JSON"),
+        (format!("{good}\n{{\"id\":\"b\"}}\n").into_bytes(), 3, "missing field `title`"),
+        ([good.as_bytes(), b"{\"id\":\"b\",\"title\":\"\xff\"}\n"].concat(), 2, "invalid UTF-8"),
+        ([good.as_bytes(), b"{\"id\":\"b\",\"title\":\"x\"}\0\n"].concat(), 2, "NUL"),
+        (
+            format!("{good}{good}{{\"id\":\"c\",\"title\":\"t\",\"dependencies\":[{{\"issue_id\":\"c\",\"depends_on_id\":\"a\",\"type\":\"tracks\"}}]}}\n")
+                .into_bytes(),
+            3,
+            "unknown dependency type \"tracks\"",
+        ),
+        (format!("{good}{{\"id\":\"b\",\"title\":\"t\",\"priority\":\"high\"}}\n").into_bytes(), 2, "not a valid issue"),
+    ];
+    for (bytes, line, needle) in cases {
+        let env = Env::empty();
+        std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
+        std::fs::write(&env.path, &bytes).unwrap();
+        for args in [
+            vec!["issue", "ready"],
+            vec!["issue", "list"],
+            vec!["issue", "check"],
+            vec!["issue", "add", "new"],
+            vec!["issue", "claim", "a", "--assignee", "w"],
+            vec!["issue", "claim-next", "--assignee", "w"],
+            vec!["dep", "add", "a", "b"],
+        ] {
+            let (code, v) = env.json(&args);
+            assert_eq!(code, 2, "{args:?}: {v:#}");
+            assert_eq!(v["failureClasses"], json!(["memory.store_corrupt"]), "{args:?}");
+            let diag = v["diagnostic"].as_str().unwrap();
+            assert!(diag.contains(&format!("line {line}:")), "{args:?}: {diag}");
+            assert!(diag.contains(needle), "{args:?}: {diag}");
+            assert_eq!(std::fs::read(&env.path).unwrap(), bytes, "{args:?} changed a corrupt store");
+        }
+        // Without --json the error goes to stderr, still naming the line.
+        let out = env.raw(&["issue", "ready"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("line {line}:")));
+    }
+}
+
+#[test]
+fn readable_table_without_json() {
+    let env = Env::with_issues(&[
+        issue_with("bd-1", json!({"title": "Parse the thing", "priority": 1})),
+        issue_with("bd-2", json!({"title": "Then render", "dependencies": [blocks("bd-2", "bd-1")]})),
+    ]);
+    let out = env.raw(&["issue", "ready"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("ID"), "{text}");
+    assert!(lines[1].starts_with("bd-1") && lines[1].contains("P1") && lines[1].ends_with("Parse the thing"), "{text}");
+    assert_eq!(lines.len(), 3, "{text}");
+    let blocked = String::from_utf8(env.raw(&["issue", "blocked"]).stdout).unwrap();
+    assert!(blocked.contains("bd-1 / Then render"), "{blocked}");
+}

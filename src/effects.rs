@@ -19,11 +19,21 @@ pub const RUN_END_KIND: &str = "premath.scheme_eval.run_end.v0";
 #[derive(Debug, thiserror::Error)]
 pub enum EffectLogError {
     #[error("cannot write effect log {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot read effect log {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("effect log {path}, line {line}: {reason}")]
-    Corrupt { path: PathBuf, line: usize, reason: String },
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
 }
 
 /// Appends rows to one effect log.
@@ -35,12 +45,22 @@ pub struct EffectLog {
 impl EffectLog {
     /// Opens (creating file and parent directories) for appending.
     pub fn open(path: &Path) -> Result<Self, EffectLogError> {
-        let wrap = |source| EffectLogError::Write { path: path.to_path_buf(), source };
+        let wrap = |source| EffectLogError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(wrap)?;
         }
-        let file = OpenOptions::new().create(true).append(true).open(path).map_err(wrap)?;
-        Ok(Self { path: path.to_path_buf(), file })
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(wrap)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -54,7 +74,10 @@ impl EffectLog {
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|source| EffectLogError::Write { path: self.path.clone(), source })
+            .map_err(|source| EffectLogError::Write {
+                path: self.path.clone(),
+                source,
+            })
     }
 }
 
@@ -67,7 +90,10 @@ pub struct LogContents {
 
 /// Reads every row of an effect log.
 pub fn read_log(path: &Path) -> Result<LogContents, EffectLogError> {
-    let bytes = std::fs::read(path).map_err(|source| EffectLogError::Read { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| EffectLogError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_log(path, &bytes)
 }
 
@@ -90,7 +116,11 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
         match parsed {
             Ok(row) if row.is_object() => rows.push((line_no, row)),
             Ok(_) => {
-                return Err(EffectLogError::Corrupt { path: path.to_path_buf(), line: line_no, reason: "not a JSON object".into() })
+                return Err(EffectLogError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    reason: "not a JSON object".into(),
+                })
             }
             Err(reason) if is_last && !ends_with_newline => {
                 warnings.push(format!(
@@ -98,7 +128,13 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
                     path.display()
                 ));
             }
-            Err(reason) => return Err(EffectLogError::Corrupt { path: path.to_path_buf(), line: line_no, reason }),
+            Err(reason) => {
+                return Err(EffectLogError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    reason,
+                })
+            }
         }
     }
     Ok(LogContents { rows, warnings })
@@ -114,8 +150,13 @@ mod tests {
         let ok = parse_log(p, b"{\"a\":1}\n{\"b\":2}\n{\"c\":").unwrap();
         assert_eq!(ok.rows.len(), 2);
         assert_eq!(ok.warnings.len(), 1);
-        let err = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n").err().unwrap();
-        assert!(matches!(err, EffectLogError::Corrupt { line: 2, .. }), "{err}");
+        let err = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, EffectLogError::Corrupt { line: 2, .. }),
+            "{err}"
+        );
         // A bad last line that did end with a newline was fully written: an error.
         assert!(parse_log(p, b"{\"a\":1}\n{oops\n").is_err());
     }

@@ -14,11 +14,11 @@
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
-pub mod effects;
 pub mod cli;
+pub mod effects;
 pub mod harness;
 pub mod host;
+pub mod issues;
 pub mod runtime;
 pub mod sandbox;
 pub mod typestate;
-pub mod issues;

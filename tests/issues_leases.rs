@@ -27,17 +27,38 @@ fn claim_takes_a_new_lease_with_defaults() {
     assert_eq!(lease["owner"], "agent.a");
     assert_eq!(lease["acquired_at"], stored["updated_at"]);
     let ttl = secs_until(&lease["expires_at"]);
-    assert!((3590..=3600).contains(&ttl), "default TTL is 3600 s, got {ttl}");
+    assert!(
+        (3590..=3600).contains(&ttl),
+        "default TTL is 3600 s, got {ttl}"
+    );
     assert_eq!(env.ok(&["issue", "show", "bd-7"])["leaseState"], "active");
 }
 
 #[test]
 fn claim_binding_ttl_expiry_and_explicit_lease_id() {
     let env = Env::with_issues(&[issue("a"), issue("b")]);
-    let v = env.ok(&["issue", "claim", "a", "--assignee", "w", "--lease-ttl-seconds", "30", "--lease-id", "mine-1"]);
+    let v = env.ok(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-ttl-seconds",
+        "30",
+        "--lease-id",
+        "mine-1",
+    ]);
     assert_eq!(v["lease"]["lease_id"], "mine-1");
     assert!((20..=30).contains(&secs_until(&v["lease"]["expires_at"])));
-    let v = env.ok(&["issue", "claim", "b", "--assignee", "w", "--lease-expires-at", "2999-06-01T10:00:00+02:00"]);
+    let v = env.ok(&[
+        "issue",
+        "claim",
+        "b",
+        "--assignee",
+        "w",
+        "--lease-expires-at",
+        "2999-06-01T10:00:00+02:00",
+    ]);
     assert_eq!(v["lease"]["expires_at"], "2999-06-01T08:00:00Z");
 }
 
@@ -50,17 +71,44 @@ fn claim_input_failures_write_nothing() {
         args.extend_from_slice(extra);
         args
     }
-    env.rejected(&claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]), &["lease_invalid_ttl"]);
-    env.rejected(&claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]), &["lease_invalid_ttl"]);
+    env.rejected(
+        &claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]),
+        &["lease_invalid_ttl"],
+    );
+    env.rejected(
+        &claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]),
+        &["lease_invalid_ttl"],
+    );
     env.ok(&["issue", "list"]);
     env.rejected(
-        &claim(&["--assignee", "w", "--lease-ttl-seconds", "60", "--lease-expires-at", "2999-01-01T00:00:00Z"]),
+        &claim(&[
+            "--assignee",
+            "w",
+            "--lease-ttl-seconds",
+            "60",
+            "--lease-expires-at",
+            "2999-01-01T00:00:00Z",
+        ]),
         &["lease_binding_ambiguous"],
     );
-    env.rejected(&claim(&["--assignee", "w", "--lease-expires-at", "2001-01-01T00:00:00Z"]), &["lease_invalid_expires_at"]);
-    env.rejected(&claim(&["--assignee", "w", "--lease-expires-at", "soon"]), &["lease_invalid_expires_at"]);
+    env.rejected(
+        &claim(&[
+            "--assignee",
+            "w",
+            "--lease-expires-at",
+            "2001-01-01T00:00:00Z",
+        ]),
+        &["lease_invalid_expires_at"],
+    );
+    env.rejected(
+        &claim(&["--assignee", "w", "--lease-expires-at", "soon"]),
+        &["lease_invalid_expires_at"],
+    );
     env.rejected(&claim(&["--assignee", ""]), &["lease_invalid_assignee"]);
-    env.rejected(&claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]), &["lease_invalid_assignee", "lease_invalid_ttl"]);
+    env.rejected(
+        &claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]),
+        &["lease_invalid_assignee", "lease_invalid_ttl"],
+    );
     assert_eq!(env.text(), before);
 }
 
@@ -68,12 +116,24 @@ fn claim_input_failures_write_nothing() {
 fn claim_refuses_missing_closed_and_contended_issues() {
     let env = Env::with_issues(&[
         issue_with("done", json!({"status": "closed"})),
-        issue_with("held", json!({"status": "in_progress", "assignee": "other", "lease": lease("other", "l-o", true)})),
+        issue_with(
+            "held",
+            json!({"status": "in_progress", "assignee": "other", "lease": lease("other", "l-o", true)}),
+        ),
     ]);
     let before = env.text();
-    env.rejected(&["issue", "claim", "nope", "--assignee", "w"], &["lease_not_found"]);
-    env.rejected(&["issue", "claim", "done", "--assignee", "w"], &["lease_issue_closed"]);
-    let v = env.rejected(&["issue", "claim", "held", "--assignee", "w"], &["lease_contention_active"]);
+    env.rejected(
+        &["issue", "claim", "nope", "--assignee", "w"],
+        &["lease_not_found"],
+    );
+    env.rejected(
+        &["issue", "claim", "done", "--assignee", "w"],
+        &["lease_issue_closed"],
+    );
+    let v = env.rejected(
+        &["issue", "claim", "held", "--assignee", "w"],
+        &["lease_contention_active"],
+    );
     assert_eq!(v["holder"], "other");
     assert_eq!(v["expiresAt"], "2999-01-01T00:00:00Z");
     assert_eq!(env.text(), before);
@@ -85,16 +145,43 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "a",
         json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "keep-me", true)}),
     )]);
-    let v = env.ok(&["issue", "claim", "a", "--assignee", "w", "--lease-ttl-seconds", "120"]);
+    let v = env.ok(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-ttl-seconds",
+        "120",
+    ]);
     let lease = &env.issue("a")["lease"];
     assert_eq!(lease, &v["lease"]);
     assert_eq!(lease["lease_id"], "keep-me");
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((110..=120).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.ok(&["issue", "claim", "a", "--assignee", "w", "--lease-id", "keep-me"]);
+    env.ok(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "keep-me",
+    ]);
     let before = env.text();
-    env.rejected(&["issue", "claim", "a", "--assignee", "w", "--lease-id", "another"], &["lease_id_mismatch"]);
+    env.rejected(
+        &[
+            "issue",
+            "claim",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "another",
+        ],
+        &["lease_id_mismatch"],
+    );
     assert_eq!(env.text(), before);
 }
 
@@ -116,80 +203,272 @@ fn stale_lease_is_cleared_and_reclaimed() {
     assert_eq!(stored["lease"]["lease_id"], "lease1_a_fresh");
     assert_ne!(stored["lease"]["acquired_at"], "2020-01-01T00:00:00Z");
     // The old owner's lease is gone: it can neither renew nor release.
-    env.rejected(&["issue", "lease-renew", "a", "--assignee", "crashed", "--lease-id", "old-lease"], &["lease_owner_mismatch"]);
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "a",
+            "--assignee",
+            "crashed",
+            "--lease-id",
+            "old-lease",
+        ],
+        &["lease_owner_mismatch"],
+    );
 }
 
 #[test]
 fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
     let env = Env::with_issues(&[
-        issue_with("a", json!({"priority": 0, "lease": lease("other", "l-a", true)})),
-        issue_with("b", json!({"priority": 0, "dependencies": [blocks("b", "z")]})),
-        issue_with("c", json!({"priority": 1, "lease": lease("gone", "l-c", false)})),
+        issue_with(
+            "a",
+            json!({"priority": 0, "lease": lease("other", "l-a", true)}),
+        ),
+        issue_with(
+            "b",
+            json!({"priority": 0, "dependencies": [blocks("b", "z")]}),
+        ),
+        issue_with(
+            "c",
+            json!({"priority": 1, "lease": lease("gone", "l-c", false)}),
+        ),
         issue_with("d", json!({"priority": 1})),
         issue("z"),
     ]);
     let v = env.ok(&["issue", "claim-next", "--assignee", "me"]);
     assert_eq!(v["action"], "issue.claim_next");
     assert_eq!(v["claimed"], true);
-    assert_eq!(v["issue"]["id"], "c", "a is leased by another owner, b is blocked, c's lease is stale");
+    assert_eq!(
+        v["issue"]["id"], "c",
+        "a is leased by another owner, b is blocked, c's lease is stale"
+    );
     assert_eq!(v["staleLeaseCleared"], true);
     assert_eq!(env.issue("c")["lease"]["owner"], "me");
-    assert_eq!(env.ok(&["issue", "claim-next", "--assignee", "me"])["issue"]["id"], "d");
-    assert_eq!(env.ok(&["issue", "claim-next", "--assignee", "me", "--lease-ttl-seconds", "60"])["issue"]["id"], "z");
+    assert_eq!(
+        env.ok(&["issue", "claim-next", "--assignee", "me"])["issue"]["id"],
+        "d"
+    );
+    assert_eq!(
+        env.ok(&[
+            "issue",
+            "claim-next",
+            "--assignee",
+            "me",
+            "--lease-ttl-seconds",
+            "60"
+        ])["issue"]["id"],
+        "z"
+    );
     let before = env.text();
     let none = env.ok(&["issue", "claim-next", "--assignee", "me"]);
     assert_eq!(none["claimed"], false);
     assert_eq!(none["issue"], serde_json::Value::Null);
     assert_eq!(none["result"], "accepted");
     assert_eq!(env.text(), before);
-    env.rejected(&["issue", "claim-next", "--assignee", "me", "--lease-ttl-seconds", "1"], &["lease_invalid_ttl"]);
+    env.rejected(
+        &[
+            "issue",
+            "claim-next",
+            "--assignee",
+            "me",
+            "--lease-ttl-seconds",
+            "1",
+        ],
+        &["lease_invalid_ttl"],
+    );
     // The other owner's open, leased issue is claimable by that owner, keeping its id.
     let v = env.ok(&["issue", "claim-next", "--assignee", "other"]);
-    assert_eq!((v["issue"]["id"].as_str(), v["lease"]["lease_id"].as_str()), (Some("a"), Some("l-a")));
+    assert_eq!(
+        (v["issue"]["id"].as_str(), v["lease"]["lease_id"].as_str()),
+        (Some("a"), Some("l-a"))
+    );
 }
 
 #[test]
 fn lease_renew_rules() {
     let env = Env::with_issues(&[
-        issue_with("a", json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true)})),
-        issue_with("s", json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "ls", false)})),
+        issue_with(
+            "a",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true)}),
+        ),
+        issue_with(
+            "s",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "ls", false)}),
+        ),
         issue("free"),
     ]);
     let before = env.text();
-    env.rejected(&["issue", "lease-renew", "nope", "--assignee", "w", "--lease-id", "la"], &["lease_not_found"]);
-    env.rejected(&["issue", "lease-renew", "free", "--assignee", "w", "--lease-id", "la"], &["lease_missing"]);
-    env.rejected(&["issue", "lease-renew", "s", "--assignee", "w", "--lease-id", "ls"], &["lease_stale"]);
-    env.rejected(&["issue", "lease-renew", "a", "--assignee", "x", "--lease-id", "la"], &["lease_owner_mismatch"]);
-    env.rejected(&["issue", "lease-renew", "a", "--assignee", "w", "--lease-id", "lb"], &["lease_id_mismatch"]);
-    env.rejected(&["issue", "lease-renew", "a", "--assignee", "w", "--lease-id", "la", "--lease-ttl-seconds", "10"], &["lease_invalid_ttl"]);
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "nope",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "la",
+        ],
+        &["lease_not_found"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "free",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "la",
+        ],
+        &["lease_missing"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "s",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "ls",
+        ],
+        &["lease_stale"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "a",
+            "--assignee",
+            "x",
+            "--lease-id",
+            "la",
+        ],
+        &["lease_owner_mismatch"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "lb",
+        ],
+        &["lease_id_mismatch"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-renew",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "la",
+            "--lease-ttl-seconds",
+            "10",
+        ],
+        &["lease_invalid_ttl"],
+    );
     assert_eq!(env.text(), before);
-    assert_eq!(env.raw(&["issue", "lease-renew", "a", "--assignee", "w"]).status.code(), Some(2), "--lease-id is required");
+    assert_eq!(
+        env.raw(&["issue", "lease-renew", "a", "--assignee", "w"])
+            .status
+            .code(),
+        Some(2),
+        "--lease-id is required"
+    );
 
-    let v = env.ok(&["issue", "lease-renew", "a", "--assignee", "w", "--lease-id", "la", "--lease-ttl-seconds", "600"]);
+    let v = env.ok(&[
+        "issue",
+        "lease-renew",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "la",
+        "--lease-ttl-seconds",
+        "600",
+    ]);
     let lease = &env.issue("a")["lease"];
     assert_eq!(lease, &v["lease"]);
     assert_eq!(lease["lease_id"], "la");
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((590..=600).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.ok(&["issue", "lease-renew", "a", "--assignee", "w", "--lease-id", "la", "--lease-expires-at", "2999-02-02T00:00:00Z"]);
-    assert_eq!(env.issue("a")["lease"]["expires_at"], "2999-02-02T00:00:00Z");
+    env.ok(&[
+        "issue",
+        "lease-renew",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "la",
+        "--lease-expires-at",
+        "2999-02-02T00:00:00Z",
+    ]);
+    assert_eq!(
+        env.issue("a")["lease"]["expires_at"],
+        "2999-02-02T00:00:00Z"
+    );
 }
 
 #[test]
 fn lease_release_rules() {
     let env = Env::with_issues(&[
-        issue_with("a", json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true), "x_extra": 1})),
-        issue_with("s", json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "ls", false)})),
-        issue_with("b", json!({"status": "blocked", "assignee": "w", "lease": lease("w", "lb", true)})),
+        issue_with(
+            "a",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true), "x_extra": 1}),
+        ),
+        issue_with(
+            "s",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "ls", false)}),
+        ),
+        issue_with(
+            "b",
+            json!({"status": "blocked", "assignee": "w", "lease": lease("w", "lb", true)}),
+        ),
         issue("free"),
     ]);
-    env.rejected(&["issue", "lease-release", "zz", "--assignee", "w"], &["lease_not_found"]);
-    env.rejected(&["issue", "lease-release", "free", "--assignee", "w"], &["lease_missing"]);
-    env.rejected(&["issue", "lease-release", "a", "--assignee", "x"], &["lease_owner_mismatch"]);
-    env.rejected(&["issue", "lease-release", "a", "--assignee", "w", "--lease-id", "nope"], &["lease_id_mismatch"]);
-    env.rejected(&["issue", "lease-release", "a", "--assignee", ""], &["lease_invalid_assignee"]);
-    let v = env.ok(&["issue", "lease-release", "a", "--assignee", "w", "--lease-id", "la"]);
+    env.rejected(
+        &["issue", "lease-release", "zz", "--assignee", "w"],
+        &["lease_not_found"],
+    );
+    env.rejected(
+        &["issue", "lease-release", "free", "--assignee", "w"],
+        &["lease_missing"],
+    );
+    env.rejected(
+        &["issue", "lease-release", "a", "--assignee", "x"],
+        &["lease_owner_mismatch"],
+    );
+    env.rejected(
+        &[
+            "issue",
+            "lease-release",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "nope",
+        ],
+        &["lease_id_mismatch"],
+    );
+    env.rejected(
+        &["issue", "lease-release", "a", "--assignee", ""],
+        &["lease_invalid_assignee"],
+    );
+    let v = env.ok(&[
+        "issue",
+        "lease-release",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "la",
+    ]);
     assert_eq!(v["releasedLease"]["lease_id"], "la");
     let stored = env.issue("a");
     assert!(stored.get("lease").is_none() && stored.get("assignee").is_none());
@@ -209,21 +488,48 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
     let env = Env::with_issues(&[issue("a")]);
     let before = env.text();
     let lock_path = tusk::issues::store::lock_path(&env.path);
-    let holder = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).unwrap();
+    let holder = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
     FileExt::lock(&holder).unwrap();
     let started = std::time::Instant::now();
-    let (code, v) = env.json(&["issue", "claim", "a", "--assignee", "w", "--lock-timeout-ms", "300"]);
+    let (code, v) = env.json(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lock-timeout-ms",
+        "300",
+    ]);
     let waited = started.elapsed();
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(v["failureClasses"], json!(["lease_mutation_lock_busy"]));
-    assert!(waited >= std::time::Duration::from_millis(300), "{waited:?}");
+    assert!(
+        waited >= std::time::Duration::from_millis(300),
+        "{waited:?}"
+    );
     let (code, v) = env.json(&["issue", "add", "x", "--lock-timeout-ms", "100"]);
-    assert_eq!((code, v["failureClasses"].clone()), (1, json!(["lease_mutation_lock_busy"])));
+    assert_eq!(
+        (code, v["failureClasses"].clone()),
+        (1, json!(["lease_mutation_lock_busy"]))
+    );
     // Reads never wait for the lock.
     assert_eq!(env.ok(&["issue", "ready"])["count"], 1);
     assert_eq!(env.text(), before);
     FileExt::unlock(&holder).unwrap();
-    env.ok(&["issue", "claim", "a", "--assignee", "w", "--lock-timeout-ms", "300"]);
+    env.ok(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lock-timeout-ms",
+        "300",
+    ]);
 }
 
 #[test]
@@ -242,12 +548,33 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         .spawn()
         .expect("python3 is available");
     let mut line = String::new();
-    std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    std::io::BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     assert_eq!(line.trim(), "locked");
-    let (code, v) = env.json(&["issue", "update", "a", "--notes", "x", "--lock-timeout-ms", "100"]);
-    assert_eq!((code, v["failureClasses"].clone()), (1, json!(["lease_mutation_lock_busy"])));
+    let (code, v) = env.json(&[
+        "issue",
+        "update",
+        "a",
+        "--notes",
+        "x",
+        "--lock-timeout-ms",
+        "100",
+    ]);
+    assert_eq!(
+        (code, v["failureClasses"].clone()),
+        (1, json!(["lease_mutation_lock_busy"]))
+    );
     holder.kill().unwrap();
     holder.wait().unwrap();
-    env.ok(&["issue", "update", "a", "--notes", "after", "--lock-timeout-ms", "1000"]);
+    env.ok(&[
+        "issue",
+        "update",
+        "a",
+        "--notes",
+        "after",
+        "--lock-timeout-ms",
+        "1000",
+    ]);
     assert_eq!(env.issue("a")["notes"], "after");
 }

@@ -9,7 +9,17 @@ use serde_json::json;
 #[test]
 fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     let env = Env::empty();
-    let v = env.ok(&["issue", "add", "First", "--priority", "1", "--labels", "a,b", "--description", "why"]);
+    let v = env.ok(&[
+        "issue",
+        "add",
+        "First",
+        "--priority",
+        "1",
+        "--labels",
+        "a,b",
+        "--description",
+        "why",
+    ]);
     assert_eq!(v["action"], "issue.add");
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
@@ -33,28 +43,66 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
 
     let other = Env::with_issues(&[issue("tk-9"), issue("tk-10"), issue("bd-50"), issue("odd")]);
     assert_eq!(other.ok(&["issue", "add", "Next"])["id"], "tk-11");
-    assert_eq!(other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["id"], "custom-x");
+    assert_eq!(
+        other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["id"],
+        "custom-x"
+    );
 }
 
 #[test]
 fn add_rejects_bad_input_without_writing() {
     let env = Env::with_issues(&[issue("a")]);
     let before = env.text();
-    env.rejected(&["issue", "add", "Dup", "--id", "a"], &["issue.duplicate_id"]);
+    env.rejected(
+        &["issue", "add", "Dup", "--id", "a"],
+        &["issue.duplicate_id"],
+    );
     env.rejected(&["issue", "add", "  "], &["issue.invalid_title"]);
-    env.rejected(&["issue", "add", "P", "--priority", "7"], &["issue.invalid_priority"]);
-    env.rejected(&["issue", "add", "T", "--issue-type", "story"], &["issue.invalid_type"]);
-    env.rejected(&["issue", "add", "S", "--status", "Not Valid"], &["issue.invalid_status"]);
-    env.rejected(&["issue", "add", "I", "--id", "has space"], &["issue.invalid_id"]);
+    env.rejected(
+        &["issue", "add", "P", "--priority", "7"],
+        &["issue.invalid_priority"],
+    );
+    env.rejected(
+        &["issue", "add", "T", "--issue-type", "story"],
+        &["issue.invalid_type"],
+    );
+    env.rejected(
+        &["issue", "add", "S", "--status", "Not Valid"],
+        &["issue.invalid_status"],
+    );
+    env.rejected(
+        &["issue", "add", "I", "--id", "has space"],
+        &["issue.invalid_id"],
+    );
     assert_eq!(env.text(), before);
     // Clap-level errors are unusable input.
-    assert_eq!(env.raw(&["issue", "add", "P", "--priority", "high"]).status.code(), Some(2));
+    assert_eq!(
+        env.raw(&["issue", "add", "P", "--priority", "high"])
+            .status
+            .code(),
+        Some(2)
+    );
 }
 
 #[test]
 fn update_changes_only_given_fields_and_clears_empty_ones() {
-    let env = Env::with_issues(&[issue_with("a", json!({"notes": "old", "labels": ["x"], "x_keep": {"deep": [1]}}))]);
-    let v = env.ok(&["issue", "update", "a", "--title", "Renamed", "--notes", "", "--priority", "0", "--assignee", "w"]);
+    let env = Env::with_issues(&[issue_with(
+        "a",
+        json!({"notes": "old", "labels": ["x"], "x_keep": {"deep": [1]}}),
+    )]);
+    let v = env.ok(&[
+        "issue",
+        "update",
+        "a",
+        "--title",
+        "Renamed",
+        "--notes",
+        "",
+        "--priority",
+        "0",
+        "--assignee",
+        "w",
+    ]);
     let stored = env.issue("a");
     assert_eq!(stored, v["issue"]);
     assert_eq!(stored["title"], "Renamed");
@@ -70,9 +118,15 @@ fn update_changes_only_given_fields_and_clears_empty_ones() {
     assert!(env.issue("a")["closed_at"].is_string());
     env.ok(&["issue", "update", "a", "--status", "open"]);
     assert!(env.issue("a").get("closed_at").is_none());
-    env.rejected(&["issue", "update", "nope", "--title", "x"], &["issue.not_found"]);
+    env.rejected(
+        &["issue", "update", "nope", "--title", "x"],
+        &["issue.not_found"],
+    );
     env.rejected(&["issue", "update", "a"], &["issue.update_empty"]);
-    env.rejected(&["issue", "update", "a", "--issue-type", "story"], &["issue.invalid_type"]);
+    env.rejected(
+        &["issue", "update", "a", "--issue-type", "story"],
+        &["issue.invalid_type"],
+    );
 }
 
 #[test]
@@ -94,7 +148,14 @@ fn close_sets_closed_at_and_drops_the_lease() {
 #[test]
 fn discover_links_discovered_from_and_needs_the_parent() {
     let env = Env::with_issues(&[issue("bd-1")]);
-    let v = env.ok(&["issue", "discover", "bd-1", "Found while working", "--priority", "1"]);
+    let v = env.ok(&[
+        "issue",
+        "discover",
+        "bd-1",
+        "Found while working",
+        "--priority",
+        "1",
+    ]);
     assert_eq!(v["parentId"], "bd-1");
     let id = v["id"].as_str().unwrap().to_string();
     assert_eq!(id, "bd-2");
@@ -106,7 +167,10 @@ fn discover_links_discovered_from_and_needs_the_parent() {
     // discovered-from is informational: the new issue is ready at once.
     assert!(ids(&env.ok(&["issue", "ready"])).contains(&id));
     let before = env.text();
-    env.rejected(&["issue", "discover", "bd-404", "Orphan"], &["issue.parent_not_found"]);
+    env.rejected(
+        &["issue", "discover", "bd-404", "Orphan"],
+        &["issue.parent_not_found"],
+    );
     assert_eq!(env.text(), before);
 }
 
@@ -114,7 +178,14 @@ fn discover_links_discovered_from_and_needs_the_parent() {
 fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
     let env = Env::with_issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
     let v = env.ok(&["dep", "add", "b", "a"]);
-    assert_eq!((v["issueId"].as_str(), v["dependsOnId"].as_str(), v["type"].as_str()), (Some("b"), Some("a"), Some("blocks")));
+    assert_eq!(
+        (
+            v["issueId"].as_str(),
+            v["dependsOnId"].as_str(),
+            v["type"].as_str()
+        ),
+        (Some("b"), Some("a"), Some("blocks"))
+    );
     assert_eq!(env.issue("b")["dependencies"][0]["depends_on_id"], "a");
     env.ok(&["dep", "add", "c", "b", "--type", "waits-for"]);
     let before = env.text();
@@ -122,16 +193,24 @@ fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
     assert_eq!(cycle["cycle"], json!(["a", "c", "b", "a"]));
     env.rejected(&["dep", "add", "a", "a"], &["dep.self_loop"]);
     env.rejected(&["dep", "add", "b", "a"], &["dep.duplicate"]);
-    env.rejected(&["dep", "add", "b", "a", "--type", "related"], &["dep.duplicate"]);
+    env.rejected(
+        &["dep", "add", "b", "a", "--type", "related"],
+        &["dep.duplicate"],
+    );
     env.rejected(&["dep", "add", "x", "a"], &["dep.issue_not_found"]);
     env.rejected(&["dep", "add", "a", "x"], &["dep.target_not_found"]);
-    env.rejected(&["dep", "add", "a", "d", "--type", "tracks"], &["dep.invalid_type"]);
+    env.rejected(
+        &["dep", "add", "a", "d", "--type", "tracks"],
+        &["dep.invalid_type"],
+    );
     assert_eq!(env.text(), before);
     // An informational edge may point back: it closes no blocking cycle.
     env.ok(&["dep", "add", "a", "c", "--type", "related"]);
     let out = env.raw(&["dep", "add", "d", "c"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8(out.stdout).unwrap().contains("dep.add: accepted d -> c"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("dep.add: accepted d -> c"));
 }
 
 #[test]
@@ -139,23 +218,41 @@ fn dep_remove_and_replace() {
     let env = Env::with_issues(&[
         issue("a"),
         issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
-        issue_with("c", json!({"dependencies": [{"issue_id": "c", "depends_on_id": "b", "dep_type": "related", "x_note": 1}]})),
+        issue_with(
+            "c",
+            json!({"dependencies": [{"issue_id": "c", "depends_on_id": "b", "dep_type": "related", "x_note": 1}]}),
+        ),
     ]);
     // Turning c -> b into a blocking edge is fine; then a -> c would close a cycle.
     let v = env.ok(&["dep", "replace", "c", "b", "--type", "blocks"]);
     assert_eq!(v["previousType"], "related");
     assert_eq!(v["changed"], true);
     let edge = &env.issue("c")["dependencies"][0];
-    assert_eq!(edge, &json!({"issue_id": "c", "depends_on_id": "b", "dep_type": "blocks", "x_note": 1}));
+    assert_eq!(
+        edge,
+        &json!({"issue_id": "c", "depends_on_id": "b", "dep_type": "blocks", "x_note": 1})
+    );
     env.ok(&["dep", "add", "a", "c", "--type", "related"]);
-    let r = env.rejected(&["dep", "replace", "a", "c", "--type", "blocks"], &["dep.cycle"]);
+    let r = env.rejected(
+        &["dep", "replace", "a", "c", "--type", "blocks"],
+        &["dep.cycle"],
+    );
     assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
     let same = env.ok(&["dep", "replace", "b", "a", "--type", "blocks"]);
     assert_eq!(same["changed"], false);
-    env.rejected(&["dep", "replace", "b", "c", "--type", "blocks"], &["dep.not_found"]);
-    env.rejected(&["dep", "replace", "b", "a", "--type", "nope"], &["dep.invalid_type"]);
+    env.rejected(
+        &["dep", "replace", "b", "c", "--type", "blocks"],
+        &["dep.not_found"],
+    );
+    env.rejected(
+        &["dep", "replace", "b", "a", "--type", "nope"],
+        &["dep.invalid_type"],
+    );
 
-    env.rejected(&["dep", "remove", "b", "a", "--type", "related"], &["dep.not_found"]);
+    env.rejected(
+        &["dep", "remove", "b", "a", "--type", "related"],
+        &["dep.not_found"],
+    );
     let v = env.ok(&["dep", "remove", "b", "a"]);
     assert_eq!(v["removedTypes"], json!(["blocks"]));
     assert!(env.issue("b").get("dependencies").is_none());
@@ -175,7 +272,10 @@ fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
         r#"{"id":"bd-3","title":"Target","status":"open","x_future_field":{"v":2},"dependencies":[{"issue_id":"bd-3","depends_on_id":"bd-1","type":"related","created_by":"x","x_edge":true}],"labels":["l"]}"#,
         r#"{"id":"bd-4","title":"Escapes \"quoted\" \n and \u2603","description":"d","status":"deferred"}"#,
     ];
-    let text = format!("{}\r\n{}\n{}\n{}\n{}", lines[0], lines[1], lines[2], lines[3], lines[4]);
+    let text = format!(
+        "{}\r\n{}\n{}\n{}\n{}",
+        lines[0], lines[1], lines[2], lines[3], lines[4]
+    );
     let env = Env::with_text(&text);
     env.ok(&["issue", "update", "bd-3", "--notes", "touched"]);
     env.ok(&["issue", "claim", "bd-3", "--assignee", "agent.z"]);
@@ -186,16 +286,38 @@ fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
     assert_eq!(new_lines[0], format!("{}\r", lines[0]));
     assert_eq!(new_lines[1], lines[1]);
     assert_eq!(new_lines[2], lines[2]);
-    assert_eq!(new_lines[4], lines[4], "last line keeps its missing trailing newline");
+    assert_eq!(
+        new_lines[4], lines[4],
+        "last line keeps its missing trailing newline"
+    );
     let mutated: serde_json::Value = serde_json::from_str(new_lines[3]).unwrap();
     assert_eq!(mutated["x_future_field"], json!({"v": 2}));
-    assert_eq!(mutated["dependencies"][0], json!({"issue_id":"bd-3","depends_on_id":"bd-1","type":"related","created_by":"x","x_edge":true}));
+    assert_eq!(
+        mutated["dependencies"][0],
+        json!({"issue_id":"bd-3","depends_on_id":"bd-1","type":"related","created_by":"x","x_edge":true})
+    );
     assert_eq!(mutated["dependencies"][1]["depends_on_id"], "bd-2");
     assert_eq!(mutated["notes"], "touched");
     assert_eq!(mutated["labels"], json!(["l"]));
     // Key order of the original line is kept; new keys come after.
-    let keys: Vec<&str> = mutated.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(&keys[..7], ["id", "title", "status", "x_future_field", "dependencies", "labels", "notes"]);
+    let keys: Vec<&str> = mutated
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        &keys[..7],
+        [
+            "id",
+            "title",
+            "status",
+            "x_future_field",
+            "dependencies",
+            "labels",
+            "notes"
+        ]
+    );
 }
 
 #[test]

@@ -20,7 +20,10 @@ fn absent_store_reads_as_empty_and_is_not_created() {
     assert_eq!(env.ok(&["dep", "diagnostics"])["cycles"], json!([]));
     env.rejected(&["issue", "show", "bd-1"], &["issue.not_found"]);
     // A rejected mutation on an absent store creates nothing either.
-    env.rejected(&["issue", "claim", "bd-1", "--assignee", "a"], &["lease_not_found"]);
+    env.rejected(
+        &["issue", "claim", "bd-1", "--assignee", "a"],
+        &["lease_not_found"],
+    );
     assert!(!env.path.parent().unwrap().exists());
 }
 
@@ -31,12 +34,27 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
         issue_with("b", json!({"priority": 1})),
         issue_with("a", json!({"priority": 3})),
         issue_with("z", json!({"priority": 0, "status": "in_progress"})),
-        issue_with("d", json!({"priority": 0, "dependencies": [blocks("d", "done")]})),
+        issue_with(
+            "d",
+            json!({"priority": 0, "dependencies": [blocks("d", "done")]}),
+        ),
         issue_with("done", json!({"status": "closed"})),
-        issue_with("e", json!({"priority": 0, "dependencies": [blocks("e", "b")]})),
-        issue_with("m", json!({"priority": 0, "dependencies": [blocks("m", "missing")]})),
-        issue_with("r", json!({"priority": 4, "dependencies": [{"issue_id": "r", "depends_on_id": "b", "type": "related"}]})),
-        issue_with("p", json!({"dependencies": [{"issue_id": "p", "depends_on_id": "b", "type": "parent-child"}]})),
+        issue_with(
+            "e",
+            json!({"priority": 0, "dependencies": [blocks("e", "b")]}),
+        ),
+        issue_with(
+            "m",
+            json!({"priority": 0, "dependencies": [blocks("m", "missing")]}),
+        ),
+        issue_with(
+            "r",
+            json!({"priority": 4, "dependencies": [{"issue_id": "r", "depends_on_id": "b", "type": "related"}]}),
+        ),
+        issue_with(
+            "p",
+            json!({"dependencies": [{"issue_id": "p", "depends_on_id": "b", "type": "parent-child"}]}),
+        ),
         issue_with("x", json!({"status": "deferred"})),
         json!({"id": "dflt", "title": "defaults to open, priority 2"}),
     ]);
@@ -57,10 +75,16 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
 fn blocked_lists_blockers_and_manual_blocks() {
     let env = Env::with_issues(&[
         issue("a"),
-        issue_with("b", json!({"dependencies": [blocks("b", "a"), blocks("b", "gone"), blocks("b", "c")]})),
+        issue_with(
+            "b",
+            json!({"dependencies": [blocks("b", "a"), blocks("b", "gone"), blocks("b", "c")]}),
+        ),
         issue_with("c", json!({"status": "closed"})),
         issue_with("m", json!({"status": "blocked", "priority": 0})),
-        issue_with("closed-blocked", json!({"status": "closed", "dependencies": [blocks("closed-blocked", "a")]})),
+        issue_with(
+            "closed-blocked",
+            json!({"status": "closed", "dependencies": [blocks("closed-blocked", "a")]}),
+        ),
     ]);
     let v = env.ok(&["issue", "blocked"]);
     assert_eq!(ids(&v), ["m", "b"]);
@@ -79,24 +103,56 @@ fn blocked_lists_blockers_and_manual_blocks() {
 #[test]
 fn list_filters_and_lease_counts() {
     let env = Env::with_issues(&[
-        issue_with("a", json!({"labels": ["ui", "p"], "assignee": "x", "issue_type": "bug"})),
-        issue_with("b", json!({"labels": ["ui"], "priority": 0, "status": "in_progress", "assignee": "y",
-                                 "lease": lease("y", "l-b", true)})),
-        issue_with("c", json!({"status": "in_progress", "assignee": "z", "lease": lease("z", "l-c", false)})),
-        issue_with("d", json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-d", true)})),
+        issue_with(
+            "a",
+            json!({"labels": ["ui", "p"], "assignee": "x", "issue_type": "bug"}),
+        ),
+        issue_with(
+            "b",
+            json!({"labels": ["ui"], "priority": 0, "status": "in_progress", "assignee": "y",
+                                 "lease": lease("y", "l-b", true)}),
+        ),
+        issue_with(
+            "c",
+            json!({"status": "in_progress", "assignee": "z", "lease": lease("z", "l-c", false)}),
+        ),
+        issue_with(
+            "d",
+            json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-d", true)}),
+        ),
     ]);
     let all = env.ok(&["issue", "list"]);
     assert_eq!(ids(&all), ["a", "b", "c", "d"]);
-    assert_eq!(all["leaseCounts"], json!({"active": 2, "stale": 1, "contended": 1, "unleased": 1}));
-    let states: Vec<&str> = all["items"].as_array().unwrap().iter().map(|i| i["leaseState"].as_str().unwrap()).collect();
+    assert_eq!(
+        all["leaseCounts"],
+        json!({"active": 2, "stale": 1, "contended": 1, "unleased": 1})
+    );
+    let states: Vec<&str> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["leaseState"].as_str().unwrap())
+        .collect();
     assert_eq!(states, ["unleased", "active", "stale", "active"]);
     assert_eq!(all["items"][1]["lease"]["leaseId"], "l-b");
-    assert_eq!(ids(&env.ok(&["issue", "list", "--label", "ui"])), ["a", "b"]);
-    assert_eq!(ids(&env.ok(&["issue", "list", "--status", "in_progress"])), ["b", "c", "d"]);
+    assert_eq!(
+        ids(&env.ok(&["issue", "list", "--label", "ui"])),
+        ["a", "b"]
+    );
+    assert_eq!(
+        ids(&env.ok(&["issue", "list", "--status", "in_progress"])),
+        ["b", "c", "d"]
+    );
     assert_eq!(ids(&env.ok(&["issue", "list", "--assignee", "x"])), ["a"]);
-    assert_eq!(ids(&env.ok(&["issue", "list", "--issue-type", "bug"])), ["a"]);
+    assert_eq!(
+        ids(&env.ok(&["issue", "list", "--issue-type", "bug"])),
+        ["a"]
+    );
     assert_eq!(ids(&env.ok(&["issue", "list", "--priority", "0"])), ["b"]);
-    assert_eq!(ids(&env.ok(&["issue", "list", "--label", "ui", "--priority", "2"])), ["a"]);
+    assert_eq!(
+        ids(&env.ok(&["issue", "list", "--label", "ui", "--priority", "2"])),
+        ["a"]
+    );
 }
 
 #[test]
@@ -121,15 +177,24 @@ fn check_reports_graph_errors_and_warnings() {
         issue("a"),
         issue_with("a", json!({"title": "repeat"})),
         issue_with("b", json!({"dependencies": [blocks("b", "nowhere")]})),
-        issue_with("s", json!({"dependencies": [{"issue_id": "s", "depends_on_id": "s", "type": "related"}]})),
+        issue_with(
+            "s",
+            json!({"dependencies": [{"issue_id": "s", "depends_on_id": "s", "type": "related"}]}),
+        ),
         issue_with("c1", json!({"dependencies": [blocks("c1", "c2")]})),
         issue_with("c2", json!({"dependencies": [blocks("c2", "c3")]})),
         issue_with("c3", json!({"dependencies": [blocks("c3", "c1")]})),
         // A cycle through a closed issue is not an error.
         issue_with("k1", json!({"dependencies": [blocks("k1", "k2")]})),
-        issue_with("k2", json!({"status": "closed", "dependencies": [blocks("k2", "k1")]})),
+        issue_with(
+            "k2",
+            json!({"status": "closed", "dependencies": [blocks("k2", "k1")]}),
+        ),
         issue_with("n", json!({"notes": long_notes})),
-        issue_with("old", json!({"status": "in_progress", "lease": lease("w", "l", false)})),
+        issue_with(
+            "old",
+            json!({"status": "in_progress", "lease": lease("w", "l", false)}),
+        ),
     ]);
     let (code, v) = env.json(&["issue", "check"]);
     assert_eq!(code, 1);
@@ -137,26 +202,55 @@ fn check_reports_graph_errors_and_warnings() {
     assert_eq!(v["result"], "rejected");
     assert_eq!(
         v["failureClasses"],
-        json!(["issue_graph.cycle", "issue_graph.dangling_dependency", "issue_graph.duplicate_id", "issue_graph.self_loop"])
+        json!([
+            "issue_graph.cycle",
+            "issue_graph.dangling_dependency",
+            "issue_graph.duplicate_id",
+            "issue_graph.self_loop"
+        ])
     );
     let errors = v["errors"].as_array().unwrap();
     let find = |class: &str| errors.iter().find(|e| e["class"] == class).unwrap().clone();
     assert_eq!(find("issue_graph.duplicate_id")["lines"], json!([1, 2]));
-    assert_eq!(find("issue_graph.dangling_dependency")["dependsOnId"], "nowhere");
+    assert_eq!(
+        find("issue_graph.dangling_dependency")["dependsOnId"],
+        "nowhere"
+    );
     assert_eq!(find("issue_graph.self_loop")["issueId"], "s");
-    assert_eq!(find("issue_graph.cycle")["path"], json!(["c1", "c2", "c3", "c1"]));
-    assert_eq!(errors.iter().filter(|e| e["class"] == "issue_graph.cycle").count(), 1);
+    assert_eq!(
+        find("issue_graph.cycle")["path"],
+        json!(["c1", "c2", "c3", "c1"])
+    );
+    assert_eq!(
+        errors
+            .iter()
+            .filter(|e| e["class"] == "issue_graph.cycle")
+            .count(),
+        1
+    );
     let warnings: Vec<(&str, &str)> = v["warnings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|w| (w["class"].as_str().unwrap(), w["issueId"].as_str().unwrap()))
         .collect();
-    assert!(warnings.contains(&("issue_graph.notes_too_long", "n")), "{warnings:?}");
-    assert!(warnings.contains(&("issue_graph.closed_with_open_blockers", "k2")), "{warnings:?}");
-    assert!(warnings.contains(&("issue_graph.lease_stale", "old")), "{warnings:?}");
+    assert!(
+        warnings.contains(&("issue_graph.notes_too_long", "n")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.contains(&("issue_graph.closed_with_open_blockers", "k2")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.contains(&("issue_graph.lease_stale", "old")),
+        "{warnings:?}"
+    );
 
-    let clean = Env::with_issues(&[issue("a"), issue_with("b", json!({"dependencies": [blocks("b", "a")]}))]);
+    let clean = Env::with_issues(&[
+        issue("a"),
+        issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
+    ]);
     let v = clean.ok(&["issue", "check"]);
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
@@ -166,20 +260,38 @@ fn check_reports_graph_errors_and_warnings() {
 fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
     let env = Env::with_issues(&[
         issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
-        issue_with("a", json!({"dependencies": [blocks("a", "c"), {"issue_id": "a", "depends_on_id": "ghost", "type": "related"}]})),
+        issue_with(
+            "a",
+            json!({"dependencies": [blocks("a", "c"), {"issue_id": "a", "depends_on_id": "ghost", "type": "related"}]}),
+        ),
         issue_with("c", json!({"dependencies": [blocks("c", "b")]})),
-        issue_with("x", json!({"status": "closed", "dependencies": [blocks("x", "y")]})),
-        issue_with("y", json!({"status": "closed", "dependencies": [blocks("y", "x"), blocks("y", "void")]})),
+        issue_with(
+            "x",
+            json!({"status": "closed", "dependencies": [blocks("x", "y")]}),
+        ),
+        issue_with(
+            "y",
+            json!({"status": "closed", "dependencies": [blocks("y", "x"), blocks("y", "void")]}),
+        ),
     ]);
     let (code, active) = env.json(&["dep", "diagnostics"]);
     assert_eq!(code, 1);
     assert_eq!(active["scope"], "active");
     assert_eq!(active["cycles"], json!([["a", "c", "b", "a"]]));
-    assert_eq!(active["danglingEdges"], json!([{"issueId": "a", "dependsOnId": "ghost", "type": "related"}]));
-    assert_eq!(active["failureClasses"], json!(["dep.cycle", "dep.dangling"]));
+    assert_eq!(
+        active["danglingEdges"],
+        json!([{"issueId": "a", "dependsOnId": "ghost", "type": "related"}])
+    );
+    assert_eq!(
+        active["failureClasses"],
+        json!(["dep.cycle", "dep.dangling"])
+    );
     assert_eq!(active["issueCount"], 3);
     let (_, all) = env.json(&["dep", "diagnostics", "--scope", "all"]);
-    assert_eq!(all["cycles"], json!([["a", "c", "b", "a"], ["x", "y", "x"]]));
+    assert_eq!(
+        all["cycles"],
+        json!([["a", "c", "b", "a"], ["x", "y", "x"]])
+    );
     assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
     assert_eq!(all["hasCycle"], true);
     // Deterministic: the same report twice.
@@ -219,11 +331,19 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
         ] {
             let (code, v) = env.json(&args);
             assert_eq!(code, 2, "{args:?}: {v:#}");
-            assert_eq!(v["failureClasses"], json!(["memory.store_corrupt"]), "{args:?}");
+            assert_eq!(
+                v["failureClasses"],
+                json!(["memory.store_corrupt"]),
+                "{args:?}"
+            );
             let diag = v["diagnostic"].as_str().unwrap();
             assert!(diag.contains(&format!("line {line}:")), "{args:?}: {diag}");
             assert!(diag.contains(needle), "{args:?}: {diag}");
-            assert_eq!(std::fs::read(&env.path).unwrap(), bytes, "{args:?} changed a corrupt store");
+            assert_eq!(
+                std::fs::read(&env.path).unwrap(),
+                bytes,
+                "{args:?} changed a corrupt store"
+            );
         }
         // Without --json the error goes to stderr, still naming the line.
         let out = env.raw(&["issue", "ready"]);
@@ -236,14 +356,22 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
 fn readable_table_without_json() {
     let env = Env::with_issues(&[
         issue_with("bd-1", json!({"title": "Parse the thing", "priority": 1})),
-        issue_with("bd-2", json!({"title": "Then render", "dependencies": [blocks("bd-2", "bd-1")]})),
+        issue_with(
+            "bd-2",
+            json!({"title": "Then render", "dependencies": [blocks("bd-2", "bd-1")]}),
+        ),
     ]);
     let out = env.raw(&["issue", "ready"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("ID"), "{text}");
-    assert!(lines[1].starts_with("bd-1") && lines[1].contains("P1") && lines[1].ends_with("Parse the thing"), "{text}");
+    assert!(
+        lines[1].starts_with("bd-1")
+            && lines[1].contains("P1")
+            && lines[1].ends_with("Parse the thing"),
+        "{text}"
+    );
     assert_eq!(lines.len(), 3, "{text}");
     let blocked = String::from_utf8(env.raw(&["issue", "blocked"]).stdout).unwrap();
     assert!(blocked.contains("bd-1 / Then render"), "{blocked}");

@@ -84,7 +84,9 @@ fn unusable(message: impl std::fmt::Display) -> i32 {
 pub(crate) fn read_source(path: &Path) -> Result<String, String> {
     if path == Path::new("-") {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
         Ok(text)
     } else {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -111,7 +113,12 @@ impl HostArgs {
         if self.read_only {
             registry = registry.read_only();
         }
-        Ok(HostConfig { paths, policy, registry, limits: Default::default() })
+        Ok(HostConfig {
+            paths,
+            policy,
+            registry,
+            limits: Default::default(),
+        })
     }
 
     /// Flags that fill (or override) a request's fields.
@@ -161,11 +168,18 @@ pub fn run(args: EvalArgs) -> i32 {
             };
             match serde_json::from_str::<Request>(&text) {
                 Ok(r) => r,
-                Err(e) => return unusable(format!("the request is not a valid JSON request object: {e}")),
+                Err(e) => {
+                    return unusable(format!(
+                        "the request is not a valid JSON request object: {e}"
+                    ))
+                }
             }
         }
         (None, Some(path)) => match read_source(path) {
-            Ok(program) => Request { program, ..Default::default() },
+            Ok(program) => Request {
+                program,
+                ..Default::default()
+            },
             Err(e) => return unusable(e),
         },
         (None, None) => return unusable("no program: give a FILE, `-` for stdin, or --request"),
@@ -207,10 +221,18 @@ pub fn summary(result: &Value) -> String {
         result["usage"]["elapsedMs"],
         text(&result["runId"])
     ));
-    out.push_str(&format!("value: {}\n", serde_json::to_string(&result["value"]).unwrap_or_default()));
+    out.push_str(&format!(
+        "value: {}\n",
+        serde_json::to_string(&result["value"]).unwrap_or_default()
+    ));
     for effect in result["effects"].as_array().into_iter().flatten() {
         let class = text(&effect["resultClass"]);
-        let mut line = format!("  {} {} → {}", text(&effect["callId"]), text(&effect["action"]), class);
+        let mut line = format!(
+            "  {} {} → {}",
+            text(&effect["callId"]),
+            text(&effect["action"]),
+            class
+        );
         if class != "accepted" {
             if let Some(d) = effect["payload"]["diagnostic"].as_str() {
                 line.push_str(&format!(": {d}"));
@@ -234,7 +256,12 @@ pub fn summary(result: &Value) -> String {
             (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
             _ => String::new(),
         };
-        out.push_str(&format!("error: {}{}: {}\n", text(&error["class"]), at, text(&error["message"])));
+        out.push_str(&format!(
+            "error: {}{}: {}\n",
+            text(&error["class"]),
+            at,
+            text(&error["message"])
+        ));
     }
     let classes: Vec<String> = result["failureClasses"]
         .as_array()
@@ -258,13 +285,23 @@ fn describe_class(class: &str) -> String {
         "scheme_eval.call_budget_exceeded" => "the program made more host calls than allowed",
         "scheme_eval.memory_exceeded" => "the program used more memory than allowed",
         "scheme_eval.invalid_program" => "the program text could not be read or compiled",
-        "scheme_eval.effect_denied" => "the program asked for a capability the sandbox does not have",
+        "scheme_eval.effect_denied" => {
+            "the program asked for a capability the sandbox does not have"
+        }
         "scheme_eval.runtime_error" => "the program raised an error it did not handle",
-        "scheme_eval.host_action_unallowlisted" => "the program called a host action that does not exist",
-        "scheme_eval.host_action_execution_error" => "a host action failed inside (I/O or corrupt store)",
+        "scheme_eval.host_action_unallowlisted" => {
+            "the program called a host action that does not exist"
+        }
+        "scheme_eval.host_action_execution_error" => {
+            "a host action failed inside (I/O or corrupt store)"
+        }
         "host.args_invalid" => "a host call's arguments did not fit the action's schema",
-        "mutation.use_evidence_missing" => "a mutation lacked authority evidence (policy digest, instruction ref or join witness)",
-        "mutation.policy_digest_mismatch" => "the request's policy digest is not the active policy's",
+        "mutation.use_evidence_missing" => {
+            "a mutation lacked authority evidence (policy digest, instruction ref or join witness)"
+        }
+        "mutation.policy_digest_mismatch" => {
+            "the request's policy digest is not the active policy's"
+        }
         "mutation.action_not_allowed" => "the mutation policy does not allow that action",
         _ => "",
     };

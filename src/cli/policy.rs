@@ -23,7 +23,9 @@ pub struct DigestArgs {
 pub fn run(cmd: PolicyCommand) -> i32 {
     match cmd {
         PolicyCommand::Digest(args) => {
-            let path = args.policy.unwrap_or_else(|| PathBuf::from(".premath/mutation_policy.json"));
+            let path = args
+                .policy
+                .unwrap_or_else(|| PathBuf::from(".premath/mutation_policy.json"));
             match MutationPolicy::load(&path) {
                 Ok(policy) => {
                     if args.json {

@@ -722,13 +722,16 @@ impl PartialOrd for Candidate<'_> {
     }
 }
 
+/// A projection candidate: sort key (finishedAt, stepId, action) and its line.
+type OwnedCandidate = (DateTime<Utc>, String, String, LineSpan);
+
 #[derive(Default)]
 struct ProjectionAcc {
     total: usize,
     failed: usize,
     retry: usize,
     /// The best `limit` candidates as a min-heap, with owned keys (see `fold`).
-    top: BinaryHeap<Reverse<(DateTime<Utc>, String, String, LineSpan)>>,
+    top: BinaryHeap<Reverse<OwnedCandidate>>,
 }
 
 /// The output of `query`: the projection object and any warnings for stderr.

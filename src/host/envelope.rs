@@ -34,7 +34,10 @@ pub fn build(parts: EnvelopeParts<'_>) -> Value {
     let mut classes = parts.failure_classes;
     classes.sort();
     classes.dedup();
-    let result_class = classes.first().cloned().unwrap_or_else(|| "accepted".to_string());
+    let result_class = classes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "accepted".to_string());
     let mut refs = parts.witness_refs;
     refs.push(host_effect_ref(parts.action, parts.args_digest, parts.n));
     refs.sort();
@@ -53,7 +56,11 @@ pub fn build(parts: EnvelopeParts<'_>) -> Value {
         };
         let diagnostic = parts
             .diagnostic
-            .or_else(|| map.get("diagnostic").and_then(Value::as_str).map(str::to_string))
+            .or_else(|| {
+                map.get("diagnostic")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .unwrap_or_else(|| classes.join(", "));
         map.insert("schema".into(), json!(1));
         map.insert("result".into(), json!("rejected"));

@@ -29,7 +29,10 @@ pub const ACTION_NOT_ALLOWED: &str = "mutation.action_not_allowed";
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
     #[error("cannot read mutation policy {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("mutation policy {path} is not valid: {reason}")]
     Invalid { path: PathBuf, reason: String },
 }
@@ -62,11 +65,20 @@ impl MutationPolicy {
     pub fn load(path: &Path) -> Result<Self, PolicyError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::builtin_default()),
-            Err(source) => return Err(PolicyError::Io { path: path.to_path_buf(), source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::builtin_default())
+            }
+            Err(source) => {
+                return Err(PolicyError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
         };
-        let document: Value = serde_json::from_str(&text)
-            .map_err(|e| PolicyError::Invalid { path: path.to_path_buf(), reason: e.to_string() })?;
+        let document: Value = serde_json::from_str(&text).map_err(|e| PolicyError::Invalid {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         Self::from_document(document, Some(path.to_path_buf()))
     }
 
@@ -74,12 +86,23 @@ impl MutationPolicy {
     /// a typo cannot silently loosen the policy).
     pub fn from_document(document: Value, source: Option<PathBuf>) -> Result<Self, PolicyError> {
         let invalid = |reason: String| PolicyError::Invalid {
-            path: source.clone().unwrap_or_else(|| PathBuf::from("<built-in>")),
+            path: source
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<built-in>")),
             reason,
         };
-        let map = document.as_object().ok_or_else(|| invalid("expected a JSON object".into()))?;
+        let map = document
+            .as_object()
+            .ok_or_else(|| invalid("expected a JSON object".into()))?;
         for key in map.keys() {
-            if !["schema", "policyKind", "allowedActions", "requireJoinClosed"].contains(&key.as_str()) {
+            if ![
+                "schema",
+                "policyKind",
+                "allowedActions",
+                "requireJoinClosed",
+            ]
+            .contains(&key.as_str())
+            {
                 return Err(invalid(format!("unknown member `{key}`")));
             }
         }
@@ -95,7 +118,9 @@ impl MutationPolicy {
             .ok_or_else(|| invalid("`allowedActions` must be a list of action ids".into()))?;
         let mut allowed_actions = BTreeSet::new();
         for item in allowed {
-            let id = item.as_str().ok_or_else(|| invalid("`allowedActions` must hold strings".into()))?;
+            let id = item
+                .as_str()
+                .ok_or_else(|| invalid("`allowedActions` must hold strings".into()))?;
             allowed_actions.insert(id.to_string());
         }
         let require_join_closed = match map.get("requireJoinClosed") {
@@ -104,7 +129,13 @@ impl MutationPolicy {
             Some(_) => return Err(invalid("`requireJoinClosed` must be a boolean".into())),
         };
         let digest = canonical::policy_digest(&document);
-        Ok(Self { document, allowed_actions, require_join_closed, digest, source })
+        Ok(Self {
+            document,
+            allowed_actions,
+            require_join_closed,
+            digest,
+            source,
+        })
     }
 }
 
@@ -132,14 +163,21 @@ pub struct GateRejection {
 }
 
 /// Runs the four steps for `action`; on admission returns the extra witness refs.
-pub fn admit(policy: &MutationPolicy, authority: &Authority, action: &str) -> Result<Vec<String>, GateRejection> {
+pub fn admit(
+    policy: &MutationPolicy,
+    authority: &Authority,
+    action: &str,
+) -> Result<Vec<String>, GateRejection> {
     let present = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
     if !present(&authority.policy_digest) || !present(&authority.instruction_ref) {
-        let missing: Vec<&str> = [("policyDigest", &authority.policy_digest), ("instructionRef", &authority.instruction_ref)]
-            .into_iter()
-            .filter(|(_, v)| !present(v))
-            .map(|(name, _)| name)
-            .collect();
+        let missing: Vec<&str> = [
+            ("policyDigest", &authority.policy_digest),
+            ("instructionRef", &authority.instruction_ref),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !present(v))
+        .map(|(name, _)| name)
+        .collect();
         return Err(GateRejection {
             class: USE_EVIDENCE_MISSING,
             diagnostic: format!(
@@ -148,11 +186,18 @@ pub fn admit(policy: &MutationPolicy, authority: &Authority, action: &str) -> Re
             ),
         });
     }
-    let given = authority.policy_digest.as_deref().unwrap_or_default().trim();
+    let given = authority
+        .policy_digest
+        .as_deref()
+        .unwrap_or_default()
+        .trim();
     if given != policy.digest {
         return Err(GateRejection {
             class: POLICY_DIGEST_MISMATCH,
-            diagnostic: format!("request policyDigest {given} does not match the active policy {}", policy.digest),
+            diagnostic: format!(
+                "request policyDigest {given} does not match the active policy {}",
+                policy.digest
+            ),
         });
     }
     if !policy.allowed_actions.contains(action) {
@@ -207,10 +252,24 @@ mod tests {
         let policy = MutationPolicy::builtin_default();
         assert!(admit(&policy, &authority(&policy), "issue.claim").is_ok());
         let missing = Authority::default();
-        assert_eq!(admit(&policy, &missing, "issue.claim").unwrap_err().class, USE_EVIDENCE_MISSING);
-        let wrong = Authority { policy_digest: Some("pol1_00".into()), ..authority(&policy) };
-        assert_eq!(admit(&policy, &wrong, "issue.claim").unwrap_err().class, POLICY_DIGEST_MISMATCH);
-        assert_eq!(admit(&policy, &authority(&policy), "issue.frobnicate").unwrap_err().class, ACTION_NOT_ALLOWED);
+        assert_eq!(
+            admit(&policy, &missing, "issue.claim").unwrap_err().class,
+            USE_EVIDENCE_MISSING
+        );
+        let wrong = Authority {
+            policy_digest: Some("pol1_00".into()),
+            ..authority(&policy)
+        };
+        assert_eq!(
+            admit(&policy, &wrong, "issue.claim").unwrap_err().class,
+            POLICY_DIGEST_MISMATCH
+        );
+        assert_eq!(
+            admit(&policy, &authority(&policy), "issue.frobnicate")
+                .unwrap_err()
+                .class,
+            ACTION_NOT_ALLOWED
+        );
     }
 
     #[test]
@@ -222,8 +281,15 @@ mod tests {
         let e = admit(&policy, &auth, "issue.claim").unwrap_err();
         assert_eq!(e.class, USE_EVIDENCE_MISSING);
         assert!(e.diagnostic.contains("join witness"));
-        auth.join = Some(JoinEvidence { accepted: true, join_set_digest: "sha256:ab".into(), failure_classes: vec![] });
-        assert_eq!(admit(&policy, &auth, "issue.claim").unwrap(), vec!["join://sha256:ab".to_string()]);
+        auth.join = Some(JoinEvidence {
+            accepted: true,
+            join_set_digest: "sha256:ab".into(),
+            failure_classes: vec![],
+        });
+        assert_eq!(
+            admit(&policy, &auth, "issue.claim").unwrap(),
+            vec!["join://sha256:ab".to_string()]
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ pub mod envelope;
 pub mod gate;
 pub mod registry;
 
-pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths};
+pub use action::{
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
+};
 pub use gate::{Authority, JoinEvidence, MutationPolicy};
 pub use registry::{Registry, RegistryError};

@@ -26,7 +26,9 @@ pub enum RegistryError {
     Duplicate(String),
     #[error("action `{0}` is denied by the steel.sandbox.v1 profile and cannot be registered")]
     Denied(String),
-    #[error("action `{action}` declares argument `{arg}`, which would let a program choose a file")]
+    #[error(
+        "action `{action}` declares argument `{arg}`, which would let a program choose a file"
+    )]
     PathArgument { action: String, arg: String },
     #[error("action id `{0}` is not a valid identifier (letters, digits, `.`, `_`, `-`)")]
     BadId(String),
@@ -71,9 +73,12 @@ fn is_path_like(name: &str) -> bool {
         }
     }
     words.push(current);
-    words
-        .iter()
-        .any(|w| matches!(w.as_str(), "path" | "paths" | "file" | "filename" | "dir" | "directory" | "folder"))
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "path" | "paths" | "file" | "filename" | "dir" | "directory" | "folder"
+        )
+    })
 }
 
 impl Registry {
@@ -85,14 +90,21 @@ impl Registry {
     /// names are refused here, so no engine can ever expose them.
     pub fn register(&mut self, action: Arc<dyn HostAction>) -> Result<&mut Self, RegistryError> {
         let id = action.id().to_string();
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
             return Err(RegistryError::BadId(id));
         }
         if is_denied_id(&id) {
             return Err(RegistryError::Denied(id));
         }
         if let Some(arg) = action.args().iter().find(|a| is_path_like(a.name)) {
-            return Err(RegistryError::PathArgument { action: id, arg: arg.name.to_string() });
+            return Err(RegistryError::PathArgument {
+                action: id,
+                arg: arg.name.to_string(),
+            });
         }
         if self.actions.contains_key(&id) {
             return Err(RegistryError::Duplicate(id));
@@ -129,7 +141,11 @@ impl Registry {
     }
 
     /// Resolves an id for a call (host-api §4's order: profile denial first).
-    pub fn resolve(&self, id: &str, full_catalogue: &dyn Fn(&str) -> Option<ActionKind>) -> Resolution {
+    pub fn resolve(
+        &self,
+        id: &str,
+        full_catalogue: &dyn Fn(&str) -> Option<ActionKind>,
+    ) -> Resolution {
         if is_denied_id(id) {
             return Resolution::Denied(format!(
                 "action `{id}` is denied by the steel.sandbox.v1 profile: shell, exec, network, http and fs \
@@ -148,7 +164,10 @@ impl Registry {
 
 /// Validates `args` against `schema`: unknown keys, wrong types and missing
 /// required keys are refused with a diagnostic naming the key.
-pub fn validate_args(schema: &[ArgSpec], args: Option<&Value>) -> Result<Map<String, Value>, String> {
+pub fn validate_args(
+    schema: &[ArgSpec],
+    args: Option<&Value>,
+) -> Result<Map<String, Value>, String> {
     let map = match args {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
@@ -169,7 +188,11 @@ pub fn validate_args(schema: &[ArgSpec], args: Option<&Value>) -> Result<Map<Str
     for spec in schema {
         match map.get(spec.name) {
             None | Some(Value::Null) if spec.required => {
-                return Err(format!("missing required key `{}` ({})", spec.name, type_name(spec.ty)))
+                return Err(format!(
+                    "missing required key `{}` ({})",
+                    spec.name,
+                    type_name(spec.ty)
+                ))
             }
             None | Some(Value::Null) => {}
             Some(value) if !type_matches(spec.ty, value) => {
@@ -192,7 +215,9 @@ fn type_matches(ty: ArgType, value: &Value) -> bool {
         ArgType::String => value.is_string(),
         ArgType::Integer => value.is_i64() || value.is_u64(),
         ArgType::Bool => value.is_boolean(),
-        ArgType::StringList => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+        ArgType::StringList => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string)),
         ArgType::Object => value.is_object(),
         ArgType::Any => true,
     }
@@ -241,7 +266,8 @@ mod tests {
         assert!(e.contains("`id`") && e.contains("string"), "{e}");
         let e = validate_args(SCHEMA, None).unwrap_err();
         assert!(e.contains("missing required key `id`"), "{e}");
-        let e = validate_args(SCHEMA, Some(&json!({"id": "a", "issuesPath": "/tmp/x"}))).unwrap_err();
+        let e =
+            validate_args(SCHEMA, Some(&json!({"id": "a", "issuesPath": "/tmp/x"}))).unwrap_err();
         assert!(e.contains("never choose files"), "{e}");
         let e = validate_args(SCHEMA, Some(&json!({"id": "a", "priority": 1.5}))).unwrap_err();
         assert!(e.contains("`priority`"), "{e}");

@@ -92,6 +92,7 @@ pub fn default_lease_id(issue_id: &str, assignee: &str) -> String {
 
 /// The claim rule on one issue: the new line's object and whether a stale lease was
 /// cleared, or the rejection.
+#[allow(clippy::type_complexity)] // (class, diagnostic, extra payload) stays local to the lease machine
 fn claim_object(
     store: &Store<'_>,
     issue: &Issue<'_>,

@@ -213,6 +213,7 @@ fn next_id(store: &Store<'_>) -> String {
 }
 
 /// Builds a new issue line, or a rejection.
+#[allow(clippy::type_complexity)] // (class, diagnostic) pair, local to this module
 fn new_issue_object(
     store: &Store<'_>,
     new: &NewIssue,

@@ -114,11 +114,20 @@ impl CallHost {
         }
     }
 
-    fn decide(&self, n: usize, action: &str, args: Option<&Value>, args_error: Option<ConvertError>) -> Decision {
+    fn decide(
+        &self,
+        n: usize,
+        action: &str,
+        args: Option<&Value>,
+        args_error: Option<ConvertError>,
+    ) -> Decision {
         if n > self.max_calls as usize {
             let mut d = Decision::refuse(
                 crate::sandbox::CLASS_CALL_BUDGET,
-                format!("host call {n} is over the run's budget of {} calls; the run ends here", self.max_calls),
+                format!(
+                    "host call {n} is over the run's budget of {} calls; the run ends here",
+                    self.max_calls
+                ),
             );
             d.breach = Some(Breach::CallBudget);
             return d;
@@ -147,7 +156,11 @@ impl CallHost {
                 Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
             }
         }
-        let ctx = ActionContext { paths: &self.paths, now: Utc::now(), issue_id: self.issue_id.as_deref() };
+        let ctx = ActionContext {
+            paths: &self.paths,
+            now: Utc::now(),
+            issue_id: self.issue_id.as_deref(),
+        };
         match action_impl.call(&ctx, &args) {
             Ok(outcome) => {
                 refs.extend(outcome.witness_refs);
@@ -173,7 +186,12 @@ impl CallHost {
 }
 
 impl HostBridge for CallHost {
-    fn call(&self, action: &str, args: Option<Value>, args_error: Option<ConvertError>) -> HostReply {
+    fn call(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<ConvertError>,
+    ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let args_digest = canonical::args_digest(args.as_ref());
         if state.finished {
@@ -190,7 +208,10 @@ impl HostBridge for CallHost {
                 instruction_ref: None,
                 trajectory_row: Value::Null,
             });
-            return HostReply { envelope, breach: Some(Breach::Timeout) };
+            return HostReply {
+                envelope,
+                breach: Some(Breach::Timeout),
+            };
         }
         state.calls += 1;
         let n = state.calls;
@@ -202,13 +223,22 @@ impl HostBridge for CallHost {
         let mut classes = decision.classes.clone();
         classes.sort();
         classes.dedup();
-        let result_class = classes.first().cloned().unwrap_or_else(|| "accepted".to_string());
+        let result_class = classes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "accepted".to_string());
         let mut refs = decision.refs.clone();
         refs.push(envelope::host_effect_ref(action, &args_digest, n));
         let is_mutation = catalogue::kind_of(action) == Some(ActionKind::Mutation)
-            || self.registry.get(action).is_some_and(|a| a.kind() == ActionKind::Mutation);
+            || self
+                .registry
+                .get(action)
+                .is_some_and(|a| a.kind() == ActionKind::Mutation);
         let (policy_digest, instruction_ref) = if is_mutation {
-            (self.authority.policy_digest.as_deref(), self.authority.instruction_ref.as_deref())
+            (
+                self.authority.policy_digest.as_deref(),
+                self.authority.instruction_ref.as_deref(),
+            )
         } else {
             (None, None)
         };
@@ -221,7 +251,9 @@ impl HostBridge for CallHost {
             result_class: result_class.clone(),
             finished_at: finished_at.clone(),
             issue_id: self.issue_id.clone(),
-            instruction_refs: instruction_ref.map(|r| vec![r.to_string()]).unwrap_or_default(),
+            instruction_refs: instruction_ref
+                .map(|r| vec![r.to_string()])
+                .unwrap_or_default(),
             witness_refs: refs.clone(),
             lineage_refs: Vec::new(),
             started_at: None,
@@ -266,14 +298,18 @@ impl HostBridge for CallHost {
             }
         }
         state.effects.push(envelope.clone());
-        HostReply { envelope, breach: decision.breach }
+        HostReply {
+            envelope,
+            breach: decision.breach,
+        }
     }
 }
 
 impl CallHost {
     fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {
         if state.trajectory.is_none() {
-            state.trajectory = Some(TrajectoryWriter::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
+            state.trajectory =
+                Some(TrajectoryWriter::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
         }
         let writer = state.trajectory.as_mut().expect("opened above");
         writer.append(row).map(|_| ()).map_err(|e| e.to_string())?;

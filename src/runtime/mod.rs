@@ -9,7 +9,9 @@ mod bridge;
 
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
-use crate::host::{catalogue, Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
+use crate::host::{
+    catalogue, Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError,
+};
 use crate::sandbox::{EngineMode, Limits, LimitsOverride, Sandbox, PROFILE};
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
@@ -35,18 +37,26 @@ impl HostConfig {
     pub fn under(root: &std::path::Path) -> Result<Self, crate::host::gate::PolicyError> {
         let paths = HostPaths::under(root);
         let policy = MutationPolicy::load(&paths.policy)?;
-        Ok(Self { paths, policy, registry: builtin_registry(), limits: Limits::default() })
+        Ok(Self {
+            paths,
+            policy,
+            registry: builtin_registry(),
+            limits: Limits::default(),
+        })
     }
 }
 
 /// Every action tusk ships: typestate, harness artifacts, issue memory.
 pub fn builtin_registry() -> Registry {
     let mut registry = Registry::new();
-    let mut actions: Vec<Arc<dyn crate::host::HostAction>> = vec![Arc::new(crate::typestate::action::JoinCheckAction)];
+    let mut actions: Vec<Arc<dyn crate::host::HostAction>> =
+        vec![Arc::new(crate::typestate::action::JoinCheckAction)];
     actions.extend(crate::harness::actions::actions());
     actions.extend(crate::issues::actions());
     for action in actions {
-        registry.register(action).expect("built-in actions are valid and unique");
+        registry
+            .register(action)
+            .expect("built-in actions are valid and unique");
     }
     registry
 }
@@ -132,7 +142,8 @@ impl Host {
         let join = match &request.join_evidence {
             None => None,
             Some(input) => {
-                let check = crate::typestate::check(input).map_err(|e| RequestError::JoinEvidence(e.to_string()))?;
+                let check = crate::typestate::check(input)
+                    .map_err(|e| RequestError::JoinEvidence(e.to_string()))?;
                 Some(JoinEvidence {
                     accepted: check.accepted,
                     join_set_digest: check.join_set_digest,
@@ -173,7 +184,9 @@ impl Host {
             request.issue_id.clone(),
             log,
         ));
-        let output = self.sandbox.run(&request.program, limits, mode, host.clone());
+        let output = self
+            .sandbox
+            .run(&request.program, limits, mode, host.clone());
         let finished = Utc::now();
         let ended = host.finish();
 
@@ -274,5 +287,9 @@ fn new_run_id(program: &str, started: chrono::DateTime<Utc>) -> String {
         COUNTER.fetch_add(1, Ordering::Relaxed),
         canonical::sha256_text(program)
     );
-    format!("run-{}-{}", started.format("%Y%m%dT%H%M%S%.3fZ"), &canonical::sha256_hex(seed.as_bytes())[..12])
+    format!(
+        "run-{}-{}",
+        started.format("%Y%m%dT%H%M%S%.3fZ"),
+        &canonical::sha256_hex(seed.as_bytes())[..12]
+    )
 }

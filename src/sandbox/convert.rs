@@ -61,7 +61,10 @@ pub fn args_to_json(value: &SteelVal) -> Result<Value, ConvertError> {
 fn marker(mode: Mode, path: &str, text: &str, reason: &str) -> Result<Value, ConvertError> {
     match mode {
         Mode::Lenient => Ok(Value::String(text.to_string())),
-        Mode::Strict => Err(ConvertError { path: path.to_string(), reason: reason.to_string() }),
+        Mode::Strict => Err(ConvertError {
+            path: path.to_string(),
+            reason: reason.to_string(),
+        }),
     }
 }
 
@@ -69,7 +72,13 @@ fn float(mode: Mode, path: &str, f: f64) -> Result<Value, ConvertError> {
     match Number::from_f64(f) {
         Some(n) => Ok(Value::Number(n)),
         None => {
-            let text = if f.is_nan() { "+nan.0" } else if f > 0.0 { "+inf.0" } else { "-inf.0" };
+            let text = if f.is_nan() {
+                "+nan.0"
+            } else if f > 0.0 {
+                "+inf.0"
+            } else {
+                "-inf.0"
+            };
             marker(mode, path, text, "a non-finite number has no JSON form")
         }
     }
@@ -93,7 +102,11 @@ fn to_json(
         SteelVal::Rational(r) => return float(mode, path, *r.numer() as f64 / *r.denom() as f64),
         SteelVal::BigNum(b) => {
             let text = b.to_string();
-            match text.parse::<i64>().map(Number::from).or_else(|_| text.parse::<u64>().map(Number::from)) {
+            match text
+                .parse::<i64>()
+                .map(Number::from)
+                .or_else(|_| text.parse::<u64>().map(Number::from))
+            {
                 Ok(n) => Value::Number(n),
                 Err(_) => return marker(mode, path, &text, "integer too large for JSON"),
             }
@@ -124,7 +137,14 @@ fn to_json(
             for (k, v) in map.iter() {
                 let key = match k {
                     SteelVal::StringV(s) | SteelVal::SymbolV(s) => s.as_str().to_string(),
-                    _ => return marker(mode, path, "#<hash>", "hash keys must be strings or symbols"),
+                    _ => {
+                        return marker(
+                            mode,
+                            path,
+                            "#<hash>",
+                            "hash keys must be strings or symbols",
+                        )
+                    }
                 };
                 entries.push((key, v));
             }
@@ -159,11 +179,27 @@ fn to_json(
         | SteelVal::BuiltIn(_)
         | SteelVal::MutFunc(_)
         | SteelVal::ContinuationFunction(_) => {
-            return marker(mode, path, "#<procedure>", "a procedure cannot be a host-call argument")
+            return marker(
+                mode,
+                path,
+                "#<procedure>",
+                "a procedure cannot be a host-call argument",
+            )
         }
-        SteelVal::Pair(_) => return marker(mode, path, "#<pair>", "an improper list has no JSON form"),
-        SteelVal::HashSetV(_) => return marker(mode, path, "#<set>", "a set has no JSON form; use a list"),
-        _ => return marker(mode, path, "#<value>", "this kind of value has no JSON form"),
+        SteelVal::Pair(_) => {
+            return marker(mode, path, "#<pair>", "an improper list has no JSON form")
+        }
+        SteelVal::HashSetV(_) => {
+            return marker(mode, path, "#<set>", "a set has no JSON form; use a list")
+        }
+        _ => {
+            return marker(
+                mode,
+                path,
+                "#<value>",
+                "this kind of value has no JSON form",
+            )
+        }
     })
 }
 

@@ -35,7 +35,9 @@ fn check_runaway(size: usize) {
     }
     // SAFETY: the flag is a leaked `&'static AtomicBool` installed by `set_runaway_guard`.
     let cancelled = unsafe { &*(flag as *const AtomicBool) };
-    if cancelled.load(Ordering::Relaxed) || ALLOCATED.load(Ordering::Relaxed).saturating_add(size) > cap {
+    if cancelled.load(Ordering::Relaxed)
+        || ALLOCATED.load(Ordering::Relaxed).saturating_add(size) > cap
+    {
         cancelled.store(true, Ordering::Relaxed);
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -122,7 +124,9 @@ pub fn set_thread_budget(budget: Option<(usize, usize)>) {
 /// memory limit. False outside a run.
 pub fn would_exceed(extra: usize) -> bool {
     BUDGET.with(|b| match b.get() {
-        Some((baseline, limit)) => allocated().saturating_sub(baseline).saturating_add(extra) > limit,
+        Some((baseline, limit)) => {
+            allocated().saturating_sub(baseline).saturating_add(extra) > limit
+        }
         None => false,
     })
 }

@@ -25,8 +25,8 @@ pub mod denied;
 pub mod lexical;
 pub mod limits;
 pub mod memory;
-pub mod printer;
 mod primitives;
+pub mod printer;
 mod worker;
 
 pub use limits::{Limits, LimitsOverride};
@@ -70,10 +70,21 @@ impl Breach {
 
     fn message(self, limits: &Limits) -> String {
         match self {
-            Breach::Timeout => format!("the program ran longer than its {} ms wall-clock limit", limits.timeout_ms),
-            Breach::Memory => format!("the program used more than its {} MiB memory limit", limits.max_memory_mb),
-            Breach::CallBudget => format!("the program made more than its {} allowed host calls", limits.max_calls),
-            Breach::WorkerLost => "the evaluator's worker thread died; the program was stopped".to_string(),
+            Breach::Timeout => format!(
+                "the program ran longer than its {} ms wall-clock limit",
+                limits.timeout_ms
+            ),
+            Breach::Memory => format!(
+                "the program used more than its {} MiB memory limit",
+                limits.max_memory_mb
+            ),
+            Breach::CallBudget => format!(
+                "the program made more than its {} allowed host calls",
+                limits.max_calls
+            ),
+            Breach::WorkerLost => {
+                "the evaluator's worker thread died; the program was stopped".to_string()
+            }
         }
     }
 }
@@ -83,7 +94,12 @@ impl Breach {
 /// its marked-up rendering (for the record and the digest) and `args_error`
 /// says what is wrong. Implementations never fail: every outcome is an envelope.
 pub trait HostBridge: Send + Sync {
-    fn call(&self, action: &str, args: Option<Value>, args_error: Option<convert::ConvertError>) -> HostReply;
+    fn call(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<convert::ConvertError>,
+    ) -> HostReply;
 }
 
 /// The envelope a host call returns, and whether it breached a limit.
@@ -103,7 +119,12 @@ pub struct EvalError {
 
 impl EvalError {
     fn internal(message: &str) -> Self {
-        Self { class: CLASS_INTERNAL, message: message.to_string(), line: None, column: None }
+        Self {
+            class: CLASS_INTERNAL,
+            message: message.to_string(),
+            line: None,
+            column: None,
+        }
     }
 }
 
@@ -140,7 +161,10 @@ impl Sandbox {
     /// A sandbox whose programs see one binding per id in `action_ids`.
     pub fn new(action_ids: Vec<String>) -> Self {
         isolate_steel_home();
-        Self { action_ids: Arc::new(action_ids), worker: Mutex::new(None) }
+        Self {
+            action_ids: Arc::new(action_ids),
+            worker: Mutex::new(None),
+        }
     }
 
     /// The action ids bound as procedures.
@@ -173,16 +197,31 @@ impl Sandbox {
         }
         lexical::check(program, limits.max_nesting_depth).map_err(|e| {
             let (class, message, offset) = match e {
-                lexical::LexicalError::Invalid { message, offset } => (CLASS_INVALID_PROGRAM, message, offset),
-                lexical::LexicalError::Denied { message, offset } => (CLASS_EFFECT_DENIED, message, offset),
+                lexical::LexicalError::Invalid { message, offset } => {
+                    (CLASS_INVALID_PROGRAM, message, offset)
+                }
+                lexical::LexicalError::Denied { message, offset } => {
+                    (CLASS_EFFECT_DENIED, message, offset)
+                }
             };
             let (line, column) = lexical::line_column(program, offset);
-            EvalError { class, message, line: Some(line), column: Some(column) }
+            EvalError {
+                class,
+                message,
+                line: Some(line),
+                column: Some(column),
+            }
         })
     }
 
     /// Runs one program. Always returns exactly one [`RunOutput`].
-    pub fn run(&self, program: &str, limits: Limits, mode: EngineMode, bridge: Arc<dyn HostBridge>) -> RunOutput {
+    pub fn run(
+        &self,
+        program: &str,
+        limits: Limits,
+        mode: EngineMode,
+        bridge: Arc<dyn HostBridge>,
+    ) -> RunOutput {
         let started = Instant::now();
         if let Err(error) = Self::check_text(program, &limits) {
             return RunOutput {

@@ -22,47 +22,209 @@ pub const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 /// unbound in the sandbox.
 pub const ALLOWLIST: &[&str] = &[
     // numbers
-    "+", "-", "*", "/", "=", "<", ">", "<=", ">=", "abs", "quotient", "remainder", "modulo",
-    "floor", "ceiling", "round", "truncate", "sqrt", "exact-integer-sqrt", "exp", "log", "sin",
-    "cos", "tan", "asin", "acos", "atan", "number?", "integer?", "real?", "rational?", "exact?",
-    "inexact?", "exact->inexact", "inexact->exact", "exact", "inexact", "zero?", "positive?",
-    "negative?", "even?", "odd?", "nan?", "infinite?", "finite?", "square", "number->string",
-    "string->number", "exact-integer?", "int?", "float?", "numerator", "denominator",
-    "floor/", "floor-quotient", "floor-remainder", "truncate/", "truncate-quotient",
-    "truncate-remainder", "euclidean/", "euclidean-quotient", "euclidean-remainder",
-    "bitwise-and", "bitwise-ior", "bitwise-xor", "bitwise-not",
+    "+",
+    "-",
+    "*",
+    "/",
+    "=",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "abs",
+    "quotient",
+    "remainder",
+    "modulo",
+    "floor",
+    "ceiling",
+    "round",
+    "truncate",
+    "sqrt",
+    "exact-integer-sqrt",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "number?",
+    "integer?",
+    "real?",
+    "rational?",
+    "exact?",
+    "inexact?",
+    "exact->inexact",
+    "inexact->exact",
+    "exact",
+    "inexact",
+    "zero?",
+    "positive?",
+    "negative?",
+    "even?",
+    "odd?",
+    "nan?",
+    "infinite?",
+    "finite?",
+    "square",
+    "number->string",
+    "string->number",
+    "exact-integer?",
+    "int?",
+    "float?",
+    "numerator",
+    "denominator",
+    "floor/",
+    "floor-quotient",
+    "floor-remainder",
+    "truncate/",
+    "truncate-quotient",
+    "truncate-remainder",
+    "euclidean/",
+    "euclidean-quotient",
+    "euclidean-remainder",
+    "bitwise-and",
+    "bitwise-ior",
+    "bitwise-xor",
+    "bitwise-not",
     // equality and predicates
-    "equal?", "eq?", "eqv?", "not", "boolean?", "bool?", "symbol?", "string?", "procedure?",
-    "function?", "void?", "hash?", "char?", "list?", "pair?", "vector?", "empty?",
+    "equal?",
+    "eq?",
+    "eqv?",
+    "not",
+    "boolean?",
+    "bool?",
+    "symbol?",
+    "string?",
+    "procedure?",
+    "function?",
+    "void?",
+    "hash?",
+    "char?",
+    "list?",
+    "pair?",
+    "vector?",
+    "empty?",
     // lists
-    "car", "cdr", "cons", "list", "null?", "length", "append", "reverse", "list-ref",
-    "list-tail", "first", "second", "third", "rest", "last", "member", "memq", "list->vector",
-    "list->string", "try-list-ref", "apply",
+    "car",
+    "cdr",
+    "cons",
+    "list",
+    "null?",
+    "length",
+    "append",
+    "reverse",
+    "list-ref",
+    "list-tail",
+    "first",
+    "second",
+    "third",
+    "rest",
+    "last",
+    "member",
+    "memq",
+    "list->vector",
+    "list->string",
+    "try-list-ref",
+    "apply",
     // strings and characters
-    "string-length", "substring", "string-ref", "string=?", "string<?", "string>?",
-    "string<=?", "string>=?", "string-ci=?", "string-ci<?", "string-ci>?", "string-upcase",
-    "string-downcase", "string->list", "string->symbol", "symbol->string", "string-join",
-    "string-contains?", "starts-with?", "ends-with?", "split-whitespace", "split-many",
-    "split-once", "trim", "trim-start", "trim-end", "trim-start-matches", "trim-end-matches",
-    "string", "char->integer", "integer->char", "char-upcase", "char-downcase",
-    "char-whitespace?", "char-digit?", "char->number", "char=?", "char<?", "char>?",
-    "char<=?", "char>=?", "int->string", "string->int", "symbol=?", "concat-symbols",
+    "string-length",
+    "substring",
+    "string-ref",
+    "string=?",
+    "string<?",
+    "string>?",
+    "string<=?",
+    "string>=?",
+    "string-ci=?",
+    "string-ci<?",
+    "string-ci>?",
+    "string-upcase",
+    "string-downcase",
+    "string->list",
+    "string->symbol",
+    "symbol->string",
+    "string-join",
+    "string-contains?",
+    "starts-with?",
+    "ends-with?",
+    "split-whitespace",
+    "split-many",
+    "split-once",
+    "trim",
+    "trim-start",
+    "trim-end",
+    "trim-start-matches",
+    "trim-end-matches",
+    "string",
+    "char->integer",
+    "integer->char",
+    "char-upcase",
+    "char-downcase",
+    "char-whitespace?",
+    "char-digit?",
+    "char->number",
+    "char=?",
+    "char<?",
+    "char>?",
+    "char<=?",
+    "char>=?",
+    "int->string",
+    "string->int",
+    "symbol=?",
+    "concat-symbols",
     // vectors
-    "vector", "vector-ref", "vector-length", "vector-set!", "vector-fill!", "mutable-vector",
-    "immutable-vector", "vector-push!", "vector-append!",
+    "vector",
+    "vector-ref",
+    "vector-length",
+    "vector-set!",
+    "vector-fill!",
+    "mutable-vector",
+    "immutable-vector",
+    "vector-push!",
+    "vector-append!",
     // hash maps and sets
-    "hash", "hash-ref", "hash-get", "hash-try-get", "hash-insert", "hash-remove",
-    "hash-contains?", "hash-keys->list", "hash-values->list", "hash->list", "hash-length",
-    "hash-empty?", "hash-union", "hash-clear", "hashset", "hashset-insert", "hashset-contains?",
-    "hashset->list", "hashset-length", "list->hashset", "set?",
+    "hash",
+    "hash-ref",
+    "hash-get",
+    "hash-try-get",
+    "hash-insert",
+    "hash-remove",
+    "hash-contains?",
+    "hash-keys->list",
+    "hash-values->list",
+    "hash->list",
+    "hash-length",
+    "hash-empty?",
+    "hash-union",
+    "hash-clear",
+    "hashset",
+    "hashset-insert",
+    "hashset-contains?",
+    "hashset->list",
+    "hashset-length",
+    "list->hashset",
+    "set?",
     // control and errors
-    "call/cc", "call-with-current-continuation", "call-with-exception-handler",
-    "error-object?", "error-object-message", "box", "unbox", "set-box!",
+    "call/cc",
+    "call-with-current-continuation",
+    "call-with-exception-handler",
+    "error-object?",
+    "error-object-message",
+    "box",
+    "unbox",
+    "set-box!",
 ];
 
 /// Primitives the prelude wraps with an allocation check; bound as `tusk-raw-<name>`.
 const GUARDED: &[&str] = &[
-    "make-vector", "make-string", "string-append", "string-replace", "expt", "arithmetic-shift",
+    "make-vector",
+    "make-string",
+    "string-append",
+    "string-replace",
+    "expt",
+    "arithmetic-shift",
     "range",
 ];
 
@@ -92,7 +254,11 @@ fn breach(breach: Breach, message: &str) -> SteelErr {
 fn as_usize(v: &SteelVal) -> Option<usize> {
     match v {
         SteelVal::IntV(i) => Some((*i).max(0) as usize),
-        SteelVal::BigNum(b) => Some(if b.sign() == num_bigint::Sign::Minus { 0 } else { usize::MAX }),
+        SteelVal::BigNum(b) => Some(if b.sign() == num_bigint::Sign::Minus {
+            0
+        } else {
+            usize::MAX
+        }),
         _ => None,
     }
 }
@@ -126,7 +292,11 @@ pub fn build_engine(action_ids: &[String]) -> Result<Engine, SteelErr> {
     }
     let ids: Vec<String> = action_ids.to_vec();
     native(&mut engine, "host-actions", move |_| {
-        Ok(SteelVal::ListV(ids.iter().map(|id| SteelVal::StringV(id.clone().into())).collect()))
+        Ok(SteelVal::ListV(
+            ids.iter()
+                .map(|id| SteelVal::StringV(id.clone().into()))
+                .collect(),
+        ))
     });
     engine.run(PRELUDE)?;
     Ok(engine)
@@ -141,19 +311,29 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
         },
         [one] => (
             Some(convert::value_to_json(one)),
-            Some(convert::ConvertError { path: String::new(), reason: "host functions take no argument or one hash".into() }),
-        ),
-        many => (
-            Some(serde_json::Value::Array(many.iter().map(convert::value_to_json).collect())),
             Some(convert::ConvertError {
                 path: String::new(),
-                reason: format!("host functions take at most one argument, got {}", many.len()),
+                reason: "host functions take no argument or one hash".into(),
+            }),
+        ),
+        many => (
+            Some(serde_json::Value::Array(
+                many.iter().map(convert::value_to_json).collect(),
+            )),
+            Some(convert::ConvertError {
+                path: String::new(),
+                reason: format!(
+                    "host functions take at most one argument, got {}",
+                    many.len()
+                ),
             }),
         ),
     };
     // Host calls do I/O under shared locks: they must never be frozen by the
     // allocator's runaway guard half-way.
-    let reply = memory::unguarded(|| with_shared(|shared, bridge| (shared.clone(), bridge.call(action, json_args, args_error))));
+    let reply = memory::unguarded(|| {
+        with_shared(|shared, bridge| (shared.clone(), bridge.call(action, json_args, args_error)))
+    });
     match reply {
         Some((shared, reply)) => {
             if let Some(b) = reply.breach {
@@ -161,7 +341,9 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
             }
             Ok(convert::json_to_value(&reply.envelope))
         }
-        None => Err(err("host functions are only available while a program runs")),
+        None => Err(err(
+            "host functions are only available while a program runs",
+        )),
     }
 }
 
@@ -173,18 +355,27 @@ fn register_natives(engine: &mut Engine) {
     // Steel binds `void` to the void *value*; Scheme programs call `(void)`.
     native(engine, "void", |_| Ok(SteelVal::Void));
     native(engine, "display", |args| {
-        let text = args.first().map(|v| printer::render(v, false, 1 << 20)).unwrap_or_default();
+        let text = args
+            .first()
+            .map(|v| printer::render(v, false, 1 << 20))
+            .unwrap_or_default();
         emit(&text);
         Ok(SteelVal::Void)
     });
     native(engine, "displayln", |args| {
-        let mut text = args.first().map(|v| printer::render(v, false, 1 << 20)).unwrap_or_default();
+        let mut text = args
+            .first()
+            .map(|v| printer::render(v, false, 1 << 20))
+            .unwrap_or_default();
         text.push('\n');
         emit(&text);
         Ok(SteelVal::Void)
     });
     native(engine, "write", |args| {
-        let text = args.first().map(|v| printer::render(v, true, 1 << 20)).unwrap_or_default();
+        let text = args
+            .first()
+            .map(|v| printer::render(v, true, 1 << 20))
+            .unwrap_or_default();
         emit(&text);
         Ok(SteelVal::Void)
     });
@@ -193,19 +384,27 @@ fn register_natives(engine: &mut Engine) {
         Ok(SteelVal::Void)
     });
     native(engine, "->string", |args| {
-        let text = args.first().map(|v| printer::render(v, false, 1 << 20)).unwrap_or_default();
+        let text = args
+            .first()
+            .map(|v| printer::render(v, false, 1 << 20))
+            .unwrap_or_default();
         Ok(SteelVal::StringV(text.into()))
     });
     native(engine, "host-call", |args| match args.split_first() {
         Some((SteelVal::StringV(id), rest)) | Some((SteelVal::SymbolV(id), rest)) => {
-            host_call(&id.as_str().to_string(), rest)
+            host_call(id.as_str(), rest)
         }
-        _ => Err(err("host-call needs an action id string, then optionally one hash of arguments")),
+        _ => Err(err(
+            "host-call needs an action id string, then optionally one hash of arguments",
+        )),
     });
     native(engine, "tusk-reserve!", |args| {
         let bytes = args.first().and_then(as_usize).unwrap_or(0);
         if memory::would_exceed(bytes) {
-            Err(breach(Breach::Memory, "memory limit exceeded: the allocation would exceed the run's memory budget"))
+            Err(breach(
+                Breach::Memory,
+                "memory limit exceeded: the allocation would exceed the run's memory budget",
+            ))
         } else {
             Ok(SteelVal::Void)
         }
@@ -216,7 +415,10 @@ fn register_natives(engine: &mut Engine) {
     });
     native(engine, "tusk-total-length", |args| {
         let total = match args.first() {
-            Some(SteelVal::ListV(parts)) => parts.iter().map(text_len).fold(0usize, usize::saturating_add),
+            Some(SteelVal::ListV(parts)) => parts
+                .iter()
+                .map(text_len)
+                .fold(0usize, usize::saturating_add),
             _ => 0,
         };
         Ok(SteelVal::IntV(total.min(isize::MAX as usize) as isize))
@@ -226,7 +428,7 @@ fn register_natives(engine: &mut Engine) {
             [s, from, to] => (text_len(s), text_len(from), text_len(to)),
             _ => (0, 0, 0),
         };
-        let occurrences = if from == 0 { s + 1 } else { s / from };
+        let occurrences = s.checked_div(from).unwrap_or(s + 1);
         let bound = s.saturating_add(occurrences.saturating_mul(to));
         Ok(SteelVal::IntV(bound.min(isize::MAX as usize) as isize))
     });
@@ -254,10 +456,22 @@ fn register_natives(engine: &mut Engine) {
     native(engine, "tusk-range-count", |args| {
         let nums: Vec<i128> = args
             .first()
-            .and_then(|v| if let SteelVal::ListV(l) = v { Some(l.iter().cloned().collect::<Vec<_>>()) } else { None })
+            .and_then(|v| {
+                if let SteelVal::ListV(l) = v {
+                    Some(l.iter().cloned().collect::<Vec<_>>())
+                } else {
+                    None
+                }
+            })
             .unwrap_or_default()
             .iter()
-            .filter_map(|v| if let SteelVal::IntV(i) = v { Some(*i as i128) } else { None })
+            .filter_map(|v| {
+                if let SteelVal::IntV(i) = v {
+                    Some(*i as i128)
+                } else {
+                    None
+                }
+            })
             .collect();
         let count = match nums.as_slice() {
             [end] => *end,
@@ -268,7 +482,9 @@ fn register_natives(engine: &mut Engine) {
     });
     native(engine, "tusk-vector->list", |args| match args.first() {
         Some(SteelVal::VectorV(v)) => Ok(SteelVal::ListV(v.iter().cloned().collect())),
-        Some(SteelVal::MutableVector(v)) => Ok(SteelVal::ListV(v.borrow(|items| items.iter().cloned().collect()))),
+        Some(SteelVal::MutableVector(v)) => Ok(SteelVal::ListV(
+            v.borrow(|items| items.iter().cloned().collect()),
+        )),
         _ => Err(err("vector->list expects a vector")),
     });
 }

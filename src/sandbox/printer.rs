@@ -20,7 +20,14 @@ pub fn render(value: &SteelVal, write_mode: bool, budget: usize) -> String {
     out
 }
 
-fn go(v: &SteelVal, write_mode: bool, depth: usize, seen: &mut HashSet<usize>, out: &mut String, budget: usize) {
+fn go(
+    v: &SteelVal,
+    write_mode: bool,
+    depth: usize,
+    seen: &mut HashSet<usize>,
+    out: &mut String,
+    budget: usize,
+) {
     if out.len() >= budget {
         return;
     }
@@ -113,10 +120,8 @@ fn go(v: &SteelVal, write_mode: bool, depth: usize, seen: &mut HashSet<usize>, o
             seen.remove(&id);
         }
         SteelVal::HashMapV(map) => {
-            let mut entries: Vec<(String, &SteelVal)> = map
-                .iter()
-                .map(|(k, v)| (render(k, true, 256), v))
-                .collect();
+            let mut entries: Vec<(String, &SteelVal)> =
+                map.iter().map(|(k, v)| (render(k, true, 256), v)).collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             out.push_str("#hash(");
             for (i, (k, v)) in entries.into_iter().enumerate() {

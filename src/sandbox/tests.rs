@@ -6,12 +6,22 @@ use serde_json::json;
 struct EchoBridge;
 
 impl HostBridge for EchoBridge {
-    fn call(&self, action: &str, args: Option<Value>, args_error: Option<convert::ConvertError>) -> HostReply {
+    fn call(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<convert::ConvertError>,
+    ) -> HostReply {
         let envelope = match args_error {
             None => json!({"action": action, "resultClass": "accepted", "payload": args}),
-            Some(e) => json!({"action": action, "resultClass": "host.args_invalid", "payload": e.to_string()}),
+            Some(e) => {
+                json!({"action": action, "resultClass": "host.args_invalid", "payload": e.to_string()})
+            }
         };
-        HostReply { envelope, breach: None }
+        HostReply {
+            envelope,
+            breach: None,
+        }
     }
 }
 
@@ -34,19 +44,42 @@ fn prelude_forms_work() {
               (sort '(3 1 2) <) (with-handler (lambda (e) 'caught) (error "boom")))
     "#);
     assert_eq!(out.error, None);
-    assert_eq!(out.value, json!(["zero", "pos", "neg", 45, 2, 3, 4, 2, "two", [1, 2], [11, 22], [1, 2, 3], "caught"]));
+    assert_eq!(
+        out.value,
+        json!([
+            "zero",
+            "pos",
+            "neg",
+            45,
+            2,
+            3,
+            4,
+            2,
+            "two",
+            [1, 2],
+            [11, 22],
+            [1, 2, 3],
+            "caught"
+        ])
+    );
 }
 
 #[test]
 fn host_call_round_trips_values() {
     let out = run(r#"(payload (test.echo (hash "id" "bd-1" 'n 2 "xs" (list 1 "a" #t))))"#);
     assert_eq!(out.error, None, "{out:?}");
-    assert_eq!(out.value, json!({"id": "bd-1", "n": 2, "xs": [1, "a", true]}));
+    assert_eq!(
+        out.value,
+        json!({"id": "bd-1", "n": 2, "xs": [1, "a", true]})
+    );
 }
 
 #[test]
 fn display_is_captured_and_truncated() {
-    let limits = Limits { max_output_bytes: 8, ..Limits::default() };
+    let limits = Limits {
+        max_output_bytes: 8,
+        ..Limits::default()
+    };
     let out = run_with(r#"(display "hello ") (display "world!") 1"#, limits);
     assert_eq!(out.output, "hello wo");
     assert!(out.output_truncated);
@@ -55,11 +88,21 @@ fn display_is_captured_and_truncated() {
 
 #[test]
 fn denied_names_are_effect_denied() {
-    for program in ["(spawn-process \"ls\")", "(env-var \"HOME\")", "(open-input-file \"/etc/passwd\")", "(require \"/etc/passwd\")", "(load \"/etc/passwd\")"] {
+    for program in [
+        "(spawn-process \"ls\")",
+        "(env-var \"HOME\")",
+        "(open-input-file \"/etc/passwd\")",
+        "(require \"/etc/passwd\")",
+        "(load \"/etc/passwd\")",
+    ] {
         let out = run(program);
         let error = out.error.expect(program);
         assert_eq!(error.class, CLASS_EFFECT_DENIED, "{program}: {error:?}");
-        assert!(!error.message.contains("root:"), "{program} leaked: {}", error.message);
+        assert!(
+            !error.message.contains("root:"),
+            "{program} leaked: {}",
+            error.message
+        );
     }
 }
 
@@ -72,7 +115,10 @@ fn cyclic_value_is_marked() {
 
 #[test]
 fn limits_end_the_run() {
-    let limits = Limits { timeout_ms: 300, ..Limits::default() };
+    let limits = Limits {
+        timeout_ms: 300,
+        ..Limits::default()
+    };
     let out = run_with("(define (spin) (spin)) (spin)", limits);
     assert_eq!(out.breach, Some(Breach::Timeout));
     let out = run("(make-vector 2000000000 0)");

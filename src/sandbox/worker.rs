@@ -66,7 +66,12 @@ impl RunShared {
                 *slot = Some(breach);
             }
         }
-        if let Some(c) = self.controller.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some(c) = self
+            .controller
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
             c.interrupt();
         }
     }
@@ -147,7 +152,10 @@ impl Worker {
         ready_rx
             .recv()
             .map_err(|_| "the sandbox worker died while preparing its engine".to_string())??;
-        Ok(Worker { jobs: jobs_tx, cancelled })
+        Ok(Worker {
+            jobs: jobs_tx,
+            cancelled,
+        })
     }
 
     /// Runs one program under `limits`; `None` means the worker was abandoned
@@ -162,7 +170,13 @@ impl Worker {
         let started = Instant::now();
         let shared = Arc::new(RunShared::new(limits));
         let (reply_tx, reply_rx) = mpsc::channel();
-        let job = Job { program: program.to_string(), mode, shared: shared.clone(), bridge, reply: reply_tx };
+        let job = Job {
+            program: program.to_string(),
+            mode,
+            shared: shared.clone(),
+            bridge,
+            reply: reply_tx,
+        };
         if self.jobs.send(job).is_err() {
             let error = EvalError::internal("the sandbox worker is gone");
             return (finish(&shared, Value::Null, Some(error), started), false);
@@ -176,12 +190,22 @@ impl Worker {
     }
 }
 
-fn finish(shared: &RunShared, value: Value, error: Option<EvalError>, started: Instant) -> RunOutput {
+fn finish(
+    shared: &RunShared,
+    value: Value,
+    error: Option<EvalError>,
+    started: Instant,
+) -> RunOutput {
     let breach = shared.first_breach();
     let captured = shared.take_output();
     // A breach explains the interrupted run better than the VM's own error.
     let error = match breach {
-        Some(b) => Some(EvalError { class: b.class(), message: b.message(&shared.limits), line: None, column: None }),
+        Some(b) => Some(EvalError {
+            class: b.class(),
+            message: b.message(&shared.limits),
+            line: None,
+            column: None,
+        }),
         None => error,
     };
     RunOutput {
@@ -267,7 +291,12 @@ fn worker_main(
     }
 }
 
-fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled: &'static AtomicBool) -> Finished {
+fn run_job(
+    template: &Engine,
+    session: &mut Option<Engine>,
+    job: &Job,
+    cancelled: &'static AtomicBool,
+) -> Finished {
     let mut fresh;
     let engine: &mut Engine = match job.mode {
         EngineMode::Fresh => {
@@ -282,14 +311,25 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
     };
     let controller = engine.get_thread_state_controller();
     controller.resume();
-    *job.shared.controller.lock().unwrap_or_else(|e| e.into_inner()) = Some(controller);
-    HOOKS.with(|h| *h.borrow_mut() = Some(Hooks { shared: job.shared.clone(), bridge: job.bridge.clone() }));
+    *job.shared
+        .controller
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(controller);
+    HOOKS.with(|h| {
+        *h.borrow_mut() = Some(Hooks {
+            shared: job.shared.clone(),
+            bridge: job.bridge.clone(),
+        })
+    });
 
     let limit = job.shared.limits.max_memory_bytes();
     let baseline = memory::allocated().max(1);
     job.shared.baseline.store(baseline, Ordering::Relaxed);
     memory::set_thread_budget(Some((baseline, limit)));
-    let hard_cap = baseline.saturating_add(limit).saturating_add(limit / 4).saturating_add(16 << 20);
+    let hard_cap = baseline
+        .saturating_add(limit)
+        .saturating_add(limit / 4)
+        .saturating_add(16 << 20);
     memory::set_runaway_guard(cancelled, hard_cap);
 
     // Compile and run separately so that every compile-time failure (syntax,
@@ -303,10 +343,16 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
     memory::set_thread_budget(None);
     let finished = match result {
         Ok(values) => Finished {
-            value: values.last().map(super::convert::value_to_json).unwrap_or(Value::Null),
+            value: values
+                .last()
+                .map(super::convert::value_to_json)
+                .unwrap_or(Value::Null),
             error: None,
         },
-        Err((compile_time, e)) => Finished { value: Value::Null, error: Some(classify(engine, &job.program, &e, compile_time)) },
+        Err((compile_time, e)) => Finished {
+            value: Value::Null,
+            error: Some(classify(engine, &job.program, &e, compile_time)),
+        },
     };
     HOOKS.with(|h| *h.borrow_mut() = None);
     finished
@@ -317,7 +363,10 @@ fn run_job(template: &Engine, session: &mut Option<Engine>, job: &Job, cancelled
 fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: bool) -> EvalError {
     use steel::rerrs::ErrorKind;
     let message = e.to_string();
-    let message = message.strip_prefix("Error: ").unwrap_or(&message).to_string();
+    let message = message
+        .strip_prefix("Error: ")
+        .unwrap_or(&message)
+        .to_string();
     let (line, column) = e
         .span()
         .filter(|span| {
@@ -331,12 +380,23 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         ErrorKind::FreeIdentifier => {
             let name = message.rsplit(": ").next().unwrap_or("").trim().to_string();
             match super::denied::capability_of(&name) {
-                Some(cap) => (super::CLASS_EFFECT_DENIED, super::denied::denial_message(&name, cap)),
-                None => (super::CLASS_INVALID_PROGRAM, format!("unbound identifier `{name}`")),
+                Some(cap) => (
+                    super::CLASS_EFFECT_DENIED,
+                    super::denied::denial_message(&name, cap),
+                ),
+                None => (
+                    super::CLASS_INVALID_PROGRAM,
+                    format!("unbound identifier `{name}`"),
+                ),
             }
         }
         _ if compile_time => (super::CLASS_INVALID_PROGRAM, message),
         _ => (super::CLASS_RUNTIME_ERROR, message),
     };
-    EvalError { class, message, line, column }
+    EvalError {
+        class,
+        message,
+        line,
+        column,
+    }
 }

@@ -12,7 +12,9 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new() -> Self {
-        Self { dir: tempfile::tempdir().expect("temp dir") }
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -41,7 +43,12 @@ impl Scratch {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn tusk");
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
         child.wait_with_output().unwrap()
     }
 
@@ -54,7 +61,10 @@ impl Scratch {
         let code = out.status.code().expect("tusk exited by signal");
         let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
         let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!("stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr))
+            panic!(
+                "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
         });
         (code, result)
     }
@@ -90,16 +100,28 @@ pub fn canonical(v: &Value) -> String {
             keys.sort();
             let inner: Vec<String> = keys
                 .into_iter()
-                .map(|k| format!("{}:{}", serde_json::to_string(k).unwrap(), canonical(&map[k])))
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(k).unwrap(),
+                        canonical(&map[k])
+                    )
+                })
                 .collect();
             format!("{{{}}}", inner.join(","))
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
         other => serde_json::to_string(other).unwrap(),
     }
 }
 
 pub fn sha256_hex(text: &str) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -32,21 +32,38 @@ impl Env {
 
     /// A store with one compact JSON line per value.
     pub fn with_issues(issues: &[Value]) -> Self {
-        let text: String = issues.iter().map(|v| format!("{}\n", serde_json::to_string(v).unwrap())).collect();
+        let text: String = issues
+            .iter()
+            .map(|v| format!("{}\n", serde_json::to_string(v).unwrap()))
+            .collect();
         Env::with_text(&text)
     }
 
     /// Runs `tusk <args> --issues PATH` and returns the raw output.
     pub fn raw(&self, args: &[&str]) -> Output {
-        Command::new(BIN).args(args).arg("--issues").arg(&self.path).output().unwrap()
+        Command::new(BIN)
+            .args(args)
+            .arg("--issues")
+            .arg(&self.path)
+            .output()
+            .unwrap()
     }
 
     /// Runs `tusk <args> --json --issues PATH`: (exit code, parsed stdout).
     pub fn json(&self, args: &[&str]) -> (i32, Value) {
-        let out = Command::new(BIN).args(args).arg("--json").arg("--issues").arg(&self.path).output().unwrap();
+        let out = Command::new(BIN)
+            .args(args)
+            .arg("--json")
+            .arg("--issues")
+            .arg(&self.path)
+            .output()
+            .unwrap();
         let stdout = String::from_utf8(out.stdout).unwrap();
         let value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!("stdout of {args:?} is not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr))
+            panic!(
+                "stdout of {args:?} is not JSON ({e}): {stdout}\nstderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
         });
         (out.status.code().unwrap(), value)
     }
@@ -55,7 +72,10 @@ impl Env {
     pub fn ok(&self, args: &[&str]) -> Value {
         let (code, v) = self.json(args);
         assert_eq!(code, 0, "{args:?} -> {v:#}");
-        assert!(v.get("result").is_none_or(|r| r == "accepted"), "{args:?} -> {v:#}");
+        assert!(
+            v.get("result").is_none_or(|r| r == "accepted"),
+            "{args:?} -> {v:#}"
+        );
         v
     }
 
@@ -64,8 +84,15 @@ impl Env {
         let (code, v) = self.json(args);
         assert_eq!(code, 1, "{args:?} -> {v:#}");
         assert_eq!(v["result"], "rejected", "{args:?} -> {v:#}");
-        assert_eq!(v["failureClasses"], serde_json::json!(classes), "{args:?} -> {v:#}");
-        assert!(v["diagnostic"].as_str().is_some_and(|d| !d.is_empty()), "{v:#}");
+        assert_eq!(
+            v["failureClasses"],
+            serde_json::json!(classes),
+            "{args:?} -> {v:#}"
+        );
+        assert!(
+            v["diagnostic"].as_str().is_some_and(|d| !d.is_empty()),
+            "{v:#}"
+        );
         v
     }
 
@@ -75,12 +102,20 @@ impl Env {
 
     /// The store's lines parsed as JSON (blank lines skipped).
     pub fn lines(&self) -> Vec<Value> {
-        self.text().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+        self.text()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     /// The last line with this id.
     pub fn issue(&self, id: &str) -> Value {
-        self.lines().into_iter().rev().find(|v| v["id"] == id).unwrap_or_else(|| panic!("no issue {id}"))
+        self.lines()
+            .into_iter()
+            .rev()
+            .find(|v| v["id"] == id)
+            .unwrap_or_else(|| panic!("no issue {id}"))
     }
 }
 
@@ -105,11 +140,20 @@ pub fn blocks(id: &str, on: &str) -> Value {
 
 /// Ids of a view's items, in order.
 pub fn ids(view: &Value) -> Vec<String> {
-    view["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_string()).collect()
+    view["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// A lease object that expired long ago, or that lasts until far in the future.
 pub fn lease(owner: &str, lease_id: &str, active: bool) -> Value {
-    let expires = if active { "2999-01-01T00:00:00Z" } else { "2020-01-01T01:00:00Z" };
+    let expires = if active {
+        "2999-01-01T00:00:00Z"
+    } else {
+        "2020-01-01T01:00:00Z"
+    };
     serde_json::json!({"lease_id": lease_id, "owner": owner, "acquired_at": "2020-01-01T00:00:00Z", "expires_at": expires})
 }

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum SessionCommand {
     /// Create or update the session in place.
-    Write(SessionWriteArgs),
+    Write(Box<SessionWriteArgs>),
     /// Print the session.
     Read {
         #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
@@ -166,7 +166,7 @@ pub struct FeatureWriteArgs {
 pub struct KpiArgs {
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
-    #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS)]
+    #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS, allow_negative_numbers = true)]
     pub window_hours: f64,
     /// Default: distinct issue ids in the window (at least 1).
     #[arg(long)]

@@ -264,6 +264,10 @@ pub struct TrajectoryWriter {
     file: File,
     path: PathBuf,
     warnings: Vec<String>,
+    /// The file's length right after this writer's last row (which ends in a
+    /// newline): while the length is unchanged, no other writer came in between
+    /// and the tail needs no look.
+    end: Option<u64>,
 }
 
 impl TrajectoryWriter {
@@ -282,6 +286,7 @@ impl TrajectoryWriter {
             file,
             path: path.to_path_buf(),
             warnings: Vec::new(),
+            end: None,
         })
     }
 
@@ -296,9 +301,10 @@ impl TrajectoryWriter {
         line.push('\n');
         lock_with_timeout(&self.file, &self.path)
             .map_err(|e| TrajectoryError::io(&self.path, e))?;
-        let written = self
-            .repair_tail()
-            .and_then(|()| self.file.write_all(line.as_bytes()));
+        let written = self.write_line(line.as_bytes());
+        if written.is_err() {
+            self.end = None;
+        }
         let unlocked = self.file.unlock();
         written
             .and(unlocked)
@@ -311,26 +317,40 @@ impl TrajectoryWriter {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Called with the lock held: makes sure the file ends with a newline, so the
-    /// next row starts a line of its own. A complete row that only lacks its newline
-    /// gets one; a torn row (a writer died mid-append) is moved to `<file>.torn`.
-    fn repair_tail(&mut self) -> io::Result<()> {
+    /// Called with the lock held: one `write` of the whole line, after the tail check.
+    fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
         let len = self.file.metadata()?.len();
+        let len = if self.end == Some(len) {
+            len
+        } else {
+            self.repair_tail(len)?
+        };
+        self.file.write_all(line)?;
+        self.end = Some(len + line.len() as u64);
+        Ok(())
+    }
+
+    /// Makes sure the file (of `len` bytes) ends with a newline, so the next row
+    /// starts a line of its own, and returns the new length. A complete row that
+    /// only lacks its newline gets one; a torn row (a writer died mid-append) is
+    /// moved to `<file>.torn`.
+    fn repair_tail(&mut self, len: u64) -> io::Result<u64> {
         if len == 0 {
-            return Ok(());
+            return Ok(0);
         }
         let mut last = [0u8; 1];
         (&self.file).seek(SeekFrom::Start(len - 1))?;
         (&self.file).read_exact(&mut last)?;
         if last[0] == b'\n' {
-            return Ok(());
+            return Ok(len);
         }
         let start = last_line_start(&self.file, len)?;
         let mut tail = vec![0u8; (len - start) as usize];
         (&self.file).seek(SeekFrom::Start(start))?;
         (&self.file).read_exact(&mut tail)?;
         if tail.iter().all(u8::is_ascii_whitespace) || parse_line(&tail).is_ok() {
-            return self.file.write_all(b"\n");
+            self.file.write_all(b"\n")?;
+            return Ok(len + 1);
         }
         let mut torn_path = self.path.as_os_str().to_owned();
         torn_path.push(".torn");
@@ -349,7 +369,7 @@ impl TrajectoryWriter {
             tail.len() - 1,
             torn_path.display()
         ));
-        Ok(())
+        Ok(start)
     }
 }
 

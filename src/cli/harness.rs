@@ -19,7 +19,7 @@ use std::path::PathBuf;
 #[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum SessionCommand {
     /// Create or update the session in place.
-    Write(SessionWriteArgs),
+    Write(Box<SessionWriteArgs>),
     /// Print the session.
     Read {
         #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
@@ -167,7 +167,7 @@ pub struct FeatureWriteArgs {
 pub struct KpiArgs {
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
-    #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS)]
+    #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS, allow_negative_numbers = true)]
     pub window_hours: f64,
     /// Default: distinct issue ids in the window (at least 1).
     #[arg(long)]

@@ -18,7 +18,7 @@
 //! in rational terms meets that threshold (no rounding drift at the edges).
 
 use super::format_timestamp;
-use super::trajectory::{scan_file, RowRef, TrajectoryError};
+use super::trajectory::{scan_file, RowRef, Scan, TrajectoryError};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -213,7 +213,7 @@ pub fn report(
         completed: u64,
         issues: HashSet<String>,
     }
-    let (_, warnings, acc) = scan_file(
+    let Scan { acc, warnings, .. } = scan_file(
         path,
         Acc::default,
         |acc: &mut Acc, row: RowRef<'_>, _| {

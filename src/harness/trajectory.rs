@@ -264,6 +264,10 @@ pub struct TrajectoryWriter {
     file: File,
     path: PathBuf,
     warnings: Vec<String>,
+    /// The file's length right after this writer's last row (which ends in a
+    /// newline): while the length is unchanged, no other writer came in between
+    /// and the tail needs no look.
+    end: Option<u64>,
 }
 
 impl TrajectoryWriter {
@@ -282,6 +286,7 @@ impl TrajectoryWriter {
             file,
             path: path.to_path_buf(),
             warnings: Vec::new(),
+            end: None,
         })
     }
 
@@ -296,9 +301,10 @@ impl TrajectoryWriter {
         line.push('\n');
         lock_with_timeout(&self.file, &self.path)
             .map_err(|e| TrajectoryError::io(&self.path, e))?;
-        let written = self
-            .repair_tail()
-            .and_then(|()| self.file.write_all(line.as_bytes()));
+        let written = self.write_line(line.as_bytes());
+        if written.is_err() {
+            self.end = None;
+        }
         let unlocked = self.file.unlock();
         written
             .and(unlocked)
@@ -311,26 +317,40 @@ impl TrajectoryWriter {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Called with the lock held: makes sure the file ends with a newline, so the
-    /// next row starts a line of its own. A complete row that only lacks its newline
-    /// gets one; a torn row (a writer died mid-append) is moved to `<file>.torn`.
-    fn repair_tail(&mut self) -> io::Result<()> {
+    /// Called with the lock held: one `write` of the whole line, after the tail check.
+    fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
         let len = self.file.metadata()?.len();
+        let len = if self.end == Some(len) {
+            len
+        } else {
+            self.repair_tail(len)?
+        };
+        self.file.write_all(line)?;
+        self.end = Some(len + line.len() as u64);
+        Ok(())
+    }
+
+    /// Makes sure the file (of `len` bytes) ends with a newline, so the next row
+    /// starts a line of its own, and returns the new length. A complete row that
+    /// only lacks its newline gets one; a torn row (a writer died mid-append) is
+    /// moved to `<file>.torn`.
+    fn repair_tail(&mut self, len: u64) -> io::Result<u64> {
         if len == 0 {
-            return Ok(());
+            return Ok(0);
         }
         let mut last = [0u8; 1];
         (&self.file).seek(SeekFrom::Start(len - 1))?;
         (&self.file).read_exact(&mut last)?;
         if last[0] == b'\n' {
-            return Ok(());
+            return Ok(len);
         }
         let start = last_line_start(&self.file, len)?;
         let mut tail = vec![0u8; (len - start) as usize];
         (&self.file).seek(SeekFrom::Start(start))?;
         (&self.file).read_exact(&mut tail)?;
         if tail.iter().all(u8::is_ascii_whitespace) || parse_line(&tail).is_ok() {
-            return self.file.write_all(b"\n");
+            self.file.write_all(b"\n")?;
+            return Ok(len + 1);
         }
         let mut torn_path = self.path.as_os_str().to_owned();
         torn_path.push(".torn");
@@ -349,7 +369,7 @@ impl TrajectoryWriter {
             tail.len() - 1,
             torn_path.display()
         ));
-        Ok(())
+        Ok(start)
     }
 }
 
@@ -455,7 +475,10 @@ impl<'de> Deserialize<'de> for AnyStr {
 
 /// Validates one line as a `premath.harness.step.v1` row.
 pub fn parse_line(line: &[u8]) -> Result<RowRef<'_>, String> {
-    let raw: RawRow<'_> = serde_json::from_slice(line).map_err(|e| {
+    // One UTF-8 check per line is much cheaper than serde_json's check per string.
+    let text = std::str::from_utf8(line)
+        .map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
+    let raw: RawRow<'_> = serde_json::from_str(text).map_err(|e| {
         // The line is the unit here; the column is enough to find the spot.
         let msg = e.to_string();
         match msg.rfind(" at line ") {
@@ -498,49 +521,47 @@ pub fn parse_line(line: &[u8]) -> Result<RowRef<'_>, String> {
     })
 }
 
-/// What [`scan`] hands the fold besides the row: where the line is in the file.
+/// Where a validated line is: its chunk of [`Loaded`] and its byte range there.
+/// Ordered like the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LineSpan {
+    pub chunk: usize,
     pub start: usize,
     pub end: usize,
+}
+
+/// A trajectory's bytes as [`scan_file`] read them, in file-order chunks.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    chunks: Vec<Vec<u8>>,
+}
+
+impl Loaded {
+    /// The bytes of a line the fold was handed.
+    pub fn line(&self, span: LineSpan) -> &[u8] {
+        &self.chunks[span.chunk][span.start..span.end]
+    }
 }
 
 /// The result of reading a whole trajectory.
 #[derive(Debug)]
 pub struct Scan<A> {
+    pub loaded: Loaded,
     pub acc: A,
     /// Non-fatal findings for stderr (a skipped torn last line).
     pub warnings: Vec<String>,
 }
 
-/// Reads the trajectory at `path` (absent = no rows) and folds every row.
+/// Files below this size are read and validated by one thread.
+const MIN_PARALLEL: usize = 4 << 20;
+
+/// Reads the trajectory at `path` (absent = no rows), validates every line and
+/// folds the rows. Fails on the first bad line (by number), except a torn last
+/// line, which becomes a warning. Large files are split into one chunk per core;
+/// each thread reads and validates its own chunk, and the accumulators are merged
+/// in file order.
 pub fn scan_file<A, I, F, M>(
     path: &Path,
-    init: I,
-    fold: F,
-    merge: M,
-) -> Result<(Vec<u8>, Vec<String>, A), TrajectoryError>
-where
-    A: Send,
-    I: Fn() -> A + Sync,
-    F: for<'a> Fn(&mut A, RowRef<'a>, LineSpan) + Sync,
-    M: Fn(A, A) -> A,
-{
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(TrajectoryError::io(path, e)),
-    };
-    let Scan { acc, warnings } = scan(path, &bytes, init, fold, merge)?;
-    Ok((bytes, warnings, acc))
-}
-
-/// Validates every line of `bytes` and folds the rows, in parallel chunks whose
-/// accumulators are merged in file order. Fails on the first bad line (by number),
-/// except a torn last line, which becomes a warning.
-pub fn scan<A, I, F, M>(
-    path: &Path,
-    bytes: &[u8],
     init: I,
     fold: F,
     merge: M,
@@ -551,18 +572,72 @@ where
     F: for<'a> Fn(&mut A, RowRef<'a>, LineSpan) + Sync,
     M: Fn(A, A) -> A,
 {
-    let chunks = split_chunks(bytes);
-    let results: Vec<ChunkResult<A>> = if chunks.len() == 1 {
-        vec![scan_chunk(bytes, chunks[0], &init, &fold)]
+    scan_file_with(path, default_threads(), MIN_PARALLEL, init, fold, merge)
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(16)
+}
+
+fn scan_file_with<A, I, F, M>(
+    path: &Path,
+    threads: usize,
+    min_parallel: usize,
+    init: I,
+    fold: F,
+    merge: M,
+) -> Result<Scan<A>, TrajectoryError>
+where
+    A: Send,
+    I: Fn() -> A + Sync,
+    F: for<'a> Fn(&mut A, RowRef<'a>, LineSpan) + Sync,
+    M: Fn(A, A) -> A,
+{
+    let io_err = |e| TrajectoryError::io(path, e);
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Scan {
+                loaded: Loaded::default(),
+                acc: init(),
+                warnings: Vec::new(),
+            })
+        }
+        Err(e) => return Err(io_err(e)),
+    };
+    // Rows appended after this point are not part of this read.
+    let len = usize::try_from(file.metadata().map_err(io_err)?.len())
+        .map_err(|_| io_err(io::Error::other("file too large for this platform")))?;
+    let k = if len < min_parallel {
+        1
+    } else {
+        threads.max(1)
+    };
+    let bounds: Vec<usize> = (0..=k)
+        .map(|i| (len as u128 * i as u128 / k as u128) as usize)
+        .collect();
+    let work = |i: usize| -> io::Result<(Vec<u8>, ChunkResult<A>)> {
+        // A descriptor of its own per thread: reads move the file offset.
+        let own;
+        let f = if i == 0 {
+            &file
+        } else {
+            own = File::open(path)?;
+            &own
+        };
+        let (buf, range) = read_chunk(f, bounds[i], bounds[i + 1], len)?;
+        let at_eof = range.end_offset == len;
+        let result = scan_chunk(&buf, i, range.start..range.end, at_eof, &init, &fold);
+        Ok((buf, result))
+    };
+    let results: Vec<io::Result<(Vec<u8>, ChunkResult<A>)>> = if k == 1 {
+        vec![work(0)]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .map(|&range| {
-                    let (init, fold) = (&init, &fold);
-                    s.spawn(move || scan_chunk(bytes, range, init, fold))
-                })
-                .collect();
+            let handles: Vec<_> = (0..k).map(|i| s.spawn(move || work(i))).collect();
             handles
                 .into_iter()
                 .map(|h| h.join().expect("a scan thread does not panic"))
@@ -572,7 +647,10 @@ where
     let mut lines_before = 0usize;
     let mut acc: Option<A> = None;
     let mut warnings = Vec::new();
+    let mut chunks = Vec::with_capacity(k);
     for r in results {
+        let (buf, r) = r.map_err(io_err)?;
+        chunks.push(buf);
         if let Some((local_line, reason)) = r.error {
             return Err(TrajectoryError::Corrupt {
                 path: path.display().to_string(),
@@ -594,8 +672,80 @@ where
         });
     }
     Ok(Scan {
+        loaded: Loaded { chunks },
         acc: acc.unwrap_or_else(&init),
         warnings,
+    })
+}
+
+/// The lines a chunk owns, within its buffer, and the file offset where they end.
+struct OwnedRange {
+    start: usize,
+    end: usize,
+    end_offset: usize,
+}
+
+/// Reads the lines that start in `[lo, hi)` of a file of `len` bytes: from the
+/// byte before `lo` (which says whether `lo` starts a line) up to the newline that
+/// ends the line containing `hi - 1` (or the end of the file).
+fn read_chunk(file: &File, lo: usize, hi: usize, len: usize) -> io::Result<(Vec<u8>, OwnedRange)> {
+    let base = lo.saturating_sub(1);
+    let mut buf = vec![0u8; hi - base];
+    read_at(file, &mut buf, base)?;
+    let start = if lo == 0 {
+        0
+    } else {
+        memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1)
+    };
+    let region_end = buf.len();
+    if start >= region_end {
+        // No line starts here: an earlier chunk reads the line that covers it.
+        return Ok((
+            buf,
+            OwnedRange {
+                start: region_end,
+                end: region_end,
+                end_offset: base + region_end,
+            },
+        ));
+    }
+    if hi < len && buf[region_end - 1] != b'\n' {
+        const STEP: usize = 64 * 1024;
+        loop {
+            let from = base + buf.len();
+            let n = STEP.min(len - from);
+            if n == 0 {
+                break;
+            }
+            let old = buf.len();
+            buf.resize(old + n, 0);
+            read_at(file, &mut buf[old..], from)?;
+            if let Some(i) = memchr::memchr(b'\n', &buf[old..]) {
+                buf.truncate(old + i + 1);
+                break;
+            }
+        }
+    }
+    let end = buf.len();
+    Ok((
+        buf,
+        OwnedRange {
+            start,
+            end,
+            end_offset: base + end,
+        },
+    ))
+}
+
+fn read_at(file: &File, buf: &mut [u8], offset: usize) -> io::Result<()> {
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset as u64))?;
+    f.read_exact(buf).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            io::Error::other("the file shrank while it was being read")
+        } else {
+            e
+        }
     })
 }
 
@@ -607,36 +757,13 @@ struct ChunkResult<A> {
     torn: Option<(usize, String)>,
 }
 
-/// Splits `bytes` into up to one chunk per core, each ending just after a newline
-/// (the last one at the end of the input). Small inputs stay one chunk.
-fn split_chunks(bytes: &[u8]) -> Vec<(usize, usize)> {
-    const MIN_PARALLEL: usize = 4 << 20;
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(16);
-    if threads <= 1 || bytes.len() < MIN_PARALLEL {
-        return vec![(0, bytes.len())];
-    }
-    let target = bytes.len() / threads;
-    let mut out = Vec::with_capacity(threads);
-    let mut start = 0;
-    while start < bytes.len() {
-        let probe = start + target;
-        let end = if out.len() + 1 == threads || probe >= bytes.len() {
-            bytes.len()
-        } else {
-            memchr::memchr(b'\n', &bytes[probe..]).map_or(bytes.len(), |i| probe + i + 1)
-        };
-        out.push((start, end));
-        start = end;
-    }
-    out
-}
-
+/// Validates and folds the lines of `bytes[range]`; `at_eof` says the range ends
+/// where the file ends, so its last line may be a torn append.
 fn scan_chunk<A, I, F>(
     bytes: &[u8],
-    (start, end): (usize, usize),
+    chunk: usize,
+    range: std::ops::Range<usize>,
+    at_eof: bool,
     init: &I,
     fold: &F,
 ) -> ChunkResult<A>
@@ -646,7 +773,7 @@ where
 {
     let mut acc = init();
     let mut lines = 0usize;
-    let mut pos = start;
+    let (mut pos, end) = (range.start, range.end);
     while pos < end {
         lines += 1;
         let (line_end, next, terminated) = match memchr::memchr(b'\n', &bytes[pos..end]) {
@@ -660,12 +787,13 @@ where
                     &mut acc,
                     row,
                     LineSpan {
+                        chunk,
                         start: pos,
                         end: line_end,
                     },
                 ),
                 // Only the file's very last line can be cut short by a crash.
-                Err(reason) if !terminated && end == bytes.len() => {
+                Err(reason) if !terminated && at_eof => {
                     return ChunkResult {
                         acc,
                         lines,
@@ -722,16 +850,13 @@ impl PartialOrd for Candidate<'_> {
     }
 }
 
-/// A projection candidate: sort key (finishedAt, stepId, action) and its line.
-type OwnedCandidate = (DateTime<Utc>, String, String, LineSpan);
-
 #[derive(Default)]
 struct ProjectionAcc {
     total: usize,
     failed: usize,
     retry: usize,
     /// The best `limit` candidates as a min-heap, with owned keys (see `fold`).
-    top: BinaryHeap<Reverse<OwnedCandidate>>,
+    top: BinaryHeap<Reverse<Candidate<'static>>>,
 }
 
 /// The output of `query`: the projection object and any warnings for stderr.
@@ -747,8 +872,24 @@ pub fn query(
     mode: ProjectionMode,
     limit: usize,
 ) -> Result<Projection, TrajectoryError> {
-    let (bytes, warnings, acc) = scan_file(
+    query_with(path, mode, limit, default_threads(), MIN_PARALLEL)
+}
+
+fn query_with(
+    path: &Path,
+    mode: ProjectionMode,
+    limit: usize,
+    threads: usize,
+    min_parallel: usize,
+) -> Result<Projection, TrajectoryError> {
+    let Scan {
+        loaded,
+        acc,
+        warnings,
+    } = scan_file_with(
         path,
+        threads,
+        min_parallel,
         ProjectionAcc::default,
         |acc: &mut ProjectionAcc, row: RowRef<'_>, span| {
             acc.total += 1;
@@ -771,23 +912,17 @@ pub fn query(
             // first, allocate only for the rows that enter the heap.
             if acc.top.len() == limit {
                 let Reverse(min) = acc.top.peek().expect("heap is full");
-                let min = Candidate {
-                    finished_at: min.0,
-                    step_id: Cow::Borrowed(&min.1),
-                    action: Cow::Borrowed(&min.2),
-                    span: min.3,
-                };
-                if cand <= min {
+                if cand <= *min {
                     return;
                 }
                 acc.top.pop();
             }
-            acc.top.push(Reverse((
-                cand.finished_at,
-                cand.step_id.into_owned(),
-                cand.action.into_owned(),
-                cand.span,
-            )));
+            acc.top.push(Reverse(Candidate {
+                finished_at: cand.finished_at,
+                step_id: Cow::Owned(cand.step_id.into_owned()),
+                action: Cow::Owned(cand.action.into_owned()),
+                span: cand.span,
+            }));
         },
         |mut a, b| {
             a.total += b.total;
@@ -796,7 +931,8 @@ pub fn query(
             for item in b.top {
                 if a.top.len() < limit {
                     a.top.push(item);
-                } else if a.top.peek().is_some_and(|min| item.0 > min.0) {
+                } else if a.top.peek().is_some_and(|min| item < *min) {
+                    // `Reverse`: a smaller item is a larger candidate.
                     a.top.pop();
                     a.top.push(item);
                 }
@@ -804,12 +940,12 @@ pub fn query(
             a
         },
     )?;
-    let mut chosen: Vec<_> = acc.top.into_iter().map(|Reverse(c)| c).collect();
+    let mut chosen: Vec<Candidate<'_>> = acc.top.into_iter().map(|Reverse(c)| c).collect();
     chosen.sort_unstable_by(|a, b| b.cmp(a));
     let items: Vec<Value> = chosen
         .iter()
-        .map(|(_, _, _, span)| {
-            serde_json::from_slice(&bytes[span.start..span.end])
+        .map(|c| {
+            serde_json::from_slice(loaded.line(c.span))
                 .expect("a line that validated as a row is valid JSON")
         })
         .collect();
@@ -946,18 +1082,103 @@ mod tests {
         }
     }
 
-    #[test]
-    fn chunks_cover_input_and_end_at_newlines() {
-        let mut bytes = Vec::new();
-        for i in 0..200_000 {
-            bytes.extend_from_slice(format!("line {i}\n").as_bytes());
+    fn write_rows(path: &Path, n: usize, bad_line: Option<usize>, tail: &str) {
+        let mut text = String::new();
+        for i in 1..=n {
+            if Some(i) == bad_line {
+                text.push_str("{not a row}\n");
+            } else if i % 7 == 0 {
+                text.push_str("   \n");
+            } else {
+                let mut r = row(&format!("s{i:05}"));
+                r.witness_refs = vec!["w".repeat(i % 50)];
+                text.push_str(&crate::canonical::to_canonical_string(
+                    &r.normalized().unwrap(),
+                ));
+                text.push('\n');
+            }
         }
-        let chunks = split_chunks(&bytes);
-        assert_eq!(chunks.first().unwrap().0, 0);
-        assert_eq!(chunks.last().unwrap().1, bytes.len());
-        for w in chunks.windows(2) {
-            assert_eq!(w[0].1, w[1].0);
-            assert_eq!(bytes[w[0].1 - 1], b'\n');
+        text.push_str(tail);
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn count(path: &Path, threads: usize) -> Result<(usize, Vec<String>), TrajectoryError> {
+        scan_file_with(path, threads, 0, || 0usize, |n, _, _| *n += 1, |a, b| a + b)
+            .map(|s| (s.acc, s.warnings))
+    }
+
+    #[test]
+    fn chunked_reads_see_every_line_once_and_number_errors_globally() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let rows = 1000 - 1000 / 7;
+        write_rows(&path, 1000, None, "");
+        for threads in [1, 2, 3, 7, 64, 5000] {
+            assert_eq!(count(&path, threads).unwrap(), (rows, vec![]), "{threads}");
+        }
+        write_rows(&path, 1000, Some(613), "");
+        for threads in [1, 2, 3, 7, 64] {
+            match count(&path, threads) {
+                Err(TrajectoryError::Corrupt { line, .. }) => assert_eq!(line, 613, "{threads}"),
+                other => panic!("{threads}: {other:?}"),
+            }
+        }
+        write_rows(&path, 1000, None, "{\"schema\":1,\"stepK");
+        for threads in [1, 2, 3, 7, 64] {
+            let (n, warnings) = count(&path, threads).unwrap();
+            assert_eq!(n, rows);
+            assert_eq!(warnings.len(), 1);
+            assert!(warnings[0].contains("line 1001"), "{}", warnings[0]);
+        }
+        assert_eq!(count(&dir.path().join("absent"), 2).unwrap(), (0, vec![]));
+    }
+
+    #[test]
+    fn projection_is_the_same_whatever_the_chunking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut text = String::new();
+        // Many ties on finishedAt and stepId, classes of every kind, repeated rows.
+        for i in 0..3000 {
+            let mut r = row(&format!("s{}", i % 37));
+            r.action = format!("a{}", i % 5);
+            r.result_class = ["accepted", "rejected", "transient.timeout", "OK"][i % 4].into();
+            r.finished_at = format!("2026-02-01T00:{:02}:{:02}Z", (i / 60) % 60, i % 7);
+            text.push_str(&crate::canonical::to_canonical_string(
+                &r.normalized().unwrap(),
+            ));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).unwrap();
+        for mode in [
+            ProjectionMode::Latest,
+            ProjectionMode::Failed,
+            ProjectionMode::RetryNeeded,
+        ] {
+            for limit in [0, 1, 20, 5000] {
+                let one = query_with(&path, mode, limit, 1, 0).unwrap().value;
+                // A full sort of every selected row is the reference.
+                let mut all: Vec<Value> = std::fs::read_to_string(&path)
+                    .unwrap()
+                    .lines()
+                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .filter(|v| mode.selects(classify(v["resultClass"].as_str().unwrap())))
+                    .collect();
+                let key = |v: &Value| {
+                    (
+                        parse_timestamp(v["finishedAt"].as_str().unwrap()).unwrap(),
+                        v["stepId"].as_str().unwrap().to_string(),
+                        v["action"].as_str().unwrap().to_string(),
+                    )
+                };
+                all.sort_by_key(|v| Reverse(key(v)));
+                all.truncate(limit);
+                assert_eq!(one["items"], Value::Array(all), "{mode:?} {limit}");
+                for threads in [2, 3, 8] {
+                    let many = query_with(&path, mode, limit, threads, 0).unwrap().value;
+                    assert_eq!(many, one, "{mode:?} {limit} {threads}");
+                }
+            }
         }
     }
 }

@@ -13,13 +13,31 @@ use tusk::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryWriter}
 fn row(i: usize) -> StepRow {
     let digest = format!("he1_{:064x}", i as u128 * 0x9e37_79b9_7f4a_7c15);
     StepRow {
-        step_id: format!("scheme_eval.{}.call-{}.issue.claim.{digest}", i / 64, i % 64 + 1),
+        step_id: format!(
+            "scheme_eval.{}.call-{}.issue.claim.{digest}",
+            i / 64,
+            i % 64 + 1
+        ),
         action: "scheme_eval.issue.claim".into(),
-        result_class: if i % 5 == 0 { "lease_contention_active" } else { "accepted" }.into(),
-        finished_at: format!("2026-02-01T{:02}:{:02}:{:02}.{:03}Z", (i / 3600) % 24, (i / 60) % 60, i % 60, i % 1000),
+        result_class: if i.is_multiple_of(5) {
+            "lease_contention_active"
+        } else {
+            "accepted"
+        }
+        .into(),
+        finished_at: format!(
+            "2026-02-01T{:02}:{:02}:{:02}.{:03}Z",
+            (i / 3600) % 24,
+            (i / 60) % 60,
+            i % 60,
+            i % 1000
+        ),
         issue_id: Some(format!("bd-{}", i % 500)),
         instruction_refs: vec!["instruction://ci/required".into()],
-        witness_refs: vec![format!("host-effect://scheme-eval/issue.claim/{digest}/{}", i % 64 + 1)],
+        witness_refs: vec![format!(
+            "host-effect://scheme-eval/issue.claim/{digest}/{}",
+            i % 64 + 1
+        )],
         lineage_refs: Vec::new(),
         started_at: None,
     }
@@ -27,7 +45,10 @@ fn row(i: usize) -> StepRow {
 
 fn check(path: &Path, expected: usize) {
     let p = trajectory::query(path, ProjectionMode::Latest, 1).expect("read back");
-    assert_eq!(p.value["totalCount"], expected, "every appended row reads back");
+    assert_eq!(
+        p.value["totalCount"], expected,
+        "every appended row reads back"
+    );
 }
 
 fn main() {

@@ -368,8 +368,8 @@ fn kpi_report(
             Err(e) => return Ok(args_invalid(format!("now: {e}"))),
         },
     };
-    let (report, warnings) =
-        kpi::report(&ctx.paths.trajectory, hours, workers, now).map_err(trajectory_err)?;
+    let (report, warnings) = kpi::report(&ctx.paths.trajectory, hours, workers, now)
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
     print_warnings(&warnings);
     Ok(ActionOutcome::accepted(report.to_json()))
 }

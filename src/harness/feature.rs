@@ -71,6 +71,7 @@ pub enum FeatureState {
 }
 
 impl FeatureState {
+    /// Reads `pending`, `in_progress` or `closed`.
     pub fn parse(text: &str) -> Option<Self> {
         match text.trim() {
             "pending" => Some(FeatureState::Pending),
@@ -102,6 +103,7 @@ pub struct Feature {
 }
 
 impl Feature {
+    /// The stored form: absent `issueId` and empty `verificationRefs` left out.
     pub fn to_json(&self) -> Value {
         let mut m = self.extra.clone();
         m.insert("featureId".into(), self.feature_id.clone().into());
@@ -130,6 +132,7 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// The ledger document, unknown top-level members included.
     pub fn to_json(&self) -> Value {
         let mut m = self.extra.clone();
         m.insert("schema".into(), 1.into());

@@ -192,6 +192,25 @@ fn number(x: f64) -> Value {
     }
 }
 
+/// Why a KPI report could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum KpiError {
+    #[error("windowHours: {0}")]
+    InvalidWindow(String),
+    #[error(transparent)]
+    Trajectory(#[from] TrajectoryError),
+}
+
+impl KpiError {
+    /// The failure class a host action reports for this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            KpiError::InvalidWindow(_) => "host.args_invalid",
+            KpiError::Trajectory(e) => e.class(),
+        }
+    }
+}
+
 /// Counts the window of the trajectory at `path` and computes the KPI; the
 /// warnings are for stderr (a skipped torn last line).
 pub fn report(
@@ -199,12 +218,8 @@ pub fn report(
     window_hours: f64,
     active_workers: Option<u64>,
     now: DateTime<Utc>,
-) -> Result<(Kpi, Vec<String>), TrajectoryError> {
-    let window_hours =
-        validate_window_hours(window_hours).map_err(|reason| TrajectoryError::InvalidRow {
-            field: "windowHours",
-            reason,
-        })?;
+) -> Result<(Kpi, Vec<String>), KpiError> {
+    let window_hours = validate_window_hours(window_hours).map_err(KpiError::InvalidWindow)?;
     let span = TimeDelta::nanoseconds((window_hours * 3_600_000_000_000.0).round() as i64);
     let start = now - span;
     #[derive(Default)]

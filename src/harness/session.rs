@@ -64,6 +64,7 @@ pub enum SessionState {
 }
 
 impl SessionState {
+    /// Reads `active` or `stopped`.
     pub fn parse(text: &str) -> Option<Self> {
         match text.trim() {
             "active" => Some(SessionState::Active),
@@ -403,6 +404,7 @@ pub enum SnapshotError {
 }
 
 impl SnapshotError {
+    /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
             SnapshotError::Io { .. } => "harness.io_error",

@@ -3,12 +3,22 @@
 //! The crate is organised one module per concern:
 //!
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
+//! - [`effects`]: the effect log (header, one row per host call, footer).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
+//! - [`harness`]: session handoff, trajectory rows, feature ledger and KPI.
+//! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
+//! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
+//! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
 pub mod cli;
+pub mod effects;
+pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod runtime;
+pub mod sandbox;
+pub mod typestate;

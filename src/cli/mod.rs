@@ -1,6 +1,11 @@
 //! The `tusk` command line. Each subcommand group lives in its own file and
 //! returns the process exit code; `main.rs` only calls [`run`].
 
+pub mod eval;
+pub mod harness;
+pub mod join_check;
+pub mod policy;
+
 use clap::{Parser, Subcommand};
 
 pub mod issue;
@@ -15,6 +20,37 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run one bounded Scheme program against the host functions.
+    Eval(eval::EvalArgs),
+    /// Mutation policy: print its digest.
+    Policy {
+        #[command(subcommand)]
+        command: policy::PolicyCommand,
+    },
+    /// Check one turn's tool-calling evidence for typestate join closure.
+    HarnessJoinCheck(join_check::JoinCheckArgs),
+    /// Session handoff artifact: write, read, bootstrap.
+    HarnessSession {
+        #[command(subcommand)]
+        command: harness::SessionCommand,
+    },
+    /// Trajectory step rows: append, query.
+    HarnessTrajectory {
+        #[command(subcommand)]
+        command: harness::TrajectoryCommand,
+    },
+    /// Feature ledger: write, check, next.
+    HarnessFeature {
+        #[command(subcommand)]
+        command: harness::FeatureCommand,
+    },
+    /// Multithread throughput KPI over the trajectory.
+    HarnessKpi(harness::KpiArgs),
+    /// Run a conformance vector suite.
+    Conformance {
+        #[command(subcommand)]
+        suite: join_check::ConformanceSuite,
+    },
     /// The shared issue queue: views, mutations and leases.
     Issue(issue::IssueArgs),
     /// Dependency edges between issues.
@@ -25,6 +61,14 @@ pub enum Command {
 pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
+        Command::Eval(args) => eval::run(args),
+        Command::Policy { command } => policy::run(command),
+        Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
+        Command::HarnessSession { command } => harness::run_session(&command),
+        Command::HarnessTrajectory { command } => harness::run_trajectory(&command),
+        Command::HarnessFeature { command } => harness::run_feature(&command),
+        Command::HarnessKpi(args) => harness::run_kpi(&args),
+        Command::Conformance { suite } => join_check::run_conformance(&suite),
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),
     }

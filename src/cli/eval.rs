@@ -1,0 +1,313 @@
+//! `tusk eval`: run one bounded program (host-api §3). Exit 0 accepted,
+//! 1 rejected, 2 the request could not be read.
+
+use crate::canonical;
+use crate::host::MutationPolicy;
+use crate::runtime::{Host, HostConfig, Request};
+use crate::sandbox::LimitsOverride;
+use clap::Args;
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Flags of `tusk eval` (and `tusk repl`, which shares the host setup).
+#[derive(Args, Debug, Clone)]
+pub struct HostArgs {
+    /// Issue store (default .premath/issues.jsonl).
+    #[arg(long)]
+    pub issues: Option<PathBuf>,
+    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Effect log (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+    /// Mutation policy file (default .premath/mutation_policy.json; built-in default when absent).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    /// Harness session file (default .premath/harness_session.json).
+    #[arg(long)]
+    pub session: Option<PathBuf>,
+    /// Feature ledger (default .premath/harness_feature_ledger.json).
+    #[arg(long)]
+    pub feature_ledger: Option<PathBuf>,
+    /// Authority evidence: the active policy's digest (`tusk policy digest`).
+    #[arg(long)]
+    pub policy_digest: Option<String>,
+    /// Authority evidence: the instruction this run carries out.
+    #[arg(long)]
+    pub instruction_ref: Option<String>,
+    /// The issue this run works on (goes into trajectory rows).
+    #[arg(long)]
+    pub issue_id: Option<String>,
+    /// A harness-join-check input file: join evidence for the mutation gate.
+    #[arg(long)]
+    pub join_evidence: Option<PathBuf>,
+    /// Wall-clock limit in milliseconds (default 5000).
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+    /// Host-call budget (default 64).
+    #[arg(long)]
+    pub max_calls: Option<u32>,
+    /// Memory limit in MiB (default 256).
+    #[arg(long)]
+    pub max_memory_mb: Option<u64>,
+    /// Captured output limit in bytes (default 65536).
+    #[arg(long)]
+    pub max_output_bytes: Option<u64>,
+    /// Read-only profile: mutation actions are not registered at all.
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Program file, or `-` for stdin.
+    pub file: Option<PathBuf>,
+    /// Read a JSON request object (`program`, `issueId`, `policyDigest`,
+    /// `instructionRef`, `joinEvidence`, `limits`) from FILE or `-`.
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<PathBuf>,
+    /// Print the full result envelope as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+/// A request that cannot be served: printed on stderr, exit 2.
+fn unusable(message: impl std::fmt::Display) -> i32 {
+    eprintln!("tusk eval: {message}");
+    2
+}
+
+pub(crate) fn read_source(path: &Path) -> Result<String, String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    }
+}
+
+impl HostArgs {
+    /// The host configuration: defaults under `.premath/`, overridden by flags.
+    pub fn config(&self) -> Result<HostConfig, String> {
+        let mut paths = crate::host::HostPaths::under(Path::new("."));
+        let set = |slot: &mut PathBuf, flag: &Option<PathBuf>| {
+            if let Some(p) = flag {
+                *slot = p.clone();
+            }
+        };
+        set(&mut paths.issues, &self.issues);
+        set(&mut paths.trajectory, &self.trajectory);
+        set(&mut paths.effects, &self.effects);
+        set(&mut paths.policy, &self.policy);
+        set(&mut paths.session, &self.session);
+        set(&mut paths.feature_ledger, &self.feature_ledger);
+        let policy = MutationPolicy::load(&paths.policy).map_err(|e| e.to_string())?;
+        let mut registry = crate::runtime::builtin_registry();
+        if self.read_only {
+            registry = registry.read_only();
+        }
+        Ok(HostConfig {
+            paths,
+            policy,
+            registry,
+            limits: Default::default(),
+        })
+    }
+
+    /// Flags that fill (or override) a request's fields.
+    pub fn apply_to(&self, request: &mut Request) -> Result<(), String> {
+        if self.policy_digest.is_some() {
+            request.policy_digest = self.policy_digest.clone();
+        }
+        if self.instruction_ref.is_some() {
+            request.instruction_ref = self.instruction_ref.clone();
+        }
+        if self.issue_id.is_some() {
+            request.issue_id = self.issue_id.clone();
+        }
+        if let Some(path) = &self.join_evidence {
+            let text = read_source(path)?;
+            let value: Value = serde_json::from_str(&text)
+                .map_err(|e| format!("join evidence {} is not JSON: {e}", path.display()))?;
+            request.join_evidence = Some(value);
+        }
+        let flags = LimitsOverride {
+            timeout_ms: self.timeout_ms,
+            max_calls: self.max_calls,
+            max_memory_mb: self.max_memory_mb,
+            max_output_bytes: self.max_output_bytes,
+            ..Default::default()
+        };
+        let base = request.limits.unwrap_or_default();
+        request.limits = Some(LimitsOverride {
+            timeout_ms: flags.timeout_ms.or(base.timeout_ms),
+            max_calls: flags.max_calls.or(base.max_calls),
+            max_memory_mb: flags.max_memory_mb.or(base.max_memory_mb),
+            max_output_bytes: flags.max_output_bytes.or(base.max_output_bytes),
+            max_program_bytes: base.max_program_bytes,
+            max_nesting_depth: base.max_nesting_depth,
+        });
+        Ok(())
+    }
+}
+
+pub fn run(args: EvalArgs) -> i32 {
+    let mut request = match (&args.request, &args.file) {
+        (Some(_), Some(_)) => return unusable("give either a program FILE or --request, not both"),
+        (Some(path), None) => {
+            let text = match read_source(path) {
+                Ok(t) => t,
+                Err(e) => return unusable(e),
+            };
+            match serde_json::from_str::<Request>(&text) {
+                Ok(r) => r,
+                Err(e) => {
+                    return unusable(format!(
+                        "the request is not a valid JSON request object: {e}"
+                    ))
+                }
+            }
+        }
+        (None, Some(path)) => match read_source(path) {
+            Ok(program) => Request {
+                program,
+                ..Default::default()
+            },
+            Err(e) => return unusable(e),
+        },
+        (None, None) => return unusable("no program: give a FILE, `-` for stdin, or --request"),
+    };
+    if let Err(e) = args.host.apply_to(&mut request) {
+        return unusable(e);
+    }
+    let config = match args.host.config() {
+        Ok(c) => c,
+        Err(e) => return unusable(e),
+    };
+    let host = Host::new(config);
+    let result = match host.eval(&request) {
+        Ok(r) => r,
+        Err(e) => return unusable(e),
+    };
+    let text = if args.json {
+        format!("{}\n", canonical::to_pretty_sorted(&result.json))
+    } else {
+        summary(&result.json)
+    };
+    // A closed pipe (`| head`) is the reader's choice, not an error of the run.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    if result.accepted {
+        0
+    } else {
+        1
+    }
+}
+
+/// The readable summary: value, effects one line each, failures in words.
+pub fn summary(result: &Value) -> String {
+    let mut out = String::new();
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    out.push_str(&format!(
+        "{} · {} host call(s) · {} ms · run {}\n",
+        text(&result["result"]),
+        result["usage"]["hostCalls"],
+        result["usage"]["elapsedMs"],
+        text(&result["runId"])
+    ));
+    out.push_str(&format!(
+        "value: {}\n",
+        serde_json::to_string(&result["value"]).unwrap_or_default()
+    ));
+    for effect in result["effects"].as_array().into_iter().flatten() {
+        let class = text(&effect["resultClass"]);
+        let mut line = format!(
+            "  {} {} → {}",
+            text(&effect["callId"]),
+            text(&effect["action"]),
+            class
+        );
+        if class != "accepted" {
+            if let Some(d) = effect["payload"]["diagnostic"].as_str() {
+                line.push_str(&format!(": {d}"));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let output = text(&result["output"]);
+    if !output.is_empty() {
+        out.push_str("output:\n");
+        for l in output.lines() {
+            out.push_str(&format!("  | {l}\n"));
+        }
+        if result["outputTruncated"] == Value::Bool(true) {
+            out.push_str("  | … (output truncated)\n");
+        }
+    }
+    if let Some(error) = result.get("error") {
+        let at = match (error.get("line"), error.get("column")) {
+            (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "error: {}{}: {}\n",
+            text(&error["class"]),
+            at,
+            text(&error["message"])
+        ));
+    }
+    let classes: Vec<String> = result["failureClasses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| describe_class(c.as_str().unwrap_or_default()))
+        .collect();
+    if !classes.is_empty() {
+        out.push_str("why rejected:\n");
+        for c in classes {
+            out.push_str(&format!("  - {c}\n"));
+        }
+    }
+    out
+}
+
+/// Failure classes in plain words.
+fn describe_class(class: &str) -> String {
+    let words = match class {
+        "scheme_eval.timeout" => "the program ran out of wall-clock time",
+        "scheme_eval.call_budget_exceeded" => "the program made more host calls than allowed",
+        "scheme_eval.memory_exceeded" => "the program used more memory than allowed",
+        "scheme_eval.invalid_program" => "the program text could not be read or compiled",
+        "scheme_eval.effect_denied" => {
+            "the program asked for a capability the sandbox does not have"
+        }
+        "scheme_eval.runtime_error" => "the program raised an error it did not handle",
+        "scheme_eval.host_action_unallowlisted" => {
+            "the program called a host action that does not exist"
+        }
+        "scheme_eval.host_action_execution_error" => {
+            "a host action failed inside (I/O or corrupt store)"
+        }
+        "host.args_invalid" => "a host call's arguments did not fit the action's schema",
+        "mutation.use_evidence_missing" => {
+            "a mutation lacked authority evidence (policy digest, instruction ref or join witness)"
+        }
+        "mutation.policy_digest_mismatch" => {
+            "the request's policy digest is not the active policy's"
+        }
+        "mutation.action_not_allowed" => "the mutation policy does not allow that action",
+        _ => "",
+    };
+    if words.is_empty() {
+        class.to_string()
+    } else {
+        format!("{class}: {words}")
+    }
+}

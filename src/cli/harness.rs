@@ -1,0 +1,519 @@
+//! `tusk harness-session|harness-trajectory|harness-feature|harness-kpi`.
+//!
+//! Exit codes: 0 done, 1 refused by a rule (a failed ledger check, closing a
+//! feature without verification, reading a session that does not exist), 2 unusable
+//! input (malformed file, bad timestamp or flag value) with one line on stderr.
+
+use crate::canonical;
+use crate::harness::feature::{self, FeatureError, FeatureState, FeatureWrite, WriteOutcome};
+use crate::harness::session::{self, Session, SessionState, SessionWrite};
+use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
+use crate::harness::{self, kpi, parse_timestamp};
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Session handoff: write, read, bootstrap.
+#[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once per process
+pub enum SessionCommand {
+    /// Create or update the session in place.
+    Write(Box<SessionWriteArgs>),
+    /// Print the session.
+    Read {
+        #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what a fresh worker resumes from (mode resume, attach or fresh).
+    Bootstrap {
+        #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
+        path: PathBuf,
+        /// Feature ledger to project (default: harness_feature_ledger.json next to the session).
+        #[arg(long)]
+        feature_ledger: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct SessionWriteArgs {
+    #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
+    pub path: PathBuf,
+    /// active | stopped
+    #[arg(long)]
+    pub state: String,
+    #[arg(long)]
+    pub issue_id: Option<String>,
+    #[arg(long)]
+    pub summary: Option<String>,
+    #[arg(long)]
+    pub next_step: Option<String>,
+    #[arg(long = "instruction-ref")]
+    pub instruction_refs: Vec<String>,
+    #[arg(long = "witness-ref")]
+    pub witness_refs: Vec<String>,
+    #[arg(long = "lineage-ref")]
+    pub lineage_refs: Vec<String>,
+    /// Issue store whose snapshot ref the session records.
+    #[arg(long)]
+    pub issues_path: Option<String>,
+    /// Overrides the session id (kept from the stored session otherwise).
+    #[arg(long)]
+    pub session_id: Option<String>,
+    /// The time to record (RFC3339; default now).
+    #[arg(long)]
+    pub now: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Trajectory rows: append, query.
+#[derive(Subcommand, Debug)]
+pub enum TrajectoryCommand {
+    /// Append one step row.
+    Append(AppendArgs),
+    /// Print the deterministic projection.
+    Query {
+        #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
+        path: PathBuf,
+        /// latest | failed | retry-needed
+        #[arg(long, default_value = "latest")]
+        mode: String,
+        #[arg(long, default_value_t = trajectory::DEFAULT_LIMIT)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct AppendArgs {
+    #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
+    pub path: PathBuf,
+    #[arg(long)]
+    pub step_id: String,
+    #[arg(long)]
+    pub action: String,
+    #[arg(long)]
+    pub result_class: String,
+    #[arg(long)]
+    pub issue_id: Option<String>,
+    #[arg(long = "instruction-ref")]
+    pub instruction_refs: Vec<String>,
+    #[arg(long = "witness-ref")]
+    pub witness_refs: Vec<String>,
+    #[arg(long = "lineage-ref")]
+    pub lineage_refs: Vec<String>,
+    /// RFC3339.
+    #[arg(long)]
+    pub started_at: Option<String>,
+    /// RFC3339 (default now).
+    #[arg(long)]
+    pub finished_at: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Feature ledger: write, check, next.
+#[derive(Subcommand, Debug)]
+pub enum FeatureCommand {
+    /// Upsert one feature (closing needs a verification ref).
+    Write(FeatureWriteArgs),
+    /// Validate the ledger (exit 1 when it has problems).
+    Check {
+        #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The first feature that is not closed.
+    Next {
+        #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct FeatureWriteArgs {
+    #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
+    pub path: PathBuf,
+    #[arg(long)]
+    pub feature_id: String,
+    /// Required for a new feature.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// pending | in_progress | closed
+    #[arg(long)]
+    pub state: Option<String>,
+    #[arg(long)]
+    pub issue_id: Option<String>,
+    #[arg(long = "verification-ref")]
+    pub verification_refs: Vec<String>,
+    /// The time to record (RFC3339; default now).
+    #[arg(long)]
+    pub now: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Multithread throughput KPI over the trajectory.
+#[derive(Args, Debug)]
+pub struct KpiArgs {
+    #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
+    pub path: PathBuf,
+    #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS, allow_negative_numbers = true)]
+    pub window_hours: f64,
+    /// Default: distinct issue ids in the window (at least 1).
+    #[arg(long)]
+    pub active_workers: Option<u64>,
+    /// End of the window (RFC3339; default now).
+    #[arg(long)]
+    pub now: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn fail(cmd: &str, message: impl std::fmt::Display) -> i32 {
+    eprintln!("{cmd}: {message}");
+    2
+}
+
+fn refuse(cmd: &str, message: impl std::fmt::Display) -> i32 {
+    eprintln!("{cmd}: {message}");
+    1
+}
+
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+fn print_json(value: &Value) {
+    println!("{}", canonical::to_pretty_sorted(value));
+}
+
+fn now_or(flag: &Option<String>) -> Result<DateTime<Utc>, String> {
+    match flag {
+        None => Ok(Utc::now()),
+        Some(t) => parse_timestamp(t)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| format!("--now: {e}")),
+    }
+}
+
+/// A field of a JSON object as display text (`-` when absent).
+fn field(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "-".into(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+/// `tusk harness-session …`
+pub fn run_session(cmd: &SessionCommand) -> i32 {
+    const CMD: &str = "harness-session";
+    match cmd {
+        SessionCommand::Write(a) => {
+            let Some(state) = SessionState::parse(&a.state) else {
+                return fail(
+                    CMD,
+                    format!("--state must be active or stopped, found {:?}", a.state),
+                );
+            };
+            let now = match now_or(&a.now) {
+                Ok(t) => t,
+                Err(e) => return fail(CMD, e),
+            };
+            let req = SessionWrite {
+                state,
+                issue_id: a.issue_id.clone(),
+                summary: a.summary.clone(),
+                next_step: a.next_step.clone(),
+                instruction_refs: a.instruction_refs.clone(),
+                witness_refs: a.witness_refs.clone(),
+                lineage_refs: a.lineage_refs.clone(),
+                issues_path: a.issues_path.clone(),
+                session_id: a.session_id.clone(),
+            };
+            match session::write(&a.path, &req, now) {
+                Ok(s) => {
+                    print_session(&s, a.json);
+                    0
+                }
+                Err(e) => fail(CMD, e),
+            }
+        }
+        SessionCommand::Read { path, json } => match session::read(path) {
+            Ok(Some(s)) => {
+                print_session(&s, *json);
+                0
+            }
+            Ok(None) => refuse(
+                CMD,
+                format!(
+                    "no session at {} (bootstrap reports mode fresh)",
+                    path.display()
+                ),
+            ),
+            Err(e) => fail(CMD, e),
+        },
+        SessionCommand::Bootstrap {
+            path,
+            feature_ledger,
+            json,
+        } => {
+            let ledger = feature_ledger
+                .clone()
+                .unwrap_or_else(|| session::sibling_ledger_path(path));
+            match session::bootstrap(path, &ledger) {
+                Ok(v) => {
+                    if *json {
+                        print_json(&v);
+                    } else {
+                        println!("harness-session bootstrap: {}", field(&v, "mode"));
+                        for key in [
+                            "sessionId",
+                            "issueId",
+                            "summary",
+                            "nextStep",
+                            "nextFeatureId",
+                            "featureClosureComplete",
+                        ] {
+                            if v.get(key).is_some() {
+                                println!("{key}: {}", field(&v, key));
+                            }
+                        }
+                    }
+                    0
+                }
+                Err(e) => fail(CMD, e),
+            }
+        }
+    }
+}
+
+fn print_session(s: &Session, json: bool) {
+    let v = s.to_json();
+    if json {
+        print_json(&v);
+        return;
+    }
+    println!("session {}: {}", s.session_id, s.state.as_str());
+    for key in [
+        "issueId",
+        "updatedAt",
+        "summary",
+        "nextStep",
+        "issuesSnapshotRef",
+    ] {
+        if v.get(key).is_some() {
+            println!("{key}: {}", field(&v, key));
+        }
+    }
+}
+
+/// `tusk harness-trajectory …`
+pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
+    const CMD: &str = "harness-trajectory";
+    match cmd {
+        TrajectoryCommand::Append(a) => {
+            let row = StepRow {
+                step_id: a.step_id.clone(),
+                action: a.action.clone(),
+                result_class: a.result_class.clone(),
+                finished_at: a
+                    .finished_at
+                    .clone()
+                    .unwrap_or_else(|| harness::format_timestamp(Utc::now())),
+                issue_id: a.issue_id.clone(),
+                instruction_refs: a.instruction_refs.clone(),
+                witness_refs: a.witness_refs.clone(),
+                lineage_refs: a.lineage_refs.clone(),
+                started_at: a.started_at.clone(),
+            };
+            match trajectory::append(&a.path, &row) {
+                Ok(v) => {
+                    if a.json {
+                        print_json(&harness::actions::append_output(&a.path, v));
+                    } else {
+                        println!(
+                            "appended {} ({}) to {}",
+                            field(&v, "stepId"),
+                            field(&v, "resultClass"),
+                            a.path.display()
+                        );
+                    }
+                    0
+                }
+                Err(e @ TrajectoryError::InvalidRow { .. }) => {
+                    fail(CMD, format!("invalid row: {e}"))
+                }
+                Err(e) => fail(CMD, e),
+            }
+        }
+        TrajectoryCommand::Query {
+            path,
+            mode,
+            limit,
+            json,
+        } => {
+            let Some(mode) = ProjectionMode::parse(mode) else {
+                return fail(
+                    CMD,
+                    format!("--mode must be latest, failed or retry-needed, found {mode:?}"),
+                );
+            };
+            match trajectory::query(path, mode, *limit) {
+                Ok(p) => {
+                    warn(&p.warnings);
+                    let v = &p.value;
+                    if *json {
+                        print_json(v);
+                    } else {
+                        println!(
+                            "harness-trajectory {}: {} rows, {} failed, {} retry-needed; showing {}",
+                            mode.as_str(),
+                            field(v, "totalCount"),
+                            field(v, "failedCount"),
+                            field(v, "retryNeededCount"),
+                            field(v, "count")
+                        );
+                        for item in v["items"].as_array().into_iter().flatten() {
+                            println!(
+                                "{}  {}  {}  {}",
+                                field(item, "finishedAt"),
+                                field(item, "stepId"),
+                                field(item, "action"),
+                                field(item, "resultClass")
+                            );
+                        }
+                    }
+                    0
+                }
+                Err(e) => fail(CMD, e),
+            }
+        }
+    }
+}
+
+/// `tusk harness-feature …`
+pub fn run_feature(cmd: &FeatureCommand) -> i32 {
+    const CMD: &str = "harness-feature";
+    let ledger_error = |e: FeatureError| fail(CMD, e);
+    match cmd {
+        FeatureCommand::Write(a) => {
+            let state = match a.state.as_deref().map(|s| (s, FeatureState::parse(s))) {
+                None => None,
+                Some((_, Some(state))) => Some(state),
+                Some((s, None)) => {
+                    return fail(
+                        CMD,
+                        format!("--state must be pending, in_progress or closed, found {s:?}"),
+                    )
+                }
+            };
+            let now = match now_or(&a.now) {
+                Ok(t) => t,
+                Err(e) => return fail(CMD, e),
+            };
+            let req = FeatureWrite {
+                feature_id: a.feature_id.clone(),
+                title: a.title.clone(),
+                state,
+                issue_id: a.issue_id.clone(),
+                verification_refs: a.verification_refs.clone(),
+            };
+            match feature::write(&a.path, &req, now) {
+                Ok(WriteOutcome::Written(v)) => {
+                    if a.json {
+                        print_json(&v);
+                    } else {
+                        let f = &v["feature"];
+                        println!("feature {}: {}", field(f, "featureId"), field(f, "state"));
+                        print_next_text(&v);
+                    }
+                    0
+                }
+                Ok(WriteOutcome::Rejected { class, diagnostic }) => {
+                    refuse(CMD, format!("{class}: {diagnostic}"))
+                }
+                Err(e) => ledger_error(e),
+            }
+        }
+        FeatureCommand::Check { path, json } => match feature::check(path) {
+            Ok((accepted, v)) => {
+                if *json {
+                    print_json(&v);
+                } else {
+                    println!("harness-feature check: {}", field(&v, "result"));
+                    for e in v["errors"].as_array().into_iter().flatten() {
+                        let at = e
+                            .get("index")
+                            .map_or(String::new(), |i| format!("features[{i}]: "));
+                        println!("{at}{} ({})", field(e, "message"), field(e, "class"));
+                    }
+                }
+                i32::from(!accepted)
+            }
+            Err(e) => ledger_error(e),
+        },
+        FeatureCommand::Next { path, json } => match feature::next(path) {
+            Ok(v) => {
+                if *json {
+                    print_json(&v);
+                } else {
+                    print_next_text(&v);
+                }
+                0
+            }
+            Err(e) => ledger_error(e),
+        },
+    }
+}
+
+fn print_next_text(v: &Value) {
+    match v.get("nextFeature") {
+        Some(next) => println!(
+            "next feature: {} ({}) {}",
+            field(next, "featureId"),
+            field(next, "state"),
+            field(next, "title")
+        ),
+        None => println!("all {} features closed", field(v, "featureCount")),
+    }
+}
+
+/// `tusk harness-kpi …`
+pub fn run_kpi(a: &KpiArgs) -> i32 {
+    const CMD: &str = "harness-kpi";
+    let hours = match kpi::validate_window_hours(a.window_hours) {
+        Ok(h) => h,
+        Err(e) => return fail(CMD, format!("--window-hours: {e}")),
+    };
+    let now = match now_or(&a.now) {
+        Ok(t) => t,
+        Err(e) => return fail(CMD, e),
+    };
+    match kpi::report(&a.path, hours, a.active_workers, now) {
+        Ok((report, warnings)) => {
+            warn(&warnings);
+            if a.json {
+                print_json(&report.to_json());
+            } else {
+                println!("{}", report.text());
+            }
+            0
+        }
+        Err(e) => fail(CMD, e),
+    }
+}

@@ -1,0 +1,163 @@
+//! The effect log (host-api §6): `.premath/host_effects.jsonl`.
+//!
+//! Each run appends a header row, one row per host call and a footer row.
+//! Every row is one whole line written with a single `write` on an
+//! `O_APPEND` file and flushed, so concurrent runs never interleave within a
+//! line. Readers skip a torn last line (a crash mid-append) with a warning;
+//! any other unreadable line is an error naming its line number.
+
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const RUN_KIND: &str = "premath.scheme_eval.run.v0";
+pub const ROW_KIND: &str = "premath.host_effect.row.v0";
+pub const RUN_END_KIND: &str = "premath.scheme_eval.run_end.v0";
+
+/// An effect log that cannot be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum EffectLogError {
+    #[error("cannot write effect log {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read effect log {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("effect log {path}, line {line}: {reason}")]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+}
+
+/// Appends rows to one effect log.
+pub struct EffectLog {
+    path: PathBuf,
+    file: File,
+}
+
+impl EffectLog {
+    /// Opens (creating file and parent directories) for appending.
+    pub fn open(path: &Path) -> Result<Self, EffectLogError> {
+        let wrap = |source| EffectLogError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(wrap)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(wrap)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one row as one line in one write.
+    pub fn append(&mut self, row: &Value) -> Result<(), EffectLogError> {
+        let mut line = serde_json::to_string(row).expect("a Value always serializes");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|source| EffectLogError::Write {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// Rows of a log, with warnings for a skipped torn last line.
+pub struct LogContents {
+    /// `(line number, row)` in file order.
+    pub rows: Vec<(usize, Value)>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads every row of an effect log.
+pub fn read_log(path: &Path) -> Result<LogContents, EffectLogError> {
+    let bytes = std::fs::read(path).map_err(|source| EffectLogError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_log(path, &bytes)
+}
+
+/// Parses effect-log bytes (see [`read_log`]).
+pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogError> {
+    let mut rows = Vec::new();
+    let mut warnings = Vec::new();
+    let ends_with_newline = bytes.last() == Some(&b'\n');
+    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let count = lines.len();
+    for (i, raw) in lines.into_iter().enumerate() {
+        let line_no = i + 1;
+        let is_last = i + 1 == count || (i + 2 == count && ends_with_newline);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let parsed = std::str::from_utf8(raw)
+            .map_err(|e| e.to_string())
+            .and_then(|text| serde_json::from_str::<Value>(text).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(row) if row.is_object() => rows.push((line_no, row)),
+            Ok(_) => {
+                return Err(EffectLogError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    reason: "not a JSON object".into(),
+                })
+            }
+            Err(reason) if is_last && !ends_with_newline => {
+                warnings.push(format!(
+                    "warning: {}: skipping torn last line {line_no} ({reason})",
+                    path.display()
+                ));
+            }
+            Err(reason) => {
+                return Err(EffectLogError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    reason,
+                })
+            }
+        }
+    }
+    Ok(LogContents { rows, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn torn_last_line_is_skipped_other_bad_lines_are_errors() {
+        let p = Path::new("log.jsonl");
+        let ok = parse_log(p, b"{\"a\":1}\n{\"b\":2}\n{\"c\":").unwrap();
+        assert_eq!(ok.rows.len(), 2);
+        assert_eq!(ok.warnings.len(), 1);
+        let err = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, EffectLogError::Corrupt { line: 2, .. }),
+            "{err}"
+        );
+        // A bad last line that did end with a newline was fully written: an error.
+        assert!(parse_log(p, b"{\"a\":1}\n{oops\n").is_err());
+    }
+}

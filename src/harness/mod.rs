@@ -1,0 +1,197 @@
+//! Harness artifacts (spec `harness-artifacts.md`, seed TUSK-HARNESS-CONTRACT §§3–4, 11–13):
+//! the files that let a fresh-context worker resume where the last one stopped, and
+//! let an operator see how the fleet is doing.
+//!
+//! - [`session`]: the handoff artifact (`premath.harness.session.v1`) and `bootstrap`.
+//! - [`trajectory`]: append-only step rows (`premath.harness.step.v1`), the
+//!   projection query, and the writer the evaluator uses for its per-call rows.
+//! - [`feature`]: the ordered feature ledger a long-running effort must close.
+//! - [`kpi`]: the multithread throughput KPI (`premath.multithread.throughput.v1`).
+//! - [`actions`]: all of the above as host actions.
+//!
+//! Rules shared by every artifact live here, once: ref and optional-string
+//! normalization, RFC3339 timestamps, and crash-safe whole-file replacement.
+//!
+//! Where the spec is silent, these modules choose:
+//! - Timestamps are RFC3339 as `chrono` reads them (which also takes a lower-case
+//!   `t`/`z` and a space separator, as RFC3339 §5.6 allows); they are stored as
+//!   given (trimmed) and compared as instants, never as strings. Timestamps this
+//!   program makes are UTC with `Z` and only as many fraction digits as needed.
+//! - An update in place keeps every field the caller does not give: an absent or
+//!   blank optional string, or an empty ref list, means "unchanged", never "clear".
+//! - Read-modify-write of the session and the feature ledger holds an exclusive
+//!   lock on a sidecar `<file>.lock`, so concurrent writers serialize and none
+//!   loses another's update; the file itself is replaced by rename.
+
+pub mod actions;
+pub mod feature;
+pub mod kpi;
+pub mod session;
+pub mod trajectory;
+
+pub use actions::actions;
+
+use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Default artifact paths, relative to the working directory.
+pub const DEFAULT_SESSION_PATH: &str = ".premath/harness_session.json";
+pub const DEFAULT_TRAJECTORY_PATH: &str = ".premath/harness_trajectory.jsonl";
+pub const DEFAULT_FEATURE_LEDGER_PATH: &str = ".premath/harness_feature_ledger.json";
+pub const DEFAULT_ISSUES_PATH: &str = ".premath/issues.jsonl";
+
+/// How long a writer waits for another writer's lock before giving up.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Trims, drops empties, sorts and de-duplicates a list of refs.
+pub fn normalize_refs<I, S>(refs: I) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out: Vec<String> = refs
+        .into_iter()
+        .map(|r| r.as_ref().trim().to_string())
+        .filter(|r| !r.is_empty())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// An optional string input: trimmed, and absent when blank.
+pub fn normalize_opt(value: Option<&str>) -> Option<String> {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+/// Parses an RFC3339 timestamp; the error says what was wrong with it.
+pub fn parse_timestamp(text: &str) -> Result<DateTime<FixedOffset>, String> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .map_err(|e| format!("not an RFC3339 timestamp ({e}): {text:?}"))
+}
+
+/// The form of every timestamp this program makes: UTC, `Z`, minimal fraction digits.
+pub fn format_timestamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// Replaces `path` with `bytes` so that a crash at any instant leaves either the old
+/// or the new file: temp file in the same directory, fsync, rename, fsync the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(&dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tusk-tmp-")
+        .tempfile_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    // The rename is durable only once the directory entry is; not every platform
+    // lets a directory be opened for this, and the data itself is already synced.
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The directory a file lives in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// An exclusive lock on `<path>.lock`, held until dropped.
+pub struct SidecarLock {
+    file: File,
+}
+
+impl SidecarLock {
+    /// Waits up to [`LOCK_TIMEOUT`] for the lock; creates the directory and lock file.
+    pub fn acquire(path: &Path) -> io::Result<Self> {
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".lock");
+        let lock_path = PathBuf::from(lock_path);
+        fs::create_dir_all(parent_dir(&lock_path))?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)?;
+        lock_with_timeout(&file, &lock_path)?;
+        Ok(Self { file })
+    }
+}
+
+impl Drop for SidecarLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// Takes an exclusive lock on `file`, retrying until [`LOCK_TIMEOUT`]; a holder that
+/// never lets go (a stopped process) becomes an error instead of a hang.
+pub(crate) fn lock_with_timeout(file: &File, what: &Path) -> io::Result<()> {
+    let deadline = Instant::now() + LOCK_TIMEOUT;
+    let mut pause = Duration::from_micros(50);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(fs::TryLockError::WouldBlock) => {
+                if Instant::now() >= deadline {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "lock on {} still held by another process after {} s",
+                            what.display(),
+                            LOCK_TIMEOUT.as_secs()
+                        ),
+                    ));
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_are_trimmed_sorted_deduplicated_without_empties() {
+        assert_eq!(
+            normalize_refs([" b ", "a", "", "  ", "b", "a "]),
+            vec!["a".to_string(), "b".to_string()]
+        );
+    }
+
+    #[test]
+    fn blank_optional_is_absent() {
+        assert_eq!(normalize_opt(Some("  ")), None);
+        assert_eq!(normalize_opt(Some(" x ")), Some("x".into()));
+        assert_eq!(normalize_opt(None), None);
+    }
+
+    #[test]
+    fn timestamps_validate_and_format() {
+        assert!(parse_timestamp("2026-02-01T10:00:00Z").is_ok());
+        assert!(parse_timestamp("2026-02-01T10:00:00.5+02:00").is_ok());
+        assert!(parse_timestamp("2026-02-30T10:00:00Z").is_err());
+        assert!(parse_timestamp("yesterday").is_err());
+        let t = parse_timestamp("2026-02-01T10:00:00+02:00").unwrap();
+        assert_eq!(
+            format_timestamp(t.with_timezone(&Utc)),
+            "2026-02-01T08:00:00Z"
+        );
+    }
+}

@@ -1,0 +1,519 @@
+//! The session handoff artifact (`premath.harness.session.v1`, seed §11) and the
+//! `bootstrap` projection a fresh-context worker boots from.
+//!
+//! A session file that exists but cannot be read as a session is an error, never
+//! a silent fresh start: a worker that lost its handoff must notice.
+//!
+//! Where the spec is silent: fields not given to `write` keep their stored values
+//! (given ref lists replace the stored ones); `stoppedAt` is set when the state
+//! becomes `stopped` and kept while it stays stopped; `issuesSnapshotRef` is
+//! recomputed on every write that has an `issuesPath` (given or stored); members
+//! this version does not know are kept; `bootstrap` reads the feature ledger next
+//! to the session unless told otherwise, and `fresh` still reports the ledger.
+
+use super::feature::{self, FeatureError};
+use super::{
+    format_timestamp, normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
+};
+use crate::canonical;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+/// `sessionKind` of the session artifact.
+pub const SESSION_KIND: &str = "premath.harness.session.v1";
+/// `bootstrapKind` of the `bootstrap` output.
+pub const BOOTSTRAP_KIND: &str = "premath.harness.bootstrap.v1";
+
+/// Why a session could not be read, written or bootstrapped from.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: malformed session: {reason}")]
+    Malformed { path: String, reason: String },
+    #[error(transparent)]
+    IssuesStore(#[from] SnapshotError),
+    #[error(transparent)]
+    FeatureLedger(#[from] FeatureError),
+}
+
+impl SessionError {
+    /// The failure class a host action reports for this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            SessionError::Io { .. } => "harness.io_error",
+            SessionError::Malformed { .. } => "harness.session_corrupt",
+            SessionError::IssuesStore(e) => e.class(),
+            SessionError::FeatureLedger(e) => e.class(),
+        }
+    }
+}
+
+/// `active` or `stopped`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionState {
+    Active,
+    Stopped,
+}
+
+impl SessionState {
+    /// Reads `active` or `stopped`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "active" => Some(SessionState::Active),
+            "stopped" => Some(SessionState::Stopped),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionState::Active => "active",
+            SessionState::Stopped => "stopped",
+        }
+    }
+}
+
+/// A session as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    pub session_id: String,
+    pub state: SessionState,
+    pub started_at: String,
+    pub updated_at: String,
+    pub issue_id: Option<String>,
+    pub summary: Option<String>,
+    pub next_step: Option<String>,
+    pub instruction_refs: Vec<String>,
+    pub witness_refs: Vec<String>,
+    pub lineage_refs: Vec<String>,
+    pub stopped_at: Option<String>,
+    pub issues_path: Option<String>,
+    pub issues_snapshot_ref: Option<String>,
+    /// Members this version does not know, kept as they are.
+    pub extra: Map<String, Value>,
+}
+
+const KNOWN_KEYS: [&str; 15] = [
+    "schema",
+    "sessionKind",
+    "sessionId",
+    "state",
+    "startedAt",
+    "updatedAt",
+    "issueId",
+    "summary",
+    "nextStep",
+    "instructionRefs",
+    "witnessRefs",
+    "lineageRefs",
+    "stoppedAt",
+    "issuesPath",
+    "issuesSnapshotRef",
+];
+
+impl Session {
+    /// Validates a stored session document.
+    pub fn from_json(doc: &Value) -> Result<Self, String> {
+        let obj = doc.as_object().ok_or("the session must be a JSON object")?;
+        if obj.get("schema") != Some(&Value::from(1)) {
+            return Err("schema must be 1".into());
+        }
+        if obj.get("sessionKind").and_then(Value::as_str) != Some(SESSION_KIND) {
+            return Err(format!("sessionKind must be {SESSION_KIND:?}"));
+        }
+        let opt_str = |key: &str| -> Result<Option<String>, String> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(normalize_opt(Some(s))),
+                Some(_) => Err(format!("{key} must be a string")),
+            }
+        };
+        let required = |key: &str| -> Result<String, String> {
+            opt_str(key)?.ok_or_else(|| format!("{key} is required"))
+        };
+        let timestamp = |key: &str, value: Option<String>| -> Result<Option<String>, String> {
+            if let Some(t) = &value {
+                parse_timestamp(t).map_err(|e| format!("{key}: {e}"))?;
+            }
+            Ok(value)
+        };
+        let refs = |key: &str| -> Result<Vec<String>, String> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| v.as_str().ok_or(()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(normalize_refs)
+                    .map_err(|()| format!("{key} must be an array of strings")),
+                Some(_) => Err(format!("{key} must be an array of strings")),
+            }
+        };
+        let state_text = required("state")?;
+        let state = SessionState::parse(&state_text)
+            .ok_or_else(|| format!("state must be active or stopped, found {state_text:?}"))?;
+        Ok(Session {
+            session_id: required("sessionId")?,
+            state,
+            started_at: timestamp("startedAt", Some(required("startedAt")?))?.unwrap_or_default(),
+            updated_at: timestamp("updatedAt", Some(required("updatedAt")?))?.unwrap_or_default(),
+            issue_id: opt_str("issueId")?,
+            summary: opt_str("summary")?,
+            next_step: opt_str("nextStep")?,
+            instruction_refs: refs("instructionRefs")?,
+            witness_refs: refs("witnessRefs")?,
+            lineage_refs: refs("lineageRefs")?,
+            stopped_at: timestamp("stoppedAt", opt_str("stoppedAt")?)?,
+            issues_path: opt_str("issuesPath")?,
+            issues_snapshot_ref: opt_str("issuesSnapshotRef")?,
+            extra: obj
+                .iter()
+                .filter(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        })
+    }
+
+    /// The stored form: absent optionals and empty ref lists are left out.
+    pub fn to_json(&self) -> Value {
+        let mut m = self.extra.clone();
+        m.insert("schema".into(), 1.into());
+        m.insert("sessionKind".into(), SESSION_KIND.into());
+        m.insert("sessionId".into(), self.session_id.clone().into());
+        m.insert("state".into(), self.state.as_str().into());
+        m.insert("startedAt".into(), self.started_at.clone().into());
+        m.insert("updatedAt".into(), self.updated_at.clone().into());
+        self.put_handoff(&mut m);
+        for (key, value) in [
+            ("stoppedAt", &self.stopped_at),
+            ("issuesPath", &self.issues_path),
+            ("issuesSnapshotRef", &self.issues_snapshot_ref),
+        ] {
+            if let Some(v) = value {
+                m.insert(key.into(), v.clone().into());
+            }
+        }
+        Value::Object(m)
+    }
+
+    /// The continuation fields shared by the artifact and `bootstrap`.
+    fn put_handoff(&self, m: &mut Map<String, Value>) {
+        for (key, value) in [
+            ("issueId", &self.issue_id),
+            ("summary", &self.summary),
+            ("nextStep", &self.next_step),
+        ] {
+            if let Some(v) = value {
+                m.insert(key.into(), v.clone().into());
+            }
+        }
+        for (key, refs) in [
+            ("instructionRefs", &self.instruction_refs),
+            ("witnessRefs", &self.witness_refs),
+            ("lineageRefs", &self.lineage_refs),
+        ] {
+            if !refs.is_empty() {
+                m.insert(key.into(), refs.clone().into());
+            }
+        }
+    }
+}
+
+/// Reads the session at `path`; `None` when the file does not exist.
+pub fn read(path: &Path) -> Result<Option<Session>, SessionError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(SessionError::Io {
+                path: path.display().to_string(),
+                source: e,
+            })
+        }
+    };
+    let malformed = |reason: String| SessionError::Malformed {
+        path: path.display().to_string(),
+        reason,
+    };
+    let doc: Value =
+        serde_json::from_str(&text).map_err(|e| malformed(format!("not valid JSON: {e}")))?;
+    Session::from_json(&doc).map(Some).map_err(malformed)
+}
+
+/// One `write` request; blank strings and empty ref lists mean "not given".
+#[derive(Clone, Debug)]
+pub struct SessionWrite {
+    pub state: SessionState,
+    pub issue_id: Option<String>,
+    pub summary: Option<String>,
+    pub next_step: Option<String>,
+    pub instruction_refs: Vec<String>,
+    pub witness_refs: Vec<String>,
+    pub lineage_refs: Vec<String>,
+    pub issues_path: Option<String>,
+    pub session_id: Option<String>,
+}
+
+/// Creates or updates the session at `path` in place and returns what was written.
+pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Session, SessionError> {
+    let io_err = |e: io::Error| SessionError::Io {
+        path: path.display().to_string(),
+        source: e,
+    };
+    let _lock = SidecarLock::acquire(path).map_err(io_err)?;
+    let prev = read(path)?;
+    let now_text = format_timestamp(now);
+    let given_or = |given: &Option<String>, stored: Option<&Option<String>>| {
+        normalize_opt(given.as_deref()).or_else(|| stored.cloned().flatten())
+    };
+    let refs_or = |given: &[String], stored: Option<&Vec<String>>| {
+        let given = normalize_refs(given);
+        if given.is_empty() {
+            stored.cloned().unwrap_or_default()
+        } else {
+            given
+        }
+    };
+    let issue_id = given_or(&req.issue_id, prev.as_ref().map(|p| &p.issue_id));
+    let session_id = normalize_opt(req.session_id.as_deref())
+        .or_else(|| prev.as_ref().map(|p| p.session_id.clone()))
+        .unwrap_or_else(|| new_session_id(now, issue_id.as_deref()));
+    let issues_path = given_or(&req.issues_path, prev.as_ref().map(|p| &p.issues_path));
+    let issues_snapshot_ref = match &issues_path {
+        Some(p) => Some(issues_snapshot_ref(Path::new(p))?),
+        None => prev.as_ref().and_then(|p| p.issues_snapshot_ref.clone()),
+    };
+    let stopped_at = match (req.state, &prev) {
+        (SessionState::Active, _) => None,
+        (SessionState::Stopped, Some(p)) if p.state == SessionState::Stopped => {
+            p.stopped_at.clone().or_else(|| Some(now_text.clone()))
+        }
+        (SessionState::Stopped, _) => Some(now_text.clone()),
+    };
+    let session = Session {
+        session_id,
+        state: req.state,
+        started_at: prev
+            .as_ref()
+            .map_or_else(|| now_text.clone(), |p| p.started_at.clone()),
+        updated_at: now_text,
+        summary: given_or(&req.summary, prev.as_ref().map(|p| &p.summary)),
+        next_step: given_or(&req.next_step, prev.as_ref().map(|p| &p.next_step)),
+        instruction_refs: refs_or(
+            &req.instruction_refs,
+            prev.as_ref().map(|p| &p.instruction_refs),
+        ),
+        witness_refs: refs_or(&req.witness_refs, prev.as_ref().map(|p| &p.witness_refs)),
+        lineage_refs: refs_or(&req.lineage_refs, prev.as_ref().map(|p| &p.lineage_refs)),
+        issue_id,
+        stopped_at,
+        issues_path,
+        issues_snapshot_ref,
+        extra: prev.map(|p| p.extra).unwrap_or_default(),
+    };
+    let mut text = canonical::to_pretty_sorted(&session.to_json());
+    text.push('\n');
+    write_atomic(path, text.as_bytes()).map_err(io_err)?;
+    Ok(session)
+}
+
+/// `hs1_<UTC yyyymmddThhmmssZ>_<issue id or "none">`.
+pub fn new_session_id(now: DateTime<Utc>, issue_id: Option<&str>) -> String {
+    format!(
+        "hs1_{}_{}",
+        now.format("%Y%m%dT%H%M%SZ"),
+        issue_id.unwrap_or("none")
+    )
+}
+
+/// The `premath.harness.bootstrap.v1` projection: mode `resume` (stopped), `attach`
+/// (active) or `fresh` (no session), the session's continuation fields, and the
+/// feature projection when a ledger exists at `ledger_path`.
+pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError> {
+    let session = read(path)?;
+    let ledger = feature::load(ledger_path)?;
+    let mut m = Map::new();
+    m.insert("schema".into(), 1.into());
+    m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
+    m.insert("sessionPath".into(), path.display().to_string().into());
+    let mode = match &session {
+        None => "fresh",
+        Some(s) if s.state == SessionState::Stopped => "resume",
+        Some(_) => "attach",
+    };
+    m.insert("mode".into(), mode.into());
+    if let Some(s) = &session {
+        m.insert("sessionId".into(), s.session_id.clone().into());
+        m.insert("state".into(), s.state.as_str().into());
+        m.insert("updatedAt".into(), s.updated_at.clone().into());
+        s.put_handoff(&mut m);
+        for (key, value) in [
+            ("stoppedAt", &s.stopped_at),
+            ("issuesSnapshotRef", &s.issues_snapshot_ref),
+        ] {
+            if let Some(v) = value {
+                m.insert(key.into(), v.clone().into());
+            }
+        }
+    }
+    if let Some(ledger) = ledger {
+        m.insert(
+            "featureLedgerPath".into(),
+            ledger_path.display().to_string().into(),
+        );
+        let p = ledger.next_projection();
+        for key in ["nextFeatureId", "featureClosureComplete", "featureCount"] {
+            if let Some(v) = p.get(key) {
+                m.insert(key.into(), v.clone());
+            }
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+/// The feature ledger `bootstrap` reads by default: the one next to the session.
+pub fn sibling_ledger_path(session_path: &Path) -> std::path::PathBuf {
+    session_path.with_file_name("harness_feature_ledger.json")
+}
+
+// ---------------------------------------------------------------------------
+// Issue-store snapshot ref
+
+/// Why the issue store's snapshot ref could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: line {line}: {reason}")]
+    Corrupt {
+        path: String,
+        line: usize,
+        reason: String,
+    },
+}
+
+impl SnapshotError {
+    /// The failure class a host action reports for this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            SnapshotError::Io { .. } => "harness.io_error",
+            SnapshotError::Corrupt { .. } => "memory.store_corrupt",
+        }
+    }
+}
+
+/// The issue store's snapshot ref (issue-memory.md): `iss1_` + hex SHA-256 over the
+/// issues in id order, one per line ending in `\n`, each the stored object in
+/// canonical JSON with its `dependencies` sorted by their canonical text. When an id
+/// repeats, the last line wins; blank lines are skipped; an absent store has the
+/// ref of the empty store. Kept self-contained so it can become a one-line call to
+/// the issue module's `snapshot_ref` once that module is in the tree.
+pub fn issues_snapshot_ref(path: &Path) -> Result<String, SnapshotError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => {
+            return Err(SnapshotError::Io {
+                path: path.display().to_string(),
+                source: e,
+            })
+        }
+    };
+    let corrupt = |line: usize, reason: String| SnapshotError::Corrupt {
+        path: path.display().to_string(),
+        line,
+        reason,
+    };
+    let mut issues: BTreeMap<String, Value> = BTreeMap::new();
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = i + 1;
+        let text = std::str::from_utf8(raw).map_err(|_| corrupt(line, "invalid UTF-8".into()))?;
+        if text.contains('\0') {
+            return Err(corrupt(line, "contains a NUL byte".into()));
+        }
+        if text.trim().is_empty() {
+            continue;
+        }
+        let mut issue: Value = serde_json::from_str(text)
+            .map_err(|e| corrupt(line, format!("not valid JSON: {e}")))?;
+        let obj = issue
+            .as_object_mut()
+            .ok_or_else(|| corrupt(line, "an issue must be a JSON object".into()))?;
+        let id = match obj.get("id") {
+            Some(Value::String(id)) if !id.is_empty() => id.clone(),
+            _ => return Err(corrupt(line, "missing required field id".into())),
+        };
+        if !matches!(obj.get("title"), Some(Value::String(_))) {
+            return Err(corrupt(line, "missing required field title".into()));
+        }
+        if let Some(Value::Array(deps)) = obj.get_mut("dependencies") {
+            deps.sort_by_cached_key(canonical::to_canonical_string);
+        }
+        issues.insert(id, issue);
+    }
+    let mut text = String::new();
+    for issue in issues.values() {
+        text.push_str(&canonical::to_canonical_string(issue));
+        text.push('\n');
+    }
+    Ok(format!("iss1_{}", canonical::sha256_hex(text.as_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_id_format() {
+        let t = parse_timestamp("2026-02-03T04:05:06Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(new_session_id(t, Some("bd-7")), "hs1_20260203T040506Z_bd-7");
+        assert_eq!(new_session_id(t, None), "hs1_20260203T040506Z_none");
+    }
+
+    #[test]
+    fn from_json_validates_and_keeps_unknown_members() {
+        let doc = json!({"schema": 1, "sessionKind": SESSION_KIND, "sessionId": "s", "state": "active",
+            "startedAt": "2026-02-01T00:00:00Z", "updatedAt": "2026-02-01T00:00:00Z",
+            "witnessRefs": ["b", "a", "a"], "summary": " ", "custom": {"x": 1}});
+        let s = Session::from_json(&doc).unwrap();
+        assert_eq!(s.witness_refs, vec!["a", "b"]);
+        assert_eq!(s.summary, None);
+        assert_eq!(s.to_json()["custom"], json!({"x": 1}));
+        for (key, bad) in [
+            ("state", json!("paused")),
+            ("startedAt", json!("today")),
+            ("schema", json!(2)),
+            ("witnessRefs", json!("a")),
+            ("issueId", json!(5)),
+            ("sessionId", json!("")),
+        ] {
+            let mut d = doc.clone();
+            d[key] = bad;
+            let err = Session::from_json(&d).unwrap_err();
+            assert!(err.contains(key), "{key}: {err}");
+        }
+    }
+
+    #[test]
+    fn empty_store_ref_is_sha_of_nothing() {
+        let r = issues_snapshot_ref(Path::new("/nonexistent/issues.jsonl")).unwrap();
+        assert_eq!(
+            r,
+            "iss1_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+}

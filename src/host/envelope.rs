@@ -1,0 +1,84 @@
+//! The `premath.host_effect.v0` envelope (host-api §4): the one shape every
+//! host call returns, accepted or not.
+
+use serde_json::{json, Map, Value};
+
+pub const SCHEMA: &str = "premath.host_effect.v0";
+
+/// `host-effect://scheme-eval/<action>/<argsDigest>/<n>`, the ref every envelope carries.
+pub fn host_effect_ref(action: &str, args_digest: &str, n: usize) -> String {
+    format!("host-effect://scheme-eval/{action}/{args_digest}/{n}")
+}
+
+/// Everything that goes into one envelope.
+pub struct EnvelopeParts<'a> {
+    /// 1-based position of the call in its run.
+    pub n: usize,
+    pub action: &'a str,
+    pub args_digest: &'a str,
+    pub failure_classes: Vec<String>,
+    pub payload: Value,
+    pub diagnostic: Option<String>,
+    pub witness_refs: Vec<String>,
+    pub policy_digest: Option<&'a str>,
+    pub instruction_ref: Option<&'a str>,
+    pub trajectory_row: Value,
+}
+
+/// Builds the envelope: failure classes sorted and de-duplicated, result class
+/// the first of them (or `accepted`), witness refs sorted and de-duplicated with
+/// the host-effect ref always present, and a rejected payload in the spec's
+/// shape `{schema: 1, result: "rejected", failureClasses, diagnostic}` (members
+/// the action added to its payload are kept).
+pub fn build(parts: EnvelopeParts<'_>) -> Value {
+    let mut classes = parts.failure_classes;
+    classes.sort();
+    classes.dedup();
+    let result_class = classes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "accepted".to_string());
+    let mut refs = parts.witness_refs;
+    refs.push(host_effect_ref(parts.action, parts.args_digest, parts.n));
+    refs.sort();
+    refs.dedup();
+    let payload = if classes.is_empty() {
+        parts.payload
+    } else {
+        let mut map = match parts.payload {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                let mut m = Map::new();
+                m.insert("detail".into(), other);
+                m
+            }
+        };
+        let diagnostic = parts
+            .diagnostic
+            .or_else(|| {
+                map.get("diagnostic")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| classes.join(", "));
+        map.insert("schema".into(), json!(1));
+        map.insert("result".into(), json!("rejected"));
+        map.insert("failureClasses".into(), json!(classes));
+        map.insert("diagnostic".into(), json!(diagnostic));
+        Value::Object(map)
+    };
+    json!({
+        "schema": SCHEMA,
+        "callId": format!("call-{}", parts.n),
+        "action": parts.action,
+        "argsDigest": parts.args_digest,
+        "resultClass": result_class,
+        "failureClasses": classes,
+        "payload": payload,
+        "witnessRefs": refs,
+        "policyDigest": parts.policy_digest,
+        "instructionRef": parts.instruction_ref,
+        "trajectoryRow": parts.trajectory_row,
+    })
+}

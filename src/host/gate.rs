@@ -1,0 +1,301 @@
+//! The mutation gate (host-api §5): fail closed. A mutation call is admitted
+//! only when all four steps hold, checked in this order; the first that fails
+//! names the rejection and nothing is written.
+//!
+//! 1. the request carries a non-empty `policyDigest` and `instructionRef`,
+//!    else `mutation.use_evidence_missing`;
+//! 2. `policyDigest` equals the active policy's digest, else
+//!    `mutation.policy_digest_mismatch`;
+//! 3. the policy allows the action, else `mutation.action_not_allowed`;
+//! 4. when the policy sets `requireJoinClosed`, the request's join evidence
+//!    checks as accepted (JoinClosed and MutationReady), else
+//!    `mutation.use_evidence_missing` naming the missing join witness; the
+//!    evidence's `joinSetDigest` joins the witness refs as `join://<digest>`.
+//!
+//! Evidence comes only from the request, never from the program text.
+
+use super::catalogue::MUTATION_ACTIONS;
+use crate::canonical;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+pub const POLICY_KIND: &str = "premath.mutation_policy.v1";
+pub const USE_EVIDENCE_MISSING: &str = "mutation.use_evidence_missing";
+pub const POLICY_DIGEST_MISMATCH: &str = "mutation.policy_digest_mismatch";
+pub const ACTION_NOT_ALLOWED: &str = "mutation.action_not_allowed";
+
+/// A policy file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("cannot read mutation policy {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("mutation policy {path} is not valid: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+}
+
+/// The active mutation policy and its digest.
+#[derive(Clone, Debug)]
+pub struct MutationPolicy {
+    pub document: Value,
+    pub allowed_actions: BTreeSet<String>,
+    pub require_join_closed: bool,
+    /// `pol1_` + hex SHA-256 of the document's canonical JSON.
+    pub digest: String,
+    /// Where it came from; `None` for the built-in default.
+    pub source: Option<PathBuf>,
+}
+
+impl MutationPolicy {
+    /// The built-in default: every v1 mutation allowed, no join closure required.
+    pub fn builtin_default() -> Self {
+        let document = json!({
+            "schema": 1,
+            "policyKind": POLICY_KIND,
+            "allowedActions": MUTATION_ACTIONS,
+            "requireJoinClosed": false,
+        });
+        Self::from_document(document, None).expect("the built-in policy is valid")
+    }
+
+    /// Loads `path`, or the built-in default when the file does not exist.
+    pub fn load(path: &Path) -> Result<Self, PolicyError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::builtin_default())
+            }
+            Err(source) => {
+                return Err(PolicyError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let document: Value = serde_json::from_str(&text).map_err(|e| PolicyError::Invalid {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Self::from_document(document, Some(path.to_path_buf()))
+    }
+
+    /// Validates a policy document (strictly: unknown members are refused, so
+    /// a typo cannot silently loosen the policy).
+    pub fn from_document(document: Value, source: Option<PathBuf>) -> Result<Self, PolicyError> {
+        let invalid = |reason: String| PolicyError::Invalid {
+            path: source
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<built-in>")),
+            reason,
+        };
+        let map = document
+            .as_object()
+            .ok_or_else(|| invalid("expected a JSON object".into()))?;
+        for key in map.keys() {
+            if ![
+                "schema",
+                "policyKind",
+                "allowedActions",
+                "requireJoinClosed",
+            ]
+            .contains(&key.as_str())
+            {
+                return Err(invalid(format!("unknown member `{key}`")));
+            }
+        }
+        if map.get("schema") != Some(&json!(1)) {
+            return Err(invalid("`schema` must be 1".into()));
+        }
+        if map.get("policyKind").and_then(Value::as_str) != Some(POLICY_KIND) {
+            return Err(invalid(format!("`policyKind` must be \"{POLICY_KIND}\"")));
+        }
+        let allowed = map
+            .get("allowedActions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| invalid("`allowedActions` must be a list of action ids".into()))?;
+        let mut allowed_actions = BTreeSet::new();
+        for item in allowed {
+            let id = item
+                .as_str()
+                .ok_or_else(|| invalid("`allowedActions` must hold strings".into()))?;
+            allowed_actions.insert(id.to_string());
+        }
+        let require_join_closed = match map.get("requireJoinClosed") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(invalid("`requireJoinClosed` must be a boolean".into())),
+        };
+        let digest = canonical::policy_digest(&document);
+        Ok(Self {
+            document,
+            allowed_actions,
+            require_join_closed,
+            digest,
+            source,
+        })
+    }
+}
+
+/// The verdict of the typestate check on the request's join evidence.
+#[derive(Clone, Debug)]
+pub struct JoinEvidence {
+    pub accepted: bool,
+    pub join_set_digest: String,
+    pub failure_classes: Vec<String>,
+}
+
+/// The authority evidence a request carries.
+#[derive(Clone, Debug, Default)]
+pub struct Authority {
+    pub policy_digest: Option<String>,
+    pub instruction_ref: Option<String>,
+    pub join: Option<JoinEvidence>,
+}
+
+/// A refused mutation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateRejection {
+    pub class: &'static str,
+    pub diagnostic: String,
+}
+
+/// Runs the four steps for `action`; on admission returns the extra witness refs.
+pub fn admit(
+    policy: &MutationPolicy,
+    authority: &Authority,
+    action: &str,
+) -> Result<Vec<String>, GateRejection> {
+    let present = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+    if !present(&authority.policy_digest) || !present(&authority.instruction_ref) {
+        let missing: Vec<&str> = [
+            ("policyDigest", &authority.policy_digest),
+            ("instructionRef", &authority.instruction_ref),
+        ]
+        .into_iter()
+        .filter(|(_, v)| !present(v))
+        .map(|(name, _)| name)
+        .collect();
+        return Err(GateRejection {
+            class: USE_EVIDENCE_MISSING,
+            diagnostic: format!(
+                "mutation `{action}` needs authority evidence in the request; missing: {}",
+                missing.join(", ")
+            ),
+        });
+    }
+    let given = authority
+        .policy_digest
+        .as_deref()
+        .unwrap_or_default()
+        .trim();
+    if given != policy.digest {
+        return Err(GateRejection {
+            class: POLICY_DIGEST_MISMATCH,
+            diagnostic: format!(
+                "request policyDigest {given} does not match the active policy {}",
+                policy.digest
+            ),
+        });
+    }
+    if !policy.allowed_actions.contains(action) {
+        return Err(GateRejection {
+            class: ACTION_NOT_ALLOWED,
+            diagnostic: format!("the active mutation policy does not allow `{action}`"),
+        });
+    }
+    let mut refs = Vec::new();
+    if policy.require_join_closed {
+        match &authority.join {
+            None => {
+                return Err(GateRejection {
+                    class: USE_EVIDENCE_MISSING,
+                    diagnostic: format!(
+                        "mutation `{action}` needs a join witness: the policy requires join closure and the request \
+                         carries no join evidence (joinEvidence / --join-evidence)"
+                    ),
+                })
+            }
+            Some(join) if !join.accepted => {
+                return Err(GateRejection {
+                    class: USE_EVIDENCE_MISSING,
+                    diagnostic: format!(
+                        "mutation `{action}` needs an accepted join witness: the request's join evidence \
+                         (join://{}) was rejected: {}",
+                        join.join_set_digest,
+                        join.failure_classes.join(", ")
+                    ),
+                })
+            }
+            Some(join) => refs.push(format!("join://{}", join.join_set_digest)),
+        }
+    }
+    Ok(refs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn authority(policy: &MutationPolicy) -> Authority {
+        Authority {
+            policy_digest: Some(policy.digest.clone()),
+            instruction_ref: Some("instr://test".into()),
+            join: None,
+        }
+    }
+
+    #[test]
+    fn steps_in_order() {
+        let policy = MutationPolicy::builtin_default();
+        assert!(admit(&policy, &authority(&policy), "issue.claim").is_ok());
+        let missing = Authority::default();
+        assert_eq!(
+            admit(&policy, &missing, "issue.claim").unwrap_err().class,
+            USE_EVIDENCE_MISSING
+        );
+        let wrong = Authority {
+            policy_digest: Some("pol1_00".into()),
+            ..authority(&policy)
+        };
+        assert_eq!(
+            admit(&policy, &wrong, "issue.claim").unwrap_err().class,
+            POLICY_DIGEST_MISMATCH
+        );
+        assert_eq!(
+            admit(&policy, &authority(&policy), "issue.frobnicate")
+                .unwrap_err()
+                .class,
+            ACTION_NOT_ALLOWED
+        );
+    }
+
+    #[test]
+    fn join_closure_when_required() {
+        let mut doc = MutationPolicy::builtin_default().document;
+        doc["requireJoinClosed"] = json!(true);
+        let policy = MutationPolicy::from_document(doc, None).unwrap();
+        let mut auth = authority(&policy);
+        let e = admit(&policy, &auth, "issue.claim").unwrap_err();
+        assert_eq!(e.class, USE_EVIDENCE_MISSING);
+        assert!(e.diagnostic.contains("join witness"));
+        auth.join = Some(JoinEvidence {
+            accepted: true,
+            join_set_digest: "sha256:ab".into(),
+            failure_classes: vec![],
+        });
+        assert_eq!(
+            admit(&policy, &auth, "issue.claim").unwrap(),
+            vec!["join://sha256:ab".to_string()]
+        );
+    }
+
+    #[test]
+    fn policy_typos_are_refused() {
+        let mut doc = MutationPolicy::builtin_default().document;
+        doc["requireJoinClose"] = json!(true);
+        assert!(MutationPolicy::from_document(doc, None).is_err());
+    }
+}

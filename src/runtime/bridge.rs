@@ -1,0 +1,321 @@
+//! The host side of one run: answers the program's host calls through the
+//! registry and the mutation gate, and records each call as an effect row and
+//! a trajectory row.
+
+use crate::canonical;
+use crate::effects::{self, EffectLog};
+use crate::harness::trajectory::{StepRow, TrajectoryWriter};
+use crate::host::envelope::{self, EnvelopeParts};
+use crate::host::gate::{self, Authority, MutationPolicy};
+use crate::host::registry::{self, Registry, Resolution};
+use crate::host::{catalogue, ActionContext, ActionKind, HostPaths};
+use crate::sandbox::convert::ConvertError;
+use crate::sandbox::{Breach, HostBridge, HostReply};
+use chrono::Utc;
+use serde_json::{json, Value};
+use std::sync::Mutex;
+
+pub(crate) struct CallHost {
+    registry: Registry,
+    policy: MutationPolicy,
+    authority: Authority,
+    paths: HostPaths,
+    max_calls: u32,
+    run_id: String,
+    issue_id: Option<String>,
+    state: Mutex<State>,
+}
+
+struct State {
+    calls: usize,
+    executed: usize,
+    effects: Vec<Value>,
+    log: Option<EffectLog>,
+    trajectory: Option<TrajectoryWriter>,
+    io_errors: Vec<String>,
+    finished: bool,
+}
+
+/// What a finished run leaves behind.
+pub(crate) struct Ended {
+    pub calls: usize,
+    pub executed: usize,
+    pub effects: Vec<Value>,
+    pub io_errors: Vec<String>,
+    pub log: EffectLog,
+}
+
+/// What one call decided, before it is written down.
+struct Decision {
+    classes: Vec<String>,
+    payload: Value,
+    diagnostic: Option<String>,
+    refs: Vec<String>,
+    executed: bool,
+    breach: Option<Breach>,
+}
+
+impl Decision {
+    fn refuse(class: &str, diagnostic: String) -> Self {
+        Decision {
+            classes: vec![class.to_string()],
+            payload: Value::Null,
+            diagnostic: Some(diagnostic),
+            refs: Vec::new(),
+            executed: false,
+            breach: None,
+        }
+    }
+}
+
+impl CallHost {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        registry: Registry,
+        policy: MutationPolicy,
+        authority: Authority,
+        paths: HostPaths,
+        max_calls: u32,
+        run_id: String,
+        issue_id: Option<String>,
+        log: EffectLog,
+    ) -> Self {
+        Self {
+            registry,
+            policy,
+            authority,
+            paths,
+            max_calls,
+            run_id,
+            issue_id,
+            state: Mutex::new(State {
+                calls: 0,
+                executed: 0,
+                effects: Vec::new(),
+                log: Some(log),
+                trajectory: None,
+                io_errors: Vec::new(),
+                finished: false,
+            }),
+        }
+    }
+
+    /// Closes the run: later calls (from an abandoned worker) are refused
+    /// without touching any file.
+    pub fn finish(&self) -> Ended {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.finished = true;
+        Ended {
+            calls: state.calls,
+            executed: state.executed,
+            effects: std::mem::take(&mut state.effects),
+            io_errors: std::mem::take(&mut state.io_errors),
+            log: state.log.take().expect("finish is called once"),
+        }
+    }
+
+    fn decide(
+        &self,
+        n: usize,
+        action: &str,
+        args: Option<&Value>,
+        args_error: Option<ConvertError>,
+    ) -> Decision {
+        if n > self.max_calls as usize {
+            let mut d = Decision::refuse(
+                crate::sandbox::CLASS_CALL_BUDGET,
+                format!(
+                    "host call {n} is over the run's budget of {} calls; the run ends here",
+                    self.max_calls
+                ),
+            );
+            d.breach = Some(Breach::CallBudget);
+            return d;
+        }
+        let action_impl = match self.registry.resolve(action, &catalogue::kind_of) {
+            Resolution::Denied(reason) => return Decision::refuse(crate::sandbox::CLASS_EFFECT_DENIED, reason),
+            Resolution::Unallowlisted => {
+                return Decision::refuse(
+                    registry::CLASS_UNALLOWLISTED,
+                    format!("no host action `{action}` is registered; (host-actions) lists the available ones"),
+                )
+            }
+            Resolution::Action(a) => a,
+        };
+        if let Some(e) = args_error {
+            return Decision::refuse(registry::CLASS_ARGS_INVALID, e.to_string());
+        }
+        let args = match registry::validate_args(action_impl.args(), args) {
+            Ok(args) => args,
+            Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
+        };
+        let mut refs = Vec::new();
+        if action_impl.kind() == ActionKind::Mutation {
+            match gate::admit(&self.policy, &self.authority, action) {
+                Ok(join_refs) => refs.extend(join_refs),
+                Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
+            }
+        }
+        let ctx = ActionContext {
+            paths: &self.paths,
+            now: Utc::now(),
+            issue_id: self.issue_id.as_deref(),
+        };
+        match action_impl.call(&ctx, &args) {
+            Ok(outcome) => {
+                refs.extend(outcome.witness_refs);
+                Decision {
+                    classes: outcome.failure_classes,
+                    payload: outcome.payload,
+                    diagnostic: None,
+                    refs,
+                    executed: true,
+                    breach: None,
+                }
+            }
+            Err(e) => Decision {
+                classes: vec![registry::CLASS_EXECUTION_ERROR.to_string()],
+                payload: json!({"cause": e.class}),
+                diagnostic: Some(format!("{action} failed: {}: {}", e.class, e.message)),
+                refs,
+                executed: true,
+                breach: None,
+            },
+        }
+    }
+}
+
+impl HostBridge for CallHost {
+    fn call(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<ConvertError>,
+    ) -> HostReply {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let args_digest = canonical::args_digest(args.as_ref());
+        if state.finished {
+            // The run already has its result; an abandoned worker's late call changes nothing.
+            let envelope = envelope::build(EnvelopeParts {
+                n: state.calls + 1,
+                action,
+                args_digest: &args_digest,
+                failure_classes: vec![crate::sandbox::CLASS_TIMEOUT.to_string()],
+                payload: Value::Null,
+                diagnostic: Some("the run has already ended".into()),
+                witness_refs: Vec::new(),
+                policy_digest: None,
+                instruction_ref: None,
+                trajectory_row: Value::Null,
+            });
+            return HostReply {
+                envelope,
+                breach: Some(Breach::Timeout),
+            };
+        }
+        state.calls += 1;
+        let n = state.calls;
+        let decision = self.decide(n, action, args.as_ref(), args_error);
+        if decision.executed {
+            state.executed += 1;
+        }
+
+        let mut classes = decision.classes.clone();
+        classes.sort();
+        classes.dedup();
+        let result_class = classes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "accepted".to_string());
+        let mut refs = decision.refs.clone();
+        refs.push(envelope::host_effect_ref(action, &args_digest, n));
+        let is_mutation = catalogue::kind_of(action) == Some(ActionKind::Mutation)
+            || self
+                .registry
+                .get(action)
+                .is_some_and(|a| a.kind() == ActionKind::Mutation);
+        let (policy_digest, instruction_ref) = if is_mutation {
+            (
+                self.authority.policy_digest.as_deref(),
+                self.authority.instruction_ref.as_deref(),
+            )
+        } else {
+            (None, None)
+        };
+
+        let finished_at = crate::runtime::rfc3339(Utc::now());
+        let step_id = format!("scheme_eval.{n}.call-{n}.{action}.{args_digest}");
+        let row = StepRow {
+            step_id: step_id.clone(),
+            action: format!("scheme_eval.{action}"),
+            result_class: result_class.clone(),
+            finished_at: finished_at.clone(),
+            issue_id: self.issue_id.clone(),
+            instruction_refs: instruction_ref
+                .map(|r| vec![r.to_string()])
+                .unwrap_or_default(),
+            witness_refs: refs.clone(),
+            lineage_refs: Vec::new(),
+            started_at: None,
+        };
+        let trajectory_row = match self.append_trajectory(&mut state, &row) {
+            Ok(()) => json!({
+                "path": self.paths.trajectory.display().to_string(),
+                "stepId": step_id,
+                "resultClass": result_class,
+                "finishedAt": finished_at,
+            }),
+            Err(e) => {
+                state.io_errors.push(e);
+                Value::Null
+            }
+        };
+
+        let envelope = envelope::build(EnvelopeParts {
+            n,
+            action,
+            args_digest: &args_digest,
+            failure_classes: decision.classes,
+            payload: decision.payload,
+            diagnostic: decision.diagnostic,
+            witness_refs: refs,
+            policy_digest,
+            instruction_ref,
+            trajectory_row,
+        });
+        let row = json!({
+            "kind": effects::ROW_KIND,
+            "runId": self.run_id,
+            "seq": n,
+            "action": action,
+            "args": args,
+            "argsDigest": args_digest,
+            "envelope": envelope,
+        });
+        if let Some(log) = state.log.as_mut() {
+            if let Err(e) = log.append(&row) {
+                state.io_errors.push(e.to_string());
+            }
+        }
+        state.effects.push(envelope.clone());
+        HostReply {
+            envelope,
+            breach: decision.breach,
+        }
+    }
+}
+
+impl CallHost {
+    fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {
+        if state.trajectory.is_none() {
+            state.trajectory =
+                Some(TrajectoryWriter::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
+        }
+        let writer = state.trajectory.as_mut().expect("opened above");
+        writer.append(row).map(|_| ()).map_err(|e| e.to_string())?;
+        for warning in writer.take_warnings() {
+            eprintln!("warning: {warning}");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,295 @@
+//! One request in, exactly one result out (host-api §3, HARNESS-MVP one-in/one-out).
+//!
+//! A [`Host`] is built once from a [`HostConfig`] (paths, mutation policy,
+//! registry, default limits) and prepares one [`Sandbox`]; [`Host::eval`] then
+//! runs any number of requests. Each run writes its effect-log header, one
+//! effect row and one trajectory row per host call, and a footer.
+
+mod bridge;
+
+use crate::canonical;
+use crate::effects::{self, EffectLog, EffectLogError};
+use crate::host::{
+    catalogue, Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError,
+};
+use crate::sandbox::{EngineMode, Limits, LimitsOverride, Sandbox, PROFILE};
+use bridge::CallHost;
+use chrono::{SecondsFormat, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub const RESULT_KIND: &str = "premath.scheme_eval.result.v0";
+
+/// Everything a host needs besides the programs.
+#[derive(Clone)]
+pub struct HostConfig {
+    pub paths: HostPaths,
+    pub policy: MutationPolicy,
+    pub registry: Registry,
+    /// Defaults for every run; a request may override them.
+    pub limits: Limits,
+}
+
+impl HostConfig {
+    /// Defaults under `<root>/.premath/`, the policy file there (or the
+    /// built-in default), and every built-in action registered.
+    pub fn under(root: &std::path::Path) -> Result<Self, crate::host::gate::PolicyError> {
+        let paths = HostPaths::under(root);
+        let policy = MutationPolicy::load(&paths.policy)?;
+        Ok(Self {
+            paths,
+            policy,
+            registry: builtin_registry(),
+            limits: Limits::default(),
+        })
+    }
+}
+
+/// Every action tusk ships: typestate, harness artifacts, issue memory.
+pub fn builtin_registry() -> Registry {
+    let mut registry = Registry::new();
+    let mut actions: Vec<Arc<dyn crate::host::HostAction>> =
+        vec![Arc::new(crate::typestate::action::JoinCheckAction)];
+    actions.extend(crate::harness::actions::actions());
+    actions.extend(crate::issues::actions());
+    for action in actions {
+        registry
+            .register(action)
+            .expect("built-in actions are valid and unique");
+    }
+    registry
+}
+
+/// Registers the built-in actions into an embedder's registry.
+pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
+    for id in builtin_registry().ids() {
+        let action = builtin_registry().get(&id).cloned().expect("listed");
+        registry.register(action)?;
+    }
+    Ok(())
+}
+
+/// A run request (CLI flags or a JSON request object).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Request {
+    pub program: String,
+    #[serde(default)]
+    pub issue_id: Option<String>,
+    #[serde(default)]
+    pub policy_digest: Option<String>,
+    #[serde(default)]
+    pub instruction_ref: Option<String>,
+    /// A harness-join-check input object.
+    #[serde(default)]
+    pub join_evidence: Option<Value>,
+    #[serde(default)]
+    pub limits: Option<LimitsOverride>,
+}
+
+/// A request that cannot be served (exit 2): nothing ran, nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    #[error("join evidence is not a valid harness-join-check input: {0}")]
+    JoinEvidence(String),
+    #[error(transparent)]
+    EffectLog(#[from] EffectLogError),
+}
+
+/// The result of one run.
+pub struct RunResult {
+    /// The `premath.scheme_eval.result.v0` object.
+    pub json: Value,
+    pub accepted: bool,
+}
+
+/// A prepared host: one sandbox, any number of runs.
+pub struct Host {
+    config: HostConfig,
+    sandbox: Sandbox,
+}
+
+impl Host {
+    pub fn new(config: HostConfig) -> Self {
+        let sandbox = Sandbox::new(config.registry.ids());
+        Self { config, sandbox }
+    }
+
+    pub fn config(&self) -> &HostConfig {
+        &self.config
+    }
+
+    /// Builds the prepared engine now (otherwise the first run does).
+    pub fn warm_up(&self) -> Result<(), String> {
+        self.sandbox.warm_up()
+    }
+
+    /// Runs one request in a fresh engine.
+    pub fn eval(&self, request: &Request) -> Result<RunResult, RequestError> {
+        self.eval_with(request, EngineMode::Fresh, None)
+    }
+
+    /// Runs one request; `mode` picks a fresh or the persistent session engine,
+    /// and `session_id` tags the effect-log header (REPL sessions).
+    pub fn eval_with(
+        &self,
+        request: &Request,
+        mode: EngineMode,
+        session_id: Option<&str>,
+    ) -> Result<RunResult, RequestError> {
+        let limits = request.limits.unwrap_or_default().apply(self.config.limits);
+        let join = match &request.join_evidence {
+            None => None,
+            Some(input) => {
+                let check = crate::typestate::check(input)
+                    .map_err(|e| RequestError::JoinEvidence(e.to_string()))?;
+                Some(JoinEvidence {
+                    accepted: check.accepted,
+                    join_set_digest: check.join_set_digest,
+                    failure_classes: check.failure_classes,
+                })
+            }
+        };
+        let authority = Authority {
+            policy_digest: request.policy_digest.clone(),
+            instruction_ref: request.instruction_ref.clone(),
+            join,
+        };
+        let started = Utc::now();
+        let run_id = new_run_id(&request.program, started);
+        let program_digest = canonical::sha256_text(&request.program);
+        let mut log = EffectLog::open(&self.config.paths.effects)?;
+        let mut header = json!({
+            "kind": effects::RUN_KIND,
+            "runId": run_id,
+            "programDigest": program_digest,
+            "program": request.program,
+            "limits": limits,
+            "profile": PROFILE,
+            "startedAt": rfc3339(started),
+        });
+        if let Some(sid) = session_id {
+            header["sessionId"] = json!(sid);
+        }
+        log.append(&header)?;
+
+        let host = Arc::new(CallHost::new(
+            self.config.registry.clone(),
+            self.config.policy.clone(),
+            authority,
+            self.config.paths.clone(),
+            limits.max_calls,
+            run_id.clone(),
+            request.issue_id.clone(),
+            log,
+        ));
+        let output = self
+            .sandbox
+            .run(&request.program, limits, mode, host.clone());
+        let finished = Utc::now();
+        let ended = host.finish();
+
+        let mut failure_classes: Vec<String> = ended
+            .effects
+            .iter()
+            .flat_map(|e| e["failureClasses"].as_array().cloned().unwrap_or_default())
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect();
+        let mut error = output.error.clone().map(|e| {
+            let mut err = json!({"class": e.class, "message": e.message});
+            if let (Some(line), Some(column)) = (e.line, e.column) {
+                err["line"] = json!(line);
+                err["column"] = json!(column);
+            }
+            err
+        });
+        if let Some(e) = &output.error {
+            failure_classes.push(e.class.to_string());
+        }
+        if !ended.io_errors.is_empty() {
+            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
+            if error.is_none() {
+                error = Some(json!({
+                    "class": crate::host::registry::CLASS_EXECUTION_ERROR,
+                    "message": ended.io_errors.join("; "),
+                }));
+            }
+        }
+        failure_classes.sort();
+        failure_classes.dedup();
+        let accepted = failure_classes.is_empty();
+        let result = if accepted { "accepted" } else { "rejected" };
+
+        let mut footer = json!({
+            "kind": effects::RUN_END_KIND,
+            "runId": run_id,
+            "result": result,
+            "failureClasses": failure_classes,
+            "valueDigest": canonical::sha256_digest(&output.value),
+            "finishedAt": rfc3339(finished),
+        });
+        if let Some(sid) = session_id {
+            footer["sessionId"] = json!(sid);
+        }
+        let mut log = ended.log;
+        if let Err(e) = log.append(&footer) {
+            // The run happened; say so in the result rather than losing it.
+            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
+            error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": e.to_string()}));
+        }
+
+        let mut json = json!({
+            "schema": 1,
+            "kind": RESULT_KIND,
+            "profile": PROFILE,
+            "result": result,
+            "failureClasses": failure_classes,
+            "value": output.value,
+            "output": output.output,
+            "outputTruncated": output.output_truncated,
+            "executedCallCount": ended.executed,
+            "effects": ended.effects,
+            "usage": {"hostCalls": ended.calls, "elapsedMs": output.elapsed.as_millis() as u64},
+            "runId": run_id,
+            "programDigest": program_digest,
+            "trajectoryPath": self.config.paths.trajectory.display().to_string(),
+            "startedAt": rfc3339(started),
+            "finishedAt": rfc3339(finished),
+        });
+        if let Some(error) = error {
+            json["error"] = error;
+        }
+        if let Some(sid) = session_id {
+            json["sessionId"] = json!(sid);
+        }
+        Ok(RunResult { json, accepted })
+    }
+
+    /// The catalogue kind of `id` (for read-only denials of unregistered mutations).
+    pub fn is_mutation(id: &str) -> bool {
+        catalogue::kind_of(id) == Some(crate::host::ActionKind::Mutation)
+    }
+}
+
+pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// `run-<UTC timestamp>-<12 hex>`: sortable by start, unique per process and program.
+fn new_run_id(program: &str, started: chrono::DateTime<Utc>) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let seed = format!(
+        "{}|{}|{}|{}",
+        std::process::id(),
+        started.timestamp_nanos_opt().unwrap_or_default(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        canonical::sha256_text(program)
+    );
+    format!(
+        "run-{}-{}",
+        started.format("%Y%m%dT%H%M%S%.3fZ"),
+        &canonical::sha256_hex(seed.as_bytes())[..12]
+    )
+}

@@ -1,0 +1,72 @@
+//! Per-run resource limits (host-api §2). Every limit is configurable; the
+//! defaults are the spec's.
+
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Limits applied to one run. Serialized as the effect-log header's `limits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Limits {
+    /// Wall-clock budget (`scheme_eval.timeout`).
+    pub timeout_ms: u64,
+    /// Host calls allowed (`scheme_eval.call_budget_exceeded` beyond).
+    pub max_calls: u32,
+    /// Heap the program may add on top of the prepared engine (`scheme_eval.memory_exceeded`).
+    pub max_memory_mb: u64,
+    /// Captured `display` output kept; the rest is dropped with `outputTruncated: true`.
+    pub max_output_bytes: u64,
+    /// Program text size (`scheme_eval.invalid_program` beyond).
+    pub max_program_bytes: u64,
+    /// Nesting depth of the program text, checked before Steel's recursive reader sees it.
+    pub max_nesting_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout_ms: 5_000,
+            max_calls: 64,
+            max_memory_mb: 256,
+            max_output_bytes: 64 * 1024,
+            max_program_bytes: 1024 * 1024,
+            max_nesting_depth: 512,
+        }
+    }
+}
+
+impl Limits {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+
+    pub fn max_memory_bytes(&self) -> usize {
+        usize::try_from(self.max_memory_mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX)
+    }
+}
+
+/// A partial override of [`Limits`], as carried by a JSON request's `limits`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LimitsOverride {
+    pub timeout_ms: Option<u64>,
+    pub max_calls: Option<u32>,
+    pub max_memory_mb: Option<u64>,
+    pub max_output_bytes: Option<u64>,
+    pub max_program_bytes: Option<u64>,
+    pub max_nesting_depth: Option<u32>,
+}
+
+impl LimitsOverride {
+    /// Applies the set fields on top of `base`.
+    pub fn apply(&self, base: Limits) -> Limits {
+        Limits {
+            timeout_ms: self.timeout_ms.unwrap_or(base.timeout_ms),
+            max_calls: self.max_calls.unwrap_or(base.max_calls),
+            max_memory_mb: self.max_memory_mb.unwrap_or(base.max_memory_mb),
+            max_output_bytes: self.max_output_bytes.unwrap_or(base.max_output_bytes),
+            max_program_bytes: self.max_program_bytes.unwrap_or(base.max_program_bytes),
+            max_nesting_depth: self.max_nesting_depth.unwrap_or(base.max_nesting_depth),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! `display`/`write` text for Scheme values.
+//!
+//! Steel's own `Display` recurses without a cycle check (a box that contains
+//! itself overflows the native stack), so the sandbox prints values itself:
+//! cycle-safe, depth-bounded, and output-size bounded.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use steel::gc::ShareableMut;
+use steel::rvals::SteelVal;
+
+const MAX_DEPTH: usize = 256;
+
+/// Renders `value` as `display` (strings raw) or `write` (strings quoted) would,
+/// stopping once `budget` bytes are produced.
+pub fn render(value: &SteelVal, write_mode: bool, budget: usize) -> String {
+    let mut out = String::new();
+    let mut seen = HashSet::new();
+    go(value, write_mode, 0, &mut seen, &mut out, budget);
+    out
+}
+
+fn go(
+    v: &SteelVal,
+    write_mode: bool,
+    depth: usize,
+    seen: &mut HashSet<usize>,
+    out: &mut String,
+    budget: usize,
+) {
+    if out.len() >= budget {
+        return;
+    }
+    if depth > MAX_DEPTH {
+        out.push_str("...");
+        return;
+    }
+    match v {
+        SteelVal::Void => out.push_str("#<void>"),
+        SteelVal::BoolV(b) => out.push_str(if *b { "#t" } else { "#f" }),
+        SteelVal::IntV(i) => {
+            let _ = write!(out, "{i}");
+        }
+        SteelVal::NumV(f) => {
+            if f.is_nan() {
+                out.push_str("+nan.0")
+            } else if f.is_infinite() {
+                out.push_str(if *f > 0.0 { "+inf.0" } else { "-inf.0" })
+            } else if f.fract() == 0.0 && f.abs() < 1e16 {
+                let _ = write!(out, "{f:.1}");
+            } else {
+                let _ = write!(out, "{f}");
+            }
+        }
+        SteelVal::Rational(r) => {
+            let _ = write!(out, "{}/{}", r.numer(), r.denom());
+        }
+        SteelVal::BigNum(b) => {
+            let _ = write!(out, "{}", b.as_ref());
+        }
+        SteelVal::CharV(c) => {
+            if write_mode {
+                let _ = write!(out, "#\\{c}");
+            } else {
+                out.push(*c);
+            }
+        }
+        SteelVal::StringV(s) => {
+            if write_mode {
+                out.push_str(&serde_json::to_string(s.as_str()).unwrap_or_default());
+            } else {
+                out.push_str(s.as_str());
+            }
+        }
+        SteelVal::SymbolV(s) => out.push_str(s.as_str()),
+        SteelVal::ListV(l) => {
+            out.push('(');
+            for (i, item) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go(item, write_mode, depth + 1, seen, out, budget);
+                if out.len() >= budget {
+                    return;
+                }
+            }
+            out.push(')');
+        }
+        SteelVal::VectorV(items) => {
+            out.push_str("#(");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go(item, write_mode, depth + 1, seen, out, budget);
+                if out.len() >= budget {
+                    return;
+                }
+            }
+            out.push(')');
+        }
+        SteelVal::MutableVector(h) => {
+            let id = h.as_ptr_usize();
+            if !seen.insert(id) {
+                out.push_str("#<cycle>");
+                return;
+            }
+            let items: Vec<SteelVal> = h.borrow(|items| items.clone());
+            out.push_str("#(");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                go(item, write_mode, depth + 1, seen, out, budget);
+                if out.len() >= budget {
+                    return;
+                }
+            }
+            out.push(')');
+            seen.remove(&id);
+        }
+        SteelVal::HashMapV(map) => {
+            let mut entries: Vec<(String, &SteelVal)> =
+                map.iter().map(|(k, v)| (render(k, true, 256), v)).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push_str("#hash(");
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                let _ = write!(out, "({k} . ");
+                go(v, write_mode, depth + 1, seen, out, budget);
+                out.push(')');
+                if out.len() >= budget {
+                    return;
+                }
+            }
+            out.push(')');
+        }
+        SteelVal::HeapAllocated(h) => {
+            let id = h.as_ptr_usize();
+            if !seen.insert(id) {
+                out.push_str("#<cycle>");
+                return;
+            }
+            out.push_str("#<box ");
+            go(&h.get(), write_mode, depth + 1, seen, out, budget);
+            out.push('>');
+            seen.remove(&id);
+        }
+        // Not constructible from the allowlist; the depth bound still ends any cycle.
+        SteelVal::Boxed(b) => {
+            let inner = b.read().clone();
+            out.push_str("#<box ");
+            go(&inner, write_mode, depth + 1, seen, out, budget);
+            out.push('>');
+        }
+        SteelVal::Closure(_)
+        | SteelVal::FuncV(_)
+        | SteelVal::BoxedFunction(_)
+        | SteelVal::BuiltIn(_)
+        | SteelVal::MutFunc(_)
+        | SteelVal::ContinuationFunction(_) => out.push_str("#<procedure>"),
+        SteelVal::Pair(_) => out.push_str("#<pair>"),
+        SteelVal::HashSetV(_) => out.push_str("#<set>"),
+        _ => out.push_str("#<value>"),
+    }
+    if out.len() > budget {
+        let mut cut = budget;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+    }
+}

@@ -1,0 +1,127 @@
+//! Shared helpers: run the real `tusk` binary in a scratch directory.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn tusk(&self, args: &[&str]) -> Output {
+        self.tusk_stdin(args, "")
+    }
+
+    pub fn tusk_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tusk");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// `tusk eval --json` of `program` (plus extra flags); returns (exit code, result).
+    pub fn eval(&self, program: &str, extra: &[&str]) -> (i32, Value) {
+        let file = self.write("program.scm", program);
+        let mut args = vec!["eval", "--json", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = self.tusk(&args);
+        let code = out.status.code().expect("tusk exited by signal");
+        let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
+        let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (code, result)
+    }
+
+    pub fn jsonl(&self, rel: &str) -> Vec<Value> {
+        read_jsonl(&self.path(rel))
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("valid JSONL line"))
+        .collect()
+}
+
+pub fn classes(result: &Value) -> Vec<String> {
+    result["failureClasses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Canonical JSON written independently of the crate (keys sorted, compact).
+pub fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(k).unwrap(),
+                        canonical(&map[k])
+                    )
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => serde_json::to_string(other).unwrap(),
+    }
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -1,0 +1,77 @@
+//! The worker programs in `examples/` run as written against a seeded store.
+
+mod common;
+use common::*;
+use serde_json::json;
+
+fn seeded() -> (Scratch, String) {
+    let s = Scratch::new();
+    for args in [
+        vec!["issue", "add", "Write the parser", "--priority", "1"],
+        vec!["issue", "add", "Test the parser"],
+        vec!["dep", "add", "bd-2", "bd-1"],
+    ] {
+        assert_eq!(s.tusk(&args).status.code(), Some(0), "{args:?}");
+    }
+    let digest = String::from_utf8(s.tusk(&["policy", "digest"]).stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    (s, digest)
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[test]
+fn ready_report_runs_read_only() {
+    let (s, _) = seeded();
+    let (code, r) = s.eval(&example("ready_report.scm"), &["--read-only"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(
+        r["value"],
+        json!({"ready": ["bd-1"], "blocked": 1, "graph": "accepted"})
+    );
+}
+
+#[test]
+fn worker_loop_and_claim_next_run_with_authority() {
+    let (s, digest) = seeded();
+    let auth = [
+        "--policy-digest",
+        digest.as_str(),
+        "--instruction-ref",
+        "instr://test",
+    ];
+    let (code, r) = s.eval(&example("worker_loop.scm"), &auth);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(
+        r["value"],
+        json!({"issue": "bd-1", "step": "accepted", "released": "accepted"})
+    );
+    let session: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(s.path(".premath/harness_session.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(session["state"], "stopped");
+    assert_eq!(session["nextStep"], "continue bd-1");
+    let (code, r) = s.eval(&example("claim_next.scm"), &auth);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["value"], json!({"claimed": true, "id": "bd-1"}));
+    // Without authority the same program is refused and the store is untouched.
+    let (s2, _) = seeded();
+    let before = std::fs::read(s2.path(".premath/issues.jsonl")).unwrap();
+    let (code, r) = s2.eval(&example("claim_next.scm"), &[]);
+    assert_eq!(code, 1);
+    assert_eq!(r["value"]["why"], json!(["mutation.use_evidence_missing"]));
+    assert_eq!(
+        before,
+        std::fs::read(s2.path(".premath/issues.jsonl")).unwrap()
+    );
+}

@@ -145,15 +145,7 @@ impl HostArgs {
             max_output_bytes: self.max_output_bytes,
             ..Default::default()
         };
-        let base = request.limits.unwrap_or_default();
-        request.limits = Some(LimitsOverride {
-            timeout_ms: flags.timeout_ms.or(base.timeout_ms),
-            max_calls: flags.max_calls.or(base.max_calls),
-            max_memory_mb: flags.max_memory_mb.or(base.max_memory_mb),
-            max_output_bytes: flags.max_output_bytes.or(base.max_output_bytes),
-            max_program_bytes: base.max_program_bytes,
-            max_nesting_depth: base.max_nesting_depth,
-        });
+        request.limits = Some(flags.or(request.limits.unwrap_or_default()));
         Ok(())
     }
 }

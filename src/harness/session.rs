@@ -18,7 +18,6 @@ use super::{
 use crate::canonical;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
@@ -387,87 +386,12 @@ pub fn sibling_ledger_path(session_path: &Path) -> std::path::PathBuf {
 // Issue-store snapshot ref
 
 /// Why the issue store's snapshot ref could not be computed.
-#[derive(Debug, thiserror::Error)]
-pub enum SnapshotError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("{path}: line {line}: {reason}")]
-    Corrupt {
-        path: String,
-        line: usize,
-        reason: String,
-    },
-}
+pub type SnapshotError = crate::issues::StoreError;
 
-impl SnapshotError {
-    /// The failure class a host action reports for this error.
-    pub fn class(&self) -> &'static str {
-        match self {
-            SnapshotError::Io { .. } => "harness.io_error",
-            SnapshotError::Corrupt { .. } => "memory.store_corrupt",
-        }
-    }
-}
-
-/// The issue store's snapshot ref (issue-memory.md): `iss1_` + hex SHA-256 over the
-/// issues in id order, one per line ending in `\n`, each the stored object in
-/// canonical JSON with its `dependencies` sorted by their canonical text. When an id
-/// repeats, the last line wins; blank lines are skipped; an absent store has the
-/// ref of the empty store. Kept self-contained so it can become a one-line call to
-/// the issue module's `snapshot_ref` once that module is in the tree.
+/// The issue store's snapshot ref. The rule (issue-memory.md) lives in the
+/// issue module; the session only records it.
 pub fn issues_snapshot_ref(path: &Path) -> Result<String, SnapshotError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(SnapshotError::Io {
-                path: path.display().to_string(),
-                source: e,
-            })
-        }
-    };
-    let corrupt = |line: usize, reason: String| SnapshotError::Corrupt {
-        path: path.display().to_string(),
-        line,
-        reason,
-    };
-    let mut issues: BTreeMap<String, Value> = BTreeMap::new();
-    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = i + 1;
-        let text = std::str::from_utf8(raw).map_err(|_| corrupt(line, "invalid UTF-8".into()))?;
-        if text.contains('\0') {
-            return Err(corrupt(line, "contains a NUL byte".into()));
-        }
-        if text.trim().is_empty() {
-            continue;
-        }
-        let mut issue: Value = serde_json::from_str(text)
-            .map_err(|e| corrupt(line, format!("not valid JSON: {e}")))?;
-        let obj = issue
-            .as_object_mut()
-            .ok_or_else(|| corrupt(line, "an issue must be a JSON object".into()))?;
-        let id = match obj.get("id") {
-            Some(Value::String(id)) if !id.is_empty() => id.clone(),
-            _ => return Err(corrupt(line, "missing required field id".into())),
-        };
-        if !matches!(obj.get("title"), Some(Value::String(_))) {
-            return Err(corrupt(line, "missing required field title".into()));
-        }
-        if let Some(Value::Array(deps)) = obj.get_mut("dependencies") {
-            deps.sort_by_cached_key(canonical::to_canonical_string);
-        }
-        issues.insert(id, issue);
-    }
-    let mut text = String::new();
-    for issue in issues.values() {
-        text.push_str(&canonical::to_canonical_string(issue));
-        text.push('\n');
-    }
-    Ok(format!("iss1_{}", canonical::sha256_hex(text.as_bytes())))
+    crate::issues::snapshot_ref(path)
 }
 
 #[cfg(test)]

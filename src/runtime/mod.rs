@@ -9,9 +9,7 @@ mod bridge;
 
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
-use crate::host::{
-    catalogue, Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError,
-};
+use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
 use crate::sandbox::{EngineMode, Limits, LimitsOverride, Sandbox, PROFILE};
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
@@ -63,9 +61,9 @@ pub fn builtin_registry() -> Registry {
 
 /// Registers the built-in actions into an embedder's registry.
 pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
-    for id in builtin_registry().ids() {
-        let action = builtin_registry().get(&id).cloned().expect("listed");
-        registry.register(action)?;
+    let builtins = builtin_registry();
+    for id in builtins.ids() {
+        registry.register(builtins.get(&id).cloned().expect("listed"))?;
     }
     Ok(())
 }
@@ -264,11 +262,6 @@ impl Host {
             json["sessionId"] = json!(sid);
         }
         Ok(RunResult { json, accepted })
-    }
-
-    /// The catalogue kind of `id` (for read-only denials of unregistered mutations).
-    pub fn is_mutation(id: &str) -> bool {
-        catalogue::kind_of(id) == Some(crate::host::ActionKind::Mutation)
     }
 }
 

@@ -58,6 +58,18 @@ pub struct LimitsOverride {
 }
 
 impl LimitsOverride {
+    /// Fields set in `self` win; the rest come from `fallback`.
+    pub fn or(self, fallback: LimitsOverride) -> LimitsOverride {
+        LimitsOverride {
+            timeout_ms: self.timeout_ms.or(fallback.timeout_ms),
+            max_calls: self.max_calls.or(fallback.max_calls),
+            max_memory_mb: self.max_memory_mb.or(fallback.max_memory_mb),
+            max_output_bytes: self.max_output_bytes.or(fallback.max_output_bytes),
+            max_program_bytes: self.max_program_bytes.or(fallback.max_program_bytes),
+            max_nesting_depth: self.max_nesting_depth.or(fallback.max_nesting_depth),
+        }
+    }
+
     /// Applies the set fields on top of `base`.
     pub fn apply(&self, base: Limits) -> Limits {
         Limits {

@@ -20,6 +20,29 @@ pub fn render(value: &SteelVal, write_mode: bool, budget: usize) -> String {
     out
 }
 
+/// Writes `items` separated by spaces and a closing paren; false once the
+/// budget is spent (the caller stops there).
+fn seq<'a>(
+    items: impl Iterator<Item = &'a SteelVal>,
+    write_mode: bool,
+    depth: usize,
+    seen: &mut HashSet<usize>,
+    out: &mut String,
+    budget: usize,
+) -> bool {
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        go(item, write_mode, depth + 1, seen, out, budget);
+        if out.len() >= budget {
+            return false;
+        }
+    }
+    out.push(')');
+    true
+}
+
 fn go(
     v: &SteelVal,
     write_mode: bool,
@@ -75,29 +98,15 @@ fn go(
         SteelVal::SymbolV(s) => out.push_str(s.as_str()),
         SteelVal::ListV(l) => {
             out.push('(');
-            for (i, item) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go(item, write_mode, depth + 1, seen, out, budget);
-                if out.len() >= budget {
-                    return;
-                }
+            if !seq(l.iter(), write_mode, depth, seen, out, budget) {
+                return;
             }
-            out.push(')');
         }
         SteelVal::VectorV(items) => {
             out.push_str("#(");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go(item, write_mode, depth + 1, seen, out, budget);
-                if out.len() >= budget {
-                    return;
-                }
+            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
+                return;
             }
-            out.push(')');
         }
         SteelVal::MutableVector(h) => {
             let id = h.as_ptr_usize();
@@ -107,16 +116,9 @@ fn go(
             }
             let items: Vec<SteelVal> = h.borrow(|items| items.clone());
             out.push_str("#(");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                go(item, write_mode, depth + 1, seen, out, budget);
-                if out.len() >= budget {
-                    return;
-                }
+            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
+                return;
             }
-            out.push(')');
             seen.remove(&id);
         }
         SteelVal::HashMapV(map) => {

@@ -6,6 +6,7 @@
 //! line. Readers skip a torn last line (a crash mid-append) with a warning;
 //! any other unreadable line is an error naming its line number.
 
+use serde::Serialize;
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -68,17 +69,34 @@ impl EffectLog {
     }
 
     /// Appends one row as one line in one write.
-    pub fn append(&mut self, row: &Value) -> Result<(), EffectLogError> {
-        let mut line = serde_json::to_string(row).expect("a Value always serializes");
-        line.push('\n');
+    pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
+        let mut line = serde_json::to_vec(row).map_err(|e| EffectLogError::Write {
+            path: self.path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        line.push(b'\n');
         self.file
-            .write_all(line.as_bytes())
+            .write_all(&line)
             .and_then(|_| self.file.flush())
             .map_err(|source| EffectLogError::Write {
                 path: self.path.clone(),
                 source,
             })
     }
+}
+
+/// One per-call row (`premath.host_effect.row.v0`), serialized from borrowed
+/// parts so recording a call does not copy its envelope.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallRow<'a> {
+    pub kind: &'static str,
+    pub run_id: &'a str,
+    pub seq: usize,
+    pub action: &'a str,
+    pub args: Option<&'a Value>,
+    pub args_digest: &'a str,
+    pub envelope: &'a Value,
 }
 
 /// Rows of a log, with warnings for a skipped torn last line.

@@ -68,17 +68,22 @@ pub fn build(parts: EnvelopeParts<'_>) -> Value {
         map.insert("diagnostic".into(), json!(diagnostic));
         Value::Object(map)
     };
-    json!({
-        "schema": SCHEMA,
-        "callId": format!("call-{}", parts.n),
-        "action": parts.action,
-        "argsDigest": parts.args_digest,
-        "resultClass": result_class,
-        "failureClasses": classes,
-        "payload": payload,
-        "witnessRefs": refs,
-        "policyDigest": parts.policy_digest,
-        "instructionRef": parts.instruction_ref,
-        "trajectoryRow": parts.trajectory_row,
-    })
+    // Built member by member: `json!` would deep-copy the payload, which can be
+    // a whole issue listing.
+    let mut envelope = Map::with_capacity(11);
+    let mut put = |key: &str, value: Value| {
+        envelope.insert(key.to_string(), value);
+    };
+    put("schema", json!(SCHEMA));
+    put("callId", Value::String(format!("call-{}", parts.n)));
+    put("action", json!(parts.action));
+    put("argsDigest", json!(parts.args_digest));
+    put("resultClass", Value::String(result_class));
+    put("failureClasses", json!(classes));
+    put("payload", payload);
+    put("witnessRefs", json!(refs));
+    put("policyDigest", json!(parts.policy_digest));
+    put("instructionRef", json!(parts.instruction_ref));
+    put("trajectoryRow", parts.trajectory_row);
+    Value::Object(envelope)
 }

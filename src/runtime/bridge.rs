@@ -283,21 +283,21 @@ impl HostBridge for CallHost {
             instruction_ref,
             trajectory_row,
         });
-        let row = json!({
-            "kind": effects::ROW_KIND,
-            "runId": self.run_id,
-            "seq": n,
-            "action": action,
-            "args": args,
-            "argsDigest": args_digest,
-            "envelope": envelope,
-        });
+        let row = effects::CallRow {
+            kind: effects::ROW_KIND,
+            run_id: &self.run_id,
+            seq: n,
+            action,
+            args: args.as_ref(),
+            args_digest: &args_digest,
+            envelope: &envelope,
+        };
         if let Some(log) = state.log.as_mut() {
             if let Err(e) = log.append(&row) {
                 state.io_errors.push(e.to_string());
             }
         }
-        state.effects.push(envelope.clone());
+        crate::sandbox::memory::host_retained(|| state.effects.push(envelope.clone()));
         HostReply {
             envelope,
             breach: decision.breach,

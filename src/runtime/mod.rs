@@ -247,7 +247,7 @@ impl Host {
             "output": output.output,
             "outputTruncated": output.output_truncated,
             "executedCallCount": ended.executed,
-            "effects": ended.effects,
+            "effects": [],
             "usage": {"hostCalls": ended.calls, "elapsedMs": output.elapsed.as_millis() as u64},
             "runId": run_id,
             "programDigest": program_digest,
@@ -255,6 +255,8 @@ impl Host {
             "startedAt": rfc3339(started),
             "finishedAt": rfc3339(finished),
         });
+        // Moved in, not through `json!`, which would deep-copy every envelope.
+        json["effects"] = Value::Array(ended.effects);
         if let Some(error) = error {
             json["error"] = error;
         }

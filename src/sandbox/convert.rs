@@ -246,13 +246,13 @@ pub fn json_to_value(value: &Value) -> SteelVal {
             Some(i) => SteelVal::IntV(i),
             None => SteelVal::NumV(n.as_f64().unwrap_or(f64::NAN)),
         },
-        Value::String(s) => SteelVal::StringV(s.clone().into()),
+        Value::String(s) => SteelVal::StringV(s.as_str().into()),
         Value::Array(items) => SteelVal::ListV(items.iter().map(json_to_value).collect()),
         Value::Object(map) => {
-            let mut out = steel::HashMap::new();
-            for (k, v) in map {
-                out.insert(SteelVal::StringV(k.clone().into()), json_to_value(v));
-            }
+            let out: steel::HashMap<SteelVal, SteelVal> = map
+                .iter()
+                .map(|(k, v)| (SteelVal::StringV(k.as_str().into()), json_to_value(v)))
+                .collect();
             SteelVal::HashMapV(Gc::new(out).into())
         }
     }

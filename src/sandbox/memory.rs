@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 pub struct CountingAlloc;
 
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+/// Bytes the host keeps for the running program's record (its effect
+/// envelopes): allocated on the worker thread, but not the program's memory.
+static HOST_RETAINED: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// Runaway guard of a worker thread: (address of its cancel flag, hard cap on
@@ -35,9 +38,7 @@ fn check_runaway(size: usize) {
     }
     // SAFETY: the flag is a leaked `&'static AtomicBool` installed by `set_runaway_guard`.
     let cancelled = unsafe { &*(flag as *const AtomicBool) };
-    if cancelled.load(Ordering::Relaxed)
-        || ALLOCATED.load(Ordering::Relaxed).saturating_add(size) > cap
-    {
+    if cancelled.load(Ordering::Relaxed) || program_allocated().saturating_add(size) > cap {
         cancelled.store(true, Ordering::Relaxed);
         loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -110,6 +111,32 @@ pub fn allocated() -> usize {
     ALLOCATED.load(Ordering::Relaxed)
 }
 
+/// Bytes allocated by the process, less what the host retains for the running
+/// program's record: the figure the memory limit is checked against.
+pub fn program_allocated() -> usize {
+    ALLOCATED
+        .load(Ordering::Relaxed)
+        .saturating_sub(HOST_RETAINED.load(Ordering::Relaxed))
+}
+
+/// Runs `f`, which stores host bookkeeping that lives until the run ends (an
+/// effect envelope kept for the result), and credits what it allocated so a
+/// program making many host calls is not charged for the host's record of them.
+/// Only memory kept past the run's last call belongs here; the credit is
+/// cleared by [`reset_host_retained`] when the next run starts.
+pub fn host_retained<R>(f: impl FnOnce() -> R) -> R {
+    let before = allocated();
+    let out = f();
+    let grown = allocated().saturating_sub(before);
+    HOST_RETAINED.fetch_add(grown, Ordering::Relaxed);
+    out
+}
+
+/// Clears the host's credit at the start of a run.
+pub fn reset_host_retained() {
+    HOST_RETAINED.store(0, Ordering::Relaxed);
+}
+
 thread_local! {
     /// The running program's budget on this (worker) thread: (baseline, limit).
     static BUDGET: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
@@ -125,7 +152,10 @@ pub fn set_thread_budget(budget: Option<(usize, usize)>) {
 pub fn would_exceed(extra: usize) -> bool {
     BUDGET.with(|b| match b.get() {
         Some((baseline, limit)) => {
-            allocated().saturating_sub(baseline).saturating_add(extra) > limit
+            program_allocated()
+                .saturating_sub(baseline)
+                .saturating_add(extra)
+                > limit
         }
         None => false,
     })

@@ -252,7 +252,7 @@ fn supervise(
             continue;
         }
         let baseline = shared.baseline.load(Ordering::Relaxed);
-        if baseline != 0 && memory::allocated().saturating_sub(baseline) > memory_limit {
+        if baseline != 0 && memory::program_allocated().saturating_sub(baseline) > memory_limit {
             shared.breach(Breach::Memory);
             interrupted_at = Some(now);
         } else if now >= deadline {
@@ -323,6 +323,7 @@ fn run_job(
     });
 
     let limit = job.shared.limits.max_memory_bytes();
+    memory::reset_host_retained();
     let baseline = memory::allocated().max(1);
     job.shared.baseline.store(baseline, Ordering::Relaxed);
     memory::set_thread_budget(Some((baseline, limit)));

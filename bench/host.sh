@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Benchmarks of the host core (issue 2):
+#
+#   bench/host.sh [PROGRAMS] [CALLS]     (defaults 2000 and 200000)
+#
+#   - cold: `tusk eval` of a one-call program, process start to exit
+#     (hyperfine when available, installed from Debian's packages when possible;
+#     otherwise a plain timing loop), against a store of 1000 issues from
+#     ../shared/bench/gen_issues.py;
+#   - warm: PROGRAMS one-call programs run by one in-process Host;
+#   - throughput: one program making CALLS calls to a trivial read action.
+# The last two are `cargo bench --bench host`. Respects CARGO_TARGET_DIR.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED=${SHARED:-$ROOT/../shared}
+PROGRAMS=${1:-2000}
+CALLS=${2:-200000}
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+
+(cd "$ROOT" && cargo build --release --quiet)
+BIN="$TARGET_DIR/release/tusk"
+
+if ! command -v hyperfine >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -qq hyperfine >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1; } \
+        || echo "bench: hyperfine not installable, using a timing loop" >&2
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$TMP/.premath"
+if [ -f "$SHARED/bench/gen_issues.py" ]; then
+    python3 "$SHARED/bench/gen_issues.py" 1000 "$TMP/.premath/issues.jsonl" >/dev/null
+fi
+echo '(hash-ref (payload (issue.ready)) "count")' >"$TMP/one.scm"
+# The program must run, and be accepted, before it is timed.
+(cd "$TMP" && "$BIN" eval one.scm >/dev/null)
+echo "uptime: $(uptime)"
+
+echo "== cold: tusk eval of a one-call program (process start to exit)"
+if command -v hyperfine >/dev/null 2>&1; then
+    (cd "$TMP" && hyperfine -N --warmup 3 --runs 50 --style basic -n "tusk eval one.scm" "$BIN eval one.scm")
+else
+    start=$(date +%s%N)
+    for _ in $(seq 50); do (cd "$TMP" && "$BIN" eval one.scm >/dev/null); done
+    end=$(date +%s%N)
+    awk -v t=$((end - start)) 'BEGIN { printf "tusk eval one.scm: mean %.2f ms over 50 runs\n", t / 50 / 1e6 }'
+fi
+
+echo "== warm per-program latency and host-call throughput (in process)"
+(cd "$ROOT" && cargo bench --quiet --bench host -- "$PROGRAMS" "$CALLS")
+echo "uptime: $(uptime)"

@@ -1,0 +1,163 @@
+//! In-process figures of the host core (issue 2's benchmark):
+//!
+//! - **warm per-program latency**: one [`Host`] (engine prepared once) runs many
+//!   one-call programs in a row, each a full run: effect-log header, one call
+//!   with its effect row and trajectory row, footer;
+//! - **host-call throughput**: one program making many calls to a trivial read
+//!   action registered through the embedding API.
+//!
+//! `cargo bench --bench host [-- PROGRAMS CALLS]` (defaults 2000 and 200000).
+//! Under `cargo test --all-targets` it runs a small smoke version. It asserts
+//! that every run was accepted and every call was recorded, never timings; the
+//! cold whole-process figure is `bench/host.sh`.
+
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tusk::host::{
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, HostAction, HostPaths,
+    MutationPolicy, Registry,
+};
+use tusk::runtime::{register_builtins, Host, HostConfig, Request};
+use tusk::sandbox::{Limits, LimitsOverride};
+
+/// The trivial read: no arguments, a constant payload.
+struct Noop;
+
+impl HostAction for Noop {
+    fn id(&self) -> &str {
+        "bench.noop"
+    }
+    fn kind(&self) -> ActionKind {
+        ActionKind::Read
+    }
+    fn args(&self) -> &[ArgSpec] {
+        &[]
+    }
+    fn call(
+        &self,
+        _ctx: &ActionContext<'_>,
+        _args: &Map<String, Value>,
+    ) -> Result<ActionOutcome, ActionError> {
+        Ok(ActionOutcome::accepted(json!({"ok": true})))
+    }
+}
+
+fn host(dir: &std::path::Path) -> Host {
+    let mut registry = Registry::new();
+    registry.register(Arc::new(Noop)).expect("fresh id");
+    register_builtins(&mut registry).expect("built-ins");
+    let host = Host::new(HostConfig {
+        paths: HostPaths::under(dir),
+        policy: MutationPolicy::builtin_default(),
+        registry,
+        limits: Limits::default(),
+    });
+    host.warm_up().expect("engine builds");
+    host
+}
+
+fn run(host: &Host, program: &str, limits: Option<LimitsOverride>) -> Value {
+    let result = host
+        .eval(&Request {
+            program: program.into(),
+            limits,
+            ..Default::default()
+        })
+        .expect("logs are writable");
+    assert!(result.accepted, "{}", result.json);
+    result.json
+}
+
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|c| **c == b'\n').count())
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+fn warm(programs: usize, label: &str, program: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let host = host(dir.path());
+    // A few unmeasured runs so file creation is not in the figures.
+    for _ in 0..5 {
+        run(&host, program, None);
+    }
+    let mut times = Vec::with_capacity(programs);
+    let t = Instant::now();
+    for _ in 0..programs {
+        let t = Instant::now();
+        let json = run(&host, program, None);
+        times.push(t.elapsed());
+        assert_eq!(json["executedCallCount"], 1);
+    }
+    let total = t.elapsed();
+    let paths = &host.config().paths;
+    // Header + one row + footer per run; one trajectory row per run.
+    assert_eq!(lines(&paths.effects), 3 * (programs + 5));
+    assert_eq!(lines(&paths.trajectory), programs + 5);
+    times.sort();
+    println!(
+        "warm per-program ({label}): {programs} programs in {:.3} s: mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms",
+        total.as_secs_f64(),
+        total.as_secs_f64() * 1e3 / programs as f64,
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+    );
+}
+
+fn throughput(calls: usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let host = host(dir.path());
+    let program =
+        format!("(let loop ((i 0)) (if (< i {calls}) (begin (bench.noop) (loop (+ i 1))) i))");
+    let limits = LimitsOverride {
+        max_calls: Some(calls as u32),
+        timeout_ms: Some(600_000),
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let json = run(&host, &program, Some(limits));
+    let dt = t.elapsed();
+    assert_eq!(json["value"], calls);
+    assert_eq!(json["executedCallCount"], calls);
+    let paths = &host.config().paths;
+    assert_eq!(lines(&paths.effects), calls + 2);
+    assert_eq!(lines(&paths.trajectory), calls);
+    let in_program = json["usage"]["elapsedMs"].as_f64().unwrap_or(f64::NAN) / 1e3;
+    println!(
+        "host-call throughput (bench.noop, each call with effect row + trajectory row): {calls} calls in {:.3} s = {:.0} calls/s ({:.2} µs/call); inside the program {:.3} s = {:.0} calls/s",
+        dt.as_secs_f64(),
+        calls as f64 / dt.as_secs_f64(),
+        dt.as_secs_f64() * 1e6 / calls as f64,
+        in_program,
+        calls as f64 / in_program,
+    );
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let numbers: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let programs = numbers
+        .first()
+        .copied()
+        .unwrap_or(if bench { 2_000 } else { 20 });
+    let calls = numbers
+        .get(1)
+        .copied()
+        .unwrap_or(if bench { 200_000 } else { 500 });
+    warm(programs, "(bench.noop)", "(bench.noop)");
+    warm(
+        programs,
+        "(issue.ready) on an empty store",
+        "(result-class (issue.ready))",
+    );
+    throughput(calls);
+}

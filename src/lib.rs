@@ -10,6 +10,7 @@
 //! - [`typestate`]: the tool-calling typestate join check (`harness-join-check`).
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
+//! - [`replay`]: re-running recorded runs against their recorded envelopes.
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
@@ -19,6 +20,7 @@ pub mod effects;
 pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod replay;
 pub mod runtime;
 pub mod sandbox;
 pub mod typestate;

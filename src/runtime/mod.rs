@@ -166,6 +166,9 @@ impl Host {
             "limits": limits,
             "profile": PROFILE,
             "startedAt": rfc3339(started),
+            // What the program could bind by name and list with (host-actions):
+            // replay binds the same.
+            "hostActions": self.config.registry.ids(),
         });
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);

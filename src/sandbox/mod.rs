@@ -48,6 +48,8 @@ pub const CLASS_EFFECT_DENIED: &str = "scheme_eval.effect_denied";
 pub const CLASS_RUNTIME_ERROR: &str = "scheme_eval.runtime_error";
 /// The evaluator itself failed (a worker thread died); never the program's fault.
 pub const CLASS_INTERNAL: &str = "scheme_eval.internal_error";
+/// The host bridge stopped the run (replay: the program left the record).
+pub const CLASS_HALTED: &str = "scheme_eval.halted";
 
 /// A limit breach: ends the run with one result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +58,8 @@ pub enum Breach {
     Memory,
     CallBudget,
     WorkerLost,
+    /// The host bridge has no answer to give (a replay that left the record).
+    Halted,
 }
 
 impl Breach {
@@ -65,6 +69,7 @@ impl Breach {
             Breach::Memory => CLASS_MEMORY,
             Breach::CallBudget => CLASS_CALL_BUDGET,
             Breach::WorkerLost => CLASS_INTERNAL,
+            Breach::Halted => CLASS_HALTED,
         }
     }
 
@@ -85,6 +90,7 @@ impl Breach {
             Breach::WorkerLost => {
                 "the evaluator's worker thread died; the program was stopped".to_string()
             }
+            Breach::Halted => "the host halted the program".to_string(),
         }
     }
 }

@@ -1,0 +1,339 @@
+//! Reading an effect log back into runs, and checking the log's own integrity.
+//!
+//! Rows are grouped by `runId`, so runs of concurrent writers may interleave in
+//! the file (each row is one `O_APPEND` write). Within one run the rows must be
+//! exactly: a header, calls with `seq` 1, 2, … in order, a footer. Anything
+//! else is an integrity problem of that run; a row that belongs to no run is a
+//! problem of the log.
+
+use crate::canonical;
+use crate::effects::{self, EffectLogError};
+use crate::sandbox::Limits;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One recorded host call.
+#[derive(Clone, Debug)]
+pub struct RecordedCall {
+    pub seq: usize,
+    pub action: String,
+    /// `None` for a call without arguments (recorded as `null`).
+    pub args: Option<Value>,
+    pub args_digest: String,
+    pub envelope: Value,
+    pub line: usize,
+}
+
+/// One recorded run: header, calls, footer (absent when the log ends early).
+#[derive(Clone, Debug)]
+pub struct RecordedRun {
+    pub run_id: String,
+    pub session_id: Option<String>,
+    pub program: String,
+    pub limits: Limits,
+    /// Action ids the recording host bound (headers written before tusk
+    /// recorded them have none; replay then binds the built-ins).
+    pub host_actions: Option<Vec<String>>,
+    pub calls: Vec<RecordedCall>,
+    pub footer: Option<Value>,
+    pub header_line: usize,
+    /// The first integrity problem found in this run's rows.
+    pub problem: Option<Problem>,
+}
+
+/// An integrity problem: where, which field, what the log should have said
+/// and what it says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub line: usize,
+    pub seq: Option<usize>,
+    pub field: String,
+    pub expected: Value,
+    pub got: Value,
+}
+
+/// A parsed effect log.
+#[derive(Debug, Default)]
+pub struct Log {
+    /// Runs in the order their headers appear.
+    pub runs: Vec<RecordedRun>,
+    /// Rows that belong to no run.
+    pub stray: Vec<Problem>,
+    /// Warnings from reading (a skipped torn last line).
+    pub warnings: Vec<String>,
+}
+
+/// The log cannot be read at all: replay exits 2.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error(transparent)]
+    Read(#[from] EffectLogError),
+}
+
+fn text(row: &Value, key: &str) -> Option<String> {
+    row.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn problem(line: usize, seq: Option<usize>, field: &str, expected: Value, got: Value) -> Problem {
+    Problem {
+        line,
+        seq,
+        field: field.to_string(),
+        expected,
+        got,
+    }
+}
+
+/// Reads and groups an effect log.
+pub fn read(path: &Path) -> Result<Log, LogError> {
+    let contents = effects::read_log(path)?;
+    let mut log = Log {
+        warnings: contents.warnings,
+        ..Log::default()
+    };
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (line, row) in contents.rows {
+        let kind = text(&row, "kind").unwrap_or_default();
+        let Some(run_id) = text(&row, "runId") else {
+            log.stray.push(problem(
+                line,
+                None,
+                "log.runId",
+                Value::String("a row with a runId".into()),
+                Value::String(format!("a {kind:?} row without one")),
+            ));
+            continue;
+        };
+        match kind.as_str() {
+            effects::RUN_KIND => {
+                if index.contains_key(&run_id) {
+                    let run = &mut log.runs[index[&run_id]];
+                    note(
+                        run,
+                        problem(
+                            line,
+                            None,
+                            "log.header",
+                            Value::String("one header per run".into()),
+                            Value::String("a second header".into()),
+                        ),
+                    );
+                    continue;
+                }
+                index.insert(run_id.clone(), log.runs.len());
+                log.runs.push(header(line, run_id, &row));
+            }
+            effects::ROW_KIND | effects::RUN_END_KIND => {
+                let Some(&i) = index.get(&run_id) else {
+                    log.stray.push(problem(
+                        line,
+                        row.get("seq").and_then(Value::as_u64).map(|s| s as usize),
+                        "log.header",
+                        Value::String(format!("a header for {run_id} before its rows")),
+                        Value::String("none".into()),
+                    ));
+                    continue;
+                };
+                let run = &mut log.runs[i];
+                if kind == effects::ROW_KIND {
+                    call_row(run, line, &row);
+                } else if run.footer.is_some() {
+                    note(
+                        run,
+                        problem(
+                            line,
+                            None,
+                            "log.runEnd",
+                            Value::String("one footer per run".into()),
+                            Value::String("a second footer".into()),
+                        ),
+                    );
+                } else {
+                    if row.get("valueDigest").and_then(Value::as_str).is_none() {
+                        note(
+                            run,
+                            problem(
+                                line,
+                                None,
+                                "log.valueDigest",
+                                Value::String("a valueDigest".into()),
+                                row.get("valueDigest").cloned().unwrap_or(Value::Null),
+                            ),
+                        );
+                    }
+                    run.footer = Some(row);
+                }
+            }
+            other => log.stray.push(problem(
+                line,
+                None,
+                "log.kind",
+                Value::String("an effect-log row kind".into()),
+                Value::String(other.to_string()),
+            )),
+        }
+    }
+    for run in &mut log.runs {
+        if run.footer.is_none() {
+            let seq = run.calls.len() + 1;
+            note(
+                run,
+                problem(
+                    0,
+                    Some(seq),
+                    "log.runEnd",
+                    Value::String("a run_end row".into()),
+                    Value::String("end of log (the run never finished)".into()),
+                ),
+            );
+        }
+    }
+    Ok(log)
+}
+
+fn note(run: &mut RecordedRun, p: Problem) {
+    if run.problem.is_none() {
+        run.problem = Some(p);
+    }
+}
+
+fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
+    let mut run = RecordedRun {
+        run_id,
+        session_id: text(row, "sessionId"),
+        program: text(row, "program").unwrap_or_default(),
+        limits: Limits::default(),
+        host_actions: row.get("hostActions").and_then(Value::as_array).map(|ids| {
+            ids.iter()
+                .filter_map(|id| id.as_str().map(str::to_string))
+                .collect()
+        }),
+        calls: Vec::new(),
+        footer: None,
+        header_line: line,
+        problem: None,
+    };
+    if row.get("program").and_then(Value::as_str).is_none() {
+        note(
+            &mut run,
+            problem(
+                line,
+                None,
+                "log.program",
+                Value::String("the program text".into()),
+                row.get("program").cloned().unwrap_or(Value::Null),
+            ),
+        );
+    }
+    let digest = canonical::sha256_text(&run.program);
+    if text(row, "programDigest").as_deref() != Some(digest.as_str()) {
+        note(
+            &mut run,
+            problem(
+                line,
+                None,
+                "log.programDigest",
+                Value::String(digest),
+                row.get("programDigest").cloned().unwrap_or(Value::Null),
+            ),
+        );
+    }
+    match row
+        .get("limits")
+        .cloned()
+        .map(serde_json::from_value::<Limits>)
+    {
+        Some(Ok(limits)) => run.limits = limits,
+        other => note(
+            &mut run,
+            problem(
+                line,
+                None,
+                "log.limits",
+                Value::String("the run's limits".into()),
+                Value::String(match other {
+                    Some(Err(e)) => e.to_string(),
+                    _ => "none".into(),
+                }),
+            ),
+        ),
+    }
+    run
+}
+
+fn call_row(run: &mut RecordedRun, line: usize, row: &Value) {
+    let expected_seq = run.calls.len() + 1;
+    let seq = row.get("seq").and_then(Value::as_u64).map(|s| s as usize);
+    if run.footer.is_some() {
+        note(
+            run,
+            problem(
+                line,
+                seq,
+                "log.runEnd",
+                Value::String("no rows after the run_end row".into()),
+                Value::String("a call row".into()),
+            ),
+        );
+        return;
+    }
+    if seq != Some(expected_seq) {
+        note(
+            run,
+            problem(
+                line,
+                Some(expected_seq),
+                "log.seq",
+                Value::from(expected_seq),
+                row.get("seq").cloned().unwrap_or(Value::Null),
+            ),
+        );
+    }
+    let action = text(row, "action").unwrap_or_default();
+    let args = match row.get("args") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.clone()),
+    };
+    let args_digest = text(row, "argsDigest").unwrap_or_default();
+    let envelope = row.get("envelope").cloned().unwrap_or(Value::Null);
+    let recomputed = canonical::args_digest(args.as_ref());
+    if recomputed != args_digest {
+        note(
+            run,
+            problem(
+                line,
+                Some(expected_seq),
+                "log.argsDigest",
+                Value::String(recomputed),
+                Value::String(args_digest.clone()),
+            ),
+        );
+    }
+    let checks = [
+        (
+            "log.envelope.argsDigest",
+            Value::String(args_digest.clone()),
+        ),
+        ("log.envelope.action", Value::String(action.clone())),
+        (
+            "log.envelope.callId",
+            Value::String(format!("call-{expected_seq}")),
+        ),
+    ];
+    for (field, expected) in checks {
+        let key = field.rsplit('.').next().unwrap_or_default();
+        let got = envelope.get(key).cloned().unwrap_or(Value::Null);
+        if got != expected {
+            note(run, problem(line, Some(expected_seq), field, expected, got));
+        }
+    }
+    run.calls.push(RecordedCall {
+        seq: expected_seq,
+        action,
+        args,
+        args_digest,
+        envelope,
+        line,
+    });
+}

@@ -1,0 +1,341 @@
+//! Deterministic replay of recorded runs (host-api §7).
+//!
+//! A recorded run is re-executed from its program text under its recorded
+//! limits, with every host call answered from the recorded envelope by a
+//! [`ReplayBridge`] instead of the live registry: no store, trajectory or
+//! effect log is touched. Replay checks, in order, each call's action and
+//! argsDigest, the number of calls, and the digest of the final value.
+//! Before running anything it checks the log itself ([`log`]).
+//!
+//! The runs of one REPL session (one `sessionId`) are replayed in order in one
+//! session engine, so definitions made by earlier forms exist for later ones.
+
+pub mod log;
+
+use crate::canonical;
+use crate::sandbox::{Breach, EngineMode, HostBridge, HostReply, Sandbox};
+use log::{RecordedCall, RecordedRun};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub const REPLAY_KIND: &str = "premath.scheme_eval.replay.v0";
+pub const REPLAY_SET_KIND: &str = "premath.scheme_eval.replay_set.v0";
+
+/// Failure classes that end a run at a moment the program does not choose
+/// (wall clock, heap growth, an operator's Ctrl-C). A replay of such a run is
+/// compared up to the recorded stop and no further.
+const UNTIMED_STOPS: &[&str] = &[
+    crate::sandbox::CLASS_TIMEOUT,
+    crate::sandbox::CLASS_MEMORY,
+    "scheme_eval.interrupted",
+];
+
+/// The first place a replay (or the log) disagrees with the record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The call concerned; `None` for the final value and run-level fields.
+    pub seq: Option<usize>,
+    pub field: String,
+    pub expected: Value,
+    pub got: Value,
+}
+
+impl From<log::Problem> for Divergence {
+    fn from(p: log::Problem) -> Self {
+        Divergence {
+            seq: p.seq,
+            field: p.field,
+            expected: p.expected,
+            got: p.got,
+        }
+    }
+}
+
+/// The outcome of replaying one run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    pub run_id: String,
+    pub session_id: Option<String>,
+    pub checked_calls: usize,
+    pub divergence: Option<Divergence>,
+    /// False when the run was not executed (an earlier run of its session diverged).
+    pub replayed: bool,
+}
+
+impl RunReport {
+    pub fn parity(&self) -> bool {
+        self.divergence.is_none() && self.replayed
+    }
+
+    /// The `premath.scheme_eval.replay.v0` object.
+    pub fn to_json(&self) -> Value {
+        let mut out = json!({
+            "kind": REPLAY_KIND,
+            "runId": self.run_id,
+            "parity": self.parity(),
+            "checkedCalls": self.checked_calls,
+        });
+        if let Some(sid) = &self.session_id {
+            out["sessionId"] = json!(sid);
+        }
+        if let Some(d) = &self.divergence {
+            out["divergence"] = json!({
+                "seq": d.seq,
+                "field": d.field,
+                "expected": d.expected,
+                "got": d.got,
+            });
+        }
+        if !self.replayed && self.divergence.is_none() {
+            out["skipped"] = json!("an earlier run of this session diverged");
+        }
+        out
+    }
+}
+
+/// Answers host calls from a run's recorded envelopes and notes the first
+/// disagreement. Never calls an action.
+pub struct ReplayBridge {
+    calls: Vec<RecordedCall>,
+    /// The recording stopped at an untimed moment: a call past the recorded
+    /// ones means the replay got further than the recording, not a divergence.
+    untimed_stop: bool,
+    state: Mutex<BridgeState>,
+}
+
+#[derive(Default)]
+struct BridgeState {
+    made: usize,
+    checked: usize,
+    divergence: Option<Divergence>,
+    halted: bool,
+    passed_recorded_stop: bool,
+}
+
+impl ReplayBridge {
+    pub fn new(calls: Vec<RecordedCall>, untimed_stop: bool) -> Self {
+        Self {
+            calls,
+            untimed_stop,
+            state: Mutex::new(BridgeState::default()),
+        }
+    }
+
+    fn halt(state: &mut BridgeState) -> HostReply {
+        state.halted = true;
+        HostReply {
+            envelope: Value::Null,
+            breach: Some(Breach::Halted),
+        }
+    }
+}
+
+impl HostBridge for ReplayBridge {
+    fn call(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        _args_error: Option<crate::sandbox::convert::ConvertError>,
+    ) -> HostReply {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.halted {
+            return Self::halt(&mut state);
+        }
+        state.made += 1;
+        let seq = state.made;
+        let Some(recorded) = self.calls.get(seq - 1) else {
+            if self.untimed_stop {
+                state.passed_recorded_stop = true;
+            } else {
+                state.divergence = Some(Divergence {
+                    seq: Some(seq),
+                    field: "callCount".into(),
+                    expected: json!(self.calls.len()),
+                    got: json!(seq),
+                });
+            }
+            return Self::halt(&mut state);
+        };
+        let digest = canonical::args_digest(args.as_ref());
+        let mismatch = if recorded.action != action {
+            Some(("action", json!(recorded.action), json!(action)))
+        } else if recorded.args_digest != digest {
+            Some(("argsDigest", json!(recorded.args_digest), json!(digest)))
+        } else {
+            None
+        };
+        if let Some((field, expected, got)) = mismatch {
+            state.divergence = Some(Divergence {
+                seq: Some(seq),
+                field: field.into(),
+                expected,
+                got,
+            });
+            return Self::halt(&mut state);
+        }
+        state.checked = seq;
+        // The live host stopped the program at the call over its budget; so does replay.
+        let over_budget = recorded.envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
+        HostReply {
+            envelope: recorded.envelope.clone(),
+            breach: over_budget.then_some(Breach::CallBudget),
+        }
+    }
+}
+
+/// Which runs of a log to replay.
+#[derive(Clone, Debug)]
+pub enum Selection {
+    All,
+    Run(String),
+    Session(String),
+}
+
+/// A selection names nothing in the log.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectionError {
+    #[error("no run {0} in the effect log")]
+    NoRun(String),
+    #[error("no session {0} in the effect log")]
+    NoSession(String),
+    #[error("the effect log has no runs")]
+    Empty,
+}
+
+/// Replays runs, keeping one prepared sandbox per set of bound action ids.
+#[derive(Default)]
+pub struct Replayer {
+    sandboxes: HashMap<Vec<String>, Sandbox>,
+}
+
+impl Replayer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replays the selected runs of `log`, sessions in one engine each, in log order.
+    pub fn replay(
+        &mut self,
+        log: &log::Log,
+        selection: &Selection,
+    ) -> Result<Vec<RunReport>, SelectionError> {
+        let runs: Vec<&RecordedRun> = match selection {
+            Selection::All => log.runs.iter().collect(),
+            Selection::Run(id) => log.runs.iter().filter(|r| &r.run_id == id).collect(),
+            Selection::Session(sid) => log
+                .runs
+                .iter()
+                .filter(|r| r.session_id.as_deref() == Some(sid.as_str()))
+                .collect(),
+        };
+        if runs.is_empty() {
+            return Err(match selection {
+                Selection::All => SelectionError::Empty,
+                Selection::Run(id) => SelectionError::NoRun(id.clone()),
+                Selection::Session(sid) => SelectionError::NoSession(sid.clone()),
+            });
+        }
+        // A session's state is built by all of its forms: replaying one form of
+        // a session alone would miss the definitions the earlier ones made.
+        let whole_sessions = !matches!(selection, Selection::Run(_));
+        let mut reports = Vec::with_capacity(runs.len());
+        let mut started_sessions: HashMap<String, bool> = HashMap::new();
+        for run in runs {
+            let (mode, diverged_before) = match (&run.session_id, whole_sessions) {
+                (Some(sid), true) => match started_sessions.get(sid) {
+                    None => (EngineMode::ResetSession, false),
+                    Some(&diverged) => (EngineMode::Session, diverged),
+                },
+                _ => (EngineMode::Fresh, false),
+            };
+            let report = if diverged_before {
+                RunReport {
+                    run_id: run.run_id.clone(),
+                    session_id: run.session_id.clone(),
+                    checked_calls: 0,
+                    divergence: None,
+                    replayed: false,
+                }
+            } else {
+                self.replay_run(run, mode)
+            };
+            if let (Some(sid), true) = (&run.session_id, whole_sessions) {
+                let diverged = diverged_before || !report.parity();
+                started_sessions.insert(sid.clone(), diverged);
+            }
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// Replays one run in the given engine mode.
+    pub fn replay_run(&mut self, run: &RecordedRun, mode: EngineMode) -> RunReport {
+        let mut report = RunReport {
+            run_id: run.run_id.clone(),
+            session_id: run.session_id.clone(),
+            checked_calls: 0,
+            divergence: None,
+            replayed: true,
+        };
+        if let Some(problem) = &run.problem {
+            report.divergence = Some(problem.clone().into());
+            return report;
+        }
+        let footer = run
+            .footer
+            .as_ref()
+            .expect("a run without footer has a problem");
+        let untimed_stop = footer["failureClasses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c.as_str().is_some_and(|c| UNTIMED_STOPS.contains(&c)));
+        let bridge = Arc::new(ReplayBridge::new(run.calls.clone(), untimed_stop));
+        let sandbox = self.sandbox_for(run);
+        let output = sandbox.run(&run.program, run.limits, mode, bridge.clone());
+        let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
+        report.checked_calls = state.checked;
+        if let Some(d) = &state.divergence {
+            report.divergence = Some(d.clone());
+            return report;
+        }
+        if state.made < run.calls.len() && !untimed_stop {
+            report.divergence = Some(Divergence {
+                seq: Some(state.made + 1),
+                field: "callCount".into(),
+                expected: json!(run.calls.len()),
+                got: json!(state.made),
+            });
+            return report;
+        }
+        if state.passed_recorded_stop {
+            // The recording was cut off here; there is no final value to compare.
+            return report;
+        }
+        let got = canonical::sha256_digest(&output.value);
+        let expected = footer["valueDigest"].clone();
+        if expected != Value::String(got.clone()) {
+            report.divergence = Some(Divergence {
+                seq: None,
+                field: "valueDigest".into(),
+                expected,
+                got: json!(got),
+            });
+        }
+        report
+    }
+
+    fn sandbox_for(&mut self, run: &RecordedRun) -> &Sandbox {
+        // Headers from before tusk recorded the bound ids: the built-ins.
+        let mut ids = run
+            .host_actions
+            .clone()
+            .unwrap_or_else(|| crate::runtime::builtin_registry().ids());
+        ids.sort();
+        ids.dedup();
+        self.sandboxes
+            .entry(ids.clone())
+            .or_insert_with(|| Sandbox::new(ids))
+    }
+}

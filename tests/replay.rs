@@ -1,0 +1,432 @@
+//! `tusk replay` through the real binary (host-api §7): parity on recorded
+//! runs of every kind, divergence found at the right call and field, the log's
+//! own integrity checks, truncated logs, and whole REPL sessions.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+const EFFECTS: &str = ".premath/host_effects.jsonl";
+
+/// Records one run with `tusk eval`; returns its run id.
+fn record(s: &Scratch, program: &str, extra: &[&str]) -> String {
+    let (_, r) = s.eval(program, extra);
+    r["runId"].as_str().expect("a run id").to_string()
+}
+
+fn replay(s: &Scratch, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["replay", "--json"];
+    all.extend_from_slice(args);
+    let out = s.tusk(&all);
+    let code = out.status.code().expect("exited");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (code, v)
+}
+
+/// Every file under the scratch dir with its bytes: replay must change none.
+fn snapshot(s: &Scratch) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &std::path::Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.insert(p.display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(s.dir.path(), &mut out);
+    out
+}
+
+/// Rewrites the effect log's rows through `edit` (row index, row) → rows.
+fn edit_log(s: &Scratch, mut edit: impl FnMut(usize, Value) -> Option<Value>) {
+    let rows = s.jsonl(EFFECTS);
+    let mut text = String::new();
+    for (i, row) in rows.into_iter().enumerate() {
+        if let Some(row) = edit(i, row) {
+            text.push_str(&serde_json::to_string(&row).unwrap());
+            text.push('\n');
+        }
+    }
+    std::fs::write(s.path(EFFECTS), text).unwrap();
+}
+
+/// Gives a recorded run a different program, keeping the log self-consistent
+/// (as if the program had been recorded so): replay must then diverge.
+fn swap_program(s: &Scratch, run_id: &str, program: &str) {
+    edit_log(s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run.v0" && row["runId"] == run_id {
+            row["program"] = json!(program);
+            row["programDigest"] = json!(format!("sha256:{}", sha256_hex(program)));
+        }
+        Some(row)
+    });
+}
+
+fn seeded() -> Scratch {
+    let s = Scratch::new();
+    for title in ["one", "two", "three"] {
+        assert!(s.tusk(&["issue", "add", title]).status.success());
+    }
+    s
+}
+
+fn digest(s: &Scratch) -> String {
+    let out = s.tusk(&["policy", "digest"]);
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn parity_on_reads_mutations_rejections_and_budget_breaches() {
+    let s = seeded();
+    let d = digest(&s);
+    let auth = [
+        "--policy-digest",
+        d.as_str(),
+        "--instruction-ref",
+        "instr://t",
+    ];
+    let reads = record(
+        &s,
+        r#"(define r (issue.ready)) (display "n=") (display (hash-ref (payload r) "count"))
+           (map (lambda (i) (hash-ref i "id")) (hash-ref (payload r) "items"))"#,
+        &[],
+    );
+    let mutation = record(
+        &s,
+        r#"(define c (issue.claim_next (hash "assignee" "agent.a")))
+           (list (result-class c) (result-class (issue.claim (hash "id" "bd-404" "assignee" "b"))))"#,
+        &auth,
+    );
+    let gate = record(
+        &s,
+        r#"(result-class (issue.update (hash "id" "bd-2" "title" "renamed")))"#,
+        &[],
+    );
+    let budget = record(
+        &s,
+        "(issue.ready) (issue.ready) (issue.ready) (issue.ready) 'unreached",
+        &["--max-calls", "2"],
+    );
+    let invalid = record(&s, "(host-call \"shell.exec\") (car '())", &[]);
+    let timeout = record(
+        &s,
+        "(issue.ready) (let loop () (loop))",
+        &["--timeout-ms", "300"],
+    );
+    // The live store moved on since (a claim, no rename); replay must not care.
+    assert!(s.tusk(&["issue", "close", "bd-3"]).status.success());
+    let before = snapshot(&s);
+
+    let (code, set) = replay(&s, &[]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["kind"], "premath.scheme_eval.replay_set.v0");
+    assert_eq!(set["parity"], true);
+    assert_eq!(set["runCount"], 6);
+    let checked: Vec<(String, Value)> = set["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["runId"].as_str().unwrap().to_string(),
+                r["checkedCalls"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        checked,
+        vec![
+            (reads.clone(), json!(1)),
+            (mutation.clone(), json!(2)),
+            (gate, json!(1)),
+            (budget.clone(), json!(3)),
+            (invalid, json!(1)),
+            (timeout, json!(1)),
+        ]
+    );
+    assert_eq!(snapshot(&s), before, "replay touched a file");
+
+    // One run: the spec's object.
+    let (code, one) = replay(&s, &["--run", &mutation]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        one,
+        json!({"kind": "premath.scheme_eval.replay.v0", "runId": mutation, "parity": true, "checkedCalls": 2})
+    );
+    // The readable form says the same.
+    let out = s.tusk(&["replay", "--run", &budget]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("{budget}: parity · 3 call(s) checked")),
+        "{text}"
+    );
+}
+
+#[test]
+fn divergence_is_found_at_the_right_call_and_field() {
+    let s = seeded();
+    let program = r#"(issue.ready) (issue.show (hash "id" "bd-1")) (issue.list) "done""#;
+    let cases: Vec<(&str, Value)> = vec![
+        (
+            r#"(issue.ready) (issue.blocked) (issue.list) "done""#,
+            json!({"seq": 2, "field": "action", "expected": "issue.show", "got": "issue.blocked"}),
+        ),
+        (
+            r#"(issue.ready) (issue.show (hash "id" "bd-2")) (issue.list) "done""#,
+            json!({"seq": 2, "field": "argsDigest",
+                   "expected": format!("he1_{}", sha256_hex(r#"{"id":"bd-1"}"#)),
+                   "got": format!("he1_{}", sha256_hex(r#"{"id":"bd-2"}"#))}),
+        ),
+        (
+            r#"(issue.ready) (issue.show (hash "id" "bd-1")) "done""#,
+            json!({"seq": 3, "field": "callCount", "expected": 3, "got": 2}),
+        ),
+        (
+            r#"(issue.ready) (issue.show (hash "id" "bd-1")) (issue.list) (issue.list) "done""#,
+            json!({"seq": 4, "field": "callCount", "expected": 3, "got": 4}),
+        ),
+        (
+            r#"(issue.ready) (issue.show (hash "id" "bd-1")) (issue.list) "changed""#,
+            json!({"seq": null, "field": "valueDigest",
+                   "expected": format!("sha256:{}", sha256_hex("\"done\"")),
+                   "got": format!("sha256:{}", sha256_hex("\"changed\""))}),
+        ),
+    ];
+    for (changed, expected) in cases {
+        let _ = std::fs::remove_file(s.path(EFFECTS));
+        let run = record(&s, program, &[]);
+        swap_program(&s, &run, changed);
+        let (code, r) = replay(&s, &["--run", &run]);
+        assert_eq!(code, 1, "{changed}: {r:#}");
+        assert_eq!(r["parity"], false);
+        assert_eq!(r["divergence"], expected, "{changed}");
+        let seq = expected["seq"].as_u64().unwrap_or(4) as usize;
+        assert_eq!(r["checkedCalls"], seq.min(4) - 1, "{changed}: {r:#}");
+    }
+}
+
+#[test]
+fn the_log_is_checked_before_anything_runs() {
+    let s = seeded();
+    let run = record(&s, r#"(issue.show (hash "id" "bd-1")) (issue.list) 1"#, &[]);
+    let pristine = std::fs::read(s.path(EFFECTS)).unwrap();
+    let restore = || std::fs::write(s.path(EFFECTS), &pristine).unwrap();
+
+    // A row whose args no longer match its argsDigest.
+    edit_log(&s, |_, mut row| {
+        if row["seq"] == 1 {
+            row["args"] = json!({"id": "bd-2"});
+        }
+        Some(row)
+    });
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 1);
+    assert_eq!(r["divergence"]["field"], "log.argsDigest");
+    assert_eq!(r["divergence"]["seq"], 1);
+    assert_eq!(r["checkedCalls"], 0);
+
+    // A program edited without its digest.
+    restore();
+    edit_log(&s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run.v0" {
+            row["program"] = json!("2");
+        }
+        Some(row)
+    });
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 1);
+    assert_eq!(r["divergence"]["field"], "log.programDigest");
+
+    // A call row missing (seq 1 then nothing, footer present).
+    restore();
+    edit_log(&s, |i, row| (i != 1).then_some(row));
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        r["divergence"],
+        json!({"seq": 1, "field": "log.seq", "expected": 1, "got": 2})
+    );
+
+    // A row of another kind inside the run, and a row for a run with no header.
+    restore();
+    edit_log(&s, |i, row| {
+        if i == 1 {
+            Some(json!({"kind": "something.else", "runId": "run-x"}))
+        } else {
+            Some(row)
+        }
+    });
+    let mut text = std::fs::read_to_string(s.path(EFFECTS)).unwrap();
+    text.push_str(
+        &serde_json::to_string(
+            &json!({"kind": "premath.host_effect.row.v0", "runId": "run-ghost", "seq": 1}),
+        )
+        .unwrap(),
+    );
+    text.push('\n');
+    std::fs::write(s.path(EFFECTS), text).unwrap();
+    let (code, set) = replay(&s, &[]);
+    assert_eq!(code, 1, "{set:#}");
+    assert_eq!(set["parity"], false);
+    let stray: Vec<&Value> = set["strayRows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["field"])
+        .collect();
+    assert_eq!(stray, vec!["log.kind", "log.header"]);
+
+    // A selection that names nothing, a missing log, a corrupt middle line: exit 2.
+    restore();
+    assert_eq!(
+        s.tusk(&["replay", "--run", "run-nope"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        s.tusk(&["replay", "--session", "session-nope"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        s.tusk(&["replay", "--effects", "missing.jsonl"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let mut corrupt = pristine.clone();
+    corrupt.splice(0..0, b"{not json\n".iter().copied());
+    std::fs::write(s.path("corrupt.jsonl"), corrupt).unwrap();
+    let out = s.tusk(&["replay", "--effects", "corrupt.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_truncated_log_is_reported_not_crashed_on() {
+    let s = seeded();
+    let first = record(&s, "(issue.ready) 1", &[]);
+    let second = record(&s, "(issue.ready) (issue.list) 2", &[]);
+    let bytes = std::fs::read(s.path(EFFECTS)).unwrap();
+    // Cut the log in the middle of the second run's second call row.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let cut = text.find(r#""seq":2"#).expect("second call row") + 3;
+    std::fs::write(s.path(EFFECTS), &bytes[..cut]).unwrap();
+
+    let out = s.tusk(&["replay", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("torn last line"), "{stderr}");
+    let set: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(set["runs"][0]["runId"], first);
+    assert_eq!(set["runs"][0]["parity"], true);
+    assert_eq!(set["runs"][1]["runId"], second);
+    assert_eq!(set["runs"][1]["parity"], false);
+    assert_eq!(set["runs"][1]["divergence"]["field"], "log.runEnd");
+    assert_eq!(set["runs"][1]["divergence"]["seq"], 2);
+
+    // Cut at a line boundary (the footer never written): the same report, no warning.
+    let footer_start = text
+        .rfind("{\"kind\":\"premath.scheme_eval.run_end.v0\"")
+        .unwrap();
+    std::fs::write(s.path(EFFECTS), &bytes[..footer_start]).unwrap();
+    let (code, r) = replay(&s, &["--run", &second]);
+    assert_eq!(code, 1);
+    assert_eq!(r["divergence"]["field"], "log.runEnd");
+    assert_eq!(r["divergence"]["seq"], 3);
+}
+
+#[test]
+fn embedder_bindings_and_read_only_profiles_replay_as_recorded() {
+    let s = seeded();
+    // The program lists what it can call: replay must bind the same set.
+    let ro = record(&s, "(length (host-actions))", &["--read-only"]);
+    let full = record(&s, "(length (host-actions))", &[]);
+    let (code, set) = replay(&s, &[]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["runs"][0]["runId"], ro);
+    assert_eq!(set["runs"][1]["runId"], full);
+}
+
+#[test]
+fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
+    use tusk::runtime::{Host, HostConfig, Request};
+    use tusk::sandbox::EngineMode;
+    let s = seeded();
+    let host = Host::new(HostConfig::under(s.dir.path()).unwrap());
+    let forms = [
+        "(define x 41)",
+        "(issue.ready) (+ x 1)",
+        r#"(define (f) (issue.show (hash "id" "bd-1"))) (result-class (f))"#,
+        "(set! x (+ x (hash-ref (payload (issue.ready)) \"count\"))) x",
+    ];
+    let mut runs = Vec::new();
+    for (i, form) in forms.iter().enumerate() {
+        let mode = if i == 0 {
+            EngineMode::ResetSession
+        } else {
+            EngineMode::Session
+        };
+        let r = host
+            .eval_with(
+                &Request {
+                    program: form.to_string(),
+                    ..Default::default()
+                },
+                mode,
+                Some("session-test"),
+            )
+            .unwrap();
+        assert!(r.accepted, "{}", r.json);
+        runs.push(r.json["runId"].as_str().unwrap().to_string());
+    }
+    // Another run in between, outside the session.
+    let lone = record(&s, "(issue.list) 5", &[]);
+
+    let (code, set) = replay(&s, &["--session", "session-test"]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["runCount"], 4);
+    assert_eq!(set["checkedCalls"], 3);
+    assert!(set["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["sessionId"] == "session-test" && r["parity"] == true));
+    let (code, set) = replay(&s, &["--all"]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["runs"][4]["runId"], lone);
+
+    // A form that needs its session's definitions cannot be replayed alone.
+    // (It fails to compile alone, so it never makes its call.)
+    let (code, r) = replay(&s, &["--run", &runs[1]]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        r["divergence"],
+        json!({"seq": 1, "field": "callCount", "expected": 1, "got": 0})
+    );
+
+    // Once a form of a session diverges, later forms are not replayed.
+    swap_program(&s, &runs[0], "(define x 1)");
+    let (code, set) = replay(&s, &["--session", "session-test"]);
+    assert_eq!(code, 1);
+    assert_eq!(set["runs"][0]["parity"], true);
+    assert_eq!(set["runs"][1]["divergence"]["field"], "valueDigest");
+    assert_eq!(set["runs"][2]["parity"], false);
+    assert_eq!(set["runs"][2]["checkedCalls"], 0);
+    assert!(set["runs"][2]["skipped"].is_string());
+}

@@ -8,8 +8,9 @@
 #     otherwise a plain timing loop), against a store of 1000 issues from
 #     ../shared/bench/gen_issues.py;
 #   - warm: PROGRAMS one-call programs run by one in-process Host;
-#   - throughput: one program making CALLS calls to a trivial read action.
-# The last two are `cargo bench --bench host`. Respects CARGO_TARGET_DIR.
+#   - throughput: one program making CALLS calls to a trivial read action;
+#   - replay: a recorded log of 100,000 calls replayed and checked.
+# The last three are `cargo bench --bench host` and `cargo bench --bench replay`. Respects CARGO_TARGET_DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,4 +51,7 @@ fi
 
 echo "== warm per-program latency and host-call throughput (in process)"
 (cd "$ROOT" && cargo bench --quiet --bench host -- "$PROGRAMS" "$CALLS")
+
+echo "== replay speed (recorded calls re-checked per second, in process)"
+(cd "$ROOT" && cargo bench --quiet --bench replay -- 50000)
 echo "uptime: $(uptime)"

@@ -38,7 +38,7 @@ pub fn run(args: ReplayArgs) -> i32 {
         .effects
         .clone()
         .unwrap_or_else(|| crate::host::HostPaths::under(std::path::Path::new(".")).effects);
-    let log = match log::read(&path) {
+    let mut log = match log::read(&path) {
         Ok(log) => log,
         Err(e) => return unusable(e),
     };
@@ -50,7 +50,7 @@ pub fn run(args: ReplayArgs) -> i32 {
         (_, Some(sid)) => Selection::Session(sid.clone()),
         _ => Selection::All,
     };
-    let reports = match replay::Replayer::new().replay(&log, &selection) {
+    let reports = match replay::Replayer::new().replay(std::mem::take(&mut log.runs), &selection) {
         Ok(r) => r,
         Err(e) => return unusable(e),
     };

@@ -137,7 +137,7 @@ pub fn read(path: &Path) -> Result<Log, LogError> {
                 };
                 let run = &mut log.runs[i];
                 if kind == effects::ROW_KIND {
-                    call_row(run, line, &row);
+                    call_row(run, line, row);
                 } else if run.footer.is_some() {
                     note(
                         run,
@@ -262,7 +262,7 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
     run
 }
 
-fn call_row(run: &mut RecordedRun, line: usize, row: &Value) {
+fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
     let expected_seq = run.calls.len() + 1;
     let seq = row.get("seq").and_then(Value::as_u64).map(|s| s as usize);
     if run.footer.is_some() {
@@ -290,13 +290,16 @@ fn call_row(run: &mut RecordedRun, line: usize, row: &Value) {
             ),
         );
     }
-    let action = text(row, "action").unwrap_or_default();
-    let args = match row.get("args") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.clone()),
+    let action = text(&row, "action").unwrap_or_default();
+    let args_digest = text(&row, "argsDigest").unwrap_or_default();
+    // Taken, not cloned: a long log holds many large envelopes.
+    let mut take = |key: &str| {
+        row.as_object_mut()
+            .and_then(|m| m.shift_remove(key))
+            .unwrap_or(Value::Null)
     };
-    let args_digest = text(row, "argsDigest").unwrap_or_default();
-    let envelope = row.get("envelope").cloned().unwrap_or(Value::Null);
+    let args = Some(take("args")).filter(|a| !a.is_null());
+    let envelope = take("envelope");
     let recomputed = canonical::args_digest(args.as_ref());
     if recomputed != args_digest {
         note(

@@ -97,7 +97,8 @@ impl RunReport {
 /// Answers host calls from a run's recorded envelopes and notes the first
 /// disagreement. Never calls an action.
 pub struct ReplayBridge {
-    calls: Vec<RecordedCall>,
+    /// Action and digest of each recorded call (the envelopes live in the state).
+    calls: Vec<(String, String)>,
     /// The recording stopped at an untimed moment: a call past the recorded
     /// ones means the replay got further than the recording, not a divergence.
     untimed_stop: bool,
@@ -106,6 +107,8 @@ pub struct ReplayBridge {
 
 #[derive(Default)]
 struct BridgeState {
+    /// Each recorded envelope, handed out (moved) when its call comes.
+    envelopes: Vec<Value>,
     made: usize,
     checked: usize,
     divergence: Option<Divergence>,
@@ -115,10 +118,17 @@ struct BridgeState {
 
 impl ReplayBridge {
     pub fn new(calls: Vec<RecordedCall>, untimed_stop: bool) -> Self {
+        let (calls, envelopes) = calls
+            .into_iter()
+            .map(|c| ((c.action, c.args_digest), c.envelope))
+            .unzip();
         Self {
             calls,
             untimed_stop,
-            state: Mutex::new(BridgeState::default()),
+            state: Mutex::new(BridgeState {
+                envelopes,
+                ..BridgeState::default()
+            }),
         }
     }
 
@@ -144,7 +154,7 @@ impl HostBridge for ReplayBridge {
         }
         state.made += 1;
         let seq = state.made;
-        let Some(recorded) = self.calls.get(seq - 1) else {
+        let Some((recorded_action, recorded_digest)) = self.calls.get(seq - 1) else {
             if self.untimed_stop {
                 state.passed_recorded_stop = true;
             } else {
@@ -158,10 +168,10 @@ impl HostBridge for ReplayBridge {
             return Self::halt(&mut state);
         };
         let digest = canonical::args_digest(args.as_ref());
-        let mismatch = if recorded.action != action {
-            Some(("action", json!(recorded.action), json!(action)))
-        } else if recorded.args_digest != digest {
-            Some(("argsDigest", json!(recorded.args_digest), json!(digest)))
+        let mismatch = if recorded_action != action {
+            Some(("action", json!(recorded_action), json!(action)))
+        } else if *recorded_digest != digest {
+            Some(("argsDigest", json!(recorded_digest), json!(digest)))
         } else {
             None
         };
@@ -175,10 +185,11 @@ impl HostBridge for ReplayBridge {
             return Self::halt(&mut state);
         }
         state.checked = seq;
+        let envelope = std::mem::take(&mut state.envelopes[seq - 1]);
         // The live host stopped the program at the call over its budget; so does replay.
-        let over_budget = recorded.envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
+        let over_budget = envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
         HostReply {
-            envelope: recorded.envelope.clone(),
+            envelope,
             breach: over_budget.then_some(Breach::CallBudget),
         }
     }
@@ -214,21 +225,21 @@ impl Replayer {
         Self::default()
     }
 
-    /// Replays the selected runs of `log`, sessions in one engine each, in log order.
+    /// Replays the selected runs (taken from [`log::Log::runs`]), sessions in
+    /// one engine each, in log order.
     pub fn replay(
         &mut self,
-        log: &log::Log,
+        runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
-        let runs: Vec<&RecordedRun> = match selection {
-            Selection::All => log.runs.iter().collect(),
-            Selection::Run(id) => log.runs.iter().filter(|r| &r.run_id == id).collect(),
-            Selection::Session(sid) => log
-                .runs
-                .iter()
-                .filter(|r| r.session_id.as_deref() == Some(sid.as_str()))
-                .collect(),
-        };
+        let runs: Vec<RecordedRun> = runs
+            .into_iter()
+            .filter(|r| match selection {
+                Selection::All => true,
+                Selection::Run(id) => &r.run_id == id,
+                Selection::Session(sid) => r.session_id.as_deref() == Some(sid.as_str()),
+            })
+            .collect();
         if runs.is_empty() {
             return Err(match selection {
                 Selection::All => SelectionError::Empty,
@@ -249,6 +260,7 @@ impl Replayer {
                 },
                 _ => (EngineMode::Fresh, false),
             };
+            let session_id = run.session_id.clone();
             let report = if diverged_before {
                 RunReport {
                     run_id: run.run_id.clone(),
@@ -260,9 +272,9 @@ impl Replayer {
             } else {
                 self.replay_run(run, mode)
             };
-            if let (Some(sid), true) = (&run.session_id, whole_sessions) {
+            if let (Some(sid), true) = (session_id, whole_sessions) {
                 let diverged = diverged_before || !report.parity();
-                started_sessions.insert(sid.clone(), diverged);
+                started_sessions.insert(sid, diverged);
             }
             reports.push(report);
         }
@@ -270,7 +282,9 @@ impl Replayer {
     }
 
     /// Replays one run in the given engine mode.
-    pub fn replay_run(&mut self, run: &RecordedRun, mode: EngineMode) -> RunReport {
+    pub fn replay_run(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
+        // Moved into the bridge, not copied: a long run holds many envelopes.
+        let calls = std::mem::take(&mut run.calls);
         let mut report = RunReport {
             run_id: run.run_id.clone(),
             session_id: run.session_id.clone(),
@@ -291,8 +305,9 @@ impl Replayer {
             .into_iter()
             .flatten()
             .any(|c| c.as_str().is_some_and(|c| UNTIMED_STOPS.contains(&c)));
-        let bridge = Arc::new(ReplayBridge::new(run.calls.clone(), untimed_stop));
-        let sandbox = self.sandbox_for(run);
+        let recorded_calls = calls.len();
+        let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
+        let sandbox = self.sandbox_for(&run);
         let output = sandbox.run(&run.program, run.limits, mode, bridge.clone());
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;
@@ -300,11 +315,11 @@ impl Replayer {
             report.divergence = Some(d.clone());
             return report;
         }
-        if state.made < run.calls.len() && !untimed_stop {
+        if state.made < recorded_calls && !untimed_stop {
             report.divergence = Some(Divergence {
                 seq: Some(state.made + 1),
                 field: "callCount".into(),
-                expected: json!(run.calls.len()),
+                expected: json!(recorded_calls),
                 got: json!(state.made),
             });
             return report;

@@ -1,0 +1,109 @@
+//! Replay speed: recorded host calls re-checked per second.
+//!
+//! `cargo bench --bench replay [-- CALLS]` (default 50000, at least 10000 in
+//! bench mode) records one long run of CALLS calls and CALLS/50 short runs of
+//! 50 calls each through a real [`Host`], then replays the whole log with the
+//! library and times it (reading and checking the log included). Under `cargo
+//! test --all-targets` it runs a small smoke version. It asserts parity and the
+//! number of checked calls, never timings.
+
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::Instant;
+use tusk::host::{
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
+    MutationPolicy, Registry,
+};
+use tusk::replay::{log, Replayer, Selection};
+use tusk::runtime::{register_builtins, Host, HostConfig, Request};
+use tusk::sandbox::{Limits, LimitsOverride};
+
+/// A read with one argument, so every recorded call has args and a digest to check.
+struct Echo;
+
+impl HostAction for Echo {
+    fn id(&self) -> &str {
+        "bench.echo"
+    }
+    fn kind(&self) -> ActionKind {
+        ActionKind::Read
+    }
+    fn args(&self) -> &[ArgSpec] {
+        const ARGS: &[ArgSpec] = &[ArgSpec::required("n", ArgType::Integer)];
+        ARGS
+    }
+    fn call(
+        &self,
+        _ctx: &ActionContext<'_>,
+        args: &Map<String, Value>,
+    ) -> Result<ActionOutcome, ActionError> {
+        Ok(ActionOutcome::accepted(json!({"n": args["n"]})))
+    }
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let calls: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(if bench { 50_000 } else { 500 });
+    let calls = if bench { calls.max(10_000) } else { calls };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut registry = Registry::new();
+    registry.register(Arc::new(Echo)).expect("fresh id");
+    register_builtins(&mut registry).expect("built-ins");
+    let host = Host::new(HostConfig {
+        paths: HostPaths::under(dir.path()),
+        policy: MutationPolicy::builtin_default(),
+        registry,
+        limits: Limits::default(),
+    });
+    let program = |n: usize| {
+        format!("(let loop ((i 0) (sum 0)) (if (< i {n}) (loop (+ i 1) (+ sum (hash-ref (payload (bench.echo (hash \"n\" i))) \"n\"))) sum))")
+    };
+    let record = |n: usize| {
+        let r = host
+            .eval(&Request {
+                program: program(n),
+                limits: Some(LimitsOverride {
+                    max_calls: Some(n as u32),
+                    timeout_ms: Some(600_000),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .expect("logs are writable");
+        assert!(r.accepted, "{}", r.json["error"]);
+    };
+    record(calls);
+    let short_runs = calls / 50;
+    for _ in 0..short_runs {
+        record(50);
+    }
+    let total_calls = calls + short_runs * 50;
+    let path = &host.config().paths.effects;
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+
+    let t = Instant::now();
+    let mut log = log::read(path).expect("readable");
+    let read = t.elapsed();
+    let reports = Replayer::new()
+        .replay(std::mem::take(&mut log.runs), &Selection::All)
+        .expect("runs to replay");
+    let dt = t.elapsed();
+    assert!(
+        reports.iter().all(|r| r.parity()),
+        "{:?}",
+        reports.iter().find(|r| !r.parity())
+    );
+    let checked: usize = reports.iter().map(|r| r.checked_calls).sum();
+    assert_eq!(checked, total_calls);
+    println!(
+        "replay: {} runs, {checked} recorded calls ({:.1} MB log) in {:.3} s = {:.0} calls/s (reading and checking the log: {:.3} s)",
+        reports.len(),
+        bytes as f64 / 1e6,
+        dt.as_secs_f64(),
+        checked as f64 / dt.as_secs_f64(),
+        read.as_secs_f64(),
+    );
+}

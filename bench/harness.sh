@@ -24,11 +24,9 @@ GEN="$SHARED/bench/gen_trajectory.py"
 (cd "$ROOT" && cargo build --release --quiet)
 BIN="$TARGET_DIR/release/tusk"
 
-if ! command -v hyperfine >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq hyperfine >/dev/null 2>&1 \
-        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1; } \
-        || echo "bench: hyperfine not installable, using a timing loop" >&2
-fi
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+ensure_hyperfine
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -38,17 +36,6 @@ python3 "$GEN" "$ROWS" "$TRAJ"
 ls -l "$TRAJ" | awk '{printf "   %s bytes\n", $5}'
 # Warm the page cache the way a real reader finds a recently written file.
 cat "$TRAJ" >/dev/null
-
-# time_loop NAME RUNS CMD...: mean wall time of RUNS runs, without hyperfine.
-time_loop() {
-    local name=$1 runs=$2
-    shift 2
-    local start end
-    start=$(date +%s%N)
-    for _ in $(seq "$runs"); do "$@" >/dev/null; done
-    end=$(date +%s%N)
-    awk -v n="$name" -v t=$((end - start)) -v r="$runs" 'BEGIN { printf "%-28s mean %.2f ms over %d runs\n", n, t / r / 1e6, r }'
-}
 
 echo "== query and kpi over $ROWS rows (whole process)"
 if command -v hyperfine >/dev/null 2>&1; then

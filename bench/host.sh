@@ -22,11 +22,9 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 (cd "$ROOT" && cargo build --release --quiet)
 BIN="$TARGET_DIR/release/tusk"
 
-if ! command -v hyperfine >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq hyperfine >/dev/null 2>&1 \
-        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq hyperfine >/dev/null 2>&1; } \
-        || echo "bench: hyperfine not installable, using a timing loop" >&2
-fi
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+ensure_hyperfine
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -43,10 +41,7 @@ echo "== cold: tusk eval of a one-call program (process start to exit)"
 if command -v hyperfine >/dev/null 2>&1; then
     (cd "$TMP" && hyperfine -N --warmup 3 --runs 50 --style basic -n "tusk eval one.scm" "$BIN eval one.scm")
 else
-    start=$(date +%s%N)
-    for _ in $(seq 50); do (cd "$TMP" && "$BIN" eval one.scm >/dev/null); done
-    end=$(date +%s%N)
-    awk -v t=$((end - start)) 'BEGIN { printf "tusk eval one.scm: mean %.2f ms over 50 runs\n", t / 50 / 1e6 }'
+    (cd "$TMP" && time_loop "tusk eval one.scm" 50 "$BIN" eval one.scm)
 fi
 
 echo "== warm per-program latency and host-call throughput (in process)"

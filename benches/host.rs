@@ -11,51 +11,13 @@
 //! that every run was accepted and every call was recorded, never timings; the
 //! cold whole-process figure is `bench/host.sh`.
 
-use serde_json::{json, Map, Value};
-use std::sync::Arc;
+mod support;
+
+use serde_json::Value;
 use std::time::{Duration, Instant};
-use tusk::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, HostAction, HostPaths,
-    MutationPolicy, Registry,
-};
-use tusk::runtime::{register_builtins, Host, HostConfig, Request};
-use tusk::sandbox::{Limits, LimitsOverride};
-
-/// The trivial read: no arguments, a constant payload.
-struct Noop;
-
-impl HostAction for Noop {
-    fn id(&self) -> &str {
-        "bench.noop"
-    }
-    fn kind(&self) -> ActionKind {
-        ActionKind::Read
-    }
-    fn args(&self) -> &[ArgSpec] {
-        &[]
-    }
-    fn call(
-        &self,
-        _ctx: &ActionContext<'_>,
-        _args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        Ok(ActionOutcome::accepted(json!({"ok": true})))
-    }
-}
-
-fn host(dir: &std::path::Path) -> Host {
-    let mut registry = Registry::new();
-    registry.register(Arc::new(Noop)).expect("fresh id");
-    register_builtins(&mut registry).expect("built-ins");
-    let host = Host::new(HostConfig {
-        paths: HostPaths::under(dir),
-        policy: MutationPolicy::builtin_default(),
-        registry,
-        limits: Limits::default(),
-    });
-    host.warm_up().expect("engine builds");
-    host
-}
+use support::host;
+use tusk::runtime::{Host, Request};
+use tusk::sandbox::LimitsOverride;
 
 fn run(host: &Host, program: &str, limits: Option<LimitsOverride>) -> Value {
     let result = host

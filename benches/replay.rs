@@ -7,39 +7,12 @@
 //! test --all-targets` it runs a small smoke version. It asserts parity and the
 //! number of checked calls, never timings.
 
-use serde_json::{json, Map, Value};
-use std::sync::Arc;
+mod support;
+
 use std::time::Instant;
-use tusk::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
-    MutationPolicy, Registry,
-};
 use tusk::replay::{log, Replayer, Selection};
-use tusk::runtime::{register_builtins, Host, HostConfig, Request};
-use tusk::sandbox::{Limits, LimitsOverride};
-
-/// A read with one argument, so every recorded call has args and a digest to check.
-struct Echo;
-
-impl HostAction for Echo {
-    fn id(&self) -> &str {
-        "bench.echo"
-    }
-    fn kind(&self) -> ActionKind {
-        ActionKind::Read
-    }
-    fn args(&self) -> &[ArgSpec] {
-        const ARGS: &[ArgSpec] = &[ArgSpec::required("n", ArgType::Integer)];
-        ARGS
-    }
-    fn call(
-        &self,
-        _ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        Ok(ActionOutcome::accepted(json!({"n": args["n"]})))
-    }
-}
+use tusk::runtime::Request;
+use tusk::sandbox::LimitsOverride;
 
 fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
@@ -49,15 +22,7 @@ fn main() {
         .unwrap_or(if bench { 50_000 } else { 500 });
     let calls = if bench { calls.max(10_000) } else { calls };
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut registry = Registry::new();
-    registry.register(Arc::new(Echo)).expect("fresh id");
-    register_builtins(&mut registry).expect("built-ins");
-    let host = Host::new(HostConfig {
-        paths: HostPaths::under(dir.path()),
-        policy: MutationPolicy::builtin_default(),
-        registry,
-        limits: Limits::default(),
-    });
+    let host = support::host(dir.path());
     let program = |n: usize| {
         format!("(let loop ((i 0) (sum 0)) (if (< i {n}) (loop (+ i 1) (+ sum (hash-ref (payload (bench.echo (hash \"n\" i))) \"n\"))) sum))")
     };

@@ -38,13 +38,20 @@ impl HostAction for Greet {
     }
 }
 
-fn main() {
-    let dir = std::env::temp_dir().join(format!("tusk-embed-{}", std::process::id()));
+/// The programs this example runs.
+pub const PROGRAMS: [&str; 2] = [
+    r#"(hash-ref (payload (demo.greet (hash "name" "ada"))) "greeting")"#,
+    r#"(result-class (demo.greet (hash "nom" "typo")))"#,
+];
+
+/// Prepares a host with `demo.greet` next to the built-ins, its files under
+/// `dir`, and runs [`PROGRAMS`]; returns each run's result object.
+pub fn run_programs(dir: &std::path::Path) -> Vec<Value> {
     let mut registry = Registry::new();
     registry.register(Arc::new(Greet)).expect("a fresh id");
     register_builtins(&mut registry).expect("built-ins register once");
     let config = HostConfig {
-        paths: HostPaths::under(&dir),
+        paths: HostPaths::under(dir),
         policy: MutationPolicy::builtin_default(),
         registry,
         limits: Limits {
@@ -53,20 +60,24 @@ fn main() {
         },
     };
     let host = Host::new(config);
-    for program in [
-        r#"(hash-ref (payload (demo.greet (hash "name" "ada"))) "greeting")"#,
-        r#"(result-class (demo.greet (hash "nom" "typo")))"#,
-    ] {
-        let result = host
-            .eval(&Request {
-                program: program.into(),
+    PROGRAMS
+        .iter()
+        .map(|program| {
+            host.eval(&Request {
+                program: program.to_string(),
                 ..Default::default()
             })
-            .expect("logs are writable");
-        println!(
-            "{} -> {} {}",
-            program, result.json["result"], result.json["value"]
-        );
+            .expect("logs are writable")
+            .json
+        })
+        .collect()
+}
+
+#[allow(dead_code)] // The suite includes this file as a module (tests/examples.rs).
+fn main() {
+    let dir = std::env::temp_dir().join(format!("tusk-embed-{}", std::process::id()));
+    for (program, result) in PROGRAMS.iter().zip(run_programs(&dir)) {
+        println!("{} -> {} {}", program, result["result"], result["value"]);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -75,3 +75,32 @@ fn worker_loop_and_claim_next_run_with_authority() {
         std::fs::read(s2.path(".premath/issues.jsonl")).unwrap()
     );
 }
+
+#[path = "../examples/embed.rs"]
+mod embed;
+
+#[test]
+fn embedding_example_registers_its_own_action() {
+    let s = Scratch::new();
+    let results = embed::run_programs(s.dir.path());
+    assert_eq!(results[0]["result"], "accepted", "{}", results[0]);
+    assert_eq!(results[0]["value"], "hello, ada");
+    assert_eq!(results[0]["effects"][0]["action"], "demo.greet");
+    // The embedder's schema is enforced like a built-in one.
+    assert_eq!(results[1]["value"], "host.args_invalid");
+    // Its calls are recorded like any other: effect rows and trajectory rows.
+    let rows = s.jsonl(".premath/host_effects.jsonl");
+    assert_eq!(rows.len(), 6, "header, call, footer per run");
+    assert_eq!(rows[1]["action"], "demo.greet");
+    let steps = s.jsonl(".premath/harness_trajectory.jsonl");
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["action"], "scheme_eval.demo.greet");
+    // And a recorded embedder run replays: the header names its bound actions.
+    let out = s.tusk(&["replay"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

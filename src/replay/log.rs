@@ -37,6 +37,8 @@ pub struct RecordedRun {
     pub host_actions: Option<Vec<String>>,
     pub calls: Vec<RecordedCall>,
     pub footer: Option<Value>,
+    /// The header's `startedAt`.
+    pub started_at: Option<String>,
     pub header_line: usize,
     /// The first integrity problem found in this run's rows.
     pub problem: Option<Problem>,
@@ -192,6 +194,16 @@ pub fn read(path: &Path) -> Result<Log, LogError> {
     Ok(log)
 }
 
+impl RecordedRun {
+    /// How long the recorded run took, from its header and footer stamps.
+    pub fn recorded_duration(&self) -> Option<std::time::Duration> {
+        let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+        let start = parse(self.started_at.as_deref()?)?;
+        let end = parse(self.footer.as_ref()?.get("finishedAt")?.as_str()?)?;
+        (end - start).to_std().ok()
+    }
+}
+
 fn note(run: &mut RecordedRun, p: Problem) {
     if run.problem.is_none() {
         run.problem = Some(p);
@@ -211,6 +223,7 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
         }),
         calls: Vec::new(),
         footer: None,
+        started_at: text(row, "startedAt"),
         header_line: line,
         problem: None,
     };

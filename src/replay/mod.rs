@@ -306,9 +306,18 @@ impl Replayer {
             .flatten()
             .any(|c| c.as_str().is_some_and(|c| UNTIMED_STOPS.contains(&c)));
         let recorded_calls = calls.len();
+        let mut limits = run.limits;
+        if untimed_stop {
+            // An operator's Ctrl-C ended the recording early: a replay need not
+            // wait out the whole wall-clock limit to reach the same point.
+            if let Some(took) = run.recorded_duration() {
+                let enough = took.as_millis() as u64 + 1_000;
+                limits.timeout_ms = limits.timeout_ms.min(enough);
+            }
+        }
         let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
         let sandbox = self.sandbox_for(&run);
-        let output = sandbox.run(&run.program, run.limits, mode, bridge.clone());
+        let output = sandbox.run(&run.program, limits, mode, bridge.clone());
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;
         if let Some(d) = &state.divergence {

@@ -11,6 +11,7 @@
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
+//! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
@@ -19,6 +20,7 @@ pub mod effects;
 pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod repl;
 pub mod runtime;
 pub mod sandbox;
 pub mod typestate;

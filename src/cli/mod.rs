@@ -5,6 +5,7 @@ pub mod eval;
 pub mod harness;
 pub mod join_check;
 pub mod policy;
+pub mod repl;
 
 use clap::{Parser, Subcommand};
 
@@ -22,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Run one bounded Scheme program against the host functions.
     Eval(eval::EvalArgs),
+    /// Interactive host: each top-level form is one run, definitions persist.
+    Repl(repl::ReplArgs),
     /// Mutation policy: print its digest.
     Policy {
         #[command(subcommand)]
@@ -62,6 +65,7 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => eval::run(args),
+        Command::Repl(args) => repl::run(args),
         Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
         Command::HarnessSession { command } => harness::run_session(&command),

@@ -48,14 +48,25 @@ impl Pty {
 
     /// Waits for `needle`; returns everything before it.
     fn expect(&mut self, needle: &str) -> String {
+        // rexpect turns each byte read into one char: match UTF-8 the same way.
+        let bytes: String = needle.bytes().map(char::from).collect();
         self.session
-            .exp_string(needle)
+            .exp_string(&bytes)
             .unwrap_or_else(|e| panic!("waiting for {needle:?}: {e}"))
     }
 
     /// Waits for the next prompt (after a result).
     fn prompt(&mut self) {
         self.expect("tusk> ");
+    }
+
+    /// Ctrl-C at the prompt: the line is dropped and a new prompt comes.
+    /// rustyline drops keys typed ahead of that prompt, so wait for it.
+    fn cancel_line(&mut self) {
+        std::thread::sleep(Duration::from_millis(300));
+        self.session.send_control('c').unwrap();
+        self.prompt();
+        std::thread::sleep(Duration::from_millis(300));
     }
 
     /// `:quit` and wait for the process to end with exit code 0.
@@ -180,9 +191,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
     // Ctrl-C at the prompt clears the line and does not end the REPL.
     p.session.send("(+ 1").unwrap();
     p.session.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    p.session.send_control('c').unwrap();
-    p.prompt();
+    p.cancel_line();
     p.enter("(* 6 7)");
     p.expect("=> 42");
     p.prompt();
@@ -193,7 +202,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
         .iter()
         .filter(|r| r["kind"] == "premath.scheme_eval.run_end.v0")
         .collect();
-    assert_eq!(footers.len(), 3, "{log:#?}");
+    assert_eq!(footers.len(), 4, "{log:#?}");
     assert_eq!(
         footers[1]["failureClasses"],
         serde_json::json!(["scheme_eval.interrupted"])
@@ -269,8 +278,7 @@ fn pty_tab_completes_action_ids() {
     p.session.flush().unwrap();
     p.expect("issue.claim_next");
     p.expect("issue.close");
-    p.session.send_control('c').unwrap();
-    p.prompt();
+    p.cancel_line();
     p.quit();
 }
 
@@ -349,9 +357,11 @@ fn script_json_lines_share_one_session_id_in_the_effect_log() {
         assert_eq!(h["runId"], r["runId"]);
         assert!(h.get("sessionReset").is_none());
     }
-    assert!(log
-        .iter()
-        .all(|row| row["kind"] == "premath.host_effect.row.v0" || row["sessionId"] == sid.as_str()));
+    assert!(
+        log.iter()
+            .all(|row| row["kind"] == "premath.host_effect.row.v0"
+                || row["sessionId"] == sid.as_str())
+    );
 }
 
 #[test]
@@ -359,7 +369,10 @@ fn script_rejections_and_an_unbalanced_last_form_exit_1() {
     let s = Scratch::new();
     let (code, out, _) = script(&s, &[], "(+ 1 2)\n(car 1)\n");
     assert_eq!(code, 1);
-    assert!(out.starts_with("=> 3\nerror: scheme_eval.runtime_error"), "{out}");
+    assert!(
+        out.starts_with("=> 3\nerror: scheme_eval.runtime_error"),
+        "{out}"
+    );
 
     let (code, out, _) = script(&s, &["--json"], "(+ 1 2)\n(list 1\n  (+ 2 3)\n");
     assert_eq!(code, 1);
@@ -392,14 +405,27 @@ fn script_commands_limits_policy_effects_json() {
         ":limits\n(issue.ready)\n:effects 5\n:policy\n:json\n(+ 1 1)\n:limits\n",
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("timeout        1234 ms\nhost calls     7\n"), "{out}");
-    assert!(out.contains("run 1   call-1 issue.ready → accepted"), "{out}");
-    assert!(out.contains("mutations       none registered (read-only)"), "{out}");
-    assert!(out.contains("json output on\n"), "{out}");
-    let tail: Vec<Value> = json_lines(out.split("json output on\n").nth(1).unwrap());
-    assert_eq!(tail[0]["value"], 2);
-    assert_eq!(tail[1]["command"], "limits");
-    assert_eq!(tail[1]["limits"]["timeoutMs"], 1234);
+    assert!(
+        out.contains("timeout        1234 ms\nhost calls     7\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("run 1   call-1 issue.ready → accepted"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mutations       none registered (read-only)"),
+        "{out}"
+    );
+    // From `:json` on, every line is one JSON object, the toggle's included.
+    let json_part = &out[out
+        .find("{\"command\":\"json\"")
+        .expect("json toggle reported")..];
+    let tail: Vec<Value> = json_lines(json_part);
+    assert_eq!(tail[0]["json"], true);
+    assert_eq!(tail[1]["value"], 2);
+    assert_eq!(tail[2]["command"], "limits");
+    assert_eq!(tail[2]["limits"]["timeoutMs"], 1234);
 
     let (code, _, err) = script(&s, &[], ":frobnicate\n(+ 1 1)\n");
     assert_eq!(code, 1);
@@ -410,10 +436,19 @@ fn script_commands_limits_policy_effects_json() {
 fn script_policy_reports_authority_and_mutations_pass_with_it() {
     let s = Scratch::new();
     let digest_out = s.tusk(&["policy", "digest"]);
-    let digest = String::from_utf8(digest_out.stdout).unwrap().trim().to_string();
+    let digest = String::from_utf8(digest_out.stdout)
+        .unwrap()
+        .trim()
+        .to_string();
     let (code, out, err) = script(
         &s,
-        &["--json", "--policy-digest", &digest, "--instruction-ref", "instr://repl-test"],
+        &[
+            "--json",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://repl-test",
+        ],
         ":policy\n(issue.add (hash \"title\" \"From the REPL\"))\n",
     );
     assert_eq!(code, 0, "{out}\n{err}");
@@ -421,7 +456,10 @@ fn script_policy_reports_authority_and_mutations_pass_with_it() {
     assert_eq!(lines[0]["command"], "policy");
     assert_eq!(lines[0]["evidence"]["policyDigestMatches"], true);
     assert_eq!(lines[0]["evidence"]["instructionRef"], "instr://repl-test");
-    assert_eq!(lines[0]["verdict"], "mutations the policy allows will be admitted");
+    assert_eq!(
+        lines[0]["verdict"],
+        "mutations the policy allows will be admitted"
+    );
     assert_eq!(lines[1]["effects"][0]["resultClass"], "accepted");
     let issues = s.jsonl(".premath/issues.jsonl");
     assert_eq!(issues.len(), 1);
@@ -482,28 +520,29 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
         ]
     );
     // The first run after :reset says so, for a replay of the session.
-    let resets: Vec<bool> = headers
-        .iter()
-        .map(|h| h["sessionReset"] == true)
-        .collect();
+    let resets: Vec<bool> = headers.iter().map(|h| h["sessionReset"] == true).collect();
     assert_eq!(resets, [false, false, false, false, true]);
 
     // Text mode names the file and line of each loaded form.
     let (code, out, _) = script(&s, &[], ":load lib.scm\n");
     assert_eq!(code, 0);
-    assert!(out.starts_with("; lib.scm:2\n=> null\n; lib.scm:4\n=> null\n; lib.scm:5\n=> 42\n"), "{out}");
+    assert!(
+        out.starts_with("; lib.scm:2\n=> null\n; lib.scm:4\n=> null\n; lib.scm:5\n=> 42\n"),
+        "{out}"
+    );
 }
 
 #[test]
 fn script_setup_failures_exit_2() {
     let s = Scratch::new();
     s.write("bad_policy.json", "{\"schema\": 2}");
-    let (code, out, err) = script(&s, &["--policy", "bad_policy.json"], "(+ 1 1)\n");
+    // No stdin: the session must fail before reading any.
+    let (code, out, err) = script(&s, &["--policy", "bad_policy.json"], "");
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(err.contains("tusk repl:"), "{err}");
     s.write("join.json", "{\"not\": \"evidence\"}");
-    let (code, _, err) = script(&s, &["--join-evidence", "join.json"], "(+ 1 1)\n");
+    let (code, _, err) = script(&s, &["--join-evidence", "join.json"], "");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("join evidence"), "{err}");
     assert!(!s.path(".premath/host_effects.jsonl").exists());
@@ -545,7 +584,14 @@ fn script_sigint_stops_the_running_form_and_the_script() {
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(130));
     let results = json_lines(&format!("{first}{rest}"));
-    assert_eq!(results.len(), 2, "the form after the interrupted one does not run");
+    assert_eq!(
+        results.len(),
+        2,
+        "the form after the interrupted one does not run"
+    );
     assert_eq!(results[0]["value"], 2);
-    assert_eq!(classes(&results[1]), ["scheme_eval.interrupted".to_string()]);
+    assert_eq!(
+        classes(&results[1]),
+        ["scheme_eval.interrupted".to_string()]
+    );
 }

@@ -10,9 +10,7 @@
 use super::eval::HostArgs;
 use crate::repl::complete::Vocabulary;
 use crate::repl::forms::{self, Form};
-use crate::repl::{
-    format, help_report, history_path, new_session_id, Command, Report, Session,
-};
+use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
 use crate::runtime::{Host, Request};
 use crate::sandbox::InterruptHandle;
 use clap::Args;
@@ -131,7 +129,9 @@ impl Repl {
     /// Writes to stdout; false when nobody reads it any more.
     fn emit(&self, text: &str) -> bool {
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_ok()
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.flush())
+            .is_ok()
     }
 
     fn json_text(&self, value: &serde_json::Value) -> String {
@@ -364,7 +364,11 @@ impl Repl {
         let mut history = history;
         let mut pending = String::new();
         loop {
-            let prompt = if pending.is_empty() { "tusk> " } else { "  ... " };
+            let prompt = if pending.is_empty() {
+                "tusk> "
+            } else {
+                "  ... "
+            };
             let line = match editor.readline(prompt) {
                 Ok(line) => line,
                 Err(ReadlineError::Interrupted) => {
@@ -397,7 +401,9 @@ impl Repl {
                 continue;
             }
             history.add(&mut editor, entry.trim_end());
-            self.vocabulary = editor.helper_mut().map(|h| std::mem::take(&mut h.vocabulary));
+            self.vocabulary = editor
+                .helper_mut()
+                .map(|h| std::mem::take(&mut h.vocabulary));
             let flow = self.run_forms(&split.forms, None);
             if let (Some(helper), Some(v)) = (editor.helper_mut(), self.vocabulary.take()) {
                 helper.vocabulary = v;
@@ -431,10 +437,8 @@ struct History {
 
 impl History {
     fn open(editor: &mut Editor<ReplHelper, FileHistory>) -> History {
-        let Some(path) = history_path(
-            std::env::var_os("XDG_STATE_HOME"),
-            std::env::var_os("HOME"),
-        ) else {
+        let Some(path) = history_path(std::env::var_os("XDG_STATE_HOME"), std::env::var_os("HOME"))
+        else {
             return History {
                 path: None,
                 warning: Some("no XDG_STATE_HOME or HOME: history is not kept".into()),
@@ -444,7 +448,10 @@ impl History {
             if let Err(e) = std::fs::create_dir_all(dir) {
                 return History {
                     path: None,
-                    warning: Some(format!("history is not kept: cannot create {}: {e}", dir.display())),
+                    warning: Some(format!(
+                        "history is not kept: cannot create {}: {e}",
+                        dir.display()
+                    )),
                 };
             }
         }
@@ -466,7 +473,10 @@ impl History {
         if let Some(path) = &self.path {
             if let Err(e) = editor.append_history(path) {
                 // Said once: a read-only state directory should not drown the session.
-                eprintln!("tusk repl: history is not kept: cannot write {}: {e}", path.display());
+                eprintln!(
+                    "tusk repl: history is not kept: cannot write {}: {e}",
+                    path.display()
+                );
                 self.path = None;
             }
         }

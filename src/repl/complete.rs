@@ -64,15 +64,14 @@ impl Vocabulary {
         if word.is_empty() {
             return (start, Vec::new());
         }
-        let pool: Box<dyn Iterator<Item = &str>> = if word.starts_with(':')
-            && before[..start].trim().is_empty()
-        {
-            Box::new(COMMANDS.iter().copied())
-        } else if before[..start].ends_with('"') {
-            Box::new(self.actions.iter().map(String::as_str))
-        } else {
-            Box::new(self.names.iter().map(String::as_str))
-        };
+        let pool: Box<dyn Iterator<Item = &str>> =
+            if word.starts_with(':') && before[..start].trim().is_empty() {
+                Box::new(COMMANDS.iter().copied())
+            } else if before[..start].ends_with('"') {
+                Box::new(self.actions.iter().map(String::as_str))
+            } else {
+                Box::new(self.names.iter().map(String::as_str))
+            };
         let candidates = pool
             .filter(|name| name.starts_with(word))
             .map(str::to_string)
@@ -82,7 +81,11 @@ impl Vocabulary {
 }
 
 fn is_delimiter(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '{' | '}' | '\'' | '`' | ',' | '"' | ';')
+    c.is_whitespace()
+        || matches!(
+            c,
+            '(' | ')' | '[' | ']' | '{' | '}' | '\'' | '`' | ',' | '"' | ';'
+        )
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -114,7 +117,11 @@ mod tests {
 
     fn vocabulary() -> Vocabulary {
         Vocabulary::new(
-            &["issue.list".into(), "issue.ready".into(), "harness.kpi".into()],
+            &[
+                "issue.list".into(),
+                "issue.ready".into(),
+                "harness.kpi".into(),
+            ],
             &["map".into(), "max".into(), "hash-ref".into()],
         )
     }
@@ -122,8 +129,14 @@ mod tests {
     #[test]
     fn completes_names_and_actions_in_code() {
         let v = vocabulary();
-        assert_eq!(v.complete("(iss", 4), (1, vec!["issue.list".into(), "issue.ready".into()]));
-        assert_eq!(v.complete("(map (ma", 8), (6, vec!["map".into(), "max".into()]));
+        assert_eq!(
+            v.complete("(iss", 4),
+            (1, vec!["issue.list".into(), "issue.ready".into()])
+        );
+        assert_eq!(
+            v.complete("(map (ma", 8),
+            (6, vec!["map".into(), "max".into()])
+        );
         assert_eq!(v.complete("(le", 3).1, vec!["let".to_string()]);
         assert_eq!(v.complete("(", 1), (1, vec![]));
         assert_eq!(v.complete("'iss", 4).0, 1);
@@ -132,9 +145,15 @@ mod tests {
     #[test]
     fn strings_offer_only_actions_and_line_start_offers_commands() {
         let v = vocabulary();
-        assert_eq!(v.complete("(host-call \"issue.r", 19), (12, vec!["issue.ready".into()]));
+        assert_eq!(
+            v.complete("(host-call \"issue.r", 19),
+            (12, vec!["issue.ready".into()])
+        );
         assert_eq!(v.complete("(host-call \"ma", 14).1, Vec::<String>::new());
-        assert_eq!(v.complete("  :l", 4), (2, vec![":limits".into(), ":load".into()]));
+        assert_eq!(
+            v.complete("  :l", 4),
+            (2, vec![":limits".into(), ":load".into()])
+        );
         assert_eq!(v.complete("(list :l", 8).1, Vec::<String>::new());
     }
 
@@ -147,7 +166,11 @@ mod tests {
         v.learn("(defined-elsewhere 1)");
         assert_eq!(
             v.complete("(my-", 4).1,
-            vec!["my-helper".to_string(), "my-macro".into(), "my-value".into()]
+            vec![
+                "my-helper".to_string(),
+                "my-macro".into(),
+                "my-value".into()
+            ]
         );
         assert_eq!(defined_name("(define)"), None);
         assert_eq!(defined_name("(definex y 1)"), None);

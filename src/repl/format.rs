@@ -216,9 +216,15 @@ mod tests {
                          "payload": {"diagnostic": "no policy digest"}}]
         });
         let text = result_text(&result, "(issue.add)");
-        assert!(text.contains("call-1 issue.add → mutation.use_evidence_missing: no policy digest\n"), "{text}");
+        assert!(
+            text.contains("call-1 issue.add → mutation.use_evidence_missing: no policy digest\n"),
+            "{text}"
+        );
         assert!(text.contains("=> \"done\"\n"), "{text}");
-        assert!(text.contains("rejected: mutation.use_evidence_missing: a mutation lacked"), "{text}");
+        assert!(
+            text.contains("rejected: mutation.use_evidence_missing: a mutation lacked"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -243,7 +249,10 @@ mod tests {
         assert_eq!(payload_summary(&json!([1, 2, 3])), "3 item(s)");
         let long = json!({"a": "x".repeat(30), "b": "y".repeat(30), "c": "z".repeat(30), "d": "w".repeat(30)});
         let s = payload_summary(&long);
-        assert!(s.chars().count() <= SUMMARY_LIMIT + 4 && s.ends_with('…'), "{s}");
+        assert!(
+            s.chars().count() <= SUMMARY_LIMIT + 4 && s.ends_with('…'),
+            "{s}"
+        );
         let big = json!("v".repeat(VALUE_LIMIT * 2));
         assert!(value_text(&big).ends_with("more bytes; :json shows all)"));
         assert_eq!(caret("(a)", 3, 1), None);

@@ -183,7 +183,10 @@ impl std::fmt::Display for Open {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Open::List { line, column } => {
-                write!(f, "the list opened at line {line}, column {column} is not closed")
+                write!(
+                    f,
+                    "the list opened at line {line}, column {column} is not closed"
+                )
             }
             Open::String => write!(f, "a string is not closed"),
             Open::Comment => write!(f, "a #| block comment is not closed"),
@@ -208,7 +211,15 @@ mod tests {
         assert_eq!(texts("(+ 1 2)"), ["(+ 1 2)"]);
         assert_eq!(
             texts("(define x 1) (+ x 1)\n'sym 42 \"s\" #t [1 2]"),
-            ["(define x 1)", "(+ x 1)", "'sym", "42", "\"s\"", "#t", "[1 2]"]
+            [
+                "(define x 1)",
+                "(+ x 1)",
+                "'sym",
+                "42",
+                "\"s\"",
+                "#t",
+                "[1 2]"
+            ]
         );
         assert_eq!(texts("`(a ,(b) ,@c)"), ["`(a ,(b) ,@c)"]);
         assert_eq!(texts("#(1 2) x"), ["#(1 2)", "x"]);
@@ -230,10 +241,7 @@ mod tests {
     fn strings_comments_and_chars_do_not_count_as_parens() {
         assert_eq!(texts("(display \"(\")"), ["(display \"(\")"]);
         assert_eq!(texts("(display \"\\\")\")"), ["(display \"\\\")\")"]);
-        assert_eq!(
-            texts("; comment (\n(+ 1 2) ; trailing )"),
-            ["(+ 1 2)"]
-        );
+        assert_eq!(texts("; comment (\n(+ 1 2) ; trailing )"), ["(+ 1 2)"]);
         assert_eq!(texts("#| block ( #| nested |# |# (a)"), ["(a)"]);
         assert_eq!(texts("(list #\\( #\\) #\\;)"), ["(list #\\( #\\) #\\;)"]);
         assert_eq!(texts("(quote |a ( b|)"), ["(quote |a ( b|)"]);
@@ -270,7 +278,10 @@ mod tests {
         assert_eq!(split("#| abc").pending.map(|p| p.open), Some(Open::Comment));
         assert_eq!(split("'").pending.map(|p| p.open), Some(Open::Prefix));
         assert_eq!(split("'(a").pending.map(|p| p.start), Some(0));
-        assert_eq!(split("|abc").pending.map(|p| p.open), Some(Open::Identifier));
+        assert_eq!(
+            split("|abc").pending.map(|p| p.open),
+            Some(Open::Identifier)
+        );
         assert!(split("(a (b) c").is_incomplete());
         assert!(!split("(a (b) c)").is_incomplete());
     }
@@ -283,6 +294,9 @@ mod tests {
         // which reports the error with its position.
         let s = split("(a) (b #\\bogus) (c)");
         assert_eq!(s.pending, None);
-        assert_eq!(s.forms.last().map(|f| f.text.as_str()), Some("(b #\\bogus) (c)"));
+        assert_eq!(
+            s.forms.last().map(|f| f.text.as_str()),
+            Some("(b #\\bogus) (c)")
+        );
     }
 }

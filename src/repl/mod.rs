@@ -10,7 +10,9 @@ pub mod format;
 pub mod forms;
 pub mod session;
 
-pub use session::{help_report, new_session_id, Command, CommandError, Report, Session, SetupError};
+pub use session::{
+    help_report, new_session_id, Command, CommandError, Report, Session, SetupError,
+};
 
 use std::ffi::OsString;
 use std::path::PathBuf;

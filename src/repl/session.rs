@@ -3,7 +3,7 @@
 //! effect log holds the whole session in order.
 
 use crate::host::ActionKind;
-use crate::runtime::{Host, RequestError, Request};
+use crate::runtime::{Host, Request, RequestError};
 use crate::sandbox::{EngineMode, Limits};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -197,7 +197,10 @@ impl Session {
         // A lost worker takes the session engine with it; the next run starts
         // from a fresh one and says so in its header, as after `:reset`.
         self.reset_next = result.worker_abandoned;
-        let run_id = result.json["runId"].as_str().unwrap_or_default().to_string();
+        let run_id = result.json["runId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         for envelope in result.json["effects"].as_array().into_iter().flatten() {
             if self.effects.len() == EFFECTS_KEPT {
                 self.effects.pop_front();
@@ -264,7 +267,13 @@ impl Session {
         } else {
             recent
                 .iter()
-                .map(|e| format!("run {:<3} {}\n", e.run, super::format::effect_line(&e.envelope)))
+                .map(|e| {
+                    format!(
+                        "run {:<3} {}\n",
+                        e.run,
+                        super::format::effect_line(&e.envelope)
+                    )
+                })
                 .collect()
         };
         let json = json!({
@@ -303,7 +312,8 @@ impl Session {
             })
             .collect();
         let verdict = if config.registry.is_read_only() || mutations.is_empty() {
-            "no mutation can run: read-only profile, mutation actions are not registered".to_string()
+            "no mutation can run: read-only profile, mutation actions are not registered"
+                .to_string()
         } else if given.is_none() || instruction.is_none() {
             "mutations will be rejected (mutation.use_evidence_missing): start with --policy-digest and --instruction-ref".to_string()
         } else if given != Some(policy.digest.as_str()) {
@@ -368,11 +378,23 @@ impl Session {
 pub fn help_report() -> Report {
     let commands = [
         (":help", "this list"),
-        (":effects [N]", "the session's last N host calls (default 10)"),
+        (
+            ":effects [N]",
+            "the session's last N host calls (default 10)",
+        ),
         (":limits", "the limits every form runs under"),
-        (":policy", "the mutation policy and the authority evidence this session carries"),
-        (":load FILE", "run each top-level form of FILE, one run each"),
-        (":reset", "drop every definition (the next form starts from a fresh engine)"),
+        (
+            ":policy",
+            "the mutation policy and the authority evidence this session carries",
+        ),
+        (
+            ":load FILE",
+            "run each top-level form of FILE, one run each",
+        ),
+        (
+            ":reset",
+            "drop every definition (the next form starts from a fresh engine)",
+        ),
         (":json", "toggle printing each result as full JSON"),
         (":quit", "leave (Ctrl-D on an empty line too)"),
     ];
@@ -401,13 +423,22 @@ mod tests {
         assert_eq!(Command::parse(":help"), Ok(Command::Help));
         assert_eq!(Command::parse(" :effects "), Ok(Command::Effects(10)));
         assert_eq!(Command::parse(":effects 3"), Ok(Command::Effects(3)));
-        assert!(matches!(Command::parse(":effects x"), Err(CommandError::Usage(_))));
+        assert!(matches!(
+            Command::parse(":effects x"),
+            Err(CommandError::Usage(_))
+        ));
         assert_eq!(
             Command::parse(":load  examples/a b.scm "),
             Ok(Command::Load(PathBuf::from("examples/a b.scm")))
         );
-        assert!(matches!(Command::parse(":load"), Err(CommandError::Usage(_))));
-        assert!(matches!(Command::parse(":quit now"), Err(CommandError::Usage(_))));
+        assert!(matches!(
+            Command::parse(":load"),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            Command::parse(":quit now"),
+            Err(CommandError::Usage(_))
+        ));
         assert_eq!(
             Command::parse(":frob"),
             Err(CommandError::Unknown(":frob".into()))
@@ -418,7 +449,10 @@ mod tests {
     fn session_ids_are_sortable_and_distinct() {
         let now = Utc::now();
         let id = new_session_id(now);
-        assert!(id.starts_with(&format!("session-{}", now.format("%Y%m%dT%H%M%S"))), "{id}");
+        assert!(
+            id.starts_with(&format!("session-{}", now.format("%Y%m%dT%H%M%S"))),
+            "{id}"
+        );
         assert_eq!(id.rsplit('-').next().map(str::len), Some(12));
         assert_ne!(id, new_session_id(now + chrono::Duration::nanoseconds(1)));
     }

@@ -157,7 +157,12 @@ fn session_engine_keeps_definitions_until_reset() {
         assert_eq!(error.class, CLASS_INVALID_PROGRAM, "{program}: {error:?}");
         assert!(!out.worker_abandoned, "{program}");
     }
-    let out = sandbox.run("(define x 1) (+ x 1)", limits, EngineMode::Session, bridge());
+    let out = sandbox.run(
+        "(define x 1) (+ x 1)",
+        limits,
+        EngineMode::Session,
+        bridge(),
+    );
     assert_eq!(out.value, json!(2), "{out:?}");
 }
 
@@ -170,7 +175,12 @@ fn interrupt_handle_stops_the_run_and_keeps_the_session() {
     };
     let handle = sandbox.interrupt_handle();
     assert!(!handle.interrupt(), "nothing runs yet");
-    let out = sandbox.run("(define kept 7)", limits, EngineMode::Session, Arc::new(EchoBridge));
+    let out = sandbox.run(
+        "(define kept 7)",
+        limits,
+        EngineMode::Session,
+        Arc::new(EchoBridge),
+    );
     assert_eq!(out.error, None);
     let interrupter = std::thread::spawn(move || {
         // Keep trying until the run is published: the first attempts may come
@@ -190,7 +200,10 @@ fn interrupt_handle_stops_the_run_and_keeps_the_session() {
         EngineMode::Session,
         Arc::new(EchoBridge),
     );
-    assert!(interrupter.join().unwrap(), "the loop was never seen running");
+    assert!(
+        interrupter.join().unwrap(),
+        "the loop was never seen running"
+    );
     assert!(started.elapsed() < Duration::from_secs(10), "{out:?}");
     assert_eq!(out.breach, Some(Breach::Interrupted));
     assert_eq!(out.error.as_ref().map(|e| e.class), Some(CLASS_INTERRUPTED));
@@ -211,15 +224,30 @@ fn every_program_name_is_bound() {
     let sandbox = Sandbox::new(vec![]);
     for name in &names {
         // A macro is no value: use it in head position instead.
-        let unbound = ["(lambda () {})", "(lambda () ({} #t))"].iter().all(|shape| {
-            let program = shape.replace("{}", name);
-            let out = sandbox.run(&program, Limits::default(), EngineMode::Fresh, Arc::new(EchoBridge));
-            out.error.is_some_and(|e| e.message.contains("unbound identifier"))
-        });
+        let unbound = ["(lambda () {})", "(lambda () ({} #t))"]
+            .iter()
+            .all(|shape| {
+                let program = shape.replace("{}", name);
+                let out = sandbox.run(
+                    &program,
+                    Limits::default(),
+                    EngineMode::Fresh,
+                    Arc::new(EchoBridge),
+                );
+                out.error
+                    .is_some_and(|e| e.message.contains("unbound identifier"))
+            });
         assert!(!unbound, "{name} is listed but not bound");
     }
-    let out = sandbox.run("(lambda () no-such-name)", Limits::default(), EngineMode::Fresh, Arc::new(EchoBridge));
-    assert!(out.error.is_some_and(|e| e.message.contains("unbound identifier")));
+    let out = sandbox.run(
+        "(lambda () no-such-name)",
+        Limits::default(),
+        EngineMode::Fresh,
+        Arc::new(EchoBridge),
+    );
+    assert!(out
+        .error
+        .is_some_and(|e| e.message.contains("unbound identifier")));
 }
 
 #[test]

@@ -402,9 +402,14 @@ fn script_commands_limits_policy_effects_json() {
     let (code, out, err) = script(
         &s,
         &["--timeout-ms", "1234", "--max-calls", "7", "--read-only"],
-        ":limits\n(issue.ready)\n:effects 5\n:policy\n:json\n(+ 1 1)\n:limits\n",
+        ":help\n:effects\n:limits\n(issue.ready)\n:effects 5\n:policy\n:json\n(+ 1 1)\n:limits\n",
     );
     assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  :load FILE     run each top-level form of FILE"),
+        "{out}"
+    );
+    assert!(out.contains("no host calls in this session yet\n"), "{out}");
     assert!(
         out.contains("timeout        1234 ms\nhost calls     7\n"),
         "{out}"

@@ -262,7 +262,7 @@ impl Session {
             .iter()
             .skip(self.effects.len().saturating_sub(n))
             .collect();
-        let text = if recent.is_empty() {
+        let text = if self.effects.is_empty() {
             "no host calls in this session yet\n".to_string()
         } else {
             recent
@@ -443,6 +443,37 @@ mod tests {
             Command::parse(":frob"),
             Err(CommandError::Unknown(":frob".into()))
         );
+    }
+
+    #[test]
+    fn forms_share_one_engine_until_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::runtime::HostConfig::under(dir.path()).unwrap();
+        let template = Request {
+            limits: Some(crate::sandbox::LimitsOverride {
+                max_calls: Some(3),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut session = Session::new(Host::new(config), template, "session-test".into()).unwrap();
+        assert_eq!(session.limits().max_calls, 3);
+        assert!(session.run("(define n 41)").unwrap().accepted);
+        let r = session.run("(issue.ready) (+ n 1)").unwrap();
+        assert_eq!((r.json["value"].clone(), r.run), (json!(42), 2));
+        assert_eq!(r.json["sessionId"], "session-test");
+        let effects = session.effects_report(10);
+        assert_eq!(effects.json["effects"][0]["run"], 2);
+        assert!(effects
+            .text
+            .starts_with("run 2   call-1 issue.ready → accepted"));
+        session.reset();
+        let r = session.run("n").unwrap();
+        assert!(!r.accepted);
+        assert_eq!(r.json["error"]["class"], "scheme_eval.invalid_program");
+        let policy = session.policy_report();
+        assert_eq!(policy.json["evidence"]["policyDigest"], Value::Null);
+        assert!(policy.text.contains("mutation.use_evidence_missing"));
     }
 
     #[test]

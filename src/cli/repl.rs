@@ -44,6 +44,7 @@ fn setup_failed(message: impl std::fmt::Display) -> i32 {
     2
 }
 
+/// Runs `tusk repl`; returns the exit code (see the module doc).
 pub fn run(args: ReplArgs) -> i32 {
     let mut template = Request::default();
     if let Err(e) = args.host.apply_to(&mut template) {
@@ -354,7 +355,8 @@ impl Repl {
         let effects = effects_path.display();
         let mut banner = format!(
             "tusk repl · session {sid}\n\
-             runs go to {effects} (tusk replay --effects {effects} --session {sid})\n\
+             runs go to {effects}\n\
+             replay with: tusk replay --effects {effects} --session {sid}\n\
              :help lists commands · Tab completes · Ctrl-C stops a form · Ctrl-D leaves\n"
         );
         if let Some(warning) = &history.warning {

@@ -12,6 +12,7 @@
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`replay`]: re-running recorded runs against their recorded envelopes.
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
+//! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
@@ -20,6 +21,7 @@ pub mod effects;
 pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod repl;
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;

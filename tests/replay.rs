@@ -430,3 +430,57 @@ fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
     assert_eq!(set["runs"][2]["checkedCalls"], 0);
     assert!(set["runs"][2]["skipped"].is_string());
 }
+
+#[test]
+fn repl_sessions_replay_whole_even_when_two_share_a_log() {
+    let s = seeded();
+    let run = |stdin: &str| {
+        let out = s.tusk_stdin(&["repl", "--json"], stdin);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        lines[0]["sessionId"].as_str().unwrap().to_string()
+    };
+    let a = run("(define n (hash-ref (payload (issue.ready)) \"count\"))\n(define (twice x) (* 2 x))\n(twice n)\n");
+    let b = run("(define n 100)\n(issue.list)\n(+ n 1)\n");
+    let (code, set) = replay(&s, &["--session", &a]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["runCount"], 3);
+    assert_eq!(set["checkedCalls"], 1);
+
+    // Interleave the two sessions' runs in the file, as two REPLs writing at
+    // once would: A1 B1 A2 B2 A3 B3. Each run's rows stay whole.
+    let rows = s.jsonl(EFFECTS);
+    let mut runs: Vec<Vec<Value>> = Vec::new();
+    for row in rows {
+        if row["kind"] == "premath.scheme_eval.run.v0" {
+            runs.push(Vec::new());
+        }
+        runs.last_mut().unwrap().push(row);
+    }
+    assert_eq!(runs.len(), 6);
+    let order = [0, 3, 1, 4, 2, 5];
+    let text: String = order
+        .iter()
+        .flat_map(|&i| runs[i].iter())
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    std::fs::write(s.path(EFFECTS), text).unwrap();
+    let (code, set) = replay(&s, &[]);
+    assert_eq!(code, 0, "{set:#}");
+    let sessions: Vec<&str> = set["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["sessionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions, [&a, &a, &a, &b, &b, &b]);
+}

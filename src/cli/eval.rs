@@ -271,7 +271,7 @@ pub fn summary(result: &Value) -> String {
 }
 
 /// Failure classes in plain words.
-fn describe_class(class: &str) -> String {
+pub(crate) fn describe_class(class: &str) -> String {
     let words = match class {
         "scheme_eval.timeout" => "the program ran out of wall-clock time",
         "scheme_eval.call_budget_exceeded" => "the program made more host calls than allowed",
@@ -281,6 +281,8 @@ fn describe_class(class: &str) -> String {
             "the program asked for a capability the sandbox does not have"
         }
         "scheme_eval.runtime_error" => "the program raised an error it did not handle",
+        "scheme_eval.internal_error" => "the evaluator itself failed, not the program",
+        "scheme_eval.interrupted" => "the run was stopped from outside (Ctrl-C) before it finished",
         "scheme_eval.host_action_unallowlisted" => {
             "the program called a host action that does not exist"
         }

@@ -5,6 +5,7 @@ pub mod eval;
 pub mod harness;
 pub mod join_check;
 pub mod policy;
+pub mod repl;
 pub mod replay;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Re-run recorded runs with host calls answered from the effect log.
     Replay(replay::ReplayArgs),
+    /// Interactive host: each top-level form is one run, definitions persist.
+    Repl(repl::ReplArgs),
     /// Mutation policy: print its digest.
     Policy {
         #[command(subcommand)]
@@ -66,6 +69,7 @@ pub fn run() -> i32 {
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Repl(args) => repl::run(args),
         Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
         Command::HarnessSession { command } => harness::run_session(&command),

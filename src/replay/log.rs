@@ -30,6 +30,9 @@ pub struct RecordedCall {
 pub struct RecordedRun {
     pub run_id: String,
     pub session_id: Option<String>,
+    /// The session's definitions were dropped before this run (`:reset`, or a
+    /// worker lost): replay drops them at the same point.
+    pub session_reset: bool,
     pub program: String,
     pub limits: Limits,
     /// Action ids the recording host bound (headers written before tusk
@@ -214,6 +217,7 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
     let mut run = RecordedRun {
         run_id,
         session_id: text(row, "sessionId"),
+        session_reset: row.get("sessionReset") == Some(&Value::Bool(true)),
         program: text(row, "program").unwrap_or_default(),
         limits: Limits::default(),
         host_actions: row.get("hostActions").and_then(Value::as_array).map(|ids| {

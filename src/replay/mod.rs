@@ -28,7 +28,7 @@ pub const REPLAY_SET_KIND: &str = "premath.scheme_eval.replay_set.v0";
 const UNTIMED_STOPS: &[&str] = &[
     crate::sandbox::CLASS_TIMEOUT,
     crate::sandbox::CLASS_MEMORY,
-    "scheme_eval.interrupted",
+    crate::sandbox::CLASS_INTERRUPTED,
 ];
 
 /// The first place a replay (or the log) disagrees with the record.
@@ -195,6 +195,25 @@ impl HostBridge for ReplayBridge {
     }
 }
 
+/// Runs in log order, except that the runs of each session follow its first.
+fn group_sessions(runs: Vec<RecordedRun>) -> Vec<RecordedRun> {
+    let mut slots: Vec<Vec<RecordedRun>> = Vec::new();
+    let mut slot_of: HashMap<String, usize> = HashMap::new();
+    for run in runs {
+        match run.session_id.clone() {
+            Some(sid) => {
+                let i = *slot_of.entry(sid).or_insert_with(|| {
+                    slots.push(Vec::new());
+                    slots.len() - 1
+                });
+                slots[i].push(run);
+            }
+            None => slots.push(vec![run]),
+        }
+    }
+    slots.into_iter().flatten().collect()
+}
+
 /// Which runs of a log to replay.
 #[derive(Clone, Debug)]
 pub enum Selection {
@@ -217,7 +236,10 @@ pub enum SelectionError {
 /// Replays runs, keeping one prepared sandbox per set of bound action ids.
 #[derive(Default)]
 pub struct Replayer {
-    sandboxes: HashMap<Vec<String>, Sandbox>,
+    /// Keyed by the bound ids and whether the sandbox serves sessions: Steel
+    /// engine copies share one compiler, so fresh runs never share a sandbox
+    /// with session runs (they would see the session's definitions).
+    sandboxes: HashMap<(Vec<String>, bool), Sandbox>,
 }
 
 impl Replayer {
@@ -250,12 +272,17 @@ impl Replayer {
         // A session's state is built by all of its forms: replaying one form of
         // a session alone would miss the definitions the earlier ones made.
         let whole_sessions = !matches!(selection, Selection::Run(_));
+        // Two REPLs sharing one log interleave their runs; the one session
+        // engine must see each session's runs together, so each session is
+        // replayed whole at the place of its first run.
+        let runs = group_sessions(runs);
         let mut reports = Vec::with_capacity(runs.len());
         let mut started_sessions: HashMap<String, bool> = HashMap::new();
         for run in runs {
             let (mode, diverged_before) = match (&run.session_id, whole_sessions) {
                 (Some(sid), true) => match started_sessions.get(sid) {
                     None => (EngineMode::ResetSession, false),
+                    Some(&diverged) if run.session_reset => (EngineMode::ResetSession, diverged),
                     Some(&diverged) => (EngineMode::Session, diverged),
                 },
                 _ => (EngineMode::Fresh, false),
@@ -316,7 +343,7 @@ impl Replayer {
             }
         }
         let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
-        let sandbox = self.sandbox_for(&run);
+        let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
         let output = sandbox.run(&run.program, limits, mode, bridge.clone());
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;
@@ -350,7 +377,7 @@ impl Replayer {
         report
     }
 
-    fn sandbox_for(&mut self, run: &RecordedRun) -> &Sandbox {
+    fn sandbox_for(&mut self, run: &RecordedRun, session: bool) -> &Sandbox {
         // Headers from before tusk recorded the bound ids: the built-ins.
         let mut ids = run
             .host_actions
@@ -359,7 +386,7 @@ impl Replayer {
         ids.sort();
         ids.dedup();
         self.sandboxes
-            .entry(ids.clone())
+            .entry((ids.clone(), session))
             .or_insert_with(|| Sandbox::new(ids))
     }
 }

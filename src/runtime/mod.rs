@@ -10,7 +10,7 @@ mod bridge;
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
 use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
-use crate::sandbox::{EngineMode, Limits, LimitsOverride, Sandbox, PROFILE};
+use crate::sandbox::{EngineMode, InterruptHandle, Limits, LimitsOverride, Sandbox, PROFILE};
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
 use serde::Deserialize;
@@ -100,6 +100,9 @@ pub struct RunResult {
     /// The `premath.scheme_eval.result.v0` object.
     pub json: Value,
     pub accepted: bool,
+    /// The sandbox worker had to be abandoned: the session engine, and every
+    /// definition made in it, is gone (the next session run starts afresh).
+    pub worker_abandoned: bool,
 }
 
 /// A prepared host: one sandbox, any number of runs.
@@ -118,6 +121,11 @@ impl Host {
         &self.config
     }
 
+    /// A handle that interrupts the run in progress from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.sandbox.interrupt_handle()
+    }
+
     /// Builds the prepared engine now (otherwise the first run does).
     pub fn warm_up(&self) -> Result<(), String> {
         self.sandbox.warm_up()
@@ -129,7 +137,9 @@ impl Host {
     }
 
     /// Runs one request; `mode` picks a fresh or the persistent session engine,
-    /// and `session_id` tags the effect-log header (REPL sessions).
+    /// and `session_id` tags the effect-log header (REPL sessions). A session
+    /// run in [`EngineMode::ResetSession`] marks its header `sessionReset: true`
+    /// so that a replay of the session drops its definitions at the same point.
     pub fn eval_with(
         &self,
         request: &Request,
@@ -172,6 +182,9 @@ impl Host {
         });
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);
+            if mode == EngineMode::ResetSession {
+                header["sessionReset"] = json!(true);
+            }
         }
         log.append(&header)?;
 
@@ -266,7 +279,11 @@ impl Host {
         if let Some(sid) = session_id {
             json["sessionId"] = json!(sid);
         }
-        Ok(RunResult { json, accepted })
+        Ok(RunResult {
+            json,
+            accepted,
+            worker_abandoned: output.worker_abandoned,
+        })
     }
 }
 

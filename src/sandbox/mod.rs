@@ -30,6 +30,7 @@ pub mod printer;
 mod worker;
 
 pub use limits::{Limits, LimitsOverride};
+pub use primitives::program_names;
 pub use worker::EngineMode;
 
 use serde_json::Value;
@@ -50,6 +51,8 @@ pub const CLASS_RUNTIME_ERROR: &str = "scheme_eval.runtime_error";
 pub const CLASS_INTERNAL: &str = "scheme_eval.internal_error";
 /// The host bridge stopped the run (replay: the program left the record).
 pub const CLASS_HALTED: &str = "scheme_eval.halted";
+/// Someone stopped the run from outside (Ctrl-C in `tusk repl`; spec-silent, see README).
+pub const CLASS_INTERRUPTED: &str = "scheme_eval.interrupted";
 
 /// A limit breach: ends the run with one result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +63,8 @@ pub enum Breach {
     WorkerLost,
     /// The host bridge has no answer to give (a replay that left the record).
     Halted,
+    /// Stopped through an [`InterruptHandle`].
+    Interrupted,
 }
 
 impl Breach {
@@ -70,6 +75,7 @@ impl Breach {
             Breach::CallBudget => CLASS_CALL_BUDGET,
             Breach::WorkerLost => CLASS_INTERNAL,
             Breach::Halted => CLASS_HALTED,
+            Breach::Interrupted => CLASS_INTERRUPTED,
         }
     }
 
@@ -91,6 +97,7 @@ impl Breach {
                 "the evaluator's worker thread died; the program was stopped".to_string()
             }
             Breach::Halted => "the host halted the program".to_string(),
+            Breach::Interrupted => "the run was interrupted before it finished".to_string(),
         }
     }
 }
@@ -144,6 +151,9 @@ pub struct RunOutput {
     pub output: String,
     pub output_truncated: bool,
     pub elapsed: Duration,
+    /// The worker did not come back and was abandoned: the next run gets a
+    /// new worker, so a session engine's definitions are gone.
+    pub worker_abandoned: bool,
 }
 
 /// Steel resolves (and creates) a home directory for modules the first time
@@ -157,10 +167,35 @@ fn isolate_steel_home() {
     });
 }
 
+/// The run in progress, if any, as seen by [`InterruptHandle`]s.
+type CurrentRun = Arc<Mutex<Option<Arc<worker::RunShared>>>>;
+
+/// Stops whatever run its [`Sandbox`] is executing, from any thread (a Ctrl-C
+/// handler). The run ends with [`CLASS_INTERRUPTED`], like a timeout would.
+#[derive(Clone)]
+pub struct InterruptHandle {
+    current: CurrentRun,
+}
+
+impl InterruptHandle {
+    /// Interrupts the current run; `false` when nothing was running.
+    pub fn interrupt(&self) -> bool {
+        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        match current.as_ref() {
+            Some(shared) => {
+                shared.breach(Breach::Interrupted);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// The prepared evaluator. Cheap to share; runs are serialized on its worker.
 pub struct Sandbox {
     action_ids: Arc<Vec<String>>,
     worker: Mutex<Option<worker::Worker>>,
+    current: CurrentRun,
 }
 
 impl Sandbox {
@@ -170,6 +205,14 @@ impl Sandbox {
         Self {
             action_ids: Arc::new(action_ids),
             worker: Mutex::new(None),
+            current: Arc::default(),
+        }
+    }
+
+    /// A handle that interrupts this sandbox's runs from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        InterruptHandle {
+            current: self.current.clone(),
         }
     }
 
@@ -237,6 +280,7 @@ impl Sandbox {
                 output: String::new(),
                 output_truncated: false,
                 elapsed: started.elapsed(),
+                worker_abandoned: false,
             };
         }
         let mut slot = self.worker.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,14 +295,16 @@ impl Sandbox {
                         output: String::new(),
                         output_truncated: false,
                         elapsed: started.elapsed(),
+                        worker_abandoned: false,
                     }
                 }
             }
         }
         let worker = slot.as_ref().expect("started above");
-        let (output, healthy) = worker.run(program, limits, mode, bridge);
+        let (mut output, healthy) = worker.run(program, limits, mode, bridge, &self.current);
         if !healthy {
             *slot = None;
+            output.worker_abandoned = true;
         }
         output
     }

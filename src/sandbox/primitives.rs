@@ -217,6 +217,54 @@ pub const ALLOWLIST: &[&str] = &[
     "set-box!",
 ];
 
+/// tusk's own natives that programs call by name (the `tusk-` helpers are the
+/// prelude's business and not listed).
+const PUBLIC_NATIVES: &[&str] = &[
+    "void",
+    "display",
+    "displayln",
+    "write",
+    "newline",
+    "->string",
+    "host-call",
+    "host-actions",
+];
+
+/// Every global name a program can use besides host action ids: allowlisted
+/// primitives, public natives, and the prelude's procedures and macros. Sorted.
+pub fn program_names() -> Vec<String> {
+    let base = steel::steel_vm::primitives::prelude();
+    let mut names: Vec<String> = ALLOWLIST
+        .iter()
+        .filter(|name| base.try_get(name.to_string()).is_some())
+        .chain(PUBLIC_NATIVES)
+        .map(|name| name.to_string())
+        .collect();
+    names.extend(prelude_definitions(PRELUDE));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Names the prelude defines at top level (`(define (name`, `(define name`,
+/// `(define-syntax name`), without its internal `tusk-` helpers.
+fn prelude_definitions(prelude: &str) -> Vec<String> {
+    prelude
+        .lines()
+        .filter_map(|line| {
+            let rest = line
+                .strip_prefix("(define-syntax ")
+                .or_else(|| line.strip_prefix("(define "))?;
+            let rest = rest.trim_start_matches('(');
+            let name: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, '(' | ')'))
+                .collect();
+            (!name.is_empty() && !name.starts_with("tusk-")).then_some(name)
+        })
+        .collect()
+}
+
 /// Primitives the prelude wraps with an allocation check; bound as `tusk-raw-<name>`.
 const GUARDED: &[&str] = &[
     "make-vector",

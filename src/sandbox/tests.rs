@@ -128,3 +128,145 @@ fn limits_end_the_run() {
     let out = run(&"(".repeat(300_000));
     assert_eq!(out.error.map(|e| e.class), Some(CLASS_INVALID_PROGRAM));
 }
+
+#[test]
+fn session_engine_keeps_definitions_until_reset() {
+    let sandbox = Sandbox::new(vec![]);
+    let limits = Limits::default();
+    let bridge = || -> Arc<dyn HostBridge> { Arc::new(EchoBridge) };
+    let out = sandbox.run("(define x 41)", limits, EngineMode::Session, bridge());
+    assert_eq!(out.error, None);
+    let out = sandbox.run("(+ x 1)", limits, EngineMode::Session, bridge());
+    assert_eq!(out.value, json!(42), "{out:?}");
+    // Engine clones share Steel's compiler: while the session lives, a fresh
+    // engine knows the name but has no value for it.
+    let out = sandbox.run("(+ x 1)", limits, EngineMode::Fresh, bridge());
+    let error = out.error.expect("x has no value in a fresh engine");
+    assert!(error.message.contains("free identifier: x"), "{error:?}");
+    // A reset forgets the session's names, functions and macros entirely.
+    let out = sandbox.run(
+        "(define (f) 1) (define-syntax mac (syntax-rules () ((_ v) v)))",
+        limits,
+        EngineMode::Session,
+        bridge(),
+    );
+    assert_eq!(out.error, None);
+    for program in ["(+ x 1)", "(f)", "(mac 1)"] {
+        let out = sandbox.run(program, limits, EngineMode::ResetSession, bridge());
+        let error = out.error.expect("gone after the reset");
+        assert_eq!(error.class, CLASS_INVALID_PROGRAM, "{program}: {error:?}");
+        assert!(!out.worker_abandoned, "{program}");
+    }
+    let out = sandbox.run(
+        "(define x 1) (+ x 1)",
+        limits,
+        EngineMode::Session,
+        bridge(),
+    );
+    assert_eq!(out.value, json!(2), "{out:?}");
+}
+
+#[test]
+fn interrupt_handle_stops_the_run_and_keeps_the_session() {
+    let sandbox = Arc::new(Sandbox::new(vec![]));
+    let limits = Limits {
+        timeout_ms: 60_000,
+        ..Limits::default()
+    };
+    let handle = sandbox.interrupt_handle();
+    assert!(!handle.interrupt(), "nothing runs yet");
+    let out = sandbox.run(
+        "(define kept 7)",
+        limits,
+        EngineMode::Session,
+        Arc::new(EchoBridge),
+    );
+    assert_eq!(out.error, None);
+    let interrupter = std::thread::spawn(move || {
+        // Keep trying until the run is published: the first attempts may come
+        // before the worker started it.
+        for _ in 0..200 {
+            std::thread::sleep(Duration::from_millis(25));
+            if handle.interrupt() {
+                return true;
+            }
+        }
+        false
+    });
+    let started = Instant::now();
+    let out = sandbox.run(
+        "(let loop () (loop))",
+        limits,
+        EngineMode::Session,
+        Arc::new(EchoBridge),
+    );
+    assert!(
+        interrupter.join().unwrap(),
+        "the loop was never seen running"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10), "{out:?}");
+    assert_eq!(out.breach, Some(Breach::Interrupted));
+    assert_eq!(out.error.as_ref().map(|e| e.class), Some(CLASS_INTERRUPTED));
+    assert!(!out.worker_abandoned);
+    let out = sandbox.run("kept", limits, EngineMode::Session, Arc::new(EchoBridge));
+    assert_eq!(out.value, json!(7), "{out:?}");
+}
+
+#[test]
+fn every_program_name_is_bound() {
+    let names = program_names();
+    for expected in ["map", "car", "display", "host-call", "when", "hash-ref*"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} missing");
+    }
+    assert!(names.iter().all(|n| !n.starts_with("tusk-")));
+    // An unbound name fails to compile as "unbound identifier"; a bound one
+    // compiles (a macro used as a value may fail otherwise, but not so).
+    let sandbox = Sandbox::new(vec![]);
+    for name in &names {
+        // A macro is no value: use it in head position instead.
+        let unbound = ["(lambda () {})", "(lambda () ({} #t))"]
+            .iter()
+            .all(|shape| {
+                let program = shape.replace("{}", name);
+                let out = sandbox.run(
+                    &program,
+                    Limits::default(),
+                    EngineMode::Fresh,
+                    Arc::new(EchoBridge),
+                );
+                out.error
+                    .is_some_and(|e| e.message.contains("unbound identifier"))
+            });
+        assert!(!unbound, "{name} is listed but not bound");
+    }
+    let out = sandbox.run(
+        "(lambda () no-such-name)",
+        Limits::default(),
+        EngineMode::Fresh,
+        Arc::new(EchoBridge),
+    );
+    assert!(out
+        .error
+        .is_some_and(|e| e.message.contains("unbound identifier")));
+}
+
+#[test]
+fn fresh_runs_do_not_see_each_others_definitions() {
+    let sandbox = Sandbox::new(vec![]);
+    let limits = Limits::default();
+    let b = || -> Arc<dyn HostBridge> { Arc::new(EchoBridge) };
+    let out = sandbox.run(
+        "(define y 1) (define (g) 2) (define-syntax m (syntax-rules () ((_ x) x)))",
+        limits,
+        EngineMode::Fresh,
+        b(),
+    );
+    assert_eq!(out.error, None);
+    for name in ["m", "y", "g"] {
+        let program = format!("({name} 5)");
+        let out = sandbox.run(&program, limits, EngineMode::Fresh, b());
+        let error = out.error.expect("not defined in a fresh engine");
+        assert_eq!(error.class, CLASS_INVALID_PROGRAM, "{program}: {error:?}");
+        assert!(!out.worker_abandoned);
+    }
+}

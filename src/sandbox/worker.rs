@@ -14,13 +14,16 @@ use super::limits::Limits;
 use super::memory;
 use super::primitives;
 use super::{Breach, EvalError, HostBridge, RunOutput};
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use steel::steel_vm::engine::Engine;
+use steel::parser::expander::SteelMacro;
+use steel::parser::interner::InternedString;
+use steel::steel_vm::engine::{Engine, GlobalCheckpoint};
 use steel::steel_vm::ThreadStateController;
 
 /// Native stack of the worker: generous, because Steel's compiler recurses on
@@ -112,6 +115,11 @@ thread_local! {
 
 /// Whether a job runs in a fresh copy of the prepared engine or in the
 /// worker's persistent session engine (REPL: definitions persist).
+///
+/// Steel's engine clones share one compiler, so while a session engine holds
+/// definitions, a `Fresh` program that names one of them compiles and then
+/// fails at run time; a host should use one kind or the other (`tusk eval`
+/// only `Fresh`, `tusk repl` only the session kinds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineMode {
     Fresh,
@@ -166,9 +174,26 @@ impl Worker {
         limits: Limits,
         mode: EngineMode,
         bridge: Arc<dyn HostBridge>,
+        current: &Mutex<Option<Arc<RunShared>>>,
     ) -> (RunOutput, bool) {
         let started = Instant::now();
         let shared = Arc::new(RunShared::new(limits));
+        // Published for interrupt handles until the run has its result.
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(shared.clone());
+        let outcome = self.supervised(program, limits, mode, bridge, &shared, started);
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        outcome
+    }
+
+    fn supervised(
+        &self,
+        program: &str,
+        limits: Limits,
+        mode: EngineMode,
+        bridge: Arc<dyn HostBridge>,
+        shared: &Arc<RunShared>,
+        started: Instant,
+    ) -> (RunOutput, bool) {
         let (reply_tx, reply_rx) = mpsc::channel();
         let job = Job {
             program: program.to_string(),
@@ -179,12 +204,12 @@ impl Worker {
         };
         if self.jobs.send(job).is_err() {
             let error = EvalError::internal("the sandbox worker is gone");
-            return (finish(&shared, Value::Null, Some(error), started), false);
+            return (finish(shared, Value::Null, Some(error), started), false);
         }
-        let (finished, healthy) = supervise(&shared, &reply_rx, limits, started, self.cancelled);
+        let (finished, healthy) = supervise(shared, &reply_rx, limits, started, self.cancelled);
         let output = match finished {
-            Some(f) => finish(&shared, f.value, f.error, started),
-            None => finish(&shared, Value::Null, None, started),
+            Some(f) => finish(shared, f.value, f.error, started),
+            None => finish(shared, Value::Null, None, started),
         };
         (output, healthy)
     }
@@ -215,6 +240,7 @@ fn finish(
         output: captured.text,
         output_truncated: captured.truncated,
         elapsed: started.elapsed(),
+        worker_abandoned: false,
     }
 }
 
@@ -265,13 +291,38 @@ fn supervise(
     }
 }
 
+/// The compile-time state that Steel's `Engine::clone` shares between the
+/// prepared engine and every copy of it: the global symbol table and the
+/// macros. Without restoring it, a "fresh" run would compile against names an
+/// earlier run defined (and crash the VM calling one of them), and a reset
+/// session would keep its macros.
+struct CompilerState {
+    globals: GlobalCheckpoint,
+    macros: FxHashMap<InternedString, SteelMacro>,
+}
+
+impl CompilerState {
+    fn take(engine: &Engine) -> Self {
+        Self {
+            globals: engine.environment_offset(),
+            macros: engine.in_scope_macros().clone(),
+        }
+    }
+
+    fn restore(&self, engine: &mut Engine) {
+        // Rolling back only forgets names past the checkpoint; it cannot fail.
+        let _ = engine.rollback_to_checkpoint(self.globals);
+        *engine.in_scope_macros_mut() = self.macros.clone();
+    }
+}
+
 fn worker_main(
     action_ids: Arc<Vec<String>>,
     jobs: Receiver<Job>,
     ready: Sender<Result<(), String>>,
     cancelled: &'static AtomicBool,
 ) {
-    let template = match primitives::build_engine(&action_ids) {
+    let mut template = match primitives::build_engine(&action_ids) {
         Ok(engine) => engine,
         Err(e) => {
             let _ = ready.send(Err(format!("the sandbox prelude failed to compile: {e}")));
@@ -281,9 +332,10 @@ fn worker_main(
     if ready.send(Ok(())).is_err() {
         return;
     }
+    let pristine = CompilerState::take(&template);
     let mut session: Option<Engine> = None;
     while let Ok(job) = jobs.recv() {
-        let finished = run_job(&template, &mut session, &job, cancelled);
+        let finished = run_job(&mut template, &pristine, &mut session, &job, cancelled);
         if job.reply.send(finished).is_err() {
             // The supervisor gave up on this worker.
             return;
@@ -292,19 +344,26 @@ fn worker_main(
 }
 
 fn run_job(
-    template: &Engine,
+    template: &mut Engine,
+    pristine: &CompilerState,
     session: &mut Option<Engine>,
     job: &Job,
     cancelled: &'static AtomicBool,
 ) -> Finished {
     let mut fresh;
+    // What a fresh run must leave behind in the shared compiler: the state
+    // before it (which includes a live session's names).
+    let mut undo = None;
     let engine: &mut Engine = match job.mode {
         EngineMode::Fresh => {
+            undo = Some(CompilerState::take(template));
             fresh = template.clone();
             &mut fresh
         }
         EngineMode::Session => session.get_or_insert_with(|| template.clone()),
         EngineMode::ResetSession => {
+            *session = None;
+            pristine.restore(template);
             *session = Some(template.clone());
             session.as_mut().expect("just set")
         }
@@ -314,7 +373,12 @@ fn run_job(
     *job.shared
         .controller
         .lock()
-        .unwrap_or_else(|e| e.into_inner()) = Some(controller);
+        .unwrap_or_else(|e| e.into_inner()) = Some(controller.clone());
+    // A breach recorded before the controller was published (an interrupt
+    // that raced the job's start) could not stop the VM: do it now.
+    if job.shared.first_breach().is_some() {
+        controller.interrupt();
+    }
     HOOKS.with(|h| {
         *h.borrow_mut() = Some(Hooks {
             shared: job.shared.clone(),
@@ -356,6 +420,9 @@ fn run_job(
         },
     };
     HOOKS.with(|h| *h.borrow_mut() = None);
+    if let Some(state) = undo {
+        state.restore(engine);
+    }
     finished
 }
 

@@ -1,0 +1,302 @@
+//! Splitting REPL input into top-level forms.
+//!
+//! The split runs on Steel's own token stream (as the lexical checks do), so
+//! strings, `;` and `#| |#` comments, character literals such as `#\(`,
+//! here-strings and `|escaped identifiers|` are read exactly as the evaluator
+//! will read them: a form the REPL thinks is balanced is one the reader sees
+//! as balanced.
+
+use crate::sandbox::lexical::line_column;
+use steel::parser::lexer::TokenStream;
+use steel::parser::parser::ParseError;
+use steel::parser::tokens::TokenType;
+
+/// One complete top-level form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// Exactly the form's text: what runs and what the effect log records.
+    pub text: String,
+    /// Byte offset of the form in the input.
+    pub start: usize,
+}
+
+/// What keeps the input from being complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Open {
+    /// A list opened at this 1-based line and column is not closed.
+    List { line: usize, column: usize },
+    /// A string literal is not closed.
+    String,
+    /// A `#|` block comment is not closed.
+    Comment,
+    /// A `|escaped identifier` is not closed.
+    Identifier,
+    /// A quote or `#;` prefix still waits for its datum.
+    Prefix,
+}
+
+/// The unfinished rest of the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// Byte offset where the unfinished form starts.
+    pub start: usize,
+    pub open: Open,
+}
+
+/// The input cut into complete forms, plus whatever is still open at its end.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    pub forms: Vec<Form>,
+    pub pending: Option<Pending>,
+}
+
+impl Split {
+    /// True when more input is needed to finish the last form.
+    pub fn is_incomplete(&self) -> bool {
+        self.pending.is_some()
+    }
+}
+
+enum Prefix {
+    /// `'`, `` ` ``, `,`, `,@` and their syntax forms: part of the next datum.
+    Quote,
+    /// `#;`: the next datum is a comment.
+    Skip,
+}
+
+/// Cuts `text` into top-level forms. Comments and whitespace between forms
+/// are dropped; a datum commented out with `#;` is dropped with its prefix.
+/// A stray `)` is a form of its own, and text the lexer cannot read (other
+/// than an unclosed string, comment or identifier) makes the rest of the input
+/// one form: either way the evaluator reports the error with its position
+/// instead of the REPL dropping text.
+pub fn split(text: &str) -> Split {
+    let mut forms = Vec::new();
+    let mut depth = 0usize;
+    let mut open_at = 0usize;
+    let mut prefixes: Vec<(Prefix, usize)> = Vec::new();
+    let mut consumed = 0usize;
+
+    // A datum ending at `end` completed at depth 0: fold it into the pending
+    // prefixes, emitting it when nothing is left to wrap it.
+    let complete =
+        |forms: &mut Vec<Form>, prefixes: &mut Vec<(Prefix, usize)>, start: usize, end: usize| {
+            let mut start = start;
+            loop {
+                match prefixes.pop() {
+                    Some((Prefix::Quote, at)) => start = at,
+                    Some((Prefix::Skip, _)) => return,
+                    None => {
+                        forms.push(Form {
+                            text: text[start..end].to_string(),
+                            start,
+                        });
+                        return;
+                    }
+                }
+            }
+        };
+
+    for token in TokenStream::new(text, true, None) {
+        let token = match token {
+            Ok(token) => token,
+            Err(error) => {
+                let at = error.span.start as usize;
+                let start = prefixes
+                    .first()
+                    .map(|(_, p)| *p)
+                    .or((depth > 0).then_some(open_at))
+                    .unwrap_or(at)
+                    .min(at);
+                // Steel's reader turns exactly the unclosed string, comment and
+                // identifier errors into "unexpected EOF": more input may finish them.
+                let open = match ParseError::from(error) {
+                    ParseError::UnexpectedEOF(..) => Some(match &text[at..] {
+                        t if t.starts_with("#|") => Open::Comment,
+                        t if t.starts_with('|') => Open::Identifier,
+                        _ => Open::String,
+                    }),
+                    _ => None,
+                };
+                let pending = match open {
+                    Some(open) => Some(Pending { start, open }),
+                    None => {
+                        forms.push(Form {
+                            text: text[start..].to_string(),
+                            start,
+                        });
+                        None
+                    }
+                };
+                return Split { forms, pending };
+            }
+        };
+        let (start, end) = (token.span.start as usize, token.span.end as usize);
+        // The lexer splits `+name` into two tokens over one span: count it once.
+        if start < consumed {
+            continue;
+        }
+        consumed = end;
+        match token.ty {
+            TokenType::OpenParen(..) => {
+                if depth == 0 {
+                    open_at = start;
+                }
+                depth += 1;
+            }
+            TokenType::CloseParen(_) if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    complete(&mut forms, &mut prefixes, open_at, end);
+                }
+            }
+            _ if depth > 0 => {}
+            TokenType::QuoteTick
+            | TokenType::QuasiQuote
+            | TokenType::Unquote
+            | TokenType::UnquoteSplice
+            | TokenType::QuoteSyntax
+            | TokenType::QuasiQuoteSyntax
+            | TokenType::UnquoteSyntax
+            | TokenType::UnquoteSpliceSyntax => prefixes.push((Prefix::Quote, start)),
+            TokenType::DatumComment => prefixes.push((Prefix::Skip, start)),
+            // Atoms, and a stray `)` (left for the reader to reject).
+            _ => complete(&mut forms, &mut prefixes, start, end),
+        }
+    }
+    let pending = if depth > 0 {
+        let (line, column) = line_column(text, open_at);
+        Some(Pending {
+            start: prefixes.first().map_or(open_at, |(_, p)| (*p).min(open_at)),
+            open: Open::List { line, column },
+        })
+    } else {
+        prefixes.first().map(|(_, p)| Pending {
+            start: *p,
+            open: Open::Prefix,
+        })
+    };
+    Split { forms, pending }
+}
+
+impl std::fmt::Display for Open {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Open::List { line, column } => {
+                write!(
+                    f,
+                    "the list opened at line {line}, column {column} is not closed"
+                )
+            }
+            Open::String => write!(f, "a string is not closed"),
+            Open::Comment => write!(f, "a #| block comment is not closed"),
+            Open::Identifier => write!(f, "a |quoted identifier| is not closed"),
+            Open::Prefix => write!(f, "a quote or #; prefix has no datum after it"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(input: &str) -> Vec<String> {
+        let split = split(input);
+        assert_eq!(split.pending, None, "{input:?} should be complete");
+        split.forms.into_iter().map(|f| f.text).collect()
+    }
+
+    #[test]
+    fn one_form_per_top_level_datum() {
+        assert_eq!(texts("(+ 1 2)"), ["(+ 1 2)"]);
+        assert_eq!(
+            texts("(define x 1) (+ x 1)\n'sym 42 \"s\" #t [1 2]"),
+            [
+                "(define x 1)",
+                "(+ x 1)",
+                "'sym",
+                "42",
+                "\"s\"",
+                "#t",
+                "[1 2]"
+            ]
+        );
+        assert_eq!(texts("`(a ,(b) ,@c)"), ["`(a ,(b) ,@c)"]);
+        assert_eq!(texts("#(1 2) x"), ["#(1 2)", "x"]);
+        assert_eq!(texts(""), Vec::<String>::new());
+        assert_eq!(texts("  ; only a comment\n"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn offsets_point_into_the_input() {
+        let input = "  (a)\n (b c)";
+        let split = split(input);
+        for form in &split.forms {
+            assert_eq!(&input[form.start..form.start + form.text.len()], form.text);
+        }
+        assert_eq!(split.forms[1].start, 7);
+    }
+
+    #[test]
+    fn strings_comments_and_chars_do_not_count_as_parens() {
+        assert_eq!(texts("(display \"(\")"), ["(display \"(\")"]);
+        assert_eq!(texts("(display \"\\\")\")"), ["(display \"\\\")\")"]);
+        assert_eq!(texts("; comment (\n(+ 1 2) ; trailing )"), ["(+ 1 2)"]);
+        assert_eq!(texts("#| block ( #| nested |# |# (a)"), ["(a)"]);
+        assert_eq!(texts("(list #\\( #\\) #\\;)"), ["(list #\\( #\\) #\\;)"]);
+        assert_eq!(texts("(quote |a ( b|)"), ["(quote |a ( b|)"]);
+    }
+
+    #[test]
+    fn datum_comments_drop_their_datum() {
+        assert_eq!(texts("#;(a) (b)"), ["(b)"]);
+        assert_eq!(texts("#; 'x y"), ["y"]);
+        assert_eq!(texts("' #;x y"), ["' #;x y"]);
+        assert_eq!(texts("(a #;(b) c)"), ["(a #;(b) c)"]);
+    }
+
+    #[test]
+    fn unfinished_input_is_pending() {
+        let s = split("(define (f x)\n  (+ x");
+        assert!(s.forms.is_empty());
+        assert_eq!(
+            s.pending,
+            Some(Pending {
+                start: 0,
+                open: Open::List { line: 1, column: 1 }
+            })
+        );
+        let s = split("(a) (display \"abc");
+        assert_eq!(s.forms.len(), 1);
+        assert_eq!(
+            s.pending,
+            Some(Pending {
+                start: 4,
+                open: Open::String
+            })
+        );
+        assert_eq!(split("#| abc").pending.map(|p| p.open), Some(Open::Comment));
+        assert_eq!(split("'").pending.map(|p| p.open), Some(Open::Prefix));
+        assert_eq!(split("'(a").pending.map(|p| p.start), Some(0));
+        assert_eq!(
+            split("|abc").pending.map(|p| p.open),
+            Some(Open::Identifier)
+        );
+        assert!(split("(a (b) c").is_incomplete());
+        assert!(!split("(a (b) c)").is_incomplete());
+    }
+
+    #[test]
+    fn stray_close_and_unreadable_text_still_run() {
+        assert_eq!(texts(")"), [")"]);
+        assert_eq!(texts("(a))"), ["(a)", ")"]);
+        // An unreadable token: the rest of the input goes to the evaluator,
+        // which reports the error with its position.
+        let s = split("(a) (b #\\bogus) (c)");
+        assert_eq!(s.pending, None);
+        assert_eq!(
+            s.forms.last().map(|f| f.text.as_str()),
+            Some("(b #\\bogus) (c)")
+        );
+    }
+}

@@ -1,0 +1,490 @@
+//! One REPL session: one host, one session id, one persistent engine. Every
+//! form is one run in the session engine, tagged with the session id, so the
+//! effect log holds the whole session in order.
+
+use crate::host::ActionKind;
+use crate::runtime::{Host, Request, RequestError};
+use crate::sandbox::{EngineMode, Limits};
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+/// Effects kept in memory for `:effects`.
+const EFFECTS_KEPT: usize = 1000;
+
+/// A session that cannot start (exit 2 in `tusk repl`).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("join evidence is not a valid harness-join-check input: {0}")]
+    JoinEvidence(String),
+    #[error("the sandbox could not be prepared: {0}")]
+    Sandbox(String),
+}
+
+/// A REPL command line (`:name args`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    /// The last N effects of the session.
+    Effects(usize),
+    Limits,
+    Policy,
+    /// Run every top-level form of a file, one run each.
+    Load(PathBuf),
+    Reset,
+    /// Toggle printing full result JSON.
+    Json,
+    Quit,
+}
+
+/// Why a command line was not understood.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("unknown command `{0}`; :help lists the commands")]
+    Unknown(String),
+    #[error("{0}")]
+    Usage(&'static str),
+}
+
+impl Command {
+    /// Parses a line that starts with `:`.
+    pub fn parse(line: &str) -> Result<Command, CommandError> {
+        let line = line.trim();
+        let (name, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let no_args = |command: Command, usage: &'static str| {
+            if rest.is_empty() {
+                Ok(command)
+            } else {
+                Err(CommandError::Usage(usage))
+            }
+        };
+        match name {
+            ":help" | ":h" | ":?" => no_args(Command::Help, "usage: :help"),
+            ":effects" => {
+                if rest.is_empty() {
+                    Ok(Command::Effects(10))
+                } else {
+                    rest.parse()
+                        .map(Command::Effects)
+                        .map_err(|_| CommandError::Usage("usage: :effects [N], N a whole number"))
+                }
+            }
+            ":limits" => no_args(Command::Limits, "usage: :limits"),
+            ":policy" => no_args(Command::Policy, "usage: :policy"),
+            ":load" => {
+                if rest.is_empty() {
+                    Err(CommandError::Usage("usage: :load FILE"))
+                } else {
+                    Ok(Command::Load(PathBuf::from(rest)))
+                }
+            }
+            ":reset" => no_args(Command::Reset, "usage: :reset"),
+            ":json" => no_args(Command::Json, "usage: :json"),
+            ":quit" | ":q" | ":exit" => no_args(Command::Quit, "usage: :quit"),
+            other => Err(CommandError::Unknown(other.to_string())),
+        }
+    }
+}
+
+/// What a command prints: words for people, an object for `--json`.
+pub struct Report {
+    pub text: String,
+    pub json: Value,
+}
+
+/// One host call of the session, for `:effects`.
+pub struct RecordedEffect {
+    /// 1-based number of the run in this session.
+    pub run: u64,
+    pub run_id: String,
+    pub envelope: Value,
+}
+
+/// The outcome of one form.
+pub struct FormResult {
+    /// The `premath.scheme_eval.result.v0` object (with `sessionId`).
+    pub json: Value,
+    pub accepted: bool,
+    /// The run's worker was abandoned: the session's definitions are gone.
+    pub session_lost: bool,
+    /// 1-based number of the run in this session.
+    pub run: u64,
+}
+
+struct JoinStatus {
+    accepted: bool,
+    join_set_digest: String,
+    failure_classes: Vec<String>,
+}
+
+/// A REPL session over one [`Host`].
+pub struct Session {
+    host: Host,
+    template: Request,
+    id: String,
+    reset_next: bool,
+    runs: u64,
+    effects: VecDeque<RecordedEffect>,
+    join: Option<JoinStatus>,
+}
+
+/// `session-<UTC start>-<12 hex>`: sortable, unique per process.
+pub fn new_session_id(now: DateTime<Utc>) -> String {
+    let marker = 0u8;
+    let seed = format!(
+        "{}|{}|{:p}",
+        std::process::id(),
+        now.timestamp_nanos_opt().unwrap_or_default(),
+        &marker
+    );
+    format!(
+        "session-{}-{}",
+        now.format("%Y%m%dT%H%M%S%.3fZ"),
+        &crate::canonical::sha256_hex(seed.as_bytes())[..12]
+    )
+}
+
+impl Session {
+    /// Prepares the engine and checks the request's join evidence once, so a
+    /// session that could never run fails here rather than on every form.
+    /// `template` carries the authority and limits every form runs under.
+    pub fn new(host: Host, template: Request, id: String) -> Result<Self, SetupError> {
+        let join = match &template.join_evidence {
+            None => None,
+            Some(input) => {
+                let check = crate::typestate::check(input)
+                    .map_err(|e| SetupError::JoinEvidence(e.to_string()))?;
+                Some(JoinStatus {
+                    accepted: check.accepted,
+                    join_set_digest: check.join_set_digest,
+                    failure_classes: check.failure_classes,
+                })
+            }
+        };
+        host.warm_up().map_err(SetupError::Sandbox)?;
+        Ok(Self {
+            host,
+            template,
+            id,
+            reset_next: false,
+            runs: 0,
+            effects: VecDeque::new(),
+            join,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// Runs one form in the session engine.
+    pub fn run(&mut self, program: &str) -> Result<FormResult, RequestError> {
+        let mut request = self.template.clone();
+        request.program = program.to_string();
+        let mode = if self.reset_next {
+            EngineMode::ResetSession
+        } else {
+            EngineMode::Session
+        };
+        let result = self.host.eval_with(&request, mode, Some(&self.id))?;
+        self.runs += 1;
+        // A lost worker takes the session engine with it; the next run starts
+        // from a fresh one and says so in its header, as after `:reset`.
+        self.reset_next = result.worker_abandoned;
+        let run_id = result.json["runId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        for envelope in result.json["effects"].as_array().into_iter().flatten() {
+            if self.effects.len() == EFFECTS_KEPT {
+                self.effects.pop_front();
+            }
+            self.effects.push_back(RecordedEffect {
+                run: self.runs,
+                run_id: run_id.clone(),
+                envelope: envelope.clone(),
+            });
+        }
+        Ok(FormResult {
+            json: result.json,
+            accepted: result.accepted,
+            session_lost: result.worker_abandoned,
+            run: self.runs,
+        })
+    }
+
+    /// Drops every definition: the next form runs in a fresh engine.
+    pub fn reset(&mut self) -> Report {
+        self.reset_next = true;
+        Report {
+            text: "session reset: definitions dropped; the next form starts from a fresh engine\n"
+                .into(),
+            json: json!({"command": "reset", "sessionId": self.id}),
+        }
+    }
+
+    /// The limits every form runs under.
+    pub fn limits(&self) -> Limits {
+        self.template
+            .limits
+            .unwrap_or_default()
+            .apply(self.host.config().limits)
+    }
+
+    /// `:limits`.
+    pub fn limits_report(&self) -> Report {
+        let l = self.limits();
+        let text = format!(
+            "timeout        {} ms\nhost calls     {}\nmemory         {} MiB\noutput         {} bytes\nprogram size   {} bytes\nnesting depth  {}\n",
+            l.timeout_ms,
+            l.max_calls,
+            l.max_memory_mb,
+            l.max_output_bytes,
+            l.max_program_bytes,
+            l.max_nesting_depth
+        );
+        Report {
+            text,
+            json: json!({"command": "limits", "limits": l}),
+        }
+    }
+
+    /// `:effects N`: the session's last N host calls, oldest first.
+    pub fn effects_report(&self, n: usize) -> Report {
+        let recent: Vec<&RecordedEffect> = self
+            .effects
+            .iter()
+            .skip(self.effects.len().saturating_sub(n))
+            .collect();
+        let text = if self.effects.is_empty() {
+            "no host calls in this session yet\n".to_string()
+        } else {
+            recent
+                .iter()
+                .map(|e| {
+                    format!(
+                        "run {:<3} {}\n",
+                        e.run,
+                        super::format::effect_line(&e.envelope)
+                    )
+                })
+                .collect()
+        };
+        let json = json!({
+            "command": "effects",
+            "effects": recent.iter().map(|e| json!({"run": e.run, "runId": e.run_id, "envelope": e.envelope})).collect::<Vec<_>>(),
+        });
+        Report { text, json }
+    }
+
+    /// `:policy`: the active policy, the authority evidence this session
+    /// carries, and what that means for mutations.
+    pub fn policy_report(&self) -> Report {
+        let config = self.host.config();
+        let policy = &config.policy;
+        let given = self
+            .template
+            .policy_digest
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
+        let instruction = self
+            .template
+            .instruction_ref
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
+        let mutations: Vec<String> = config
+            .registry
+            .ids()
+            .into_iter()
+            .filter(|id| {
+                config
+                    .registry
+                    .get(id)
+                    .is_some_and(|a| a.kind() == ActionKind::Mutation)
+            })
+            .collect();
+        let verdict = if config.registry.is_read_only() || mutations.is_empty() {
+            "no mutation can run: read-only profile, mutation actions are not registered"
+                .to_string()
+        } else if given.is_none() || instruction.is_none() {
+            "mutations will be rejected (mutation.use_evidence_missing): start with --policy-digest and --instruction-ref".to_string()
+        } else if given != Some(policy.digest.as_str()) {
+            "mutations will be rejected (mutation.policy_digest_mismatch): --policy-digest is not the active policy's".to_string()
+        } else if policy.require_join_closed && !self.join.as_ref().is_some_and(|j| j.accepted) {
+            "mutations will be rejected (mutation.use_evidence_missing): the policy requires an accepted --join-evidence".to_string()
+        } else {
+            "mutations the policy allows will be admitted".to_string()
+        };
+        let source = policy
+            .source
+            .as_ref()
+            .map_or("built-in default".to_string(), |p| p.display().to_string());
+        let join_text = match &self.join {
+            None => "none".to_string(),
+            Some(j) if j.accepted => format!("accepted (join://{})", j.join_set_digest),
+            Some(j) => format!("rejected: {}", j.failure_classes.join(", ")),
+        };
+        let digest_text = match given {
+            None => "none".to_string(),
+            Some(d) if d == policy.digest => "given, matches the active policy".to_string(),
+            Some(d) => format!("given ({d}), does NOT match the active policy"),
+        };
+        let allowed: Vec<&str> = policy.allowed_actions.iter().map(String::as_str).collect();
+        let text = format!(
+            "policy          {} ({source})\nallows          {}\njoin closure    {}\npolicy digest   {digest_text}\ninstruction     {}\njoin evidence   {join_text}\nmutations       {}\nverdict         {verdict}\n",
+            policy.digest,
+            if allowed.is_empty() { "nothing".to_string() } else { allowed.join(", ") },
+            if policy.require_join_closed { "required" } else { "not required" },
+            instruction.unwrap_or("none"),
+            if mutations.is_empty() {
+                "none registered (read-only)".to_string()
+            } else {
+                format!("{} registered", mutations.len())
+            },
+        );
+        let json = json!({
+            "command": "policy",
+            "policyDigest": policy.digest,
+            "source": policy.source.as_ref().map(|p| p.display().to_string()),
+            "allowedActions": allowed,
+            "requireJoinClosed": policy.require_join_closed,
+            "evidence": {
+                "policyDigest": given,
+                "policyDigestMatches": given.map(|d| d == policy.digest),
+                "instructionRef": instruction,
+                "joinEvidence": self.join.as_ref().map(|j| json!({
+                    "accepted": j.accepted,
+                    "joinSetDigest": j.join_set_digest,
+                    "failureClasses": j.failure_classes,
+                })),
+            },
+            "readOnly": config.registry.is_read_only(),
+            "mutationsRegistered": mutations,
+            "verdict": verdict,
+        });
+        Report { text, json }
+    }
+}
+
+/// `:help`.
+pub fn help_report() -> Report {
+    let commands = [
+        (":help", "this list"),
+        (
+            ":effects [N]",
+            "the session's last N host calls (default 10)",
+        ),
+        (":limits", "the limits every form runs under"),
+        (
+            ":policy",
+            "the mutation policy and the authority evidence this session carries",
+        ),
+        (
+            ":load FILE",
+            "run each top-level form of FILE, one run each",
+        ),
+        (
+            ":reset",
+            "drop every definition (the next form starts from a fresh engine)",
+        ),
+        (":json", "toggle printing each result as full JSON"),
+        (":quit", "leave (Ctrl-D on an empty line too)"),
+    ];
+    let mut text = String::from(
+        "Each top-level form is one run, under the session's limits and authority;\n\
+         definitions persist across forms. Host functions are procedures named by\n\
+         action id, e.g. (issue.list); (host-actions) lists them. Tab completes names,\n\
+         Ctrl-C stops a running form.\n\n",
+    );
+    for (name, what) in commands {
+        text.push_str(&format!("  {name:<14} {what}\n"));
+    }
+    let json = json!({
+        "command": "help",
+        "commands": commands.iter().map(|(n, w)| json!({"command": n, "description": w})).collect::<Vec<_>>(),
+    });
+    Report { text, json }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(Command::parse(":help"), Ok(Command::Help));
+        assert_eq!(Command::parse(" :effects "), Ok(Command::Effects(10)));
+        assert_eq!(Command::parse(":effects 3"), Ok(Command::Effects(3)));
+        assert!(matches!(
+            Command::parse(":effects x"),
+            Err(CommandError::Usage(_))
+        ));
+        assert_eq!(
+            Command::parse(":load  examples/a b.scm "),
+            Ok(Command::Load(PathBuf::from("examples/a b.scm")))
+        );
+        assert!(matches!(
+            Command::parse(":load"),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            Command::parse(":quit now"),
+            Err(CommandError::Usage(_))
+        ));
+        assert_eq!(
+            Command::parse(":frob"),
+            Err(CommandError::Unknown(":frob".into()))
+        );
+    }
+
+    #[test]
+    fn forms_share_one_engine_until_reset() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::runtime::HostConfig::under(dir.path()).unwrap();
+        let template = Request {
+            limits: Some(crate::sandbox::LimitsOverride {
+                max_calls: Some(3),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut session = Session::new(Host::new(config), template, "session-test".into()).unwrap();
+        assert_eq!(session.limits().max_calls, 3);
+        assert!(session.run("(define n 41)").unwrap().accepted);
+        let r = session.run("(issue.ready) (+ n 1)").unwrap();
+        assert_eq!((r.json["value"].clone(), r.run), (json!(42), 2));
+        assert_eq!(r.json["sessionId"], "session-test");
+        let effects = session.effects_report(10);
+        assert_eq!(effects.json["effects"][0]["run"], 2);
+        assert!(effects
+            .text
+            .starts_with("run 2   call-1 issue.ready → accepted"));
+        session.reset();
+        let r = session.run("n").unwrap();
+        assert!(!r.accepted);
+        assert_eq!(r.json["error"]["class"], "scheme_eval.invalid_program");
+        let policy = session.policy_report();
+        assert_eq!(policy.json["evidence"]["policyDigest"], Value::Null);
+        assert!(policy.text.contains("mutation.use_evidence_missing"));
+    }
+
+    #[test]
+    fn session_ids_are_sortable_and_distinct() {
+        let now = Utc::now();
+        let id = new_session_id(now);
+        assert!(
+            id.starts_with(&format!("session-{}", now.format("%Y%m%dT%H%M%S"))),
+            "{id}"
+        );
+        assert_eq!(id.rsplit('-').next().map(str::len), Some(12));
+        assert_ne!(id, new_session_id(now + chrono::Duration::nanoseconds(1)));
+    }
+}

@@ -147,6 +147,19 @@ pub struct JoinEvidence {
     pub failure_classes: Vec<String>,
 }
 
+impl JoinEvidence {
+    /// Runs the typestate check (the one join rule, [`crate::typestate::check`])
+    /// on a harness-join-check input; `Err` when the input is malformed.
+    pub fn check(input: &serde_json::Value) -> Result<Self, String> {
+        let check = crate::typestate::check(input).map_err(|e| e.to_string())?;
+        Ok(JoinEvidence {
+            accepted: check.accepted,
+            join_set_digest: check.join_set_digest,
+            failure_classes: check.failure_classes,
+        })
+    }
+}
+
 /// The authority evidence a request carries.
 #[derive(Clone, Debug, Default)]
 pub struct Authority {

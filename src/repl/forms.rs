@@ -151,14 +151,9 @@ pub fn split(text: &str) -> Split {
                 }
             }
             _ if depth > 0 => {}
-            TokenType::QuoteTick
-            | TokenType::QuasiQuote
-            | TokenType::Unquote
-            | TokenType::UnquoteSplice
-            | TokenType::QuoteSyntax
-            | TokenType::QuasiQuoteSyntax
-            | TokenType::UnquoteSyntax
-            | TokenType::UnquoteSpliceSyntax => prefixes.push((Prefix::Quote, start)),
+            ref ty if crate::sandbox::lexical::is_prefix(ty) => {
+                prefixes.push((Prefix::Quote, start))
+            }
             TokenType::DatumComment => prefixes.push((Prefix::Skip, start)),
             // Atoms, and a stray `)` (left for the reader to reject).
             _ => complete(&mut forms, &mut prefixes, start, end),

@@ -113,12 +113,6 @@ pub struct FormResult {
     pub run: u64,
 }
 
-struct JoinStatus {
-    accepted: bool,
-    join_set_digest: String,
-    failure_classes: Vec<String>,
-}
-
 /// A REPL session over one [`Host`].
 pub struct Session {
     host: Host,
@@ -127,23 +121,12 @@ pub struct Session {
     reset_next: bool,
     runs: u64,
     effects: VecDeque<RecordedEffect>,
-    join: Option<JoinStatus>,
+    join: Option<crate::host::JoinEvidence>,
 }
 
 /// `session-<UTC start>-<12 hex>`: sortable, unique per process.
 pub fn new_session_id(now: DateTime<Utc>) -> String {
-    let marker = 0u8;
-    let seed = format!(
-        "{}|{}|{:p}",
-        std::process::id(),
-        now.timestamp_nanos_opt().unwrap_or_default(),
-        &marker
-    );
-    format!(
-        "session-{}-{}",
-        now.format("%Y%m%dT%H%M%S%.3fZ"),
-        &crate::canonical::sha256_hex(seed.as_bytes())[..12]
-    )
+    crate::runtime::stamped_id("session", now, "repl")
 }
 
 impl Session {
@@ -151,18 +134,12 @@ impl Session {
     /// session that could never run fails here rather than on every form.
     /// `template` carries the authority and limits every form runs under.
     pub fn new(host: Host, template: Request, id: String) -> Result<Self, SetupError> {
-        let join = match &template.join_evidence {
-            None => None,
-            Some(input) => {
-                let check = crate::typestate::check(input)
-                    .map_err(|e| SetupError::JoinEvidence(e.to_string()))?;
-                Some(JoinStatus {
-                    accepted: check.accepted,
-                    join_set_digest: check.join_set_digest,
-                    failure_classes: check.failure_classes,
-                })
-            }
-        };
+        let join = template
+            .join_evidence
+            .as_ref()
+            .map(crate::host::JoinEvidence::check)
+            .transpose()
+            .map_err(SetupError::JoinEvidence)?;
         host.warm_up().map_err(SetupError::Sandbox)?;
         Ok(Self {
             host,

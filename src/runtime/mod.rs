@@ -147,18 +147,12 @@ impl Host {
         session_id: Option<&str>,
     ) -> Result<RunResult, RequestError> {
         let limits = request.limits.unwrap_or_default().apply(self.config.limits);
-        let join = match &request.join_evidence {
-            None => None,
-            Some(input) => {
-                let check = crate::typestate::check(input)
-                    .map_err(|e| RequestError::JoinEvidence(e.to_string()))?;
-                Some(JoinEvidence {
-                    accepted: check.accepted,
-                    join_set_digest: check.join_set_digest,
-                    failure_classes: check.failure_classes,
-                })
-            }
-        };
+        let join = request
+            .join_evidence
+            .as_ref()
+            .map(JoinEvidence::check)
+            .transpose()
+            .map_err(RequestError::JoinEvidence)?;
         let authority = Authority {
             policy_digest: request.policy_digest.clone(),
             instruction_ref: request.instruction_ref.clone(),
@@ -293,18 +287,24 @@ pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {
 
 /// `run-<UTC timestamp>-<12 hex>`: sortable by start, unique per process and program.
 fn new_run_id(program: &str, started: chrono::DateTime<Utc>) -> String {
+    stamped_id("run", started, &canonical::sha256_text(program))
+}
+
+/// `<prefix>-<UTC timestamp>-<12 hex>`: sortable by time; the hex mixes the
+/// process, the nanosecond, a per-process counter and `seed`, so ids made in
+/// the same millisecond (or by two processes) still differ.
+pub(crate) fn stamped_id(prefix: &str, at: chrono::DateTime<Utc>, seed: &str) -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let seed = format!(
-        "{}|{}|{}|{}",
+        "{}|{}|{}|{seed}",
         std::process::id(),
-        started.timestamp_nanos_opt().unwrap_or_default(),
+        at.timestamp_nanos_opt().unwrap_or_default(),
         COUNTER.fetch_add(1, Ordering::Relaxed),
-        canonical::sha256_text(program)
     );
     format!(
-        "run-{}-{}",
-        started.format("%Y%m%dT%H%M%S%.3fZ"),
+        "{prefix}-{}-{}",
+        at.format("%Y%m%dT%H%M%S%.3fZ"),
         &canonical::sha256_hex(seed.as_bytes())[..12]
     )
 }

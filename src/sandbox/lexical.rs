@@ -49,15 +49,7 @@ pub fn check(text: &str, max_depth: u32) -> Result<(), LexicalError> {
             TokenType::CloseParen(_) => {
                 depth = depth.saturating_sub(1);
             }
-            TokenType::QuoteTick
-            | TokenType::QuasiQuote
-            | TokenType::Unquote
-            | TokenType::UnquoteSplice
-            | TokenType::QuoteSyntax
-            | TokenType::QuasiQuoteSyntax
-            | TokenType::UnquoteSyntax
-            | TokenType::UnquoteSpliceSyntax
-            | TokenType::DatumComment => {
+            ty if is_prefix(ty) || matches!(ty, TokenType::DatumComment) => {
                 prefix_run += 1;
                 if depth + prefix_run > max_depth {
                     return Err(LexicalError::Invalid {
@@ -104,6 +96,22 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The reader prefixes that wrap the next datum (`'`, `` ` ``, `,`, `,@` and
+/// their syntax forms): they nest it one level deeper.
+pub fn is_prefix<S>(ty: &TokenType<S>) -> bool {
+    matches!(
+        ty,
+        TokenType::QuoteTick
+            | TokenType::QuasiQuote
+            | TokenType::Unquote
+            | TokenType::UnquoteSplice
+            | TokenType::QuoteSyntax
+            | TokenType::QuasiQuoteSyntax
+            | TokenType::UnquoteSyntax
+            | TokenType::UnquoteSpliceSyntax
+    )
 }
 
 #[cfg(test)]

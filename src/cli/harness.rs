@@ -16,7 +16,6 @@ use std::path::PathBuf;
 
 /// Session handoff: write, read, bootstrap.
 #[derive(Subcommand, Debug)]
-#[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum SessionCommand {
     /// Create or update the session in place.
     Write(Box<SessionWriteArgs>),

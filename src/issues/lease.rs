@@ -2,12 +2,17 @@
 //! classes. A lease is active while `now < expires_at`, else stale.
 
 use super::model::{format_time, parse_time, Issue, LeaseState};
-use super::mutate::{object_of, replace, run, set_text, MutationCtx};
+use super::mutate::{not_found, object_of, replace, run, set_text, MutationCtx, Rejection};
+
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
 use super::Report;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
+
+/// A refused claim: failure class, diagnostic, and payload members that say
+/// more (the current holder and expiry on contention).
+type LeaseRejection = (&'static str, String, Map<String, Value>);
 
 /// TTL when neither a TTL nor an expiry is given.
 pub const DEFAULT_TTL_SECONDS: i64 = 3600;
@@ -29,10 +34,11 @@ pub struct LeaseRequest {
     pub term: LeaseTerm,
 }
 
-type Rejection = (Vec<&'static str>, String);
+/// Every broken input rule's class, and one diagnostic for them all.
+type InputRejection = (Vec<&'static str>, String);
 
 /// Input rules checked before the store is touched; every broken one is reported.
-fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Rejection> {
+fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, InputRejection> {
     let mut classes = Vec::new();
     let mut diags = Vec::new();
     if req.assignee.trim().is_empty() {
@@ -92,7 +98,6 @@ pub fn default_lease_id(issue_id: &str, assignee: &str) -> String {
 
 /// The claim rule on one issue: the new line's object and whether a stale lease was
 /// cleared, or the rejection.
-#[allow(clippy::type_complexity)] // (class, diagnostic, extra payload) stays local to the lease machine
 fn claim_object(
     store: &Store<'_>,
     issue: &Issue<'_>,
@@ -100,7 +105,7 @@ fn claim_object(
     lease_id: Option<&str>,
     expires: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<(Map<String, Value>, bool), (&'static str, String, Map<String, Value>)> {
+) -> Result<(Map<String, Value>, bool), LeaseRejection> {
     let id = issue.id.as_str();
     if issue.is_closed() {
         return Err(("lease_issue_closed", format!("{id} is closed"), Map::new()));
@@ -175,7 +180,7 @@ fn claimed_members(m: Map<String, Value>, stale_cleared: bool) -> Map<String, Va
     out
 }
 
-fn rejection_report(action: &str, path: &str, (classes, diag): Rejection) -> Report {
+fn rejection_report(action: &str, path: &str, (classes, diag): InputRejection) -> Report {
     Report::rejected(action, path, &classes, diag)
 }
 
@@ -190,15 +195,7 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let assignee = req.assignee.trim();
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &["lease_not_found"],
-                    format!("no issue with id {id:?}"),
-                ),
-                None,
-            );
+            return (not_found(action, &path, "lease_not_found", id), None);
         };
         match claim_object(
             store,
@@ -264,7 +261,7 @@ fn check_holder(
     lease_id: Option<&str>,
     now: DateTime<Utc>,
     need_active: bool,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), Rejection> {
     let id = issue.id.as_str();
     let Some(lease) = &issue.lease else {
         return Err(("lease_missing", format!("{id} has no lease")));
@@ -306,15 +303,7 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &["lease_not_found"],
-                    format!("no issue with id {id:?}"),
-                ),
-                None,
-            );
+            return (not_found(action, &path, "lease_not_found", id), None);
         };
         // Renewal names the lease it renews: an absent or empty id is a mismatch.
         let lease_id = Some(req.lease_id.as_deref().unwrap_or(""));
@@ -356,15 +345,7 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &["lease_not_found"],
-                    format!("no issue with id {id:?}"),
-                ),
-                None,
-            );
+            return (not_found(action, &path, "lease_not_found", id), None);
         };
         if let Err((class, diag)) =
             check_holder(issue, assignee, explicit_lease_id(req), ctx.now, false)

@@ -89,6 +89,15 @@ fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
+/// Why a mutation is refused: its failure class and a diagnostic.
+pub(crate) type Rejection = (&'static str, String);
+
+/// The rejection of a mutation whose issue does not exist (`class` names it
+/// in the vocabulary of the action: `issue.not_found`, `lease_not_found`).
+pub(crate) fn not_found(action: &str, path: &str, class: &'static str, id: &str) -> Report {
+    Report::rejected(action, path, &[class], format!("no issue with id {id:?}"))
+}
+
 /// Marks `m` closed now; a closed issue holds no lease.
 fn close_object(m: &mut Map<String, Value>, stamp: &str) {
     m.insert("status".into(), json!("closed"));
@@ -149,7 +158,7 @@ fn validate_fields(
     priority: Option<i64>,
     issue_type: Option<&str>,
     labels: Option<&[String]>,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), Rejection> {
     if title.is_some_and(|t| t.trim().is_empty()) {
         return Err(("issue.invalid_title", "title must not be empty".into()));
     }
@@ -214,12 +223,11 @@ fn next_id(store: &Store<'_>) -> String {
 }
 
 /// Builds a new issue line, or a rejection.
-#[allow(clippy::type_complexity)] // (class, diagnostic) pair, local to this module
 fn new_issue_object(
     store: &Store<'_>,
     new: &NewIssue,
     stamp: &str,
-) -> Result<(String, Map<String, Value>), (&'static str, String)> {
+) -> Result<(String, Map<String, Value>), Rejection> {
     validate_fields(
         Some(&new.title),
         new.status.as_deref(),
@@ -282,22 +290,7 @@ fn new_issue_object(
 
 /// `issue add`: a new issue; the first add creates the store.
 pub fn add(ctx: &MutationCtx<'_>, new: &NewIssue) -> Result<Report, StoreError> {
-    let path = ctx.path_str();
-    let stamp = ctx.stamp();
-    run(ctx, "issue.add", |store| {
-        match new_issue_object(store, new, &stamp) {
-            Err((class, diag)) => (Report::rejected("issue.add", &path, &[class], diag), None),
-            Ok((id, m)) => {
-                let edit = Edit::Append { json: encode(&m) };
-                let report = Report::accepted(
-                    "issue.add",
-                    &path,
-                    members([("id", json!(id)), ("issue", Value::Object(m))]),
-                );
-                (report, Some(edit))
-            }
-        }
-    })
+    create(ctx, "issue.add", None, new)
 }
 
 /// `issue discover`: a new issue linked to an existing parent by a `discovered-from` edge.
@@ -306,38 +299,43 @@ pub fn discover(
     parent_id: &str,
     new: &NewIssue,
 ) -> Result<Report, StoreError> {
+    create(ctx, "issue.discover", Some(parent_id), new)
+}
+
+/// Appends a new issue, with a `discovered-from` edge when it has a parent.
+fn create(
+    ctx: &MutationCtx<'_>,
+    action: &str,
+    parent_id: Option<&str>,
+    new: &NewIssue,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
-    run(ctx, "issue.discover", |store| {
-        if store.get(parent_id).is_none() {
+    run(ctx, action, |store| {
+        if let Some(parent_id) = parent_id.filter(|p| store.get(p).is_none()) {
             let diag = format!("parent issue {parent_id:?} does not exist");
             return (
-                Report::rejected("issue.discover", &path, &["issue.parent_not_found"], diag),
+                Report::rejected(action, &path, &["issue.parent_not_found"], diag),
                 None,
             );
         }
-        // The edge's issue_id is only known once the id is chosen.
-        match new_issue_object(store, new, &stamp) {
-            Err((class, diag)) => (
-                Report::rejected("issue.discover", &path, &[class], diag),
-                None,
-            ),
-            Ok((id, mut m)) => {
-                let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
-                m.insert("dependencies".into(), json!([edge]));
-                let edit = Edit::Append { json: encode(&m) };
-                let report = Report::accepted(
-                    "issue.discover",
-                    &path,
-                    members([
-                        ("id", json!(id)),
-                        ("parentId", json!(parent_id)),
-                        ("issue", Value::Object(m)),
-                    ]),
-                );
-                (report, Some(edit))
-            }
+        let (id, mut m) = match new_issue_object(store, new, &stamp) {
+            Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
+            Ok(created) => created,
+        };
+        let mut payload = vec![("id", json!(id))];
+        if let Some(parent_id) = parent_id {
+            // The edge's issue_id is only known once the id is chosen.
+            let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
+            m.insert("dependencies".into(), json!([edge]));
+            payload.push(("parentId", json!(parent_id)));
         }
+        let edit = Edit::Append { json: encode(&m) };
+        payload.push(("issue", Value::Object(m)));
+        (
+            Report::accepted(action, &path, members(payload)),
+            Some(edit),
+        )
     })
 }
 
@@ -369,15 +367,7 @@ pub fn update(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &["issue.not_found"],
-                    format!("no issue with id {id:?}"),
-                ),
-                None,
-            );
+            return (not_found(action, &path, "issue.not_found", id), None);
         };
         let mut m = object_of(store, issue);
         if let Some(t) = &changes.title {
@@ -439,15 +429,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let action = "issue.close";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &["issue.not_found"],
-                    format!("no issue with id {id:?}"),
-                ),
-                None,
-            );
+            return (not_found(action, &path, "issue.not_found", id), None);
         };
         if issue.is_closed() {
             return (

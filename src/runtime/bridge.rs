@@ -69,22 +69,21 @@ impl Decision {
 }
 
 impl CallHost {
-    #[allow(clippy::too_many_arguments)]
+    /// The host side of run `run_id`: `config`'s registry, policy and paths,
+    /// the request's authority and issue, the run's call budget and its log.
     pub fn new(
-        registry: Registry,
-        policy: MutationPolicy,
+        config: &super::HostConfig,
         authority: Authority,
-        paths: HostPaths,
         max_calls: u32,
         run_id: String,
         issue_id: Option<String>,
         log: EffectLog,
     ) -> Self {
         Self {
-            registry,
-            policy,
+            registry: config.registry.clone(),
+            policy: config.policy.clone(),
             authority,
-            paths,
+            paths: config.paths.clone(),
             max_calls,
             run_id,
             issue_id,

@@ -183,10 +183,8 @@ impl Host {
         log.append(&header)?;
 
         let host = Arc::new(CallHost::new(
-            self.config.registry.clone(),
-            self.config.policy.clone(),
+            &self.config,
             authority,
-            self.config.paths.clone(),
             limits.max_calls,
             run_id.clone(),
             request.issue_id.clone(),

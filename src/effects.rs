@@ -97,6 +97,10 @@ pub struct CallRow<'a> {
     pub args: Option<&'a Value>,
     pub args_digest: &'a str,
     pub envelope: &'a Value,
+    /// The clock the action was given (to the nanosecond), so a live replay
+    /// can give it the same one; absent when the action did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acted_at: Option<String>,
 }
 
 /// Rows of a log, with warnings for a skipped torn last line.

@@ -484,3 +484,144 @@ fn repl_sessions_replay_whole_even_when_two_share_a_log() {
         .collect();
     assert_eq!(sessions, [&a, &a, &a, &b, &b, &b]);
 }
+
+/// Copies the scratch dir's `.premath/` data files into `rel` (a snapshot).
+fn snapshot_dir(s: &Scratch, rel: &str) -> String {
+    std::fs::create_dir_all(s.path(rel)).unwrap();
+    for name in [
+        "issues.jsonl",
+        "mutation_policy.json",
+        "harness_session.json",
+        "harness_trajectory.jsonl",
+    ] {
+        let from = s.path(&format!(".premath/{name}"));
+        if from.exists() {
+            std::fs::copy(from, s.path(&format!("{rel}/{name}"))).unwrap();
+        }
+    }
+    rel.to_string()
+}
+
+#[test]
+fn live_replay_reruns_the_real_actions_on_a_copy_of_a_snapshot() {
+    let s = seeded();
+    s.write(
+        ".premath/mutation_policy.json",
+        r#"{"schema":1,"policyKind":"premath.mutation_policy.v1","allowedActions":["issue.claim_next","issue.add","harness.session.write"],"requireJoinClosed":true}"#,
+    );
+    let before = snapshot_dir(&s, "snap");
+    let vectors =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/harness-typestate");
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(vectors.join("golden/join_closed_accept/case.json")).unwrap(),
+    )
+    .unwrap();
+    s.write("closed.json", &input["input"].to_string());
+    let d = digest(&s);
+    let auth = [
+        "--policy-digest",
+        d.as_str(),
+        "--instruction-ref",
+        "instr://t",
+        "--join-evidence",
+        "closed.json",
+        "--issue-id",
+        "bd-1",
+    ];
+    record(
+        &s,
+        r#"(map (lambda (i) (hash-ref i "id")) (hash-ref (payload (issue.ready)) "items"))"#,
+        &[],
+    );
+    // Mutations with leases and timestamps, a value that is a whole envelope,
+    // a gate rejection (not allowed by the policy) and a harness write.
+    record(
+        &s,
+        r#"(define c (issue.claim_next (hash "assignee" "agent.a")))
+           (issue.add (hash "title" "found on the way"))
+           (list c (result-class (issue.close (hash "id" "bd-2")))
+                 (result-class (harness.session.write (hash "state" "active" "issueId" "bd-1" "summary" "s"))))"#,
+        &auth,
+    );
+    let (_, ro) = s.eval("(issue.blocked) (length (host-actions))", &["--read-only"]);
+    assert_eq!(ro["result"], "accepted");
+    let snap_before = std::fs::read(s.path("snap/issues.jsonl")).unwrap();
+    let live_before = snapshot(&s);
+
+    let (code, set) = replay(&s, &["--live", &before]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["checkedCalls"], 1 + 4 + 1);
+    assert!(set["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["mode"] == "live"));
+    // Neither the snapshot nor the live files were written.
+    assert_eq!(
+        std::fs::read(s.path("snap/issues.jsonl")).unwrap(),
+        snap_before
+    );
+    assert_eq!(snapshot(&s), live_before);
+
+    // A store that differs from the recording's: the first read diverges on
+    // its payload, and the claim takes another issue.
+    assert!(s
+        .tusk(&["issue", "add", "newcomer", "--priority", "0"])
+        .status
+        .success());
+    let after = snapshot_dir(&s, "snap-after");
+    let (code, set) = replay(&s, &["--live", &after]);
+    assert_eq!(code, 1);
+    assert_eq!(set["runs"][0]["divergence"]["field"], "payloadDigest");
+    assert_eq!(set["runs"][0]["divergence"]["seq"], 1);
+    assert_eq!(set["runs"][1]["divergence"]["field"], "payloadDigest");
+
+    // A policy that no longer allows the claim: the mutation's class differs.
+    let strict = snapshot_dir(&s, "snap-strict");
+    std::fs::copy(
+        s.path("snap/issues.jsonl"),
+        s.path("snap-strict/issues.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        s.path("snap-strict/mutation_policy.json"),
+        r#"{"schema":1,"policyKind":"premath.mutation_policy.v1","allowedActions":[],"requireJoinClosed":true}"#,
+    )
+    .unwrap();
+    let (code, set) = replay(&s, &["--live", &strict]);
+    assert_eq!(code, 1);
+    assert_eq!(set["runs"][0]["parity"], true);
+    assert_eq!(set["runs"][1]["divergence"]["field"], "resultClass");
+    assert_eq!(set["runs"][1]["divergence"]["expected"], "accepted");
+    assert_eq!(
+        set["runs"][1]["divergence"]["got"],
+        "mutation.policy_digest_mismatch"
+    );
+
+    // A snapshot that is not a directory: exit 2.
+    assert_eq!(
+        s.tusk(&["replay", "--live", "closed.json"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn live_replay_of_a_repl_session() {
+    let s = seeded();
+    let snap = snapshot_dir(&s, "snap");
+    let d = digest(&s);
+    let out = s.tusk_stdin(
+        &["repl", "--json", "--policy-digest", &d, "--instruction-ref", "instr://t"],
+        "(define (claim who) (issue.claim_next (hash \"assignee\" who)))\n(result-class (claim \"a\"))\n(hash-ref* (claim \"b\") \"payload\" \"issue\" \"id\")\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let (code, set) = replay(&s, &["--live", &snap]);
+    assert_eq!(code, 0, "{set:#}");
+    assert_eq!(set["runCount"], 3);
+    assert_eq!(set["checkedCalls"], 2);
+}

@@ -1,6 +1,8 @@
 //! `tusk replay`: re-run recorded runs against their recorded envelopes
-//! (host-api §7). Exit 0 parity, 1 divergence (or a log that fails its own
-//! integrity checks), 2 unreadable input or a selection that names nothing.
+//! (host-api §7), or with `--live DIR` against a copy of a store snapshot.
+//! Exit 0 parity, 1 divergence (or a log that fails its own integrity
+//! checks), 2 unreadable input, an unusable snapshot or a selection that names
+//! nothing.
 
 use crate::canonical;
 use crate::replay::{self, log, RunReport, Selection};
@@ -26,6 +28,10 @@ pub struct ReplayArgs {
     /// Print JSON instead of one line per run.
     #[arg(long)]
     pub json: bool,
+    /// Re-execute with the real actions against a copy of the snapshot DIR
+    /// (laid out like .premath/), comparing results and payload digests.
+    #[arg(long, value_name = "DIR")]
+    pub live: Option<PathBuf>,
 }
 
 fn unusable(message: impl std::fmt::Display) -> i32 {
@@ -50,7 +56,15 @@ pub fn run(args: ReplayArgs) -> i32 {
         (_, Some(sid)) => Selection::Session(sid.clone()),
         _ => Selection::All,
     };
-    let reports = match replay::Replayer::new().replay(std::mem::take(&mut log.runs), &selection) {
+    let runs = std::mem::take(&mut log.runs);
+    let replayed = match &args.live {
+        None => replay::Replayer::new().replay(runs, &selection),
+        Some(dir) => match replay::live::LiveReplayer::new(dir) {
+            Ok(mut live) => live.replay(runs, &selection),
+            Err(e) => return unusable(e),
+        },
+    };
+    let reports = match replayed {
         Ok(r) => r,
         Err(e) => return unusable(e),
     };

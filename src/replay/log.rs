@@ -22,6 +22,8 @@ pub struct RecordedCall {
     pub args: Option<Value>,
     pub args_digest: String,
     pub envelope: Value,
+    /// The clock the action was given, when it ran.
+    pub acted_at: Option<chrono::DateTime<chrono::Utc>>,
     pub line: usize,
 }
 
@@ -38,6 +40,9 @@ pub struct RecordedRun {
     /// Action ids the recording host bound (headers written before tusk
     /// recorded them have none; replay then binds the built-ins).
     pub host_actions: Option<Vec<String>>,
+    /// The header's `authority` (policy digest, instruction ref, issue id,
+    /// join verdict); `Null` in headers from before tusk recorded it.
+    pub authority: Value,
     pub calls: Vec<RecordedCall>,
     pub footer: Option<Value>,
     /// The header's `startedAt`.
@@ -225,6 +230,7 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
                 .filter_map(|id| id.as_str().map(str::to_string))
                 .collect()
         }),
+        authority: row.get("authority").cloned().unwrap_or(Value::Null),
         calls: Vec::new(),
         footer: None,
         started_at: text(row, "startedAt"),
@@ -309,6 +315,9 @@ fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
     }
     let action = text(&row, "action").unwrap_or_default();
     let args_digest = text(&row, "argsDigest").unwrap_or_default();
+    let acted_at = text(&row, "actedAt")
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&chrono::Utc));
     // Taken, not cloned: a long log holds many large envelopes.
     let mut take = |key: &str| {
         row.as_object_mut()
@@ -354,6 +363,7 @@ fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
         args,
         args_digest,
         envelope,
+        acted_at,
         line,
     });
 }

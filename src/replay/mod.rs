@@ -10,6 +10,7 @@
 //! The runs of one REPL session (one `sessionId`) are replayed in order in one
 //! session engine, so definitions made by earlier forms exist for later ones.
 
+pub mod live;
 pub mod log;
 
 use crate::canonical;
@@ -61,9 +62,23 @@ pub struct RunReport {
     pub divergence: Option<Divergence>,
     /// False when the run was not executed (an earlier run of its session diverged).
     pub replayed: bool,
+    /// Re-executed against a store copy ([`live`]) rather than the record.
+    pub live: bool,
 }
 
 impl RunReport {
+    /// A report on `run` with nothing checked yet.
+    pub fn new(run: &RecordedRun) -> Self {
+        RunReport {
+            run_id: run.run_id.clone(),
+            session_id: run.session_id.clone(),
+            checked_calls: 0,
+            divergence: None,
+            replayed: true,
+            live: false,
+        }
+    }
+
     pub fn parity(&self) -> bool {
         self.divergence.is_none() && self.replayed
     }
@@ -78,6 +93,9 @@ impl RunReport {
         });
         if let Some(sid) = &self.session_id {
             out["sessionId"] = json!(sid);
+        }
+        if self.live {
+            out["mode"] = json!("live");
         }
         if let Some(d) = &self.divergence {
             out["divergence"] = json!({
@@ -195,6 +213,101 @@ impl HostBridge for ReplayBridge {
     }
 }
 
+/// Selects runs and hands each to `replay_one` with the engine mode it needs:
+/// fresh for a lone run, the session engine for a session's runs (reset at its
+/// first run and wherever the log says `sessionReset`). Once a run of a session
+/// diverges, the later runs of that session are reported, not replayed.
+pub(crate) fn replay_selected(
+    runs: Vec<RecordedRun>,
+    selection: &Selection,
+    mut replay_one: impl FnMut(RecordedRun, EngineMode) -> RunReport,
+) -> Result<Vec<RunReport>, SelectionError> {
+    let runs: Vec<RecordedRun> = runs
+        .into_iter()
+        .filter(|r| match selection {
+            Selection::All => true,
+            Selection::Run(id) => &r.run_id == id,
+            Selection::Session(sid) => r.session_id.as_deref() == Some(sid.as_str()),
+        })
+        .collect();
+    if runs.is_empty() {
+        return Err(match selection {
+            Selection::All => SelectionError::Empty,
+            Selection::Run(id) => SelectionError::NoRun(id.clone()),
+            Selection::Session(sid) => SelectionError::NoSession(sid.clone()),
+        });
+    }
+    // A session's state is built by all of its forms: replaying one form of
+    // a session alone would miss the definitions the earlier ones made.
+    let whole_sessions = !matches!(selection, Selection::Run(_));
+    // Two REPLs sharing one log interleave their runs; the one session
+    // engine must see each session's runs together, so each session is
+    // replayed whole at the place of its first run.
+    let runs = group_sessions(runs);
+    let mut reports = Vec::with_capacity(runs.len());
+    let mut started_sessions: HashMap<String, bool> = HashMap::new();
+    for run in runs {
+        let (mode, diverged_before) = match (&run.session_id, whole_sessions) {
+            (Some(sid), true) => match started_sessions.get(sid) {
+                None => (EngineMode::ResetSession, false),
+                Some(&diverged) if run.session_reset => (EngineMode::ResetSession, diverged),
+                Some(&diverged) => (EngineMode::Session, diverged),
+            },
+            _ => (EngineMode::Fresh, false),
+        };
+        let session_id = run.session_id.clone();
+        let report = if diverged_before {
+            RunReport {
+                replayed: false,
+                ..RunReport::new(&run)
+            }
+        } else {
+            replay_one(run, mode)
+        };
+        if let (Some(sid), true) = (session_id, whole_sessions) {
+            let diverged = diverged_before || !report.parity();
+            started_sessions.insert(sid, diverged);
+        }
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// Whether the recording was stopped at a moment the program did not choose.
+pub(crate) fn untimed_stop(footer: &Value) -> bool {
+    footer["failureClasses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c.as_str().is_some_and(|c| UNTIMED_STOPS.contains(&c)))
+}
+
+/// The limits a replay runs under: the recorded ones, except that a run an
+/// operator interrupted need not wait out its whole wall-clock limit to reach
+/// the same point.
+pub(crate) fn replay_limits(run: &RecordedRun, untimed_stop: bool) -> crate::sandbox::Limits {
+    let mut limits = run.limits;
+    if untimed_stop {
+        if let Some(took) = run.recorded_duration() {
+            let enough = took.as_millis() as u64 + 1_000;
+            limits.timeout_ms = limits.timeout_ms.min(enough);
+        }
+    }
+    limits
+}
+
+/// The final value against the footer's `valueDigest`.
+pub(crate) fn value_divergence(footer: &Value, value: &Value) -> Option<Divergence> {
+    let got = canonical::sha256_digest(value);
+    let expected = footer["valueDigest"].clone();
+    (expected != Value::String(got.clone())).then(|| Divergence {
+        seq: None,
+        field: "valueDigest".into(),
+        expected,
+        got: json!(got),
+    })
+}
+
 /// Runs in log order, except that the runs of each session follow its first.
 fn group_sessions(runs: Vec<RecordedRun>) -> Vec<RecordedRun> {
     let mut slots: Vec<Vec<RecordedRun>> = Vec::new();
@@ -254,71 +367,14 @@ impl Replayer {
         runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
-        let runs: Vec<RecordedRun> = runs
-            .into_iter()
-            .filter(|r| match selection {
-                Selection::All => true,
-                Selection::Run(id) => &r.run_id == id,
-                Selection::Session(sid) => r.session_id.as_deref() == Some(sid.as_str()),
-            })
-            .collect();
-        if runs.is_empty() {
-            return Err(match selection {
-                Selection::All => SelectionError::Empty,
-                Selection::Run(id) => SelectionError::NoRun(id.clone()),
-                Selection::Session(sid) => SelectionError::NoSession(sid.clone()),
-            });
-        }
-        // A session's state is built by all of its forms: replaying one form of
-        // a session alone would miss the definitions the earlier ones made.
-        let whole_sessions = !matches!(selection, Selection::Run(_));
-        // Two REPLs sharing one log interleave their runs; the one session
-        // engine must see each session's runs together, so each session is
-        // replayed whole at the place of its first run.
-        let runs = group_sessions(runs);
-        let mut reports = Vec::with_capacity(runs.len());
-        let mut started_sessions: HashMap<String, bool> = HashMap::new();
-        for run in runs {
-            let (mode, diverged_before) = match (&run.session_id, whole_sessions) {
-                (Some(sid), true) => match started_sessions.get(sid) {
-                    None => (EngineMode::ResetSession, false),
-                    Some(&diverged) if run.session_reset => (EngineMode::ResetSession, diverged),
-                    Some(&diverged) => (EngineMode::Session, diverged),
-                },
-                _ => (EngineMode::Fresh, false),
-            };
-            let session_id = run.session_id.clone();
-            let report = if diverged_before {
-                RunReport {
-                    run_id: run.run_id.clone(),
-                    session_id: run.session_id.clone(),
-                    checked_calls: 0,
-                    divergence: None,
-                    replayed: false,
-                }
-            } else {
-                self.replay_run(run, mode)
-            };
-            if let (Some(sid), true) = (session_id, whole_sessions) {
-                let diverged = diverged_before || !report.parity();
-                started_sessions.insert(sid, diverged);
-            }
-            reports.push(report);
-        }
-        Ok(reports)
+        replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
     }
 
     /// Replays one run in the given engine mode.
     pub fn replay_run(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
         // Moved into the bridge, not copied: a long run holds many envelopes.
         let calls = std::mem::take(&mut run.calls);
-        let mut report = RunReport {
-            run_id: run.run_id.clone(),
-            session_id: run.session_id.clone(),
-            checked_calls: 0,
-            divergence: None,
-            replayed: true,
-        };
+        let mut report = RunReport::new(&run);
         if let Some(problem) = &run.problem {
             report.divergence = Some(problem.clone().into());
             return report;
@@ -327,21 +383,9 @@ impl Replayer {
             .footer
             .as_ref()
             .expect("a run without footer has a problem");
-        let untimed_stop = footer["failureClasses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|c| c.as_str().is_some_and(|c| UNTIMED_STOPS.contains(&c)));
+        let untimed_stop = untimed_stop(footer);
         let recorded_calls = calls.len();
-        let mut limits = run.limits;
-        if untimed_stop {
-            // An operator's Ctrl-C ended the recording early: a replay need not
-            // wait out the whole wall-clock limit to reach the same point.
-            if let Some(took) = run.recorded_duration() {
-                let enough = took.as_millis() as u64 + 1_000;
-                limits.timeout_ms = limits.timeout_ms.min(enough);
-            }
-        }
+        let limits = replay_limits(&run, untimed_stop);
         let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
         let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
         let output = sandbox.run(&run.program, limits, mode, bridge.clone());
@@ -364,16 +408,7 @@ impl Replayer {
             // The recording was cut off here; there is no final value to compare.
             return report;
         }
-        let got = canonical::sha256_digest(&output.value);
-        let expected = footer["valueDigest"].clone();
-        if expected != Value::String(got.clone()) {
-            report.divergence = Some(Divergence {
-                seq: None,
-                field: "valueDigest".into(),
-                expected,
-                got: json!(got),
-            });
-        }
+        report.divergence = value_divergence(footer, &output.value);
         report
     }
 

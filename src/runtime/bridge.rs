@@ -23,6 +23,7 @@ pub(crate) struct CallHost {
     max_calls: u32,
     run_id: String,
     issue_id: Option<String>,
+    clock: Option<super::Clock>,
     state: Mutex<State>,
 }
 
@@ -53,6 +54,8 @@ struct Decision {
     refs: Vec<String>,
     executed: bool,
     breach: Option<Breach>,
+    /// The clock the action was given (none when it did not run).
+    acted_at: Option<chrono::DateTime<Utc>>,
 }
 
 impl Decision {
@@ -64,6 +67,7 @@ impl Decision {
             refs: Vec::new(),
             executed: false,
             breach: None,
+            acted_at: None,
         }
     }
 }
@@ -78,6 +82,7 @@ impl CallHost {
         run_id: String,
         issue_id: Option<String>,
         log: EffectLog,
+        clock: Option<super::Clock>,
     ) -> Self {
         Self {
             registry: config.registry.clone(),
@@ -87,6 +92,7 @@ impl CallHost {
             max_calls,
             run_id,
             issue_id,
+            clock,
             state: Mutex::new(State {
                 calls: 0,
                 executed: 0,
@@ -155,9 +161,14 @@ impl CallHost {
                 Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
             }
         }
+        let now = self
+            .clock
+            .as_ref()
+            .and_then(|clock| clock(n).acted_at)
+            .unwrap_or_else(Utc::now);
         let ctx = ActionContext {
             paths: &self.paths,
-            now: Utc::now(),
+            now,
             issue_id: self.issue_id.as_deref(),
         };
         match action_impl.call(&ctx, &args) {
@@ -170,6 +181,7 @@ impl CallHost {
                     refs,
                     executed: true,
                     breach: None,
+                    acted_at: Some(now),
                 }
             }
             Err(e) => Decision {
@@ -179,6 +191,7 @@ impl CallHost {
                 refs,
                 executed: true,
                 breach: None,
+                acted_at: Some(now),
             },
         }
     }
@@ -242,7 +255,11 @@ impl HostBridge for CallHost {
             (None, None)
         };
 
-        let finished_at = crate::runtime::rfc3339(Utc::now());
+        let finished_at = self
+            .clock
+            .as_ref()
+            .and_then(|clock| clock(n).finished_at)
+            .unwrap_or_else(|| crate::runtime::rfc3339(Utc::now()));
         let step_id = format!("scheme_eval.{n}.call-{n}.{action}.{args_digest}");
         let row = StepRow {
             step_id: step_id.clone(),
@@ -290,6 +307,9 @@ impl HostBridge for CallHost {
             args: args.as_ref(),
             args_digest: &args_digest,
             envelope: &envelope,
+            acted_at: decision
+                .acted_at
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
         };
         if let Some(log) = state.log.as_mut() {
             if let Err(e) = log.append(&row) {

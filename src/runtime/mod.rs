@@ -146,13 +146,28 @@ impl Host {
         mode: EngineMode,
         session_id: Option<&str>,
     ) -> Result<RunResult, RequestError> {
+        self.eval_hooked(request, mode, session_id, RunHooks::default())
+    }
+
+    /// [`Host::eval_with`], with the join verdict and the actions' clock given
+    /// instead of computed (live replay re-runs a recorded request this way).
+    pub fn eval_hooked(
+        &self,
+        request: &Request,
+        mode: EngineMode,
+        session_id: Option<&str>,
+        hooks: RunHooks,
+    ) -> Result<RunResult, RequestError> {
         let limits = request.limits.unwrap_or_default().apply(self.config.limits);
-        let join = request
-            .join_evidence
-            .as_ref()
-            .map(JoinEvidence::check)
-            .transpose()
-            .map_err(RequestError::JoinEvidence)?;
+        let join = match hooks.join {
+            Some(verdict) => Some(verdict),
+            None => request
+                .join_evidence
+                .as_ref()
+                .map(JoinEvidence::check)
+                .transpose()
+                .map_err(RequestError::JoinEvidence)?,
+        };
         let authority = Authority {
             policy_digest: request.policy_digest.clone(),
             instruction_ref: request.instruction_ref.clone(),
@@ -173,6 +188,8 @@ impl Host {
             // What the program could bind by name and list with (host-actions):
             // replay binds the same.
             "hostActions": self.config.registry.ids(),
+            // The evidence the request carried, as the gate saw it.
+            "authority": authority_record(&authority, request.issue_id.as_deref()),
         });
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);
@@ -189,6 +206,7 @@ impl Host {
             run_id.clone(),
             request.issue_id.clone(),
             log,
+            hooks.clock,
         ));
         let output = self
             .sandbox
@@ -277,6 +295,58 @@ impl Host {
             worker_abandoned: output.worker_abandoned,
         })
     }
+}
+
+/// The times one call is given instead of the wall clock's.
+#[derive(Clone, Debug, Default)]
+pub struct CallTimes {
+    /// The `now` its action sees.
+    pub acted_at: Option<chrono::DateTime<Utc>>,
+    /// Its trajectory row's `finishedAt` (as text: the recorded one).
+    pub finished_at: Option<String>,
+}
+
+/// The clock of a run's calls, by seq; what it leaves `None` is the wall clock.
+pub type Clock = Arc<dyn Fn(usize) -> CallTimes + Send + Sync>;
+
+/// What a caller may fix for one run instead of letting the host compute it.
+#[derive(Clone, Default)]
+pub struct RunHooks {
+    /// The join verdict, instead of checking the request's join evidence.
+    pub join: Option<JoinEvidence>,
+    /// The clock each call's action is given.
+    pub clock: Option<Clock>,
+}
+
+/// The header's `authority`: what the request carried, including the join
+/// verdict (the gate's input), so a live replay can present the same evidence.
+fn authority_record(authority: &Authority, issue_id: Option<&str>) -> Value {
+    let mut out = serde_json::Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(v) = value {
+            out.insert(key.to_string(), v);
+        }
+    };
+    put(
+        "policyDigest",
+        authority.policy_digest.as_ref().map(|d| json!(d)),
+    );
+    put(
+        "instructionRef",
+        authority.instruction_ref.as_ref().map(|r| json!(r)),
+    );
+    put("issueId", issue_id.map(|i| json!(i)));
+    put(
+        "joinEvidence",
+        authority.join.as_ref().map(|j| {
+            json!({
+                "accepted": j.accepted,
+                "joinSetDigest": j.join_set_digest,
+                "failureClasses": j.failure_classes,
+            })
+        }),
+    );
+    Value::Object(out)
 }
 
 pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {

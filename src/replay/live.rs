@@ -1,0 +1,305 @@
+//! Live replay (`tusk replay --live DIR`): re-executes recorded runs against a
+//! copy of a store snapshot with the real actions, to check that this build
+//! still behaves like the one that made the recording.
+//!
+//! The snapshot directory is laid out like `.premath/` (`issues.jsonl`,
+//! `harness_trajectory.jsonl`, `harness_session.json`,
+//! `harness_feature_ledger.json`, `mutation_policy.json`; any may be absent).
+//! It is copied into a temporary directory that is removed afterwards, so the
+//! snapshot itself is never written. Each run gets the authority its header
+//! recorded (policy digest, instruction ref, issue id, join verdict) and each
+//! action the clock its row recorded (`actedAt`), so timestamps in payloads
+//! come out the same. Per call it compares action, argsDigest, resultClass and
+//! the digest of the payload (with path-valued members masked: the copy lives
+//! elsewhere), then the call count and the final value's digest.
+//!
+//! Live replay knows the built-in actions only: a run that called an
+//! embedder's action diverges at that call.
+
+use super::log::RecordedRun;
+use super::{Divergence, RunReport, Selection, SelectionError};
+use crate::canonical;
+use crate::host::{ActionKind, JoinEvidence};
+use crate::runtime::{builtin_registry, CallTimes, Clock, Host, HostConfig, Request, RunHooks};
+use crate::sandbox::{EngineMode, LimitsOverride};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The snapshot files a live replay copies (names as under `.premath/`).
+pub const SNAPSHOT_FILES: &[&str] = &[
+    "issues.jsonl",
+    "harness_trajectory.jsonl",
+    "harness_session.json",
+    "harness_feature_ledger.json",
+    "mutation_policy.json",
+];
+
+/// A snapshot that cannot be used: replay exits 2.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("snapshot {0} is not a directory")]
+    NotADirectory(String),
+    #[error("cannot copy the snapshot: {0}")]
+    Copy(std::io::Error),
+    #[error("the snapshot's mutation policy is unusable: {0}")]
+    Policy(String),
+}
+
+/// Runs recorded programs against a private copy of a snapshot.
+pub struct LiveReplayer {
+    root: tempfile::TempDir,
+    /// One host per (read-only profile, serves sessions): see [`super::Replayer`].
+    hosts: HashMap<(bool, bool), Host>,
+}
+
+impl LiveReplayer {
+    /// Copies the snapshot at `dir` into a fresh temporary directory.
+    pub fn new(dir: &Path) -> Result<Self, LiveError> {
+        if !dir.is_dir() {
+            return Err(LiveError::NotADirectory(dir.display().to_string()));
+        }
+        let root = tempfile::tempdir().map_err(LiveError::Copy)?;
+        let premath = root.path().join(".premath");
+        std::fs::create_dir_all(&premath).map_err(LiveError::Copy)?;
+        for name in SNAPSHOT_FILES {
+            let from = dir.join(name);
+            if from.is_file() {
+                std::fs::copy(&from, premath.join(name)).map_err(LiveError::Copy)?;
+            }
+        }
+        // Fail here, once, rather than on every run.
+        HostConfig::under(root.path()).map_err(|e| LiveError::Policy(e.to_string()))?;
+        Ok(Self {
+            root,
+            hosts: HashMap::new(),
+        })
+    }
+
+    /// Replays the selected runs live, in the order [`super::Replayer`] would.
+    pub fn replay(
+        &mut self,
+        runs: Vec<RecordedRun>,
+        selection: &Selection,
+    ) -> Result<Vec<RunReport>, SelectionError> {
+        super::replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
+    }
+
+    fn host_for(&mut self, run: &RecordedRun, session: bool) -> &Host {
+        // A recording whose bound ids include no mutation ran read-only.
+        let full = builtin_registry();
+        let read_only = run.host_actions.as_ref().is_some_and(|ids| {
+            !ids.iter().any(|id| {
+                full.get(id)
+                    .is_some_and(|a| a.kind() == ActionKind::Mutation)
+            })
+        });
+        let root = self.root.path().to_path_buf();
+        self.hosts.entry((read_only, session)).or_insert_with(|| {
+            let mut config = HostConfig::under(&root).expect("checked in new");
+            if read_only {
+                config.registry = config.registry.read_only();
+            }
+            Host::new(config)
+        })
+    }
+
+    fn replay_run(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
+        let calls = std::mem::take(&mut run.calls);
+        let mut report = RunReport {
+            live: true,
+            ..RunReport::new(&run)
+        };
+        if let Some(problem) = &run.problem {
+            report.divergence = Some(problem.clone().into());
+            return report;
+        }
+        let footer = run.footer.clone().unwrap_or(Value::Null);
+        let untimed_stop = super::untimed_stop(&footer);
+        let limits = super::replay_limits(&run, untimed_stop);
+        let authority = &run.authority;
+        let text = |key: &str| authority[key].as_str().map(str::to_string);
+        let request = Request {
+            program: run.program.clone(),
+            issue_id: text("issueId"),
+            policy_digest: text("policyDigest"),
+            instruction_ref: text("instructionRef"),
+            join_evidence: None,
+            limits: Some(LimitsOverride {
+                timeout_ms: Some(limits.timeout_ms),
+                max_calls: Some(limits.max_calls),
+                max_memory_mb: Some(limits.max_memory_mb),
+                max_output_bytes: Some(limits.max_output_bytes),
+                max_program_bytes: Some(limits.max_program_bytes),
+                max_nesting_depth: Some(limits.max_nesting_depth),
+            }),
+        };
+        let join = authority.get("joinEvidence").map(|j| JoinEvidence {
+            accepted: j["accepted"] == true,
+            join_set_digest: j["joinSetDigest"].as_str().unwrap_or_default().to_string(),
+            failure_classes: j["failureClasses"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.as_str().map(str::to_string))
+                .collect(),
+        });
+        let times: Vec<CallTimes> = calls
+            .iter()
+            .map(|c| CallTimes {
+                acted_at: c.acted_at,
+                finished_at: c.envelope["trajectoryRow"]["finishedAt"]
+                    .as_str()
+                    .map(str::to_string),
+            })
+            .collect();
+        let clock: Clock = Arc::new(move |seq| times.get(seq - 1).cloned().unwrap_or_default());
+        let host = self.host_for(&run, mode != EngineMode::Fresh);
+        let result = match host.eval_hooked(
+            &request,
+            mode,
+            run.session_id.as_deref(),
+            RunHooks {
+                join,
+                clock: Some(clock),
+            },
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                report.divergence = Some(Divergence {
+                    seq: None,
+                    field: "live.request".into(),
+                    expected: json!("a request the host can serve"),
+                    got: json!(e.to_string()),
+                });
+                return report;
+            }
+        };
+        let live = result.json["effects"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for (i, recorded) in calls.iter().enumerate() {
+            let seq = i + 1;
+            let Some(envelope) = live.get(i) else {
+                if !untimed_stop {
+                    report.divergence = Some(count_divergence(seq, calls.len(), live.len()));
+                }
+                return report;
+            };
+            let fields = [
+                ("action", json!(recorded.action), envelope["action"].clone()),
+                (
+                    "argsDigest",
+                    json!(recorded.args_digest),
+                    envelope["argsDigest"].clone(),
+                ),
+                (
+                    "resultClass",
+                    recorded.envelope["resultClass"].clone(),
+                    envelope["resultClass"].clone(),
+                ),
+                (
+                    "payloadDigest",
+                    json!(payload_digest(&recorded.envelope["payload"])),
+                    json!(payload_digest(&envelope["payload"])),
+                ),
+            ];
+            if let Some((field, expected, got)) = fields.into_iter().find(|(_, e, g)| e != g) {
+                report.divergence = Some(Divergence {
+                    seq: Some(seq),
+                    field: field.into(),
+                    expected,
+                    got,
+                });
+                return report;
+            }
+            report.checked_calls = seq;
+        }
+        if untimed_stop {
+            // The recording was cut off; there is no final value to compare.
+            return report;
+        }
+        if live.len() > calls.len() {
+            report.divergence = Some(count_divergence(calls.len() + 1, calls.len(), live.len()));
+            return report;
+        }
+        // The value may hold envelopes, which name the files they wrote: name
+        // the recording's files again before comparing.
+        let host = self.host_for(&run, mode != EngineMode::Fresh);
+        let renames = recorded_paths(&calls, &host.config().paths);
+        let value = rename_paths(&result.json["value"], &renames);
+        report.divergence = super::value_divergence(&footer, &value);
+        report
+    }
+}
+
+/// Live path → the recording's path, for the files whose recorded names the
+/// envelopes reveal (the trajectory in `trajectoryRow`, the store in
+/// `issuesPath`).
+fn recorded_paths(
+    calls: &[super::log::RecordedCall],
+    live: &crate::host::HostPaths,
+) -> HashMap<String, String> {
+    let mut renames = HashMap::new();
+    for call in calls {
+        if let Some(p) = call.envelope["trajectoryRow"]["path"].as_str() {
+            renames.insert(live.trajectory.display().to_string(), p.to_string());
+        }
+        if let Some(p) = call.envelope["payload"]["issuesPath"].as_str() {
+            renames.insert(live.issues.display().to_string(), p.to_string());
+        }
+    }
+    renames
+}
+
+fn rename_paths(v: &Value, renames: &HashMap<String, String>) -> Value {
+    match v {
+        Value::String(s) => renames
+            .get(s)
+            .map_or_else(|| v.clone(), |r| Value::String(r.clone())),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|i| rename_paths(i, renames)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), rename_paths(v, renames)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn count_divergence(seq: usize, expected: usize, got: usize) -> Divergence {
+    Divergence {
+        seq: Some(seq),
+        field: "callCount".into(),
+        expected: json!(expected),
+        got: json!(got),
+    }
+}
+
+/// `sha256:` of the payload with path-valued members (`path`, `…Path`)
+/// masked: a live replay's store copy lives in another directory.
+pub fn payload_digest(payload: &Value) -> String {
+    fn mask(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| {
+                        let masked = if k == "path" || k.ends_with("Path") {
+                            json!("<path>")
+                        } else {
+                            mask(v)
+                        };
+                        (k.clone(), masked)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(mask).collect()),
+            other => other.clone(),
+        }
+    }
+    canonical::sha256_digest(&mask(payload))
+}

@@ -19,3 +19,5 @@ echo "== claim next"
 "$tusk" eval "$root/examples/claim_next.scm" --policy-digest "$digest" --instruction-ref instr://quickstart
 echo "== the store now"
 "$tusk" issue list
+echo "== replay every recorded run from the effect log (no store touched)"
+"$tusk" replay

@@ -16,40 +16,13 @@ use super::session::{self, SessionError, SessionState, SessionWrite};
 use super::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
 use super::{format_timestamp, parse_timestamp};
 use crate::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction,
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
 };
 use chrono::Utc;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
 type Run = fn(&ActionContext<'_>, &Map<String, Value>) -> Result<ActionOutcome, ActionError>;
-
-/// One harness action: its id, kind, argument schema and function.
-struct HarnessAction {
-    id: &'static str,
-    kind: ActionKind,
-    args: &'static [ArgSpec],
-    run: Run,
-}
-
-impl HostAction for HarnessAction {
-    fn id(&self) -> &str {
-        self.id
-    }
-    fn kind(&self) -> ActionKind {
-        self.kind
-    }
-    fn args(&self) -> &[ArgSpec] {
-        self.args
-    }
-    fn call(
-        &self,
-        ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        (self.run)(ctx, args)
-    }
-}
 
 /// Every harness action: reads `harness.session.read`, `harness.session.bootstrap`,
 /// `harness.trajectory.query`, `harness.feature.next`, `harness.kpi`; mutations
@@ -132,7 +105,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
     table
         .into_iter()
         .map(|(id, kind, args, run)| {
-            Arc::new(HarnessAction {
+            Arc::new(FnAction {
                 id,
                 kind,
                 args,

@@ -152,3 +152,37 @@ pub trait HostAction: Send + Sync {
         args: &Map<String, Value>,
     ) -> Result<ActionOutcome, ActionError>;
 }
+
+/// A table-driven action: a fixed id, kind and schema over a function. The
+/// built-in actions are declared this way; embedders may use it or implement
+/// [`HostAction`] themselves.
+pub struct FnAction<F> {
+    pub id: &'static str,
+    pub kind: ActionKind,
+    pub args: &'static [ArgSpec],
+    pub run: F,
+}
+
+impl<F> HostAction for FnAction<F>
+where
+    F: Fn(&ActionContext<'_>, &Map<String, Value>) -> Result<ActionOutcome, ActionError>
+        + Send
+        + Sync,
+{
+    fn id(&self) -> &str {
+        self.id
+    }
+    fn kind(&self) -> ActionKind {
+        self.kind
+    }
+    fn args(&self) -> &[ArgSpec] {
+        self.args
+    }
+    fn call(
+        &self,
+        ctx: &ActionContext<'_>,
+        args: &Map<String, Value>,
+    ) -> Result<ActionOutcome, ActionError> {
+        (self.run)(ctx, args)
+    }
+}

@@ -8,7 +8,8 @@ pub mod gate;
 pub mod registry;
 
 pub use action::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
+    HostPaths,
 };
 pub use gate::{Authority, JoinEvidence, MutationPolicy};
 pub use registry::{Registry, RegistryError};

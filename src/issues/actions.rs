@@ -8,7 +8,7 @@ use super::store::{read_text, LockOptions, Store, StoreError};
 use super::views::{self, ListFilter, Scope};
 use super::Report;
 use crate::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction,
+    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -16,33 +16,15 @@ use std::sync::Arc;
 type Args = Map<String, Value>;
 type Runner = fn(&ActionContext<'_>, &Args) -> Result<Report, StoreError>;
 
-/// One issue or dep action: a fixed id, kind and schema over a runner.
-struct IssueAction {
-    id: &'static str,
-    kind: ActionKind,
-    args: &'static [ArgSpec],
-    run: Runner,
-}
-
-impl HostAction for IssueAction {
-    fn id(&self) -> &str {
-        self.id
-    }
-    fn kind(&self) -> ActionKind {
-        self.kind
-    }
-    fn args(&self) -> &[ArgSpec] {
-        self.args
-    }
-    fn call(&self, ctx: &ActionContext<'_>, args: &Args) -> Result<ActionOutcome, ActionError> {
-        let report =
-            (self.run)(ctx, args).map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-        Ok(ActionOutcome {
-            failure_classes: report.failure_classes.clone(),
-            payload: report.into_value(),
-            witness_refs: Vec::new(),
-        })
-    }
+/// The envelope outcome of a store report; a store that cannot be used is an
+/// execution error.
+fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionError> {
+    let report = report.map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    Ok(ActionOutcome {
+        failure_classes: report.failure_classes.clone(),
+        payload: report.into_value(),
+        witness_refs: Vec::new(),
+    })
 }
 
 const fn req(name: &'static str, ty: ArgType) -> ArgSpec {
@@ -165,11 +147,11 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
     table
         .into_iter()
         .map(|(id, kind, args, run)| {
-            Arc::new(IssueAction {
+            Arc::new(FnAction {
                 id,
                 kind,
                 args,
-                run,
+                run: move |ctx: &ActionContext<'_>, a: &Args| outcome(run(ctx, a)),
             }) as Arc<dyn HostAction>
         })
         .collect()

@@ -38,6 +38,17 @@ pub enum SessionCommand {
     },
 }
 
+/// The repeatable ref flags shared by session writes and trajectory appends.
+#[derive(Args, Debug)]
+pub struct RefArgs {
+    #[arg(long = "instruction-ref")]
+    pub instruction_refs: Vec<String>,
+    #[arg(long = "witness-ref")]
+    pub witness_refs: Vec<String>,
+    #[arg(long = "lineage-ref")]
+    pub lineage_refs: Vec<String>,
+}
+
 #[derive(Args, Debug)]
 pub struct SessionWriteArgs {
     #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
@@ -51,12 +62,8 @@ pub struct SessionWriteArgs {
     pub summary: Option<String>,
     #[arg(long)]
     pub next_step: Option<String>,
-    #[arg(long = "instruction-ref")]
-    pub instruction_refs: Vec<String>,
-    #[arg(long = "witness-ref")]
-    pub witness_refs: Vec<String>,
-    #[arg(long = "lineage-ref")]
-    pub lineage_refs: Vec<String>,
+    #[command(flatten)]
+    pub refs: RefArgs,
     /// Issue store whose snapshot ref the session records.
     #[arg(long)]
     pub issues_path: Option<String>,
@@ -101,12 +108,8 @@ pub struct AppendArgs {
     pub result_class: String,
     #[arg(long)]
     pub issue_id: Option<String>,
-    #[arg(long = "instruction-ref")]
-    pub instruction_refs: Vec<String>,
-    #[arg(long = "witness-ref")]
-    pub witness_refs: Vec<String>,
-    #[arg(long = "lineage-ref")]
-    pub lineage_refs: Vec<String>,
+    #[command(flatten)]
+    pub refs: RefArgs,
     /// RFC3339.
     #[arg(long)]
     pub started_at: Option<String>,
@@ -238,9 +241,9 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                 issue_id: a.issue_id.clone(),
                 summary: a.summary.clone(),
                 next_step: a.next_step.clone(),
-                instruction_refs: a.instruction_refs.clone(),
-                witness_refs: a.witness_refs.clone(),
-                lineage_refs: a.lineage_refs.clone(),
+                instruction_refs: a.refs.instruction_refs.clone(),
+                witness_refs: a.refs.witness_refs.clone(),
+                lineage_refs: a.refs.lineage_refs.clone(),
                 issues_path: a.issues_path.clone(),
                 session_id: a.session_id.clone(),
             };
@@ -335,9 +338,9 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                     .clone()
                     .unwrap_or_else(|| harness::format_timestamp(Utc::now())),
                 issue_id: a.issue_id.clone(),
-                instruction_refs: a.instruction_refs.clone(),
-                witness_refs: a.witness_refs.clone(),
-                lineage_refs: a.lineage_refs.clone(),
+                instruction_refs: a.refs.instruction_refs.clone(),
+                witness_refs: a.refs.witness_refs.clone(),
+                lineage_refs: a.refs.lineage_refs.clone(),
                 started_at: a.started_at.clone(),
             };
             match trajectory::append(&a.path, &row) {

@@ -139,8 +139,11 @@ impl MutationPolicy {
     }
 }
 
-/// The verdict of the typestate check on the request's join evidence.
-#[derive(Clone, Debug)]
+/// The verdict of the typestate check on the request's join evidence. Its JSON
+/// form (`accepted`, `joinSetDigest`, `failureClasses`) is what the effect-log
+/// header records and `tusk repl`'s `:policy` shows.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct JoinEvidence {
     pub accepted: bool,
     pub join_set_digest: String,

@@ -337,11 +337,7 @@ impl Session {
                 "policyDigest": given,
                 "policyDigestMatches": given.map(|d| d == policy.digest),
                 "instructionRef": instruction,
-                "joinEvidence": self.join.as_ref().map(|j| json!({
-                    "accepted": j.accepted,
-                    "joinSetDigest": j.join_set_digest,
-                    "failureClasses": j.failure_classes,
-                })),
+                "joinEvidence": self.join,
             },
             "readOnly": config.registry.is_read_only(),
             "mutationsRegistered": mutations,

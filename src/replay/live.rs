@@ -19,7 +19,7 @@
 use super::log::RecordedRun;
 use super::{Divergence, RunReport, Selection, SelectionError};
 use crate::canonical;
-use crate::host::{ActionKind, JoinEvidence};
+use crate::host::ActionKind;
 use crate::runtime::{builtin_registry, CallTimes, Clock, Host, HostConfig, Request, RunHooks};
 use crate::sandbox::{EngineMode, LimitsOverride};
 use serde_json::{json, Value};
@@ -118,33 +118,16 @@ impl LiveReplayer {
         let footer = run.footer.clone().unwrap_or(Value::Null);
         let untimed_stop = super::untimed_stop(&footer);
         let limits = super::replay_limits(&run, untimed_stop);
-        let authority = &run.authority;
-        let text = |key: &str| authority[key].as_str().map(str::to_string);
+        let authority = run.authority.clone();
         let request = Request {
             program: run.program.clone(),
-            issue_id: text("issueId"),
-            policy_digest: text("policyDigest"),
-            instruction_ref: text("instructionRef"),
+            issue_id: authority.issue_id,
+            policy_digest: authority.policy_digest,
+            instruction_ref: authority.instruction_ref,
             join_evidence: None,
-            limits: Some(LimitsOverride {
-                timeout_ms: Some(limits.timeout_ms),
-                max_calls: Some(limits.max_calls),
-                max_memory_mb: Some(limits.max_memory_mb),
-                max_output_bytes: Some(limits.max_output_bytes),
-                max_program_bytes: Some(limits.max_program_bytes),
-                max_nesting_depth: Some(limits.max_nesting_depth),
-            }),
+            limits: Some(LimitsOverride::from(limits)),
         };
-        let join = authority.get("joinEvidence").map(|j| JoinEvidence {
-            accepted: j["accepted"] == true,
-            join_set_digest: j["joinSetDigest"].as_str().unwrap_or_default().to_string(),
-            failure_classes: j["failureClasses"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c.as_str().map(str::to_string))
-                .collect(),
-        });
+        let join = authority.join_evidence;
         let times: Vec<CallTimes> = calls
             .iter()
             .map(|c| CallTimes {

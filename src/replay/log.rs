@@ -41,8 +41,8 @@ pub struct RecordedRun {
     /// recorded them have none; replay then binds the built-ins).
     pub host_actions: Option<Vec<String>>,
     /// The header's `authority` (policy digest, instruction ref, issue id,
-    /// join verdict); `Null` in headers from before tusk recorded it.
-    pub authority: Value,
+    /// join verdict); empty in headers from before tusk recorded it.
+    pub authority: crate::runtime::RecordedAuthority,
     pub calls: Vec<RecordedCall>,
     pub footer: Option<Value>,
     /// The header's `startedAt`.
@@ -230,7 +230,7 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
                 .filter_map(|id| id.as_str().map(str::to_string))
                 .collect()
         }),
-        authority: row.get("authority").cloned().unwrap_or(Value::Null),
+        authority: Default::default(),
         calls: Vec::new(),
         footer: None,
         started_at: text(row, "startedAt"),
@@ -261,6 +261,21 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
                 row.get("programDigest").cloned().unwrap_or(Value::Null),
             ),
         );
+    }
+    if let Some(recorded) = row.get("authority") {
+        match serde_json::from_value(recorded.clone()) {
+            Ok(authority) => run.authority = authority,
+            Err(e) => note(
+                &mut run,
+                problem(
+                    line,
+                    None,
+                    "log.authority",
+                    Value::String("the request's authority".into()),
+                    Value::String(e.to_string()),
+                ),
+            ),
+        }
     }
     match row
         .get("limits")

@@ -13,7 +13,7 @@ use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, 
 use crate::sandbox::{EngineMode, InterruptHandle, Limits, LimitsOverride, Sandbox, PROFILE};
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -187,9 +187,9 @@ impl Host {
             "startedAt": rfc3339(started),
             // What the program could bind by name and list with (host-actions):
             // replay binds the same.
-            "hostActions": self.config.registry.ids(),
+            "hostActions": self.sandbox.action_ids(),
             // The evidence the request carried, as the gate saw it.
-            "authority": authority_record(&authority, request.issue_id.as_deref()),
+            "authority": RecordedAuthority::of(&authority, request.issue_id.as_deref()),
         });
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);
@@ -320,33 +320,28 @@ pub struct RunHooks {
 
 /// The header's `authority`: what the request carried, including the join
 /// verdict (the gate's input), so a live replay can present the same evidence.
-fn authority_record(authority: &Authority, issue_id: Option<&str>) -> Value {
-    let mut out = serde_json::Map::new();
-    let mut put = |key: &str, value: Option<Value>| {
-        if let Some(v) = value {
-            out.insert(key.to_string(), v);
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedAuthority {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_evidence: Option<JoinEvidence>,
+}
+
+impl RecordedAuthority {
+    fn of(authority: &Authority, issue_id: Option<&str>) -> Self {
+        Self {
+            policy_digest: authority.policy_digest.clone(),
+            instruction_ref: authority.instruction_ref.clone(),
+            issue_id: issue_id.map(str::to_string),
+            join_evidence: authority.join.clone(),
         }
-    };
-    put(
-        "policyDigest",
-        authority.policy_digest.as_ref().map(|d| json!(d)),
-    );
-    put(
-        "instructionRef",
-        authority.instruction_ref.as_ref().map(|r| json!(r)),
-    );
-    put("issueId", issue_id.map(|i| json!(i)));
-    put(
-        "joinEvidence",
-        authority.join.as_ref().map(|j| {
-            json!({
-                "accepted": j.accepted,
-                "joinSetDigest": j.join_set_digest,
-                "failureClasses": j.failure_classes,
-            })
-        }),
-    );
-    Value::Object(out)
+    }
 }
 
 pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {

@@ -82,3 +82,17 @@ impl LimitsOverride {
         }
     }
 }
+
+impl From<Limits> for LimitsOverride {
+    /// Every limit set: a request that runs under exactly `limits`.
+    fn from(limits: Limits) -> Self {
+        Self {
+            timeout_ms: Some(limits.timeout_ms),
+            max_calls: Some(limits.max_calls),
+            max_memory_mb: Some(limits.max_memory_mb),
+            max_output_bytes: Some(limits.max_output_bytes),
+            max_program_bytes: Some(limits.max_program_bytes),
+            max_nesting_depth: Some(limits.max_nesting_depth),
+        }
+    }
+}

@@ -625,3 +625,32 @@ fn live_replay_of_a_repl_session() {
     assert_eq!(set["runCount"], 3);
     assert_eq!(set["checkedCalls"], 2);
 }
+
+#[test]
+fn a_run_stopped_by_the_clock_is_compared_only_up_to_its_recorded_stop() {
+    let s = seeded();
+    let run = record(
+        &s,
+        "(issue.ready) (issue.list) (let loop () (loop))",
+        &["--timeout-ms", "300"],
+    );
+    // As if the recording's clock had run out before the second call (a slower
+    // machine): the replay gets one call further, which is not a divergence.
+    edit_log(&s, |_, row| (row["seq"] != 2).then_some(row));
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["checkedCalls"], 1);
+    // The same record for a run that ended by itself is a divergence.
+    edit_log(&s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run_end.v0" {
+            row["failureClasses"] = json!([]);
+        }
+        Some(row)
+    });
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        r["divergence"],
+        json!({"seq": 2, "field": "callCount", "expected": 1, "got": 2})
+    );
+}

@@ -316,7 +316,7 @@ impl HostBridge for CallHost {
                 state.io_errors.push(e.to_string());
             }
         }
-        crate::sandbox::memory::host_retained(|| state.effects.push(envelope.clone()));
+        state.effects.push(envelope.clone());
         HostReply {
             envelope,
             breach: decision.breach,

@@ -221,7 +221,7 @@ impl Host {
             .filter_map(|c| c.as_str().map(str::to_string))
             .collect();
         let mut error = output.error.clone().map(|e| {
-            let mut err = json!({"class": e.class, "message": e.message});
+            let mut err = json!({"class": e.class.as_str(), "message": e.message});
             if let (Some(line), Some(column)) = (e.line, e.column) {
                 err["line"] = json!(line);
                 err["column"] = json!(column);

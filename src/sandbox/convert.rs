@@ -11,17 +11,25 @@
 //! JSON → Scheme (envelopes handed to programs): null → void, arrays → lists,
 //! objects → immutable hash maps with string keys.
 
+use super::memory;
+use super::FailureClass;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 use std::collections::HashSet;
 use steel::gc::Gc;
 use steel::gc::ShareableMut;
 use steel::rvals::SteelVal;
 
-/// Values nested deeper than this are not converted.
-pub const MAX_DEPTH: usize = 256;
+/// Values nested deeper than this are not converted: one limit for host-call
+/// arguments, recorded rows and result values, well inside what the effect-log
+/// reader accepts (serde_json reads 128 levels), so the writer never records
+/// what the reader would refuse.
+pub const MAX_DEPTH: usize = 64;
+/// The marker for a value cut at [`MAX_DEPTH`].
+pub const TOO_DEEP: &str = "#<too-deep>";
 
 /// Why a Scheme value could not become host-call arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConvertError {
     /// Dotted path of the offending member (`labels[2]`), empty at the top.
     pub path: String,
@@ -46,31 +54,150 @@ enum Mode {
     Strict,
 }
 
-/// Converts a program's final value; never fails.
-pub fn value_to_json(value: &SteelVal) -> Value {
-    let mut seen = HashSet::new();
-    to_json(value, Mode::Lenient, 0, &mut seen, &mut String::new()).unwrap_or(Value::Null)
+/// Why a conversion stopped.
+enum Stop {
+    /// An unrepresentable member (strict mode).
+    Invalid(ConvertError),
+    /// The JSON form outgrew its byte budget, or the heap its limit.
+    TooLarge,
+    /// Two keys of one hash become the same JSON key.
+    Collision(ConvertError),
 }
 
-/// Converts host-call arguments; unrepresentable members are errors.
-pub fn args_to_json(value: &SteelVal) -> Result<Value, ConvertError> {
-    let mut seen = HashSet::new();
-    to_json(value, Mode::Strict, 0, &mut seen, &mut String::new())
+struct Walk {
+    mode: Mode,
+    seen: HashSet<usize>,
+    path: String,
+    /// Bytes of JSON still allowed.
+    budget: usize,
 }
 
-fn marker(mode: Mode, path: &str, text: &str, reason: &str) -> Result<Value, ConvertError> {
-    match mode {
-        Mode::Lenient => Ok(Value::String(text.to_string())),
-        Mode::Strict => Err(ConvertError {
-            path: path.to_string(),
-            reason: reason.to_string(),
-        }),
+impl Walk {
+    fn new(mode: Mode, budget: usize) -> Self {
+        Self {
+            mode,
+            seen: HashSet::new(),
+            path: String::new(),
+            budget,
+        }
+    }
+
+    /// Charges `bytes` of JSON output; stops when the budget or the heap runs out.
+    fn charge(&mut self, bytes: usize) -> Result<(), Stop> {
+        if bytes > self.budget || memory::soft_hit() {
+            return Err(Stop::TooLarge);
+        }
+        self.budget -= bytes;
+        Ok(())
+    }
+
+    fn marker(&mut self, text: &str, reason: &str) -> Result<Value, Stop> {
+        match self.mode {
+            Mode::Lenient => {
+                self.charge(text.len() + 2)?;
+                Ok(Value::String(text.to_string()))
+            }
+            Mode::Strict => Err(Stop::Invalid(ConvertError {
+                path: self.path.clone(),
+                reason: reason.to_string(),
+            })),
+        }
     }
 }
 
-fn float(mode: Mode, path: &str, f: f64) -> Result<Value, ConvertError> {
+/// JSON bytes of `s` as a string literal (escapes included).
+fn json_string_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
+/// Converts a program's final value; unrepresentable parts become markers.
+/// Fails when its JSON form would exceed `max_bytes` (or the heap its limit),
+/// or when two keys of a hash collide.
+pub fn value_to_json_capped(value: &SteelVal, max_bytes: usize) -> Result<Value, (FailureClass, String)> {
+    let mut walk = Walk::new(Mode::Lenient, max_bytes);
+    match to_json(value, 0, &mut walk) {
+        Ok(v) => Ok(v),
+        Err(Stop::TooLarge) => Err((
+            FailureClass::Memory,
+            format!("the final value's JSON form is larger than the run's {max_bytes}-byte memory limit"),
+        )),
+        Err(Stop::Collision(e)) => Err((
+            FailureClass::RuntimeError,
+            format!("the final value has no JSON form: {e}"),
+        )),
+        Err(Stop::Invalid(e)) => Err((FailureClass::RuntimeError, e.to_string())),
+    }
+}
+
+/// Converts a value for display or records, never failing (markers for
+/// anything unrepresentable, including colliding keys).
+pub fn value_to_json(value: &SteelVal) -> Value {
+    value_to_json_capped(value, usize::MAX).unwrap_or_else(|(_, why)| Value::String(format!("#<{why}>")))
+}
+
+/// Converts host-call arguments of at most `max_bytes` as JSON; unrepresentable
+/// members are errors. On error, also returns what the record keeps instead:
+/// the marked-up rendering, or for oversized arguments a marker string.
+pub fn args_to_json(value: &SteelVal, max_bytes: u64) -> Result<Value, (Value, ConvertError)> {
+    let budget = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    match to_json(value, 0, &mut Walk::new(Mode::Strict, budget)) {
+        Ok(v) => Ok(v),
+        Err(Stop::TooLarge) => {
+            let (marker, error) = oversized_args(max_bytes);
+            Err((marker.expect("a marker"), error.expect("an error")))
+        }
+        Err(Stop::Invalid(e)) | Err(Stop::Collision(e)) => {
+            // The record keeps a rendering with markers, itself bounded.
+            let shown = match to_json(value, 0, &mut Walk::new(Mode::Lenient, budget)) {
+                Ok(v) => v,
+                Err(_) => oversized_args(max_bytes).0.expect("a marker"),
+            };
+            Err((shown, e))
+        }
+    }
+}
+
+/// What the record keeps for arguments over the per-call cap, and the error.
+pub(crate) fn oversized_args(max_bytes: u64) -> (Option<Value>, Option<ConvertError>) {
+    (
+        Some(Value::String(format!("#<arguments over {max_bytes} bytes>"))),
+        Some(ConvertError {
+            path: String::new(),
+            reason: format!(
+                "the arguments are larger than the {max_bytes}-byte per-call limit (maxCallArgsBytes) as JSON"
+            ),
+        }),
+    )
+}
+
+/// Nesting depth of a JSON value (a scalar is 0), without recursion.
+pub fn depth(value: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        max = max.max(d);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, d + 1))),
+            _ => {}
+        }
+    }
+    max
+}
+
+fn float(walk: &mut Walk, f: f64) -> Result<Value, Stop> {
     match Number::from_f64(f) {
-        Some(n) => Ok(Value::Number(n)),
+        Some(n) => {
+            walk.charge(24)?;
+            Ok(Value::Number(n))
+        }
         None => {
             let text = if f.is_nan() {
                 "+nan.0"
@@ -79,27 +206,35 @@ fn float(mode: Mode, path: &str, f: f64) -> Result<Value, ConvertError> {
             } else {
                 "-inf.0"
             };
-            marker(mode, path, text, "a non-finite number has no JSON form")
+            walk.marker(text, "a non-finite number has no JSON form")
         }
     }
 }
 
-fn to_json(
-    value: &SteelVal,
-    mode: Mode,
-    depth: usize,
-    seen: &mut HashSet<usize>,
-    path: &mut String,
-) -> Result<Value, ConvertError> {
+fn string(walk: &mut Walk, s: &str) -> Result<Value, Stop> {
+    walk.charge(json_string_len(s))?;
+    Ok(Value::String(s.to_string()))
+}
+
+fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Stop> {
     if depth > MAX_DEPTH {
-        return marker(mode, path, "#<too-deep>", "value nests too deeply");
+        return walk.marker(TOO_DEEP, "value nests too deeply");
     }
     Ok(match value {
-        SteelVal::Void => Value::Null,
-        SteelVal::BoolV(b) => Value::Bool(*b),
-        SteelVal::IntV(i) => Value::Number((*i as i64).into()),
-        SteelVal::NumV(f) => return float(mode, path, *f),
-        SteelVal::Rational(r) => return float(mode, path, *r.numer() as f64 / *r.denom() as f64),
+        SteelVal::Void => {
+            walk.charge(4)?;
+            Value::Null
+        }
+        SteelVal::BoolV(b) => {
+            walk.charge(5)?;
+            Value::Bool(*b)
+        }
+        SteelVal::IntV(i) => {
+            walk.charge(20)?;
+            Value::Number((*i as i64).into())
+        }
+        SteelVal::NumV(f) => return float(walk, *f),
+        SteelVal::Rational(r) => return float(walk, *r.numer() as f64 / *r.denom() as f64),
         SteelVal::BigNum(b) => {
             let text = b.to_string();
             match text
@@ -107,29 +242,33 @@ fn to_json(
                 .map(Number::from)
                 .or_else(|_| text.parse::<u64>().map(Number::from))
             {
-                Ok(n) => Value::Number(n),
-                Err(_) => return marker(mode, path, &text, "integer too large for JSON"),
+                Ok(n) => {
+                    walk.charge(20)?;
+                    Value::Number(n)
+                }
+                Err(_) => return walk.marker(&text, "integer too large for JSON"),
             }
         }
-        SteelVal::CharV(c) => Value::String(c.to_string()),
-        SteelVal::StringV(s) => Value::String(s.as_str().to_string()),
-        SteelVal::SymbolV(s) => Value::String(s.as_str().to_string()),
+        SteelVal::CharV(c) => return string(walk, &c.to_string()),
+        SteelVal::StringV(s) => return string(walk, s.as_str()),
+        SteelVal::SymbolV(s) => return string(walk, s.as_str()),
         SteelVal::ListV(list) => {
             if list.is_empty() {
+                walk.charge(4)?;
                 Value::Null
             } else {
-                seq(list.iter(), mode, depth, seen, path)?
+                seq(list.iter(), depth, walk)?
             }
         }
-        SteelVal::VectorV(v) => seq(v.iter(), mode, depth, seen, path)?,
+        SteelVal::VectorV(v) => seq(v.iter(), depth, walk)?,
         SteelVal::MutableVector(v) => {
             let id = v.as_ptr_usize();
-            if !seen.insert(id) {
-                return marker(mode, path, "#<cycle>", "value contains itself");
+            if !walk.seen.insert(id) {
+                return walk.marker("#<cycle>", "value contains itself");
             }
             let items: Vec<SteelVal> = v.borrow(|items| items.clone());
-            let out = seq(items.iter(), mode, depth, seen, path);
-            seen.remove(&id);
+            let out = seq(items.iter(), depth, walk);
+            walk.seen.remove(&id);
             out?
         }
         SteelVal::HashMapV(map) => {
@@ -137,28 +276,32 @@ fn to_json(
             for (k, v) in map.iter() {
                 let key = match k {
                     SteelVal::StringV(s) | SteelVal::SymbolV(s) => s.as_str().to_string(),
-                    _ => {
-                        return marker(
-                            mode,
-                            path,
-                            "#<hash>",
-                            "hash keys must be strings or symbols",
-                        )
-                    }
+                    _ => return walk.marker("#<hash>", "hash keys must be strings or symbols"),
                 };
                 entries.push((key, v));
             }
-            // Hash iteration order is arbitrary; sort so results are deterministic.
+            // Hash iteration order differs between processes: sort.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(pair) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(Stop::Collision(ConvertError {
+                    path: walk.path.clone(),
+                    reason: format!(
+                        "the string key \"{0}\" and the symbol key '{0} would be the same JSON key",
+                        pair[0].0
+                    ),
+                }));
+            }
+            walk.charge(2)?;
             let mut out = Map::with_capacity(entries.len());
             for (key, v) in entries {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
+                walk.charge(json_string_len(&key) + 2)?;
+                let len = walk.path.len();
+                if !walk.path.is_empty() {
+                    walk.path.push('.');
                 }
-                path.push_str(&key);
-                let converted = to_json(v, mode, depth + 1, seen, path);
-                path.truncate(len);
+                walk.path.push_str(&key);
+                let converted = to_json(v, depth + 1, walk);
+                walk.path.truncate(len);
                 out.insert(key, converted?);
             }
             Value::Object(out)
@@ -166,12 +309,17 @@ fn to_json(
         // Not constructible from the allowlist; the depth bound still ends any cycle.
         SteelVal::Boxed(b) => {
             let inner = b.read().clone();
-            to_json(&inner, mode, depth + 1, seen, path)?
+            to_json(&inner, depth + 1, walk)?
         }
         SteelVal::HeapAllocated(h) => {
             let id = h.as_ptr_usize();
+            if !walk.seen.insert(id) {
+                return walk.marker("#<cycle>", "value contains itself");
+            }
             let inner = h.get();
-            boxed(id, &inner, mode, depth, seen, path)?
+            let out = to_json(&inner, depth + 1, walk);
+            walk.seen.remove(&id);
+            out?
         }
         SteelVal::Closure(_)
         | SteelVal::FuncV(_)
@@ -179,59 +327,23 @@ fn to_json(
         | SteelVal::BuiltIn(_)
         | SteelVal::MutFunc(_)
         | SteelVal::ContinuationFunction(_) => {
-            return marker(
-                mode,
-                path,
-                "#<procedure>",
-                "a procedure cannot be a host-call argument",
-            )
+            return walk.marker("#<procedure>", "a procedure cannot be a host-call argument")
         }
-        SteelVal::Pair(_) => {
-            return marker(mode, path, "#<pair>", "an improper list has no JSON form")
-        }
-        SteelVal::HashSetV(_) => {
-            return marker(mode, path, "#<set>", "a set has no JSON form; use a list")
-        }
-        _ => {
-            return marker(
-                mode,
-                path,
-                "#<value>",
-                "this kind of value has no JSON form",
-            )
-        }
+        SteelVal::Pair(_) => return walk.marker("#<pair>", "an improper list has no JSON form"),
+        SteelVal::HashSetV(_) => return walk.marker("#<set>", "a set has no JSON form; use a list"),
+        _ => return walk.marker("#<value>", "this kind of value has no JSON form"),
     })
 }
 
-fn boxed(
-    id: usize,
-    inner: &SteelVal,
-    mode: Mode,
-    depth: usize,
-    seen: &mut HashSet<usize>,
-    path: &mut String,
-) -> Result<Value, ConvertError> {
-    if !seen.insert(id) {
-        return marker(mode, path, "#<cycle>", "value contains itself");
-    }
-    let out = to_json(inner, mode, depth + 1, seen, path);
-    seen.remove(&id);
-    out
-}
-
-fn seq<'a>(
-    items: impl Iterator<Item = &'a SteelVal>,
-    mode: Mode,
-    depth: usize,
-    seen: &mut HashSet<usize>,
-    path: &mut String,
-) -> Result<Value, ConvertError> {
+fn seq<'a>(items: impl Iterator<Item = &'a SteelVal>, depth: usize, walk: &mut Walk) -> Result<Value, Stop> {
+    walk.charge(2)?;
     let mut out = Vec::new();
     for (i, item) in items.enumerate() {
-        let len = path.len();
-        path.push_str(&format!("[{i}]"));
-        let converted = to_json(item, mode, depth + 1, seen, path);
-        path.truncate(len);
+        walk.charge(1)?;
+        let len = walk.path.len();
+        walk.path.push_str(&format!("[{i}]"));
+        let converted = to_json(item, depth + 1, walk);
+        walk.path.truncate(len);
         out.push(converted?);
     }
     Ok(Value::Array(out))

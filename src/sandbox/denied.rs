@@ -254,9 +254,10 @@ pub fn capability_of(name: &str) -> Option<Capability> {
         .or_else(|| is_internal(name).then_some(Capability::Reflection))
 }
 
-/// Evaluator-internal names (`#%…`, `%…`): never written by a program.
+/// Evaluator-internal names (`#%…`, `%…`, and the prelude's own `tusk-…`
+/// helpers, which skip its checks): never written by a program.
 pub fn is_internal(name: &str) -> bool {
-    name.starts_with("#%") || name.starts_with('%')
+    name.starts_with("#%") || name.starts_with('%') || name.starts_with("tusk-")
 }
 
 /// The message for a denied name.

@@ -19,10 +19,19 @@ pub enum LexicalError {
     Denied { message: String, offset: usize },
 }
 
-/// Scans `text`: nesting depth at most `max_depth`, no compile-time capability
-/// forms, no evaluator-internal names.
-pub fn check(text: &str, max_depth: u32) -> Result<(), LexicalError> {
+/// Scans `text`: no byte-order mark, nesting depth at most `max_depth`, no
+/// compile-time capability forms, no evaluator-internal names. Returns the
+/// number of tokens (0: the program is empty or only comments).
+pub fn check(text: &str, max_depth: u32) -> Result<usize, LexicalError> {
+    if text.starts_with('\u{feff}') {
+        return Err(LexicalError::Invalid {
+            message: "the program starts with a byte-order mark (U+FEFF); save it as UTF-8 without one"
+                .to_string(),
+            offset: 0,
+        });
+    }
     let max_depth = max_depth as usize;
+    let mut tokens = 0usize;
     let mut depth: usize = 0;
     // Quote-like prefixes nest too: '''''x is parsed recursively.
     let mut prefix_run: usize = 0;
@@ -30,8 +39,9 @@ pub fn check(text: &str, max_depth: u32) -> Result<(), LexicalError> {
         let token = match token {
             Ok(token) => token,
             // Lexical errors are reported by Steel's reader with its own message.
-            Err(_) => return Ok(()),
+            Err(_) => return Ok(tokens.max(1)),
         };
+        tokens += 1;
         let offset = token.span.start as usize;
         match &token.ty {
             TokenType::OpenParen(..) => {
@@ -79,7 +89,7 @@ pub fn check(text: &str, max_depth: u32) -> Result<(), LexicalError> {
         }
         prefix_run = 0;
     }
-    Ok(())
+    Ok(tokens)
 }
 
 /// 1-based line and column (in characters) of a byte offset in `text`.
@@ -145,6 +155,19 @@ mod tests {
             );
         }
         assert!(check("(define (f x) (list \"load\" 'x))", 512).is_ok());
+        assert!(matches!(
+            check("(tusk-raw-make-vector 10 0)", 512),
+            Err(LexicalError::Denied { .. })
+        ));
+    }
+
+    #[test]
+    fn empty_and_bom() {
+        assert_eq!(check("  ; only a comment\n", 512), Ok(0));
+        assert!(matches!(
+            check("\u{feff}(+ 1 2)", 512),
+            Err(LexicalError::Invalid { offset: 0, .. })
+        ));
     }
 
     #[test]

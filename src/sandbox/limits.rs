@@ -20,6 +20,17 @@ pub struct Limits {
     pub max_program_bytes: u64,
     /// Nesting depth of the program text, checked before Steel's recursive reader sees it.
     pub max_nesting_depth: u32,
+    /// Size of one host call's arguments as JSON (`host.args_invalid` beyond).
+    /// Absent from effect logs written before it existed: the default.
+    #[serde(default = "default_call_args_bytes")]
+    pub max_call_args_bytes: u64,
+}
+
+/// 1 MiB: the default per-call argument cap.
+pub const DEFAULT_CALL_ARGS_BYTES: u64 = 1024 * 1024;
+
+fn default_call_args_bytes() -> u64 {
+    DEFAULT_CALL_ARGS_BYTES
 }
 
 impl Default for Limits {
@@ -31,6 +42,7 @@ impl Default for Limits {
             max_output_bytes: 64 * 1024,
             max_program_bytes: 1024 * 1024,
             max_nesting_depth: 512,
+            max_call_args_bytes: DEFAULT_CALL_ARGS_BYTES,
         }
     }
 }
@@ -55,6 +67,7 @@ pub struct LimitsOverride {
     pub max_output_bytes: Option<u64>,
     pub max_program_bytes: Option<u64>,
     pub max_nesting_depth: Option<u32>,
+    pub max_call_args_bytes: Option<u64>,
 }
 
 impl LimitsOverride {
@@ -67,6 +80,7 @@ impl LimitsOverride {
             max_output_bytes: self.max_output_bytes.or(fallback.max_output_bytes),
             max_program_bytes: self.max_program_bytes.or(fallback.max_program_bytes),
             max_nesting_depth: self.max_nesting_depth.or(fallback.max_nesting_depth),
+            max_call_args_bytes: self.max_call_args_bytes.or(fallback.max_call_args_bytes),
         }
     }
 
@@ -79,6 +93,7 @@ impl LimitsOverride {
             max_output_bytes: self.max_output_bytes.unwrap_or(base.max_output_bytes),
             max_program_bytes: self.max_program_bytes.unwrap_or(base.max_program_bytes),
             max_nesting_depth: self.max_nesting_depth.unwrap_or(base.max_nesting_depth),
+            max_call_args_bytes: self.max_call_args_bytes.unwrap_or(base.max_call_args_bytes),
         }
     }
 }
@@ -93,6 +108,7 @@ impl From<Limits> for LimitsOverride {
             max_output_bytes: Some(limits.max_output_bytes),
             max_program_bytes: Some(limits.max_program_bytes),
             max_nesting_depth: Some(limits.max_nesting_depth),
+            max_call_args_bytes: Some(limits.max_call_args_bytes),
         }
     }
 }

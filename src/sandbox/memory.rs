@@ -1,85 +1,118 @@
 //! Heap accounting for the memory limit.
 //!
-//! Steel allocates through the global allocator, so tusk installs a thin
-//! counting wrapper around the system allocator. The counter is process-wide:
-//! a run's usage is the growth over the baseline taken when it started, which is
-//! exact because one engine runs one program at a time. Allocating primitives
-//! ask [`would_exceed`] *before* allocating (so `(make-vector 2000000000 0)` never
-//! reaches the allocator), and the supervisor polls [`allocated`] to stop gradual
-//! growth (a list consed in a loop) at the next VM instruction.
+//! tusk installs a thin counting wrapper around the system allocator. In the
+//! host it only counts. In a worker process it is *armed* with the run's
+//! budget: the program's heap is the growth over the baseline taken when the
+//! worker was set up (so a session's definitions count too), and
+//! - allocating primitives ask [`would_exceed`] *before* allocating, so
+//!   `(make-vector 2000000000 0)` never reaches the allocator;
+//! - an allocation that takes the heap past the limit interrupts the VM at
+//!   its next instruction (gradual growth, a list consed in a loop);
+//! - an allocation past the hard cap (limit × 1.25 + 16 MiB: work done outside
+//!   the VM's loop, such as converting a huge value), or one the system
+//!   refuses (the address-space rlimit), ends the worker on the spot with
+//!   [`EXIT_MEMORY`], which the host reports as `scheme_eval.memory_exceeded`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use steel::steel_vm::ThreadStateController;
+
+/// Exit code of a worker that ran out of memory.
+pub(crate) const EXIT_MEMORY: i32 = 86;
 
 /// Counting wrapper around [`System`].
 pub struct CountingAlloc;
 
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-/// Bytes the host keeps for the running program's record (its effect
-/// envelopes): allocated on the worker thread, but not the program's memory.
-static HOST_RETAINED: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Absolute figures of [`ALLOCATED`]: past `SOFT` the VM is interrupted, past
+/// `HARD` the worker ends. `usize::MAX` in the host.
+static SOFT: AtomicUsize = AtomicUsize::new(usize::MAX);
+static HARD: AtomicUsize = AtomicUsize::new(usize::MAX);
+static ARMED: AtomicBool = AtomicBool::new(false);
+static SOFT_HIT: AtomicBool = AtomicBool::new(false);
+static BASELINE: AtomicUsize = AtomicUsize::new(0);
+/// The running engine's controller (leaked, worker only), interrupted from
+/// the allocator and from signal handlers: `interrupt` is two atomic stores.
+static CONTROLLER: AtomicPtr<ThreadStateController> = AtomicPtr::new(std::ptr::null_mut());
 
-thread_local! {
-    /// Runaway guard of a worker thread: (address of its cancel flag, hard cap on
-    /// process-wide allocated bytes). `(0, MAX)` = no guard.
-    static GUARD: Cell<(usize, usize)> = const { Cell::new((0, usize::MAX)) };
+/// Pre-serialized last words for [`out_of_memory`]: nothing may allocate there.
+const OOM_FRAME: &[u8] = b"\x1f\x00\x00\x00{\"t\":\"fatal\",\"reason\":\"memory\"}";
+
+#[cold]
+fn out_of_memory() -> ! {
+    // SAFETY: write(2) and _exit(2) are async-signal-safe and allocate nothing.
+    unsafe {
+        libc::send(
+            super::worker::CHANNEL_FD,
+            OOM_FRAME.as_ptr().cast(),
+            OOM_FRAME.len(),
+            libc::MSG_NOSIGNAL,
+        );
+        libc::_exit(EXIT_MEMORY)
+    }
 }
 
-/// Called on every allocation: a worker whose run was abandoned (cancelled), or
-/// that blows through the hard cap before the supervisor's next look, is parked
-/// for good at this allocation instead of taking the host down. Parking uses
-/// `sleep`, which does not allocate.
+#[cold]
+fn over_soft(now: usize) {
+    if now > HARD.load(Ordering::Relaxed) {
+        out_of_memory();
+    }
+    if !SOFT_HIT.swap(true, Ordering::Relaxed) {
+        interrupt_vm();
+    }
+}
+
+/// Stops the VM at its next instruction (allocator- and signal-safe).
+pub(crate) fn interrupt_vm() {
+    let c = CONTROLLER.load(Ordering::Acquire);
+    if !c.is_null() {
+        // SAFETY: set once by `set_controller` to a leaked, never-freed value.
+        unsafe { (*c).interrupt() };
+    }
+}
+
+/// Publishes the engine's controller for [`interrupt_vm`] (worker only).
+pub(crate) fn set_controller(controller: ThreadStateController) {
+    let leaked = Box::into_raw(Box::new(controller));
+    CONTROLLER.store(leaked, Ordering::Release);
+}
+
 #[inline]
-fn check_runaway(size: usize) {
-    let (flag, cap) = GUARD.try_with(|g| g.get()).unwrap_or((0, usize::MAX));
-    if flag == 0 {
-        return;
+fn grew(size: usize) {
+    let now = ALLOCATED.fetch_add(size, Ordering::Relaxed) + size;
+    if now > SOFT.load(Ordering::Relaxed) {
+        over_soft(now);
     }
-    // SAFETY: the flag is a leaked `&'static AtomicBool` installed by `set_runaway_guard`.
-    let cancelled = unsafe { &*(flag as *const AtomicBool) };
-    if cancelled.load(Ordering::Relaxed) || program_allocated().saturating_add(size) > cap {
-        cancelled.store(true, Ordering::Relaxed);
-        loop {
-            std::thread::sleep(std::time::Duration::from_secs(3600));
-        }
+    if now > PEAK.load(Ordering::Relaxed) {
+        PEAK.store(now, Ordering::Relaxed);
     }
 }
 
-/// Installs the runaway guard on the current (worker) thread.
-pub fn set_runaway_guard(cancelled: &'static AtomicBool, hard_cap: usize) {
-    GUARD.with(|g| g.set((cancelled as *const AtomicBool as usize, hard_cap)));
-}
-
-/// Removes the runaway guard from the current thread.
-pub fn clear_runaway_guard() {
-    GUARD.with(|g| g.set((0, usize::MAX)));
-}
-
-/// Runs `f` with the runaway guard off: host calls and output capture hold
-/// locks the supervisor needs, so they must never be parked half-way.
-pub fn unguarded<R>(f: impl FnOnce() -> R) -> R {
-    let saved = GUARD.with(|g| g.replace((0, usize::MAX)));
-    let out = f();
-    GUARD.with(|g| g.set(saved));
-    out
+#[inline]
+fn refused() {
+    if ARMED.load(Ordering::Relaxed) {
+        out_of_memory();
+    }
 }
 
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        check_runaway(layout.size());
         let ptr = System.alloc(layout);
-        if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
+        if ptr.is_null() {
+            refused();
+        } else {
+            grew(layout.size());
         }
         ptr
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        check_runaway(layout.size());
         let ptr = System.alloc_zeroed(layout);
-        if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size(), Ordering::Relaxed);
+        if ptr.is_null() {
+            refused();
+        } else {
+            grew(layout.size());
         }
         ptr
     }
@@ -90,14 +123,13 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        check_runaway(new_size.saturating_sub(layout.size()));
         let new = System.realloc(ptr, layout, new_size);
-        if !new.is_null() {
-            if new_size >= layout.size() {
-                ALLOCATED.fetch_add(new_size - layout.size(), Ordering::Relaxed);
-            } else {
-                ALLOCATED.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
+        if new.is_null() {
+            refused();
+        } else if new_size >= layout.size() {
+            grew(new_size - layout.size());
+        } else {
+            ALLOCATED.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
         }
         new
     }
@@ -111,52 +143,63 @@ pub fn allocated() -> usize {
     ALLOCATED.load(Ordering::Relaxed)
 }
 
-/// Bytes allocated by the process, less what the host retains for the running
-/// program's record: the figure the memory limit is checked against.
-pub fn program_allocated() -> usize {
-    ALLOCATED
-        .load(Ordering::Relaxed)
-        .saturating_sub(HOST_RETAINED.load(Ordering::Relaxed))
+/// Arms the worker's budget: `limit` bytes over what is allocated now.
+pub(crate) fn arm(limit: usize) {
+    let baseline = allocated();
+    BASELINE.store(baseline, Ordering::Relaxed);
+    PEAK.store(baseline, Ordering::Relaxed);
+    set_limit(limit);
+    ARMED.store(true, Ordering::Relaxed);
 }
 
-/// Runs `f`, which stores host bookkeeping that lives until the run ends (an
-/// effect envelope kept for the result), and credits what it allocated so a
-/// program making many host calls is not charged for the host's record of them.
-/// Only memory kept past the run's last call belongs here; the credit is
-/// cleared by [`reset_host_retained`] when the next run starts.
-pub fn host_retained<R>(f: impl FnOnce() -> R) -> R {
-    let before = allocated();
-    let out = f();
-    let grown = allocated().saturating_sub(before);
-    HOST_RETAINED.fetch_add(grown, Ordering::Relaxed);
-    out
+/// Moves the budget to `limit` bytes over the armed baseline (a session run
+/// with other limits); clears an earlier soft breach.
+pub(crate) fn set_limit(limit: usize) {
+    let baseline = BASELINE.load(Ordering::Relaxed);
+    let soft = baseline.saturating_add(limit);
+    let hard = soft
+        .saturating_add(limit / 4)
+        .saturating_add(16 << 20);
+    SOFT_HIT.store(false, Ordering::Relaxed);
+    HARD.store(hard, Ordering::Relaxed);
+    SOFT.store(soft, Ordering::Relaxed);
 }
 
-/// Clears the host's credit at the start of a run.
-pub fn reset_host_retained() {
-    HOST_RETAINED.store(0, Ordering::Relaxed);
+/// Whether this process is an armed worker.
+pub(crate) fn armed() -> bool {
+    ARMED.load(Ordering::Relaxed)
 }
 
-thread_local! {
-    /// The running program's budget on this (worker) thread: (baseline, limit).
-    static BUDGET: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
+/// Whether the program went over its budget since [`set_limit`].
+pub(crate) fn soft_hit() -> bool {
+    SOFT_HIT.load(Ordering::Relaxed)
 }
 
-/// Sets (or clears) the budget that [`would_exceed`] checks on this thread.
-pub fn set_thread_budget(budget: Option<(usize, usize)>) {
-    BUDGET.with(|b| b.set(budget));
+/// Peak heap above the baseline since the worker was armed.
+pub(crate) fn peak_over_baseline() -> usize {
+    PEAK.load(Ordering::Relaxed)
+        .saturating_sub(BASELINE.load(Ordering::Relaxed))
 }
 
-/// Whether allocating `extra` more bytes would take the current run over its
-/// memory limit. False outside a run.
+/// Whether allocating `extra` more bytes would take the run over its limit.
+/// Always false in the host.
 pub fn would_exceed(extra: usize) -> bool {
-    BUDGET.with(|b| match b.get() {
-        Some((baseline, limit)) => {
-            program_allocated()
-                .saturating_sub(baseline)
-                .saturating_add(extra)
-                > limit
-        }
-        None => false,
-    })
+    allocated().saturating_add(extra) > SOFT.load(Ordering::Relaxed)
+}
+
+/// Records a breach found outside the allocator (a reservation refused).
+pub(crate) fn note_breach() {
+    SOFT_HIT.store(true, Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn oom_frame_length_prefix_matches() {
+        let body = &super::OOM_FRAME[4..];
+        let len = u32::from_le_bytes(super::OOM_FRAME[..4].try_into().unwrap()) as usize;
+        assert_eq!(len, body.len());
+        let parsed: super::super::proto::FromWorker = serde_json::from_slice(body).unwrap();
+        assert!(matches!(parsed, super::super::proto::FromWorker::Fatal { .. }));
+    }
 }

@@ -1,38 +1,56 @@
 //! The sandboxed evaluator (`steel.sandbox.v1`, host-api §§1–2).
 //!
-//! Modelled on wasmtime's split: a [`Sandbox`] is the engine (prepared once:
-//! allowlist, natives, prelude, one binding per host action), and each
-//! [`Sandbox::run`] executes one program against a [`HostBridge`] that answers
-//! its host calls. The sandbox knows nothing of stores or policies; the host
-//! layer ([`crate::runtime`]) does.
+//! Modelled on wasmtime's split: a [`Sandbox`] is the cheap host-side handle
+//! (the action ids its programs may bind), and each [`Sandbox::run`] executes
+//! one program against a [`HostBridge`] that answers its host calls. The
+//! sandbox knows nothing of stores or policies; the host layer
+//! ([`crate::runtime`]) does.
+//!
+//! **Program code never runs in the host process.** A template process
+//! ([`template`]) holds a prepared engine (allowlist, natives, prelude); every
+//! run gets a fresh fork of it, a worker process that confines itself
+//! ([`confine`]: closed descriptors, resource limits, a deny-by-default
+//! system-call filter) before it reads any program text. Host calls cross a
+//! socket pair as messages ([`proto`]) that the host validates and answers
+//! ([`supervisor`]). A worker that dies for any reason gives its run exactly
+//! one result ([`CLASS_WORKER_CRASHED`]), and the host goes on.
 //!
 //! Defences, in the order a program meets them:
-//! 1. size limit and [`lexical`] checks on the text (nesting depth, `require`/
-//!    `load`/internal names) before Steel's recursive reader sees it;
-//! 2. an engine with no kernel and nothing bound but the [`primitives`]
-//!    allowlist: every other name fails to compile, and [`denied`] names that
-//!    failure `scheme_eval.effect_denied`;
-//! 3. allocation checks in the prelude's wrappers of growth primitives, a
-//!    counting allocator polled by the supervisor, and a hard cap that parks a
-//!    runaway worker ([`memory`]);
-//! 4. a supervised worker thread: deadline interrupt, then abandonment if the
-//!    VM cannot be reached ([`worker`]).
+//! 1. the size limit in the host; then, inside the confined worker, the
+//!    [`lexical`] checks (nesting depth, `require`/`load`/internal names)
+//!    before Steel's recursive reader sees the text;
+//! 2. an engine with no kernel and nothing bound but the allowlist: every
+//!    other name fails to compile, and [`denied`] names that failure
+//!    `scheme_eval.effect_denied`;
+//! 3. allocation accounting in the worker: growth primitives ask before they
+//!    allocate, the allocator interrupts the VM past the limit and ends the
+//!    worker past a hard cap ([`memory`]);
+//! 4. the host's clock: the worker is told to stop at the deadline and killed
+//!    250 ms later;
+//! 5. the operating system: address-space, CPU and file-size limits and the
+//!    seccomp filter, should anything get past the allowlist.
 //!
-//! See `docs/sandbox.md` for the reasoning.
+//! See `docs/sandbox.md` for the threat model and the measured costs.
 
+mod confine;
 pub mod convert;
 pub mod denied;
 pub mod lexical;
 pub mod limits;
 pub mod memory;
+mod numeric;
+mod order;
 mod primitives;
 pub mod printer;
+mod proto;
+mod supervisor;
+mod template;
 mod worker;
 
 pub use limits::{Limits, LimitsOverride};
 pub use primitives::program_names;
-pub use worker::EngineMode;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -40,46 +58,135 @@ use std::time::{Duration, Instant};
 /// The evaluator profile name reported in every result.
 pub const PROFILE: &str = "steel.sandbox.v1";
 
-pub const CLASS_TIMEOUT: &str = "scheme_eval.timeout";
-pub const CLASS_CALL_BUDGET: &str = "scheme_eval.call_budget_exceeded";
-pub const CLASS_MEMORY: &str = "scheme_eval.memory_exceeded";
-pub const CLASS_INVALID_PROGRAM: &str = "scheme_eval.invalid_program";
-pub const CLASS_EFFECT_DENIED: &str = "scheme_eval.effect_denied";
-/// An error the program raised and did not handle (spec-silent; see README).
-pub const CLASS_RUNTIME_ERROR: &str = "scheme_eval.runtime_error";
-/// The evaluator itself failed (a worker thread died); never the program's fault.
-pub const CLASS_INTERNAL: &str = "scheme_eval.internal_error";
-/// The host bridge stopped the run (replay: the program left the record).
-pub const CLASS_HALTED: &str = "scheme_eval.halted";
-/// Someone stopped the run from outside (Ctrl-C in `tusk repl`; spec-silent, see README).
-pub const CLASS_INTERRUPTED: &str = "scheme_eval.interrupted";
+/// The failure classes the evaluator itself reports (host actions and the
+/// mutation gate have their own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum FailureClass {
+    #[serde(rename = "scheme_eval.timeout")]
+    Timeout,
+    #[serde(rename = "scheme_eval.call_budget_exceeded")]
+    CallBudget,
+    #[serde(rename = "scheme_eval.memory_exceeded")]
+    Memory,
+    #[serde(rename = "scheme_eval.invalid_program")]
+    InvalidProgram,
+    #[serde(rename = "scheme_eval.effect_denied")]
+    EffectDenied,
+    /// An error the program raised and did not handle, or a fault inside a
+    /// primitive that the program's arguments caused (spec-silent; see README).
+    #[serde(rename = "scheme_eval.runtime_error")]
+    RuntimeError,
+    /// tusk itself failed; never the program's fault.
+    #[serde(rename = "scheme_eval.internal_error")]
+    Internal,
+    /// The host bridge stopped the run (replay: the program left the record).
+    #[serde(rename = "scheme_eval.halted")]
+    Halted,
+    /// Someone stopped the run from outside (Ctrl-C in `tusk repl`).
+    #[serde(rename = "scheme_eval.interrupted")]
+    Interrupted,
+    /// The worker process died (a signal, a stack overflow, the system-call
+    /// filter) before it could answer.
+    #[serde(rename = "scheme_eval.worker_crashed")]
+    WorkerCrashed,
+}
+
+impl FailureClass {
+    /// The class as it appears in results and logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Timeout => "scheme_eval.timeout",
+            FailureClass::CallBudget => "scheme_eval.call_budget_exceeded",
+            FailureClass::Memory => "scheme_eval.memory_exceeded",
+            FailureClass::InvalidProgram => "scheme_eval.invalid_program",
+            FailureClass::EffectDenied => "scheme_eval.effect_denied",
+            FailureClass::RuntimeError => "scheme_eval.runtime_error",
+            FailureClass::Internal => "scheme_eval.internal_error",
+            FailureClass::Halted => "scheme_eval.halted",
+            FailureClass::Interrupted => "scheme_eval.interrupted",
+            FailureClass::WorkerCrashed => "scheme_eval.worker_crashed",
+        }
+    }
+
+    /// Every class, for documentation and exhaustive tests.
+    pub const ALL: [FailureClass; 10] = [
+        FailureClass::Timeout,
+        FailureClass::CallBudget,
+        FailureClass::Memory,
+        FailureClass::InvalidProgram,
+        FailureClass::EffectDenied,
+        FailureClass::RuntimeError,
+        FailureClass::Internal,
+        FailureClass::Halted,
+        FailureClass::Interrupted,
+        FailureClass::WorkerCrashed,
+    ];
+}
+
+impl std::fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+pub const CLASS_TIMEOUT: &str = FailureClass::Timeout.as_str();
+pub const CLASS_CALL_BUDGET: &str = FailureClass::CallBudget.as_str();
+pub const CLASS_MEMORY: &str = FailureClass::Memory.as_str();
+pub const CLASS_INVALID_PROGRAM: &str = FailureClass::InvalidProgram.as_str();
+pub const CLASS_EFFECT_DENIED: &str = FailureClass::EffectDenied.as_str();
+pub const CLASS_RUNTIME_ERROR: &str = FailureClass::RuntimeError.as_str();
+pub const CLASS_INTERNAL: &str = FailureClass::Internal.as_str();
+pub const CLASS_HALTED: &str = FailureClass::Halted.as_str();
+pub const CLASS_INTERRUPTED: &str = FailureClass::Interrupted.as_str();
+pub const CLASS_WORKER_CRASHED: &str = FailureClass::WorkerCrashed.as_str();
+
+/// Error messages and diagnostics longer than this are cut, with a marker.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// `text` cut to at most `max` bytes (at a character boundary) with a marker
+/// saying how much was dropped.
+pub fn cap_text(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… [{} more bytes]", &text[..cut], text.len() - cut)
+}
 
 /// A limit breach: ends the run with one result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Breach {
     Timeout,
     Memory,
     CallBudget,
-    WorkerLost,
+    /// The worker process died; the text says how.
+    WorkerCrashed(String),
     /// The host bridge has no answer to give (a replay that left the record).
     Halted,
     /// Stopped through an [`InterruptHandle`].
     Interrupted,
+    /// The sandbox could not run the program at all (no worker could be started).
+    Internal(String),
 }
 
 impl Breach {
-    pub fn class(self) -> &'static str {
+    pub fn class(&self) -> FailureClass {
         match self {
-            Breach::Timeout => CLASS_TIMEOUT,
-            Breach::Memory => CLASS_MEMORY,
-            Breach::CallBudget => CLASS_CALL_BUDGET,
-            Breach::WorkerLost => CLASS_INTERNAL,
-            Breach::Halted => CLASS_HALTED,
-            Breach::Interrupted => CLASS_INTERRUPTED,
+            Breach::Timeout => FailureClass::Timeout,
+            Breach::Memory => FailureClass::Memory,
+            Breach::CallBudget => FailureClass::CallBudget,
+            Breach::WorkerCrashed(_) => FailureClass::WorkerCrashed,
+            Breach::Halted => FailureClass::Halted,
+            Breach::Interrupted => FailureClass::Interrupted,
+            Breach::Internal(_) => FailureClass::Internal,
         }
     }
 
-    fn message(self, limits: &Limits) -> String {
+    fn message(&self, limits: &Limits) -> String {
         match self {
             Breach::Timeout => format!(
                 "the program ran longer than its {} ms wall-clock limit",
@@ -93,11 +200,10 @@ impl Breach {
                 "the program made more than its {} allowed host calls",
                 limits.max_calls
             ),
-            Breach::WorkerLost => {
-                "the evaluator's worker thread died; the program was stopped".to_string()
-            }
+            Breach::WorkerCrashed(how) => format!("the program's worker process {how}"),
             Breach::Halted => "the host halted the program".to_string(),
             Breach::Interrupted => "the run was interrupted before it finished".to_string(),
+            Breach::Internal(why) => format!("the sandbox could not run the program: {why}"),
         }
     }
 }
@@ -124,21 +230,32 @@ pub struct HostReply {
 /// Why a run did not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {
-    pub class: &'static str,
+    pub class: FailureClass,
     pub message: String,
     pub line: Option<usize>,
     pub column: Option<usize>,
 }
 
 impl EvalError {
-    fn internal(message: &str) -> Self {
+    pub(crate) fn new(class: FailureClass, message: impl Into<String>) -> Self {
         Self {
-            class: CLASS_INTERNAL,
-            message: message.to_string(),
+            class,
+            message: cap_text(&message.into(), MAX_MESSAGE_BYTES),
             line: None,
             column: None,
         }
     }
+}
+
+/// Whether a run uses a fresh worker or its sandbox's session worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineMode {
+    /// A fresh copy of the prepared engine, discarded after the run.
+    Fresh,
+    /// The sandbox's session worker: definitions persist across runs.
+    Session,
+    /// Discard the session worker first, then run in a fresh one.
+    ResetSession,
 }
 
 /// What the evaluator reports for one run.
@@ -151,60 +268,57 @@ pub struct RunOutput {
     pub output: String,
     pub output_truncated: bool,
     pub elapsed: Duration,
-    /// The worker did not come back and was abandoned: the next run gets a
-    /// new worker, so a session engine's definitions are gone.
+    /// The session worker was lost (killed at the deadline, crashed): the next
+    /// session run starts in a pristine one, without the session's definitions.
     pub worker_abandoned: bool,
+    /// Peak heap the program held above the prepared engine, in bytes, as the
+    /// worker's allocator counted it (what the memory limit checks).
+    pub heap_peak_bytes: u64,
 }
 
-/// Steel resolves (and creates) a home directory for modules the first time
-/// its module system is touched. The sandbox loads no modules, so point it at
-/// a path that can never exist instead of letting it write under `$HOME`.
-fn isolate_steel_home() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        std::env::set_var("STEEL_HOME", "/dev/null/tusk-has-no-steel-home");
-        std::env::remove_var("STEEL_SEARCH_PATHS");
-    });
+impl RunOutput {
+    fn failed(error: EvalError, started: Instant) -> Self {
+        RunOutput {
+            value: Value::Null,
+            error: Some(error),
+            breach: None,
+            output: String::new(),
+            output_truncated: false,
+            elapsed: started.elapsed(),
+            worker_abandoned: false,
+            heap_peak_bytes: 0,
+        }
+    }
 }
-
-/// The run in progress, if any, as seen by [`InterruptHandle`]s.
-type CurrentRun = Arc<Mutex<Option<Arc<worker::RunShared>>>>;
 
 /// Stops whatever run its [`Sandbox`] is executing, from any thread (a Ctrl-C
 /// handler). The run ends with [`CLASS_INTERRUPTED`], like a timeout would.
 #[derive(Clone)]
 pub struct InterruptHandle {
-    current: CurrentRun,
+    current: supervisor::CurrentRun,
 }
 
 impl InterruptHandle {
     /// Interrupts the current run; `false` when nothing was running.
     pub fn interrupt(&self) -> bool {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        match current.as_ref() {
-            Some(shared) => {
-                shared.breach(Breach::Interrupted);
-                true
-            }
-            None => false,
-        }
+        supervisor::interrupt(&self.current)
     }
 }
 
-/// The prepared evaluator. Cheap to share; runs are serialized on its worker.
+/// The host-side handle of the evaluator: which action ids programs bind, and
+/// the session worker when there is one. Runs are serialized per sandbox.
 pub struct Sandbox {
     action_ids: Arc<Vec<String>>,
-    worker: Mutex<Option<worker::Worker>>,
-    current: CurrentRun,
+    session: Mutex<Option<supervisor::Worker>>,
+    current: supervisor::CurrentRun,
 }
 
 impl Sandbox {
     /// A sandbox whose programs see one binding per id in `action_ids`.
     pub fn new(action_ids: Vec<String>) -> Self {
-        isolate_steel_home();
         Self {
             action_ids: Arc::new(action_ids),
-            worker: Mutex::new(None),
+            session: Mutex::new(None),
             current: Arc::default(),
         }
     }
@@ -221,46 +335,29 @@ impl Sandbox {
         &self.action_ids
     }
 
-    /// Builds the prepared engine now rather than on the first run.
+    /// Starts the template process now rather than on the first run, so that
+    /// the prepared engine is built while the caller does other work.
+    ///
+    /// # Errors
+    /// The template could not be started or its engine failed to build.
     pub fn warm_up(&self) -> Result<(), String> {
-        let mut slot = self.worker.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_none() {
-            *slot = Some(worker::Worker::start(self.action_ids.clone())?);
-        }
-        Ok(())
+        template::ensure_started()
     }
 
-    /// Checks the program text without running it.
-    pub fn check_text(program: &str, limits: &Limits) -> Result<(), EvalError> {
+    /// Checks the program text's size in the host (the rest of the text
+    /// checks run inside the confined worker).
+    pub fn check_size(program: &str, limits: &Limits) -> Result<(), EvalError> {
         if program.len() as u64 > limits.max_program_bytes {
-            return Err(EvalError {
-                class: CLASS_INVALID_PROGRAM,
-                message: format!(
+            return Err(EvalError::new(
+                FailureClass::InvalidProgram,
+                format!(
                     "program text is {} bytes, over the {} byte limit",
                     program.len(),
                     limits.max_program_bytes
                 ),
-                line: None,
-                column: None,
-            });
+            ));
         }
-        lexical::check(program, limits.max_nesting_depth).map_err(|e| {
-            let (class, message, offset) = match e {
-                lexical::LexicalError::Invalid { message, offset } => {
-                    (CLASS_INVALID_PROGRAM, message, offset)
-                }
-                lexical::LexicalError::Denied { message, offset } => {
-                    (CLASS_EFFECT_DENIED, message, offset)
-                }
-            };
-            let (line, column) = lexical::line_column(program, offset);
-            EvalError {
-                class,
-                message,
-                line: Some(line),
-                column: Some(column),
-            }
-        })
+        Ok(())
     }
 
     /// Runs one program. Always returns exactly one [`RunOutput`].
@@ -272,42 +369,50 @@ impl Sandbox {
         bridge: Arc<dyn HostBridge>,
     ) -> RunOutput {
         let started = Instant::now();
-        if let Err(error) = Self::check_text(program, &limits) {
-            return RunOutput {
-                value: Value::Null,
-                error: Some(error),
-                breach: None,
-                output: String::new(),
-                output_truncated: false,
-                elapsed: started.elapsed(),
-                worker_abandoned: false,
-            };
+        if let Err(error) = Self::check_size(program, &limits) {
+            return RunOutput::failed(error, started);
         }
-        let mut slot = self.worker.lock().unwrap_or_else(|e| e.into_inner());
-        if slot.is_none() {
-            match worker::Worker::start(self.action_ids.clone()) {
-                Ok(w) => *slot = Some(w),
-                Err(message) => {
-                    return RunOutput {
-                        value: Value::Null,
-                        error: Some(EvalError::internal(&message)),
-                        breach: None,
-                        output: String::new(),
-                        output_truncated: false,
-                        elapsed: started.elapsed(),
-                        worker_abandoned: false,
+        let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
+        let mut fresh_worker;
+        let worker: &mut supervisor::Worker = match mode {
+            EngineMode::Fresh => {
+                match supervisor::Worker::spawn(&self.action_ids, &limits, false) {
+                    Ok(w) => {
+                        fresh_worker = w;
+                        &mut fresh_worker
                     }
+                    Err(e) => return RunOutput::failed(EvalError::new(FailureClass::Internal, e), started),
                 }
             }
-        }
-        let worker = slot.as_ref().expect("started above");
-        let (mut output, healthy) = worker.run(program, limits, mode, bridge, &self.current);
-        if !healthy {
-            *slot = None;
+            EngineMode::Session | EngineMode::ResetSession => {
+                if mode == EngineMode::ResetSession {
+                    *session = None;
+                }
+                if session.is_none() {
+                    match supervisor::Worker::spawn(&self.action_ids, &limits, true) {
+                        Ok(w) => *session = Some(w),
+                        Err(e) => {
+                            return RunOutput::failed(EvalError::new(FailureClass::Internal, e), started)
+                        }
+                    }
+                }
+                session.as_mut().expect("started above")
+            }
+        };
+        let mut output = worker.run(program, limits, bridge, &self.current, started);
+        if mode != EngineMode::Fresh && !worker.reusable() {
+            *session = None;
             output.worker_abandoned = true;
         }
         output
     }
+}
+
+/// Runs the sandbox's template or worker side when this process was started
+/// as one. Not needed by embedders: templates are forked, not executed.
+#[doc(hidden)]
+pub fn in_worker() -> bool {
+    memory::armed()
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 
 use super::convert;
 use super::memory;
+use super::numeric;
+use super::order;
 use super::printer;
-use super::worker::{RunShared, HOOKS};
-use super::{Breach, HostBridge};
+use super::worker;
 use std::sync::Arc;
 use steel::rerrs::ErrorKind;
 use steel::rvals::{Result as SteelResult, SteelVal};
@@ -288,14 +289,11 @@ fn native(
     engine.register_value(name, SteelVal::anonymous_boxed_function(Arc::new(f)));
 }
 
-fn with_shared<R>(f: impl FnOnce(&Arc<RunShared>, &Arc<dyn HostBridge>) -> R) -> Option<R> {
-    HOOKS.with(|hooks| hooks.borrow().as_ref().map(|h| f(&h.shared, &h.bridge)))
-}
-
-/// Ends the run with `breach` at the next VM instruction and returns the error
+/// Ends the run for memory at the next VM instruction and returns the error
 /// that unwinds the current primitive.
-fn breach(breach: Breach, message: &str) -> SteelErr {
-    with_shared(|shared, _| shared.breach(breach));
+fn memory_breach(message: &str) -> SteelErr {
+    memory::note_breach();
+    memory::interrupt_vm();
     err(message)
 }
 
@@ -318,9 +316,10 @@ fn text_len(v: &SteelVal) -> usize {
     }
 }
 
-/// Builds the prepared engine: allowlist, natives, one binding per host action
-/// id, then the prelude. Called once per worker; runs clone it.
-pub fn build_engine(action_ids: &[String]) -> Result<Engine, SteelErr> {
+/// Builds the prepared engine: allowlist, natives, then the prelude. Called
+/// once, in the template; every worker is a fork of it. Host actions are
+/// bound later, in each worker ([`bind_actions`]).
+pub fn build_engine() -> Result<Engine, SteelErr> {
     let mut engine = Engine::new_raw_no_kernel();
     let base = steel::steel_vm::primitives::prelude();
     for name in ALLOWLIST {
@@ -334,40 +333,50 @@ pub fn build_engine(action_ids: &[String]) -> Result<Engine, SteelErr> {
         }
     }
     register_natives(&mut engine);
+    engine.run(PRELUDE)?;
+    Ok(engine)
+}
+
+/// Binds one procedure per host action id, and `(host-actions)` listing them.
+pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String]) {
     for id in action_ids {
         let action = id.clone();
-        native(&mut engine, id, move |args| host_call(&action, args));
+        native(engine, id, move |args| host_call(&action, args));
     }
     let ids: Vec<String> = action_ids.to_vec();
-    native(&mut engine, "host-actions", move |_| {
+    native(engine, "host-actions", move |_| {
         Ok(SteelVal::ListV(
             ids.iter()
                 .map(|id| SteelVal::StringV(id.clone().into()))
                 .collect(),
         ))
     });
-    engine.run(PRELUDE)?;
-    Ok(engine)
 }
 
+/// Action ids longer than this are cut before they cross to the host (no
+/// action has such an id, so the call is refused as unallowlisted).
+const MAX_ACTION_ID: usize = 128;
+
 fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
+    let max_bytes = worker::limits().max_call_args_bytes;
     let (json_args, args_error) = match args {
         [] | [SteelVal::Void] => (None, None),
-        [one @ SteelVal::HashMapV(_)] => match convert::args_to_json(one) {
+        [one @ SteelVal::HashMapV(_)] => match convert::args_to_json(one, max_bytes) {
             Ok(v) => (Some(v), None),
-            Err(e) => (Some(convert::value_to_json(one)), Some(e)),
+            Err((shown, e)) => (Some(shown), Some(e)),
         },
-        [one] => (
-            Some(convert::value_to_json(one)),
-            Some(convert::ConvertError {
-                path: String::new(),
-                reason: "host functions take no argument or one hash".into(),
-            }),
-        ),
+        [one] => {
+            let shown = convert::args_to_json(one, max_bytes).unwrap_or_else(|(shown, _)| shown);
+            (
+                Some(shown),
+                Some(convert::ConvertError {
+                    path: String::new(),
+                    reason: "host functions take no argument or one hash".into(),
+                }),
+            )
+        }
         many => (
-            Some(serde_json::Value::Array(
-                many.iter().map(convert::value_to_json).collect(),
-            )),
+            Some(serde_json::Value::String(format!("#<{} arguments>", many.len()))),
             Some(convert::ConvertError {
                 path: String::new(),
                 reason: format!(
@@ -377,29 +386,139 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
             }),
         ),
     };
-    // Host calls do I/O under shared locks: they must never be frozen by the
-    // allocator's runaway guard half-way.
-    let reply = memory::unguarded(|| {
-        with_shared(|shared, bridge| (shared.clone(), bridge.call(action, json_args, args_error)))
-    });
-    match reply {
-        Some((shared, reply)) => {
-            if let Some(b) = reply.breach {
-                shared.breach(b);
-            }
-            Ok(convert::json_to_value(&reply.envelope))
-        }
-        None => Err(err(
-            "host functions are only available while a program runs",
+    let action = if action.len() > MAX_ACTION_ID {
+        super::cap_text(action, MAX_ACTION_ID)
+    } else {
+        action.to_string()
+    };
+    let envelope = worker::host_call(&action, json_args, args_error);
+    Ok(convert::json_to_value(&envelope))
+}
+
+fn emit(text: &str) {
+    worker::write_output(text);
+}
+
+fn arity(name: &str, args: &[SteelVal], n: usize) -> SteelResult<()> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(SteelErr::new(
+            ErrorKind::ArityMismatch,
+            format!("{name} expects {n} argument(s), got {}", args.len()),
+        ))
+    }
+}
+
+fn map_of<'a>(
+    name: &str,
+    args: &'a [SteelVal],
+) -> SteelResult<&'a steel::HashMap<SteelVal, SteelVal>> {
+    arity(name, args, 1)?;
+    match &args[0] {
+        SteelVal::HashMapV(m) => Ok(m),
+        other => Err(SteelErr::new(
+            ErrorKind::TypeMismatch,
+            format!("{name} expects a hash, found {}", printer::render(other, true, 200)),
         )),
     }
 }
 
-fn emit(text: &str) {
-    memory::unguarded(|| with_shared(|shared, _| shared.write_output(text)));
+/// The walkers of hashes and sets, in canonical order (see [`order`]), and
+/// the primitives whose Steel versions print whole values into messages or
+/// give inexact answers.
+fn register_ordered(engine: &mut Engine) {
+    native(engine, "hash-keys->list", |args| {
+        let entries = order::entries(map_of("hash-keys->list", args)?).map_err(err)?;
+        Ok(SteelVal::ListV(entries.into_iter().map(|(k, _)| k.clone()).collect()))
+    });
+    native(engine, "hash-values->list", |args| {
+        let entries = order::entries(map_of("hash-values->list", args)?).map_err(err)?;
+        Ok(SteelVal::ListV(entries.into_iter().map(|(_, v)| v.clone()).collect()))
+    });
+    // Pairs are built by Steel's own `cons` (its pair type is not public).
+    if let Some(SteelVal::FuncV(cons)) = steel::steel_vm::primitives::prelude().try_get("cons".to_string()) {
+        native(engine, "hash->list", move |args| {
+            let entries = order::entries(map_of("hash->list", args)?).map_err(err)?;
+            let pairs = entries
+                .into_iter()
+                .map(|(k, v)| cons(&[k.clone(), v.clone()]))
+                .collect::<SteelResult<_>>()?;
+            Ok(SteelVal::ListV(pairs))
+        });
+    }
+    native(engine, "hashset->list", |args| {
+        arity("hashset->list", args, 1)?;
+        match &args[0] {
+            SteelVal::HashSetV(set) => {
+                let members = order::members(set).map_err(err)?;
+                Ok(SteelVal::ListV(members.into_iter().cloned().collect()))
+            }
+            other => Err(SteelErr::new(
+                ErrorKind::TypeMismatch,
+                format!("hashset->list expects a set, found {}", printer::render(other, true, 200)),
+            )),
+        }
+    });
+    // A miss names the key, not the whole map (a 20,000-entry map made a 2 MiB message).
+    native(engine, "hash-ref", |args| {
+        arity("hash-ref", args, 2)?;
+        let map = map_of("hash-ref", &args[..1])?;
+        match map.get(&args[1]) {
+            Some(v) => Ok(v.clone()),
+            None => Err(err(format!(
+                "hash-ref: key not found: {} (the hash has {} keys)",
+                printer::render(&args[1], true, 256),
+                map.len()
+            ))),
+        }
+    });
+    // Steel's `error` renders its irritants with its own printer, which
+    // recurses without a cycle check; this one is cycle-safe and ordered.
+    for name in ["error", "error!"] {
+        native(engine, name, |args| {
+            if args.is_empty() {
+                return Err(SteelErr::new(
+                    ErrorKind::ArityMismatch,
+                    "error takes at least one argument".to_string(),
+                ));
+            }
+            let mut message = String::new();
+            for arg in args {
+                message.push(' ');
+                message.push_str(&printer::render(arg, false, super::MAX_MESSAGE_BYTES));
+                if message.len() > super::MAX_MESSAGE_BYTES {
+                    break;
+                }
+            }
+            Err(err(super::cap_text(&message, super::MAX_MESSAGE_BYTES)))
+        });
+    }
+    let base = steel::steel_vm::primitives::prelude();
+    if let Some(SteelVal::FuncV(message_of)) = base.try_get("error-object-message".to_string()) {
+        native(engine, "error-object-message", move |args| {
+            match message_of(args)? {
+                SteelVal::StringV(s) => Ok(SteelVal::StringV(
+                    super::cap_text(&order::canonical_message(s.as_str()), super::MAX_MESSAGE_BYTES)
+                        .into(),
+                )),
+                other => Ok(other),
+            }
+        });
+    }
+    native(engine, "abs", numeric::abs);
+    native(engine, "exact", numeric::exact);
+    native(engine, "inexact->exact", numeric::exact);
+    native(engine, "tusk-raw-arithmetic-shift", numeric::arithmetic_shift);
+    native(engine, "bitwise-and", numeric::bitwise_and);
+    native(engine, "bitwise-ior", numeric::bitwise_ior);
+    native(engine, "bitwise-xor", numeric::bitwise_xor);
+    native(engine, "bitwise-not", numeric::bitwise_not);
 }
 
+
 fn register_natives(engine: &mut Engine) {
+    register_ordered(engine);
     // Steel binds `void` to the void *value*; Scheme programs call `(void)`.
     native(engine, "void", |_| Ok(SteelVal::Void));
     native(engine, "display", |args| {
@@ -449,8 +568,7 @@ fn register_natives(engine: &mut Engine) {
     native(engine, "tusk-reserve!", |args| {
         let bytes = args.first().and_then(as_usize).unwrap_or(0);
         if memory::would_exceed(bytes) {
-            Err(breach(
-                Breach::Memory,
+            Err(memory_breach(
                 "memory limit exceeded: the allocation would exceed the run's memory budget",
             ))
         } else {

@@ -1,0 +1,282 @@
+//! The wire between the host and a worker process: frames of a 4-byte
+//! little-endian length and a JSON body, over a stream socket pair.
+//!
+//! The worker is untrusted (it runs model-written code), so the host reads
+//! its frames with a size cap and a deadline, and treats anything it cannot
+//! parse as the worker's death. The worker side is blocking and single-threaded.
+
+use super::convert::ConvertError;
+use super::limits::Limits;
+use super::FailureClass;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::time::Instant;
+
+/// Messages the host sends a worker.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(tag = "t", rename_all = "camelCase")]
+pub(crate) enum ToWorker {
+    /// First message: what to bind and how to confine itself.
+    #[serde(rename_all = "camelCase")]
+    Setup {
+        action_ids: Vec<String>,
+        limits: Limits,
+        /// A session worker runs many programs (no CPU-time rlimit per program).
+        session: bool,
+    },
+    /// Run one program (in the worker's engine: definitions persist).
+    #[serde(rename_all = "camelCase")]
+    Run { program: String, limits: Limits },
+    /// The answer to the worker's pending host call; `stop` ends the run at
+    /// the VM's next instruction.
+    #[serde(rename_all = "camelCase")]
+    Reply { envelope: Value, stop: bool },
+}
+
+/// A run's error as the worker reports it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireError {
+    pub class: FailureClass,
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// Messages a worker sends the host.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(tag = "t", rename_all = "camelCase")]
+pub(crate) enum FromWorker {
+    /// Confined and bound; waiting for a program.
+    Ready,
+    /// A host call; `output` is the text displayed since the last message.
+    #[serde(rename_all = "camelCase")]
+    Call {
+        action: String,
+        args: Option<Value>,
+        args_error: Option<ConvertError>,
+        output: String,
+    },
+    /// The run's end.
+    #[serde(rename_all = "camelCase")]
+    Done {
+        value: Value,
+        error: Option<WireError>,
+        output: String,
+        output_truncated: bool,
+        /// The worker's allocator stopped the program for memory.
+        memory: bool,
+        heap_peak_bytes: u64,
+        /// A fault inside Steel left the engine unusable: do not run again.
+        poisoned: bool,
+    },
+    /// Last words before the worker exits on its own (written from a signal
+    /// handler or the allocator, so pre-serialized).
+    Fatal { reason: String },
+}
+
+/// Encodes one frame.
+pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut frame = vec![0u8; 4];
+    serde_json::to_writer(&mut frame, message).expect("messages serialize");
+    let len = (frame.len() - 4) as u32;
+    frame[..4].copy_from_slice(&len.to_le_bytes());
+    frame
+}
+
+/// Writes all of `bytes` to a blocking descriptor (worker side).
+pub(crate) fn write_all_blocking(fd: RawFd, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        // SAFETY: writing from a valid slice to a descriptor we own.
+        let n = unsafe {
+            libc::send(
+                fd,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        bytes = &bytes[n as usize..];
+    }
+    Ok(())
+}
+
+fn read_exact_blocking(fd: RawFd, buf: &mut [u8]) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        // SAFETY: reading into a valid slice from a descriptor we own.
+        let n = unsafe { libc::read(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
+/// Reads one message from a blocking descriptor (worker side; the host is
+/// trusted, so no cap beyond what fits in memory).
+pub(crate) fn read_blocking(fd: RawFd) -> std::io::Result<ToWorker> {
+    let mut len = [0u8; 4];
+    read_exact_blocking(fd, &mut len)?;
+    let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
+    read_exact_blocking(fd, &mut body)?;
+    serde_json::from_slice(&body).map_err(std::io::Error::other)
+}
+
+/// Why the host could not get a message from a worker.
+#[derive(Debug)]
+pub(crate) enum RecvError {
+    /// Nothing complete before the deadline.
+    TimedOut,
+    /// The worker closed its end (exited or died).
+    Closed,
+    /// The worker sent something that is not a message, or too large a one.
+    Garbled(String),
+}
+
+/// The host's end of a worker channel: non-blocking, every wait bounded by a
+/// deadline.
+pub(crate) struct HostChannel {
+    fd: std::os::fd::OwnedFd,
+    buf: Vec<u8>,
+    max_frame: usize,
+}
+
+impl HostChannel {
+    pub fn new(fd: std::os::fd::OwnedFd, max_frame: usize) -> std::io::Result<Self> {
+        // SAFETY: F_GETFL/F_SETFL on a descriptor we own.
+        unsafe {
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(Self {
+            fd,
+            buf: Vec::new(),
+            max_frame,
+        })
+    }
+
+    pub fn set_max_frame(&mut self, max_frame: usize) {
+        self.max_frame = max_frame;
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.fd.as_fd()
+    }
+
+    /// Waits until the descriptor is ready for `events` or `deadline` passes.
+    fn wait(&self, events: i16, deadline: Instant) -> bool {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let ms = left.as_millis().min(i32::MAX as u128) as i32;
+            let mut pfd = libc::pollfd {
+                fd: self.fd().as_raw_fd(),
+                events,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+            if n > 0 {
+                return true;
+            }
+            if n == 0 && Instant::now() >= deadline {
+                return false;
+            }
+            if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return true;
+            }
+        }
+    }
+
+    /// Sends one message; false when the worker is gone or would not take it
+    /// before `deadline`.
+    pub fn send(&self, message: &ToWorker, deadline: Instant) -> bool {
+        let frame = encode(message);
+        let mut bytes = &frame[..];
+        while !bytes.is_empty() {
+            // SAFETY: writing from a valid slice to a descriptor we own.
+            let n = unsafe {
+                libc::send(
+                    self.fd().as_raw_fd(),
+                    bytes.as_ptr().cast(),
+                    bytes.len(),
+                    libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+                )
+            };
+            if n >= 0 {
+                bytes = &bytes[n as usize..];
+                continue;
+            }
+            match std::io::Error::last_os_error().kind() {
+                std::io::ErrorKind::Interrupted => {}
+                std::io::ErrorKind::WouldBlock => {
+                    if !self.wait(libc::POLLOUT, deadline) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// The next message, or why there is none before `deadline`.
+    pub fn recv(&mut self, deadline: Instant) -> Result<FromWorker, RecvError> {
+        loop {
+            if self.buf.len() >= 4 {
+                let len = u32::from_le_bytes(self.buf[..4].try_into().expect("4 bytes")) as usize;
+                if len > self.max_frame {
+                    return Err(RecvError::Garbled(format!(
+                        "sent a {len}-byte message, over the {}-byte cap",
+                        self.max_frame
+                    )));
+                }
+                if self.buf.len() >= 4 + len {
+                    let parsed = serde_json::from_slice::<FromWorker>(&self.buf[4..4 + len]);
+                    self.buf.drain(..4 + len);
+                    return parsed.map_err(|e| RecvError::Garbled(format!("sent a malformed message: {e}")));
+                }
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            // SAFETY: reading into a valid buffer from a descriptor we own.
+            let n = unsafe {
+                libc::read(self.fd().as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len())
+            };
+            if n > 0 {
+                self.buf.extend_from_slice(&chunk[..n as usize]);
+                continue;
+            }
+            if n == 0 {
+                return Err(RecvError::Closed);
+            }
+            match std::io::Error::last_os_error().kind() {
+                std::io::ErrorKind::Interrupted => {}
+                std::io::ErrorKind::WouldBlock => {
+                    if !self.wait(libc::POLLIN, deadline) {
+                        return Err(RecvError::TimedOut);
+                    }
+                }
+                _ => return Err(RecvError::Closed),
+            }
+        }
+    }
+}

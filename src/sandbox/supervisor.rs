@@ -1,0 +1,466 @@
+//! The host's side of a worker process: spawn it through the template, hand
+//! it programs, answer its host calls through the [`HostBridge`], and hold
+//! the clock. Whatever the worker does — finish, hang, flood, crash, send
+//! garbage — the run ends with exactly one [`RunOutput`].
+
+use super::confine::{syscall_name, EXIT_CONFINE, EXIT_STACK, EXIT_SYSCALL};
+use super::memory::EXIT_MEMORY;
+use super::proto::{FromWorker, HostChannel, RecvError, ToWorker};
+use super::template::{self, Ended};
+use super::{Breach, EvalError, FailureClass, HostBridge, Limits, RunOutput};
+use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
+use serde_json::Value;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a worker told to stop has before it is killed.
+pub(crate) const GRACE: Duration = Duration::from_millis(250);
+/// How often the supervisor looks at the clock and for interrupts.
+const TICK: Duration = Duration::from_millis(10);
+/// How long a new worker may take to confine itself and say it is ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest action id a worker may send (the worker cuts longer ones).
+const MAX_ACTION_BYTES: usize = 256;
+
+/// The run in progress, if any, as seen by [`super::InterruptHandle`]s.
+pub(crate) type CurrentRun = Arc<Mutex<Option<Arc<RunSignal>>>>;
+
+/// What an interrupt handle reaches: the running worker.
+pub(crate) struct RunSignal {
+    pidfd: Arc<OwnedFd>,
+    interrupted: AtomicBool,
+}
+
+/// Interrupts the current run; false when nothing runs.
+pub(crate) fn interrupt(current: &CurrentRun) -> bool {
+    let current = current.lock().unwrap_or_else(|e| e.into_inner());
+    match current.as_ref() {
+        Some(signal) => {
+            signal.interrupted.store(true, Ordering::Relaxed);
+            send_signal(&signal.pidfd, libc::SIGUSR1);
+            true
+        }
+        None => false,
+    }
+}
+
+fn send_signal(pidfd: &OwnedFd, signal: i32) {
+    // SAFETY: pidfd_send_signal on a pidfd we own: it reaches that process or none.
+    unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            signal,
+            std::ptr::null::<libc::siginfo_t>(),
+            0u32,
+        );
+    }
+}
+
+fn pidfd_open(pid: i32) -> Result<OwnedFd, String> {
+    // SAFETY: pidfd_open(2) returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0u32) };
+    if fd < 0 {
+        return Err(format!(
+            "pidfd_open: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// The largest message a worker may send under `limits`: its final value
+/// (capped at the memory limit), its output (JSON-escaped, up to six bytes a
+/// byte), a call's arguments, and room for the envelope of the message.
+fn max_frame(limits: &Limits) -> usize {
+    let memory = limits.max_memory_bytes();
+    let output = (limits.max_output_bytes as usize).saturating_mul(6);
+    let args = (limits.max_call_args_bytes as usize).saturating_mul(2);
+    memory
+        .saturating_add(output)
+        .saturating_add(args)
+        .saturating_add(1 << 20)
+}
+
+/// A live worker process.
+pub(crate) struct Worker {
+    pid: i32,
+    pidfd: Arc<OwnedFd>,
+    channel: HostChannel,
+    alive: bool,
+    poisoned: bool,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        send_signal(&self.pidfd, libc::SIGKILL);
+        template::release(self.pid);
+    }
+}
+
+impl Worker {
+    /// Forks a worker from the template, confined for `limits` and binding
+    /// `action_ids`; waits until it is ready for a program.
+    pub fn spawn(action_ids: &[String], limits: &Limits, session: bool) -> Result<Worker, String> {
+        let (host_end, worker_end) = socketpair(
+            AddressFamily::Unix,
+            SockType::Stream,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .map_err(|e| format!("cannot create a worker channel: {e}"))?;
+        let pid = template::spawn(worker_end)?;
+        let pidfd = match pidfd_open(pid) {
+            Ok(fd) => Arc::new(fd),
+            Err(e) => {
+                template::release(pid);
+                return Err(e);
+            }
+        };
+        let channel = HostChannel::new(host_end, max_frame(limits))
+            .map_err(|e| format!("cannot set up a worker channel: {e}"))?;
+        let mut worker = Worker {
+            pid,
+            pidfd,
+            channel,
+            alive: true,
+            poisoned: false,
+        };
+        let deadline = Instant::now() + READY_TIMEOUT;
+        let setup = ToWorker::Setup {
+            action_ids: action_ids.to_vec(),
+            limits: *limits,
+            session,
+        };
+        if !worker.channel.send(&setup, deadline) {
+            return Err("the new worker did not take its setup".to_string());
+        }
+        match worker.channel.recv(deadline) {
+            Ok(FromWorker::Ready) => Ok(worker),
+            Ok(FromWorker::Fatal { reason }) => Err(format!("the new worker could not start: {reason}")),
+            Ok(_) => Err("the new worker spoke out of turn".to_string()),
+            Err(e) => Err(format!("the new worker did not get ready: {e:?}")),
+        }
+    }
+
+    /// Whether another program may run in this worker (a session).
+    pub fn reusable(&self) -> bool {
+        self.alive && !self.poisoned
+    }
+
+    /// Runs one program to its one result.
+    pub fn run(
+        &mut self,
+        program: &str,
+        limits: Limits,
+        bridge: Arc<dyn HostBridge>,
+        current: &CurrentRun,
+        started: Instant,
+    ) -> RunOutput {
+        self.channel.set_max_frame(max_frame(&limits));
+        let signal = Arc::new(RunSignal {
+            pidfd: self.pidfd.clone(),
+            interrupted: AtomicBool::new(false),
+        });
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(signal.clone());
+        let output = self.supervise(program, limits, bridge.as_ref(), &signal, started);
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        output
+    }
+
+    fn supervise(
+        &mut self,
+        program: &str,
+        limits: Limits,
+        bridge: &dyn HostBridge,
+        signal: &RunSignal,
+        started: Instant,
+    ) -> RunOutput {
+        let deadline = started + limits.timeout();
+        let mut run = RunState::new(limits);
+        let run_message = ToWorker::Run {
+            program: program.to_string(),
+            limits,
+        };
+        if !self.channel.send(&run_message, deadline + GRACE) {
+            return self.lost(run, started);
+        }
+        let mut kill_at: Option<Instant> = None;
+        loop {
+            let wake = kill_at
+                .unwrap_or(deadline)
+                .min(Instant::now() + TICK);
+            match self.channel.recv(wake) {
+                Ok(FromWorker::Call {
+                    action,
+                    args,
+                    args_error,
+                    output,
+                }) => {
+                    run.add_output(&output);
+                    if action.len() > MAX_ACTION_BYTES {
+                        return self.garbled(run, "sent an over-long action id", started);
+                    }
+                    let reply = if run.breach.is_some() {
+                        // The run already has its end; the call does nothing.
+                        ToWorker::Reply {
+                            envelope: Value::Null,
+                            stop: true,
+                        }
+                    } else {
+                        let (args, args_error) = run.checked_args(args, args_error);
+                        let reply = bridge.call(&action, args, args_error);
+                        let stop = reply.breach.is_some();
+                        if let Some(b) = reply.breach {
+                            run.breach = Some(b);
+                            kill_at = Some(Instant::now() + GRACE);
+                        }
+                        ToWorker::Reply {
+                            envelope: reply.envelope,
+                            stop,
+                        }
+                    };
+                    if !self.channel.send(&reply, deadline.max(Instant::now()) + GRACE) {
+                        return self.lost(run, started);
+                    }
+                }
+                Ok(FromWorker::Done {
+                    value,
+                    error,
+                    output,
+                    output_truncated,
+                    memory,
+                    heap_peak_bytes,
+                    poisoned,
+                }) => {
+                    run.add_output(&output);
+                    run.truncated |= output_truncated;
+                    run.heap_peak = heap_peak_bytes;
+                    self.poisoned = poisoned;
+                    if memory && run.breach.is_none() {
+                        run.breach = Some(Breach::Memory);
+                    }
+                    let error = error.map(|e| EvalError {
+                        class: match e.class {
+                            // The only classes a worker may report itself.
+                            c @ (FailureClass::InvalidProgram
+                            | FailureClass::EffectDenied
+                            | FailureClass::RuntimeError
+                            | FailureClass::Memory) => c,
+                            _ => FailureClass::RuntimeError,
+                        },
+                        message: super::cap_text(&e.message, super::MAX_MESSAGE_BYTES),
+                        line: e.line,
+                        column: e.column,
+                    });
+                    if matches!(&error, Some(e) if e.class == FailureClass::Memory)
+                        && run.breach.is_none()
+                    {
+                        // The final value outgrew the limit while being converted.
+                        return run.finish(Value::Null, error, started);
+                    }
+                    return run.finish(value, error, started);
+                }
+                Ok(FromWorker::Fatal { reason }) => run.fatal = Some(reason),
+                Ok(FromWorker::Ready) => {
+                    return self.garbled(run, "spoke out of turn", started);
+                }
+                Err(RecvError::TimedOut) => {}
+                Err(RecvError::Closed) => return self.lost(run, started),
+                Err(RecvError::Garbled(why)) => return self.garbled(run, &why, started),
+            }
+            let now = Instant::now();
+            if run.breach.is_none() {
+                let stop = if signal.interrupted.load(Ordering::Relaxed) {
+                    Some(Breach::Interrupted)
+                } else if now >= deadline {
+                    Some(Breach::Timeout)
+                } else {
+                    None
+                };
+                if let Some(b) = stop {
+                    run.breach = Some(b);
+                    send_signal(&self.pidfd, libc::SIGUSR1);
+                    kill_at = Some(now + GRACE);
+                }
+            }
+            if kill_at.is_some_and(|at| now >= at) {
+                // Stuck where the VM's interrupt cannot reach (one long
+                // primitive, macro expansion): the worker goes.
+                self.kill();
+                return run.finish(Value::Null, None, started);
+            }
+        }
+    }
+
+    fn kill(&mut self) {
+        send_signal(&self.pidfd, libc::SIGKILL);
+        self.alive = false;
+    }
+
+    /// The worker sent something that is not a message: it is killed and the
+    /// run ends as a crash (unless it already had its end).
+    fn garbled(&mut self, mut run: RunState, why: &str, started: Instant) -> RunOutput {
+        self.kill();
+        if run.breach.is_none() {
+            run.breach = Some(Breach::WorkerCrashed(why.to_string()));
+        }
+        run.finish(Value::Null, None, started)
+    }
+
+    /// The channel closed before the run's end: find out how the worker died.
+    fn lost(&mut self, mut run: RunState, started: Instant) -> RunOutput {
+        // Make sure it is dead before asking the template to wait for it.
+        self.kill();
+        let ended = template::status(self.pid);
+        if run.breach.is_none() {
+            run.breach = Some(death_breach(ended, run.fatal.as_deref()));
+        }
+        run.finish(Value::Null, None, started)
+    }
+}
+
+/// How a worker's death reads in its run's result.
+fn death_breach(ended: Ended, fatal: Option<&str>) -> Breach {
+    match (fatal, ended) {
+        (Some("memory"), _) | (_, Ended::Exited(EXIT_MEMORY)) => Breach::Memory,
+        (Some("stack"), _) | (_, Ended::Exited(EXIT_STACK)) => Breach::WorkerCrashed(
+            "overflowed its native stack (SIGSEGV): Steel's printer, hasher and compiler \
+             recurse on deeply nested or cyclic values"
+                .to_string(),
+        ),
+        (Some(reason), _) if reason.starts_with("syscall:") => {
+            let nr: i64 = reason["syscall:".len()..].parse().unwrap_or(-1);
+            Breach::WorkerCrashed(format!(
+                "was stopped by the system-call filter when it attempted {} (system call {nr}); \
+                 programs reach the world only through host functions",
+                syscall_name(nr)
+            ))
+        }
+        (_, Ended::Exited(EXIT_SYSCALL)) => Breach::WorkerCrashed(
+            "was stopped by the system-call filter".to_string(),
+        ),
+        (Some(reason), _) if reason.starts_with("confine:") => {
+            Breach::Internal(format!("the worker could not confine itself ({reason})"))
+        }
+        (_, Ended::Exited(EXIT_CONFINE)) => {
+            Breach::Internal("the worker could not confine itself".to_string())
+        }
+        (_, Ended::Signaled(sig)) => Breach::WorkerCrashed(format!(
+            "was killed by {}",
+            signal_name(sig)
+        )),
+        (_, Ended::Exited(code)) => {
+            Breach::WorkerCrashed(format!("exited unexpectedly with code {code}"))
+        }
+        (_, Ended::Unknown) => Breach::WorkerCrashed("died".to_string()),
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGABRT => "SIGABRT (an abort: a fault inside the evaluator)",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV (a memory fault)",
+        libc::SIGBUS => "SIGBUS (a memory fault)",
+        libc::SIGXCPU => "SIGXCPU (its CPU-time limit)",
+        libc::SIGXFSZ => "SIGXFSZ (its file-size limit)",
+        libc::SIGSYS => "SIGSYS (the system-call filter)",
+        libc::SIGFPE => "SIGFPE (an arithmetic fault)",
+        libc::SIGILL => "SIGILL (an illegal instruction)",
+        _ => "",
+    };
+    if name.is_empty() {
+        format!("signal {sig}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// What the host gathers about one run while it supervises it.
+struct RunState {
+    limits: Limits,
+    breach: Option<Breach>,
+    output: String,
+    truncated: bool,
+    heap_peak: u64,
+    fatal: Option<String>,
+}
+
+impl RunState {
+    fn new(limits: Limits) -> Self {
+        Self {
+            limits,
+            breach: None,
+            output: String::new(),
+            truncated: false,
+            heap_peak: 0,
+            fatal: None,
+        }
+    }
+
+    /// Output from the worker, held to the run's cap whatever the worker says.
+    fn add_output(&mut self, text: &str) {
+        let room = (self.limits.max_output_bytes as usize).saturating_sub(self.output.len());
+        if text.len() <= room {
+            self.output.push_str(text);
+        } else {
+            let mut cut = room;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.output.push_str(&text[..cut]);
+            self.truncated = true;
+        }
+    }
+
+    /// The worker checks argument size and depth; the host checks again,
+    /// since the worker is not trusted.
+    fn checked_args(
+        &self,
+        args: Option<Value>,
+        args_error: Option<super::convert::ConvertError>,
+    ) -> (Option<Value>, Option<super::convert::ConvertError>) {
+        let Some(value) = args else {
+            return (None, args_error);
+        };
+        let size = serde_json::to_vec(&value).map(|v| v.len()).unwrap_or(usize::MAX);
+        if size as u64 > self.limits.max_call_args_bytes {
+            return super::convert::oversized_args(self.limits.max_call_args_bytes);
+        }
+        if super::convert::depth(&value) > super::convert::MAX_DEPTH {
+            return (
+                Some(Value::String(super::convert::TOO_DEEP.to_string())),
+                Some(super::convert::ConvertError {
+                    path: String::new(),
+                    reason: format!(
+                        "arguments nest deeper than {} levels",
+                        super::convert::MAX_DEPTH
+                    ),
+                }),
+            );
+        }
+        (Some(value), args_error)
+    }
+
+    fn finish(self, value: Value, error: Option<EvalError>, started: Instant) -> RunOutput {
+        // A breach explains the stopped run better than the VM's own error.
+        let error = match &self.breach {
+            Some(b) => Some(EvalError::new(b.class(), b.message(&self.limits))),
+            None => error,
+        };
+        RunOutput {
+            value: if error.is_some() { Value::Null } else { value },
+            error,
+            breach: self.breach,
+            output: self.output,
+            output_truncated: self.truncated,
+            elapsed: started.elapsed(),
+            worker_abandoned: false,
+            heap_peak_bytes: self.heap_peak,
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The template process: one per host process, holding the prepared engine
+//! (allowlist, natives, prelude), and forking a worker per run or session.
+//!
+//! Forking the template rather than building an engine per run gives every
+//! run a pristine copy for the price of a `fork` (nothing one run defines is
+//! visible to another), and keeps Steel out of the host: the host process
+//! never runs a program, so none of Steel's global state is touched there.
+//!
+//! The template is itself forked from the host the first time it is needed
+//! (or at [`ensure_started`]). It closes every descriptor it inherited but
+//! its control socket, leaves the terminal's process group (Ctrl-C is the
+//! host's to forward), builds its engine on a thread with a large stack, and
+//! then serves requests on a `SOCK_SEQPACKET` control socket:
+//!
+//! | request | payload | reply |
+//! |---|---|---|
+//! | spawn | the worker's end of a fresh socket pair (`SCM_RIGHTS`) | its pid |
+//! | status | a pid whose channel closed | how it ended |
+//! | release | a pid the host is done with | none (killed and reaped) |
+//!
+//! Workers are reaped only on request, so a worker's pid is never reused
+//! while the host may still signal it; the host signals through a pidfd
+//! anyway. When the host goes away, the control socket reads end-of-file and
+//! the template exits, and its workers die with it (`PR_SET_PDEATHSIG`).
+
+use super::primitives;
+use super::worker;
+use nix::sys::socket::{
+    recvmsg, sendmsg, socketpair, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags,
+    SockFlag, SockType,
+};
+use std::io::{IoSlice, IoSliceMut};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::sync::Mutex;
+use std::time::Duration;
+
+const OP_READY: u8 = 0;
+const OP_SPAWN: u8 = 1;
+const OP_STATUS: u8 = 2;
+const OP_RELEASE: u8 = 3;
+const OP_FAILED: u8 = 255;
+
+/// Descriptor of the control socket inside the template.
+const CTL_FD: RawFd = 3;
+/// Native stack of the template thread, and so of every worker: Steel's
+/// compiler recurses on nesting (bounded by the lexical check).
+const TEMPLATE_STACK: usize = 64 * 1024 * 1024;
+/// How long the template may take to build its engine.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one spawn or status request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How a worker process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ended {
+    Exited(i32),
+    Signaled(i32),
+    Unknown,
+}
+
+struct Template {
+    pid: i32,
+    ctl: OwnedFd,
+}
+
+static TEMPLATE: Mutex<Option<Template>> = Mutex::new(None);
+
+/// Steel resolves (and creates) a home directory for modules the first time
+/// its module system is touched. The sandbox loads no modules, so point it at
+/// a path that can never exist. Set in the host, before the template forks.
+fn isolate_steel_home() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("STEEL_HOME", "/dev/null/tusk-has-no-steel-home");
+        std::env::remove_var("STEEL_SEARCH_PATHS");
+    });
+}
+
+/// Starts the template if it is not running.
+pub(crate) fn ensure_started() -> Result<(), String> {
+    let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_none() {
+        *slot = Some(start()?);
+    }
+    Ok(())
+}
+
+fn set_timeout(fd: RawFd, timeout: Duration) {
+    let tv = libc::timeval {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_usec: timeout.subsec_micros() as libc::suseconds_t,
+    };
+    // SAFETY: setting a socket option from a valid struct.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            (&tv as *const libc::timeval).cast(),
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        );
+    }
+}
+
+fn start() -> Result<Template, String> {
+    isolate_steel_home();
+    let (host_end, template_end) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(|e| format!("cannot create the template's control socket: {e}"))?;
+    // SAFETY: the child only runs `template_main`, which never returns; the
+    // host keeps Steel out of its own threads, so no lock the child needs can
+    // be held by a thread that fork left behind.
+    match unsafe { libc::fork() } {
+        -1 => Err(format!(
+            "cannot fork the template process: {}",
+            std::io::Error::last_os_error()
+        )),
+        0 => {
+            drop(host_end);
+            template_main(template_end.into_raw_fd())
+        }
+        pid => {
+            drop(template_end);
+            set_timeout(host_end.as_raw_fd(), START_TIMEOUT);
+            let mut buf = [0u8; 16];
+            let n = recv(host_end.as_raw_fd(), &mut buf);
+            if n >= 1 && buf[0] == OP_READY {
+                set_timeout(host_end.as_raw_fd(), REQUEST_TIMEOUT);
+                Ok(Template { pid, ctl: host_end })
+            } else {
+                // SAFETY: signalling and reaping our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+                let why = if n > 1 && buf[0] == OP_FAILED {
+                    "its prepared engine failed to build"
+                } else {
+                    "it did not start"
+                };
+                Err(format!("the sandbox template process failed: {why}"))
+            }
+        }
+    }
+}
+
+fn recv(fd: RawFd, buf: &mut [u8]) -> isize {
+    loop {
+        // SAFETY: reading into a valid buffer.
+        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return n;
+    }
+}
+
+fn send(fd: RawFd, bytes: &[u8]) -> bool {
+    // SAFETY: writing from a valid buffer.
+    let n = unsafe { libc::send(fd, bytes.as_ptr().cast(), bytes.len(), libc::MSG_NOSIGNAL) };
+    n == bytes.len() as isize
+}
+
+/// Forks a worker that will speak on `channel`; returns its pid.
+pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
+    let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    // One retry: a template that died (killed from outside) is replaced.
+    for attempt in 0..2 {
+        if slot.is_none() {
+            *slot = Some(start()?);
+        }
+        let template = slot.as_ref().expect("started above");
+        let fds = [channel.as_raw_fd()];
+        let sent = sendmsg::<()>(
+            template.ctl.as_raw_fd(),
+            &[IoSlice::new(&[OP_SPAWN])],
+            &[ControlMessage::ScmRights(&fds)],
+            MsgFlags::MSG_NOSIGNAL,
+            None,
+        );
+        let mut buf = [0u8; 16];
+        if sent.is_ok() && recv(template.ctl.as_raw_fd(), &mut buf) == 5 && buf[0] == OP_SPAWN {
+            let pid = i32::from_le_bytes(buf[1..5].try_into().expect("4 bytes"));
+            if pid > 0 {
+                return Ok(pid);
+            }
+            return Err(format!(
+                "the template could not fork a worker: {}",
+                std::io::Error::from_raw_os_error(-pid)
+            ));
+        }
+        // The template is gone or out of step: replace it.
+        if let Some(dead) = slot.take() {
+            // SAFETY: signalling and reaping our own child.
+            unsafe {
+                libc::kill(dead.pid, libc::SIGKILL);
+                libc::waitpid(dead.pid, std::ptr::null_mut(), 0);
+            }
+        }
+        if attempt == 1 {
+            break;
+        }
+    }
+    Err("the sandbox template process is not answering".to_string())
+}
+
+/// How worker `pid` ended; it must be dead or dying (its channel closed or
+/// it was killed), since the template waits for it.
+pub(crate) fn status(pid: i32) -> Ended {
+    let slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(template) = slot.as_ref() else {
+        return Ended::Unknown;
+    };
+    let mut req = [OP_STATUS, 0, 0, 0, 0];
+    req[1..5].copy_from_slice(&pid.to_le_bytes());
+    let mut buf = [0u8; 16];
+    if !send(template.ctl.as_raw_fd(), &req)
+        || recv(template.ctl.as_raw_fd(), &mut buf) != 6
+        || buf[0] != OP_STATUS
+    {
+        return Ended::Unknown;
+    }
+    let code = i32::from_le_bytes(buf[2..6].try_into().expect("4 bytes"));
+    match buf[1] {
+        0 => Ended::Exited(code),
+        1 => Ended::Signaled(code),
+        _ => Ended::Unknown,
+    }
+}
+
+/// Kills and reaps worker `pid` (the host is done with it). No reply.
+pub(crate) fn release(pid: i32) {
+    let slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(template) = slot.as_ref() {
+        let mut req = [OP_RELEASE, 0, 0, 0, 0];
+        req[1..5].copy_from_slice(&pid.to_le_bytes());
+        send(template.ctl.as_raw_fd(), &req);
+    }
+}
+
+// ------------------------------------------------------------------ template side
+
+/// The template process's life, from just after `fork`. Never returns.
+fn template_main(ctl: RawFd) -> ! {
+    // SAFETY: plain system calls on our own process and descriptors.
+    unsafe {
+        // Ctrl-C in the terminal is the host's; it forwards interrupts itself.
+        libc::setpgid(0, 0);
+        // Steel's compiler asks for the working directory on every program;
+        // the answer should not be the host's (nor differ between hosts).
+        libc::chdir(c"/".as_ptr());
+        for sig in [libc::SIGINT, libc::SIGQUIT, libc::SIGTSTP, libc::SIGHUP, libc::SIGPIPE] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        if ctl != CTL_FD {
+            libc::dup2(ctl, CTL_FD);
+            libc::close(ctl);
+        }
+        close_from(CTL_FD + 1);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        for fd in 0..3 {
+            libc::dup2(null, fd);
+        }
+        if null > 2 {
+            libc::close(null);
+        }
+    }
+    worker::install_panic_hook();
+    let serve = std::thread::Builder::new()
+        .name("tusk-template".into())
+        .stack_size(TEMPLATE_STACK)
+        .spawn(serve);
+    let code = match serve.map(|t| t.join()) {
+        Ok(Ok(())) => 0,
+        _ => 1,
+    };
+    // SAFETY: leaving without running the host's atexit handlers or destructors.
+    unsafe { libc::_exit(code) }
+}
+
+/// Closes every descriptor from `first` up.
+pub(crate) fn close_from(first: RawFd) {
+    // SAFETY: close_range(2) on our own descriptor table.
+    let ok = unsafe { libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) } == 0;
+    if !ok {
+        // Kernels before 5.9: close them one by one.
+        // SAFETY: as above.
+        let max = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) }.clamp(1024, 1 << 20) as RawFd;
+        for fd in first..max {
+            // SAFETY: closing a descriptor we may or may not have.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
+
+fn serve() {
+    let mut engine = match primitives::build_engine() {
+        Ok(engine) => engine,
+        Err(_) => {
+            send(CTL_FD, &[OP_FAILED, 0]);
+            return;
+        }
+    };
+    if !send(CTL_FD, &[OP_READY]) {
+        return;
+    }
+    // SAFETY: getpid has no preconditions.
+    let template_pid = unsafe { libc::getpid() };
+    loop {
+        let mut buf = [0u8; 16];
+        let mut cmsg = nix::cmsg_space!([RawFd; 1]);
+        let mut iov = [IoSliceMut::new(&mut buf)];
+        let received = recvmsg::<()>(CTL_FD, &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC);
+        let (n, fd) = match received {
+            Ok(msg) => {
+                let mut fd = None;
+                if let Ok(cmsgs) = msg.cmsgs() {
+                    for c in cmsgs {
+                        if let ControlMessageOwned::ScmRights(fds) = c {
+                            for extra in fds.iter().skip(1) {
+                                // SAFETY: closing descriptors we were sent and do not use.
+                                unsafe { libc::close(*extra) };
+                            }
+                            fd = fds.first().copied();
+                        }
+                    }
+                }
+                (msg.bytes, fd)
+            }
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return,
+        };
+        if n == 0 {
+            // The host is gone.
+            return;
+        }
+        let op = iov[0][0];
+        let pid_arg = || i32::from_le_bytes(iov[0][1..5].try_into().expect("4 bytes"));
+        match (op, fd) {
+            (OP_SPAWN, Some(fd)) => {
+                // SAFETY: the child runs only `worker_main`, which never returns;
+                // this process is single-threaded apart from a joined main thread.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    worker::worker_main(&mut engine, fd, template_pid);
+                }
+                // SAFETY: the child has its own copy.
+                unsafe { libc::close(fd) };
+                let reply_pid = if pid < 0 {
+                    -std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EAGAIN)
+                } else {
+                    pid
+                };
+                let mut reply = [OP_SPAWN, 0, 0, 0, 0];
+                reply[1..5].copy_from_slice(&reply_pid.to_le_bytes());
+                if !send(CTL_FD, &reply) {
+                    return;
+                }
+            }
+            (OP_STATUS, None) if n >= 5 => {
+                let pid = pid_arg();
+                let mut status = 0;
+                // SAFETY: waiting for one of our children.
+                let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+                let (kind, code) = if waited != pid {
+                    (2u8, 0)
+                } else if libc::WIFEXITED(status) {
+                    (0u8, libc::WEXITSTATUS(status))
+                } else if libc::WIFSIGNALED(status) {
+                    (1u8, libc::WTERMSIG(status))
+                } else {
+                    (2u8, 0)
+                };
+                let mut reply = [OP_STATUS, kind, 0, 0, 0, 0];
+                reply[2..6].copy_from_slice(&code.to_le_bytes());
+                if !send(CTL_FD, &reply) {
+                    return;
+                }
+            }
+            (OP_RELEASE, None) if n >= 5 => {
+                let pid = pid_arg();
+                // SAFETY: killing and reaping one of our children.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+            }
+            (_, Some(fd)) => {
+                // SAFETY: a descriptor we were sent and do not use.
+                unsafe { libc::close(fd) };
+            }
+            _ => {}
+        }
+    }
+}

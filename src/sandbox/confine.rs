@@ -78,7 +78,11 @@ fn set_rlimits(limits: &Limits, session: bool) -> Result<(), String> {
     // No file can grow, no core is dumped, no descriptor can be made.
     setrlimit(libc::RLIMIT_FSIZE, 0, 0)?;
     setrlimit(libc::RLIMIT_CORE, 0, 0)?;
-    setrlimit(libc::RLIMIT_NOFILE, CHANNEL_FD as u64 + 1, CHANNEL_FD as u64 + 1)?;
+    setrlimit(
+        libc::RLIMIT_NOFILE,
+        CHANNEL_FD as u64 + 1,
+        CHANNEL_FD as u64 + 1,
+    )?;
     setrlimit(libc::RLIMIT_MEMLOCK, 0, 0)?;
     if !session {
         // A backstop for a host that stopped supervising: CPU seconds for the
@@ -220,8 +224,10 @@ fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let pid = unsafe { libc::getpid() } as u64;
     rules.insert(
         libc::SYS_tgkill,
-        vec![SeccompRule::new(vec![arg_eq(0, pid)?, arg_eq(2, libc::SIGABRT as u64)?])
-            .map_err(|e| e.to_string())?],
+        vec![
+            SeccompRule::new(vec![arg_eq(0, pid)?, arg_eq(2, libc::SIGABRT as u64)?])
+                .map_err(|e| e.to_string())?,
+        ],
     );
     Ok(rules)
 }

@@ -120,7 +120,10 @@ fn json_string_len(s: &str) -> usize {
 /// Converts a program's final value; unrepresentable parts become markers.
 /// Fails when its JSON form would exceed `max_bytes` (or the heap its limit),
 /// or when two keys of a hash collide.
-pub fn value_to_json_capped(value: &SteelVal, max_bytes: usize) -> Result<Value, (FailureClass, String)> {
+pub fn value_to_json_capped(
+    value: &SteelVal,
+    max_bytes: usize,
+) -> Result<Value, (FailureClass, String)> {
     let mut walk = Walk::new(Mode::Lenient, max_bytes);
     match to_json(value, 0, &mut walk) {
         Ok(v) => Ok(v),
@@ -139,7 +142,8 @@ pub fn value_to_json_capped(value: &SteelVal, max_bytes: usize) -> Result<Value,
 /// Converts a value for display or records, never failing (markers for
 /// anything unrepresentable, including colliding keys).
 pub fn value_to_json(value: &SteelVal) -> Value {
-    value_to_json_capped(value, usize::MAX).unwrap_or_else(|(_, why)| Value::String(format!("#<{why}>")))
+    value_to_json_capped(value, usize::MAX)
+        .unwrap_or_else(|(_, why)| Value::String(format!("#<{why}>")))
 }
 
 /// Converts host-call arguments of at most `max_bytes` as JSON; unrepresentable
@@ -330,12 +334,18 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
             return walk.marker("#<procedure>", "a procedure cannot be a host-call argument")
         }
         SteelVal::Pair(_) => return walk.marker("#<pair>", "an improper list has no JSON form"),
-        SteelVal::HashSetV(_) => return walk.marker("#<set>", "a set has no JSON form; use a list"),
+        SteelVal::HashSetV(_) => {
+            return walk.marker("#<set>", "a set has no JSON form; use a list")
+        }
         _ => return walk.marker("#<value>", "this kind of value has no JSON form"),
     })
 }
 
-fn seq<'a>(items: impl Iterator<Item = &'a SteelVal>, depth: usize, walk: &mut Walk) -> Result<Value, Stop> {
+fn seq<'a>(
+    items: impl Iterator<Item = &'a SteelVal>,
+    depth: usize,
+    walk: &mut Walk,
+) -> Result<Value, Stop> {
     walk.charge(2)?;
     let mut out = Vec::new();
     for (i, item) in items.enumerate() {

@@ -25,8 +25,9 @@ pub enum LexicalError {
 pub fn check(text: &str, max_depth: u32) -> Result<usize, LexicalError> {
     if text.starts_with('\u{feff}') {
         return Err(LexicalError::Invalid {
-            message: "the program starts with a byte-order mark (U+FEFF); save it as UTF-8 without one"
-                .to_string(),
+            message:
+                "the program starts with a byte-order mark (U+FEFF); save it as UTF-8 without one"
+                    .to_string(),
             offset: 0,
         });
     }

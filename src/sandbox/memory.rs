@@ -157,9 +157,7 @@ pub(crate) fn arm(limit: usize) {
 pub(crate) fn set_limit(limit: usize) {
     let baseline = BASELINE.load(Ordering::Relaxed);
     let soft = baseline.saturating_add(limit);
-    let hard = soft
-        .saturating_add(limit / 4)
-        .saturating_add(16 << 20);
+    let hard = soft.saturating_add(limit / 4).saturating_add(16 << 20);
     SOFT_HIT.store(false, Ordering::Relaxed);
     HARD.store(hard, Ordering::Relaxed);
     SOFT.store(soft, Ordering::Relaxed);
@@ -200,6 +198,9 @@ mod tests {
         let len = u32::from_le_bytes(super::OOM_FRAME[..4].try_into().unwrap()) as usize;
         assert_eq!(len, body.len());
         let parsed: super::super::proto::FromWorker = serde_json::from_slice(body).unwrap();
-        assert!(matches!(parsed, super::super::proto::FromWorker::Fatal { .. }));
+        assert!(matches!(
+            parsed,
+            super::super::proto::FromWorker::Fatal { .. }
+        ));
     }
 }

@@ -381,7 +381,12 @@ impl Sandbox {
                         fresh_worker = w;
                         &mut fresh_worker
                     }
-                    Err(e) => return RunOutput::failed(EvalError::new(FailureClass::Internal, e), started),
+                    Err(e) => {
+                        return RunOutput::failed(
+                            EvalError::new(FailureClass::Internal, e),
+                            started,
+                        )
+                    }
                 }
             }
             EngineMode::Session | EngineMode::ResetSession => {
@@ -392,7 +397,10 @@ impl Sandbox {
                     match supervisor::Worker::spawn(&self.action_ids, &limits, true) {
                         Ok(w) => *session = Some(w),
                         Err(e) => {
-                            return RunOutput::failed(EvalError::new(FailureClass::Internal, e), started)
+                            return RunOutput::failed(
+                                EvalError::new(FailureClass::Internal, e),
+                                started,
+                            )
                         }
                     }
                 }

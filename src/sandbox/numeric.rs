@@ -42,11 +42,13 @@ pub(crate) fn abs(args: &[SteelVal]) -> SteelResult<SteelVal> {
         }),
         [SteelVal::BigNum(b)] => Ok(from_big(b.as_ref().abs())),
         [SteelVal::NumV(f)] => Ok(SteelVal::NumV(f.abs())),
-        [SteelVal::Rational(r)] => Ok(SteelVal::Rational(if *r < num_rational::Rational32::zero() {
-            -*r
-        } else {
-            *r
-        })),
+        [SteelVal::Rational(r)] => Ok(SteelVal::Rational(
+            if *r < num_rational::Rational32::zero() {
+                -*r
+            } else {
+                *r
+            },
+        )),
         [other] => Err(err(format!(
             "abs expects a number, found {}",
             super::printer::render(other, true, 200)
@@ -116,12 +118,16 @@ pub(crate) fn arithmetic_shift(args: &[SteelVal]) -> SteelResult<SteelVal> {
         n << (k as usize)
     } else {
         // Floor division by 2^-k, as Scheme's arithmetic shift rounds.
-        let shifted = &n >> ((-k) as usize);
-        shifted
+        &n >> ((-k) as usize)
     }))
 }
 
-fn bitwise(name: &str, args: &[SteelVal], identity: i64, op: fn(BigInt, BigInt) -> BigInt) -> SteelResult<SteelVal> {
+fn bitwise(
+    name: &str,
+    args: &[SteelVal],
+    identity: i64,
+    op: fn(BigInt, BigInt) -> BigInt,
+) -> SteelResult<SteelVal> {
     let mut acc = BigInt::from(identity);
     for a in args {
         acc = op(acc, integer(name, a)?);
@@ -144,7 +150,10 @@ pub(crate) fn bitwise_xor(args: &[SteelVal]) -> SteelResult<SteelVal> {
 pub(crate) fn bitwise_not(args: &[SteelVal]) -> SteelResult<SteelVal> {
     match args {
         [v] => Ok(from_big(!integer("bitwise-not", v)?)),
-        _ => Err(err(format!("bitwise-not expects 1 argument, got {}", args.len()))),
+        _ => Err(err(format!(
+            "bitwise-not expects 1 argument, got {}",
+            args.len()
+        ))),
     }
 }
 

@@ -193,8 +193,10 @@ mod tests {
 
     #[test]
     fn groups_sorted_innermost_first() {
-        let a = "key not found: 5 - map: Gc({#<hashmap {\n    3: 4,\n    1: 2,\n}>: 1, \"b,}\": 2})";
-        let b = "key not found: 5 - map: Gc({\"b,}\": 2, #<hashmap {\n    1: 2,\n    3: 4,\n}>: 1})";
+        let a =
+            "key not found: 5 - map: Gc({#<hashmap {\n    3: 4,\n    1: 2,\n}>: 1, \"b,}\": 2})";
+        let b =
+            "key not found: 5 - map: Gc({\"b,}\": 2, #<hashmap {\n    1: 2,\n    3: 4,\n}>: 1})";
         assert_eq!(canonical_message(a), canonical_message(b));
         assert_eq!(
             canonical_message("#<hashset Gc({4, 3, 5})>"),

@@ -376,7 +376,10 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
             )
         }
         many => (
-            Some(serde_json::Value::String(format!("#<{} arguments>", many.len()))),
+            Some(serde_json::Value::String(format!(
+                "#<{} arguments>",
+                many.len()
+            ))),
             Some(convert::ConvertError {
                 path: String::new(),
                 reason: format!(
@@ -419,7 +422,10 @@ fn map_of<'a>(
         SteelVal::HashMapV(m) => Ok(m),
         other => Err(SteelErr::new(
             ErrorKind::TypeMismatch,
-            format!("{name} expects a hash, found {}", printer::render(other, true, 200)),
+            format!(
+                "{name} expects a hash, found {}",
+                printer::render(other, true, 200)
+            ),
         )),
     }
 }
@@ -430,14 +436,20 @@ fn map_of<'a>(
 fn register_ordered(engine: &mut Engine) {
     native(engine, "hash-keys->list", |args| {
         let entries = order::entries(map_of("hash-keys->list", args)?).map_err(err)?;
-        Ok(SteelVal::ListV(entries.into_iter().map(|(k, _)| k.clone()).collect()))
+        Ok(SteelVal::ListV(
+            entries.into_iter().map(|(k, _)| k.clone()).collect(),
+        ))
     });
     native(engine, "hash-values->list", |args| {
         let entries = order::entries(map_of("hash-values->list", args)?).map_err(err)?;
-        Ok(SteelVal::ListV(entries.into_iter().map(|(_, v)| v.clone()).collect()))
+        Ok(SteelVal::ListV(
+            entries.into_iter().map(|(_, v)| v.clone()).collect(),
+        ))
     });
     // Pairs are built by Steel's own `cons` (its pair type is not public).
-    if let Some(SteelVal::FuncV(cons)) = steel::steel_vm::primitives::prelude().try_get("cons".to_string()) {
+    if let Some(SteelVal::FuncV(cons)) =
+        steel::steel_vm::primitives::prelude().try_get("cons".to_string())
+    {
         native(engine, "hash->list", move |args| {
             let entries = order::entries(map_of("hash->list", args)?).map_err(err)?;
             let pairs = entries
@@ -456,7 +468,10 @@ fn register_ordered(engine: &mut Engine) {
             }
             other => Err(SteelErr::new(
                 ErrorKind::TypeMismatch,
-                format!("hashset->list expects a set, found {}", printer::render(other, true, 200)),
+                format!(
+                    "hashset->list expects a set, found {}",
+                    printer::render(other, true, 200)
+                ),
             )),
         }
     });
@@ -496,26 +511,34 @@ fn register_ordered(engine: &mut Engine) {
     }
     let base = steel::steel_vm::primitives::prelude();
     if let Some(SteelVal::FuncV(message_of)) = base.try_get("error-object-message".to_string()) {
-        native(engine, "error-object-message", move |args| {
-            match message_of(args)? {
+        native(
+            engine,
+            "error-object-message",
+            move |args| match message_of(args)? {
                 SteelVal::StringV(s) => Ok(SteelVal::StringV(
-                    super::cap_text(&order::canonical_message(s.as_str()), super::MAX_MESSAGE_BYTES)
-                        .into(),
+                    super::cap_text(
+                        &order::canonical_message(s.as_str()),
+                        super::MAX_MESSAGE_BYTES,
+                    )
+                    .into(),
                 )),
                 other => Ok(other),
-            }
-        });
+            },
+        );
     }
     native(engine, "abs", numeric::abs);
     native(engine, "exact", numeric::exact);
     native(engine, "inexact->exact", numeric::exact);
-    native(engine, "tusk-raw-arithmetic-shift", numeric::arithmetic_shift);
+    native(
+        engine,
+        "tusk-raw-arithmetic-shift",
+        numeric::arithmetic_shift,
+    );
     native(engine, "bitwise-and", numeric::bitwise_and);
     native(engine, "bitwise-ior", numeric::bitwise_ior);
     native(engine, "bitwise-xor", numeric::bitwise_xor);
     native(engine, "bitwise-not", numeric::bitwise_not);
 }
-
 
 fn register_natives(engine: &mut Engine) {
     register_ordered(engine);

@@ -89,14 +89,7 @@ pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
 pub(crate) fn write_all_blocking(fd: RawFd, mut bytes: &[u8]) -> std::io::Result<()> {
     while !bytes.is_empty() {
         // SAFETY: writing from a valid slice to a descriptor we own.
-        let n = unsafe {
-            libc::send(
-                fd,
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                libc::MSG_NOSIGNAL,
-            )
-        };
+        let n = unsafe { libc::send(fd, bytes.as_ptr().cast(), bytes.len(), libc::MSG_NOSIGNAL) };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::Interrupted {
@@ -163,7 +156,8 @@ impl HostChannel {
         // SAFETY: F_GETFL/F_SETFL on a descriptor we own.
         unsafe {
             let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-            if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
         }
@@ -253,13 +247,18 @@ impl HostChannel {
                 if self.buf.len() >= 4 + len {
                     let parsed = serde_json::from_slice::<FromWorker>(&self.buf[4..4 + len]);
                     self.buf.drain(..4 + len);
-                    return parsed.map_err(|e| RecvError::Garbled(format!("sent a malformed message: {e}")));
+                    return parsed
+                        .map_err(|e| RecvError::Garbled(format!("sent a malformed message: {e}")));
                 }
             }
             let mut chunk = [0u8; 64 * 1024];
             // SAFETY: reading into a valid buffer from a descriptor we own.
             let n = unsafe {
-                libc::read(self.fd().as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len())
+                libc::read(
+                    self.fd().as_raw_fd(),
+                    chunk.as_mut_ptr().cast(),
+                    chunk.len(),
+                )
             };
             if n > 0 {
                 self.buf.extend_from_slice(&chunk[..n as usize]);

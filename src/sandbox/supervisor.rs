@@ -63,10 +63,7 @@ fn pidfd_open(pid: i32) -> Result<OwnedFd, String> {
     // SAFETY: pidfd_open(2) returns a new descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0u32) };
     if fd < 0 {
-        return Err(format!(
-            "pidfd_open: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(format!("pidfd_open: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: a fresh descriptor we own.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
@@ -140,7 +137,9 @@ impl Worker {
         }
         match worker.channel.recv(deadline) {
             Ok(FromWorker::Ready) => Ok(worker),
-            Ok(FromWorker::Fatal { reason }) => Err(format!("the new worker could not start: {reason}")),
+            Ok(FromWorker::Fatal { reason }) => {
+                Err(format!("the new worker could not start: {reason}"))
+            }
             Ok(_) => Err("the new worker spoke out of turn".to_string()),
             Err(e) => Err(format!("the new worker did not get ready: {e:?}")),
         }
@@ -190,9 +189,7 @@ impl Worker {
         }
         let mut kill_at: Option<Instant> = None;
         loop {
-            let wake = kill_at
-                .unwrap_or(deadline)
-                .min(Instant::now() + TICK);
+            let wake = kill_at.unwrap_or(deadline).min(Instant::now() + TICK);
             match self.channel.recv(wake) {
                 Ok(FromWorker::Call {
                     action,
@@ -223,7 +220,10 @@ impl Worker {
                             stop,
                         }
                     };
-                    if !self.channel.send(&reply, deadline.max(Instant::now()) + GRACE) {
+                    if !self
+                        .channel
+                        .send(&reply, deadline.max(Instant::now()) + GRACE)
+                    {
                         return self.lost(run, started);
                     }
                 }
@@ -240,8 +240,14 @@ impl Worker {
                     run.truncated |= output_truncated;
                     run.heap_peak = heap_peak_bytes;
                     self.poisoned = poisoned;
-                    if memory && run.breach.is_none() {
-                        run.breach = Some(Breach::Memory);
+                    if run.breach.is_none() {
+                        // An interrupt signalled straight from the handle
+                        // stopped the VM before this loop noticed it.
+                        if signal.interrupted.load(Ordering::Relaxed) {
+                            run.breach = Some(Breach::Interrupted);
+                        } else if memory {
+                            run.breach = Some(Breach::Memory);
+                        }
                     }
                     let error = error.map(|e| EvalError {
                         class: match e.class {
@@ -256,12 +262,6 @@ impl Worker {
                         line: e.line,
                         column: e.column,
                     });
-                    if matches!(&error, Some(e) if e.class == FailureClass::Memory)
-                        && run.breach.is_none()
-                    {
-                        // The final value outgrew the limit while being converted.
-                        return run.finish(Value::Null, error, started);
-                    }
                     return run.finish(value, error, started);
                 }
                 Ok(FromWorker::Fatal { reason }) => run.fatal = Some(reason),
@@ -340,19 +340,18 @@ fn death_breach(ended: Ended, fatal: Option<&str>) -> Breach {
                 syscall_name(nr)
             ))
         }
-        (_, Ended::Exited(EXIT_SYSCALL)) => Breach::WorkerCrashed(
-            "was stopped by the system-call filter".to_string(),
-        ),
+        (_, Ended::Exited(EXIT_SYSCALL)) => {
+            Breach::WorkerCrashed("was stopped by the system-call filter".to_string())
+        }
         (Some(reason), _) if reason.starts_with("confine:") => {
             Breach::Internal(format!("the worker could not confine itself ({reason})"))
         }
         (_, Ended::Exited(EXIT_CONFINE)) => {
             Breach::Internal("the worker could not confine itself".to_string())
         }
-        (_, Ended::Signaled(sig)) => Breach::WorkerCrashed(format!(
-            "was killed by {}",
-            signal_name(sig)
-        )),
+        (_, Ended::Signaled(sig)) => {
+            Breach::WorkerCrashed(format!("was killed by {}", signal_name(sig)))
+        }
         (_, Ended::Exited(code)) => {
             Breach::WorkerCrashed(format!("exited unexpectedly with code {code}"))
         }
@@ -427,7 +426,9 @@ impl RunState {
         let Some(value) = args else {
             return (None, args_error);
         };
-        let size = serde_json::to_vec(&value).map(|v| v.len()).unwrap_or(usize::MAX);
+        let size = serde_json::to_vec(&value)
+            .map(|v| v.len())
+            .unwrap_or(usize::MAX);
         if size as u64 > self.limits.max_call_args_bytes {
             return super::convert::oversized_args(self.limits.max_call_args_bytes);
         }

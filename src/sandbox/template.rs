@@ -253,7 +253,13 @@ fn template_main(ctl: RawFd) -> ! {
         // Steel's compiler asks for the working directory on every program;
         // the answer should not be the host's (nor differ between hosts).
         libc::chdir(c"/".as_ptr());
-        for sig in [libc::SIGINT, libc::SIGQUIT, libc::SIGTSTP, libc::SIGHUP, libc::SIGPIPE] {
+        for sig in [
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGTSTP,
+            libc::SIGHUP,
+            libc::SIGPIPE,
+        ] {
             libc::signal(sig, libc::SIG_IGN);
         }
         if ctl != CTL_FD {
@@ -314,7 +320,12 @@ fn serve() {
         let mut buf = [0u8; 16];
         let mut cmsg = nix::cmsg_space!([RawFd; 1]);
         let mut iov = [IoSliceMut::new(&mut buf)];
-        let received = recvmsg::<()>(CTL_FD, &mut iov, Some(&mut cmsg), MsgFlags::MSG_CMSG_CLOEXEC);
+        let received = recvmsg::<()>(
+            CTL_FD,
+            &mut iov,
+            Some(&mut cmsg),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        );
         let (n, fd) = match received {
             Ok(msg) => {
                 let mut fd = None;
@@ -351,7 +362,9 @@ fn serve() {
                 // SAFETY: the child has its own copy.
                 unsafe { libc::close(fd) };
                 let reply_pid = if pid < 0 {
-                    -std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EAGAIN)
+                    -std::io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EAGAIN)
                 } else {
                     pid
                 };

@@ -97,7 +97,11 @@ fn denied_names_are_effect_denied() {
     ] {
         let out = run(program);
         let error = out.error.expect(program);
-        assert_eq!(error.class, CLASS_EFFECT_DENIED, "{program}: {error:?}");
+        assert_eq!(
+            error.class,
+            FailureClass::EffectDenied,
+            "{program}: {error:?}"
+        );
         assert!(
             !error.message.contains("root:"),
             "{program} leaked: {}",
@@ -126,7 +130,10 @@ fn limits_end_the_run() {
     let out = run("(define (grow acc) (grow (cons acc acc))) (define (build n acc) (if (= n 0) acc (build (- n 1) (cons n acc)))) (build 100000000 '())");
     assert_eq!(out.breach, Some(Breach::Memory), "{out:?}");
     let out = run(&"(".repeat(300_000));
-    assert_eq!(out.error.map(|e| e.class), Some(CLASS_INVALID_PROGRAM));
+    assert_eq!(
+        out.error.map(|e| e.class),
+        Some(FailureClass::InvalidProgram)
+    );
 }
 
 #[test]
@@ -138,11 +145,15 @@ fn session_engine_keeps_definitions_until_reset() {
     assert_eq!(out.error, None);
     let out = sandbox.run("(+ x 1)", limits, EngineMode::Session, bridge());
     assert_eq!(out.value, json!(42), "{out:?}");
-    // Engine clones share Steel's compiler: while the session lives, a fresh
-    // engine knows the name but has no value for it.
+    // A fresh run is a fresh fork of the template: the session's names do
+    // not exist there at all.
     let out = sandbox.run("(+ x 1)", limits, EngineMode::Fresh, bridge());
-    let error = out.error.expect("x has no value in a fresh engine");
-    assert!(error.message.contains("free identifier: x"), "{error:?}");
+    let error = out.error.expect("x is unknown in a fresh engine");
+    assert_eq!(error.class, FailureClass::InvalidProgram, "{error:?}");
+    assert!(
+        error.message.contains("unbound identifier `x`"),
+        "{error:?}"
+    );
     // A reset forgets the session's names, functions and macros entirely.
     let out = sandbox.run(
         "(define (f) 1) (define-syntax mac (syntax-rules () ((_ v) v)))",
@@ -154,7 +165,11 @@ fn session_engine_keeps_definitions_until_reset() {
     for program in ["(+ x 1)", "(f)", "(mac 1)"] {
         let out = sandbox.run(program, limits, EngineMode::ResetSession, bridge());
         let error = out.error.expect("gone after the reset");
-        assert_eq!(error.class, CLASS_INVALID_PROGRAM, "{program}: {error:?}");
+        assert_eq!(
+            error.class,
+            FailureClass::InvalidProgram,
+            "{program}: {error:?}"
+        );
         assert!(!out.worker_abandoned, "{program}");
     }
     let out = sandbox.run(
@@ -206,7 +221,10 @@ fn interrupt_handle_stops_the_run_and_keeps_the_session() {
     );
     assert!(started.elapsed() < Duration::from_secs(10), "{out:?}");
     assert_eq!(out.breach, Some(Breach::Interrupted));
-    assert_eq!(out.error.as_ref().map(|e| e.class), Some(CLASS_INTERRUPTED));
+    assert_eq!(
+        out.error.as_ref().map(|e| e.class),
+        Some(FailureClass::Interrupted)
+    );
     assert!(!out.worker_abandoned);
     let out = sandbox.run("kept", limits, EngineMode::Session, Arc::new(EchoBridge));
     assert_eq!(out.value, json!(7), "{out:?}");
@@ -266,7 +284,11 @@ fn fresh_runs_do_not_see_each_others_definitions() {
         let program = format!("({name} 5)");
         let out = sandbox.run(&program, limits, EngineMode::Fresh, b());
         let error = out.error.expect("not defined in a fresh engine");
-        assert_eq!(error.class, CLASS_INVALID_PROGRAM, "{program}: {error:?}");
+        assert_eq!(
+            error.class,
+            FailureClass::InvalidProgram,
+            "{program}: {error:?}"
+        );
         assert!(!out.worker_abandoned);
     }
 }

@@ -156,7 +156,11 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
 }
 
 /// One host call from a native: send it, wait for the reply.
-pub(crate) fn host_call(action: &str, args: Option<Value>, args_error: Option<convert::ConvertError>) -> Value {
+pub(crate) fn host_call(
+    action: &str,
+    args: Option<Value>,
+    args_error: Option<convert::ConvertError>,
+) -> Value {
     send(&FromWorker::Call {
         action: action.to_string(),
         args,
@@ -212,9 +216,10 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
                     None => (Value::Null, None),
                     Some(last) => final_value(last, &limits),
                 },
-                Ok(Err((compile_time, e))) => {
-                    (Value::Null, Some(classify(engine, program, &e, compile_time)))
-                }
+                Ok(Err((compile_time, e))) => (
+                    Value::Null,
+                    Some(classify(engine, program, &e, compile_time)),
+                ),
                 Err(_) => {
                     // A fault inside a primitive, caused by its arguments: the
                     // program's error, but the engine may be half-updated.

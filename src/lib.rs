@@ -13,6 +13,7 @@
 //! - [`replay`]: re-running recorded runs against their recorded envelopes.
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
+//! - [`terminal`]: escaping program- and store-supplied text for terminals.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
@@ -25,4 +26,5 @@ pub mod repl;
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;
+pub mod terminal;
 pub mod typestate;

@@ -55,6 +55,9 @@ pub struct HostArgs {
     /// Captured output limit in bytes (default 65536).
     #[arg(long)]
     pub max_output_bytes: Option<u64>,
+    /// Size cap of one host call's arguments as JSON, in bytes (default 1048576).
+    #[arg(long)]
+    pub max_call_args_bytes: Option<u64>,
     /// Read-only profile: mutation actions are not registered at all.
     #[arg(long)]
     pub read_only: bool,
@@ -75,22 +78,49 @@ pub struct EvalArgs {
     pub host: HostArgs,
 }
 
-/// A request that cannot be served: printed on stderr, exit 2.
-fn unusable(message: impl std::fmt::Display) -> i32 {
+/// The kind of the one JSON object `tusk eval --json` prints when a request
+/// cannot be served (exit 2).
+pub const REQUEST_ERROR_KIND: &str = "premath.scheme_eval.request_error.v0";
+
+/// A request that cannot be served: nothing ran, nothing was written; exit 2.
+/// With `--json`, one JSON object on stdout says why (a caller parsing
+/// stdout always gets JSON); the message also goes to stderr.
+fn unusable(json: bool, message: impl std::fmt::Display) -> i32 {
     eprintln!("tusk eval: {message}");
+    if json {
+        let object = serde_json::json!({
+            "schema": 1,
+            "kind": REQUEST_ERROR_KIND,
+            "error": {"class": "request.unusable", "message": message.to_string()},
+        });
+        let text = format!("{}\n", canonical::to_pretty_sorted(&object));
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    }
     2
 }
 
-pub(crate) fn read_source(path: &Path) -> Result<String, String> {
+/// The bytes of FILE, or of stdin for `-`.
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     if path == Path::new("-") {
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read stdin: {e}"))?;
-        Ok(text)
+        Ok(bytes)
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
+}
+
+/// The text of FILE (or stdin); not UTF-8 is an error.
+pub(crate) fn read_source(path: &Path) -> Result<String, String> {
+    String::from_utf8(read_bytes(path)?).map_err(|e| {
+        format!(
+            "{} is not UTF-8 (first invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 impl HostArgs {
@@ -143,6 +173,7 @@ impl HostArgs {
             max_calls: self.max_calls,
             max_memory_mb: self.max_memory_mb,
             max_output_bytes: self.max_output_bytes,
+            max_call_args_bytes: self.max_call_args_bytes,
             ..Default::default()
         };
         request.limits = Some(flags.or(request.limits.unwrap_or_default()));
@@ -151,44 +182,51 @@ impl HostArgs {
 }
 
 pub fn run(args: EvalArgs) -> i32 {
+    let json = args.json;
     let mut request = match (&args.request, &args.file) {
-        (Some(_), Some(_)) => return unusable("give either a program FILE or --request, not both"),
+        (Some(_), Some(_)) => {
+            return unusable(json, "give either a program FILE or --request, not both")
+        }
         (Some(path), None) => {
             let text = match read_source(path) {
                 Ok(t) => t,
-                Err(e) => return unusable(e),
+                Err(e) => return unusable(json, e),
             };
             match serde_json::from_str::<Request>(&text) {
                 Ok(r) => r,
                 Err(e) => {
-                    return unusable(format!(
-                        "the request is not a valid JSON request object: {e}"
-                    ))
+                    return unusable(
+                        json,
+                        format!("the request is not a valid JSON request object: {e}"),
+                    )
                 }
             }
         }
-        (None, Some(path)) => match read_source(path) {
-            Ok(program) => Request {
-                program,
-                ..Default::default()
-            },
-            Err(e) => return unusable(e),
+        // A program file that is not UTF-8 is the program's problem, not the
+        // request's: it becomes a recorded invalid_program run.
+        (None, Some(path)) => match read_bytes(path) {
+            Ok(bytes) => Request::from_program_bytes(bytes),
+            Err(e) => return unusable(json, e),
         },
-        (None, None) => return unusable("no program: give a FILE, `-` for stdin, or --request"),
+        (None, None) => {
+            return unusable(json, "no program: give a FILE, `-` for stdin, or --request")
+        }
     };
     if let Err(e) = args.host.apply_to(&mut request) {
-        return unusable(e);
+        return unusable(json, e);
     }
     let config = match args.host.config() {
         Ok(c) => c,
-        Err(e) => return unusable(e),
+        Err(e) => return unusable(json, e),
     };
     let host = Host::new(config);
+    // Build the prepared engine while the host opens its files.
+    let _ = host.warm_up();
     let result = match host.eval(&request) {
         Ok(r) => r,
-        Err(e) => return unusable(e),
+        Err(e) => return unusable(json, e),
     };
-    let text = if args.json {
+    let text = if json {
         format!("{}\n", canonical::to_pretty_sorted(&result.json))
     } else {
         summary(&result.json)
@@ -205,7 +243,8 @@ pub fn run(args: EvalArgs) -> i32 {
 /// The readable summary: value, effects one line each, failures in words.
 pub fn summary(result: &Value) -> String {
     let mut out = String::new();
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    // Everything here may come from the program: one line each, escaped.
+    let text = |v: &Value| crate::terminal::field(v.as_str().unwrap_or_default()).into_owned();
     out.push_str(&format!(
         "{} · {} host call(s) · {} ms · run {}\n",
         text(&result["result"]),
@@ -215,7 +254,7 @@ pub fn summary(result: &Value) -> String {
     ));
     out.push_str(&format!(
         "value: {}\n",
-        serde_json::to_string(&result["value"]).unwrap_or_default()
+        crate::terminal::field(&serde_json::to_string(&result["value"]).unwrap_or_default())
     ));
     for effect in result["effects"].as_array().into_iter().flatten() {
         let class = text(&effect["resultClass"]);
@@ -227,16 +266,16 @@ pub fn summary(result: &Value) -> String {
         );
         if class != "accepted" {
             if let Some(d) = effect["payload"]["diagnostic"].as_str() {
-                line.push_str(&format!(": {d}"));
+                line.push_str(&format!(": {}", crate::terminal::field(d)));
             }
         }
         out.push_str(&line);
         out.push('\n');
     }
-    let output = text(&result["output"]);
+    let output = result["output"].as_str().unwrap_or_default();
     if !output.is_empty() {
         out.push_str("output:\n");
-        for l in output.lines() {
+        for l in crate::terminal::lines(output) {
             out.push_str(&format!("  | {l}\n"));
         }
         if result["outputTruncated"] == Value::Bool(true) {
@@ -282,6 +321,9 @@ pub(crate) fn describe_class(class: &str) -> String {
         }
         "scheme_eval.runtime_error" => "the program raised an error it did not handle",
         "scheme_eval.internal_error" => "the evaluator itself failed, not the program",
+        "scheme_eval.worker_crashed" => {
+            "the program's worker process died (a stack overflow, a signal, or the system-call filter)"
+        }
         "scheme_eval.interrupted" => "the run was stopped from outside (Ctrl-C) before it finished",
         "scheme_eval.host_action_unallowlisted" => {
             "the program called a host action that does not exist"
@@ -300,7 +342,7 @@ pub(crate) fn describe_class(class: &str) -> String {
         _ => "",
     };
     if words.is_empty() {
-        class.to_string()
+        crate::terminal::field(class).into_owned()
     } else {
         format!("{class}: {words}")
     }

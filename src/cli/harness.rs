@@ -210,11 +210,12 @@ fn now_or(flag: &Option<String>) -> Result<DateTime<Utc>, String> {
     }
 }
 
-/// A field of a JSON object as display text (`-` when absent).
+/// A field of a JSON object as display text (`-` when absent), with control
+/// characters escaped: the artifacts are written by programs.
 fn field(v: &Value, key: &str) -> String {
     match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
+        Some(Value::String(s)) => crate::terminal::field(s).into_owned(),
+        Some(other) => crate::terminal::field(&other.to_string()).into_owned(),
         None => "-".into(),
     }
 }

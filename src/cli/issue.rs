@@ -539,7 +539,7 @@ fn finish(opts: &StoreOpts, action: &str, result: Result<Report, StoreError>) ->
             if opts.json {
                 println!("{}", to_pretty_sorted(&value));
             } else {
-                print!("{}", human(action, &value));
+                print!("{}", human(action, &crate::terminal::value(&value)));
             }
             code
         }
@@ -702,13 +702,18 @@ fn table(items: &[Item<'_>], with_blockers: bool) -> String {
             last,
         ]);
     }
+    let mut out = String::new();
+    for row in &mut rows {
+        for cell in row.iter_mut() {
+            *cell = crate::terminal::field(cell).into_owned();
+        }
+    }
     let mut widths = [0usize; 6];
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row.iter()) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let mut out = String::new();
     for row in &rows {
         for (w, cell) in widths.iter().zip(row.iter()) {
             out.push_str(&format!("{cell:<w$}  "));

@@ -32,9 +32,17 @@ pub struct ReplArgs {
     /// one JSON object per line.
     #[arg(long)]
     pub json: bool,
+    /// `:load` reads only files under DIR (default: the working directory).
+    /// Scripted sessions (stdin not a terminal) may `:load` only when this
+    /// flag is given.
+    #[arg(long, value_name = "DIR")]
+    pub load_root: Option<PathBuf>,
     #[command(flatten)]
     pub host: HostArgs,
 }
+
+/// Largest file `:load` reads.
+const MAX_LOAD_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Exit code when SIGINT stopped a scripted session.
 const EXIT_INTERRUPTED: i32 = 130;
@@ -55,12 +63,13 @@ pub fn run(args: ReplArgs) -> i32 {
         Err(e) => return setup_failed(e),
     };
     let effects_path = config.paths.effects.clone();
+    let repl_interactive = std::io::stdin().is_terminal();
     let host = Host::new(config);
     let signals = Arc::new(Signals {
         handle: host.interrupt_handle(),
         interrupted: AtomicBool::new(false),
         busy: Mutex::new(()),
-        interactive: std::io::stdin().is_terminal(),
+        interactive: repl_interactive,
     });
     // Before the engine warms up, so that an early SIGINT already ends a
     // scripted session cleanly.
@@ -72,12 +81,23 @@ pub fn run(args: ReplArgs) -> i32 {
         Ok(s) => s,
         Err(e) => return setup_failed(e),
     };
+    // A script piped in (often model-written) must not read the operator's
+    // files unless the operator said which ones.
+    let load_root = match (&args.load_root, repl_interactive) {
+        (Some(root), _) => match root.canonicalize() {
+            Ok(r) => Some(r),
+            Err(e) => return setup_failed(format!("--load-root {}: {e}", root.display())),
+        },
+        (None, true) => std::env::current_dir().and_then(|d| d.canonicalize()).ok(),
+        (None, false) => None,
+    };
     let mut repl = Repl {
         session,
         json: args.json,
         signals,
         failed: false,
         vocabulary: None,
+        load_root,
     };
     if repl.signals.interactive {
         repl.interactive(&effects_path)
@@ -124,6 +144,8 @@ struct Repl {
     failed: bool,
     /// Names for completion, learned as definitions succeed (terminal only).
     vocabulary: Option<Vocabulary>,
+    /// The directory `:load` may read under (canonical); `None`: `:load` is off.
+    load_root: Option<PathBuf>,
 }
 
 impl Repl {
@@ -276,15 +298,48 @@ impl Repl {
     /// `:load FILE`: one run per top-level form, in the session engine, so the
     /// effect log replays the file exactly as it ran.
     fn load(&mut self, path: &Path) -> Flow {
-        let text = match std::fs::read_to_string(path) {
+        let text = match self.loadable(path) {
             Ok(t) => t,
             Err(e) => {
-                self.complain(format!(":load: cannot read {}: {e}", path.display()));
+                self.complain(format!(":load: {e}"));
                 return Flow::Continue;
             }
         };
         let forms = all_forms(&text);
         self.run_forms(&forms, Some((path, &text)))
+    }
+
+    /// The text of a file `:load` may read: under the load root (after
+    /// resolving links), a regular file of sane size, UTF-8.
+    fn loadable(&self, path: &Path) -> Result<String, String> {
+        let Some(root) = &self.load_root else {
+            return Err(
+                "loading files is off in a scripted session; start tusk repl with --load-root DIR to allow files under DIR"
+                    .to_string(),
+            );
+        };
+        let real = path
+            .canonicalize()
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !real.starts_with(root) {
+            return Err(format!(
+                "{} is outside the load root {}; start tusk repl with --load-root to allow another directory",
+                path.display(),
+                root.display()
+            ));
+        }
+        let meta = std::fs::metadata(&real).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
+        if meta.len() > MAX_LOAD_BYTES {
+            return Err(format!(
+                "{} is {} bytes, over the {MAX_LOAD_BYTES}-byte :load limit",
+                path.display(),
+                meta.len()
+            ));
+        }
+        crate::cli::eval::read_source(&real)
     }
 
     fn script(&mut self) -> i32 {

@@ -14,12 +14,12 @@ const SUMMARY_LIMIT: usize = 96;
 /// `program` is the form that ran: error positions point into it.
 pub fn result_text(result: &Value, program: &str) -> String {
     let mut out = String::new();
+    // Output, ids, diagnostics and values come from the program or the
+    // store: control characters are escaped before they reach the terminal.
     let output = result["output"].as_str().unwrap_or_default();
-    if !output.is_empty() {
-        out.push_str(output);
-        if !output.ends_with('\n') {
-            out.push('\n');
-        }
+    for line in crate::terminal::lines(output) {
+        out.push_str(&line);
+        out.push('\n');
     }
     if result["outputTruncated"] == Value::Bool(true) {
         out.push_str("… (output truncated at the output limit)\n");
@@ -33,8 +33,9 @@ pub fn result_text(result: &Value, program: &str) -> String {
         Some(error) => {
             let class = error["class"].as_str().unwrap_or_default();
             out.push_str(&format!(
-                "error: {class}: {}\n",
-                error["message"].as_str().unwrap_or_default()
+                "error: {}: {}\n",
+                crate::terminal::field(class),
+                crate::terminal::field(error["message"].as_str().unwrap_or_default())
             ));
             let at = (error["line"].as_u64(), error["column"].as_u64());
             if let (Some(line), Some(column)) = at {
@@ -49,7 +50,7 @@ pub fn result_text(result: &Value, program: &str) -> String {
             if is_envelope(value) {
                 out.push_str(&format!("=> envelope {}\n", effect_line(value)));
             } else {
-                out.push_str(&format!("=> {}\n", value_text(value)));
+                out.push_str(&format!("=> {}\n", crate::terminal::field(&value_text(value))));
             }
             None
         }
@@ -92,7 +93,7 @@ pub fn effect_line(effect: &Value) -> String {
         line.push_str(": ");
         line.push_str(&cut(d, SUMMARY_LIMIT));
     }
-    line
+    crate::terminal::field(&line).into_owned()
 }
 
 /// A few words on a payload: list sizes and ids of nested objects first,

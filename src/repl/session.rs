@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-/// Effects kept in memory for `:effects`.
+/// Effects kept in memory for `:effects`, at most; fewer when their JSON
+/// passes the session's memory limit (the oldest go first).
 const EFFECTS_KEPT: usize = 1000;
 
 /// A session that cannot start (exit 2 in `tusk repl`).
@@ -100,6 +101,8 @@ pub struct RecordedEffect {
     pub run: u64,
     pub run_id: String,
     pub envelope: Value,
+    /// Its JSON size, counted against the session's memory limit.
+    pub bytes: usize,
 }
 
 /// The outcome of one form.
@@ -121,6 +124,8 @@ pub struct Session {
     reset_next: bool,
     runs: u64,
     effects: VecDeque<RecordedEffect>,
+    /// JSON bytes of the kept effects.
+    effects_bytes: usize,
     join: Option<crate::host::JoinEvidence>,
 }
 
@@ -148,6 +153,7 @@ impl Session {
             reset_next: false,
             runs: 0,
             effects: VecDeque::new(),
+            effects_bytes: 0,
             join,
         })
     }
@@ -178,15 +184,27 @@ impl Session {
             .as_str()
             .unwrap_or_default()
             .to_string();
+        let budget = self
+            .template
+            .limits
+            .unwrap_or_default()
+            .apply(self.host.config().limits)
+            .max_memory_bytes();
         for envelope in result.json["effects"].as_array().into_iter().flatten() {
-            if self.effects.len() == EFFECTS_KEPT {
-                self.effects.pop_front();
-            }
+            let bytes = serde_json::to_vec(envelope).map_or(0, |v| v.len());
+            self.effects_bytes += bytes;
             self.effects.push_back(RecordedEffect {
                 run: self.runs,
                 run_id: run_id.clone(),
                 envelope: envelope.clone(),
+                bytes,
             });
+            while self.effects.len() > EFFECTS_KEPT || self.effects_bytes > budget {
+                match self.effects.pop_front() {
+                    Some(old) => self.effects_bytes -= old.bytes,
+                    None => break,
+                }
+            }
         }
         Ok(FormResult {
             json: result.json,

@@ -126,6 +126,7 @@ impl LiveReplayer {
             instruction_ref: authority.instruction_ref,
             join_evidence: None,
             limits: Some(LimitsOverride::from(limits)),
+            invalid_utf8_at: run.invalid_utf8_at,
         };
         let join = authority.join_evidence;
         let times: Vec<CallTimes> = calls
@@ -213,7 +214,16 @@ impl LiveReplayer {
         let host = self.host_for(&run, mode != EngineMode::Fresh);
         let renames = recorded_paths(&calls, &host.config().paths);
         let value = rename_paths(&result.json["value"], &renames);
-        report.divergence = super::value_divergence(&footer, &value);
+        report.divergence = super::value_divergence(&footer, &value).or_else(|| {
+            let expected = footer["failureClasses"].clone();
+            let got = result.json["failureClasses"].clone();
+            (expected != got).then(|| Divergence {
+                seq: None,
+                field: "failureClasses".into(),
+                expected,
+                got,
+            })
+        });
         report
     }
 }

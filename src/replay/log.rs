@@ -36,6 +36,9 @@ pub struct RecordedRun {
     /// worker lost): replay drops them at the same point.
     pub session_reset: bool,
     pub program: String,
+    /// The recorded program file was not UTF-8 (`program` is its lossy
+    /// decoding): the offset of the first invalid byte.
+    pub invalid_utf8_at: Option<usize>,
     pub limits: Limits,
     /// Action ids the recording host bound (headers written before tusk
     /// recorded them have none; replay then binds the built-ins).
@@ -224,6 +227,10 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
         session_id: text(row, "sessionId"),
         session_reset: row.get("sessionReset") == Some(&Value::Bool(true)),
         program: text(row, "program").unwrap_or_default(),
+        invalid_utf8_at: row
+            .get("invalidUtf8At")
+            .and_then(Value::as_u64)
+            .map(|n| n as usize),
         limits: Limits::default(),
         host_actions: row.get("hostActions").and_then(Value::as_array).map(|ids| {
             ids.iter()

@@ -308,6 +308,46 @@ pub(crate) fn value_divergence(footer: &Value, value: &Value) -> Option<Divergen
     })
 }
 
+/// The run's own failure class and its output against the footer: the
+/// evaluator's classes in `failureClasses` (the envelopes' classes are the
+/// recorded envelopes themselves) and `outputDigest` (absent from footers
+/// written before tusk recorded it).
+pub(crate) fn run_divergence(footer: &Value, output: &crate::sandbox::RunOutput) -> Option<Divergence> {
+    let evaluator = |class: &str| {
+        crate::sandbox::FailureClass::ALL
+            .iter()
+            .any(|c| c.as_str() == class)
+    };
+    let expected: Vec<Value> = footer["failureClasses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c.as_str().is_some_and(evaluator))
+        .cloned()
+        .collect();
+    let got: Vec<Value> = output
+        .error
+        .iter()
+        .map(|e| json!(e.class.as_str()))
+        .collect();
+    if expected != got {
+        return Some(Divergence {
+            seq: None,
+            field: "failureClasses".into(),
+            expected: Value::Array(expected),
+            got: Value::Array(got),
+        });
+    }
+    let recorded = footer.get("outputDigest")?;
+    let digest = json!(canonical::sha256_text(&output.output));
+    (*recorded != digest).then(|| Divergence {
+        seq: None,
+        field: "outputDigest".into(),
+        expected: recorded.clone(),
+        got: digest,
+    })
+}
+
 /// Runs in log order, except that the runs of each session follow its first.
 fn group_sessions(runs: Vec<RecordedRun>) -> Vec<RecordedRun> {
     let mut slots: Vec<Vec<RecordedRun>> = Vec::new();
@@ -388,7 +428,13 @@ impl Replayer {
         let limits = replay_limits(&run, untimed_stop);
         let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
         let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
-        let output = sandbox.run(&run.program, limits, mode, bridge.clone());
+        let output = match run.invalid_utf8_at {
+            Some(at) => crate::sandbox::RunOutput::failed(
+                crate::runtime::invalid_utf8(at),
+                std::time::Instant::now(),
+            ),
+            None => sandbox.run(&run.program, limits, mode, bridge.clone()),
+        };
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;
         if let Some(d) = &state.divergence {
@@ -408,7 +454,8 @@ impl Replayer {
             // The recording was cut off here; there is no final value to compare.
             return report;
         }
-        report.divergence = value_divergence(footer, &output.value);
+        report.divergence = value_divergence(footer, &output.value)
+            .or_else(|| run_divergence(footer, &output));
         report
     }
 

@@ -10,7 +10,10 @@ mod bridge;
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
 use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
-use crate::sandbox::{EngineMode, InterruptHandle, Limits, LimitsOverride, Sandbox, PROFILE};
+use crate::sandbox::{
+    EngineMode, EvalError, FailureClass, InterruptHandle, Limits, LimitsOverride, RunOutput,
+    Sandbox, PROFILE,
+};
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -84,6 +87,31 @@ pub struct Request {
     pub join_evidence: Option<Value>,
     #[serde(default)]
     pub limits: Option<LimitsOverride>,
+    /// The program file was not UTF-8: the byte offset of its first invalid
+    /// byte (`program` then holds a lossy decoding, for the record). Such a
+    /// request runs nothing and is rejected as an invalid program.
+    #[serde(skip)]
+    pub invalid_utf8_at: Option<usize>,
+}
+
+impl Request {
+    /// A request for a program given as bytes (a file, stdin).
+    pub fn from_program_bytes(bytes: Vec<u8>) -> Self {
+        match String::from_utf8(bytes) {
+            Ok(program) => Request {
+                program,
+                ..Default::default()
+            },
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                Request {
+                    program: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                    invalid_utf8_at: Some(at),
+                    ..Default::default()
+                }
+            }
+        }
+    }
 }
 
 /// A request that cannot be served (exit 2): nothing ran, nothing was written.
@@ -191,6 +219,9 @@ impl Host {
             // The evidence the request carried, as the gate saw it.
             "authority": RecordedAuthority::of(&authority, request.issue_id.as_deref()),
         });
+        if let Some(at) = request.invalid_utf8_at {
+            header["invalidUtf8At"] = json!(at);
+        }
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);
             if mode == EngineMode::ResetSession {
@@ -208,9 +239,12 @@ impl Host {
             log,
             hooks.clock,
         ));
-        let output = self
-            .sandbox
-            .run(&request.program, limits, mode, host.clone());
+        let output = match request.invalid_utf8_at {
+            Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
+            None => self
+                .sandbox
+                .run(&request.program, limits, mode, host.clone()),
+        };
         let finished = Utc::now();
         let ended = host.finish();
 
@@ -251,6 +285,9 @@ impl Host {
             "result": result,
             "failureClasses": failure_classes,
             "valueDigest": canonical::sha256_digest(&output.value),
+            // Replay compares what the program printed, too.
+            "outputDigest": canonical::sha256_text(&output.output),
+            "outputTruncated": output.output_truncated,
             "finishedAt": rfc3339(finished),
         });
         if let Some(sid) = session_id {
@@ -283,6 +320,9 @@ impl Host {
         });
         // Moved in, not through `json!`, which would deep-copy every envelope.
         json["effects"] = Value::Array(ended.effects);
+        if let Some(kb) = output.peak_memory_kb {
+            json["usage"]["peakMemoryKb"] = json!(kb);
+        }
         if let Some(error) = error {
             json["error"] = error;
         }
@@ -342,6 +382,14 @@ impl RecordedAuthority {
             join_evidence: authority.join.clone(),
         }
     }
+}
+
+/// The error of a program whose text is not UTF-8 (recorded runs replay it).
+pub fn invalid_utf8(at: usize) -> EvalError {
+    EvalError::new(
+        FailureClass::InvalidProgram,
+        format!("the program is not valid UTF-8: the byte at offset {at} is not part of a UTF-8 character"),
+    )
 }
 
 pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {

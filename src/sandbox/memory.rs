@@ -24,7 +24,6 @@ pub(crate) const EXIT_MEMORY: i32 = 86;
 pub struct CountingAlloc;
 
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
 /// Absolute figures of [`ALLOCATED`]: past `SOFT` the VM is interrupted, past
 /// `HARD` the worker ends. `usize::MAX` in the host.
 static SOFT: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -83,9 +82,6 @@ fn grew(size: usize) {
     let now = ALLOCATED.fetch_add(size, Ordering::Relaxed) + size;
     if now > SOFT.load(Ordering::Relaxed) {
         over_soft(now);
-    }
-    if now > PEAK.load(Ordering::Relaxed) {
-        PEAK.store(now, Ordering::Relaxed);
     }
 }
 
@@ -147,7 +143,6 @@ pub fn allocated() -> usize {
 pub(crate) fn arm(limit: usize) {
     let baseline = allocated();
     BASELINE.store(baseline, Ordering::Relaxed);
-    PEAK.store(baseline, Ordering::Relaxed);
     set_limit(limit);
     ARMED.store(true, Ordering::Relaxed);
 }
@@ -173,11 +168,6 @@ pub(crate) fn soft_hit() -> bool {
     SOFT_HIT.load(Ordering::Relaxed)
 }
 
-/// Peak heap above the baseline since the worker was armed.
-pub(crate) fn peak_over_baseline() -> usize {
-    PEAK.load(Ordering::Relaxed)
-        .saturating_sub(BASELINE.load(Ordering::Relaxed))
-}
 
 /// Whether allocating `extra` more bytes would take the run over its limit.
 /// Always false in the host.

@@ -237,7 +237,8 @@ pub struct EvalError {
 }
 
 impl EvalError {
-    pub(crate) fn new(class: FailureClass, message: impl Into<String>) -> Self {
+    /// An error without a position, its message capped at [`MAX_MESSAGE_BYTES`].
+    pub fn new(class: FailureClass, message: impl Into<String>) -> Self {
         Self {
             class,
             message: cap_text(&message.into(), MAX_MESSAGE_BYTES),
@@ -271,13 +272,15 @@ pub struct RunOutput {
     /// The session worker was lost (killed at the deadline, crashed): the next
     /// session run starts in a pristine one, without the session's definitions.
     pub worker_abandoned: bool,
-    /// Peak heap the program held above the prepared engine, in bytes, as the
-    /// worker's allocator counted it (what the memory limit checks).
-    pub heap_peak_bytes: u64,
+    /// Resident memory the worker added over its prepared engine at its peak
+    /// (KiB; for a session worker, its peak so far). `None` when the worker
+    /// died before it could be measured.
+    pub peak_memory_kb: Option<u64>,
 }
 
 impl RunOutput {
-    fn failed(error: EvalError, started: Instant) -> Self {
+    /// The output of a run that never started.
+    pub fn failed(error: EvalError, started: Instant) -> Self {
         RunOutput {
             value: Value::Null,
             error: Some(error),
@@ -286,7 +289,7 @@ impl RunOutput {
             output_truncated: false,
             elapsed: started.elapsed(),
             worker_abandoned: false,
-            heap_peak_bytes: 0,
+            peak_memory_kb: None,
         }
     }
 }

@@ -67,7 +67,6 @@ pub(crate) enum FromWorker {
         output_truncated: bool,
         /// The worker's allocator stopped the program for memory.
         memory: bool,
-        heap_peak_bytes: u64,
         /// A fault inside Steel left the engine unusable: do not run again.
         poisoned: bool,
     },

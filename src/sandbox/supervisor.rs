@@ -89,12 +89,31 @@ pub(crate) struct Worker {
     channel: HostChannel,
     alive: bool,
     poisoned: bool,
+    /// Resident size when the worker reported ready (KiB).
+    base_rss_kb: Option<u64>,
+    /// The template has waited for it: nothing left to release.
+    reaped: bool,
+}
+
+/// A `Vm…:` figure (KiB) of process `pid`, from `/proc/<pid>/status`.
+fn proc_status_kb(pid: i32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        send_signal(&self.pidfd, libc::SIGKILL);
-        template::release(self.pid);
+        if !self.reaped {
+            send_signal(&self.pidfd, libc::SIGKILL);
+            template::release(self.pid);
+        }
     }
 }
 
@@ -125,6 +144,8 @@ impl Worker {
             channel,
             alive: true,
             poisoned: false,
+            base_rss_kb: None,
+            reaped: false,
         };
         let deadline = Instant::now() + READY_TIMEOUT;
         let setup = ToWorker::Setup {
@@ -136,13 +157,22 @@ impl Worker {
             return Err("the new worker did not take its setup".to_string());
         }
         match worker.channel.recv(deadline) {
-            Ok(FromWorker::Ready) => Ok(worker),
+            Ok(FromWorker::Ready) => {
+                worker.base_rss_kb = proc_status_kb(pid, "VmRSS:");
+                Ok(worker)
+            }
             Ok(FromWorker::Fatal { reason }) => {
                 Err(format!("the new worker could not start: {reason}"))
             }
             Ok(_) => Err("the new worker spoke out of turn".to_string()),
             Err(e) => Err(format!("the new worker did not get ready: {e:?}")),
         }
+    }
+
+    /// Peak resident memory over the size at ready, while the worker lives.
+    fn peak_memory_kb(&self) -> Option<u64> {
+        let peak = proc_status_kb(self.pid, "VmHWM:")?;
+        Some(peak.saturating_sub(self.base_rss_kb?))
     }
 
     /// Whether another program may run in this worker (a session).
@@ -233,12 +263,11 @@ impl Worker {
                     output,
                     output_truncated,
                     memory,
-                    heap_peak_bytes,
                     poisoned,
                 }) => {
                     run.add_output(&output);
                     run.truncated |= output_truncated;
-                    run.heap_peak = heap_peak_bytes;
+                    run.peak_memory_kb = self.peak_memory_kb();
                     self.poisoned = poisoned;
                     if run.breach.is_none() {
                         // An interrupt signalled straight from the handle
@@ -291,6 +320,7 @@ impl Worker {
                 // Stuck where the VM's interrupt cannot reach (one long
                 // primitive, macro expansion): the worker goes.
                 self.kill();
+                run.peak_memory_kb = self.reap().1;
                 return run.finish(Value::Null, None, started);
             }
         }
@@ -301,10 +331,20 @@ impl Worker {
         self.alive = false;
     }
 
+    /// Waits for the killed or dead worker: how it ended and its peak
+    /// resident memory over its size at ready.
+    fn reap(&mut self) -> (Ended, Option<u64>) {
+        let (ended, max_rss) = template::status(self.pid);
+        self.reaped = true;
+        let peak = max_rss.zip(self.base_rss_kb).map(|(m, b)| m.saturating_sub(b));
+        (ended, peak)
+    }
+
     /// The worker sent something that is not a message: it is killed and the
     /// run ends as a crash (unless it already had its end).
     fn garbled(&mut self, mut run: RunState, why: &str, started: Instant) -> RunOutput {
         self.kill();
+        run.peak_memory_kb = self.reap().1;
         if run.breach.is_none() {
             run.breach = Some(Breach::WorkerCrashed(why.to_string()));
         }
@@ -315,7 +355,8 @@ impl Worker {
     fn lost(&mut self, mut run: RunState, started: Instant) -> RunOutput {
         // Make sure it is dead before asking the template to wait for it.
         self.kill();
-        let ended = template::status(self.pid);
+        let (ended, peak) = self.reap();
+        run.peak_memory_kb = peak;
         if run.breach.is_none() {
             run.breach = Some(death_breach(ended, run.fatal.as_deref()));
         }
@@ -385,7 +426,7 @@ struct RunState {
     breach: Option<Breach>,
     output: String,
     truncated: bool,
-    heap_peak: u64,
+    peak_memory_kb: Option<u64>,
     fatal: Option<String>,
 }
 
@@ -396,7 +437,7 @@ impl RunState {
             breach: None,
             output: String::new(),
             truncated: false,
-            heap_peak: 0,
+            peak_memory_kb: None,
             fatal: None,
         }
     }
@@ -461,7 +502,7 @@ impl RunState {
             output_truncated: self.truncated,
             elapsed: started.elapsed(),
             worker_abandoned: false,
-            heap_peak_bytes: self.heap_peak,
+            peak_memory_kb: self.peak_memory_kb,
         }
     }
 }

@@ -208,28 +208,31 @@ pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
     Err("the sandbox template process is not answering".to_string())
 }
 
-/// How worker `pid` ended; it must be dead or dying (its channel closed or
-/// it was killed), since the template waits for it.
-pub(crate) fn status(pid: i32) -> Ended {
+/// How worker `pid` ended, and its peak resident size (KiB); it must be
+/// dead or dying (its channel closed or it was killed), since the template
+/// waits for it. The worker is reaped: do not release it afterwards.
+pub(crate) fn status(pid: i32) -> (Ended, Option<u64>) {
     let slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
     let Some(template) = slot.as_ref() else {
-        return Ended::Unknown;
+        return (Ended::Unknown, None);
     };
     let mut req = [OP_STATUS, 0, 0, 0, 0];
     req[1..5].copy_from_slice(&pid.to_le_bytes());
     let mut buf = [0u8; 16];
     if !send(template.ctl.as_raw_fd(), &req)
-        || recv(template.ctl.as_raw_fd(), &mut buf) != 6
+        || recv(template.ctl.as_raw_fd(), &mut buf) != 14
         || buf[0] != OP_STATUS
     {
-        return Ended::Unknown;
+        return (Ended::Unknown, None);
     }
     let code = i32::from_le_bytes(buf[2..6].try_into().expect("4 bytes"));
-    match buf[1] {
+    let max_rss = u64::from_le_bytes(buf[6..14].try_into().expect("8 bytes"));
+    let ended = match buf[1] {
         0 => Ended::Exited(code),
         1 => Ended::Signaled(code),
         _ => Ended::Unknown,
-    }
+    };
+    (ended, (max_rss > 0).then_some(max_rss))
 }
 
 /// Kills and reaps worker `pid` (the host is done with it). No reply.
@@ -377,8 +380,9 @@ fn serve() {
             (OP_STATUS, None) if n >= 5 => {
                 let pid = pid_arg();
                 let mut status = 0;
-                // SAFETY: waiting for one of our children.
-                let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+                // SAFETY: waiting for one of our children, into valid structs.
+                let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+                let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
                 let (kind, code) = if waited != pid {
                     (2u8, 0)
                 } else if libc::WIFEXITED(status) {
@@ -388,8 +392,12 @@ fn serve() {
                 } else {
                     (2u8, 0)
                 };
-                let mut reply = [OP_STATUS, kind, 0, 0, 0, 0];
+                let mut reply = [0u8; 14];
+                reply[0] = OP_STATUS;
+                reply[1] = kind;
                 reply[2..6].copy_from_slice(&code.to_le_bytes());
+                let max_rss = if waited == pid { usage.ru_maxrss.max(0) as u64 } else { 0 };
+                reply[6..14].copy_from_slice(&max_rss.to_le_bytes());
                 if !send(CTL_FD, &reply) {
                     return;
                 }

@@ -244,7 +244,6 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
         output: take_output(),
         output_truncated: truncated,
         memory: memory::soft_hit(),
-        heap_peak_bytes: memory::peak_over_baseline() as u64,
         poisoned,
     }
 }

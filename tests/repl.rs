@@ -500,7 +500,7 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
     );
     let (code, out, err) = script(
         &s,
-        &["--json"],
+        &["--json", "--load-root", "."],
         ":load lib.scm\n(inc base)\n:reset\n(inc 1)\n:load missing.scm\n",
     );
     assert_eq!(code, 1, "the missing file fails the script: {out}\n{err}");
@@ -548,7 +548,7 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
     assert!(text.contains("5 run(s): 5 parity, 0 not"), "{text}");
 
     // Text mode names the file and line of each loaded form.
-    let (code, out, _) = script(&s, &[], ":load lib.scm\n");
+    let (code, out, _) = script(&s, &["--load-root", "."], ":load lib.scm\n");
     assert_eq!(code, 0);
     assert!(
         out.starts_with("; lib.scm:2\n=> null\n; lib.scm:4\n=> null\n; lib.scm:5\n=> 42\n"),

@@ -242,8 +242,14 @@ impl Repl {
         if result.session_lost {
             // Said on stderr so that JSON output stays one object per line.
             eprintln!(
-                "tusk repl: the form did not stop in time and its worker was abandoned; \
-                 session state was lost (definitions reset)"
+                "tusk repl: the form's worker process was lost ({}); the session was reset \
+                 to a pristine engine (earlier definitions are gone)",
+                result.json["failureClasses"]
+                    .as_array()
+                    .and_then(|c| c.first())
+                    .and_then(serde_json::Value::as_str)
+                    .map(crate::terminal::field)
+                    .unwrap_or_default()
             );
             if self.vocabulary.is_some() {
                 self.vocabulary = Some(self.base_vocabulary());
@@ -328,7 +334,8 @@ impl Repl {
                 root.display()
             ));
         }
-        let meta = std::fs::metadata(&real).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let meta =
+            std::fs::metadata(&real).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if !meta.is_file() {
             return Err(format!("{} is not a regular file", path.display()));
         }

@@ -50,7 +50,10 @@ pub fn result_text(result: &Value, program: &str) -> String {
             if is_envelope(value) {
                 out.push_str(&format!("=> envelope {}\n", effect_line(value)));
             } else {
-                out.push_str(&format!("=> {}\n", crate::terminal::field(&value_text(value))));
+                out.push_str(&format!(
+                    "=> {}\n",
+                    crate::terminal::field(&value_text(value))
+                ));
             }
             None
         }

@@ -132,6 +132,8 @@ struct BridgeState {
     divergence: Option<Divergence>,
     halted: bool,
     passed_recorded_stop: bool,
+    /// Failure classes of the envelopes handed to the program.
+    classes: Vec<String>,
 }
 
 impl ReplayBridge {
@@ -204,6 +206,13 @@ impl HostBridge for ReplayBridge {
         }
         state.checked = seq;
         let envelope = std::mem::take(&mut state.envelopes[seq - 1]);
+        let classes: Vec<String> = envelope["failureClasses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect();
+        state.classes.extend(classes);
         // The live host stopped the program at the call over its budget; so does replay.
         let over_budget = envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
         HostReply {
@@ -308,34 +317,37 @@ pub(crate) fn value_divergence(footer: &Value, value: &Value) -> Option<Divergen
     })
 }
 
-/// The run's own failure class and its output against the footer: the
-/// evaluator's classes in `failureClasses` (the envelopes' classes are the
-/// recorded envelopes themselves) and `outputDigest` (absent from footers
-/// written before tusk recorded it).
-pub(crate) fn run_divergence(footer: &Value, output: &crate::sandbox::RunOutput) -> Option<Divergence> {
-    let evaluator = |class: &str| {
-        crate::sandbox::FailureClass::ALL
-            .iter()
-            .any(|c| c.as_str() == class)
-    };
-    let expected: Vec<Value> = footer["failureClasses"]
+/// The run's failure classes and its output against the footer. The
+/// replayed classes are those of the envelopes the program received plus
+/// its own error's; a host-side write failure the recording met (its
+/// `host_action_execution_error` with no envelope carrying it) cannot recur
+/// in a replay and is taken as recorded. `outputDigest` is absent from
+/// footers written before tusk recorded it.
+pub(crate) fn run_divergence(
+    footer: &Value,
+    output: &crate::sandbox::RunOutput,
+    envelope_classes: &[String],
+) -> Option<Divergence> {
+    let expected: Vec<String> = footer["failureClasses"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|c| c.as_str().is_some_and(evaluator))
-        .cloned()
+        .filter_map(|c| c.as_str().map(str::to_string))
         .collect();
-    let got: Vec<Value> = output
-        .error
-        .iter()
-        .map(|e| json!(e.class.as_str()))
-        .collect();
+    let mut got: Vec<String> = envelope_classes.to_vec();
+    got.extend(output.error.iter().map(|e| e.class.as_str().to_string()));
+    let io = crate::host::registry::CLASS_EXECUTION_ERROR.to_string();
+    if expected.contains(&io) && !got.contains(&io) {
+        got.push(io);
+    }
+    got.sort();
+    got.dedup();
     if expected != got {
         return Some(Divergence {
             seq: None,
             field: "failureClasses".into(),
-            expected: Value::Array(expected),
-            got: Value::Array(got),
+            expected: json!(expected),
+            got: json!(got),
         });
     }
     let recorded = footer.get("outputDigest")?;
@@ -454,8 +466,13 @@ impl Replayer {
             // The recording was cut off here; there is no final value to compare.
             return report;
         }
-        report.divergence = value_divergence(footer, &output.value)
-            .or_else(|| run_divergence(footer, &output));
+        // A run stopped at an untimed moment is compared up to its stop: how
+        // the replay stops, and what it printed by then, may differ.
+        report.divergence = value_divergence(footer, &output.value).or_else(|| {
+            (!untimed_stop)
+                .then(|| run_divergence(footer, &output, &state.classes))
+                .flatten()
+        });
         report
     }
 

@@ -105,16 +105,21 @@ impl Walk {
     }
 }
 
-/// JSON bytes of `s` as a string literal (escapes included).
-fn json_string_len(s: &str) -> usize {
-    2 + s
-        .bytes()
-        .map(|b| match b {
+/// JSON bytes of `s` as a string literal (escapes included), counted only
+/// up to `cap` (a 30 MB string need not be scanned to know it is too big).
+fn json_string_len(s: &str, cap: usize) -> usize {
+    let mut len = 2;
+    for b in s.bytes() {
+        len += match b {
             b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
             0..=0x1f => 6,
             _ => 1,
-        })
-        .sum::<usize>()
+        };
+        if len > cap {
+            break;
+        }
+    }
+    len
 }
 
 /// Converts a program's final value; unrepresentable parts become markers.
@@ -216,7 +221,7 @@ fn float(walk: &mut Walk, f: f64) -> Result<Value, Stop> {
 }
 
 fn string(walk: &mut Walk, s: &str) -> Result<Value, Stop> {
-    walk.charge(json_string_len(s))?;
+    walk.charge(json_string_len(s, walk.budget))?;
     Ok(Value::String(s.to_string()))
 }
 
@@ -298,7 +303,7 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
             walk.charge(2)?;
             let mut out = Map::with_capacity(entries.len());
             for (key, v) in entries {
-                walk.charge(json_string_len(&key) + 2)?;
+                walk.charge(json_string_len(&key, walk.budget) + 2)?;
                 let len = walk.path.len();
                 if !walk.path.is_empty() {
                     walk.path.push('.');

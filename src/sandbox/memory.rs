@@ -168,7 +168,6 @@ pub(crate) fn soft_hit() -> bool {
     SOFT_HIT.load(Ordering::Relaxed)
 }
 
-
 /// Whether allocating `extra` more bytes would take the run over its limit.
 /// Always false in the host.
 pub fn would_exceed(extra: usize) -> bool {

@@ -430,6 +430,33 @@ fn map_of<'a>(
     }
 }
 
+/// Unit tests only: a deliberately widened allowlist, to show the second
+/// wall (the system-call filter) on its own. `(test-syscall "open")` and
+/// friends attempt the named capability from inside the worker.
+#[cfg(test)]
+fn register_test_wideners(engine: &mut Engine) {
+    native(engine, "test-syscall", |args| {
+        let what = match args.first() {
+            Some(SteelVal::StringV(s)) => s.as_str().to_string(),
+            _ => return Err(err("test-syscall needs a name")),
+        };
+        let outcome = match what.as_str() {
+            "open" => std::fs::read("/etc/hostname").map(|b| b.len().to_string()),
+            "create" => std::fs::write("/tmp/tusk-seccomp-escape", b"x").map(|_| "written".into()),
+            "socket" => std::net::TcpStream::connect("127.0.0.1:9").map(|_| "connected".into()),
+            "exec" => std::process::Command::new("/bin/true")
+                .status()
+                .map(|s| s.to_string()),
+            // SAFETY: the test's point is that this never returns a child.
+            "fork" => Ok(unsafe { libc::fork() }.to_string()),
+            _ => return Err(err("unknown test-syscall")),
+        };
+        outcome
+            .map(|text| SteelVal::StringV(text.into()))
+            .map_err(|e| err(e.to_string()))
+    });
+}
+
 /// The walkers of hashes and sets, in canonical order (see [`order`]), and
 /// the primitives whose Steel versions print whole values into messages or
 /// give inexact answers.
@@ -542,6 +569,8 @@ fn register_ordered(engine: &mut Engine) {
 
 fn register_natives(engine: &mut Engine) {
     register_ordered(engine);
+    #[cfg(test)]
+    register_test_wideners(engine);
     // Steel binds `void` to the void *value*; Scheme programs call `(void)`.
     native(engine, "void", |_| Ok(SteelVal::Void));
     native(engine, "display", |args| {

@@ -336,7 +336,9 @@ impl Worker {
     fn reap(&mut self) -> (Ended, Option<u64>) {
         let (ended, max_rss) = template::status(self.pid);
         self.reaped = true;
-        let peak = max_rss.zip(self.base_rss_kb).map(|(m, b)| m.saturating_sub(b));
+        let peak = max_rss
+            .zip(self.base_rss_kb)
+            .map(|(m, b)| m.saturating_sub(b));
         (ended, peak)
     }
 

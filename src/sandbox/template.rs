@@ -396,7 +396,11 @@ fn serve() {
                 reply[0] = OP_STATUS;
                 reply[1] = kind;
                 reply[2..6].copy_from_slice(&code.to_le_bytes());
-                let max_rss = if waited == pid { usage.ru_maxrss.max(0) as u64 } else { 0 };
+                let max_rss = if waited == pid {
+                    usage.ru_maxrss.max(0) as u64
+                } else {
+                    0
+                };
                 reply[6..14].copy_from_slice(&max_rss.to_le_bytes());
                 if !send(CTL_FD, &reply) {
                     return;

@@ -292,3 +292,56 @@ fn fresh_runs_do_not_see_each_others_definitions() {
         assert!(!out.worker_abandoned);
     }
 }
+
+/// The second wall on its own: with a file-, socket-, process-opening
+/// primitive deliberately bound (unit-test builds only), the system-call
+/// filter still stops the worker, and the run gets exactly one result.
+#[test]
+fn seccomp_stops_a_widened_allowlist() {
+    let sandbox = Sandbox::new(vec![]);
+    let _ = std::fs::remove_file("/tmp/tusk-seccomp-escape");
+    for (what, syscall) in [
+        ("open", "openat"),
+        ("create", "openat"),
+        ("socket", "socket"),
+        ("exec", ""),
+        ("fork", ""),
+    ] {
+        for program in [
+            format!("(test-syscall \"{what}\")"),
+            format!("(with-handler (lambda (e) 'caught) (test-syscall \"{what}\"))"),
+        ] {
+            let out = sandbox.run(
+                &program,
+                Limits::default(),
+                EngineMode::Fresh,
+                Arc::new(EchoBridge),
+            );
+            let error = out
+                .error
+                .unwrap_or_else(|| panic!("{program}: ran: {:?}", out.value));
+            assert_eq!(
+                error.class,
+                FailureClass::WorkerCrashed,
+                "{program}: {error:?}"
+            );
+            assert!(
+                error.message.contains("system-call filter") && error.message.contains(syscall),
+                "{program}: {error:?}"
+            );
+            assert_eq!(out.value, Value::Null);
+        }
+    }
+    assert!(
+        !std::path::Path::new("/tmp/tusk-seccomp-escape").exists(),
+        "a worker wrote a file"
+    );
+    // The sandbox goes on.
+    let out = sandbox.run(
+        "(+ 1 2)",
+        Limits::default(),
+        EngineMode::Fresh,
+        Arc::new(EchoBridge),
+    );
+    assert_eq!(out.value, json!(3));
+}

@@ -98,7 +98,7 @@ extern "C" fn on_stop(_: libc::c_int) {
     super::worker::stop_requested();
 }
 
-const STACK_FRAME: &[u8] = b"\x1e\x00\x00\x00{\"t\":\"fatal\",\"reason\":\"stack\"}";
+const STACK_FRAME: &[u8] = b"\x1c\x00\x00\x00{\"fatal\":{\"reason\":\"stack\"}}";
 
 extern "C" fn on_fault(_: libc::c_int) {
     // SAFETY: async-signal-safe calls only.
@@ -119,7 +119,7 @@ extern "C" fn on_syscall(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     // SAFETY: the kernel hands us a valid siginfo for SIGSYS.
     let nr = unsafe { *(info as *const u8).add(24).cast::<i32>() };
     let mut frame = [0u8; 64];
-    let head = b"{\"t\":\"fatal\",\"reason\":\"syscall:";
+    let head = b"{\"fatal\":{\"reason\":\"syscall:";
     let mut len = 4;
     frame[len..len + head.len()].copy_from_slice(head);
     len += head.len();
@@ -139,8 +139,8 @@ extern "C" fn on_syscall(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
         frame[len] = digits[d];
         len += 1;
     }
-    frame[len..len + 2].copy_from_slice(b"\"}");
-    len += 2;
+    frame[len..len + 3].copy_from_slice(b"\"}}");
+    len += 3;
     frame[..4].copy_from_slice(&((len - 4) as u32).to_le_bytes());
     // SAFETY: async-signal-safe calls only.
     unsafe {

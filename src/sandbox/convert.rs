@@ -364,6 +364,84 @@ fn seq<'a>(
     Ok(Value::Array(out))
 }
 
+/// A Scheme value read straight from JSON text, as [`json_to_value`] would
+/// convert it (the worker's envelopes: no JSON tree in between).
+pub(crate) struct SteelJson(pub SteelVal);
+
+impl std::fmt::Debug for SteelJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SteelJson(..)")
+    }
+}
+
+impl<'de> Deserialize<'de> for SteelJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SteelVisitor).map(SteelJson)
+    }
+}
+
+struct SteelVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SteelVisitor {
+    type Value = SteelVal;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<SteelVal, E> {
+        Ok(SteelVal::Void)
+    }
+
+    fn visit_none<E>(self) -> Result<SteelVal, E> {
+        Ok(SteelVal::Void)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<SteelVal, E> {
+        Ok(SteelVal::BoolV(b))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<SteelVal, E> {
+        Ok(match isize::try_from(i) {
+            Ok(i) => SteelVal::IntV(i),
+            Err(_) => SteelVal::NumV(i as f64),
+        })
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<SteelVal, E> {
+        Ok(
+            match i64::try_from(u).ok().and_then(|i| isize::try_from(i).ok()) {
+                Some(i) => SteelVal::IntV(i),
+                None => SteelVal::NumV(u as f64),
+            },
+        )
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<SteelVal, E> {
+        Ok(SteelVal::NumV(f))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<SteelVal, E> {
+        Ok(SteelVal::StringV(s.into()))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SteelVal, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(SteelJson(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(SteelVal::ListV(items.into_iter().collect()))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SteelVal, A::Error> {
+        let mut out: steel::HashMap<SteelVal, SteelVal> = steel::HashMap::new();
+        while let Some((k, SteelJson(v))) = map.next_entry::<String, SteelJson>()? {
+            out.insert(SteelVal::StringV(k.into()), v);
+        }
+        Ok(SteelVal::HashMapV(Gc::new(out).into()))
+    }
+}
+
 /// Converts JSON (an envelope, say) into an immutable Scheme value.
 pub fn json_to_value(value: &Value) -> SteelVal {
     match value {

@@ -36,7 +36,7 @@ static BASELINE: AtomicUsize = AtomicUsize::new(0);
 static CONTROLLER: AtomicPtr<ThreadStateController> = AtomicPtr::new(std::ptr::null_mut());
 
 /// Pre-serialized last words for [`out_of_memory`]: nothing may allocate there.
-const OOM_FRAME: &[u8] = b"\x1f\x00\x00\x00{\"t\":\"fatal\",\"reason\":\"memory\"}";
+const OOM_FRAME: &[u8] = b"\x1d\x00\x00\x00{\"fatal\":{\"reason\":\"memory\"}}";
 
 #[cold]
 fn out_of_memory() -> ! {
@@ -156,11 +156,6 @@ pub(crate) fn set_limit(limit: usize) {
     SOFT_HIT.store(false, Ordering::Relaxed);
     HARD.store(hard, Ordering::Relaxed);
     SOFT.store(soft, Ordering::Relaxed);
-}
-
-/// Whether this process is an armed worker.
-pub(crate) fn armed() -> bool {
-    ARMED.load(Ordering::Relaxed)
 }
 
 /// Whether the program went over its budget since [`set_limit`].

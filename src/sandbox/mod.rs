@@ -308,19 +308,24 @@ impl InterruptHandle {
     }
 }
 
-/// The host-side handle of the evaluator: which action ids programs bind, and
-/// the session worker when there is one. Runs are serialized per sandbox.
+/// The host-side handle of the evaluator: which action ids programs bind, the
+/// session worker when there is one, and a spare worker for the next fresh
+/// run once the sandbox is used more than once. Runs are serialized per
+/// sandbox.
 pub struct Sandbox {
     action_ids: Arc<Vec<String>>,
     session: Mutex<Option<supervisor::Worker>>,
+    spares: supervisor::Spares,
     current: supervisor::CurrentRun,
 }
 
 impl Sandbox {
     /// A sandbox whose programs see one binding per id in `action_ids`.
     pub fn new(action_ids: Vec<String>) -> Self {
+        let action_ids = Arc::new(action_ids);
         Self {
-            action_ids: Arc::new(action_ids),
+            spares: supervisor::Spares::new(action_ids.clone()),
+            action_ids,
             session: Mutex::new(None),
             current: Arc::default(),
         }
@@ -338,8 +343,7 @@ impl Sandbox {
         &self.action_ids
     }
 
-    /// Starts the template process now rather than on the first run, so that
-    /// the prepared engine is built while the caller does other work.
+    /// Starts the template process now rather than on the first run.
     ///
     /// # Errors
     /// The template could not be started or its engine failed to build.
@@ -375,55 +379,33 @@ impl Sandbox {
         if let Err(error) = Self::check_size(program, &limits) {
             return RunOutput::failed(error, started);
         }
+        let unavailable =
+            |e: String| RunOutput::failed(EvalError::new(FailureClass::Internal, e), started);
+        if mode == EngineMode::Fresh {
+            let mut worker = match self.spares.take(&limits) {
+                Ok(w) => w,
+                Err(e) => return unavailable(e),
+            };
+            return worker.run(program, limits, bridge, &self.current, started);
+        }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
-        let mut fresh_worker;
-        let worker: &mut supervisor::Worker = match mode {
-            EngineMode::Fresh => {
-                match supervisor::Worker::spawn(&self.action_ids, &limits, false) {
-                    Ok(w) => {
-                        fresh_worker = w;
-                        &mut fresh_worker
-                    }
-                    Err(e) => {
-                        return RunOutput::failed(
-                            EvalError::new(FailureClass::Internal, e),
-                            started,
-                        )
-                    }
-                }
+        if mode == EngineMode::ResetSession {
+            *session = None;
+        }
+        if session.is_none() {
+            match supervisor::Worker::spawn(&self.action_ids, &limits, true) {
+                Ok(w) => *session = Some(w),
+                Err(e) => return unavailable(e),
             }
-            EngineMode::Session | EngineMode::ResetSession => {
-                if mode == EngineMode::ResetSession {
-                    *session = None;
-                }
-                if session.is_none() {
-                    match supervisor::Worker::spawn(&self.action_ids, &limits, true) {
-                        Ok(w) => *session = Some(w),
-                        Err(e) => {
-                            return RunOutput::failed(
-                                EvalError::new(FailureClass::Internal, e),
-                                started,
-                            )
-                        }
-                    }
-                }
-                session.as_mut().expect("started above")
-            }
-        };
+        }
+        let worker = session.as_mut().expect("started above");
         let mut output = worker.run(program, limits, bridge, &self.current, started);
-        if mode != EngineMode::Fresh && !worker.reusable() {
+        if !worker.reusable() {
             *session = None;
             output.worker_abandoned = true;
         }
         output
     }
-}
-
-/// Runs the sandbox's template or worker side when this process was started
-/// as one. Not needed by embedders: templates are forked, not executed.
-#[doc(hidden)]
-pub fn in_worker() -> bool {
-    memory::armed()
 }
 
 #[cfg(test)]

@@ -394,8 +394,7 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
     } else {
         action.to_string()
     };
-    let envelope = worker::host_call(&action, json_args, args_error);
-    Ok(convert::json_to_value(&envelope))
+    Ok(worker::host_call(&action, json_args, args_error))
 }
 
 fn emit(text: &str) {

@@ -1,5 +1,7 @@
 //! The wire between the host and a worker process: frames of a 4-byte
-//! little-endian length and a JSON body, over a stream socket pair.
+//! little-endian length and a JSON body, over a stream socket pair. Messages
+//! are externally tagged (`{"reply": {…}}`): an internally tagged enum would
+//! make serde buffer every envelope before decoding it.
 //!
 //! The worker is untrusted (it runs model-written code), so the host reads
 //! its frames with a size cap and a deadline, and treats anything it cannot
@@ -13,10 +15,13 @@ use serde_json::Value;
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::time::Instant;
 
-/// Messages the host sends a worker.
+/// Messages the host sends a worker. The host sends envelopes as JSON
+/// values; the worker reads them straight into Scheme values
+/// ([`convert::SteelJson`](super::convert::SteelJson)), with no JSON tree
+/// in between.
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "t", rename_all = "camelCase")]
-pub(crate) enum ToWorker {
+#[serde(rename_all = "camelCase")]
+pub(crate) enum ToWorker<E = Value> {
     /// First message: what to bind and how to confine itself.
     #[serde(rename_all = "camelCase")]
     Setup {
@@ -31,7 +36,7 @@ pub(crate) enum ToWorker {
     /// The answer to the worker's pending host call; `stop` ends the run at
     /// the VM's next instruction.
     #[serde(rename_all = "camelCase")]
-    Reply { envelope: Value, stop: bool },
+    Reply { envelope: E, stop: bool },
 }
 
 /// A run's error as the worker reports it.
@@ -46,7 +51,7 @@ pub(crate) struct WireError {
 
 /// Messages a worker sends the host.
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(tag = "t", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub(crate) enum FromWorker {
     /// Confined and bound; waiting for a program.
     Ready,
@@ -101,14 +106,29 @@ pub(crate) fn write_all_blocking(fd: RawFd, mut bytes: &[u8]) -> std::io::Result
     Ok(())
 }
 
+/// How long a side waiting for the other spins before it sleeps. A host call
+/// is a round trip; sleeping and being woken costs two context switches
+/// (tens of microseconds each in a VM), so a short spin first pays.
+pub(crate) const SPIN: std::time::Duration = std::time::Duration::from_micros(60);
+
 fn read_exact_blocking(fd: RawFd, buf: &mut [u8]) -> std::io::Result<()> {
     let mut done = 0;
+    let spin_until = Instant::now() + SPIN;
     while done < buf.len() {
+        let flags = if Instant::now() < spin_until {
+            libc::MSG_DONTWAIT
+        } else {
+            0
+        };
         // SAFETY: reading into a valid slice from a descriptor we own.
-        let n = unsafe { libc::read(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done) };
+        let n = unsafe { libc::recv(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done, flags) };
         if n < 0 {
             let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
+            ) {
+                std::hint::spin_loop();
                 continue;
             }
             return Err(e);
@@ -123,7 +143,7 @@ fn read_exact_blocking(fd: RawFd, buf: &mut [u8]) -> std::io::Result<()> {
 
 /// Reads one message from a blocking descriptor (worker side; the host is
 /// trusted, so no cap beyond what fits in memory).
-pub(crate) fn read_blocking(fd: RawFd) -> std::io::Result<ToWorker> {
+pub(crate) fn read_blocking(fd: RawFd) -> std::io::Result<ToWorker<super::convert::SteelJson>> {
     let mut len = [0u8; 4];
     read_exact_blocking(fd, &mut len)?;
     let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
@@ -147,6 +167,8 @@ pub(crate) enum RecvError {
 pub(crate) struct HostChannel {
     fd: std::os::fd::OwnedFd,
     buf: Vec<u8>,
+    /// Where a read lands before it is appended to `buf`.
+    chunk: Box<[u8]>,
     max_frame: usize,
 }
 
@@ -163,6 +185,7 @@ impl HostChannel {
         Ok(Self {
             fd,
             buf: Vec::new(),
+            chunk: vec![0u8; 64 * 1024].into_boxed_slice(),
             max_frame,
         })
     }
@@ -234,6 +257,7 @@ impl HostChannel {
 
     /// The next message, or why there is none before `deadline`.
     pub fn recv(&mut self, deadline: Instant) -> Result<FromWorker, RecvError> {
+        let spin_until = Instant::now() + SPIN;
         loop {
             if self.buf.len() >= 4 {
                 let len = u32::from_le_bytes(self.buf[..4].try_into().expect("4 bytes")) as usize;
@@ -250,17 +274,16 @@ impl HostChannel {
                         .map_err(|e| RecvError::Garbled(format!("sent a malformed message: {e}")));
                 }
             }
-            let mut chunk = [0u8; 64 * 1024];
             // SAFETY: reading into a valid buffer from a descriptor we own.
             let n = unsafe {
                 libc::read(
-                    self.fd().as_raw_fd(),
-                    chunk.as_mut_ptr().cast(),
-                    chunk.len(),
+                    self.fd.as_raw_fd(),
+                    self.chunk.as_mut_ptr().cast(),
+                    self.chunk.len(),
                 )
             };
             if n > 0 {
-                self.buf.extend_from_slice(&chunk[..n as usize]);
+                self.buf.extend_from_slice(&self.chunk[..n as usize]);
                 continue;
             }
             if n == 0 {
@@ -269,7 +292,9 @@ impl HostChannel {
             match std::io::Error::last_os_error().kind() {
                 std::io::ErrorKind::Interrupted => {}
                 std::io::ErrorKind::WouldBlock => {
-                    if !self.wait(libc::POLLIN, deadline) {
+                    if Instant::now() < spin_until.min(deadline) {
+                        std::hint::spin_loop();
+                    } else if !self.wait(libc::POLLIN, deadline) {
                         return Err(RecvError::TimedOut);
                     }
                 }

@@ -82,6 +82,114 @@ fn max_frame(limits: &Limits) -> usize {
         .saturating_add(1 << 20)
 }
 
+/// Fresh workers for one sandbox. The first fresh run spawns its worker
+/// itself; from the second on, a background thread keeps one spare worker
+/// ready (confined, bound, waiting for a program), so a long-lived host pays
+/// for the fork and the confinement while the previous run is being
+/// recorded rather than on the next run's clock. A one-shot host (`tusk
+/// eval`) never starts the thread.
+pub(crate) struct Spares {
+    shared: Arc<SpareShared>,
+}
+
+struct SpareShared {
+    action_ids: Arc<Vec<String>>,
+    state: Mutex<SpareState>,
+    wake: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct SpareState {
+    /// A ready worker and the limits it was confined for.
+    ready: Option<(Worker, Limits)>,
+    /// The limits the next spare should have (those of the last run).
+    wanted: Option<Limits>,
+    runs: u64,
+    thread_started: bool,
+    closed: bool,
+}
+
+impl Spares {
+    pub fn new(action_ids: Arc<Vec<String>>) -> Self {
+        Self {
+            shared: Arc::new(SpareShared {
+                action_ids,
+                state: Mutex::new(SpareState::default()),
+                wake: std::sync::Condvar::new(),
+            }),
+        }
+    }
+
+    /// A worker confined for `limits`: the spare when it fits, else a new one.
+    pub fn take(&self, limits: &Limits) -> Result<Worker, String> {
+        let spare = {
+            let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.runs += 1;
+            state.wanted = Some(*limits);
+            if state.runs >= 2 && !state.thread_started {
+                state.thread_started = true;
+                let shared = Arc::downgrade(&self.shared);
+                let started = std::thread::Builder::new()
+                    .name("tusk-spares".into())
+                    .spawn(move || refill(shared));
+                state.thread_started = started.is_ok();
+            }
+            let spare = state.ready.take();
+            self.shared.wake.notify_all();
+            spare
+        };
+        match spare {
+            Some((worker, confined)) if confined == *limits => Ok(worker),
+            _ => Worker::spawn(&self.shared.action_ids, limits, false),
+        }
+    }
+}
+
+impl Drop for Spares {
+    fn drop(&mut self) {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.closed = true;
+        state.ready = None;
+        self.shared.wake.notify_all();
+    }
+}
+
+/// The spare thread: waits until the spare was taken, makes another.
+fn refill(shared: std::sync::Weak<SpareShared>) {
+    loop {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let limits = {
+            let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            while !state.closed && (state.ready.is_some() || state.wanted.is_none()) {
+                let (next, _) = shared
+                    .wake
+                    .wait_timeout(state, Duration::from_secs(1))
+                    .unwrap_or_else(|e| e.into_inner());
+                state = next;
+                if std::sync::Arc::strong_count(&shared) == 1 {
+                    return;
+                }
+            }
+            if state.closed {
+                return;
+            }
+            state.wanted.expect("checked above")
+        };
+        let Ok(worker) = Worker::spawn(&shared.action_ids, &limits, false) else {
+            // No spare this time; runs spawn their own.
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        };
+        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.closed {
+            return;
+        }
+        state.ready = Some((worker, limits));
+    }
+}
+
 /// A live worker process.
 pub(crate) struct Worker {
     pid: i32,

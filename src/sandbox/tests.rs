@@ -345,3 +345,11 @@ fn seccomp_stops_a_widened_allowlist() {
     );
     assert_eq!(out.value, json!(3));
 }
+
+#[test]
+fn envelopes_read_straight_into_scheme_values_as_json_to_value_would() {
+    let sample = json!({"a": [1, -2, 3.5, null, true, "x"], "big": 18446744073709551615u64,
+                        "neg": -9223372036854775808i64, "nested": {"k": {"j": []}}});
+    let direct: convert::SteelJson = serde_json::from_str(&sample.to_string()).unwrap();
+    assert_eq!(direct.0, convert::json_to_value(&sample));
+}

@@ -155,12 +155,13 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
     }
 }
 
-/// One host call from a native: send it, wait for the reply.
+/// One host call from a native: send it, wait for the reply (the envelope,
+/// already a Scheme value).
 pub(crate) fn host_call(
     action: &str,
     args: Option<Value>,
     args_error: Option<convert::ConvertError>,
-) -> Value {
+) -> steel::rvals::SteelVal {
     send(&FromWorker::Call {
         action: action.to_string(),
         args,
@@ -172,7 +173,7 @@ pub(crate) fn host_call(
             if stop {
                 stop_requested();
             }
-            envelope
+            envelope.0
         }
         _ => exit(EXIT_PROTOCOL),
     }

@@ -182,6 +182,9 @@ impl HostArgs {
 }
 
 pub fn run(args: EvalArgs) -> i32 {
+    // The prepared engine builds in the template while this process reads
+    // the request and opens the logs.
+    crate::sandbox::prestart();
     let json = args.json;
     let mut request = match (&args.request, &args.file) {
         (Some(_), Some(_)) => {
@@ -220,8 +223,6 @@ pub fn run(args: EvalArgs) -> i32 {
         Err(e) => return unusable(json, e),
     };
     let host = Host::new(config);
-    // Build the prepared engine while the host opens its files.
-    let _ = host.warm_up();
     let result = match host.eval(&request) {
         Ok(r) => r,
         Err(e) => return unusable(json, e),

@@ -294,6 +294,13 @@ impl RunOutput {
     }
 }
 
+/// Starts the process-wide template (the prepared engine that every worker
+/// is a fork of) without waiting for it, so its engine builds while the
+/// caller opens stores and logs. Errors surface at the first run.
+pub fn prestart() {
+    template::prestart();
+}
+
 /// Stops whatever run its [`Sandbox`] is executing, from any thread (a Ctrl-C
 /// handler). The run ends with [`CLASS_INTERRUPTED`], like a timeout would.
 #[derive(Clone)]
@@ -343,7 +350,8 @@ impl Sandbox {
         &self.action_ids
     }
 
-    /// Starts the template process now rather than on the first run.
+    /// Starts the template process now rather than on the first run, and
+    /// waits until its engine is built.
     ///
     /// # Errors
     /// The template could not be started or its engine failed to build.

@@ -111,44 +111,76 @@ pub(crate) fn write_all_blocking(fd: RawFd, mut bytes: &[u8]) -> std::io::Result
 /// (tens of microseconds each in a VM), so a short spin first pays.
 pub(crate) const SPIN: std::time::Duration = std::time::Duration::from_micros(60);
 
-fn read_exact_blocking(fd: RawFd, buf: &mut [u8]) -> std::io::Result<()> {
-    let mut done = 0;
-    let spin_until = Instant::now() + SPIN;
-    while done < buf.len() {
-        let flags = if Instant::now() < spin_until {
-            libc::MSG_DONTWAIT
-        } else {
-            0
-        };
-        // SAFETY: reading into a valid slice from a descriptor we own.
-        let n = unsafe { libc::recv(fd, buf[done..].as_mut_ptr().cast(), buf.len() - done, flags) };
-        if n < 0 {
+/// Received bytes not yet consumed (worker side, single-threaded).
+struct Inbox {
+    buf: Vec<u8>,
+    start: usize,
+}
+
+thread_local! {
+    static INBOX: std::cell::RefCell<Inbox> = const {
+        std::cell::RefCell::new(Inbox { buf: Vec::new(), start: 0 })
+    };
+}
+
+/// Parses the next complete frame (worker side): from what is buffered,
+/// else from reads of whatever has arrived (one system call per message
+/// when it arrives whole), spinning briefly before blocking.
+fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T> {
+    INBOX.with(|inbox| {
+        let mut inbox = inbox.borrow_mut();
+        let spin_until = Instant::now() + SPIN;
+        loop {
+            let start = inbox.start;
+            let pending = &inbox.buf[start..];
+            if pending.len() >= 4 {
+                let len = u32::from_le_bytes(pending[..4].try_into().expect("4 bytes")) as usize;
+                if pending.len() >= 4 + len {
+                    let parsed = parse(&pending[4..4 + len]);
+                    inbox.start += 4 + len;
+                    if inbox.start == inbox.buf.len() {
+                        inbox.buf.clear();
+                        inbox.start = 0;
+                    }
+                    return Ok(parsed);
+                }
+            }
+            let flags = if Instant::now() < spin_until {
+                libc::MSG_DONTWAIT
+            } else {
+                0
+            };
+            inbox.buf.reserve(16 * 1024);
+            let filled = inbox.buf.len();
+            let room = inbox.buf.capacity() - filled;
+            // SAFETY: reading into the vector's spare capacity, then
+            // counting only the bytes the kernel wrote.
+            let n =
+                unsafe { libc::recv(fd, inbox.buf.as_mut_ptr().add(filled).cast(), room, flags) };
+            if n > 0 {
+                // SAFETY: the kernel initialised `n` more bytes.
+                unsafe { inbox.buf.set_len(filled + n as usize) };
+                continue;
+            }
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
             let e = std::io::Error::last_os_error();
-            if matches!(
+            if !matches!(
                 e.kind(),
                 std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
             ) {
-                std::hint::spin_loop();
-                continue;
+                return Err(e);
             }
-            return Err(e);
+            std::hint::spin_loop();
         }
-        if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        done += n as usize;
-    }
-    Ok(())
+    })
 }
 
 /// Reads one message from a blocking descriptor (worker side; the host is
 /// trusted, so no cap beyond what fits in memory).
 pub(crate) fn read_blocking(fd: RawFd) -> std::io::Result<ToWorker<super::convert::SteelJson>> {
-    let mut len = [0u8; 4];
-    read_exact_blocking(fd, &mut len)?;
-    let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
-    read_exact_blocking(fd, &mut body)?;
-    serde_json::from_slice(&body).map_err(std::io::Error::other)
+    next_frame(fd, |body| serde_json::from_slice(body))?.map_err(std::io::Error::other)
 }
 
 /// Why the host could not get a message from a worker.

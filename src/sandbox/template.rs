@@ -61,6 +61,41 @@ pub(crate) enum Ended {
 struct Template {
     pid: i32,
     ctl: OwnedFd,
+    /// It said its engine is built.
+    ready: bool,
+}
+
+impl Template {
+    /// Waits for the template's engine (once).
+    fn ready(&mut self) -> Result<(), String> {
+        if self.ready {
+            return Ok(());
+        }
+        set_timeout(self.ctl.as_raw_fd(), START_TIMEOUT);
+        let mut buf = [0u8; 16];
+        let n = recv(self.ctl.as_raw_fd(), &mut buf);
+        set_timeout(self.ctl.as_raw_fd(), REQUEST_TIMEOUT);
+        if n >= 1 && buf[0] == OP_READY {
+            self.ready = true;
+            return Ok(());
+        }
+        let why = if n > 1 && buf[0] == OP_FAILED {
+            "its prepared engine failed to build"
+        } else {
+            "it did not start"
+        };
+        Err(format!("the sandbox template process failed: {why}"))
+    }
+}
+
+impl Drop for Template {
+    fn drop(&mut self) {
+        // SAFETY: signalling and reaping our own child.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
 }
 
 static TEMPLATE: Mutex<Option<Template>> = Mutex::new(None);
@@ -77,12 +112,31 @@ fn isolate_steel_home() {
 }
 
 /// Starts the template if it is not running.
+/// Starts the template if it is not running, and waits for its engine.
 pub(crate) fn ensure_started() -> Result<(), String> {
     let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    ready(&mut slot)
+}
+
+/// Starts the template if it is not running, without waiting for it: its
+/// engine builds while the caller goes on.
+pub(crate) fn prestart() {
+    let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_none() {
+        *slot = start().ok();
+    }
+}
+
+/// The running template with its engine built; a failed one is dropped.
+fn ready(slot: &mut Option<Template>) -> Result<(), String> {
     if slot.is_none() {
         *slot = Some(start()?);
     }
-    Ok(())
+    let result = slot.as_mut().expect("started above").ready();
+    if result.is_err() {
+        *slot = None;
+    }
+    result
 }
 
 fn set_timeout(fd: RawFd, timeout: Duration) {
@@ -125,25 +179,11 @@ fn start() -> Result<Template, String> {
         }
         pid => {
             drop(template_end);
-            set_timeout(host_end.as_raw_fd(), START_TIMEOUT);
-            let mut buf = [0u8; 16];
-            let n = recv(host_end.as_raw_fd(), &mut buf);
-            if n >= 1 && buf[0] == OP_READY {
-                set_timeout(host_end.as_raw_fd(), REQUEST_TIMEOUT);
-                Ok(Template { pid, ctl: host_end })
-            } else {
-                // SAFETY: signalling and reaping our own child.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, std::ptr::null_mut(), 0);
-                }
-                let why = if n > 1 && buf[0] == OP_FAILED {
-                    "its prepared engine failed to build"
-                } else {
-                    "it did not start"
-                };
-                Err(format!("the sandbox template process failed: {why}"))
-            }
+            Ok(Template {
+                pid,
+                ctl: host_end,
+                ready: false,
+            })
         }
     }
 }
@@ -169,11 +209,9 @@ fn send(fd: RawFd, bytes: &[u8]) -> bool {
 pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
     let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
     // One retry: a template that died (killed from outside) is replaced.
-    for attempt in 0..2 {
-        if slot.is_none() {
-            *slot = Some(start()?);
-        }
-        let template = slot.as_ref().expect("started above");
+    for _ in 0..2 {
+        ready(&mut slot)?;
+        let template = slot.as_ref().expect("ready above");
         let fds = [channel.as_raw_fd()];
         let sent = sendmsg::<()>(
             template.ctl.as_raw_fd(),
@@ -194,16 +232,7 @@ pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
             ));
         }
         // The template is gone or out of step: replace it.
-        if let Some(dead) = slot.take() {
-            // SAFETY: signalling and reaping our own child.
-            unsafe {
-                libc::kill(dead.pid, libc::SIGKILL);
-                libc::waitpid(dead.pid, std::ptr::null_mut(), 0);
-            }
-        }
-        if attempt == 1 {
-            break;
-        }
+        *slot = None;
     }
     Err("the sandbox template process is not answering".to_string())
 }
@@ -279,12 +308,15 @@ fn template_main(ctl: RawFd) -> ! {
         }
     }
     worker::install_panic_hook();
-    // SAFETY: mallopt only tunes this process's allocator. Workers allocate
-    // and free an envelope per host call: keep freed memory instead of
-    // trimming it back to the system and faulting it in again each call.
+    // SAFETY: mallopt only tunes this process's allocator. One arena: the
+    // template thread then grows the brk heap in large steps instead of a
+    // thread arena by one mprotect per page run (a third of the engine's
+    // build time). Workers allocate and free an envelope per host call: keep
+    // freed memory instead of trimming it and faulting it in again.
     unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_TOP_PAD, 16 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_TOP_PAD, 4 << 20);
     }
     let serve = std::thread::Builder::new()
         .name("tusk-template".into())

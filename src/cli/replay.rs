@@ -147,14 +147,17 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
                 r.checked_calls
             ),
         };
-        out.push_str(&line);
+        // Ids and values come from the log, which programs wrote into.
+        out.push_str(&crate::terminal::field(&line));
         out.push('\n');
     }
     for s in stray {
-        out.push_str(&format!(
-            "line {}: a row of no run · {}: expected {}, got {}\n",
+        let line = format!(
+            "line {}: a row of no run · {}: expected {}, got {}",
             s["line"], s["field"], s["expected"], s["got"]
-        ));
+        );
+        out.push_str(&crate::terminal::field(&line));
+        out.push('\n');
     }
     let diverged = reports.iter().filter(|r| !r.parity()).count();
     out.push_str(&format!(

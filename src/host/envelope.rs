@@ -65,6 +65,9 @@ pub fn build(parts: EnvelopeParts<'_>) -> Value {
         map.insert("schema".into(), json!(1));
         map.insert("result".into(), json!("rejected"));
         map.insert("failureClasses".into(), json!(classes));
+        // Diagnostics quote what the program passed (an id, a key): capped,
+        // so a 1 MiB argument cannot make a 1 MiB diagnostic in every record.
+        let diagnostic = crate::sandbox::cap_text(&diagnostic, crate::sandbox::MAX_MESSAGE_BYTES);
         map.insert("diagnostic".into(), json!(diagnostic));
         Value::Object(map)
     };

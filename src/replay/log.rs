@@ -348,6 +348,24 @@ fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
     };
     let args = Some(take("args")).filter(|a| !a.is_null());
     let envelope = take("envelope");
+    // One depth limit for the writer and the reader: the host records no
+    // arguments nested deeper than this (it refuses the call instead).
+    let depth = args.as_ref().map_or(0, crate::sandbox::convert::depth);
+    if depth > crate::sandbox::convert::MAX_DEPTH {
+        note(
+            run,
+            problem(
+                line,
+                Some(expected_seq),
+                "log.args",
+                Value::String(format!(
+                    "arguments nested at most {} levels",
+                    crate::sandbox::convert::MAX_DEPTH
+                )),
+                Value::String(format!("{depth} levels")),
+            ),
+        );
+    }
     let recomputed = canonical::args_digest(args.as_ref());
     if recomputed != args_digest {
         note(

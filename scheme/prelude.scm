@@ -146,23 +146,30 @@
 (define (cdddr p) (cdr (cdr (cdr p))))
 (define (cadddr p) (car (cdr (cdr (cdr p)))))
 
+;; The list procedures use plain `if` and top-level `tusk-` helpers rather
+;; than `cond` and internal defines: the prepared engine compiles them once
+;; per host process, and those forms cost the most to compile.
+(define (tusk-map1 f lst acc)
+  (if (null? lst) (reverse acc) (tusk-map1 f (cdr lst) (cons (f (car lst)) acc))))
+(define (tusk-any-null? ls) (if (null? ls) #f (if (null? (car ls)) #t (tusk-any-null? (cdr ls)))))
+(define (tusk-cars ls acc) (if (null? ls) (reverse acc) (tusk-cars (cdr ls) (cons (car (car ls)) acc))))
+(define (tusk-cdrs ls acc) (if (null? ls) (reverse acc) (tusk-cdrs (cdr ls) (cons (cdr (car ls)) acc))))
+(define (tusk-map-n f ls acc)
+  (if (tusk-any-null? ls)
+      (reverse acc)
+      (tusk-map-n f (tusk-cdrs ls '()) (cons (apply f (tusk-cars ls '())) acc))))
+
 (define (map f lst . more)
-  (define (map1 lst acc)
-    (if (null? lst) (reverse acc) (map1 (cdr lst) (cons (f (car lst)) acc))))
-  (define (any-null? ls) (if (null? ls) #f (if (null? (car ls)) #t (any-null? (cdr ls)))))
-  (define (cars ls acc) (if (null? ls) (reverse acc) (cars (cdr ls) (cons (car (car ls)) acc))))
-  (define (cdrs ls acc) (if (null? ls) (reverse acc) (cdrs (cdr ls) (cons (cdr (car ls)) acc))))
-  (define (map-n ls acc)
-    (if (any-null? ls) (reverse acc) (map-n (cdrs ls '()) (cons (apply f (cars ls '())) acc))))
-  (if (null? more) (map1 lst '()) (map-n (cons lst more) '())))
+  (if (null? more) (tusk-map1 f lst '()) (tusk-map-n f (cons lst more) '())))
 
 (define (for-each f lst)
   (if (null? lst) (void) (begin (f (car lst)) (for-each f (cdr lst)))))
 
-(define (filter pred lst)
-  (define (go lst acc)
-    (if (null? lst) (reverse acc) (go (cdr lst) (if (pred (car lst)) (cons (car lst) acc) acc))))
-  (go lst '()))
+(define (tusk-filter pred lst acc)
+  (if (null? lst)
+      (reverse acc)
+      (tusk-filter pred (cdr lst) (if (pred (car lst)) (cons (car lst) acc) acc))))
+(define (filter pred lst) (tusk-filter pred lst '()))
 
 (define (remove pred lst) (filter (lambda (x) (not (pred x))) lst))
 
@@ -182,59 +189,78 @@
 (define (sub1 n) (- n 1))
 
 (define (find pred lst)
-  (cond [(null? lst) #f] [(pred (car lst)) (car lst)] [else (find pred (cdr lst))]))
+  (if (null? lst) #f (if (pred (car lst)) (car lst) (find pred (cdr lst)))))
 
 (define (any? pred lst)
-  (cond [(null? lst) #f] [(pred (car lst)) #t] [else (any? pred (cdr lst))]))
+  (if (null? lst) #f (if (pred (car lst)) #t (any? pred (cdr lst)))))
 
 (define (every? pred lst)
-  (cond [(null? lst) #t] [(pred (car lst)) (every? pred (cdr lst))] [else #f]))
+  (if (null? lst) #t (if (pred (car lst)) (every? pred (cdr lst)) #f)))
 
 (define (assoc key alist)
-  (cond [(null? alist) #f] [(equal? key (car (car alist))) (car alist)] [else (assoc key (cdr alist))]))
+  (if (null? alist)
+      #f
+      (if (equal? key (car (car alist))) (car alist) (assoc key (cdr alist)))))
 
-(define (list-index pred lst)
-  (define (go lst i) (cond [(null? lst) #f] [(pred (car lst)) i] [else (go (cdr lst) (+ i 1))]))
-  (go lst 0))
+(define (tusk-list-index pred lst i)
+  (if (null? lst) #f (if (pred (car lst)) i (tusk-list-index pred (cdr lst) (+ i 1)))))
+(define (list-index pred lst) (tusk-list-index pred lst 0))
 
-(define (list-take lst n)
-  (define (go lst n acc) (if (or (= n 0) (null? lst)) (reverse acc) (go (cdr lst) (- n 1) (cons (car lst) acc))))
-  (go lst n '()))
+(define (tusk-list-take lst n acc)
+  (if (if (= n 0) #t (null? lst))
+      (reverse acc)
+      (tusk-list-take (cdr lst) (- n 1) (cons (car lst) acc))))
+(define (list-take lst n) (tusk-list-take lst n '()))
 
-(define (list-drop lst n) (if (or (= n 0) (null? lst)) lst (list-drop (cdr lst) (- n 1))))
+(define (list-drop lst n) (if (if (= n 0) #t (null? lst)) lst (list-drop (cdr lst) (- n 1))))
 
 (define (iota n) (range 0 n))
 
 (define (flatten lst)
-  (cond [(null? lst) '()]
-        [(list? (car lst)) (append (flatten (car lst)) (flatten (cdr lst)))]
-        [else (cons (car lst) (flatten (cdr lst)))]))
+  (if (null? lst)
+      '()
+      (if (list? (car lst))
+          (append (flatten (car lst)) (flatten (cdr lst)))
+          (cons (car lst) (flatten (cdr lst))))))
 
 (define (vector->list v) (tusk-vector->list v))
 
-;; Stable merge sort: (sort lst less?).
+;; Stable merge sort: (sort lst less?). Written with plain `if` and
+;; top-level helpers: every worker is a fork of an engine that compiled this
+;; once per host process, and internal defines and `cond` cost the most to
+;; compile.
+(define (tusk-sort-merge a b less? acc)
+  (if (null? a)
+      (append (reverse acc) b)
+      (if (null? b)
+          (append (reverse acc) a)
+          (if (less? (car b) (car a))
+              (tusk-sort-merge a (cdr b) less? (cons (car b) acc))
+              (tusk-sort-merge (cdr a) b less? (cons (car a) acc))))))
+
+(define (tusk-sort-split lst a b)
+  (if (null? lst) (cons a b) (tusk-sort-split (cdr lst) b (cons (car lst) a))))
+
 (define (sort lst less?)
-  (define (merge a b acc)
-    (cond [(null? a) (append (reverse acc) b)]
-          [(null? b) (append (reverse acc) a)]
-          [(less? (car b) (car a)) (merge a (cdr b) (cons (car b) acc))]
-          [else (merge (cdr a) b (cons (car a) acc))]))
-  (define (split lst a b)
-    (if (null? lst) (cons a b) (split (cdr lst) b (cons (car lst) a))))
-  (if (or (null? lst) (null? (cdr lst)))
+  (if (if (null? lst) #t (null? (cdr lst)))
       lst
-      (let ([halves (split lst '() '())])
-        (merge (sort (reverse (car halves)) less?) (sort (reverse (cdr halves)) less?) '()))))
+      ((lambda (halves)
+         (tusk-sort-merge (sort (reverse (car halves)) less?)
+                          (sort (reverse (cdr halves)) less?)
+                          less?
+                          '()))
+       (tusk-sort-split lst '() '()))))
 
 ;; ---------------------------------------------------------------- hashes and envelopes
 
 ;; (hash-ref* h "a" "b") follows keys; #f as soon as one is missing.
-(define (hash-ref* h . keys)
-  (define (walk h keys)
-    (cond [(null? keys) h]
-          [(and (hash? h) (hash-contains? h (car keys))) (walk (hash-ref h (car keys)) (cdr keys))]
-          [else #f]))
-  (walk h keys))
+(define (tusk-hash-walk h keys)
+  (if (null? keys)
+      h
+      (if (if (hash? h) (hash-contains? h (car keys)) #f)
+          (tusk-hash-walk (hash-ref h (car keys)) (cdr keys))
+          #f)))
+(define (hash-ref* h . keys) (tusk-hash-walk h keys))
 
 (define (accepted? envelope) (equal? (hash-ref envelope "resultClass") "accepted"))
 (define (rejected? envelope) (not (accepted? envelope)))

@@ -605,3 +605,31 @@ fn the_same_program_gives_the_same_bytes_in_five_processes() {
     let (_, r) = s.eval(CORPUS[0], &[]);
     assert_eq!(r["value"], json!(["a", "b", "c", "d", "e", "f"]));
 }
+
+#[test]
+fn a_repl_sessions_growth_is_bounded_by_its_memory_limit() {
+    // Each form keeps ~1.6 MB alive in the session; under a 16 MiB limit
+    // the session's whole heap counts, so the definitions cannot pile up.
+    let s = Scratch::new();
+    let forms: String = (0..30)
+        .map(|i| format!("(define v{i} (make-vector 100000 {i}))\n"))
+        .collect();
+    let out = s.tusk_stdin(&["repl", "--json", "--max-memory-mb", "16"], &forms);
+    let results: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["kind"] == "premath.scheme_eval.result.v0")
+        .collect();
+    assert_eq!(results.len(), 30);
+    let first_breach = results
+        .iter()
+        .position(|r| classes(r).contains(&MEMORY.to_string()))
+        .expect("the session hit its memory limit");
+    assert!(first_breach > 2 && first_breach < 20, "{first_breach}");
+    for r in &results {
+        if let Some(peak) = r["usage"]["peakMemoryKb"].as_u64() {
+            assert!(peak <= memory_bound_kb(16), "{peak} KiB");
+        }
+    }
+}

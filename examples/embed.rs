@@ -3,39 +3,42 @@
 //!
 //! `cargo run --example embed`
 
-use serde_json::{json, Map, Value};
-use std::sync::Arc;
+use serde_json::{json, Value};
 use tusk::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction, HostPaths,
-    MutationPolicy, Registry,
+    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction, HostPaths, MutationPolicy, Registry,
 };
 use tusk::runtime::{register_builtins, Host, HostConfig, Request};
 use tusk::sandbox::Limits;
 
-/// A read action that greets someone: `(demo.greet (hash "name" "ada"))`.
-struct Greet;
+/// The arguments of `demo.greet`: a typed struct, from which tusk derives
+/// both their validation and their JSON Schema.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GreetArgs {
+    /// Whom to greet.
+    name: String,
+}
 
-impl HostAction for Greet {
-    fn id(&self) -> &str {
-        "demo.greet"
-    }
-    fn kind(&self) -> ActionKind {
-        ActionKind::Read
-    }
-    fn args(&self) -> &[ArgSpec] {
-        const ARGS: &[ArgSpec] = &[ArgSpec::required("name", ArgType::String)];
-        ARGS
-    }
-    fn call(
-        &self,
-        _ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        let name = args["name"].as_str().unwrap_or_default();
-        Ok(ActionOutcome::accepted(
-            json!({"greeting": format!("hello, {name}")}),
-        ))
-    }
+/// A read action that greets someone: `(demo.greet (hash "name" "ada"))`,
+/// declared once like the built-ins, so `(host-describe "demo.greet")`,
+/// `describe_actions` and the MCP tool list describe it too.
+fn greet() -> std::sync::Arc<dyn HostAction> {
+    declare(
+        Declaration {
+            id: "demo.greet",
+            kind: ActionKind::Read,
+            description: "Greet someone by name.",
+            payload: schema::object(&[("greeting", schema::string())], &["greeting"]),
+            failure_classes: &[],
+            example: r#"(demo.greet (hash "name" "ada"))"#,
+        },
+        |_ctx: &ActionContext<'_>, args: GreetArgs| -> Result<ActionOutcome, ActionError> {
+            Ok(ActionOutcome::accepted(
+                json!({"greeting": format!("hello, {}", args.name)}),
+            ))
+        },
+    )
 }
 
 /// The programs this example runs.
@@ -48,11 +51,11 @@ pub const PROGRAMS: [&str; 2] = [
 /// `dir`, and runs [`PROGRAMS`]; returns each run's result object.
 pub fn run_programs(dir: &std::path::Path) -> Vec<Value> {
     let mut registry = Registry::new();
-    registry.register(Arc::new(Greet)).expect("a fresh id");
+    registry.register(greet()).expect("a fresh id");
     register_builtins(&mut registry).expect("built-ins register once");
     let config = HostConfig {
         paths: HostPaths::under(dir),
-        policy: MutationPolicy::builtin_default(),
+        policy: MutationPolicy::allowing(&registry.mutation_ids()),
         registry,
         limits: Limits {
             timeout_ms: 1_000,

@@ -2,10 +2,9 @@
 //! prepared host in a scratch directory.
 #![allow(dead_code)]
 
-use serde_json::{json, Map, Value};
-use std::sync::Arc;
+use serde_json::json;
 use tusk::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostPaths,
+    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostPaths,
     MutationPolicy, Registry,
 };
 use tusk::runtime::{register_builtins, Host, HostConfig};
@@ -15,28 +14,37 @@ use tusk::sandbox::Limits;
 /// `bench.noop`, the trivial read (no arguments, a constant payload), and
 /// `bench.echo`, a read with one argument so every call has args to digest.
 pub fn host(dir: &std::path::Path) -> Host {
-    const ECHO_ARGS: &[ArgSpec] = &[ArgSpec::required("n", ArgType::Integer)];
     let mut registry = Registry::new();
     registry
-        .register(Arc::new(FnAction {
-            id: "bench.noop",
-            kind: ActionKind::Read,
-            args: &[],
-            run: noop,
-        }))
+        .register(declare(
+            Declaration {
+                id: "bench.noop",
+                kind: ActionKind::Read,
+                description: "Does nothing (benchmarks).",
+                payload: schema::object(&[("ok", schema::boolean())], &["ok"]),
+                failure_classes: &[],
+                example: "(bench.noop)",
+            },
+            noop,
+        ))
         .expect("fresh id");
     registry
-        .register(Arc::new(FnAction {
-            id: "bench.echo",
-            kind: ActionKind::Read,
-            args: ECHO_ARGS,
-            run: echo,
-        }))
+        .register(declare(
+            Declaration {
+                id: "bench.echo",
+                kind: ActionKind::Read,
+                description: "Returns its argument (benchmarks).",
+                payload: schema::object(&[("n", schema::integer())], &["n"]),
+                failure_classes: &[],
+                example: r#"(bench.echo (hash "n" 1))"#,
+            },
+            echo,
+        ))
         .expect("fresh id");
     register_builtins(&mut registry).expect("built-ins");
     let host = Host::new(HostConfig {
         paths: HostPaths::under(dir),
-        policy: MutationPolicy::builtin_default(),
+        policy: MutationPolicy::allowing(&registry.mutation_ids()),
         registry,
         limits: Limits::default(),
     });
@@ -44,10 +52,20 @@ pub fn host(dir: &std::path::Path) -> Host {
     host
 }
 
-fn noop(_: &ActionContext<'_>, _: &Map<String, Value>) -> Result<ActionOutcome, ActionError> {
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EchoArgs {
+    n: i64,
+}
+
+fn noop(_: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
     Ok(ActionOutcome::accepted(json!({"ok": true})))
 }
 
-fn echo(_: &ActionContext<'_>, args: &Map<String, Value>) -> Result<ActionOutcome, ActionError> {
-    Ok(ActionOutcome::accepted(json!({"n": args["n"]})))
+fn echo(_: &ActionContext<'_>, args: EchoArgs) -> Result<ActionOutcome, ActionError> {
+    Ok(ActionOutcome::accepted(json!({"n": args.n})))
 }

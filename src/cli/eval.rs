@@ -2,7 +2,6 @@
 //! 1 rejected, 2 the request could not be read.
 
 use crate::canonical;
-use crate::host::MutationPolicy;
 use crate::runtime::{Host, HostConfig, Request};
 use crate::sandbox::LimitsOverride;
 use clap::Args;
@@ -138,7 +137,7 @@ impl HostArgs {
         set(&mut paths.policy, &self.policy);
         set(&mut paths.session, &self.session);
         set(&mut paths.feature_ledger, &self.feature_ledger);
-        let policy = MutationPolicy::load(&paths.policy).map_err(|e| e.to_string())?;
+        let policy = crate::runtime::load_policy(&paths.policy).map_err(|e| e.to_string())?;
         let mut registry = crate::runtime::builtin_registry();
         if self.read_only {
             registry = registry.read_only();

@@ -1,6 +1,5 @@
 //! `tusk policy digest`: the digest a request must carry as `policyDigest`.
 
-use crate::host::MutationPolicy;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -26,7 +25,7 @@ pub fn run(cmd: PolicyCommand) -> i32 {
             let path = args
                 .policy
                 .unwrap_or_else(|| PathBuf::from(".premath/mutation_policy.json"));
-            match MutationPolicy::load(&path) {
+            match crate::runtime::load_policy(&path) {
                 Ok(policy) => {
                     if args.json {
                         let source = policy.source.as_ref().map(|p| p.display().to_string());

@@ -16,127 +16,213 @@ use super::session::{self, SessionError, SessionState, SessionWrite};
 use super::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
 use super::{format_timestamp, parse_timestamp};
 use crate::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
+    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
 use chrono::Utc;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-type Run = fn(&ActionContext<'_>, &Map<String, Value>) -> Result<ActionOutcome, ActionError>;
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// The session handoff to persist.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionWriteArgs {
+    /// `active` or `stopped`.
+    pub state: String,
+    /// Defaults to the request's issue id.
+    pub issue_id: Option<String>,
+    pub summary: Option<String>,
+    pub next_step: Option<String>,
+    pub instruction_refs: Option<Vec<String>>,
+    pub witness_refs: Option<Vec<String>>,
+    pub lineage_refs: Option<Vec<String>>,
+    pub session_id: Option<String>,
+}
+
+/// A projection of the trajectory.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueryArgs {
+    /// `latest` (default), `failed` or `retry-needed`.
+    pub mode: Option<String>,
+    /// At most this many rows (default 20).
+    pub limit: Option<u64>,
+}
+
+/// One trajectory step row.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AppendArgs {
+    pub step_id: String,
+    pub action: String,
+    pub result_class: String,
+    /// Defaults to the request's issue id.
+    pub issue_id: Option<String>,
+    pub instruction_refs: Option<Vec<String>>,
+    pub witness_refs: Option<Vec<String>>,
+    pub lineage_refs: Option<Vec<String>>,
+    pub started_at: Option<String>,
+    /// Defaults to now.
+    pub finished_at: Option<String>,
+}
+
+/// A feature ledger row to create or update.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FeatureWriteArgs {
+    pub feature_id: String,
+    pub title: Option<String>,
+    /// `pending`, `in_progress` or `closed`.
+    pub state: Option<String>,
+    pub issue_id: Option<String>,
+    pub verification_refs: Option<Vec<String>>,
+}
+
+/// The multithread throughput KPI's window.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KpiArgs {
+    /// Window length in hours (default 24).
+    pub window_hours: Option<f64>,
+    pub active_workers: Option<u64>,
+    /// The window's end (RFC 3339; default now).
+    pub now: Option<String>,
+}
 
 /// Every harness action: reads `harness.session.read`, `harness.session.bootstrap`,
 /// `harness.trajectory.query`, `harness.feature.next`, `harness.kpi`; mutations
 /// `harness.session.write`, `harness.trajectory.append`, `harness.feature.write`.
 pub fn actions() -> Vec<Arc<dyn HostAction>> {
-    use ArgType::{Any, Integer, String as Str, StringList};
-    const NONE: &[ArgSpec] = &[];
-    const SESSION_WRITE: &[ArgSpec] = &[
-        ArgSpec::required("state", Str),
-        ArgSpec::optional("issueId", Str),
-        ArgSpec::optional("summary", Str),
-        ArgSpec::optional("nextStep", Str),
-        ArgSpec::optional("instructionRefs", StringList),
-        ArgSpec::optional("witnessRefs", StringList),
-        ArgSpec::optional("lineageRefs", StringList),
-        ArgSpec::optional("sessionId", Str),
+    use schema::*;
+    use ActionKind::{Mutation, Read};
+    let session = || {
+        object(
+            &[
+                ("schema", integer()),
+                ("sessionId", string()),
+                ("state", string()),
+                ("issueId", nullable(string())),
+                ("summary", nullable(string())),
+                ("nextStep", nullable(string())),
+                ("instructionRefs", strings()),
+                ("witnessRefs", strings()),
+                ("lineageRefs", strings()),
+                ("updatedAt", string()),
+            ],
+            &["sessionId", "state"],
+        )
+    };
+    const TRAJECTORY: &[&str] = &[
+        "host.args_invalid",
+        "harness.trajectory_corrupt",
+        "harness.io_error",
     ];
-    const QUERY: &[ArgSpec] = &[
-        ArgSpec::optional("mode", Str),
-        ArgSpec::optional("limit", Integer),
-    ];
-    const APPEND: &[ArgSpec] = &[
-        ArgSpec::required("stepId", Str),
-        ArgSpec::required("action", Str),
-        ArgSpec::required("resultClass", Str),
-        ArgSpec::optional("issueId", Str),
-        ArgSpec::optional("instructionRefs", StringList),
-        ArgSpec::optional("witnessRefs", StringList),
-        ArgSpec::optional("lineageRefs", StringList),
-        ArgSpec::optional("startedAt", Str),
-        ArgSpec::optional("finishedAt", Str),
-    ];
-    const FEATURE_WRITE: &[ArgSpec] = &[
-        ArgSpec::required("featureId", Str),
-        ArgSpec::optional("title", Str),
-        ArgSpec::optional("state", Str),
-        ArgSpec::optional("issueId", Str),
-        ArgSpec::optional("verificationRefs", StringList),
-    ];
-    const KPI: &[ArgSpec] = &[
-        ArgSpec::optional("windowHours", Any),
-        ArgSpec::optional("activeWorkers", Integer),
-        ArgSpec::optional("now", Str),
-    ];
-    let table: [(&'static str, ActionKind, &'static [ArgSpec], Run); 8] = [
-        ("harness.session.read", ActionKind::Read, NONE, session_read),
-        (
-            "harness.session.bootstrap",
-            ActionKind::Read,
-            NONE,
+    vec![
+        declare(
+            Declaration {
+                id: "harness.session.read",
+                kind: Read,
+                description: "The persisted session handoff (summary, next step, issue, refs).",
+                payload: session(),
+                failure_classes: &["harness.session_missing", "harness.session_corrupt", "harness.io_error"],
+                example: "(harness.session.read)",
+            },
+            session_read,
+        ),
+        declare(
+            Declaration {
+                id: "harness.session.bootstrap",
+                kind: Read,
+                description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
+                payload: object(&[("mode", string()), ("session", any()), ("nextFeature", any())], &["mode"]),
+                failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.io_error"],
+                example: "(harness.session.bootstrap)",
+            },
             session_bootstrap,
         ),
-        (
-            "harness.session.write",
-            ActionKind::Mutation,
-            SESSION_WRITE,
+        declare(
+            Declaration {
+                id: "harness.session.write",
+                kind: Mutation,
+                description: "Persist the session handoff (active or stopped) with summary, next step and refs.",
+                payload: session(),
+                failure_classes: &["host.args_invalid", "harness.session_corrupt", "harness.io_error"],
+                example: r#"(harness.session.write (hash "state" "stopped" "summary" "parser done" "nextStep" "lexer"))"#,
+            },
             session_write,
         ),
-        (
-            "harness.trajectory.query",
-            ActionKind::Read,
-            QUERY,
+        declare(
+            Declaration {
+                id: "harness.trajectory.query",
+                kind: Read,
+                description: "Trajectory step rows: the latest, the failed, or those needing a retry.",
+                payload: object(
+                    &[
+                        ("mode", string()),
+                        ("count", integer()),
+                        ("totalCount", integer()),
+                        ("failedCount", integer()),
+                        ("retryNeededCount", integer()),
+                        ("items", array(any())),
+                    ],
+                    &["mode", "items"],
+                ),
+                failure_classes: TRAJECTORY,
+                example: r#"(harness.trajectory.query (hash "mode" "failed" "limit" 5))"#,
+            },
             trajectory_query,
         ),
-        (
-            "harness.trajectory.append",
-            ActionKind::Mutation,
-            APPEND,
+        declare(
+            Declaration {
+                id: "harness.trajectory.append",
+                kind: Mutation,
+                description: "Append one step row (step id, action, result class, refs) to the trajectory.",
+                payload: object(&[("schema", integer()), ("path", string()), ("row", any())], &["row"]),
+                failure_classes: TRAJECTORY,
+                example: r#"(harness.trajectory.append (hash "stepId" "s1" "action" "worker.step" "resultClass" "accepted"))"#,
+            },
             trajectory_append,
         ),
-        ("harness.feature.next", ActionKind::Read, NONE, feature_next),
-        (
-            "harness.feature.write",
-            ActionKind::Mutation,
-            FEATURE_WRITE,
+        declare(
+            Declaration {
+                id: "harness.feature.next",
+                kind: Read,
+                description: "The next open feature of the feature ledger.",
+                payload: object(&[("next", any()), ("featureCount", integer())], &[]),
+                failure_classes: &["feature_ledger.missing", "harness.feature_ledger_corrupt", "harness.io_error"],
+                example: "(harness.feature.next)",
+            },
+            feature_next,
+        ),
+        declare(
+            Declaration {
+                id: "harness.feature.write",
+                kind: Mutation,
+                description: "Create or update a feature ledger row (closing needs verification refs).",
+                payload: object(&[("feature", any())], &[]),
+                failure_classes: &["host.args_invalid", "feature_ledger.verification_missing", "harness.feature_ledger_corrupt", "harness.io_error"],
+                example: r#"(harness.feature.write (hash "featureId" "f1" "state" "in_progress"))"#,
+            },
             feature_write,
         ),
-        ("harness.kpi", ActionKind::Read, KPI, kpi_report),
-    ];
-    table
-        .into_iter()
-        .map(|(id, kind, args, run)| {
-            Arc::new(FnAction {
-                id,
-                kind,
-                args,
-                run,
-            }) as Arc<dyn HostAction>
-        })
-        .collect()
-}
-
-// ---------------------------------------------------------------------------
-// Argument access (keys and JSON types are already validated by the registry)
-
-fn text<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    args.get(key).and_then(Value::as_str)
-}
-
-fn owned(args: &Map<String, Value>, key: &str) -> Option<String> {
-    text(args, key).map(str::to_string)
-}
-
-fn list(args: &Map<String, Value>, key: &str) -> Vec<String> {
-    args.get(key)
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+        declare(
+            Declaration {
+                id: "harness.kpi",
+                kind: Read,
+                description: "The multithread throughput KPI over the trajectory: decision, rate, window.",
+                payload: object(&[("decision", string()), ("kpi", number())], &["decision"]),
+                failure_classes: &["host.args_invalid", "harness.trajectory_corrupt", "harness.io_error"],
+                example: r#"(harness.kpi (hash "windowHours" 24))"#,
+            },
+            kpi_report,
+        ),
+    ]
 }
 
 fn args_invalid(diagnostic: impl Into<String>) -> ActionOutcome {
@@ -164,10 +250,7 @@ fn print_warnings(warnings: &[String]) {
 // ---------------------------------------------------------------------------
 // Actions
 
-fn session_read(
-    ctx: &ActionContext<'_>,
-    _: &Map<String, Value>,
-) -> Result<ActionOutcome, ActionError> {
+fn session_read(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
     match session::read(&ctx.paths.session).map_err(session_err)? {
         Some(s) => Ok(ActionOutcome::accepted(s.to_json())),
         None => Ok(ActionOutcome::rejected(
@@ -177,10 +260,7 @@ fn session_read(
     }
 }
 
-fn session_bootstrap(
-    ctx: &ActionContext<'_>,
-    _: &Map<String, Value>,
-) -> Result<ActionOutcome, ActionError> {
+fn session_bootstrap(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
     session::bootstrap(&ctx.paths.session, &ctx.paths.feature_ledger)
         .map(ActionOutcome::accepted)
         .map_err(session_err)
@@ -188,9 +268,9 @@ fn session_bootstrap(
 
 fn session_write(
     ctx: &ActionContext<'_>,
-    args: &Map<String, Value>,
+    args: SessionWriteArgs,
 ) -> Result<ActionOutcome, ActionError> {
-    let state_text = text(args, "state").unwrap_or_default();
+    let state_text = args.state.as_str();
     let Some(state) = SessionState::parse(state_text) else {
         return Ok(args_invalid(format!(
             "state: must be active or stopped, found {state_text:?}"
@@ -198,14 +278,14 @@ fn session_write(
     };
     let req = SessionWrite {
         state,
-        issue_id: owned(args, "issueId").or_else(|| ctx.issue_id.map(str::to_string)),
-        summary: owned(args, "summary"),
-        next_step: owned(args, "nextStep"),
-        instruction_refs: list(args, "instructionRefs"),
-        witness_refs: list(args, "witnessRefs"),
-        lineage_refs: list(args, "lineageRefs"),
+        issue_id: args.issue_id.or_else(|| ctx.issue_id.map(str::to_string)),
+        summary: args.summary,
+        next_step: args.next_step,
+        instruction_refs: args.instruction_refs.unwrap_or_default(),
+        witness_refs: args.witness_refs.unwrap_or_default(),
+        lineage_refs: args.lineage_refs.unwrap_or_default(),
         issues_path: Some(ctx.paths.issues.display().to_string()),
-        session_id: owned(args, "sessionId"),
+        session_id: args.session_id,
     };
     session::write(&ctx.paths.session, &req, ctx.now)
         .map(|s| ActionOutcome::accepted(s.to_json()))
@@ -214,18 +294,17 @@ fn session_write(
 
 fn trajectory_query(
     ctx: &ActionContext<'_>,
-    args: &Map<String, Value>,
+    args: QueryArgs,
 ) -> Result<ActionOutcome, ActionError> {
-    let mode_text = text(args, "mode").unwrap_or("latest");
+    let mode_text = args.mode.as_deref().unwrap_or("latest");
     let Some(mode) = ProjectionMode::parse(mode_text) else {
         return Ok(args_invalid(format!(
             "mode: must be latest, failed or retry-needed, found {mode_text:?}"
         )));
     };
-    let limit = match args.get("limit").map(Value::as_u64) {
+    let limit = match args.limit {
         None => trajectory::DEFAULT_LIMIT,
-        Some(Some(n)) => usize::try_from(n).unwrap_or(usize::MAX),
-        Some(None) => return Ok(args_invalid("limit: must be a non-negative integer")),
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
     let projection =
         trajectory::query(&ctx.paths.trajectory, mode, limit).map_err(trajectory_err)?;
@@ -235,18 +314,20 @@ fn trajectory_query(
 
 fn trajectory_append(
     ctx: &ActionContext<'_>,
-    args: &Map<String, Value>,
+    args: AppendArgs,
 ) -> Result<ActionOutcome, ActionError> {
     let row = StepRow {
-        step_id: owned(args, "stepId").unwrap_or_default(),
-        action: owned(args, "action").unwrap_or_default(),
-        result_class: owned(args, "resultClass").unwrap_or_default(),
-        finished_at: owned(args, "finishedAt").unwrap_or_else(|| format_timestamp(ctx.now)),
-        issue_id: owned(args, "issueId").or_else(|| ctx.issue_id.map(str::to_string)),
-        instruction_refs: list(args, "instructionRefs"),
-        witness_refs: list(args, "witnessRefs"),
-        lineage_refs: list(args, "lineageRefs"),
-        started_at: owned(args, "startedAt"),
+        step_id: args.step_id,
+        action: args.action,
+        result_class: args.result_class,
+        finished_at: args
+            .finished_at
+            .unwrap_or_else(|| format_timestamp(ctx.now)),
+        issue_id: args.issue_id.or_else(|| ctx.issue_id.map(str::to_string)),
+        instruction_refs: args.instruction_refs.unwrap_or_default(),
+        witness_refs: args.witness_refs.unwrap_or_default(),
+        lineage_refs: args.lineage_refs.unwrap_or_default(),
+        started_at: args.started_at,
     };
     match trajectory::append(&ctx.paths.trajectory, &row) {
         Ok(value) => Ok(ActionOutcome::accepted(append_output(
@@ -267,10 +348,7 @@ pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
     Value::Object(m)
 }
 
-fn feature_next(
-    ctx: &ActionContext<'_>,
-    _: &Map<String, Value>,
-) -> Result<ActionOutcome, ActionError> {
+fn feature_next(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
     match feature::next(&ctx.paths.feature_ledger) {
         Ok(v) => Ok(ActionOutcome::accepted(v)),
         Err(e @ FeatureError::Missing { .. }) => Ok(ActionOutcome::rejected(
@@ -283,9 +361,9 @@ fn feature_next(
 
 fn feature_write(
     ctx: &ActionContext<'_>,
-    args: &Map<String, Value>,
+    args: FeatureWriteArgs,
 ) -> Result<ActionOutcome, ActionError> {
-    let state = match text(args, "state") {
+    let state = match args.state.as_deref() {
         None => None,
         Some(s) => match FeatureState::parse(s) {
             Some(state) => Some(state),
@@ -297,11 +375,11 @@ fn feature_write(
         },
     };
     let req = FeatureWrite {
-        feature_id: owned(args, "featureId").unwrap_or_default(),
-        title: owned(args, "title"),
+        feature_id: args.feature_id,
+        title: args.title,
         state,
-        issue_id: owned(args, "issueId"),
-        verification_refs: list(args, "verificationRefs"),
+        issue_id: args.issue_id,
+        verification_refs: args.verification_refs.unwrap_or_default(),
     };
     match feature::write(&ctx.paths.feature_ledger, &req, ctx.now) {
         Ok(WriteOutcome::Written(v)) => Ok(ActionOutcome::accepted(v)),
@@ -313,28 +391,14 @@ fn feature_write(
     }
 }
 
-fn kpi_report(
-    ctx: &ActionContext<'_>,
-    args: &Map<String, Value>,
-) -> Result<ActionOutcome, ActionError> {
-    let hours = match args.get("windowHours") {
+fn kpi_report(ctx: &ActionContext<'_>, args: KpiArgs) -> Result<ActionOutcome, ActionError> {
+    let hours = match args.window_hours.map(kpi::validate_window_hours) {
         None => kpi::DEFAULT_WINDOW_HOURS,
-        Some(v) => match v.as_f64().map(kpi::validate_window_hours) {
-            Some(Ok(h)) => h,
-            Some(Err(e)) => return Ok(args_invalid(format!("windowHours: {e}"))),
-            None => return Ok(args_invalid("windowHours: must be a number")),
-        },
+        Some(Ok(h)) => h,
+        Some(Err(e)) => return Ok(args_invalid(format!("windowHours: {e}"))),
     };
-    let workers = match args.get("activeWorkers").map(Value::as_u64) {
-        None => None,
-        Some(Some(n)) => Some(n),
-        Some(None) => {
-            return Ok(args_invalid(
-                "activeWorkers: must be a non-negative integer",
-            ))
-        }
-    };
-    let now = match text(args, "now") {
+    let workers = args.active_workers;
+    let now = match args.now.as_deref() {
         None => ctx.now,
         Some(t) => match parse_timestamp(t) {
             Ok(t) => t.with_timezone(&Utc),
@@ -380,10 +444,11 @@ mod tests {
             now,
             issue_id: Some("bd-9"),
         };
-        let Value::Object(map) = args else {
-            panic!("args must be an object")
-        };
-        action(id).call(&ctx, &map)
+        let action = action(id);
+        match crate::host::registry::validate_args(&action.spec().args, Some(&args)) {
+            Ok(args) => action.call(&ctx, args),
+            Err(e) => Ok(ActionOutcome::rejected(vec!["host.args_invalid".into()], e)),
+        }
     }
 
     #[test]
@@ -401,13 +466,8 @@ mod tests {
             assert_eq!(*kind == ActionKind::Mutation, mutation, "{id}");
         }
         for a in &all {
-            for spec in a.args() {
-                assert!(
-                    !spec.name.to_lowercase().contains("path"),
-                    "{}: {}",
-                    a.id(),
-                    spec.name
-                );
+            for (name, _, _) in a.spec().arg_list() {
+                assert!(!name.to_lowercase().contains("path"), "{}: {name}", a.id());
             }
         }
     }

@@ -15,43 +15,6 @@ pub enum ActionKind {
     Mutation,
 }
 
-/// The JSON type an argument must have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgType {
-    String,
-    Integer,
-    Bool,
-    StringList,
-    Object,
-    /// Any JSON value (used for pass-through inputs such as a join-check object).
-    Any,
-}
-
-/// One key of an action's argument schema.
-#[derive(Clone, Copy, Debug)]
-pub struct ArgSpec {
-    pub name: &'static str,
-    pub ty: ArgType,
-    pub required: bool,
-}
-
-impl ArgSpec {
-    pub const fn required(name: &'static str, ty: ArgType) -> Self {
-        Self {
-            name,
-            ty,
-            required: true,
-        }
-    }
-    pub const fn optional(name: &'static str, ty: ArgType) -> Self {
-        Self {
-            name,
-            ty,
-            required: false,
-        }
-    }
-}
-
 /// The files behind the host functions, fixed by the host's configuration.
 #[derive(Clone, Debug)]
 pub struct HostPaths {
@@ -140,49 +103,17 @@ impl ActionError {
     }
 }
 
-/// A host function: id, kind, argument schema and the call itself.
+/// A host function: its declaration ([`ActionSpec`]) and the call itself.
+/// Build one with [`declare`](super::declare::declare).
 pub trait HostAction: Send + Sync {
-    fn id(&self) -> &str;
-    fn kind(&self) -> ActionKind;
-    fn args(&self) -> &[ArgSpec];
-    /// Runs the action on validated arguments (keys and types already checked).
-    fn call(
-        &self,
-        ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError>;
-}
-
-/// A table-driven action: a fixed id, kind and schema over a function. The
-/// built-in actions are declared this way; embedders may use it or implement
-/// [`HostAction`] themselves.
-pub struct FnAction<F> {
-    pub id: &'static str,
-    pub kind: ActionKind,
-    pub args: &'static [ArgSpec],
-    pub run: F,
-}
-
-impl<F> HostAction for FnAction<F>
-where
-    F: Fn(&ActionContext<'_>, &Map<String, Value>) -> Result<ActionOutcome, ActionError>
-        + Send
-        + Sync,
-{
+    fn spec(&self) -> &super::declare::ActionSpec;
+    /// Runs the action on arguments that passed its schema (keys and types
+    /// checked; absent optionals dropped).
+    fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError>;
     fn id(&self) -> &str {
-        self.id
+        &self.spec().id
     }
     fn kind(&self) -> ActionKind {
-        self.kind
-    }
-    fn args(&self) -> &[ArgSpec] {
-        self.args
-    }
-    fn call(
-        &self,
-        ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        (self.run)(ctx, args)
+        self.spec().kind
     }
 }

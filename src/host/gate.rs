@@ -14,7 +14,6 @@
 //!
 //! Evidence comes only from the request, never from the program text.
 
-use super::catalogue::MUTATION_ACTIONS;
 use crate::canonical;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -50,23 +49,28 @@ pub struct MutationPolicy {
 }
 
 impl MutationPolicy {
-    /// The built-in default: every v1 mutation allowed, no join closure required.
-    pub fn builtin_default() -> Self {
+    /// The default policy of a registry: its mutations (`mutations`, from
+    /// their declarations) allowed, no join closure required.
+    pub fn allowing(mutations: &[String]) -> Self {
+        let mut allowed: Vec<&String> = mutations.iter().collect();
+        allowed.sort();
+        allowed.dedup();
         let document = json!({
             "schema": 1,
             "policyKind": POLICY_KIND,
-            "allowedActions": MUTATION_ACTIONS,
+            "allowedActions": allowed,
             "requireJoinClosed": false,
         });
-        Self::from_document(document, None).expect("the built-in policy is valid")
+        Self::from_document(document, None).expect("a default policy is valid")
     }
 
-    /// Loads `path`, or the built-in default when the file does not exist.
-    pub fn load(path: &Path) -> Result<Self, PolicyError> {
+    /// Loads `path`, or the default allowing `mutations` when the file does
+    /// not exist.
+    pub fn load(path: &Path, mutations: &[String]) -> Result<Self, PolicyError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::builtin_default())
+                return Ok(Self::allowing(mutations))
             }
             Err(source) => {
                 return Err(PolicyError::Io {
@@ -265,7 +269,7 @@ mod tests {
 
     #[test]
     fn steps_in_order() {
-        let policy = MutationPolicy::builtin_default();
+        let policy = MutationPolicy::allowing(&crate::runtime::builtin_registry().mutation_ids());
         assert!(admit(&policy, &authority(&policy), "issue.claim").is_ok());
         let missing = Authority::default();
         assert_eq!(
@@ -290,7 +294,8 @@ mod tests {
 
     #[test]
     fn join_closure_when_required() {
-        let mut doc = MutationPolicy::builtin_default().document;
+        let mut doc =
+            MutationPolicy::allowing(&crate::runtime::builtin_registry().mutation_ids()).document;
         doc["requireJoinClosed"] = json!(true);
         let policy = MutationPolicy::from_document(doc, None).unwrap();
         let mut auth = authority(&policy);
@@ -310,7 +315,8 @@ mod tests {
 
     #[test]
     fn policy_typos_are_refused() {
-        let mut doc = MutationPolicy::builtin_default().document;
+        let mut doc =
+            MutationPolicy::allowing(&crate::runtime::builtin_registry().mutation_ids()).document;
         doc["requireJoinClose"] = json!(true);
         assert!(MutationPolicy::from_document(doc, None).is_err());
     }

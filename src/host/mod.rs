@@ -2,14 +2,12 @@
 //! fail-closed mutation gate.
 
 pub mod action;
-pub mod catalogue;
+pub mod declare;
 pub mod envelope;
 pub mod gate;
 pub mod registry;
 
-pub use action::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
-    HostPaths,
-};
+pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, HostPaths};
+pub use declare::{declare, schema, ActionSpec, Declaration};
 pub use gate::{Authority, JoinEvidence, MutationPolicy};
 pub use registry::{Registry, RegistryError};

@@ -2,9 +2,10 @@
 //! profile's denials (host-api §4). Like a wasmtime `Linker`: embedders
 //! register their own actions next to the built-in ones.
 
-use super::action::{ActionKind, ArgSpec, ArgType, HostAction};
+use super::action::{ActionKind, HostAction};
+use super::declare::ActionSpec;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A program passed arguments that do not fit the action's schema.
@@ -46,6 +47,8 @@ pub enum Resolution {
 #[derive(Clone, Default)]
 pub struct Registry {
     actions: BTreeMap<String, Arc<dyn HostAction>>,
+    /// Mutations the read-only profile left out: calling one says why.
+    withheld: BTreeSet<String>,
     read_only: bool,
 }
 
@@ -100,11 +103,13 @@ impl Registry {
         if is_denied_id(&id) {
             return Err(RegistryError::Denied(id));
         }
-        if let Some(arg) = action.args().iter().find(|a| is_path_like(a.name)) {
-            return Err(RegistryError::PathArgument {
-                action: id,
-                arg: arg.name.to_string(),
-            });
+        if let Some((arg, _, _)) = action
+            .spec()
+            .arg_list()
+            .into_iter()
+            .find(|(name, _, _)| is_path_like(name))
+        {
+            return Err(RegistryError::PathArgument { action: id, arg });
         }
         if self.actions.contains_key(&id) {
             return Err(RegistryError::Duplicate(id));
@@ -116,15 +121,40 @@ impl Registry {
     /// The same registry without mutation actions: the process-seam profile,
     /// in which no write path exists at all.
     pub fn read_only(&self) -> Registry {
+        let (reads, mutations): (Vec<_>, Vec<_>) = self
+            .actions
+            .iter()
+            .partition(|(_, a)| a.kind() == ActionKind::Read);
         Registry {
-            actions: self
-                .actions
-                .iter()
-                .filter(|(_, a)| a.kind() == ActionKind::Read)
+            actions: reads
+                .into_iter()
                 .map(|(id, a)| (id.clone(), a.clone()))
+                .collect(),
+            withheld: mutations
+                .into_iter()
+                .map(|(id, _)| id.clone())
+                .chain(self.withheld.iter().cloned())
                 .collect(),
             read_only: true,
         }
+    }
+
+    /// Mutation ids the read-only profile left out.
+    pub fn withheld(&self) -> Vec<String> {
+        self.withheld.iter().cloned().collect()
+    }
+
+    /// Every registered action's declaration, in id order.
+    pub fn specs(&self) -> impl Iterator<Item = &ActionSpec> {
+        self.actions.values().map(|a| a.spec())
+    }
+
+    /// Ids of the registered mutations: what the default policy allows.
+    pub fn mutation_ids(&self) -> Vec<String> {
+        self.specs()
+            .filter(|s| s.kind == ActionKind::Mutation)
+            .map(|s| s.id.clone())
+            .collect()
     }
 
     pub fn is_read_only(&self) -> bool {
@@ -141,11 +171,7 @@ impl Registry {
     }
 
     /// Resolves an id for a call (host-api §4's order: profile denial first).
-    pub fn resolve(
-        &self,
-        id: &str,
-        full_catalogue: &dyn Fn(&str) -> Option<ActionKind>,
-    ) -> Resolution {
+    pub fn resolve(&self, id: &str) -> Resolution {
         if is_denied_id(id) {
             return Resolution::Denied(format!(
                 "action `{id}` is denied by the steel.sandbox.v1 profile: shell, exec, network, http and fs \
@@ -154,7 +180,7 @@ impl Registry {
         }
         match self.actions.get(id) {
             Some(action) => Resolution::Action(action.clone()),
-            None if self.read_only && full_catalogue(id) == Some(ActionKind::Mutation) => Resolution::Denied(format!(
+            None if self.withheld.contains(id) => Resolution::Denied(format!(
                 "action `{id}` mutates, and this engine runs the read-only profile: no write path exists"
             )),
             None => Resolution::Unallowlisted,
@@ -162,75 +188,128 @@ impl Registry {
     }
 }
 
-/// Validates `args` against `schema`: unknown keys, wrong types and missing
-/// required keys are refused with a diagnostic naming the key.
-pub fn validate_args(
-    schema: &[ArgSpec],
-    args: Option<&Value>,
-) -> Result<Map<String, Value>, String> {
+/// Validates `args` against an action's argument schema (the subset of JSON
+/// Schema the declarations derive: an object of typed properties, some
+/// required, no others). Every missing, unknown and mistyped key is named in
+/// one diagnostic. Returns the object without explicit nulls (an absent
+/// optional and a null mean the same).
+pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, String> {
     let map = match args {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
         Some(_) => return Err("arguments must be one hash".to_string()),
     };
-    for key in map.keys() {
-        if !schema.iter().any(|s| s.name == key) {
-            let known: Vec<&str> = schema.iter().map(|s| s.name).collect();
-            return Err(if is_path_like(key) {
-                format!("`{key}` is not accepted: programs never choose files; paths come from the host's configuration")
-            } else if known.is_empty() {
-                format!("unknown key `{key}`: this action takes no arguments")
-            } else {
-                format!("unknown key `{key}`; accepted keys: {}", known.join(", "))
-            });
-        }
+    let empty = Map::new();
+    let properties = schema["properties"].as_object().unwrap_or(&empty);
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut problems: Vec<String> = Vec::new();
+    let missing: Vec<String> = required
+        .iter()
+        .filter(|k| map.get(**k).is_none_or(Value::is_null))
+        .map(|k| format!("`{k}` ({})", type_words(&properties[*k])))
+        .collect();
+    if !missing.is_empty() {
+        problems.push(format!("missing required key(s) {}", missing.join(", ")));
     }
-    for spec in schema {
-        match map.get(spec.name) {
-            None | Some(Value::Null) if spec.required => {
-                return Err(format!(
-                    "missing required key `{}` ({})",
-                    spec.name,
-                    type_name(spec.ty)
-                ))
-            }
-            None | Some(Value::Null) => {}
-            Some(value) if !type_matches(spec.ty, value) => {
-                return Err(format!(
-                    "key `{}` must be {}, got {}",
-                    spec.name,
-                    type_name(spec.ty),
+    let (paths, unknown): (Vec<&String>, Vec<&String>) = map
+        .keys()
+        .filter(|k| !properties.contains_key(*k))
+        .partition(|k| is_path_like(k));
+    if !paths.is_empty() {
+        let names: Vec<String> = paths.iter().map(|k| format!("`{k}`")).collect();
+        problems.push(format!(
+            "{} not accepted: programs never choose files; paths come from the host's configuration",
+            names.join(", ")
+        ));
+    }
+    if !unknown.is_empty() {
+        let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+        problems.push(if properties.is_empty() {
+            format!(
+                "unknown key(s) {}: this action takes no arguments",
+                names.join(", ")
+            )
+        } else {
+            let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            format!(
+                "unknown key(s) {}; accepted keys: {}",
+                names.join(", "),
+                known.join(", ")
+            )
+        });
+    }
+    for (key, value) in &map {
+        if let Some(prop) = properties.get(key) {
+            if !value.is_null() && !fits(prop, value) {
+                problems.push(format!(
+                    "key `{key}` must be {}, got {}",
+                    type_words(prop),
                     json_type_name(value)
-                ))
+                ));
             }
-            Some(_) => {}
         }
     }
-    // Absent optionals and explicit nulls mean the same; drop the nulls.
-    Ok(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    Ok(Value::Object(
+        map.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+    ))
 }
 
-fn type_matches(ty: ArgType, value: &Value) -> bool {
-    match ty {
-        ArgType::String => value.is_string(),
-        ArgType::Integer => value.is_i64() || value.is_u64(),
-        ArgType::Bool => value.is_boolean(),
-        ArgType::StringList => value
-            .as_array()
-            .is_some_and(|items| items.iter().all(Value::is_string)),
-        ArgType::Object => value.is_object(),
-        ArgType::Any => true,
+/// The JSON types a property schema allows (`type` as a name or a list).
+fn types_of(schema: &Value) -> Vec<&str> {
+    match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
     }
 }
 
-fn type_name(ty: ArgType) -> &'static str {
-    match ty {
-        ArgType::String => "a string",
-        ArgType::Integer => "an integer",
-        ArgType::Bool => "a boolean",
-        ArgType::StringList => "a list of strings",
-        ArgType::Object => "a hash",
-        ArgType::Any => "any value",
+fn fits(schema: &Value, value: &Value) -> bool {
+    let types = types_of(schema);
+    if types.is_empty() {
+        return true;
+    }
+    types.iter().any(|t| match *t {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        "array" => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(|i| fits(&schema["items"], i))),
+        _ => false,
+    })
+}
+
+fn type_words(schema: &Value) -> String {
+    let types: Vec<&str> = types_of(schema)
+        .into_iter()
+        .filter(|t| *t != "null")
+        .collect();
+    match types.as_slice() {
+        ["string"] => "a string".into(),
+        ["integer"] => "an integer".into(),
+        ["number"] => "a number".into(),
+        ["boolean"] => "a boolean".into(),
+        ["object"] => "a hash".into(),
+        ["array"] => format!("a list of {}", plural(&type_words(&schema["items"]))),
+        _ => "any value".into(),
+    }
+}
+
+fn plural(words: &str) -> String {
+    match words.split_once(' ') {
+        Some((_, noun)) if noun != "value" => format!("{noun}s"),
+        _ => "values".into(),
     }
 }
 
@@ -251,25 +330,44 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const SCHEMA: &[ArgSpec] = &[
-        ArgSpec::required("id", ArgType::String),
-        ArgSpec::optional("labels", ArgType::StringList),
-        ArgSpec::optional("priority", ArgType::Integer),
-    ];
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Sample {
+        id: String,
+        labels: Option<Vec<String>>,
+        priority: Option<i64>,
+    }
 
     #[test]
-    fn schema_names_the_key() {
-        assert!(validate_args(SCHEMA, Some(&json!({"id": "a", "labels": ["x"]}))).is_ok());
-        let e = validate_args(SCHEMA, Some(&json!({"id": "a", "color": 1}))).unwrap_err();
+    fn one_diagnostic_names_every_key() {
+        let schema = crate::host::declare::args_schema::<Sample>();
+        assert!(validate_args(&schema, Some(&json!({"id": "a", "labels": ["x"]}))).is_ok());
+        let e = validate_args(&schema, Some(&json!({"id": "a", "color": 1}))).unwrap_err();
         assert!(e.contains("`color`"), "{e}");
-        let e = validate_args(SCHEMA, Some(&json!({"id": 3}))).unwrap_err();
+        let e = validate_args(&schema, Some(&json!({"id": 3}))).unwrap_err();
         assert!(e.contains("`id`") && e.contains("string"), "{e}");
-        let e = validate_args(SCHEMA, None).unwrap_err();
-        assert!(e.contains("missing required key `id`"), "{e}");
+        let e = validate_args(&schema, None).unwrap_err();
+        assert!(e.contains("missing required key(s) `id`"), "{e}");
         let e =
-            validate_args(SCHEMA, Some(&json!({"id": "a", "issuesPath": "/tmp/x"}))).unwrap_err();
+            validate_args(&schema, Some(&json!({"id": "a", "issuesPath": "/tmp/x"}))).unwrap_err();
         assert!(e.contains("never choose files"), "{e}");
-        let e = validate_args(SCHEMA, Some(&json!({"id": "a", "priority": 1.5}))).unwrap_err();
+        let e = validate_args(&schema, Some(&json!({"id": "a", "priority": 1.5}))).unwrap_err();
         assert!(e.contains("`priority`"), "{e}");
+        // All at once: missing, unknown and mistyped.
+        let e = validate_args(
+            &schema,
+            Some(&json!({"colour": 1, "size": 2, "labels": [1]})),
+        )
+        .unwrap_err();
+        for part in [
+            "`id`",
+            "`colour`",
+            "`size`",
+            "`labels`",
+            "a list of strings",
+        ] {
+            assert!(e.contains(part), "{part}: {e}");
+        }
     }
 }

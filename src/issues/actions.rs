@@ -8,13 +8,12 @@ use super::store::{read_text, LockOptions, Store, StoreError};
 use super::views::{self, ListFilter, Scope};
 use super::Report;
 use crate::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, FnAction, HostAction,
+    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::sync::Arc;
-
-type Args = Map<String, Value>;
-type Runner = fn(&ActionContext<'_>, &Args) -> Result<Report, StoreError>;
 
 /// The envelope outcome of a store report; a store that cannot be used is an
 /// execution error.
@@ -27,155 +26,599 @@ fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionEr
     })
 }
 
-const fn req(name: &'static str, ty: ArgType) -> ArgSpec {
-    ArgSpec::required(name, ty)
-}
-const fn opt(name: &'static str, ty: ArgType) -> ArgSpec {
-    ArgSpec::optional(name, ty)
-}
-use ArgType::{Integer, String as Str, StringList};
+// ------------------------------------------------------------------ arguments
 
-const NO_ARGS: &[ArgSpec] = &[];
-const LIST_ARGS: &[ArgSpec] = &[
-    opt("status", Str),
-    opt("assignee", Str),
-    opt("issueType", Str),
-    opt("label", Str),
-    opt("priority", Integer),
-];
-const SHOW_ARGS: &[ArgSpec] = &[req("id", Str)];
-const DIAG_ARGS: &[ArgSpec] = &[opt("scope", Str)];
-const ADD_ARGS: &[ArgSpec] = &[
-    req("title", Str),
-    opt("id", Str),
-    opt("description", Str),
-    opt("design", Str),
-    opt("acceptanceCriteria", Str),
-    opt("notes", Str),
-    opt("status", Str),
-    opt("priority", Integer),
-    opt("issueType", Str),
-    opt("assignee", Str),
-    opt("labels", StringList),
-];
-const DISCOVER_ARGS: &[ArgSpec] = &[
-    req("parentId", Str),
-    req("title", Str),
-    opt("id", Str),
-    opt("description", Str),
-    opt("design", Str),
-    opt("acceptanceCriteria", Str),
-    opt("notes", Str),
-    opt("status", Str),
-    opt("priority", Integer),
-    opt("issueType", Str),
-    opt("assignee", Str),
-    opt("labels", StringList),
-];
-const UPDATE_ARGS: &[ArgSpec] = &[
-    req("id", Str),
-    opt("title", Str),
-    opt("description", Str),
-    opt("design", Str),
-    opt("acceptanceCriteria", Str),
-    opt("notes", Str),
-    opt("status", Str),
-    opt("priority", Integer),
-    opt("issueType", Str),
-    opt("assignee", Str),
-    opt("labels", StringList),
-];
-const CLOSE_ARGS: &[ArgSpec] = &[req("id", Str)];
-const CLAIM_ARGS: &[ArgSpec] = &[
-    req("id", Str),
-    req("assignee", Str),
-    opt("leaseTtlSeconds", Integer),
-    opt("leaseExpiresAt", Str),
-    opt("leaseId", Str),
-];
-const CLAIM_NEXT_ARGS: &[ArgSpec] = &[
-    req("assignee", Str),
-    opt("leaseTtlSeconds", Integer),
-    opt("leaseId", Str),
-];
-const RENEW_ARGS: &[ArgSpec] = &[
-    req("id", Str),
-    req("assignee", Str),
-    req("leaseId", Str),
-    opt("leaseTtlSeconds", Integer),
-    opt("leaseExpiresAt", Str),
-];
-const RELEASE_ARGS: &[ArgSpec] = &[req("id", Str), req("assignee", Str), opt("leaseId", Str)];
-const DEP_ARGS: &[ArgSpec] = &[
-    req("issueId", Str),
-    req("dependsOnId", Str),
-    opt("type", Str),
-];
-const DEP_REPLACE_ARGS: &[ArgSpec] = &[
-    req("issueId", Str),
-    req("dependsOnId", Str),
-    req("type", Str),
-];
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// Filters of `issue.list` (all optional, combined with and).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListArgs {
+    /// open, in_progress, blocked, deferred or closed.
+    pub status: Option<String>,
+    pub assignee: Option<String>,
+    /// task, bug, feature, epic or chore.
+    pub issue_type: Option<String>,
+    /// Issues carrying this label.
+    pub label: Option<String>,
+    /// 0 (highest) to 4.
+    pub priority: Option<i64>,
+}
+
+/// One issue by id.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    pub id: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsArgs {
+    /// `active` (open work only, the default) or `all`.
+    pub scope: Option<String>,
+}
+
+/// A new issue.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AddArgs {
+    pub title: String,
+    /// An explicit id; by default the highest `bd-N` plus one.
+    pub id: Option<String>,
+    pub description: Option<String>,
+    pub design: Option<String>,
+    pub acceptance_criteria: Option<String>,
+    pub notes: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<i64>,
+    pub issue_type: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+/// A new issue discovered while working on `parentId` (linked
+/// `discovered-from`).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiscoverArgs {
+    pub parent_id: String,
+    pub title: String,
+    pub id: Option<String>,
+    pub description: Option<String>,
+    pub design: Option<String>,
+    pub acceptance_criteria: Option<String>,
+    pub notes: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<i64>,
+    pub issue_type: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+/// The fields to change; at least one.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateArgs {
+    pub id: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub design: Option<String>,
+    pub acceptance_criteria: Option<String>,
+    pub notes: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<i64>,
+    pub issue_type: Option<String>,
+    pub assignee: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+/// Claim one issue with a lease.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClaimArgs {
+    pub id: String,
+    /// The worker claiming it.
+    pub assignee: String,
+    /// Lease length (default 3600).
+    pub lease_ttl_seconds: Option<i64>,
+    /// An explicit expiry instead of a length (RFC 3339).
+    pub lease_expires_at: Option<String>,
+    /// An explicit lease id (default `lease1_<id>_<assignee>`).
+    pub lease_id: Option<String>,
+}
+
+/// Claim the first ready issue (priority, then id) with a lease.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClaimNextArgs {
+    pub assignee: String,
+    pub lease_ttl_seconds: Option<i64>,
+    pub lease_id: Option<String>,
+}
+
+/// Extend a held lease.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenewArgs {
+    pub id: String,
+    pub assignee: String,
+    pub lease_id: String,
+    pub lease_ttl_seconds: Option<i64>,
+    pub lease_expires_at: Option<String>,
+}
+
+/// Give a lease back (the issue returns to open).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReleaseArgs {
+    pub id: String,
+    pub assignee: String,
+    pub lease_id: Option<String>,
+}
+
+/// One dependency edge: `issueId` depends on `dependsOnId`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DepArgs {
+    pub issue_id: String,
+    pub depends_on_id: String,
+    /// blocks (default), related, parent-child or discovered-from.
+    #[serde(rename = "type")]
+    pub dep_type: Option<String>,
+}
+
+/// Change an edge's type.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DepReplaceArgs {
+    pub issue_id: String,
+    pub depends_on_id: String,
+    #[serde(rename = "type")]
+    pub dep_type: String,
+}
+
+// ------------------------------------------------------------------ declarations
+
+/// Classes every store action can report besides its own (a store that
+/// cannot be read is an execution error with one of these as its cause).
+const STORE: [&str; 2] = ["memory.io_error", "memory.store_corrupt"];
+
+fn issue_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("id", string()),
+            ("title", string()),
+            ("status", string()),
+            ("priority", integer()),
+            ("issue_type", string()),
+            ("assignee", string()),
+            ("labels", strings()),
+            ("dependencies", array(any())),
+            ("lease", any()),
+        ],
+        &["id", "title", "status"],
+    )
+}
+
+fn item_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("id", string()),
+            ("title", string()),
+            ("status", string()),
+            ("priority", integer()),
+            ("issueType", string()),
+            ("assignee", nullable(string())),
+            ("leaseState", string()),
+        ],
+        &["id", "title", "status"],
+    )
+}
+
+fn listing_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("action", string()),
+            ("issuesPath", string()),
+            ("count", integer()),
+            ("items", array(item_schema())),
+        ],
+        &["action", "count", "items"],
+    )
+}
+
+fn mutation_schema(with_lease: bool) -> Value {
+    use schema::*;
+    let mut members = vec![
+        ("action", string()),
+        ("issuesPath", string()),
+        ("id", string()),
+        ("issue", issue_schema()),
+    ];
+    if with_lease {
+        members.push(("lease", any()));
+        members.push(("leaseState", string()));
+    }
+    object(&members, &["action"])
+}
+
+fn edge_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("action", string()),
+            ("issuesPath", string()),
+            ("issueId", string()),
+            ("dependsOnId", string()),
+            ("type", string()),
+        ],
+        &["action"],
+    )
+}
+
+fn report_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("action", string()),
+            ("result", string()),
+            ("errors", array(any())),
+            ("warnings", array(any())),
+        ],
+        &["action", "result"],
+    )
+}
+
+/// A static list of a few classes plus the store's.
+macro_rules! classes {
+    ($($c:literal),* $(,)?) => {{
+        const C: &[&str] = &[$($c,)* STORE[0], STORE[1]];
+        C
+    }};
+}
 
 /// Every issue and dep host action of host-api §4.
 pub fn actions() -> Vec<Arc<dyn HostAction>> {
+    use schema::*;
     use ActionKind::{Mutation, Read};
-    let table: [(&'static str, ActionKind, &'static [ArgSpec], Runner); 17] = [
-        ("issue.list", Read, LIST_ARGS, run_list),
-        ("issue.show", Read, SHOW_ARGS, run_show),
-        ("issue.ready", Read, NO_ARGS, run_ready),
-        ("issue.blocked", Read, NO_ARGS, run_blocked),
-        ("issue.check", Read, NO_ARGS, run_check),
-        ("dep.diagnostics", Read, DIAG_ARGS, run_diagnostics),
-        ("issue.add", Mutation, ADD_ARGS, run_add),
-        ("issue.update", Mutation, UPDATE_ARGS, run_update),
-        ("issue.close", Mutation, CLOSE_ARGS, run_close),
-        ("issue.claim", Mutation, CLAIM_ARGS, run_claim),
-        (
-            "issue.claim_next",
-            Mutation,
-            CLAIM_NEXT_ARGS,
-            run_claim_next,
+    vec![
+        declare(
+            Declaration {
+                id: "issue.list",
+                kind: Read,
+                description: "List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.",
+                payload: listing_schema(),
+                failure_classes: classes!(),
+                example: r#"(issue.list (hash "status" "open"))"#,
+            },
+            |ctx, a: ListArgs| {
+                let filter = ListFilter {
+                    status: a.status,
+                    assignee: a.assignee,
+                    issue_type: a.issue_type,
+                    label: a.label,
+                    priority: a.priority,
+                };
+                outcome(read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now)))
+            },
         ),
-        ("issue.discover", Mutation, DISCOVER_ARGS, run_discover),
-        ("issue.lease_renew", Mutation, RENEW_ARGS, run_renew),
-        ("issue.lease_release", Mutation, RELEASE_ARGS, run_release),
-        ("dep.add", Mutation, DEP_ARGS, run_dep_add),
-        ("dep.remove", Mutation, DEP_ARGS, run_dep_remove),
-        ("dep.replace", Mutation, DEP_REPLACE_ARGS, run_dep_replace),
-    ];
-    table
-        .into_iter()
-        .map(|(id, kind, args, run)| {
-            Arc::new(FnAction {
-                id,
-                kind,
-                args,
-                run: move |ctx: &ActionContext<'_>, a: &Args| outcome(run(ctx, a)),
-            }) as Arc<dyn HostAction>
-        })
-        .collect()
-}
-
-fn text(args: &Args, key: &str) -> Option<String> {
-    args.get(key).and_then(Value::as_str).map(str::to_string)
-}
-fn int(args: &Args, key: &str) -> Option<i64> {
-    args.get(key).and_then(Value::as_i64)
-}
-fn list(args: &Args, key: &str) -> Option<Vec<String>> {
-    args.get(key).and_then(Value::as_array).map(|items| {
-        items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
-    })
-}
-/// Required keys are checked by the registry; an absent one reads as empty and is
-/// then refused by the domain rules, never a panic.
-fn required(args: &Args, key: &str) -> String {
-    text(args, key).unwrap_or_default()
+        declare(
+            Declaration {
+                id: "issue.show",
+                kind: Read,
+                description: "One issue with its dependencies and lease state.",
+                payload: object(
+                    &[("action", string()), ("issue", issue_schema()), ("leaseState", string())],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.not_found"),
+                example: r#"(issue.show (hash "id" "bd-1"))"#,
+            },
+            |ctx, a: IdArgs| outcome(read_view(ctx, |s, p| views::show_payload(s, p, &a.id, ctx.now))),
+        ),
+        declare(
+            Declaration {
+                id: "issue.ready",
+                kind: Read,
+                description: "Open issues with no open blocker and no live lease: the work that can start now.",
+                payload: listing_schema(),
+                failure_classes: classes!(),
+                example: "(issue.ready)",
+            },
+            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::ready_payload(s, p, ctx.now))),
+        ),
+        declare(
+            Declaration {
+                id: "issue.blocked",
+                kind: Read,
+                description: "Open issues waiting on an open blocker, with their blockers.",
+                payload: listing_schema(),
+                failure_classes: classes!(),
+                example: "(issue.blocked)",
+            },
+            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::blocked_payload(s, p, ctx.now))),
+        ),
+        declare(
+            Declaration {
+                id: "issue.check",
+                kind: Read,
+                description: "Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.",
+                payload: report_schema(),
+                failure_classes: classes!(),
+                example: "(issue.check)",
+            },
+            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now))),
+        ),
+        declare(
+            Declaration {
+                id: "dep.diagnostics",
+                kind: Read,
+                description: "Dependency graph diagnostics: cycles and dangling edges, over open work or all issues.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("result", string()),
+                        ("scope", string()),
+                        ("cycles", array(strings())),
+                        ("danglingEdges", array(any())),
+                    ],
+                    &["action", "result"],
+                ),
+                failure_classes: classes!("dep.invalid_scope"),
+                example: r#"(dep.diagnostics (hash "scope" "all"))"#,
+            },
+            |ctx, a: DiagnosticsArgs| {
+                let scope_text = a.scope.unwrap_or_else(|| "active".into());
+                let Some(scope) = Scope::parse(&scope_text) else {
+                    let diag = format!("scope {scope_text:?} is not `active` or `all`");
+                    return outcome(Ok(Report::rejected(
+                        "dep.diagnostics",
+                        &path_of(ctx),
+                        &["dep.invalid_scope"],
+                        diag,
+                    )));
+                };
+                outcome(read_view(ctx, |s, p| views::diagnostics_payload(s, p, scope)))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.add",
+                kind: Mutation,
+                description: "Create an issue.",
+                payload: mutation_schema(false),
+                failure_classes: classes!(
+                    "issue.invalid_title", "issue.invalid_id", "issue.duplicate_id",
+                    "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
+                    "issue.invalid_label",
+                ),
+                example: r#"(issue.add (hash "title" "Write the parser" "priority" 1))"#,
+            },
+            |ctx, a: AddArgs| {
+                let new = NewIssue {
+                    id: a.id,
+                    title: a.title,
+                    description: a.description,
+                    design: a.design,
+                    acceptance_criteria: a.acceptance_criteria,
+                    notes: a.notes,
+                    status: a.status,
+                    priority: a.priority,
+                    issue_type: a.issue_type,
+                    assignee: a.assignee,
+                    labels: a.labels,
+                };
+                outcome(mutate::add(&mutation_ctx(ctx), &new))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.update",
+                kind: Mutation,
+                description: "Change fields of an issue (status, priority, assignee, notes, …).",
+                payload: mutation_schema(false),
+                failure_classes: classes!(
+                    "issue.not_found", "issue.update_empty", "issue.invalid_title",
+                    "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
+                    "issue.invalid_label",
+                ),
+                example: r#"(issue.update (hash "id" "bd-1" "notes" "parser done"))"#,
+            },
+            |ctx, a: UpdateArgs| {
+                let changes = IssueChanges {
+                    title: a.title,
+                    description: a.description,
+                    design: a.design,
+                    acceptance_criteria: a.acceptance_criteria,
+                    notes: a.notes,
+                    status: a.status,
+                    priority: a.priority,
+                    issue_type: a.issue_type,
+                    assignee: a.assignee,
+                    labels: a.labels,
+                };
+                outcome(mutate::update(&mutation_ctx(ctx), &a.id, &changes))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.close",
+                kind: Mutation,
+                description: "Close an issue (its lease ends).",
+                payload: mutation_schema(false),
+                failure_classes: classes!("issue.not_found", "issue.already_closed"),
+                example: r#"(issue.close (hash "id" "bd-1"))"#,
+            },
+            |ctx, a: IdArgs| outcome(mutate::close(&mutation_ctx(ctx), &a.id)),
+        ),
+        declare(
+            Declaration {
+                id: "issue.claim",
+                kind: Mutation,
+                description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
+                payload: mutation_schema(true),
+                failure_classes: classes!(
+                    "lease_not_found", "lease_issue_closed", "lease_contention_active",
+                    "lease_id_mismatch", "lease_invalid_assignee", "lease_invalid_ttl",
+                    "lease_invalid_expires_at", "lease_binding_ambiguous",
+                ),
+                example: r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a" "leaseTtlSeconds" 1800))"#,
+            },
+            |ctx, a: ClaimArgs| {
+                let req = lease_request(a.assignee, a.lease_id, a.lease_ttl_seconds, a.lease_expires_at);
+                outcome(lease::claim(&mutation_ctx(ctx), &a.id, &req))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.claim_next",
+                kind: Mutation,
+                description: "Claim the first ready issue (priority, then id) with a lease; claimed false when none is ready.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("claimed", boolean()),
+                        ("issue", issue_schema()),
+                        ("lease", any()),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!(
+                    "lease_invalid_assignee", "lease_invalid_ttl", "lease_binding_ambiguous",
+                ),
+                example: r#"(issue.claim_next (hash "assignee" "agent.a"))"#,
+            },
+            |ctx, a: ClaimNextArgs| {
+                let req = lease_request(a.assignee, a.lease_id, a.lease_ttl_seconds, None);
+                outcome(lease::claim_next(&mutation_ctx(ctx), &req))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.discover",
+                kind: Mutation,
+                description: "Create an issue found while working on another, linked discovered-from.",
+                payload: mutation_schema(false),
+                failure_classes: classes!(
+                    "issue.parent_not_found", "issue.invalid_title", "issue.invalid_id",
+                    "issue.duplicate_id", "issue.invalid_status", "issue.invalid_priority",
+                    "issue.invalid_type", "issue.invalid_label",
+                ),
+                example: r#"(issue.discover (hash "parentId" "bd-1" "title" "Lexer drops comments"))"#,
+            },
+            |ctx, a: DiscoverArgs| {
+                let new = NewIssue {
+                    id: a.id,
+                    title: a.title,
+                    description: a.description,
+                    design: a.design,
+                    acceptance_criteria: a.acceptance_criteria,
+                    notes: a.notes,
+                    status: a.status,
+                    priority: a.priority,
+                    issue_type: a.issue_type,
+                    assignee: a.assignee,
+                    labels: a.labels,
+                };
+                outcome(mutate::discover(&mutation_ctx(ctx), &a.parent_id, &new))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.lease_renew",
+                kind: Mutation,
+                description: "Extend the lease a worker holds on an issue.",
+                payload: mutation_schema(true),
+                failure_classes: classes!(
+                    "lease_not_found", "lease_missing", "lease_stale", "lease_owner_mismatch",
+                    "lease_id_mismatch", "lease_invalid_assignee", "lease_invalid_ttl",
+                    "lease_invalid_expires_at", "lease_binding_ambiguous",
+                ),
+                example: r#"(issue.lease_renew (hash "id" "bd-1" "assignee" "agent.a" "leaseId" "lease1_bd-1_agent.a"))"#,
+            },
+            |ctx, a: RenewArgs| {
+                let req = lease_request(a.assignee, Some(a.lease_id), a.lease_ttl_seconds, a.lease_expires_at);
+                outcome(lease::renew(&mutation_ctx(ctx), &a.id, &req))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.lease_release",
+                kind: Mutation,
+                description: "Give back a lease: the issue returns to open, unassigned.",
+                payload: mutation_schema(true),
+                failure_classes: classes!(
+                    "lease_not_found", "lease_missing", "lease_stale", "lease_owner_mismatch",
+                    "lease_id_mismatch", "lease_invalid_assignee",
+                ),
+                example: r#"(issue.lease_release (hash "id" "bd-1" "assignee" "agent.a"))"#,
+            },
+            |ctx, a: ReleaseArgs| {
+                let req = lease_request(a.assignee, a.lease_id, None, None);
+                outcome(lease::release(&mutation_ctx(ctx), &a.id, &req))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "dep.add",
+                kind: Mutation,
+                description: "Add a dependency edge; the graph stays acyclic.",
+                payload: edge_schema(),
+                failure_classes: classes!(
+                    "dep.issue_not_found", "dep.target_not_found", "dep.self_loop",
+                    "dep.duplicate", "dep.cycle", "dep.invalid_type",
+                ),
+                example: r#"(dep.add (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
+            },
+            |ctx, a: DepArgs| {
+                let dep_type = a.dep_type.unwrap_or_else(|| "blocks".into());
+                outcome(mutate::dep_add(&mutation_ctx(ctx), &edge(a.issue_id, a.depends_on_id), &dep_type))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "dep.remove",
+                kind: Mutation,
+                description: "Remove a dependency edge (of the given type, or any).",
+                payload: edge_schema(),
+                failure_classes: classes!("dep.issue_not_found", "dep.not_found", "dep.invalid_type"),
+                example: r#"(dep.remove (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
+            },
+            |ctx, a: DepArgs| {
+                outcome(mutate::dep_remove(
+                    &mutation_ctx(ctx),
+                    &edge(a.issue_id, a.depends_on_id),
+                    a.dep_type.as_deref(),
+                ))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "dep.replace",
+                kind: Mutation,
+                description: "Change the type of an existing dependency edge.",
+                payload: edge_schema(),
+                failure_classes: classes!(
+                    "dep.issue_not_found", "dep.not_found", "dep.invalid_type", "dep.cycle",
+                ),
+                example: r#"(dep.replace (hash "issueId" "bd-2" "dependsOnId" "bd-1" "type" "related"))"#,
+            },
+            |ctx, a: DepReplaceArgs| {
+                outcome(mutate::dep_replace(
+                    &mutation_ctx(ctx),
+                    &edge(a.issue_id, a.depends_on_id),
+                    &a.dep_type,
+                ))
+            },
+        ),
+    ]
 }
 
 fn path_of(ctx: &ActionContext<'_>) -> String {
@@ -196,145 +639,27 @@ fn mutation_ctx<'p>(ctx: &'p ActionContext<'_>) -> MutationCtx<'p> {
     MutationCtx::new(&ctx.paths.issues, LockOptions::default(), ctx.now)
 }
 
-fn run_list(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    let filter = ListFilter {
-        status: text(args, "status"),
-        assignee: text(args, "assignee"),
-        issue_type: text(args, "issueType"),
-        label: text(args, "label"),
-        priority: int(args, "priority"),
-    };
-    read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now))
-}
-fn run_show(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    read_view(ctx, |s, p| {
-        views::show_payload(s, p, &required(args, "id"), ctx.now)
-    })
-}
-fn run_ready(ctx: &ActionContext<'_>, _: &Args) -> Result<Report, StoreError> {
-    read_view(ctx, |s, p| views::ready_payload(s, p, ctx.now))
-}
-fn run_blocked(ctx: &ActionContext<'_>, _: &Args) -> Result<Report, StoreError> {
-    read_view(ctx, |s, p| views::blocked_payload(s, p, ctx.now))
-}
-fn run_check(ctx: &ActionContext<'_>, _: &Args) -> Result<Report, StoreError> {
-    read_view(ctx, |s, p| views::check_payload(s, p, ctx.now))
-}
-fn run_diagnostics(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    let scope_text = text(args, "scope").unwrap_or_else(|| "active".into());
-    let Some(scope) = Scope::parse(&scope_text) else {
-        let diag = format!("scope {scope_text:?} is not `active` or `all`");
-        return Ok(Report::rejected(
-            "dep.diagnostics",
-            &path_of(ctx),
-            &["dep.invalid_scope"],
-            diag,
-        ));
-    };
-    read_view(ctx, |s, p| views::diagnostics_payload(s, p, scope))
-}
-
-fn new_issue(args: &Args) -> NewIssue {
-    NewIssue {
-        id: text(args, "id"),
-        title: required(args, "title"),
-        description: text(args, "description"),
-        design: text(args, "design"),
-        acceptance_criteria: text(args, "acceptanceCriteria"),
-        notes: text(args, "notes"),
-        status: text(args, "status"),
-        priority: int(args, "priority"),
-        issue_type: text(args, "issueType"),
-        assignee: text(args, "assignee"),
-        labels: list(args, "labels"),
-    }
-}
-
-fn run_add(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::add(&mutation_ctx(ctx), &new_issue(args))
-}
-fn run_discover(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::discover(
-        &mutation_ctx(ctx),
-        &required(args, "parentId"),
-        &new_issue(args),
-    )
-}
-fn run_update(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    let changes = IssueChanges {
-        title: text(args, "title"),
-        description: text(args, "description"),
-        design: text(args, "design"),
-        acceptance_criteria: text(args, "acceptanceCriteria"),
-        notes: text(args, "notes"),
-        status: text(args, "status"),
-        priority: int(args, "priority"),
-        issue_type: text(args, "issueType"),
-        assignee: text(args, "assignee"),
-        labels: list(args, "labels"),
-    };
-    mutate::update(&mutation_ctx(ctx), &required(args, "id"), &changes)
-}
-fn run_close(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::close(&mutation_ctx(ctx), &required(args, "id"))
-}
-
-fn lease_request(args: &Args) -> LeaseRequest {
+fn lease_request(
+    assignee: String,
+    lease_id: Option<String>,
+    ttl_seconds: Option<i64>,
+    expires_at: Option<String>,
+) -> LeaseRequest {
     LeaseRequest {
-        assignee: required(args, "assignee"),
-        lease_id: text(args, "leaseId"),
+        assignee,
+        lease_id,
         term: LeaseTerm {
-            ttl_seconds: int(args, "leaseTtlSeconds"),
-            expires_at: text(args, "leaseExpiresAt"),
+            ttl_seconds,
+            expires_at,
         },
     }
 }
 
-fn run_claim(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::claim(
-        &mutation_ctx(ctx),
-        &required(args, "id"),
-        &lease_request(args),
-    )
-}
-fn run_claim_next(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::claim_next(&mutation_ctx(ctx), &lease_request(args))
-}
-fn run_renew(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::renew(
-        &mutation_ctx(ctx),
-        &required(args, "id"),
-        &lease_request(args),
-    )
-}
-fn run_release(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    lease::release(
-        &mutation_ctx(ctx),
-        &required(args, "id"),
-        &lease_request(args),
-    )
-}
-
-fn edge(args: &Args) -> EdgeRef {
+fn edge(issue_id: String, depends_on_id: String) -> EdgeRef {
     EdgeRef {
-        issue_id: required(args, "issueId"),
-        depends_on_id: required(args, "dependsOnId"),
+        issue_id,
+        depends_on_id,
     }
-}
-
-fn run_dep_add(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    let dep_type = text(args, "type").unwrap_or_else(|| "blocks".into());
-    mutate::dep_add(&mutation_ctx(ctx), &edge(args), &dep_type)
-}
-fn run_dep_remove(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::dep_remove(
-        &mutation_ctx(ctx),
-        &edge(args),
-        text(args, "type").as_deref(),
-    )
-}
-fn run_dep_replace(ctx: &ActionContext<'_>, args: &Args) -> Result<Report, StoreError> {
-    mutate::dep_replace(&mutation_ctx(ctx), &edge(args), &required(args, "type"))
 }
 
 #[cfg(test)]
@@ -371,7 +696,9 @@ mod tests {
                 now: self.now,
                 issue_id: None,
             };
-            action.call(&ctx, args.as_object().unwrap())
+            let args = crate::host::registry::validate_args(&action.spec().args, Some(&args))
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            action.call(&ctx, args)
         }
 
         fn accepted(&self, id: &str, args: Value) -> Value {
@@ -428,19 +755,10 @@ mod tests {
                 ActionKind::Mutation
             };
             assert_eq!(a.kind(), expected, "{}", a.id());
-            for spec in a.args() {
-                assert!(
-                    !spec.name.to_ascii_lowercase().contains("path"),
-                    "{} takes {}",
-                    a.id(),
-                    spec.name
-                );
-                assert!(
-                    !spec.name.to_ascii_lowercase().contains("file"),
-                    "{} takes {}",
-                    a.id(),
-                    spec.name
-                );
+            for (name, _, _) in a.spec().arg_list() {
+                let name = name.to_ascii_lowercase();
+                assert!(!name.contains("path"), "{} takes {name}", a.id());
+                assert!(!name.contains("file"), "{} takes {name}", a.id());
             }
         }
     }

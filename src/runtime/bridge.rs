@@ -8,7 +8,7 @@ use crate::harness::trajectory::{StepRow, TrajectoryWriter};
 use crate::host::envelope::{self, EnvelopeParts};
 use crate::host::gate::{self, Authority, MutationPolicy};
 use crate::host::registry::{self, Registry, Resolution};
-use crate::host::{catalogue, ActionContext, ActionKind, HostPaths};
+use crate::host::{ActionContext, ActionKind, HostPaths};
 use crate::sandbox::convert::ConvertError;
 use crate::sandbox::{Breach, HostBridge, HostReply};
 use chrono::Utc;
@@ -137,7 +137,7 @@ impl CallHost {
             d.breach = Some(Breach::CallBudget);
             return d;
         }
-        let action_impl = match self.registry.resolve(action, &catalogue::kind_of) {
+        let action_impl = match self.registry.resolve(action) {
             Resolution::Denied(reason) => return Decision::refuse(crate::sandbox::CLASS_EFFECT_DENIED, reason),
             Resolution::Unallowlisted => {
                 return Decision::refuse(
@@ -150,7 +150,7 @@ impl CallHost {
         if let Some(e) = args_error {
             return Decision::refuse(registry::CLASS_ARGS_INVALID, e.to_string());
         }
-        let args = match registry::validate_args(action_impl.args(), args) {
+        let args = match registry::validate_args(&action_impl.spec().args, args) {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
@@ -171,7 +171,7 @@ impl CallHost {
             now,
             issue_id: self.issue_id.as_deref(),
         };
-        match action_impl.call(&ctx, &args) {
+        match action_impl.call(&ctx, args) {
             Ok(outcome) => {
                 refs.extend(outcome.witness_refs);
                 Decision {
@@ -241,11 +241,11 @@ impl HostBridge for CallHost {
             .unwrap_or_else(|| "accepted".to_string());
         let mut refs = decision.refs.clone();
         refs.push(envelope::host_effect_ref(action, &args_digest, n));
-        let is_mutation = catalogue::kind_of(action) == Some(ActionKind::Mutation)
-            || self
-                .registry
-                .get(action)
-                .is_some_and(|a| a.kind() == ActionKind::Mutation);
+        let is_mutation = self
+            .registry
+            .get(action)
+            .is_some_and(|a| a.kind() == ActionKind::Mutation)
+            || self.registry.withheld().iter().any(|id| id == action);
         let (policy_digest, instruction_ref) = if is_mutation {
             (
                 self.authority.policy_digest.as_deref(),

@@ -37,21 +37,30 @@ impl HostConfig {
     /// built-in default), and every built-in action registered.
     pub fn under(root: &std::path::Path) -> Result<Self, crate::host::gate::PolicyError> {
         let paths = HostPaths::under(root);
-        let policy = MutationPolicy::load(&paths.policy)?;
+        let registry = builtin_registry();
+        let policy = MutationPolicy::load(&paths.policy, &registry.mutation_ids())?;
         Ok(Self {
             paths,
             policy,
-            registry: builtin_registry(),
+            registry,
             limits: Limits::default(),
         })
     }
+}
+
+/// The policy file at `path`, or the built-in default: every built-in
+/// mutation allowed (the same digest whatever profile a host runs).
+pub fn load_policy(
+    path: &std::path::Path,
+) -> Result<MutationPolicy, crate::host::gate::PolicyError> {
+    MutationPolicy::load(path, &builtin_registry().mutation_ids())
 }
 
 /// Every action tusk ships: typestate, harness artifacts, issue memory.
 pub fn builtin_registry() -> Registry {
     let mut registry = Registry::new();
     let mut actions: Vec<Arc<dyn crate::host::HostAction>> =
-        vec![Arc::new(crate::typestate::action::JoinCheckAction)];
+        vec![crate::typestate::action::join_check()];
     actions.extend(crate::harness::actions::actions());
     actions.extend(crate::issues::actions());
     for action in actions {

@@ -9,56 +9,80 @@
 //! the check as `join://<joinSetDigest>` in the envelope's witness refs.
 
 use super::check;
+use super::classes::FAILURE_CLASSES;
 use crate::host::{
-    ActionContext, ActionError, ActionKind, ActionOutcome, ArgSpec, ArgType, HostAction,
+    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// The harness-join-check input object: the evidence and the optional
+/// profile and constraint objects (see `shared/spec/typestate.md`).
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JoinCheckArgs {
+    /// The turn's tool-calling evidence (callSpec, toolUses, toolResults, protocolState, …).
+    pub evidence: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub governance_profile: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_constraints: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff_constraints: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation_constraints: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decomposition_constraints: Option<Map<String, Value>>,
+}
 
 /// `harness.join_check`: args are the harness-join-check input object itself.
-pub struct JoinCheckAction;
+pub fn join_check() -> Arc<dyn HostAction> {
+    use schema::*;
+    // The typestate classes, then the host's own for an unnormalizable input.
+    static CLASSES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let classes = CLASSES.get_or_init(|| {
+        let mut c = FAILURE_CLASSES.to_vec();
+        c.push("host.args_invalid");
+        c
+    });
+    declare(
+        Declaration {
+            id: "harness.join_check",
+            kind: ActionKind::Read,
+            description: "Check one turn's tool-calling evidence for typestate join closure (the harness-join-check verdict).",
+            payload: object(
+                &[
+                    ("result", string()),
+                    ("failureClasses", strings()),
+                    ("normalized", any()),
+                    ("witness", any()),
+                ],
+                &["result", "failureClasses"],
+            ),
+            failure_classes: classes,
+            example: r#"(harness.join_check (hash "evidence" (hash "callSpec" (hash "callId" "c1") "protocolState" (hash "stopReason" "end_turn"))))"#,
+        },
+        run,
+    )
+}
 
-const ARGS: [ArgSpec; 6] = [
-    ArgSpec::required("evidence", ArgType::Object),
-    ArgSpec::optional("governanceProfile", ArgType::Object),
-    ArgSpec::optional("protocolConstraints", ArgType::Object),
-    ArgSpec::optional("handoffConstraints", ArgType::Object),
-    ArgSpec::optional("truncationConstraints", ArgType::Object),
-    ArgSpec::optional("decompositionConstraints", ArgType::Object),
-];
-
-impl HostAction for JoinCheckAction {
-    fn id(&self) -> &str {
-        "harness.join_check"
-    }
-
-    fn kind(&self) -> ActionKind {
-        ActionKind::Read
-    }
-
-    fn args(&self) -> &[ArgSpec] {
-        &ARGS
-    }
-
-    fn call(
-        &self,
-        _ctx: &ActionContext<'_>,
-        args: &Map<String, Value>,
-    ) -> Result<ActionOutcome, ActionError> {
-        let verdict = match check(&Value::Object(args.clone())) {
-            Ok(v) => v,
-            Err(e) => {
-                return Ok(ActionOutcome::rejected(
-                    vec!["host.args_invalid".into()],
-                    format!("harness_join_check_invalid: {e}"),
-                ))
-            }
-        };
-        Ok(ActionOutcome {
-            failure_classes: verdict.failure_classes,
-            payload: verdict.output,
-            witness_refs: vec![format!("join://{}", verdict.join_set_digest)],
-        })
-    }
+fn run(_ctx: &ActionContext<'_>, args: JoinCheckArgs) -> Result<ActionOutcome, ActionError> {
+    let input = serde_json::to_value(&args).unwrap_or(Value::Null);
+    let verdict = match check(&input) {
+        Ok(v) => v,
+        Err(e) => {
+            return Ok(ActionOutcome::rejected(
+                vec!["host.args_invalid".into()],
+                format!("harness_join_check_invalid: {e}"),
+            ))
+        }
+    };
+    Ok(ActionOutcome {
+        failure_classes: verdict.failure_classes,
+        payload: verdict.output,
+        witness_refs: vec![format!("join://{}", verdict.join_set_digest)],
+    })
 }
 
 #[cfg(test)]
@@ -74,11 +98,8 @@ mod tests {
             now: chrono::Utc::now(),
             issue_id: None,
         };
-        let Value::Object(map) = args else {
-            panic!("test args must be an object")
-        };
-        JoinCheckAction
-            .call(&ctx, &map)
+        join_check()
+            .call(&ctx, args)
             .expect("join check never fails inside")
     }
 

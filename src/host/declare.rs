@@ -1,0 +1,259 @@
+//! One declaration per host action.
+//!
+//! An action is declared once: its id, whether it reads or mutates, a typed
+//! argument struct (serde + schemars: the struct validates the arguments and
+//! yields their JSON Schema, draft 2020-12), the payload's schema, the failure
+//! classes it can report, a one-line description and an example call. The
+//! registry, argument validation, the default mutation policy, `(host-actions)`,
+//! `(host-describe "id")`, `tusk actions`, `docs/actions.md` and the MCP tools
+//! all derive from these declarations; adding an action touches its
+//! declaration and its domain function, nothing else.
+
+use super::action::{ActionContext, ActionError, ActionKind, ActionOutcome};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// Everything known about an action besides its code.
+#[derive(Clone, Debug)]
+pub struct ActionSpec {
+    pub id: String,
+    pub kind: ActionKind,
+    /// One line: what the action does.
+    pub description: String,
+    /// JSON Schema of the argument object.
+    pub args: Value,
+    /// JSON Schema of the accepted payload.
+    pub payload: Value,
+    /// The failure classes the action itself can report (besides the host's
+    /// own: argument errors, the mutation gate, execution errors).
+    pub failure_classes: Vec<String>,
+    /// A call in Scheme form.
+    pub example: String,
+}
+
+impl ActionSpec {
+    /// The spec as JSON (`describe_actions`, `(host-describe)`, `tusk actions --json`).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "kind": match self.kind { ActionKind::Read => "read", ActionKind::Mutation => "mutation" },
+            "description": self.description,
+            "args": self.args,
+            "payload": self.payload,
+            "failureClasses": self.failure_classes,
+            "example": self.example,
+        })
+    }
+
+    /// The argument names with their JSON types and whether each is required.
+    pub fn arg_list(&self) -> Vec<(String, String, bool)> {
+        let required: Vec<&str> = self.args["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        self.args["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, schema)| {
+                (
+                    name.clone(),
+                    type_label(schema),
+                    required.contains(&name.as_str()),
+                )
+            })
+            .collect()
+    }
+
+    /// `(issue.claim (hash "id" string "assignee" string ["leaseId" string]))`:
+    /// the call's shape in one line, optional keys in brackets.
+    pub fn signature(&self) -> String {
+        let args = self.arg_list();
+        if args.is_empty() {
+            return format!("({})", self.id);
+        }
+        let mut parts: Vec<(bool, String)> = args
+            .into_iter()
+            .map(|(name, ty, required)| {
+                let pair = format!("\"{name}\" {ty}");
+                (required, if required { pair } else { format!("[{pair}]") })
+            })
+            .collect();
+        // Required keys first, each group in schema order.
+        parts.sort_by_key(|(required, _)| !required);
+        let inner: Vec<String> = parts.into_iter().map(|(_, p)| p).collect();
+        format!("({} (hash {}))", self.id, inner.join(" "))
+    }
+}
+
+/// A short type name for a property schema (`string`, `integer`, `list of
+/// string`, `any`).
+fn type_label(schema: &Value) -> String {
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
+        _ => Vec::new(),
+    };
+    match types.as_slice() {
+        ["array"] => format!("list-of-{}", type_label(&schema["items"])),
+        ["object"] => "hash".to_string(),
+        [one] => (*one).to_string(),
+        _ => "any".to_string(),
+    }
+}
+
+/// The declaration of one action, minus its argument type and its code.
+pub struct Declaration {
+    pub id: &'static str,
+    pub kind: ActionKind,
+    pub description: &'static str,
+    pub payload: Value,
+    pub failure_classes: &'static [&'static str],
+    pub example: &'static str,
+}
+
+/// The arguments' JSON Schema, derived from their type. `true` schemas (a
+/// field of any JSON value) are written `{}`: some MCP clients refuse a
+/// schema that is a bare boolean.
+pub fn args_schema<A: JsonSchema>() -> Value {
+    let mut schema = schemars::schema_for!(A).to_value();
+    if let Value::Object(map) = &mut schema {
+        map.remove("title");
+        if !map.contains_key("properties") {
+            map.insert("properties".into(), Value::Object(Map::new()));
+        }
+    }
+    no_boolean_schemas(&mut schema);
+    schema
+}
+
+fn no_boolean_schemas(schema: &mut Value) {
+    if let Value::Object(map) = schema {
+        for (key, value) in map.iter_mut() {
+            match key.as_str() {
+                "properties" | "$defs" => {
+                    if let Value::Object(props) = value {
+                        for sub in props.values_mut() {
+                            if let Value::Bool(b) = sub {
+                                *sub = if *b { json!({}) } else { json!({"not": {}}) };
+                            }
+                            no_boolean_schemas(sub);
+                        }
+                    }
+                }
+                "items" => {
+                    if let Value::Bool(true) = value {
+                        *value = json!({});
+                    }
+                    no_boolean_schemas(value);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// An action declared with typed arguments `A` and its code `F`.
+struct Declared<A, F> {
+    spec: ActionSpec,
+    run: F,
+    args: PhantomData<fn() -> A>,
+}
+
+/// Builds an action from its declaration and its domain function, which
+/// receives the arguments already validated and typed.
+pub fn declare<A, F>(declaration: Declaration, run: F) -> Arc<dyn super::HostAction>
+where
+    A: DeserializeOwned + JsonSchema + 'static,
+    F: Fn(&ActionContext<'_>, A) -> Result<ActionOutcome, ActionError> + Send + Sync + 'static,
+{
+    let spec = ActionSpec {
+        id: declaration.id.to_string(),
+        kind: declaration.kind,
+        description: declaration.description.to_string(),
+        args: args_schema::<A>(),
+        payload: declaration.payload,
+        failure_classes: declaration
+            .failure_classes
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+        example: declaration.example.to_string(),
+    };
+    Arc::new(Declared {
+        spec,
+        run,
+        args: PhantomData,
+    })
+}
+
+impl<A, F> super::HostAction for Declared<A, F>
+where
+    A: DeserializeOwned + JsonSchema + 'static,
+    F: Fn(&ActionContext<'_>, A) -> Result<ActionOutcome, ActionError> + Send + Sync + 'static,
+{
+    fn spec(&self) -> &ActionSpec {
+        &self.spec
+    }
+
+    fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError> {
+        match serde_json::from_value::<A>(args) {
+            Ok(args) => (self.run)(ctx, args),
+            // The schema check passed, but the type is stricter (an integer
+            // out of range, say): still the program's arguments.
+            Err(e) => Ok(ActionOutcome::rejected(
+                vec![super::registry::CLASS_ARGS_INVALID.to_string()],
+                e.to_string(),
+            )),
+        }
+    }
+}
+
+/// Builders for payload schemas (declarations stay short and readable).
+pub mod schema {
+    use serde_json::{json, Map, Value};
+
+    pub fn string() -> Value {
+        json!({"type": "string"})
+    }
+    pub fn integer() -> Value {
+        json!({"type": "integer"})
+    }
+    pub fn number() -> Value {
+        json!({"type": "number"})
+    }
+    pub fn boolean() -> Value {
+        json!({"type": "boolean"})
+    }
+    pub fn any() -> Value {
+        json!({})
+    }
+    /// `null` or the given schema.
+    pub fn nullable(inner: Value) -> Value {
+        json!({"anyOf": [inner, {"type": "null"}]})
+    }
+    pub fn array(items: Value) -> Value {
+        json!({"type": "array", "items": items})
+    }
+    pub fn strings() -> Value {
+        array(string())
+    }
+    /// An object with these members, of which `required` must be present;
+    /// other members are allowed (payloads grow; stores keep unknown fields).
+    pub fn object(members: &[(&str, Value)], required: &[&str]) -> Value {
+        let properties: Map<String, Value> = members
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        json!({"type": "object", "properties": properties, "required": required})
+    }
+}

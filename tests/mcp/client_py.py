@@ -1,0 +1,464 @@
+#!/usr/bin/env python3
+"""Drive the real `tusk mcp` server with the official Python MCP SDK (pinned in
+requirements.txt) over stdio.
+
+Usage: client_py.py TUSK_BINARY SCRATCH_DIR
+
+Every server is spawned as `TUSK_BINARY mcp [flags]` with its working directory
+set to SCRATCH_DIR (so its stores default to SCRATCH_DIR/.premath). Prints one
+line per scenario, `ok NAME` or `FAIL NAME: WHY`, then `N passed, M failed`;
+exits 0 iff every scenario passed. Server stderr goes to
+SCRATCH_DIR/server-*.stderr and is echoed to our stderr when a scenario fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+if len(sys.argv) != 3:
+    print("usage: client_py.py TUSK_BINARY SCRATCH_DIR", file=sys.stderr)
+    sys.exit(2)
+
+TUSK = os.path.abspath(sys.argv[1])
+WORK = os.path.abspath(sys.argv[2])
+EFFECTS = os.path.join(WORK, ".premath", "host_effects.jsonl")
+INSTR = "instr://tests/mcp/client_py"
+TOOLS = {"scheme_eval", "describe_actions", "session_open", "session_close"}
+SPIN = "(begin (issue.ready) (let loop ((i 0)) (if (< i 300000) (loop (+ i 1)) i)) (issue.ready))"
+CRASH = "(define b (box 1)) (set-box! b b) (car b)"
+CLAIM = '(issue.claim_next (hash "assignee" "{who}"))'
+
+# Protocol-level garbage seen on any server's stdout (it must carry JSON-RPC only).
+STREAM_ERRORS: list[str] = []
+STDERR_LOGS: list[str] = []
+# How servers are connected: the SDK's default ("auto": probe server/discover, fall
+# back to the initialize handshake). If that fails, the `connect_default` scenario
+# fails and every other scenario runs over the explicit "legacy" handshake instead.
+MODE = ["auto"]
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond: Any, why: str) -> None:
+    if not cond:
+        raise Fail(why)
+
+
+def tusk(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TUSK, *args], cwd=WORK, capture_output=True, text=True, timeout=60)
+
+
+def digest() -> str:
+    p = tusk("policy", "digest")
+    check(p.returncode == 0, f"`tusk policy digest` exited {p.returncode}: {p.stderr.strip()}")
+    return p.stdout.strip()
+
+
+async def on_message(message: Any) -> None:
+    if isinstance(message, Exception):
+        STREAM_ERRORS.append(f"{type(message).__name__}: {message}")
+    await anyio.lowlevel.checkpoint()
+
+
+@asynccontextmanager
+async def server(*flags: str):
+    """One `tusk mcp FLAGS` server, connected with the SDK's default negotiation."""
+    log_path = os.path.join(WORK, f"server-{len(STDERR_LOGS) + 1}.stderr")
+    STDERR_LOGS.append(log_path)
+    with open(log_path, "w") as log:
+        log.write(f"# tusk mcp {' '.join(flags)}\n")
+        log.flush()
+        params = StdioServerParameters(command=TUSK, args=["mcp", *flags], cwd=WORK)
+        async with Client(
+            stdio_client(params, errlog=log),
+            mode=MODE[0],
+            read_timeout_seconds=30,
+            message_handler=on_message,
+        ) as client:
+            yield client
+
+
+def texts(r: Any) -> list[str]:
+    return [b.text for b in r.content if getattr(b, "type", None) == "text"]
+
+
+def show(r: Any) -> str:
+    body = " | ".join(texts(r))
+    return f"isError={r.is_error} text={body[:300]!r}"
+
+
+async def call(c: Client, tool: str, args: dict[str, Any]) -> Any:
+    return await c.call_tool(tool, args)
+
+
+async def eval_ok(c: Client, program: str, **extra: Any) -> dict[str, Any]:
+    """scheme_eval that must be accepted; returns structuredContent."""
+    r = await call(c, "scheme_eval", {"program": program, **extra})
+    sc = r.structured_content
+    check(not r.is_error, f"{program!r}: expected accepted, got {show(r)}; structuredContent={json.dumps(sc)[:400]}")
+    check_result_shape(r, program)
+    check(sc["result"] == "accepted", f"{program!r}: isError false but result={sc.get('result')!r}")
+    return sc
+
+
+async def eval_rejected(c: Client, program: str, **extra: Any) -> dict[str, Any]:
+    """scheme_eval that must be rejected (isError true); returns structuredContent."""
+    r = await call(c, "scheme_eval", {"program": program, **extra})
+    check(r.is_error, f"{program!r}: expected isError true, got {show(r)}")
+    check_result_shape(r, program)
+    sc = r.structured_content
+    check(sc["result"] == "rejected", f"{program!r}: isError true but result={sc.get('result')!r}")
+    return sc
+
+
+def check_result_shape(r: Any, program: str) -> None:
+    sc = r.structured_content
+    check(isinstance(sc, dict), f"{program!r}: structuredContent is {type(sc).__name__}, not an object ({show(r)})")
+    check(sc.get("kind") == "premath.scheme_eval.result.v0", f"{program!r}: kind={sc.get('kind')!r}")
+    check(len(r.content) == 1 and len(texts(r)) == 1, f"{program!r}: want exactly one text block, got {r.content!r}")
+    fc = sc.get("failureClasses")
+    check(isinstance(fc, list) and fc == sorted(fc), f"{program!r}: failureClasses not a sorted list: {fc!r}")
+    check(isinstance(sc.get("effects"), list), f"{program!r}: effects missing: {sc.get('effects')!r}")
+    check(isinstance(sc.get("runId"), str) and sc["runId"], f"{program!r}: runId missing")
+    check(sc.get("result") in ("accepted", "rejected"), f"{program!r}: result={sc.get('result')!r}")
+    check(r.is_error == (sc.get("result") == "rejected"), f"{program!r}: isError={r.is_error} but result={sc['result']!r}")
+
+
+def effect_log() -> list[dict[str, Any]]:
+    with open(EFFECTS) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+async def s_tools_list(c: Client) -> None:
+    tools = {t.name: t for t in (await c.list_tools()).tools}
+    check(TOOLS <= tools.keys(), f"missing tools: {sorted(TOOLS - tools.keys())} (have {sorted(tools)})")
+    for name in TOOLS:
+        s = tools[name].input_schema
+        check(isinstance(s, dict) and s.get("type") == "object", f"{name}: inputSchema not an object schema: {s!r}")
+    out = tools["scheme_eval"].output_schema
+    check(isinstance(out, dict) and out.get("type") == "object", f"scheme_eval: outputSchema {out!r}")
+    desc = tools["scheme_eval"].description or ""
+    check("issue.claim_next" in desc, "scheme_eval description does not mention issue.claim_next")
+    check(len(desc) < 8000, f"scheme_eval description is {len(desc)} chars (want < 8000)")
+    props = tools["scheme_eval"].input_schema.get("properties", {})
+    check("program" in props, f"scheme_eval inputSchema lacks `program`: {sorted(props)}")
+    check("program" in tools["scheme_eval"].input_schema.get("required", []), "scheme_eval: `program` not required")
+    direct = sorted(n for n in tools if n.startswith("issue_"))
+    check(not direct, f"direct tools listed without --direct-tools: {direct}")
+
+
+async def s_resources(c: Client) -> None:
+    uris = {str(r.uri) for r in (await c.list_resources()).resources}
+    check({"tusk://actions", "tusk://prelude"} <= uris, f"resources: {sorted(uris)}")
+    actions = (await c.read_resource("tusk://actions")).contents
+    check(len(actions) >= 1 and hasattr(actions[0], "text"), f"tusk://actions contents: {actions!r}"[:300])
+    check(actions[0].mime_type == "application/json", f"tusk://actions mimeType {actions[0].mime_type!r}")
+    doc = json.loads(actions[0].text)
+    check("issue.claim_next" in json.dumps(doc), "tusk://actions does not mention issue.claim_next")
+    prelude = (await c.read_resource("tusk://prelude")).contents
+    check(len(prelude) >= 1 and getattr(prelude[0], "text", ""), "tusk://prelude is empty")
+    check("(define" in prelude[0].text, "tusk://prelude does not look like Scheme source")
+
+
+async def s_eval_read(c: Client) -> None:
+    sc = await eval_ok(c, "(issue.ready)")
+    eff = sc["effects"]
+    check(len(eff) == 1 and eff[0]["action"] == "issue.ready", f"effects: {json.dumps(eff)[:300]}")
+    check(eff[0]["resultClass"] == "accepted", f"issue.ready resultClass {eff[0]['resultClass']!r}")
+    check(sc["failureClasses"] == [], f"failureClasses {sc['failureClasses']!r}")
+
+
+async def s_eval_value(c: Client) -> None:
+    sc = await eval_ok(c, "(+ 1 2)")
+    check(sc["value"] == 3, f"(+ 1 2) value {sc['value']!r}")
+    sc = await eval_ok(c, '(display "hi") (list 1 "two")')
+    check(sc["value"] == [1, "two"] and sc["output"] == "hi", f"value {sc['value']!r} output {sc['output']!r}")
+
+
+async def s_mutation_no_authority(c: Client) -> None:
+    sc = await eval_rejected(c, CLAIM.format(who="agent.none"))
+    check("mutation.use_evidence_missing" in sc["failureClasses"], f"failureClasses {sc['failureClasses']!r}")
+    check(sc["effects"] and sc["effects"][0]["resultClass"] == "mutation.use_evidence_missing", f"effects {json.dumps(sc['effects'])[:300]}")
+
+
+async def s_mutation_authority_in_call(c: Client) -> None:
+    sc = await eval_ok(c, CLAIM.format(who="agent.call"), policyDigest=digest(), instructionRef=INSTR)
+    e = sc["effects"][0]
+    check(e["action"] == "issue.claim_next" and e["resultClass"] == "accepted", f"effect {json.dumps(e)[:300]}")
+    check(e["payload"].get("claimed") is True, f"nothing claimed: {json.dumps(e['payload'])[:300]}")
+    check(e.get("policyDigest") == digest() and e.get("instructionRef") == INSTR, "authority not recorded in the envelope")
+
+
+async def s_mutation_authority_flags(_: Client) -> None:
+    async with server("--policy-digest", digest(), "--instruction-ref", "instr://tests/mcp/flags") as c:
+        sc = await eval_ok(c, CLAIM.format(who="agent.flags"))
+        e = sc["effects"][0]
+        check(e["resultClass"] == "accepted" and e["payload"].get("claimed") is True, f"effect {json.dumps(e)[:300]}")
+
+
+async def s_describe_actions(c: Client) -> None:
+    r = await call(c, "describe_actions", {"ids": ["issue.claim"]})
+    check(not r.is_error, f"ids: {show(r)}")
+    acts = r.structured_content["actions"]
+    check([a["id"] for a in acts] == ["issue.claim"], f"ids=[issue.claim] gave {[a.get('id') for a in acts]}")
+    a = acts[0]
+    check(a["kind"] == "mutation", f"issue.claim kind {a['kind']!r}")
+    for k in ("args", "payload"):
+        check(isinstance(a[k], dict), f"issue.claim {k} is not a JSON Schema object: {a[k]!r}"[:300])
+    check(isinstance(a["description"], str) and a["description"], "issue.claim has no description")
+    check(isinstance(a["failureClasses"], list), f"failureClasses {a['failureClasses']!r}")
+    check("example" in a and a["example"], "issue.claim has no example")
+    r = await call(c, "describe_actions", {"query": "lease"})
+    check(not r.is_error, f"query: {show(r)}")
+    ids = [a["id"] for a in r.structured_content["actions"]]
+    check(any("lease" in i for i in ids), f"query=lease gave {ids}")
+    check("issue.ready" not in ids and "dep.add" not in ids, f"query=lease matched unrelated actions: {ids}")
+    r = await call(c, "describe_actions", {})
+    kinds = {a["id"]: a["kind"] for a in r.structured_content["actions"]}
+    check(kinds.get("issue.ready") == "read" and kinds.get("issue.claim_next") == "mutation", f"all actions: {kinds}")
+
+
+async def s_session(c: Client) -> None:
+    r = await call(c, "session_open", {})
+    check(not r.is_error, f"session_open: {show(r)}")
+    sid = r.structured_content["sessionId"]
+    check(isinstance(sid, str) and sid, f"sessionId {sid!r}")
+    sc = await eval_ok(c, "(define x 41)", sessionId=sid)
+    check(sc.get("sessionId") == sid, f"define: sessionId in result {sc.get('sessionId')!r}")
+    sc = await eval_ok(c, "(+ x 1)", sessionId=sid)
+    check(sc["value"] == 42, f"(+ x 1) in session gave {sc['value']!r}")
+    check(sc.get("sessionId") == sid, f"use: sessionId in result {sc.get('sessionId')!r}")
+    r = await call(c, "session_close", {"sessionId": sid})
+    check(not r.is_error, f"session_close: {show(r)}")
+    check(r.structured_content == {"sessionId": sid, "closed": True}, f"session_close gave {r.structured_content!r}")
+    r = await call(c, "scheme_eval", {"program": "(+ x 1)", "sessionId": sid})
+    check(r.is_error, f"eval in a closed session: {show(r)}")
+    check("session" in " ".join(texts(r)).lower(), f"closed-session error does not say so: {texts(r)!r}")
+    headers = [row for row in effect_log() if row.get("kind") == "premath.scheme_eval.run.v0" and row.get("sessionId") == sid]
+    check(len(headers) >= 2, f"effect log has {len(headers)} run headers with sessionId {sid}")
+    p = tusk("replay", "--effects", EFFECTS, "--session", sid)
+    check(p.returncode == 0, f"`tusk replay --session {sid}` exited {p.returncode}: {(p.stdout + p.stderr).strip()[-500:]}")
+
+
+async def s_session_isolation(c: Client) -> None:
+    await eval_ok(c, "(define lonely 7)")
+    r = await call(c, "scheme_eval", {"program": "lonely"})
+    check(r.is_error, f"a sessionless definition leaked into the next call: {show(r)}")
+
+
+async def s_unknown_session(c: Client) -> None:
+    r = await call(c, "scheme_eval", {"program": "(+ 1 2)", "sessionId": "no-such-session"})
+    check(r.is_error, f"unknown session: {show(r)}")
+    t = " ".join(texts(r)).lower()
+    check("unknown" in t or "not found" in t or "no such" in t or "expired" in t, f"text does not say so: {texts(r)!r}")
+
+
+async def s_session_expired(_: Client) -> None:
+    async with server("--session-ttl-seconds", "1") as c:
+        r = await call(c, "session_open", {})
+        check(not r.is_error, f"session_open: {show(r)}")
+        sid = r.structured_content["sessionId"]
+        await eval_ok(c, "(define y 1)", sessionId=sid)
+        await asyncio.sleep(2.5)
+        r = await call(c, "scheme_eval", {"program": "y", "sessionId": sid})
+        check(r.is_error, f"expired session still usable: {show(r)}")
+        t = " ".join(texts(r)).lower()
+        check("expired" in t or "unknown" in t, f"text does not mention expired/unknown: {texts(r)!r}")
+
+
+async def s_concurrent_ten(c: Client) -> None:
+    rs = await asyncio.gather(*(call(c, "scheme_eval", {"program": f"(* {i} {i})"}) for i in range(10)))
+    for i, r in enumerate(rs):
+        check(not r.is_error, f"call {i}: {show(r)}")
+        check(r.structured_content["value"] == i * i, f"call {i}: value {r.structured_content['value']!r}")
+    check(len({r.structured_content["runId"] for r in rs}) == 10, "runIds are not distinct")
+
+
+async def s_same_issue_serialized(c: Client) -> None:
+    rs = await asyncio.gather(*(call(c, "scheme_eval", {"program": SPIN, "issueId": "bd-1"}) for _ in range(2)))
+    for r in rs:
+        check(not r.is_error, f"spin run: {show(r)}")
+    a, b = (r.structured_content["runId"] for r in rs)
+    rows = effect_log()
+    ia = [n for n, row in enumerate(rows) if row.get("runId") == a]
+    ib = [n for n, row in enumerate(rows) if row.get("runId") == b]
+    check(len(ia) >= 3 and len(ib) >= 3, f"want >= 3 log rows per run (header, calls, footer), got {len(ia)} and {len(ib)}")
+    check(max(ia) < min(ib) or max(ib) < min(ia), f"rows of the two same-issue runs interleave: {ia} vs {ib}")
+
+
+async def s_crash_then_ok(c: Client) -> None:
+    sc = await eval_rejected(c, CRASH)
+    check("scheme_eval.worker_crashed" in sc["failureClasses"], f"failureClasses {sc['failureClasses']!r}")
+    sc = await eval_ok(c, "(+ 1 2)")
+    check(sc["value"] == 3, f"after the crash: value {sc['value']!r}")
+
+
+async def s_limits_timeout(c: Client) -> None:
+    t0 = time.monotonic()
+    sc = await eval_rejected(c, "(let loop () (loop))", limits={"timeoutMs": 300})
+    check(sc["failureClasses"], "a timed-out run has no failure class")
+    check(time.monotonic() - t0 < 10, f"timeoutMs=300 took {time.monotonic() - t0:.1f}s")
+    sc = await eval_rejected(c, "(issue.ready) (issue.ready)", limits={"maxCalls": 1})
+    check(sc["failureClasses"], "a run over maxCalls has no failure class")
+
+
+async def s_read_only(_: Client) -> None:
+    async with server("--read-only") as c:
+        sc = await eval_rejected(c, CLAIM.format(who="agent.ro"), policyDigest=digest(), instructionRef=INSTR)
+        check(sc["failureClasses"], "read-only rejection without a failure class")
+        await eval_ok(c, "(issue.ready)")
+    async with server("--read-only", "--policy-digest", digest(), "--instruction-ref", INSTR) as c:
+        await eval_rejected(c, CLAIM.format(who="agent.ro2"))
+
+
+async def s_direct_tools(_: Client) -> None:
+    async with server("--direct-tools") as c:
+        tools = {t.name: t for t in (await c.list_tools()).tools}
+        want = {"issue_ready", "issue_list", "issue_claim", "issue_claim_next", "dep_add"}
+        check(want <= tools.keys(), f"missing direct tools: {sorted(want - tools.keys())}")
+        for name in want:
+            s = tools[name].input_schema
+            check(isinstance(s, dict) and s.get("type") == "object", f"{name}: inputSchema {s!r}"[:300])
+        r = await call(c, "issue_ready", {})
+        check(not r.is_error, f"issue_ready: {show(r)}")
+        env = r.structured_content
+        check(env.get("schema") == "premath.host_effect.v0", f"issue_ready schema {env.get('schema')!r}")
+        sc = await eval_ok(c, "(issue.ready)")
+        e = sc["effects"][0]
+        for k in ("action", "resultClass", "payload"):
+            check(env.get(k) == e.get(k), f"issue_ready {k} differs from scheme_eval's: {json.dumps(env.get(k))[:200]} vs {json.dumps(e.get(k))[:200]}")
+        r = await call(c, "issue_claim_next", {"assignee": "agent.direct"})
+        check(r.is_error, f"issue_claim_next without authority: {show(r)}")
+        check(r.structured_content.get("resultClass") == "mutation.use_evidence_missing", f"resultClass {r.structured_content.get('resultClass')!r}")
+        r = await call(c, "issue_claim_next", {"assignee": "agent.direct", "policyDigest": digest(), "instructionRef": INSTR})
+        check(not r.is_error, f"issue_claim_next with authority: {show(r)}")
+        check(r.structured_content.get("resultClass") == "accepted", f"resultClass {r.structured_content.get('resultClass')!r}")
+
+
+async def s_replay_whole_log(_: Client) -> None:
+    p = tusk("replay", "--effects", EFFECTS)
+    check(p.returncode == 0, f"`tusk replay` exited {p.returncode}: {(p.stdout + p.stderr).strip()[-800:]}")
+
+
+async def s_stdout_protocol_only(_: Client) -> None:
+    check(not STREAM_ERRORS, f"non-protocol output on stdout: {STREAM_ERRORS[:3]}")
+
+
+SCENARIOS = [
+    ("tools_list", s_tools_list),
+    ("resources", s_resources),
+    ("eval_read", s_eval_read),
+    ("eval_value", s_eval_value),
+    ("mutation_no_authority", s_mutation_no_authority),
+    ("mutation_authority_in_call", s_mutation_authority_in_call),
+    ("mutation_authority_flags", s_mutation_authority_flags),
+    ("describe_actions", s_describe_actions),
+    ("session_lifecycle_and_replay", s_session),
+    ("session_isolation", s_session_isolation),
+    ("unknown_session", s_unknown_session),
+    ("session_expired", s_session_expired),
+    ("concurrent_ten", s_concurrent_ten),
+    ("same_issue_serialized", s_same_issue_serialized),
+    ("crash_then_ok", s_crash_then_ok),
+    ("limits", s_limits_timeout),
+    ("read_only", s_read_only),
+    ("direct_tools", s_direct_tools),
+    ("replay_whole_log", s_replay_whole_log),
+    ("stdout_protocol_only", s_stdout_protocol_only),
+]
+
+
+def why(e: BaseException) -> str:
+    while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
+        e = e.exceptions[0]
+    if isinstance(e, Fail):
+        return str(e)
+    if isinstance(e, TimeoutError):
+        return "timed out"
+    return f"{type(e).__name__}: {e}".replace("\n", " ")
+
+
+async def main() -> int:
+    os.makedirs(WORK, exist_ok=True)
+    passed = failed = 0
+
+    def report(name: str, err: BaseException | None) -> None:
+        nonlocal passed, failed
+        if err is None:
+            passed += 1
+            print(f"ok {name}", flush=True)
+        else:
+            failed += 1
+            print(f"FAIL {name}: {why(err)}", flush=True)
+            if not isinstance(err, Fail):
+                traceback.print_exception(err, file=sys.stderr)
+
+    try:
+        for n in range(5):
+            p = tusk("issue", "add", f"Seed issue {n + 1}", "--json")
+            check(p.returncode == 0, f"`tusk issue add` exited {p.returncode}: {p.stderr.strip()}")
+            json.loads(p.stdout)["id"]
+        digest()
+    except BaseException as e:  # noqa: BLE001 - reported as a scenario
+        report("seed", e)
+        print(f"{passed} passed, {failed} failed")
+        return 1
+
+    err: BaseException | None = None
+    try:
+        with anyio.fail_after(30):
+            async with server() as c:
+                print(f"# default (auto) connect negotiated protocol {c.protocol_version}", file=sys.stderr)
+                await c.list_tools()
+    except Exception as e:  # noqa: BLE001 - reported as a scenario
+        err = e
+        MODE[0] = "legacy"
+        print("# the default connect failed: the other scenarios use mode='legacy'", file=sys.stderr)
+    report("connect_default", err)
+
+    try:
+        async with server() as c:
+            print(f"# main server: protocol {c.protocol_version}", file=sys.stderr)
+            for name, fn in SCENARIOS:
+                err = None
+                try:
+                    with anyio.fail_after(45):
+                        await fn(c)
+                except Exception as e:  # noqa: BLE001 - every failure is reported, never raised
+                    err = e
+                report(name, err)
+    except BaseException as e:  # noqa: BLE001 - connecting or shutting down the main server
+        report("main_server", e)
+
+    if failed:
+        for path in STDERR_LOGS:
+            try:
+                with open(path) as f:
+                    tail = f.read()[-3000:]
+            except OSError:
+                continue
+            print(f"--- {path} (tail) ---\n{tail}", file=sys.stderr)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -139,6 +139,13 @@ def check_result_shape(r: Any, program: str) -> None:
     check(r.is_error == (sc.get("result") == "rejected"), f"{program!r}: isError={r.is_error} but result={sc['result']!r}")
 
 
+def check_input_schema(name: str, s: Any) -> None:
+    check(isinstance(s, dict) and s.get("type") == "object", f"{name}: inputSchema not an object schema: {s!r}"[:300])
+    for prop, sub in (s.get("properties") or {}).items():
+        # The TypeScript SDK rejects the whole tools/list when any property schema is not an object (e.g. `true`).
+        check(isinstance(sub, dict), f"{name}: inputSchema property {prop!r} is {sub!r}, not an object schema")
+
+
 def effect_log() -> list[dict[str, Any]]:
     with open(EFFECTS) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -151,8 +158,7 @@ async def s_tools_list(c: Client) -> None:
     tools = {t.name: t for t in (await c.list_tools()).tools}
     check(TOOLS <= tools.keys(), f"missing tools: {sorted(TOOLS - tools.keys())} (have {sorted(tools)})")
     for name in TOOLS:
-        s = tools[name].input_schema
-        check(isinstance(s, dict) and s.get("type") == "object", f"{name}: inputSchema not an object schema: {s!r}")
+        check_input_schema(name, tools[name].input_schema)
     out = tools["scheme_eval"].output_schema
     check(isinstance(out, dict) and out.get("type") == "object", f"scheme_eval: outputSchema {out!r}")
     desc = tools["scheme_eval"].description or ""
@@ -335,8 +341,7 @@ async def s_direct_tools(_: Client) -> None:
         want = {"issue_ready", "issue_list", "issue_claim", "issue_claim_next", "dep_add"}
         check(want <= tools.keys(), f"missing direct tools: {sorted(want - tools.keys())}")
         for name in want:
-            s = tools[name].input_schema
-            check(isinstance(s, dict) and s.get("type") == "object", f"{name}: inputSchema {s!r}"[:300])
+            check_input_schema(name, tools[name].input_schema)
         r = await call(c, "issue_ready", {})
         check(not r.is_error, f"issue_ready: {show(r)}")
         env = r.structured_content

@@ -1,6 +1,7 @@
 //! The `tusk` command line. Each subcommand group lives in its own file and
 //! returns the process exit code; `main.rs` only calls [`run`].
 
+pub mod actions;
 pub mod eval;
 pub mod harness;
 pub mod join_check;
@@ -24,6 +25,8 @@ pub struct Cli {
 pub enum Command {
     /// Run one bounded Scheme program against the host functions.
     Eval(eval::EvalArgs),
+    /// The host action catalogue: ids, arguments, payloads, failure classes.
+    Actions(actions::ActionsArgs),
     /// Re-run recorded runs with host calls answered from the effect log.
     Replay(replay::ReplayArgs),
     /// Interactive host: each top-level form is one run, definitions persist.
@@ -68,6 +71,7 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::Eval(args) => eval::run(args),
+        Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Repl(args) => repl::run(args),
         Command::Policy { command } => policy::run(command),

@@ -138,6 +138,10 @@ pub fn args_schema<A: JsonSchema>() -> Value {
 
 fn no_boolean_schemas(schema: &mut Value) {
     if let Value::Object(map) = schema {
+        // `true` is the default; written out it is one more bare boolean.
+        if map.get("additionalProperties") == Some(&Value::Bool(true)) {
+            map.remove("additionalProperties");
+        }
         for (key, value) in map.iter_mut() {
             match key.as_str() {
                 "properties" | "$defs" => {

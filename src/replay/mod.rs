@@ -486,6 +486,21 @@ impl Replayer {
         ids.dedup();
         self.sandboxes
             .entry((ids.clone(), session))
-            .or_insert_with(|| Sandbox::new(ids))
+            .or_insert_with(|| {
+                // The recorded ids, described as this build declares them
+                // (an embedder's action is bound but not described).
+                let builtins = crate::runtime::builtin_registry();
+                let mut bindings = crate::runtime::bindings(&builtins);
+                let described: serde_json::Map<String, Value> =
+                    serde_json::from_str(&bindings.catalogue).unwrap_or_default();
+                let catalogue: serde_json::Map<String, Value> = described
+                    .into_iter()
+                    .filter(|(id, _)| ids.contains(id))
+                    .collect();
+                bindings.catalogue = Value::Object(catalogue).to_string();
+                bindings.withheld.retain(|id| !ids.contains(id));
+                bindings.ids = ids;
+                Sandbox::with_bindings(bindings)
+            })
     }
 }

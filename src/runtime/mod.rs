@@ -71,6 +71,20 @@ pub fn builtin_registry() -> Registry {
     registry
 }
 
+/// What programs of a host with `registry` bind: its ids, its declarations
+/// for `(host-describe)`, and the mutations its profile withholds.
+pub fn bindings(registry: &Registry) -> crate::sandbox::Bindings {
+    let catalogue: serde_json::Map<String, Value> = registry
+        .specs()
+        .map(|s| (s.id.clone(), s.to_json()))
+        .collect();
+    crate::sandbox::Bindings {
+        ids: registry.ids(),
+        catalogue: Value::Object(catalogue).to_string(),
+        withheld: registry.withheld(),
+    }
+}
+
 /// Registers the built-in actions into an embedder's registry.
 pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
     let builtins = builtin_registry();
@@ -150,7 +164,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(config: HostConfig) -> Self {
-        let sandbox = Sandbox::new(config.registry.ids());
+        let sandbox = Sandbox::with_bindings(bindings(&config.registry));
         Self { config, sandbox }
     }
 

@@ -315,12 +315,34 @@ impl InterruptHandle {
     }
 }
 
+/// What a sandbox's programs can bind: one procedure per action id, the
+/// actions' declarations for `(host-describe)`, and the actions the profile
+/// withholds.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub ids: Vec<String>,
+    /// A JSON object keyed by action id: each action's declaration.
+    pub catalogue: String,
+    pub withheld: Vec<String>,
+}
+
+impl Bindings {
+    /// Procedures for `ids`, with no declarations.
+    pub fn ids(ids: Vec<String>) -> Self {
+        Self {
+            ids,
+            catalogue: "{}".to_string(),
+            withheld: Vec::new(),
+        }
+    }
+}
+
 /// The host-side handle of the evaluator: which action ids programs bind, the
 /// session worker when there is one, and a spare worker for the next fresh
 /// run once the sandbox is used more than once. Runs are serialized per
 /// sandbox.
 pub struct Sandbox {
-    action_ids: Arc<Vec<String>>,
+    bindings: Arc<Bindings>,
     session: Mutex<Option<supervisor::Worker>>,
     spares: supervisor::Spares,
     current: supervisor::CurrentRun,
@@ -329,10 +351,15 @@ pub struct Sandbox {
 impl Sandbox {
     /// A sandbox whose programs see one binding per id in `action_ids`.
     pub fn new(action_ids: Vec<String>) -> Self {
-        let action_ids = Arc::new(action_ids);
+        Self::with_bindings(Bindings::ids(action_ids))
+    }
+
+    /// A sandbox whose programs see `bindings`.
+    pub fn with_bindings(bindings: Bindings) -> Self {
+        let bindings = Arc::new(bindings);
         Self {
-            spares: supervisor::Spares::new(action_ids.clone()),
-            action_ids,
+            spares: supervisor::Spares::new(bindings.clone()),
+            bindings,
             session: Mutex::new(None),
             current: Arc::default(),
         }
@@ -347,7 +374,7 @@ impl Sandbox {
 
     /// The action ids bound as procedures.
     pub fn action_ids(&self) -> &[String] {
-        &self.action_ids
+        &self.bindings.ids
     }
 
     /// Starts the template process now rather than on the first run, and
@@ -401,7 +428,7 @@ impl Sandbox {
             *session = None;
         }
         if session.is_none() {
-            match supervisor::Worker::spawn(&self.action_ids, &limits, true) {
+            match supervisor::Worker::spawn(&self.bindings, &limits, true) {
                 Ok(w) => *session = Some(w),
                 Err(e) => return unavailable(e),
             }

@@ -222,6 +222,7 @@ pub const ALLOWLIST: &[&str] = &[
 /// prelude's business and not listed).
 const PUBLIC_NATIVES: &[&str] = &[
     "void",
+    "host-describe",
     "display",
     "displayln",
     "write",
@@ -337,8 +338,21 @@ pub fn build_engine() -> Result<Engine, SteelErr> {
     Ok(engine)
 }
 
-/// Binds one procedure per host action id, and `(host-actions)` listing them.
-pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String]) {
+/// Binds one procedure per host action id, `(host-actions)` listing them, and
+/// `(host-describe ["id"])` answering from their declarations.
+pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String], catalogue: String) {
+    let parsed: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    native(engine, "host-describe", move |args| {
+        let all = parsed.get_or_init(|| serde_json::from_str(&catalogue).unwrap_or_default());
+        match args {
+            [] => Ok(convert::json_to_value(all)),
+            [SteelVal::StringV(id)] | [SteelVal::SymbolV(id)] => Ok(match all.get(id.as_str()) {
+                Some(spec) => convert::json_to_value(spec),
+                None => SteelVal::BoolV(false),
+            }),
+            _ => Err(err("host-describe takes no argument or one action id")),
+        }
+    });
     for id in action_ids {
         let action = id.clone();
         native(engine, id, move |args| host_call(&action, args));

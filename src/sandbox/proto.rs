@@ -26,6 +26,12 @@ pub(crate) enum ToWorker<E = Value> {
     #[serde(rename_all = "camelCase")]
     Setup {
         action_ids: Vec<String>,
+        /// The declarations of the bound actions, as JSON text (an object
+        /// keyed by id), for `(host-describe)`; parsed only when asked.
+        catalogue: String,
+        /// Actions the profile withholds (mutations under read-only): naming
+        /// one says so instead of "unbound identifier".
+        withheld: Vec<String>,
         limits: Limits,
         /// A session worker runs many programs (no CPU-time rlimit per program).
         session: bool,

@@ -93,7 +93,7 @@ pub(crate) struct Spares {
 }
 
 struct SpareShared {
-    action_ids: Arc<Vec<String>>,
+    bindings: Arc<super::Bindings>,
     state: Mutex<SpareState>,
     wake: std::sync::Condvar,
 }
@@ -110,10 +110,10 @@ struct SpareState {
 }
 
 impl Spares {
-    pub fn new(action_ids: Arc<Vec<String>>) -> Self {
+    pub fn new(bindings: Arc<super::Bindings>) -> Self {
         Self {
             shared: Arc::new(SpareShared {
-                action_ids,
+                bindings,
                 state: Mutex::new(SpareState::default()),
                 wake: std::sync::Condvar::new(),
             }),
@@ -140,7 +140,7 @@ impl Spares {
         };
         match spare {
             Some((worker, confined)) if confined == *limits => Ok(worker),
-            _ => Worker::spawn(&self.shared.action_ids, limits, false),
+            _ => Worker::spawn(&self.shared.bindings, limits, false),
         }
     }
 }
@@ -177,7 +177,7 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
             }
             state.wanted.expect("checked above")
         };
-        let Ok(worker) = Worker::spawn(&shared.action_ids, &limits, false) else {
+        let Ok(worker) = Worker::spawn(&shared.bindings, &limits, false) else {
             // No spare this time; runs spawn their own.
             std::thread::sleep(Duration::from_millis(100));
             continue;
@@ -228,7 +228,11 @@ impl Drop for Worker {
 impl Worker {
     /// Forks a worker from the template, confined for `limits` and binding
     /// `action_ids`; waits until it is ready for a program.
-    pub fn spawn(action_ids: &[String], limits: &Limits, session: bool) -> Result<Worker, String> {
+    pub fn spawn(
+        bindings: &super::Bindings,
+        limits: &Limits,
+        session: bool,
+    ) -> Result<Worker, String> {
         let (host_end, worker_end) = socketpair(
             AddressFamily::Unix,
             SockType::Stream,
@@ -257,7 +261,9 @@ impl Worker {
         };
         let deadline = Instant::now() + READY_TIMEOUT;
         let setup = ToWorker::Setup {
-            action_ids: action_ids.to_vec(),
+            action_ids: bindings.ids.clone(),
+            catalogue: bindings.catalogue.clone(),
+            withheld: bindings.withheld.clone(),
             limits: *limits,
             session,
         };

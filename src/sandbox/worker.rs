@@ -42,6 +42,8 @@ thread_local! {
     static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The current run's limits.
     static LIMITS: RefCell<Limits> = RefCell::new(Limits::default());
+    /// The bound action ids and the withheld ones (for diagnostics).
+    static BOUND: RefCell<(Vec<String>, Vec<String>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 #[derive(Default)]
@@ -121,12 +123,17 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
         }
         super::template::close_from(CHANNEL_FD + 1);
     }
-    let (action_ids, limits, session) = match proto::read_blocking(CHANNEL_FD) {
+    let (action_ids, catalogue, limits, session) = match proto::read_blocking(CHANNEL_FD) {
         Ok(ToWorker::Setup {
             action_ids,
+            catalogue,
+            withheld,
             limits,
             session,
-        }) => (action_ids, limits, session),
+        }) => {
+            BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld));
+            (action_ids, catalogue, limits, session)
+        }
         _ => exit(EXIT_PROTOCOL),
     };
     if let Err(e) = confine::apply(&limits, session) {
@@ -135,7 +142,7 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
         });
         exit(confine::EXIT_CONFINE);
     }
-    super::primitives::bind_actions(engine, &action_ids);
+    super::primitives::bind_actions(engine, &action_ids, catalogue);
     memory::set_controller(engine.get_thread_state_controller());
     memory::arm(limits.max_memory_bytes());
     send(&FromWorker::Ready);
@@ -302,14 +309,25 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
     let (class, message) = match e.kind() {
         ErrorKind::FreeIdentifier => {
             let name = message.rsplit(": ").next().unwrap_or("").trim().to_string();
+            let (bound, withheld) = BOUND.with(|b| b.borrow().clone());
             match super::denied::capability_of(&name) {
                 Some(cap) => (
                     FailureClass::EffectDenied,
                     super::denied::denial_message(&name, cap),
                 ),
+                None if withheld.contains(&name) => (
+                    FailureClass::EffectDenied,
+                    format!(
+                        "`{name}` is a mutation, and this run uses the read-only profile: no \
+                         mutation is bound (reads are; (host-actions) lists them)"
+                    ),
+                ),
                 None => (
                     FailureClass::InvalidProgram,
-                    format!("unbound identifier `{name}`"),
+                    match closest(&name, &bound) {
+                        Some(id) => format!("unbound identifier `{name}`; did you mean `{id}`?"),
+                        None => format!("unbound identifier `{name}`"),
+                    },
                 ),
             }
         }
@@ -317,4 +335,62 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         _ => (FailureClass::RuntimeError, message),
     };
     wire_error(class, message, at)
+}
+
+/// The action id closest to a misspelled name, if one is close enough to be
+/// what was meant (a few edits, or the same words with other separators).
+fn closest<'a>(name: &str, ids: &'a [String]) -> Option<&'a str> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '.' | '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let name_squashed = squash(name);
+    ids.iter()
+        .map(|id| {
+            let d = if squash(id) == name_squashed {
+                0
+            } else {
+                edit_distance(name, id)
+            };
+            (d, id.as_str())
+        })
+        .filter(|(d, id)| *d <= (id.len() / 4).clamp(1, 3))
+        .min()
+        .map(|(_, id)| id)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = if ca == cb { prev } else { prev + 1 };
+            prev = row[j + 1];
+            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod suggest_tests {
+    #[test]
+    fn close_names_are_suggested() {
+        let ids: Vec<String> = ["issue.claim_next", "issue.claim", "issue.ready"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            super::closest("issue.claimnext", &ids),
+            Some("issue.claim_next")
+        );
+        assert_eq!(super::closest("issue-ready", &ids), Some("issue.ready"));
+        assert_eq!(super::closest("issue.redy", &ids), Some("issue.ready"));
+        assert_eq!(super::closest("frobnicate", &ids), None);
+    }
 }

@@ -404,7 +404,12 @@ fn read_only_profile_has_no_write_path() {
         ],
     );
     assert_eq!(code, 1);
-    assert_eq!(r["error"]["class"], "scheme_eval.invalid_program", "{r:#}");
+    // Not bound, and the diagnostic says why (not a bare "unbound identifier").
+    assert_eq!(r["error"]["class"], "scheme_eval.effect_denied", "{r:#}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("read-only profile"));
     let (_, r) = s.eval(
         r#"(result-class (host-call "harness.session.write" (hash "state" "active")))"#,
         &[

@@ -22,6 +22,7 @@ pub mod effects;
 pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod mcp;
 pub mod repl;
 pub mod replay;
 pub mod runtime;

@@ -150,6 +150,18 @@ impl HostArgs {
         })
     }
 
+    /// The limit flags alone.
+    pub fn limit_flags(&self) -> LimitsOverride {
+        LimitsOverride {
+            timeout_ms: self.timeout_ms,
+            max_calls: self.max_calls,
+            max_memory_mb: self.max_memory_mb,
+            max_output_bytes: self.max_output_bytes,
+            max_call_args_bytes: self.max_call_args_bytes,
+            ..Default::default()
+        }
+    }
+
     /// Flags that fill (or override) a request's fields.
     pub fn apply_to(&self, request: &mut Request) -> Result<(), String> {
         if self.policy_digest.is_some() {

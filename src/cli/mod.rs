@@ -5,6 +5,7 @@ pub mod actions;
 pub mod eval;
 pub mod harness;
 pub mod join_check;
+pub mod mcp;
 pub mod policy;
 pub mod repl;
 pub mod replay;
@@ -29,6 +30,8 @@ pub enum Command {
     Actions(actions::ActionsArgs),
     /// Re-run recorded runs with host calls answered from the effect log.
     Replay(replay::ReplayArgs),
+    /// Serve the host over MCP (stdio): scheme_eval, describe_actions, sessions.
+    Mcp(mcp::McpArgs),
     /// Interactive host: each top-level form is one run, definitions persist.
     Repl(repl::ReplArgs),
     /// Mutation policy: print its digest.
@@ -74,6 +77,7 @@ pub fn run() -> i32 {
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Repl(args) => repl::run(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
         Command::HarnessSession { command } => harness::run_session(&command),

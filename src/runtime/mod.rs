@@ -209,6 +209,25 @@ impl Host {
         session_id: Option<&str>,
         hooks: RunHooks,
     ) -> Result<RunResult, RequestError> {
+        self.eval_on(&self.sandbox, request, mode, session_id, hooks)
+    }
+
+    /// A sandbox with this host's bindings, for a session of its own (a
+    /// server holds one per client session; runs in it persist definitions).
+    pub fn new_sandbox(&self) -> Sandbox {
+        Sandbox::with_bindings(bindings(&self.config.registry))
+    }
+
+    /// [`Host::eval_hooked`] in `sandbox` (one of [`Host::new_sandbox`]'s)
+    /// instead of the host's own.
+    pub fn eval_on(
+        &self,
+        sandbox: &Sandbox,
+        request: &Request,
+        mode: EngineMode,
+        session_id: Option<&str>,
+        hooks: RunHooks,
+    ) -> Result<RunResult, RequestError> {
         let limits = request.limits.unwrap_or_default().apply(self.config.limits);
         let join = match hooks.join {
             Some(verdict) => Some(verdict),
@@ -238,7 +257,7 @@ impl Host {
             "startedAt": rfc3339(started),
             // What the program could bind by name and list with (host-actions):
             // replay binds the same.
-            "hostActions": self.sandbox.action_ids(),
+            "hostActions": sandbox.action_ids(),
             // The evidence the request carried, as the gate saw it.
             "authority": RecordedAuthority::of(&authority, request.issue_id.as_deref()),
         });
@@ -264,9 +283,7 @@ impl Host {
         ));
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
-            None => self
-                .sandbox
-                .run(&request.program, limits, mode, host.clone()),
+            None => sandbox.run(&request.program, limits, mode, host.clone()),
         };
         let finished = Utc::now();
         let ended = host.finish();

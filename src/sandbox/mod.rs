@@ -294,6 +294,11 @@ impl RunOutput {
     }
 }
 
+/// The prelude every program sees (Scheme source).
+pub fn prelude_source() -> &'static str {
+    primitives::PRELUDE
+}
+
 /// Starts the process-wide template (the prepared engine that every worker
 /// is a fork of) without waiting for it, so its engine builds while the
 /// caller opens stores and logs. Errors surface at the first run.

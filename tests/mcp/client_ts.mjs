@@ -177,9 +177,11 @@ const SCENARIOS = [
     check(isObjectLike(a.args) && isObjectLike(a.payload), `args/payload not JSON Schema objects: ${j(a)}`);
     check(typeof a.description === 'string' && a.description && Array.isArray(a.failureClasses) && a.example, `fields: ${j(a)}`);
     r = await call(c, 'describe_actions', { query: 'lease' });
-    const ids = r.structuredContent.actions.map((x) => x.id);
-    check(ids.some((i) => i.includes('lease')), `query=lease gave ${j(ids)}`);
-    check(!ids.includes('issue.ready') && !ids.includes('dep.add'), `query=lease matched unrelated actions: ${j(ids)}`);
+    const found = r.structuredContent.actions;
+    const ids = found.map((x) => x.id);
+    check(ids.includes('issue.lease_release') && ids.includes('issue.lease_renew'), `query=lease gave ${j(ids)}`);
+    const stray = found.filter((x) => !`${x.id} ${x.description ?? ''}`.toLowerCase().includes('lease')).map((x) => x.id);
+    check(!stray.length && !ids.includes('dep.add'), `query=lease matched actions that never mention a lease: ${j(stray.length ? stray : ids)}`);
   }],
   ['session_lifecycle_and_replay', async (c) => {
     let r = await call(c, 'session_open', {});

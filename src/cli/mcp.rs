@@ -1,0 +1,75 @@
+//! `tusk mcp`: serve the host over MCP (stdio). Diagnostics go to stderr;
+//! stdout carries only the protocol.
+
+use super::eval::HostArgs;
+use crate::mcp::{ServerOptions, TuskServer};
+use crate::runtime::Host;
+use clap::Args;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Also expose each host action as a tool of its own (`issue_ready`,
+    /// `issue_claim`, …) for clients that do not want code mode.
+    #[arg(long)]
+    pub direct_tools: bool,
+    /// Close sessions idle this long (seconds).
+    #[arg(long, default_value_t = 1800)]
+    pub session_ttl_seconds: u64,
+    /// Most sessions open at once.
+    #[arg(long, default_value_t = 64)]
+    pub max_sessions: usize,
+    /// Most runs served at once.
+    #[arg(long, default_value_t = 8)]
+    pub max_concurrency: usize,
+    #[command(flatten)]
+    pub host: HostArgs,
+}
+
+pub fn run(args: McpArgs) -> i32 {
+    crate::sandbox::prestart();
+    let config = match args.host.config() {
+        Ok(mut c) => {
+            // Flags set the server's limits: a call may only lower them.
+            c.limits = args.host.limit_flags().apply(c.limits);
+            c
+        }
+        Err(e) => {
+            eprintln!("tusk mcp: {e}");
+            return 2;
+        }
+    };
+    let options = ServerOptions {
+        policy_digest: args.host.policy_digest.clone(),
+        instruction_ref: args.host.instruction_ref.clone(),
+        issue_id: args.host.issue_id.clone(),
+        direct_tools: args.direct_tools,
+        session_ttl: Duration::from_secs(args.session_ttl_seconds),
+        max_sessions: args.max_sessions,
+        max_concurrency: args.max_concurrency,
+    };
+    let host = Host::new(config);
+    if let Err(e) = host.warm_up() {
+        eprintln!("tusk mcp: {e}");
+        return 2;
+    }
+    let server = TuskServer::new(host, options);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tusk mcp: cannot start the runtime: {e}");
+            return 2;
+        }
+    };
+    match runtime.block_on(crate::mcp::serve_stdio(server)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("tusk mcp: {e}");
+            1
+        }
+    }
+}

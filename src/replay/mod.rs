@@ -498,7 +498,13 @@ impl Replayer {
                     .filter(|(id, _)| ids.contains(id))
                     .collect();
                 bindings.catalogue = Value::Object(catalogue).to_string();
-                bindings.withheld.retain(|id| !ids.contains(id));
+                // A recording that bound no mutations (the read-only
+                // profile) withheld them: name them the same way.
+                bindings.withheld = builtins
+                    .mutation_ids()
+                    .into_iter()
+                    .filter(|id| !ids.contains(id))
+                    .collect();
                 bindings.ids = ids;
                 Sandbox::with_bindings(bindings)
             })

@@ -146,12 +146,33 @@ def check_input_schema(name: str, s: Any) -> None:
         check(isinstance(sub, dict), f"{name}: inputSchema property {prop!r} is {sub!r}, not an object schema")
 
 
+def replay_failure(p: subprocess.CompletedProcess[str]) -> str:
+    """The diverged runs and the closing summary of a failed `tusk replay`, on one line."""
+    lines = [l.strip() for l in (p.stdout + p.stderr).splitlines() if l.strip()]
+    bad = [l for l in lines if "DIVERGED" in l or "error" in l.lower()][:3]
+    return " / ".join(bad + lines[-1:])[:900]
+
+
 def effect_log() -> list[dict[str, Any]]:
     with open(EFFECTS) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
 # ---------------------------------------------------------------- scenarios
+
+
+async def s_connect_legacy(_: Client) -> None:
+    """The pre-2026 initialize handshake (what older clients speak) works too."""
+    saved = MODE[0]
+    MODE[0] = "legacy"
+    try:
+        async with server() as c:
+            check(c.protocol_version not in (None, ""), "no protocol version negotiated")
+            check(TOOLS <= {t.name for t in (await c.list_tools()).tools}, "tools missing over the legacy handshake")
+            sc = await eval_ok(c, "(+ 1 2)")
+            check(sc["value"] == 3, f"value {sc['value']!r}")
+    finally:
+        MODE[0] = saved
 
 
 async def s_tools_list(c: Client) -> None:
@@ -263,7 +284,7 @@ async def s_session(c: Client) -> None:
     headers = [row for row in effect_log() if row.get("kind") == "premath.scheme_eval.run.v0" and row.get("sessionId") == sid]
     check(len(headers) >= 2, f"effect log has {len(headers)} run headers with sessionId {sid}")
     p = tusk("replay", "--effects", EFFECTS, "--session", sid)
-    check(p.returncode == 0, f"`tusk replay --session {sid}` exited {p.returncode}: {(p.stdout + p.stderr).strip()[-500:]}")
+    check(p.returncode == 0, f"`tusk replay --session {sid}` exited {p.returncode}: {replay_failure(p)}")
 
 
 async def s_session_isolation(c: Client) -> None:
@@ -362,7 +383,7 @@ async def s_direct_tools(_: Client) -> None:
 
 async def s_replay_whole_log(_: Client) -> None:
     p = tusk("replay", "--effects", EFFECTS)
-    check(p.returncode == 0, f"`tusk replay` exited {p.returncode}: {(p.stdout + p.stderr).strip()[-800:]}")
+    check(p.returncode == 0, f"`tusk replay` exited {p.returncode}: {replay_failure(p)}")
 
 
 async def s_stdout_protocol_only(_: Client) -> None:
@@ -370,6 +391,7 @@ async def s_stdout_protocol_only(_: Client) -> None:
 
 
 SCENARIOS = [
+    ("connect_legacy_handshake", s_connect_legacy),
     ("tools_list", s_tools_list),
     ("resources", s_resources),
     ("eval_read", s_eval_read),
@@ -397,10 +419,12 @@ def why(e: BaseException) -> str:
     while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
         e = e.exceptions[0]
     if isinstance(e, Fail):
-        return str(e)
-    if isinstance(e, TimeoutError):
-        return "timed out"
-    return f"{type(e).__name__}: {e}".replace("\n", " ")
+        text = str(e)
+    elif isinstance(e, TimeoutError):
+        text = "timed out"
+    else:
+        text = f"{type(e).__name__}: {e}"
+    return " ".join(text.split("\n"))
 
 
 async def main() -> int:

@@ -107,6 +107,13 @@ async function evalRejected(c, program, extra = {}) {
   return r.structuredContent;
 }
 
+// The diverged runs and the closing summary of a failed `tusk replay`, on one line.
+function replayFailure(p) {
+  const lines = `${p.stdout}${p.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  const bad = lines.filter((l) => l.includes('DIVERGED') || l.toLowerCase().includes('error')).slice(0, 3);
+  return [...bad, ...lines.slice(-1)].join(' / ').slice(0, 900);
+}
+
 function effectLog() {
   return fs
     .readFileSync(EFFECTS, 'utf8')
@@ -198,7 +205,7 @@ const SCENARIOS = [
     check(r.isError, `eval in a closed session: ${show(r)}`);
     check(texts(r).join(' ').toLowerCase().includes('session'), `closed-session error does not say so: ${j(texts(r))}`);
     const p = tusk('replay', '--effects', EFFECTS, '--session', sid);
-    check(p.status === 0, `\`tusk replay --session ${sid}\` exited ${p.status}: ${(p.stdout + p.stderr).trim().slice(-500)}`);
+    check(p.status === 0, `\`tusk replay --session ${sid}\` exited ${p.status}: ${replayFailure(p)}`);
   }],
   ['unknown_session', async (c) => {
     const r = await call(c, 'scheme_eval', { program: '(+ 1 2)', sessionId: 'no-such-session' });
@@ -268,7 +275,7 @@ const SCENARIOS = [
   }],
   ['replay_whole_log', async () => {
     const p = tusk('replay', '--effects', EFFECTS);
-    check(p.status === 0, `\`tusk replay\` exited ${p.status}: ${(p.stdout + p.stderr).trim().slice(-800)}`);
+    check(p.status === 0, `\`tusk replay\` exited ${p.status}: ${replayFailure(p)}`);
   }],
   ['stdout_protocol_only', async () => {
     check(!streamErrors.length, `client/transport errors: ${j(streamErrors.slice(0, 3), 600)}`);

@@ -22,6 +22,13 @@ pub struct McpArgs {
     /// Most runs served at once.
     #[arg(long, default_value_t = 8)]
     pub max_concurrency: usize,
+    /// Serve streamable HTTP at ADDR (path /mcp) instead of stdio; loopback
+    /// only unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Let --http bind a non-loopback address and accept any Host header.
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
     #[command(flatten)]
     pub host: HostArgs,
 }
@@ -65,7 +72,11 @@ pub fn run(args: McpArgs) -> i32 {
             return 2;
         }
     };
-    match runtime.block_on(crate::mcp::serve_stdio(server)) {
+    let served = match args.http {
+        Some(addr) => runtime.block_on(crate::mcp::serve_http(server, addr, args.allow_remote)),
+        None => runtime.block_on(crate::mcp::serve_stdio(server)),
+    };
+    match served {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("tusk mcp: {e}");

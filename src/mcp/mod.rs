@@ -606,6 +606,48 @@ impl ServerHandler for TuskServer {
     }
 }
 
+/// Serves MCP over streamable HTTP at `addr` (path `/mcp`) until Ctrl-C.
+/// `allow_remote` lets a non-loopback address be bound and any `Host`
+/// header through; otherwise only loopback is served.
+///
+/// # Errors
+/// The address cannot be bound, or is not loopback without `allow_remote`.
+pub async fn serve_http(
+    server: TuskServer,
+    addr: std::net::SocketAddr,
+    allow_remote: bool,
+) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::{
+        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    };
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(format!(
+            "{addr} is not a loopback address; pass --allow-remote to serve other hosts"
+        ));
+    }
+    let mut config = StreamableHttpServerConfig::default();
+    if allow_remote {
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("tusk mcp: serving streamable HTTP at http://{bound}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
 /// Serves MCP on stdin/stdout until the client goes away.
 ///
 /// # Errors

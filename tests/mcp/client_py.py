@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Drive the real `tusk mcp` server with the official Python MCP SDK (pinned in
-requirements.txt) over stdio.
+requirements.txt) over stdio, and over streamable HTTP (`tusk mcp --http`) in the
+http_transport scenario.
 
 Usage: client_py.py TUSK_BINARY SCRATCH_DIR
 
 Every server is spawned as `TUSK_BINARY mcp [flags]` with its working directory
-set to SCRATCH_DIR (so its stores default to SCRATCH_DIR/.premath). Prints one
+set to SCRATCH_DIR (so its stores default to SCRATCH_DIR/.premath); the HTTP one is
+`TUSK_BINARY mcp --http 127.0.0.1:0`, its URL read from its stderr. Prints one
 line per scenario, `ok NAME` or `FAIL NAME: WHY`, then `N passed, M failed`;
 exits 0 iff every scenario passed. Server stderr goes to
 SCRATCH_DIR/server-*.stderr and is echoed to our stderr when a scenario fails.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -27,6 +30,7 @@ import anyio
 import anyio.lowlevel
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 if len(sys.argv) != 3:
     print("usage: client_py.py TUSK_BINARY SCRATCH_DIR", file=sys.stderr)
@@ -91,6 +95,50 @@ async def server(*flags: str):
             message_handler=on_message,
         ) as client:
             yield client
+
+
+HTTP_LINE = re.compile(r"serving streamable HTTP at (http://\S+)")
+
+
+@asynccontextmanager
+async def http_server(*flags: str):
+    """`tusk mcp --http 127.0.0.1:0 FLAGS` as a child process; yields the URL its stderr names.
+
+    The server is terminated (then killed, if it lingers) on the way out."""
+    log_path = os.path.join(WORK, f"server-{len(STDERR_LOGS) + 1}.stderr")
+    STDERR_LOGS.append(log_path)
+    with open(log_path, "w") as log:
+        log.write(f"# tusk mcp --http 127.0.0.1:0 {' '.join(flags)}\n")
+        log.flush()
+        proc = subprocess.Popen(
+            [TUSK, "mcp", "--http", "127.0.0.1:0", *flags],
+            cwd=WORK,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+    try:
+        url = None
+        deadline = time.monotonic() + 20
+        while url is None:
+            with open(log_path) as f:
+                m = HTTP_LINE.search(f.read())
+            if m:
+                url = m.group(1)
+                break
+            check(proc.poll() is None, f"`tusk mcp --http` exited {proc.returncode} before serving")
+            check(time.monotonic() < deadline, "no 'serving streamable HTTP at' line on stderr within 20 s")
+            await asyncio.sleep(0.05)
+        check(url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), f"bound address {url!r}")
+        check(not url.startswith("http://127.0.0.1:0/"), f"port 0 was not resolved in {url!r}")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def texts(r: Any) -> list[str]:
@@ -381,6 +429,35 @@ async def s_direct_tools(_: Client) -> None:
         check(r.structured_content.get("resultClass") == "accepted", f"resultClass {r.structured_content.get('resultClass')!r}")
 
 
+async def s_http_transport(_: Client) -> None:
+    """The same server over streamable HTTP: tools, a value, and a session's state across calls."""
+    async with http_server() as url:
+        async with Client(
+            streamable_http_client(url),
+            mode=MODE[0],
+            read_timeout_seconds=30,
+            message_handler=on_message,
+        ) as c:
+            tools = {t.name for t in (await c.list_tools()).tools}
+            check("scheme_eval" in tools, f"tools/list over HTTP: {sorted(tools)}")
+            sc = await eval_ok(c, "(+ 1 2)")
+            check(sc["value"] == 3, f"(+ 1 2) over HTTP gave {sc['value']!r}")
+            r = await call(c, "session_open", {})
+            check(not r.is_error, f"session_open over HTTP: {show(r)}")
+            sid = r.structured_content["sessionId"]
+            await eval_ok(c, "(define h 41)", sessionId=sid)
+            sc = await eval_ok(c, "(+ h 1)", sessionId=sid)
+            check(sc["value"] == 42 and sc.get("sessionId") == sid, f"session over HTTP: value {sc['value']!r} sessionId {sc.get('sessionId')!r}")
+            r = await call(c, "session_close", {"sessionId": sid})
+            check(not r.is_error, f"session_close over HTTP: {show(r)}")
+
+
+async def s_http_refuses_remote(_: Client) -> None:
+    p = tusk("mcp", "--http", "0.0.0.0:0")
+    check(p.returncode != 0, f"`tusk mcp --http 0.0.0.0:0` exited 0 (stderr {p.stderr.strip()[:300]!r})")
+    check("not a loopback address" in p.stderr, f"stderr does not say 'not a loopback address': {p.stderr.strip()[:300]!r}")
+
+
 async def s_replay_whole_log(_: Client) -> None:
     p = tusk("replay", "--effects", EFFECTS)
     check(p.returncode == 0, f"`tusk replay` exited {p.returncode}: {replay_failure(p)}")
@@ -410,6 +487,8 @@ SCENARIOS = [
     ("limits", s_limits_timeout),
     ("read_only", s_read_only),
     ("direct_tools", s_direct_tools),
+    ("http_transport", s_http_transport),
+    ("http_refuses_remote", s_http_refuses_remote),
     ("replay_whole_log", s_replay_whole_log),
     ("stdout_protocol_only", s_stdout_protocol_only),
 ]

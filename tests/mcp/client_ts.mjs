@@ -1,5 +1,6 @@
 // Drive the real `tusk mcp` server with the official TypeScript MCP SDK (pinned in
-// package.json / package-lock.json) over stdio.
+// package.json / package-lock.json) over stdio, and over streamable HTTP (`tusk mcp --http`)
+// in the http_transport scenario.
 //
 // Usage: node client_ts.mjs TUSK_BINARY SCRATCH_DIR
 //
@@ -9,12 +10,13 @@
 // scenario passed. Server stderr goes to SCRATCH_DIR/ts-server-*.stderr and is echoed
 // to our stderr when a scenario fails.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 if (process.argv.length !== 4) {
   console.error('usage: node client_ts.mjs TUSK_BINARY SCRATCH_DIR');
@@ -73,6 +75,58 @@ async function withServer(flags, fn) {
     return await fn(c);
   } finally {
     await c.close();
+  }
+}
+
+const HTTP_LINE = /serving streamable HTTP at (http:\/\/\S+)/;
+
+// `tusk mcp --http 127.0.0.1:0 FLAGS` as a child process: waits for the stderr line naming
+// the bound address, connects the SDK's streamable HTTP client to it, runs fn(client), then
+// closes the client and terminates the server (killing it if it lingers).
+async function withHttpServer(flags, fn) {
+  const logPath = path.join(WORK, `ts-server-${stderrLogs.length + 1}.stderr`);
+  stderrLogs.push(logPath);
+  fs.writeFileSync(logPath, `# tusk mcp --http 127.0.0.1:0 ${flags.join(' ')}\n`);
+  const fd = fs.openSync(logPath, 'a');
+  const child = spawn(TUSK, ['mcp', '--http', '127.0.0.1:0', ...flags], { cwd: WORK, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd); // the child holds its own copy
+  let exited = null;
+  const gone = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+  let client = null;
+  try {
+    let url = null;
+    const deadline = Date.now() + 20000;
+    while (!url) {
+      const m = HTTP_LINE.exec(fs.readFileSync(logPath, 'utf8'));
+      if (m) url = m[1];
+      else {
+        check(!exited, `\`tusk mcp --http\` exited ${j(exited)} before serving`);
+        check(Date.now() < deadline, "no 'serving streamable HTTP at' line on stderr within 20 s");
+        await sleep(50);
+      }
+    }
+    check(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*\/mcp$/.test(url), `bound address ${j(url)}`);
+    client = new Client({ name: 'tusk-tests-ts', version: '0.0.0' }, { capabilities: {} });
+    // Errors while the scenario runs are protocol trouble; once we hang up, the SDK reports
+    // its own aborting of the standalone GET stream (AbortError) and is not listened to.
+    let closing = false;
+    client.onerror = (e) => {
+      if (!closing) streamErrors.push(`http: ${String(e?.message ?? e)}`);
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    await client.connect(transport, CALL_TIMEOUT);
+    const out = await fn(client);
+    closing = true;
+    await transport.terminateSession(); // DELETE /mcp: throws unless the server ends the session (or answers 405)
+    return out;
+  } finally {
+    if (client) await client.close().catch(() => {});
+    if (!exited) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10000);
+      await gone;
+      clearTimeout(t);
+    }
   }
 }
 
@@ -272,6 +326,27 @@ const SCENARIOS = [
       const r2 = await call(c, 'issue_claim_next', { assignee: 'agent.ts.direct' });
       check(r2.isError && r2.structuredContent?.resultClass === 'mutation.use_evidence_missing', `unauthorised claim: ${show(r2)}`);
     });
+  }],
+  ['http_transport', async () => {
+    await withHttpServer([], async (c) => {
+      const tools = (await c.listTools(undefined, CALL_TIMEOUT)).tools.map((t) => t.name);
+      check(tools.includes('scheme_eval'), `tools/list over HTTP: ${j(tools)}`);
+      const sc = await evalOk(c, '(+ 1 2)');
+      check(sc.value === 3, `(+ 1 2) over HTTP gave ${j(sc.value)}`);
+      const r = await call(c, 'session_open', {});
+      check(!r.isError, `session_open over HTTP: ${show(r)}`);
+      const sid = r.structuredContent.sessionId;
+      await evalOk(c, '(define h 41)', { sessionId: sid });
+      const sc2 = await evalOk(c, '(+ h 1)', { sessionId: sid });
+      check(sc2.value === 42 && sc2.sessionId === sid, `session over HTTP: value ${j(sc2.value)} sessionId ${j(sc2.sessionId)}`);
+      const r2 = await call(c, 'session_close', { sessionId: sid });
+      check(!r2.isError, `session_close over HTTP: ${show(r2)}`);
+    });
+  }],
+  ['http_refuses_remote', async () => {
+    const p = tusk('mcp', '--http', '0.0.0.0:0');
+    check(p.status !== 0, `\`tusk mcp --http 0.0.0.0:0\` exited ${p.status} (stderr ${j(p.stderr.trim())})`);
+    check(p.stderr.includes('not a loopback address'), `stderr does not say 'not a loopback address': ${j(p.stderr.trim())}`);
   }],
   ['replay_whole_log', async () => {
     const p = tusk('replay', '--effects', EFFECTS);

@@ -40,11 +40,13 @@ PY="$ROOT/target/mcp-venv/bin/python"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$TMP/.premath"
-python3 "$GEN" 1000 "$TMP/.premath/issues.jsonl" >/dev/null
+mkdir -p "$TMP/empty/.premath" "$TMP/store/.premath"
+python3 "$GEN" 1000 "$TMP/store/.premath/issues.jsonl" >/dev/null
 
 echo "binary: $BIN"
 echo "uptime: $(uptime)"
-echo "== warm MCP round trip: scheme_eval of a one-call program over stdio, official Python SDK, 1000 issues"
-"$PY" "$ROOT/bench/mcp_roundtrip.py" "$BIN" "$TMP" "$CALLS"
+echo "== warm MCP round trip: scheme_eval of a one-call program over stdio, official Python SDK, empty store"
+"$PY" "$ROOT/bench/mcp_roundtrip.py" "$BIN" "$TMP/empty" "$CALLS"
+echo "== the same over 1000 issues (the call reads the store and returns a 185-item payload in its envelope)"
+"$PY" "$ROOT/bench/mcp_roundtrip.py" "$BIN" "$TMP/store" "$CALLS"
 echo "uptime: $(uptime)"

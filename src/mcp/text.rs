@@ -148,6 +148,21 @@ fn string_literal(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The description is read by a model on every turn: keep it well under
+    /// 2,000 tokens (about 4 characters a token for this kind of text).
+    #[test]
+    fn the_eval_description_is_complete_and_compact() {
+        let registry = crate::runtime::builtin_registry();
+        let specs: Vec<ActionSpec> = registry.specs().cloned().collect();
+        let text = eval_description(&specs);
+        for spec in &specs {
+            assert!(text.contains(&spec.signature()), "{}", spec.id);
+        }
+        assert!(text.len() < 6000, "{} characters", text.len());
+        let direct = direct_input_schema(&specs[0]).to_string();
+        assert!(!direct.contains(":true"), "{direct}");
+    }
+
     #[test]
     fn literals_round_trip_through_the_sandbox() {
         let value = json!({"id": "a\"b\\c\nd", "n": -3, "f": 1.5, "ok": true,

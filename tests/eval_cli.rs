@@ -63,11 +63,31 @@ fn accepted_run_envelope_and_logs() {
     }
 
     let traj = s.jsonl(".premath/harness_trajectory.jsonl");
-    assert_eq!(traj.len(), 1);
+    assert_eq!(traj.len(), 2, "the call's row, then the run's step row");
+    let step = &traj[1];
+    assert_eq!(step["action"], "scheme_eval.run");
+    assert_eq!(
+        step["stepId"],
+        format!("scheme_eval.run.{}", r["runId"].as_str().unwrap())
+    );
+    assert_eq!(
+        step["resultClass"],
+        r["failureClasses"]
+            .get(0)
+            .cloned()
+            .unwrap_or("accepted".into())
+    );
+    assert!(step["witnessRefs"]
+        .as_array()
+        .unwrap()
+        .contains(&format!("run://{}", r["runId"].as_str().unwrap()).into()));
     assert_eq!(traj[0]["action"], "scheme_eval.harness.session.bootstrap");
     assert_eq!(
         traj[0]["stepId"],
-        format!("scheme_eval.1.call-1.harness.session.bootstrap.{digest}")
+        format!(
+            "scheme_eval.1.call-1.harness.session.bootstrap.{digest}.{}",
+            r["runId"].as_str().unwrap()
+        )
     );
     assert_eq!(traj[0]["stepId"], e["trajectoryRow"]["stepId"]);
     assert_eq!(traj[0]["witnessRefs"], e["witnessRefs"]);

@@ -92,9 +92,11 @@ fn embedding_example_registers_its_own_action() {
     let rows = s.jsonl(".premath/host_effects.jsonl");
     assert_eq!(rows.len(), 6, "header, call, footer per run");
     assert_eq!(rows[1]["action"], "demo.greet");
+    // Per run: the call's row, then the run's step row.
     let steps = s.jsonl(".premath/harness_trajectory.jsonl");
-    assert_eq!(steps.len(), 2);
+    assert_eq!(steps.len(), 4);
     assert_eq!(steps[0]["action"], "scheme_eval.demo.greet");
+    assert_eq!(steps[1]["action"], "scheme_eval.run");
     // And a recorded embedder run replays: the header names its bound actions.
     let out = s.tusk(&["replay"]);
     assert_eq!(

@@ -160,9 +160,25 @@ fn pty_host_call_goes_to_the_effect_log_under_the_session_id() {
         assert_eq!(row["sessionId"], sid.as_str(), "{row}");
     }
     assert_ne!(log[0]["runId"], log[3]["runId"]);
+    // The call row, and one step row per form, tagged with the session.
     let trajectory = s.jsonl(".premath/harness_trajectory.jsonl");
-    assert_eq!(trajectory.len(), 1);
-    assert_eq!(trajectory[0]["action"], "scheme_eval.issue.list");
+    let calls: Vec<&Value> = trajectory
+        .iter()
+        .filter(|r| r["action"] != "scheme_eval.run")
+        .collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["action"], "scheme_eval.issue.list");
+    let steps = trajectory.len() - calls.len();
+    assert_eq!(
+        steps,
+        log.iter()
+            .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+            .count()
+    );
+    assert!(trajectory
+        .iter()
+        .filter(|r| r["action"] == "scheme_eval.run")
+        .all(|r| r["lineageRefs"][0] == format!("session://{sid}")));
 }
 
 #[test]

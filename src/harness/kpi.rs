@@ -232,7 +232,11 @@ pub fn report(
         path,
         Acc::default,
         |acc: &mut Acc, row: RowRef<'_>, _| {
-            if row.finished_at <= start || row.finished_at > now {
+            // Steps, not host calls: a run's reads are not completed work.
+            if row.finished_at <= start
+                || row.finished_at > now
+                || super::trajectory::is_host_call_row(&row.action)
+            {
                 return;
             }
             acc.rows += 1;

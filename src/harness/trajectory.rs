@@ -185,6 +185,16 @@ impl ProjectionMode {
 // ---------------------------------------------------------------------------
 // Writing
 
+/// The action of the step row every host run appends (`tusk eval`, a REPL
+/// form, a server call), whatever its outcome.
+pub const RUN_STEP_ACTION: &str = "scheme_eval.run";
+
+/// Whether a row records one host call of a run (`scheme_eval.<action id>`)
+/// rather than a step: projections list both, the KPI counts steps only.
+pub fn is_host_call_row(action: &str) -> bool {
+    action.starts_with("scheme_eval.") && action != RUN_STEP_ACTION
+}
+
 /// One step outcome, as the evaluator or the CLI hands it in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepRow {

@@ -212,7 +212,10 @@ impl LiveReplayer {
         // The value may hold envelopes, which name the files they wrote: name
         // the recording's files again before comparing.
         let host = self.host_for(&run, mode != EngineMode::Fresh);
-        let renames = recorded_paths(&calls, &host.config().paths);
+        let mut renames = recorded_paths(&calls, &host.config().paths);
+        if let Some(live_run) = result.json["runId"].as_str() {
+            renames.insert(live_run.to_string(), run.run_id.clone());
+        }
         let value = rename_paths(&result.json["value"], &renames);
         report.divergence = super::value_divergence(&footer, &value).or_else(|| {
             let expected = footer["failureClasses"].clone();
@@ -249,9 +252,12 @@ fn recorded_paths(
 
 fn rename_paths(v: &Value, renames: &HashMap<String, String>) -> Value {
     match v {
-        Value::String(s) => renames
-            .get(s)
-            .map_or_else(|| v.clone(), |r| Value::String(r.clone())),
+        // Whole or in part: a step id ends with its run id.
+        Value::String(s) => Value::String(
+            renames
+                .iter()
+                .fold(s.clone(), |acc, (from, to)| acc.replace(from, to)),
+        ),
         Value::Array(items) => {
             Value::Array(items.iter().map(|i| rename_paths(i, renames)).collect())
         }

@@ -260,7 +260,11 @@ impl HostBridge for CallHost {
             .as_ref()
             .and_then(|clock| clock(n).finished_at)
             .unwrap_or_else(|| crate::runtime::rfc3339(Utc::now()));
-        let step_id = format!("scheme_eval.{n}.call-{n}.{action}.{args_digest}");
+        // The spec's shape, then the run: unique across runs.
+        let step_id = format!(
+            "scheme_eval.{n}.call-{n}.{action}.{args_digest}.{}",
+            self.run_id
+        );
         let row = StepRow {
             step_id: step_id.clone(),
             action: format!("scheme_eval.{action}"),

@@ -9,6 +9,7 @@ mod bridge;
 
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
+use crate::harness::trajectory::StepRow;
 use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
 use crate::sandbox::{
     EngineMode, EvalError, FailureClass, InterruptHandle, Limits, LimitsOverride, RunOutput,
@@ -316,6 +317,32 @@ impl Host {
         }
         failure_classes.sort();
         failure_classes.dedup();
+        // One step row per run, whatever its outcome (the per-call rows are
+        // the run's host calls): what retry projections and the KPI read.
+        let step = StepRow {
+            step_id: format!("scheme_eval.run.{run_id}"),
+            action: crate::harness::trajectory::RUN_STEP_ACTION.to_string(),
+            result_class: failure_classes
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "accepted".to_string()),
+            finished_at: rfc3339(finished),
+            issue_id: request.issue_id.clone(),
+            instruction_refs: request.instruction_ref.iter().cloned().collect(),
+            witness_refs: std::iter::once(format!("run://{run_id}"))
+                .chain((1..=ended.calls).map(|seq| format!("effect-row://{run_id}/{seq}")))
+                .collect(),
+            lineage_refs: session_id
+                .map(|sid| vec![format!("session://{sid}")])
+                .unwrap_or_default(),
+            started_at: Some(rfc3339(started)),
+        };
+        if let Err(e) = crate::harness::trajectory::append(&self.config.paths.trajectory, &step) {
+            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
+            error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
+            failure_classes.sort();
+            failure_classes.dedup();
+        }
         let accepted = failure_classes.is_empty();
         let result = if accepted { "accepted" } else { "rejected" };
 

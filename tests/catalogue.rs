@@ -24,11 +24,13 @@ const READS: &[&str] = &[
     "harness.trajectory.query",
     "harness.feature.next",
     "harness.kpi",
+    "harness.retry.decide",
 ];
 const MUTATIONS: &[&str] = &[
     "issue.add",
     "issue.update",
     "issue.close",
+    "harness.escalate",
     "issue.claim",
     "issue.claim_next",
     "issue.discover",
@@ -144,7 +146,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 26])
+        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 28])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -173,7 +175,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Scratch::new();
     let out = s.tusk(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 26);
+    assert_eq!(text.lines().count(), 28);
     let out = s.tusk(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");

@@ -520,3 +520,125 @@ pub fn run_kpi(a: &KpiArgs) -> i32 {
         Err(e) => fail(CMD, e),
     }
 }
+
+// ---------------------------------------------------------------------------
+
+#[derive(clap::Subcommand, Debug)]
+pub enum RetryCommand {
+    /// The rule a failure class falls under: retry or not, backoff, escalation.
+    Decide {
+        #[command(flatten)]
+        common: RetryArgs,
+    },
+    /// Carry out the escalation once attempts are spent: discover a
+    /// follow-up issue, mark the active issue blocked, or stop.
+    Escalate {
+        #[command(flatten)]
+        common: RetryArgs,
+        /// The active issue (else PREMATH_ACTIVE_ISSUE_ID, PREMATH_ISSUE_ID,
+        /// the session's issue, the only ready issue).
+        #[arg(long)]
+        issue_id: Option<String>,
+        /// Issue store (default .premath/issues.jsonl, or PREMATH_ISSUES_PATH).
+        #[arg(long)]
+        issues: Option<PathBuf>,
+        /// The scope named in the escalation note.
+        #[arg(long, default_value = "tusk")]
+        scope: String,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RetryArgs {
+    /// The failure class(es) of the attempt that failed, in order (repeatable).
+    #[arg(long = "failure-class", required = true)]
+    pub failure_classes: Vec<String>,
+    /// The 1-based number of the attempt that just failed.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub attempt: i64,
+    /// Retry policy (default .premath/harness_retry_policy.json; built-in when absent).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tusk harness-retry …`
+pub fn run_retry(cmd: &RetryCommand) -> i32 {
+    use crate::harness::retry::{self, RetryPolicy};
+    const CMD: &str = "harness-retry";
+    let common = match cmd {
+        RetryCommand::Decide { common } | RetryCommand::Escalate { common, .. } => common,
+    };
+    let path = common
+        .policy
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(retry::DEFAULT_POLICY_PATH));
+    let decision = RetryPolicy::load(&path).and_then(|p| {
+        p.decide(&common.failure_classes, common.attempt)
+            .map(|d| (p, d))
+    });
+    let (policy, decision) = match decision {
+        Ok(x) => x,
+        Err(e) => return fail(CMD, e),
+    };
+    match cmd {
+        RetryCommand::Decide { .. } => {
+            if common.json {
+                print_json(&decision.to_json());
+            } else {
+                println!(
+                    "{}: rule {} · attempt {}/{} · {} · backoff {} · then {}",
+                    crate::terminal::field(&decision.matched_failure_class),
+                    decision.rule_id,
+                    decision.attempt,
+                    decision.max_attempts,
+                    if decision.retry { "retry" } else { "no retry" },
+                    decision.backoff_class,
+                    decision.escalation_action
+                );
+            }
+            0
+        }
+        RetryCommand::Escalate {
+            issue_id,
+            issues,
+            scope,
+            ..
+        } => {
+            let env = |k: &str| std::env::var(k).ok();
+            let issues = issues
+                .clone()
+                .or_else(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from))
+                .unwrap_or_else(|| PathBuf::from(".premath/issues.jsonl"));
+            let session = env("PREMATH_HARNESS_SESSION_PATH")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(".premath/harness_session.json"));
+            let ctx = retry::EscalationCtx {
+                issues: &issues,
+                session: &session,
+                issue_id: issue_id.as_deref(),
+                env_issue_ids: [env("PREMATH_ACTIVE_ISSUE_ID"), env("PREMATH_ISSUE_ID")],
+                scope,
+                now: chrono::Utc::now(),
+            };
+            match retry::escalate(&policy, &decision, &ctx) {
+                Ok(v) => {
+                    if common.json {
+                        print_json(&v);
+                    } else {
+                        println!(
+                            "harness-retry escalate: {}{}",
+                            field(&v, "outcome"),
+                            v.get("issueId")
+                                .map(|_| format!(" on {}", field(&v, "issueId")))
+                                .unwrap_or_default()
+                        );
+                    }
+                    0
+                }
+                Err(e) => fail(CMD, e),
+            }
+        }
+    }
+}

@@ -56,6 +56,11 @@ pub enum Command {
         #[command(subcommand)]
         command: harness::FeatureCommand,
     },
+    /// The retry and escalation policy of a worker's step: decide, escalate.
+    HarnessRetry {
+        #[command(subcommand)]
+        command: harness::RetryCommand,
+    },
     /// Multithread throughput KPI over the trajectory.
     HarnessKpi(harness::KpiArgs),
     /// Run a conformance vector suite.
@@ -84,6 +89,7 @@ pub fn run() -> i32 {
         Command::HarnessTrajectory { command } => harness::run_trajectory(&command),
         Command::HarnessFeature { command } => harness::run_feature(&command),
         Command::HarnessKpi(args) => harness::run_kpi(&args),
+        Command::HarnessRetry { command } => harness::run_retry(&command),
         Command::Conformance { suite } => join_check::run_conformance(&suite),
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),

@@ -84,6 +84,27 @@ pub struct FeatureWriteArgs {
     pub verification_refs: Option<Vec<String>>,
 }
 
+/// A failed attempt of a step.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RetryArgs {
+    /// The attempt's failure classes, in order (the first a rule lists decides).
+    pub failure_classes: Vec<String>,
+    /// The 1-based number of the attempt that just failed (default 1).
+    pub attempt: Option<i64>,
+}
+
+/// An escalation once a step's attempts are spent.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EscalateArgs {
+    pub failure_classes: Vec<String>,
+    pub attempt: Option<i64>,
+    /// The active issue (default: the request's issue, then the host's
+    /// PREMATH_ACTIVE_ISSUE_ID / PREMATH_ISSUE_ID, the session's, the only ready one).
+    pub issue_id: Option<String>,
+}
+
 /// The multithread throughput KPI's window.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -210,6 +231,62 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 example: r#"(harness.feature.write (hash "featureId" "f1" "state" "in_progress"))"#,
             },
             feature_write,
+        ),
+        declare(
+            Declaration {
+                id: "harness.retry.decide",
+                kind: Read,
+                description: "The retry policy's decision for a failed attempt: rule, retry or not, backoff, escalation.",
+                payload: object(
+                    &[
+                        ("retry", boolean()),
+                        ("ruleId", string()),
+                        ("maxAttempts", integer()),
+                        ("backoffClass", string()),
+                        ("escalationAction", string()),
+                        ("matchedFailureClass", string()),
+                    ],
+                    &["retry", "ruleId"],
+                ),
+                failure_classes: &[
+                    "host.args_invalid",
+                    "retry_policy_invalid_shape",
+                    "retry_policy_invalid_digest",
+                    "retry_policy_invalid_json",
+                    "retry_policy_io_error",
+                ],
+                example: r#"(harness.retry.decide (hash "failureClasses" (list "scheme_eval.timeout") "attempt" 1))"#,
+            },
+            retry_decide,
+        ),
+        declare(
+            Declaration {
+                id: "harness.escalate",
+                kind: Mutation,
+                description: "Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.",
+                payload: object(
+                    &[
+                        ("outcome", string()),
+                        ("issueId", string()),
+                        ("createdIssueId", string()),
+                        ("note", string()),
+                    ],
+                    &["outcome"],
+                ),
+                failure_classes: &[
+                    "retry_policy_invalid_shape",
+                    "retry_policy_invalid_digest",
+                    "escalation_issue_context_unbound",
+                    "escalation_issue_context_ambiguous",
+                    "escalation_session_invalid",
+                    "escalation_session_read_failed",
+                    "escalation_issue_not_found",
+                    "escalation_issue_command_failed",
+                    "escalation_unknown_action",
+                ],
+                example: r#"(harness.escalate (hash "failureClasses" (list "scheme_eval.invalid_program") "issueId" "bd-1"))"#,
+            },
+            escalate,
         ),
         declare(
             Declaration {
@@ -391,6 +468,48 @@ fn feature_write(
     }
 }
 
+fn retry_outcome(e: super::retry::RetryError) -> ActionOutcome {
+    ActionOutcome::rejected(vec![e.class.to_string()], e.message)
+}
+
+fn retry_decide(ctx: &ActionContext<'_>, args: RetryArgs) -> Result<ActionOutcome, ActionError> {
+    let policy = match super::retry::RetryPolicy::load(&ctx.paths.retry_policy) {
+        Ok(p) => p,
+        Err(e) => return Ok(retry_outcome(e)),
+    };
+    Ok(
+        match policy.decide(&args.failure_classes, args.attempt.unwrap_or(1)) {
+            Ok(d) => ActionOutcome::accepted(d.to_json()),
+            Err(e) => retry_outcome(e),
+        },
+    )
+}
+
+fn escalate(ctx: &ActionContext<'_>, args: EscalateArgs) -> Result<ActionOutcome, ActionError> {
+    use super::retry::{self, RetryPolicy};
+    let decided = RetryPolicy::load(&ctx.paths.retry_policy).and_then(|p| {
+        p.decide(&args.failure_classes, args.attempt.unwrap_or(1))
+            .map(|d| (p, d))
+    });
+    let (policy, decision) = match decided {
+        Ok(x) => x,
+        Err(e) => return Ok(retry_outcome(e)),
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let escalation = retry::EscalationCtx {
+        issues: &ctx.paths.issues,
+        session: &ctx.paths.session,
+        issue_id: args.issue_id.as_deref().or(ctx.issue_id),
+        env_issue_ids: [env("PREMATH_ACTIVE_ISSUE_ID"), env("PREMATH_ISSUE_ID")],
+        scope: "tusk.scheme_eval",
+        now: ctx.now,
+    };
+    Ok(match retry::escalate(&policy, &decision, &escalation) {
+        Ok(v) => ActionOutcome::accepted(v),
+        Err(e) => retry_outcome(e),
+    })
+}
+
 fn kpi_report(ctx: &ActionContext<'_>, args: KpiArgs) -> Result<ActionOutcome, ActionError> {
     let hours = match args.window_hours.map(kpi::validate_window_hours) {
         None => kpi::DEFAULT_WINDOW_HOURS,
@@ -455,12 +574,13 @@ mod tests {
     fn catalogue_ids_kinds_and_no_path_keys() {
         let all = actions();
         let ids: Vec<_> = all.iter().map(|a| (a.id().to_string(), a.kind())).collect();
-        assert_eq!(ids.len(), 8);
+        assert_eq!(ids.len(), 10);
         for (id, kind) in &ids {
             let mutation = [
                 "harness.session.write",
                 "harness.trajectory.append",
                 "harness.feature.write",
+                "harness.escalate",
             ]
             .contains(&id.as_str());
             assert_eq!(*kind == ActionKind::Mutation, mutation, "{id}");

@@ -26,6 +26,7 @@
 pub mod actions;
 pub mod feature;
 pub mod kpi;
+pub mod retry;
 pub mod session;
 pub mod trajectory;
 

@@ -24,6 +24,8 @@ pub struct HostPaths {
     pub session: PathBuf,
     pub feature_ledger: PathBuf,
     pub policy: PathBuf,
+    /// The step retry policy (`ci.harness.retry.policy.v1`).
+    pub retry_policy: PathBuf,
 }
 
 impl HostPaths {
@@ -37,6 +39,7 @@ impl HostPaths {
             session: p.join("harness_session.json"),
             feature_ledger: p.join("harness_feature_ledger.json"),
             policy: p.join("mutation_policy.json"),
+            retry_policy: p.join("harness_retry_policy.json"),
         }
     }
 }

@@ -179,15 +179,7 @@ impl HostArgs {
                 .map_err(|e| format!("join evidence {} is not JSON: {e}", path.display()))?;
             request.join_evidence = Some(value);
         }
-        let flags = LimitsOverride {
-            timeout_ms: self.timeout_ms,
-            max_calls: self.max_calls,
-            max_memory_mb: self.max_memory_mb,
-            max_output_bytes: self.max_output_bytes,
-            max_call_args_bytes: self.max_call_args_bytes,
-            ..Default::default()
-        };
-        request.limits = Some(flags.or(request.limits.unwrap_or_default()));
+        request.limits = Some(self.limit_flags().or(request.limits.unwrap_or_default()));
         Ok(())
     }
 }

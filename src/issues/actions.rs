@@ -80,6 +80,24 @@ pub struct AddArgs {
     pub labels: Option<Vec<String>>,
 }
 
+impl From<AddArgs> for NewIssue {
+    fn from(a: AddArgs) -> Self {
+        NewIssue {
+            id: a.id,
+            title: a.title,
+            description: a.description,
+            design: a.design,
+            acceptance_criteria: a.acceptance_criteria,
+            notes: a.notes,
+            status: a.status,
+            priority: a.priority,
+            issue_type: a.issue_type,
+            assignee: a.assignee,
+            labels: a.labels,
+        }
+    }
+}
+
 /// A new issue discovered while working on `parentId` (linked
 /// `discovered-from`).
 #[derive(Deserialize, JsonSchema)]
@@ -97,6 +115,26 @@ pub struct DiscoverArgs {
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
     pub labels: Option<Vec<String>>,
+}
+
+impl DiscoverArgs {
+    /// The parent and the new issue (the same fields as `issue.add`'s).
+    fn split(self) -> (String, NewIssue) {
+        let add = AddArgs {
+            title: self.title,
+            id: self.id,
+            description: self.description,
+            design: self.design,
+            acceptance_criteria: self.acceptance_criteria,
+            notes: self.notes,
+            status: self.status,
+            priority: self.priority,
+            issue_type: self.issue_type,
+            assignee: self.assignee,
+            labels: self.labels,
+        };
+        (self.parent_id, add.into())
+    }
 }
 
 /// The fields to change; at least one.
@@ -401,22 +439,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 ),
                 example: r#"(issue.add (hash "title" "Write the parser" "priority" 1))"#,
             },
-            |ctx, a: AddArgs| {
-                let new = NewIssue {
-                    id: a.id,
-                    title: a.title,
-                    description: a.description,
-                    design: a.design,
-                    acceptance_criteria: a.acceptance_criteria,
-                    notes: a.notes,
-                    status: a.status,
-                    priority: a.priority,
-                    issue_type: a.issue_type,
-                    assignee: a.assignee,
-                    labels: a.labels,
-                };
-                outcome(mutate::add(&mutation_ctx(ctx), &new))
-            },
+            |ctx, a: AddArgs| outcome(mutate::add(&mutation_ctx(ctx), &a.into())),
         ),
         declare(
             Declaration {
@@ -514,20 +537,8 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 example: r#"(issue.discover (hash "parentId" "bd-1" "title" "Lexer drops comments"))"#,
             },
             |ctx, a: DiscoverArgs| {
-                let new = NewIssue {
-                    id: a.id,
-                    title: a.title,
-                    description: a.description,
-                    design: a.design,
-                    acceptance_criteria: a.acceptance_criteria,
-                    notes: a.notes,
-                    status: a.status,
-                    priority: a.priority,
-                    issue_type: a.issue_type,
-                    assignee: a.assignee,
-                    labels: a.labels,
-                };
-                outcome(mutate::discover(&mutation_ctx(ctx), &a.parent_id, &new))
+                let (parent, new) = a.split();
+                outcome(mutate::discover(&mutation_ctx(ctx), &parent, &new))
             },
         ),
         declare(

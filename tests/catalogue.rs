@@ -25,12 +25,14 @@ const READS: &[&str] = &[
     "harness.feature.next",
     "harness.kpi",
     "harness.retry.decide",
+    "harness.boot",
 ];
 const MUTATIONS: &[&str] = &[
     "issue.add",
     "issue.update",
     "issue.close",
     "harness.escalate",
+    "harness.stop",
     "issue.claim",
     "issue.claim_next",
     "issue.discover",
@@ -146,7 +148,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 28])
+        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 30])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -175,7 +177,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Scratch::new();
     let out = s.tusk(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 28);
+    assert_eq!(text.lines().count(), 30);
     let out = s.tusk(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");

@@ -84,6 +84,30 @@ pub struct FeatureWriteArgs {
     pub verification_refs: Option<Vec<String>>,
 }
 
+/// Boot a worker's step.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BootArgs {
+    /// Leases assigned to this worker are reported.
+    pub worker_id: Option<String>,
+    /// This issue's lease is reported.
+    pub issue_id: Option<String>,
+}
+
+/// Stop a worker's step with a handoff.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StopArgs {
+    pub issue_id: String,
+    pub worker_id: String,
+    pub summary: String,
+    pub next_step: String,
+    /// `release`, `renew` or `keep`.
+    pub lease: String,
+    /// The renewed lease's length (renew only).
+    pub lease_ttl_seconds: Option<i64>,
+}
+
 /// A failed attempt of a step.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -231,6 +255,53 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 example: r#"(harness.feature.write (hash "featureId" "f1" "state" "in_progress"))"#,
             },
             feature_write,
+        ),
+        declare(
+            Declaration {
+                id: "harness.boot",
+                kind: Read,
+                description: "Boot a step: memory roots, dependency diagnostics, session bootstrap, leases that concern this worker, the next target.",
+                payload: object(
+                    &[
+                        ("roots", any()),
+                        ("diagnostics", any()),
+                        ("session", any()),
+                        ("leases", array(any())),
+                        ("next", any()),
+                    ],
+                    &["roots", "session", "leases"],
+                ),
+                failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.io_error"],
+                example: r#"(harness.boot (hash "workerId" "agent.a"))"#,
+            },
+            |ctx, a: BootArgs| super::hooks::boot(ctx, a.worker_id.as_deref(), a.issue_id.as_deref()),
+        ),
+        declare(
+            Declaration {
+                id: "harness.stop",
+                kind: Mutation,
+                description: "Stop a step: release, renew or keep the lease, persist the stopped session, append the stop row with handoff and lineage refs.",
+                payload: object(
+                    &[
+                        ("issueId", string()),
+                        ("lease", any()),
+                        ("leaseRef", string()),
+                        ("lineageRefs", strings()),
+                        ("stepId", string()),
+                        ("session", any()),
+                    ],
+                    &["issueId", "leaseRef"],
+                ),
+                failure_classes: &[
+                    "host.args_invalid", "issue.not_found", "lease_not_found", "lease_missing",
+                    "lease_stale", "lease_owner_mismatch", "lease_id_mismatch",
+                    "harness.session_corrupt", "harness.io_error",
+                ],
+                example: r#"(harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "parser done" "nextStep" "lexer" "lease" "release"))"#,
+            },
+            |ctx, a: StopArgs| {
+                super::hooks::stop(ctx, &a.issue_id, &a.worker_id, &a.summary, &a.next_step, &a.lease, a.lease_ttl_seconds)
+            },
         ),
         declare(
             Declaration {
@@ -562,6 +633,7 @@ mod tests {
             paths: &h.paths,
             now,
             issue_id: Some("bd-9"),
+            run_id: None,
         };
         let action = action(id);
         match crate::host::registry::validate_args(&action.spec().args, Some(&args)) {
@@ -574,13 +646,14 @@ mod tests {
     fn catalogue_ids_kinds_and_no_path_keys() {
         let all = actions();
         let ids: Vec<_> = all.iter().map(|a| (a.id().to_string(), a.kind())).collect();
-        assert_eq!(ids.len(), 10);
+        assert_eq!(ids.len(), 12);
         for (id, kind) in &ids {
             let mutation = [
                 "harness.session.write",
                 "harness.trajectory.append",
                 "harness.feature.write",
                 "harness.escalate",
+                "harness.stop",
             ]
             .contains(&id.as_str());
             assert_eq!(*kind == ActionKind::Mutation, mutation, "{id}");

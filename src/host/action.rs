@@ -50,6 +50,8 @@ pub struct ActionContext<'a> {
     pub now: DateTime<Utc>,
     /// The request's `issueId`, if any.
     pub issue_id: Option<&'a str>,
+    /// The run making the call, if any (lineage refs name it).
+    pub run_id: Option<&'a str>,
 }
 
 /// The typed result of one action call. Accepted iff `failure_classes` is empty.

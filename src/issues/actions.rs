@@ -706,6 +706,7 @@ mod tests {
                 paths: &self.paths,
                 now: self.now,
                 issue_id: None,
+                run_id: None,
             };
             let args = crate::host::registry::validate_args(&action.spec().args, Some(&args))
                 .unwrap_or_else(|e| panic!("{id}: {e}"));

@@ -170,6 +170,7 @@ impl CallHost {
             paths: &self.paths,
             now,
             issue_id: self.issue_id.as_deref(),
+            run_id: Some(&self.run_id),
         };
         match action_impl.call(&ctx, args) {
             Ok(outcome) => {

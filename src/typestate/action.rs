@@ -97,6 +97,7 @@ mod tests {
             paths: &paths,
             now: chrono::Utc::now(),
             issue_id: None,
+            run_id: None,
         };
         join_check()
             .call(&ctx, args)

@@ -1,0 +1,303 @@
+//! The harness contract's hooks (seed TUSK-HARNESS-CONTRACT §§3–4) as host
+//! actions, so a worker program is a few lines: `harness.boot` reads every
+//! persisted state a step starts from; `harness.stop` ends it with a handoff.
+//!
+//! `harness.stop` writes in this order: (1) the lease action (release or
+//! renew; the only part the store's rules can refuse, so a refusal changes
+//! nothing), (2) the stopped session, (3) the trajectory's stop row. A crash
+//! between (1) and (2) leaves the session `active` on an issue whose lease is
+//! already released or renewed, which `harness.boot` reports as a handoff to
+//! resume; a crash between (2) and (3) leaves the stopped session without
+//! its row, which only the KPI misses.
+
+use super::session::{self, SessionState, SessionWrite};
+use super::trajectory::{self, StepRow};
+use crate::canonical;
+use crate::host::{ActionContext, ActionError, ActionOutcome};
+use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
+use crate::issues::store::{read_text, Store};
+use crate::issues::views;
+use serde_json::{json, Value};
+
+/// The worker pool named in `cover://` refs.
+pub const WORKER_POOL: &str = "tusk.scheme_eval.v1";
+
+fn hex(value: &Value) -> String {
+    canonical::sha256_hex(canonical::to_canonical_string(value).as_bytes())
+}
+
+/// `ctx://`, `cover://` and `refinement://` lineage refs of a step on `issue`
+/// by `worker` in run `run_id`, as the reference's worker loop builds them.
+pub fn lineage_refs(issue: &str, worker: &str, issues_path: &str, run_id: &str) -> [String; 3] {
+    let ctx = format!(
+        "ctx://issue/{issue}/{}",
+        hex(&json!({"kind": "ctx", "issueId": issue, "issuesPath": issues_path}))
+    );
+    let cover = format!(
+        "cover://worker-loop/{issue}/{}",
+        hex(&json!({"kind": "cover", "ctxRef": ctx, "workerPool": WORKER_POOL}))
+    );
+    let refinement = format!(
+        "refinement://worker-loop/{issue}/{worker}/{}",
+        hex(&json!({"kind": "refinement", "coverRef": cover, "workerId": worker, "runId": run_id}))
+    );
+    [ctx, cover, refinement]
+}
+
+/// One issue's lease as a handoff sees it.
+#[derive(Debug, Clone, Default)]
+pub struct LeaseView {
+    pub lease_id: String,
+    pub owner: String,
+    pub expires_at: String,
+    /// unleased, active or stale.
+    pub state: String,
+    pub status: String,
+    pub assignee: String,
+}
+
+/// The issue's current lease, or `None` when there is no such issue.
+pub fn lease_view(ctx: &ActionContext<'_>, issue: &str) -> Result<Option<LeaseView>, ActionError> {
+    let text =
+        read_text(&ctx.paths.issues).map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let store = Store::parse(&ctx.paths.issues, &text)
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let shown = views::show_payload(&store, "", issue, ctx.now).into_value();
+    let i = &shown["issue"];
+    if i.is_null() {
+        return Ok(None);
+    }
+    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+    Ok(Some(LeaseView {
+        lease_id: s(&i["lease"]["lease_id"]),
+        owner: s(&i["lease"]["owner"]),
+        expires_at: s(&i["lease"]["expires_at"]),
+        state: s(&shown["leaseState"]),
+        status: s(&i["status"]),
+        assignee: s(&i["assignee"]),
+    }))
+}
+
+/// The `lease://handoff/<issue>/<state>/<digest>` ref after `action`.
+pub fn handoff_ref(
+    issue: &str,
+    worker: &str,
+    lease: &LeaseView,
+    state: &str,
+    action: &str,
+) -> String {
+    let digest = hex(&json!({
+        "issueId": issue, "workerId": worker, "leaseId": lease.lease_id,
+        "leaseOwner": lease.owner, "leaseState": state, "leaseAction": action,
+        "status": lease.status, "assignee": lease.assignee,
+    }));
+    format!("lease://handoff/{issue}/{state}/{digest}")
+}
+
+/// The handoff lease state: released by this stop, held by someone else
+/// (contended), or the lease's own state.
+fn handoff_state(lease: &LeaseView, worker: &str, action: &str) -> String {
+    if action == "issue_lease_release" {
+        "released".into()
+    } else if lease.state == "active" && lease.owner != worker {
+        "contended".into()
+    } else {
+        lease.state.clone()
+    }
+}
+
+/// `harness.stop`: see the module doc for the order of its writes.
+#[allow(clippy::too_many_arguments)]
+pub fn stop(
+    ctx: &ActionContext<'_>,
+    issue: &str,
+    worker: &str,
+    summary: &str,
+    next_step: &str,
+    lease_mode: &str,
+    ttl_seconds: Option<i64>,
+) -> Result<ActionOutcome, ActionError> {
+    let rejected = |class: &str, why: String| Ok(ActionOutcome::rejected(vec![class.into()], why));
+    let action = match lease_mode {
+        "release" => "issue_lease_release",
+        "renew" => "issue_lease_renew",
+        "keep" => "none",
+        other => {
+            return rejected(
+                "host.args_invalid",
+                format!("lease must be release, renew or keep, found {other:?}"),
+            )
+        }
+    };
+    let Some(before) = lease_view(ctx, issue)? else {
+        return rejected("issue.not_found", format!("no issue {issue}"));
+    };
+    // (1) The lease action: refused by the store's rules, nothing is written.
+    if action != "none" {
+        let mctx = crate::issues::mutate::MutationCtx::new(
+            &ctx.paths.issues,
+            crate::issues::LockOptions::default(),
+            ctx.now,
+        );
+        let req = LeaseRequest {
+            assignee: worker.to_string(),
+            lease_id: (!before.lease_id.is_empty()).then(|| before.lease_id.clone()),
+            term: LeaseTerm {
+                ttl_seconds,
+                expires_at: None,
+            },
+        };
+        let report = if action == "issue_lease_release" {
+            lease::release(&mctx, issue, &req)
+        } else {
+            lease::renew(&mctx, issue, &req)
+        }
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+        if !report.failure_classes.is_empty() {
+            let classes = report.failure_classes.clone();
+            let payload = report.into_value();
+            let diag = payload["diagnostic"]
+                .as_str()
+                .unwrap_or("the lease action was refused")
+                .to_string();
+            return Ok(ActionOutcome::rejected(classes, diag));
+        }
+    }
+    let after = lease_view(ctx, issue)?.unwrap_or_default();
+    let state = handoff_state(&after, worker, action);
+    let lease_ref = handoff_ref(issue, worker, &after, &state, action);
+    let issues_path = ctx.paths.issues.display().to_string();
+    let run_id = ctx.run_id.unwrap_or("");
+    let lineage = lineage_refs(issue, worker, &issues_path, run_id);
+    // (2) The stopped session.
+    let written = session::write(
+        &ctx.paths.session,
+        &SessionWrite {
+            state: SessionState::Stopped,
+            issue_id: Some(issue.to_string()),
+            summary: Some(summary.to_string()),
+            next_step: Some(next_step.to_string()),
+            instruction_refs: Vec::new(),
+            witness_refs: vec![lease_ref.clone()],
+            lineage_refs: lineage.to_vec(),
+            issues_path: Some(issues_path.clone()),
+            session_id: None,
+        },
+        ctx.now,
+    )
+    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    // (3) The stop row.
+    let step_id = format!(
+        "harness.stop.{issue}.{}",
+        if run_id.is_empty() { "direct" } else { run_id }
+    );
+    trajectory::append(
+        &ctx.paths.trajectory,
+        &StepRow {
+            step_id: step_id.clone(),
+            action: "harness.stop".into(),
+            result_class: "accepted".into(),
+            finished_at: super::format_timestamp(ctx.now),
+            issue_id: Some(issue.to_string()),
+            instruction_refs: Vec::new(),
+            witness_refs: vec![lease_ref.clone()],
+            lineage_refs: lineage.to_vec(),
+            started_at: None,
+        },
+    )
+    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    Ok(ActionOutcome::accepted(json!({
+        "schema": 1,
+        "kind": "premath.harness.stop.v1",
+        "issueId": issue,
+        "workerId": worker,
+        "lease": {
+            "action": action, "state": state, "leaseId": after.lease_id,
+            "owner": after.owner, "expiresAt": after.expires_at,
+        },
+        "leaseRef": lease_ref,
+        "lineageRefs": lineage,
+        "stepId": step_id,
+        "session": written.to_json(),
+    })))
+}
+
+/// `harness.boot`: the memory roots, dependency diagnostics over open work,
+/// the session's bootstrap, the leases that concern this worker or issue
+/// (with how to resume a stranded one), and the next target.
+pub fn boot(
+    ctx: &ActionContext<'_>,
+    worker: Option<&str>,
+    issue: Option<&str>,
+) -> Result<ActionOutcome, ActionError> {
+    let store_err = |e: crate::issues::StoreError| ActionError::new(e.class(), e.to_string());
+    let text = read_text(&ctx.paths.issues).map_err(store_err)?;
+    let store = Store::parse(&ctx.paths.issues, &text).map_err(store_err)?;
+    let issues_path = ctx.paths.issues.display().to_string();
+    let diagnostics =
+        views::diagnostics_payload(&store, &issues_path, views::Scope::Active).into_value();
+    let bootstrap = session::bootstrap(&ctx.paths.session, &ctx.paths.feature_ledger)
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let session_issue = session::read(&ctx.paths.session)
+        .ok()
+        .flatten()
+        .and_then(|s| s.issue_id.map(|i| (i, s.state == SessionState::Active)));
+    let listed = views::list_payload(&store, &issues_path, &views::ListFilter::default(), ctx.now)
+        .into_value();
+    let mut leases = Vec::new();
+    for item in listed["items"].as_array().into_iter().flatten() {
+        let id = item["id"].as_str().unwrap_or_default();
+        let concerns = issue == Some(id)
+            || session_issue.as_ref().is_some_and(|(i, _)| i == id)
+            || worker.is_some_and(|w| item["assignee"].as_str() == Some(w));
+        if !concerns {
+            continue;
+        }
+        let Some(view) = lease_view(ctx, id)? else {
+            continue;
+        };
+        if view.state == "unleased" && session_issue.as_ref().is_none_or(|(i, _)| i != id) {
+            continue;
+        }
+        let stranded = session_issue
+            .as_ref()
+            .is_some_and(|(i, active)| i == id && *active)
+            || view.state == "stale";
+        let resume = match (view.state.as_str(), worker) {
+            ("active", Some(w)) if view.owner == w => format!(
+                "held by this worker: renew with (issue.lease_renew (hash \"id\" \"{id}\" \"assignee\" \"{w}\" \"leaseId\" \"{}\")) and go on, or stop with harness.stop",
+                view.lease_id
+            ),
+            ("active", _) => format!("held by {} until {}: wait, or work elsewhere", view.owner, view.expires_at),
+            ("stale", _) => format!("the lease expired at {}: claim it again with issue.claim", view.expires_at),
+            _ => format!("no lease: claim it with (issue.claim (hash \"id\" \"{id}\" \"assignee\" …))"),
+        };
+        leases.push(json!({
+            "issueId": id, "leaseId": view.lease_id, "owner": view.owner,
+            "expiresAt": view.expires_at, "leaseState": view.state, "status": view.status,
+            "stranded": stranded, "resume": resume,
+        }));
+    }
+    let ready = views::ready_payload(&store, &issues_path, ctx.now).into_value();
+    let next = match ready["items"].get(0) {
+        Some(first) => json!({"source": "ready", "issueId": first["id"], "title": first["title"]}),
+        None => match super::feature::next(&ctx.paths.feature_ledger) {
+            Ok(f) if !f["next"].is_null() => json!({"source": "feature", "feature": f["next"]}),
+            _ => Value::Null,
+        },
+    };
+    Ok(ActionOutcome::accepted(json!({
+        "schema": 1,
+        "kind": "premath.harness.boot.v1",
+        "roots": {
+            "issuesPath": issues_path,
+            "trajectoryPath": ctx.paths.trajectory.display().to_string(),
+            "sessionPath": ctx.paths.session.display().to_string(),
+            "featureLedgerPath": ctx.paths.feature_ledger.display().to_string(),
+        },
+        "diagnostics": diagnostics,
+        "session": bootstrap,
+        "leases": leases,
+        "next": next,
+    })))
+}

@@ -13,7 +13,7 @@ rm -rf "$demo" && mkdir -p "$demo" && cd "$demo"
 digest=$("$tusk" policy digest)
 echo "== ready report (read-only)"
 "$tusk" eval "$root/examples/ready_report.scm" --read-only
-echo "== worker loop (boot, claim, record, stop, release)"
+echo "== worker loop (harness.boot, claim, verify, retry decision, harness.stop releasing the lease)"
 "$tusk" eval "$root/examples/worker_loop.scm" --policy-digest "$digest" --instruction-ref instr://quickstart
 echo "== claim next"
 "$tusk" eval "$root/examples/claim_next.scm" --policy-digest "$digest" --instruction-ref instr://quickstart

@@ -1,33 +1,35 @@
-;; One bounded worker step (boot / step / stop of the harness contract):
-;; boot from the session, claim the next ready issue, record the step,
-;; write a stopped session with a next step, and release the lease.
+;; One bounded worker step on the harness hooks: boot, claim one item, do
+;; the work (here: check the store), decide about a failure with the retry
+;; policy, and stop with a handoff that releases the lease.
 ;; Run with --policy-digest "$(tusk policy digest)" --instruction-ref R.
 (define me "agent.example")
 
-;; boot
-(define boot (payload (harness.session.bootstrap)))
-(displayln (->string (list "boot mode" (hash-ref boot "mode"))))
+;; boot: roots, diagnostics, session, leases held, the next target
+(define boot (payload (harness.boot (hash "workerId" me))))
+(displayln (->string (list "boot" (hash-ref* boot "session" "mode") "next" (hash-ref boot "next"))))
 
 ;; step: claim one bounded work item
 (define claim (issue.claim_next (hash "assignee" me)))
 (define issue (and (accepted? claim) (hash-ref (payload claim) "issue")))
 
-(define (stop-with summary next-step issue-id)
-  (harness.session.write
-   (if issue-id
-       (hash "state" "stopped" "summary" summary "nextStep" next-step "issueId" issue-id)
-       (hash "state" "stopped" "summary" summary "nextStep" next-step))))
-
 (if (hash? issue)
     (let* ([id (hash-ref issue "id")]
-           [lease (hash-ref issue "lease")]
-           [step (harness.trajectory.append
-                  (hash "stepId" (string-append "worker." id) "action" "worker.step"
-                        "resultClass" "accepted" "issueId" id))])
-      ;; stop: hand off and release the lease so another worker can pick it up
-      (stop-with (string-append "looked at " id) (string-append "continue " id) id)
-      (define release (issue.lease_release (hash "id" id "assignee" me "leaseId" (hash-ref lease "lease_id"))))
-      (hash "issue" id "step" (result-class step) "released" (result-class release)))
-    (begin
-      (stop-with "queue empty" "wait for new work" #f)
-      (hash "issue" void "claim" (result-class claim))))
+           ;; the work: a verification this step must pass
+           [check (issue.check)]
+           [ok (equal? (hash-ref (payload check) "result") "accepted")]
+           ;; on failure, the policy says whether to retry and what then
+           [decision (if ok
+                         #f
+                         (payload (harness.retry.decide
+                                   (hash "failureClasses" (failure-classes check) "attempt" 1))))]
+           [stop (harness.stop
+                  (hash "issueId" id "workerId" me
+                        "summary" (if ok (string-append "checked " id) (string-append "check failed on " id))
+                        "nextStep" (if ok (string-append "continue " id) "retry the check")
+                        "lease" "release"))])
+      (hash "issue" id
+            "verified" ok
+            "retry" (and decision (hash-ref decision "retry"))
+            "stopped" (result-class stop)
+            "handoff" (hash-ref* (payload stop) "lease" "state")))
+    (hash "issue" void "claim" (result-class claim) "next" (hash-ref boot "next")))

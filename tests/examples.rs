@@ -53,7 +53,7 @@ fn worker_loop_and_claim_next_run_with_authority() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!({"issue": "bd-1", "step": "accepted", "released": "accepted"})
+        json!({"issue": "bd-1", "verified": true, "retry": false, "stopped": "accepted", "handoff": "released"})
     );
     let session: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(s.path(".premath/harness_session.json")).unwrap(),
@@ -61,6 +61,18 @@ fn worker_loop_and_claim_next_run_with_authority() {
     .unwrap();
     assert_eq!(session["state"], "stopped");
     assert_eq!(session["nextStep"], "continue bd-1");
+    assert!(session["witnessRefs"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("lease://handoff/bd-1/released/"));
+    // The lease is back: the issue is ready again for the next worker.
+    let ready: serde_json::Value =
+        serde_json::from_slice(&s.tusk(&["issue", "ready", "--json"]).stdout).unwrap();
+    assert!(ready["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == "bd-1"));
     let (code, r) = s.eval(&example("claim_next.scm"), &auth);
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["value"], json!({"claimed": true, "id": "bd-1"}));

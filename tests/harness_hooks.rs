@@ -164,3 +164,45 @@ fn boot_reports_roots_leases_a_stranded_handoff_and_the_next_target() {
     assert_eq!(boot["next"]["issueId"], "bd-2");
     assert_eq!(boot["diagnostics"]["scope"], "active");
 }
+
+#[test]
+fn a_rejected_run_holding_a_lease_names_it_and_boot_offers_to_resume() {
+    let s = Scratch::new();
+    s.tusk(&["issue", "add", "Parser"]);
+    let a = auth(&s);
+    let mut flags: Vec<&str> = a.iter().map(String::as_str).collect();
+    flags.extend(["--timeout-ms", "500"]);
+    // Claims, then runs out of time without stopping.
+    let (code, r) = s.eval(
+        r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a")) (let loop () (loop))"#,
+        &flags,
+    );
+    assert_eq!(code, 1);
+    let step = s
+        .jsonl(".premath/harness_trajectory.jsonl")
+        .into_iter()
+        .find(|row| row["action"] == "scheme_eval.run")
+        .unwrap();
+    assert_eq!(step["resultClass"], "scheme_eval.timeout");
+    assert!(
+        step["witnessRefs"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("lease://held/bd-1/lease1_bd-1_agent.a")),
+        "{step:#}"
+    );
+    assert!(r["runId"].is_string());
+    let r = run(
+        &s,
+        r#"(payload (harness.boot (hash "workerId" "agent.a" "issueId" "bd-1")))"#,
+    );
+    let lease = &r["value"]["leases"][0];
+    assert_eq!(lease["leaseId"], "lease1_bd-1_agent.a");
+    assert!(
+        lease["resume"]
+            .as_str()
+            .unwrap()
+            .contains("issue.lease_renew"),
+        "{lease:#}"
+    );
+}

@@ -331,6 +331,13 @@ impl Host {
             instruction_refs: request.instruction_ref.iter().cloned().collect(),
             witness_refs: std::iter::once(format!("run://{run_id}"))
                 .chain((1..=ended.calls).map(|seq| format!("effect-row://{run_id}/{seq}")))
+                // A rejected run that still holds a lease names it, so the
+                // next boot on that issue can resume it.
+                .chain(if failure_classes.is_empty() {
+                    Vec::new()
+                } else {
+                    held_leases(&ended.effects)
+                })
                 .collect(),
             lineage_refs: session_id
                 .map(|sid| vec![format!("session://{sid}")])
@@ -402,6 +409,37 @@ impl Host {
             worker_abandoned: output.worker_abandoned,
         })
     }
+}
+
+/// `lease://held/<issueId>/<leaseId>` for each lease the run's calls
+/// acquired or renewed and did not give back.
+fn held_leases(effects: &[Value]) -> Vec<String> {
+    let mut held: Vec<(String, String)> = Vec::new();
+    for e in effects.iter().filter(|e| e["resultClass"] == "accepted") {
+        let p = &e["payload"];
+        let issue = p["issue"]["id"]
+            .as_str()
+            .or_else(|| p["id"].as_str())
+            .or_else(|| p["issueId"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        match e["action"].as_str().unwrap_or_default() {
+            "issue.claim" | "issue.claim_next" | "issue.lease_renew" => {
+                if let Some(lease) = p["lease"]["lease_id"].as_str() {
+                    held.retain(|(i, _)| *i != issue);
+                    held.push((issue, lease.to_string()));
+                }
+            }
+            "issue.lease_release" | "issue.close" => held.retain(|(i, _)| *i != issue),
+            "harness.stop" if p["lease"]["state"] == "released" => {
+                held.retain(|(i, _)| *i != issue)
+            }
+            _ => {}
+        }
+    }
+    held.into_iter()
+        .map(|(issue, lease)| format!("lease://held/{issue}/{lease}"))
+        .collect()
 }
 
 /// The times one call is given instead of the wall clock's.

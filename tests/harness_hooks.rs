@@ -206,3 +206,59 @@ fn a_rejected_run_holding_a_lease_names_it_and_boot_offers_to_resume() {
         "{lease:#}"
     );
 }
+
+#[test]
+fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
+    let s = Scratch::new();
+    s.tusk(&["issue", "add", "Parser"]);
+    run(
+        &s,
+        r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a"))
+           (harness.session.write (hash "state" "active" "issueId" "bd-1"))"#,
+    );
+    let a = auth(&s);
+    let program = s.write(
+        "stop.scm",
+        r#"(harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "s" "nextStep" "n" "lease" "release"))"#,
+    );
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.arg("eval")
+        .arg(&program)
+        .args(&a)
+        .current_dir(s.dir.path());
+    cmd.env("TUSK_TEST_CRASH_AT", "lease");
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), None, "the host was killed mid-stop");
+    // The lease is released, the session still active on the issue, no stop row.
+    let issue: Value =
+        serde_json::from_slice(&s.tusk(&["issue", "show", "bd-1", "--json"]).stdout).unwrap();
+    assert!(issue["issue"]["lease"].is_null());
+    let session: Value = serde_json::from_str(
+        &std::fs::read_to_string(s.path(".premath/harness_session.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(session["state"], "active");
+    assert!(s
+        .jsonl(".premath/harness_trajectory.jsonl")
+        .iter()
+        .all(|r| r["action"] != "harness.stop"));
+    // The next boot sees the half-done handoff and says how to resume.
+    let r = run(
+        &s,
+        r#"(payload (harness.boot (hash "workerId" "agent.a")))"#,
+    );
+    let lease = &r["value"]["leases"][0];
+    assert_eq!(lease["issueId"], "bd-1");
+    assert_eq!(lease["leaseState"], "unleased");
+    assert_eq!(lease["stranded"], true);
+    assert!(
+        lease["resume"].as_str().unwrap().contains("issue.claim"),
+        "{lease:#}"
+    );
+    // And the stop, run again, completes.
+    let r = run(
+        &s,
+        r#"(result-class (harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "s" "nextStep" "n" "lease" "keep")))"#,
+    );
+    assert_eq!(r["value"], "accepted");
+}

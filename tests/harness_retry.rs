@@ -420,3 +420,62 @@ fn the_active_issue_comes_from_each_source_in_order() {
     assert_eq!(code, 2);
     assert!(err.contains("escalation_session_read_failed"), "{err}");
 }
+
+#[test]
+fn escalations_that_cannot_be_carried_out_fail_closed() {
+    let s = Scratch::new();
+    s.tusk(&["issue", "add", "Parser"]);
+    // mark_blocked on an issue that does not exist.
+    let (code, _, err) = tusk_env(
+        &s,
+        &[
+            "harness-retry",
+            "escalate",
+            "--failure-class",
+            "check_failed",
+            "--issue-id",
+            "bd-99",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("escalation_issue_not_found"), "{err}");
+    // issue_discover from a parent the store does not have.
+    let (code, _, err) = tusk_env(
+        &s,
+        &[
+            "harness-retry",
+            "escalate",
+            "--failure-class",
+            "scheme_eval.timeout",
+            "--issue-id",
+            "bd-99",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("escalation_issue_command_failed"), "{err}");
+    // A policy naming an action there is no escalation for.
+    let mut doc = json!({
+        "schema": 1, "policyKind": "ci.harness.retry.policy.v1", "policyId": "p",
+        "defaultRule": {"maxAttempts": 1, "backoffClass": "none", "escalationAction": "page_someone"},
+        "rules": [{"ruleId": "r", "failureClasses": ["x_y"], "maxAttempts": 1,
+                   "backoffClass": "none", "escalationAction": "stop"}]
+    });
+    doc["policyDigest"] = json!(format!("pol1_{}", sha256_hex(&canonical(&doc))));
+    s.write(".premath/harness_retry_policy.json", &doc.to_string());
+    let (code, _, err) = tusk_env(
+        &s,
+        &[
+            "harness-retry",
+            "escalate",
+            "--failure-class",
+            "other_class",
+            "--issue-id",
+            "bd-1",
+        ],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("escalation_unknown_action"), "{err}");
+}

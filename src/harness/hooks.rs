@@ -106,6 +106,21 @@ fn handoff_state(lease: &LeaseView, worker: &str, action: &str) -> String {
     }
 }
 
+/// Debug builds only (the test suite's): `TUSK_TEST_CRASH_AT=<point>` kills
+/// the host with SIGKILL between two of `harness.stop`'s writes, so a test
+/// can check what the next boot makes of the state left behind.
+fn crash_point(point: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var("TUSK_TEST_CRASH_AT").as_deref() == Ok(point) {
+        // SAFETY: killing our own process, as a crash would.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}
+
 /// `harness.stop`: see the module doc for the order of its writes.
 #[allow(clippy::too_many_arguments)]
 pub fn stop(
@@ -163,6 +178,7 @@ pub fn stop(
             return Ok(ActionOutcome::rejected(classes, diag));
         }
     }
+    crash_point("lease");
     let after = lease_view(ctx, issue)?.unwrap_or_default();
     let state = handoff_state(&after, worker, action);
     let lease_ref = handoff_ref(issue, worker, &after, &state, action);
@@ -186,6 +202,7 @@ pub fn stop(
         ctx.now,
     )
     .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    crash_point("session");
     // (3) The stop row.
     let step_id = format!(
         "harness.stop.{issue}.{}",

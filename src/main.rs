@@ -1,3 +1,9 @@
 fn main() {
+    // A reader that goes away (`tusk issue list | head -1`) ends the process
+    // quietly, as it does any Unix filter, instead of a panic on EPIPE.
+    // SAFETY: restoring the default disposition of one signal at start-up.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::process::exit(tusk::cli::run());
 }

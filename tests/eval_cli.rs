@@ -497,3 +497,29 @@ fn syntax_error_reports_position() {
     assert_eq!(r["error"]["line"], 3, "{r:#}");
     assert_eq!(r["error"]["column"], 2);
 }
+
+#[test]
+fn a_closed_stdout_ends_tusk_quietly() {
+    let s = Scratch::new();
+    for i in 0..300 {
+        s.tusk(&[
+            "issue",
+            "add",
+            &format!("Issue number {i} with a long enough title"),
+        ]);
+    }
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; '{}' issue list --json | head -c 10 >/dev/null; echo \"exit=$?\"",
+            env!("CARGO_BIN_EXE_tusk")
+        ))
+        .current_dir(s.dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
+}

@@ -189,7 +189,8 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
 #[test]
 fn projection_order_counts_and_modes() {
     let sb = Sandbox::new();
-    // Same instant written three ways; ties broken by stepId then action, all descending.
+    // Same instant written three ways; newest first, ties broken by stepId
+    // then action, both ascending (as the reference does).
     append(&sb, "b", "x", "accepted", "2026-02-01T10:00:00Z");
     append(
         &sb,
@@ -222,7 +223,7 @@ fn projection_order_counts_and_modes() {
     assert_eq!(p["count"], 7);
     assert_eq!(
         step_ids(&p),
-        ["a/x", "e/x", "b/z", "b/x", "a/y", "c/x", "d/x"]
+        ["a/x", "e/x", "a/y", "b/x", "b/z", "c/x", "d/x"]
     );
 
     let f = query(&sb, &["--mode", "failed"]);

@@ -839,8 +839,9 @@ where
 // ---------------------------------------------------------------------------
 // Projection
 
-/// The sort key of the projection: descending by (finishedAt, stepId, action),
-/// then by position in the file (a later line first) so equal keys stay stable.
+/// The sort key of the projection: descending by finishedAt; ties by stepId,
+/// then action, both ascending (as the reference breaks them); then by
+/// position in the file (a later line first) so equal keys stay stable.
 #[derive(Debug, PartialEq, Eq)]
 struct Candidate<'a> {
     finished_at: DateTime<Utc>,
@@ -853,8 +854,9 @@ impl Ord for Candidate<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         self.finished_at
             .cmp(&other.finished_at)
-            .then_with(|| self.step_id.cmp(&other.step_id))
-            .then_with(|| self.action.cmp(&other.action))
+            // Reversed: the projection lists the greatest first.
+            .then_with(|| other.step_id.cmp(&self.step_id))
+            .then_with(|| other.action.cmp(&self.action))
             .then_with(|| self.span.cmp(&other.span))
     }
 }
@@ -1182,8 +1184,8 @@ mod tests {
                 let key = |v: &Value| {
                     (
                         parse_timestamp(v["finishedAt"].as_str().unwrap()).unwrap(),
-                        v["stepId"].as_str().unwrap().to_string(),
-                        v["action"].as_str().unwrap().to_string(),
+                        Reverse(v["stepId"].as_str().unwrap().to_string()),
+                        Reverse(v["action"].as_str().unwrap().to_string()),
                     )
                 };
                 all.sort_by_key(|v| Reverse(key(v)));

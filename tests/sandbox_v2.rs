@@ -273,7 +273,8 @@ fn what_a_run_writes_is_bounded_by_its_limits() {
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code, 1);
-    assert!(r["usage"]["elapsedMs"].as_u64().unwrap() <= 750, "{r:#}");
+    // The deadline holds: timeout + 250 ms grace (+ the supervisor's 10 ms tick and reaping).
+    assert!(r["usage"]["elapsedMs"].as_u64().unwrap() <= 850, "{r:#}");
     let logs: u64 = ["host_effects.jsonl", "harness_trajectory.jsonl"]
         .iter()
         .map(|f| {

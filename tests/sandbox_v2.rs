@@ -236,6 +236,18 @@ fn colliding_json_keys_are_an_error_not_a_coin() {
         .contains("same JSON key"));
 }
 
+/// Bytes the runs wrote to the effect log and the trajectory.
+fn log_bytes(s: &Scratch) -> u64 {
+    ["host_effects.jsonl", "harness_trajectory.jsonl"]
+        .iter()
+        .map(|f| {
+            std::fs::metadata(s.path(&format!(".premath/{f}")))
+                .unwrap()
+                .len()
+        })
+        .sum()
+}
+
 #[test]
 fn what_a_run_writes_is_bounded_by_its_limits() {
     // 64 calls each passing a 2 MB string, under a 16 MiB limit.
@@ -250,14 +262,7 @@ fn what_a_run_writes_is_bounded_by_its_limits() {
     let diag = r["effects"][0]["payload"]["diagnostic"].as_str().unwrap();
     assert!(diag.contains("per-call limit"), "{diag}");
     let result_bytes = serde_json::to_vec(&r).unwrap().len();
-    let logs: u64 = ["host_effects.jsonl", "harness_trajectory.jsonl"]
-        .iter()
-        .map(|f| {
-            std::fs::metadata(s.path(&format!(".premath/{f}")))
-                .unwrap()
-                .len()
-        })
-        .sum();
+    let logs = log_bytes(&s);
     // Documented bound: per call, the capped arguments (here a marker) and
     // an envelope with a capped diagnostic: well under 4 KiB each.
     assert!(result_bytes < 64 * 4096, "result {result_bytes} bytes");
@@ -275,14 +280,7 @@ fn what_a_run_writes_is_bounded_by_its_limits() {
     assert_eq!(code, 1);
     // The deadline holds: timeout + 250 ms grace (+ the supervisor's 10 ms tick and reaping).
     assert!(r["usage"]["elapsedMs"].as_u64().unwrap() <= 850, "{r:#}");
-    let logs: u64 = ["host_effects.jsonl", "harness_trajectory.jsonl"]
-        .iter()
-        .map(|f| {
-            std::fs::metadata(s.path(&format!(".premath/{f}")))
-                .unwrap()
-                .len()
-        })
-        .sum();
+    let logs = log_bytes(&s);
     assert!(logs < 64 * 1024, "logs {logs} bytes");
 }
 

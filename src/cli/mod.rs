@@ -4,6 +4,7 @@
 pub mod actions;
 pub mod eval;
 pub mod harness;
+pub mod init;
 pub mod join_check;
 pub mod mcp;
 pub mod policy;
@@ -68,6 +69,8 @@ pub enum Command {
         #[command(subcommand)]
         suite: join_check::ConformanceSuite,
     },
+    /// Lay out `.premath/` with an issue store (migrating a legacy `.beads/` store).
+    Init(init::InitArgs),
     /// The shared issue queue: views, mutations and leases.
     Issue(issue::IssueArgs),
     /// Dependency edges between issues.
@@ -91,6 +94,7 @@ pub fn run() -> i32 {
         Command::HarnessKpi(args) => harness::run_kpi(&args),
         Command::HarnessRetry { command } => harness::run_retry(&command),
         Command::Conformance { suite } => join_check::run_conformance(&suite),
+        Command::Init(args) => init::run(args),
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),
     }

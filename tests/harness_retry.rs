@@ -55,6 +55,19 @@ fn issue(s: &Scratch, id: &str) -> Value {
     serde_json::from_slice::<Value>(&out.stdout).unwrap()["issue"].clone()
 }
 
+/// `tusk harness-retry escalate --failure-class check_failed` plus `extra`, with
+/// no issue-context variables set.
+fn escalate(s: &Scratch, extra: &[&str]) -> (i32, Value, String) {
+    let mut args = vec![
+        "harness-retry",
+        "escalate",
+        "--failure-class",
+        "check_failed",
+    ];
+    args.extend_from_slice(extra);
+    tusk_env(s, &args, &[])
+}
+
 #[test]
 fn every_rule_kind_and_the_attempt_rule() {
     let s = Scratch::new();
@@ -347,76 +360,30 @@ fn the_active_issue_comes_from_each_source_in_order() {
     std::fs::remove_file(s.path(".premath/harness_session.json")).unwrap();
     s.tusk(&["issue", "add", "Five"]);
     s.tusk(&["issue", "add", "Six"]);
-    let (code, _, err) = tusk_env(
-        &s,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-        ],
-        &[],
-    );
+    let (code, _, err) = escalate(&s, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_issue_context_ambiguous"), "{err}");
     let one = Scratch::new();
     one.tusk(&["issue", "add", "Only"]);
-    let (code, v, err) = tusk_env(
-        &one,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-            "--json",
-        ],
-        &[],
-    );
+    let (code, v, err) = escalate(&one, &["--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         (v["issueId"].clone(), v["issueContext"].clone()),
         (json!("bd-1"), json!("ready-frontier"))
     );
     let none = Scratch::new();
-    let (code, _, err) = tusk_env(
-        &none,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-        ],
-        &[],
-    );
+    let (code, _, err) = escalate(&none, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_issue_context_unbound"), "{err}");
     // A session file that is not a session fails closed.
     none.write(".premath/harness_session.json", "[1, 2]");
-    let (code, _, err) = tusk_env(
-        &none,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-        ],
-        &[],
-    );
+    let (code, _, err) = escalate(&none, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_session_invalid"), "{err}");
     // One that cannot be read (a directory where the file should be).
     let dir = Scratch::new();
     std::fs::create_dir_all(dir.path(".premath/harness_session.json")).unwrap();
-    let (code, _, err) = tusk_env(
-        &dir,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-        ],
-        &[],
-    );
+    let (code, _, err) = escalate(&dir, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_session_read_failed"), "{err}");
 }
@@ -426,18 +393,7 @@ fn escalations_that_cannot_be_carried_out_fail_closed() {
     let s = Scratch::new();
     s.tusk(&["issue", "add", "Parser"]);
     // mark_blocked on an issue that does not exist.
-    let (code, _, err) = tusk_env(
-        &s,
-        &[
-            "harness-retry",
-            "escalate",
-            "--failure-class",
-            "check_failed",
-            "--issue-id",
-            "bd-99",
-        ],
-        &[],
-    );
+    let (code, _, err) = escalate(&s, &["--issue-id", "bd-99"]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_issue_not_found"), "{err}");
     // issue_discover from a parent the store does not have.

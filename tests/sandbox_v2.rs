@@ -373,12 +373,7 @@ fn one_runs_definitions_never_reach_the_next() {
         &["repl", "--json"],
         "(define car cdr)\n(define (accepted? e) #t)\n(car (list 1 2))\n:reset\n(car (list 1 2))\n(accepted? (hash \"resultClass\" \"x\"))\n",
     );
-    let results: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["kind"] == "premath.scheme_eval.result.v0")
-        .collect();
+    let results = repl_results(&out.stdout);
     let values: Vec<&Value> = results.iter().map(|r| &r["value"]).collect();
     assert_eq!(values[2], &json!([2]));
     assert_eq!(values[3], &json!(1));
@@ -402,12 +397,7 @@ fn a_crashed_session_worker_is_replaced_and_the_session_says_so() {
         &format!("(define x 5)\n{CYCLE}(car b)\nx\n(+ 1 2)\n"),
     );
     assert_eq!(out.status.code(), Some(1));
-    let results: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["kind"] == "premath.scheme_eval.result.v0")
-        .collect();
+    let results = repl_results(&out.stdout);
     // (define x 5), (define b …), (set-box! …), (car b), x, (+ 1 2)
     assert_eq!(results.len(), 6);
     assert!(classes(&results[3]).contains(&CRASHED.to_string()));
@@ -617,12 +607,7 @@ fn a_repl_sessions_growth_is_bounded_by_its_memory_limit() {
         .map(|i| format!("(define v{i} (make-vector 100000 {i}))\n"))
         .collect();
     let out = s.tusk_stdin(&["repl", "--json", "--max-memory-mb", "16"], &forms);
-    let results: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["kind"] == "premath.scheme_eval.result.v0")
-        .collect();
+    let results = repl_results(&out.stdout);
     assert_eq!(results.len(), 30);
     let first_breach = results
         .iter()
@@ -634,4 +619,14 @@ fn a_repl_sessions_growth_is_bounded_by_its_memory_limit() {
             assert!(peak <= memory_bound_kb(16), "{peak} KiB");
         }
     }
+}
+
+/// The result objects a `tusk repl --json` session printed, in order.
+fn repl_results(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["kind"] == "premath.scheme_eval.result.v0")
+        .collect()
 }

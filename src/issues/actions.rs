@@ -62,42 +62,8 @@ pub struct DiagnosticsArgs {
     pub scope: Option<String>,
 }
 
-/// A new issue.
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AddArgs {
-    pub title: String,
-    /// An explicit id; by default the highest `bd-N` plus one.
-    pub id: Option<String>,
-    pub description: Option<String>,
-    pub design: Option<String>,
-    pub acceptance_criteria: Option<String>,
-    pub notes: Option<String>,
-    pub status: Option<String>,
-    pub priority: Option<i64>,
-    pub issue_type: Option<String>,
-    pub assignee: Option<String>,
-    pub labels: Option<Vec<String>>,
-}
-
-impl From<AddArgs> for NewIssue {
-    fn from(a: AddArgs) -> Self {
-        NewIssue {
-            id: a.id,
-            title: a.title,
-            description: a.description,
-            design: a.design,
-            acceptance_criteria: a.acceptance_criteria,
-            notes: a.notes,
-            status: a.status,
-            priority: a.priority,
-            issue_type: a.issue_type,
-            assignee: a.assignee,
-            labels: a.labels,
-        }
-    }
-}
-
+// The fields of `NewIssue` written out again: serde cannot flatten a struct
+// into one that denies unknown fields.
 /// A new issue discovered while working on `parentId` (linked
 /// `discovered-from`).
 #[derive(Deserialize, JsonSchema)]
@@ -120,7 +86,7 @@ pub struct DiscoverArgs {
 impl DiscoverArgs {
     /// The parent and the new issue (the same fields as `issue.add`'s).
     fn split(self) -> (String, NewIssue) {
-        let add = AddArgs {
+        let issue = NewIssue {
             title: self.title,
             id: self.id,
             description: self.description,
@@ -133,7 +99,7 @@ impl DiscoverArgs {
             assignee: self.assignee,
             labels: self.labels,
         };
-        (self.parent_id, add.into())
+        (self.parent_id, issue)
     }
 }
 
@@ -439,7 +405,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 ),
                 example: r#"(issue.add (hash "title" "Write the parser" "priority" 1))"#,
             },
-            |ctx, a: AddArgs| outcome(mutate::add(&mutation_ctx(ctx), &a.into())),
+            |ctx, a: NewIssue| outcome(mutate::add(&mutation_ctx(ctx), &a)),
         ),
         declare(
             Declaration {

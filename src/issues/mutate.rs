@@ -105,11 +105,16 @@ fn close_object(m: &mut Map<String, Value>, stamp: &str) {
     m.remove("lease");
 }
 
-/// Fields of a new issue (`issue add`, `issue discover`).
-#[derive(Clone, Debug, Default)]
+// The fields of `issue add` and `issue discover`, and the arguments of the
+// `issue.add` host action: its JSON Schema derives from this struct, so the doc
+// comment below is the schema's description.
+/// A new issue.
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewIssue {
-    pub id: Option<String>,
     pub title: String,
+    /// An explicit id; by default the highest `bd-N` plus one.
+    pub id: Option<String>,
     pub description: Option<String>,
     pub design: Option<String>,
     pub acceptance_criteria: Option<String>,

@@ -37,6 +37,13 @@ fn fresh_init_prints_the_reference_json_and_an_empty_store_the_queue_reads() {
         out.starts_with("{\n  \"action\": \"init\",\n  \"created\": {\n    \"issuesFile\": true,")
     );
     assert_eq!(std::fs::read(s.path(".premath/issues.jsonl")).unwrap(), b"");
+    // Readable by the team, as premath's store is (not a temp file's 0600).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(s.path(".premath/issues.jsonl"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
     let (code, out, err) = run(&s, &["issue", "list", "--json"]);
     assert_eq!(code, 0, "{err}");
     let list: Value = serde_json::from_str(&out).unwrap();

@@ -3,10 +3,11 @@
 //!
 //! An existing `issues.jsonl` is never touched. A missing one is created empty,
 //! or, when a legacy `.beads/issues.jsonl` exists, as a byte-for-byte copy of it.
-//! Either write is atomic, so an interrupted init leaves no half-written store.
+//! Either write is atomic and made under the store lock, so an interrupted init
+//! leaves no half-written store and a concurrent first mutation is never lost.
 
 use crate::canonical::to_pretty_sorted;
-use crate::harness::write_atomic;
+use crate::issues::store::{create_if_missing, LockOptions};
 use clap::Args;
 use serde_json::json;
 use std::fs;
@@ -66,33 +67,35 @@ fn init_layout(root: &Path) -> Result<Layout, String> {
     };
     let issues_path = premath_dir.join("issues.jsonl");
     let mut migrated_from = None;
-    let created_issues = if issues_path.exists() {
+    let mut created_issues = false;
+    if issues_path.exists() {
         if !issues_path.is_file() {
             return Err(format!(
                 "issues path exists but is not a file: {}",
                 issues_path.display()
             ));
         }
-        false
     } else {
         let legacy = root.join(".beads").join("issues.jsonl");
+        let migrate = |e: &dyn std::fmt::Display| {
+            format!(
+                "failed to migrate legacy store {} -> {}: {e}",
+                legacy.display(),
+                issues_path.display()
+            )
+        };
         if legacy.exists() {
-            let migrate = |e: std::io::Error| {
-                format!(
-                    "failed to migrate legacy store {} -> {}: {e}",
-                    legacy.display(),
-                    issues_path.display()
-                )
-            };
-            let bytes = fs::read(&legacy).map_err(migrate)?;
-            write_atomic(&issues_path, &bytes).map_err(migrate)?;
-            migrated_from = Some(legacy);
+            let bytes = fs::read(&legacy).map_err(|e| migrate(&e))?;
+            created_issues = create_if_missing(&issues_path, &bytes, LockOptions::default())
+                .map_err(|e| migrate(&e))?;
+            if created_issues {
+                migrated_from = Some(legacy);
+            }
         } else {
-            write_atomic(&issues_path, b"")
+            created_issues = create_if_missing(&issues_path, b"", LockOptions::default())
                 .map_err(|e| format!("failed to initialize {}: {e}", issues_path.display()))?;
         }
-        true
-    };
+    }
     Ok(Layout {
         repo_root: root.to_path_buf(),
         premath_dir,

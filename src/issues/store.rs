@@ -534,6 +534,23 @@ fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
     }
 }
 
+/// Creates the store at `path` holding `bytes`, unless it exists by the time the
+/// lock is held (another process's store is never replaced); returns whether it
+/// wrote. The write is atomic and the file gets the mode every store write gives.
+///
+/// # Errors
+///
+/// `StoreError::LockBusy` past the lock timeout, or an I/O error.
+pub fn create_if_missing(path: &Path, bytes: &[u8], lock: LockOptions) -> Result<bool, StoreError> {
+    let dir = parent_dir(path);
+    let _guard = acquire_lock(path, lock.timeout)?;
+    if path.exists() {
+        return Ok(false);
+    }
+    replace_atomically(path, &dir, &[bytes])?;
+    Ok(true)
+}
+
 fn replace_atomically(path: &Path, dir: &Path, pieces: &[&[u8]]) -> Result<(), StoreError> {
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(path))

@@ -63,6 +63,10 @@ fn new_session_has_derived_id_and_normalized_fields() {
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
+    // Readable by the team, as premath's artifacts are (not a temp file's 0600).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(sb.path(S)).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
     // Without an issue id the id says "none".
     let sb2 = Sandbox::new();
     let s2 = write(&sb2, "2026-02-01T10:00:00+02:00", &["--state", "stopped"]);

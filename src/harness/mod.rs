@@ -92,6 +92,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .prefix(".tusk-tmp-")
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
+    // Keep the file's mode; a new one gets 0644 like premath's, not the temp file's 0600.
+    let permissions = match fs::metadata(path) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => new_file_permissions(),
+    };
+    fs::set_permissions(tmp.path(), permissions)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     // The rename is durable only once the directory entry is; not every platform
@@ -100,6 +106,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+fn new_file_permissions() -> fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    fs::Permissions::from_mode(0o644)
 }
 
 /// The directory a file lives in (`.` for a bare file name).

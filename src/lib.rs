@@ -11,6 +11,7 @@
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`replay`]: re-running recorded runs against their recorded envelopes.
+//! - [`pg`]: the fleet backend (issues, trajectory, effect log on PostgreSQL).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
@@ -23,6 +24,7 @@ pub mod harness;
 pub mod host;
 pub mod issues;
 pub mod mcp;
+pub mod pg;
 pub mod repl;
 pub mod replay;
 pub mod runtime;

@@ -24,7 +24,11 @@ fn absent_store_reads_as_empty_and_is_not_created() {
         &["issue", "claim", "bd-1", "--assignee", "a"],
         &["lease_not_found"],
     );
-    assert!(!env.path.parent().unwrap().exists());
+    if env.is_file() {
+        assert!(!env.path.parent().unwrap().exists());
+    } else {
+        assert_eq!(env.text(), "");
+    }
 }
 
 #[test]
@@ -335,8 +339,18 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
     ];
     for (bytes, line, needle) in cases {
         let env = Env::empty();
-        std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
-        std::fs::write(&env.path, &bytes).unwrap();
+        match &env.db {
+            None => {
+                std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
+                std::fs::write(&env.path, &bytes).unwrap();
+            }
+            // A database's text column cannot hold invalid UTF-8 or NUL: those
+            // corruptions exist only in files.
+            Some(db) => match std::str::from_utf8(&bytes) {
+                Ok(text) if !text.contains('\0') => db.put_issue_text(text),
+                _ => continue,
+            },
+        }
         for args in [
             vec!["issue", "ready"],
             vec!["issue", "list"],
@@ -356,11 +370,7 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
             let diag = v["diagnostic"].as_str().unwrap();
             assert!(diag.contains(&format!("line {line}:")), "{args:?}: {diag}");
             assert!(diag.contains(needle), "{args:?}: {diag}");
-            assert_eq!(
-                std::fs::read(&env.path).unwrap(),
-                bytes,
-                "{args:?} changed a corrupt store"
-            );
+            assert_eq!(env.bytes(), bytes, "{args:?} changed a corrupt store");
         }
         // Without --json the error goes to stderr, still naming the line.
         let out = env.raw(&["issue", "ready"]);

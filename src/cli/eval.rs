@@ -15,6 +15,8 @@ pub struct HostArgs {
     /// Issue store (default .premath/issues.jsonl).
     #[arg(long)]
     pub issues: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
     /// Harness trajectory (default .premath/harness_trajectory.jsonl).
     #[arg(long)]
     pub trajectory: Option<PathBuf>,
@@ -131,7 +133,7 @@ impl HostArgs {
                 *slot = p.clone();
             }
         };
-        set(&mut paths.issues, &self.issues);
+        paths.issues = self.store.issues(self.issues.as_deref())?;
         set(&mut paths.trajectory, &self.trajectory);
         set(&mut paths.effects, &self.effects);
         set(&mut paths.policy, &self.policy);

@@ -9,6 +9,7 @@ use crate::harness::feature::{self, FeatureError, FeatureState, FeatureWrite, Wr
 use crate::harness::session::{self, Session, SessionState, SessionWrite};
 use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
 use crate::harness::{self, kpi, parse_timestamp};
+use crate::issues::IssueStore;
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 use serde_json::Value;
@@ -245,7 +246,10 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                 instruction_refs: a.refs.instruction_refs.clone(),
                 witness_refs: a.refs.witness_refs.clone(),
                 lineage_refs: a.refs.lineage_refs.clone(),
-                issues_path: a.issues_path.clone(),
+                issues: match a.issues_path.as_deref().map(IssueStore::locate).transpose() {
+                    Ok(store) => store,
+                    Err(e) => return fail(CMD, e),
+                },
                 session_id: a.session_id.clone(),
             };
             match session::write(&a.path, &req, now) {
@@ -607,10 +611,13 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
             ..
         } => {
             let env = |k: &str| std::env::var(k).ok();
-            let issues = issues
+            let file = issues
                 .clone()
-                .or_else(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from))
-                .unwrap_or_else(|| PathBuf::from(".premath/issues.jsonl"));
+                .or_else(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from));
+            let issues = match crate::cli::store::StoreFlag::default().issues(file.as_deref()) {
+                Ok(store) => store,
+                Err(e) => return fail("harness-retry escalate", e),
+            };
             let session = env("PREMATH_HARNESS_SESSION_PATH")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(".premath/harness_session.json"));

@@ -7,7 +7,7 @@
 use crate::canonical::to_pretty_sorted;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
-use crate::issues::store::{read_text, LockOptions, Store};
+use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
 use crate::issues::{Report, StoreError};
 use chrono::{DateTime, Utc};
@@ -20,14 +20,11 @@ use std::time::Duration;
 /// Options shared by every issue and dep command.
 #[derive(Args, Debug, Clone)]
 pub struct StoreOpts {
-    /// The issue store (beads JSONL).
-    #[arg(
-        long,
-        global = true,
-        default_value = ".premath/issues.jsonl",
-        value_name = "PATH"
-    )]
-    pub issues: PathBuf,
+    /// The issue store (beads JSONL; default .premath/issues.jsonl).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub issues: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
     /// Print the JSON payload instead of a table.
     #[arg(long, global = true)]
     pub json: bool,
@@ -266,11 +263,30 @@ fn lock(opts: &StoreOpts) -> LockOptions {
     }
 }
 
+/// The issue memory the flags name; `None` (after printing why) when unusable.
+fn resolve(opts: &StoreOpts, action: &str) -> Option<IssueStore> {
+    match opts.store.issues(opts.issues.as_deref()) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            eprintln!("tusk: {action}: {e}");
+            None
+        }
+    }
+}
+
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> i32 {
     let opts = args.opts;
-    let path_str = opts.issues.display().to_string();
-    let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
+    let Some(store) = resolve(&opts, "issue") else {
+        return 2;
+    };
+    let opts = Opts {
+        store: &store,
+        json: opts.json,
+        lock: lock(&opts),
+    };
+    let path_str = store.path().display().to_string();
+    let ctx = MutationCtx::new(&store, opts.lock, now());
     let (action, result) = match args.command {
         IssueCommand::Add { title, fields } => {
             ("issue.add", mutate::add(&ctx, &fields.into_new(title)))
@@ -417,8 +433,16 @@ pub fn run_issue(args: IssueArgs) -> i32 {
 /// Runs `tusk dep …`.
 pub fn run_dep(args: DepArgs) -> i32 {
     let opts = args.opts;
-    let path_str = opts.issues.display().to_string();
-    let ctx = MutationCtx::new(&opts.issues, lock(&opts), now());
+    let Some(store) = resolve(&opts, "dep") else {
+        return 2;
+    };
+    let opts = Opts {
+        store: &store,
+        json: opts.json,
+        lock: lock(&opts),
+    };
+    let path_str = store.path().display().to_string();
+    let ctx = MutationCtx::new(&store, opts.lock, now());
     let (action, result) = match args.command {
         DepCommand::Add {
             issue_id,
@@ -479,12 +503,19 @@ pub fn run_dep(args: DepArgs) -> i32 {
     finish(&opts, action, result)
 }
 
+/// What the output of a command depends on once its flags are resolved.
+struct Opts<'s> {
+    store: &'s IssueStore,
+    json: bool,
+    lock: LockOptions,
+}
+
 fn read_view(
-    opts: &StoreOpts,
+    opts: &Opts<'_>,
     view: impl FnOnce(&Store<'_>) -> Report,
 ) -> Result<Report, StoreError> {
-    let text = read_text(&opts.issues)?;
-    let store = Store::parse(&opts.issues, &text)?;
+    let text = opts.store.read_text()?;
+    let store = Store::parse(opts.store.path(), &text)?;
     Ok(view(&store))
 }
 
@@ -492,16 +523,16 @@ fn read_view(
 /// 100k-issue store would otherwise spend more time building JSON values than
 /// reading the store.
 fn print_list(
-    opts: &StoreOpts,
+    opts: &Opts<'_>,
     action: &str,
     view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
 ) -> i32 {
-    let path_str = opts.issues.display().to_string();
-    let text = match read_text(&opts.issues) {
+    let path_str = opts.store.path().display().to_string();
+    let text = match opts.store.read_text() {
         Ok(t) => t,
         Err(e) => return finish(opts, action, Err(e)),
     };
-    let store = match Store::parse(&opts.issues, &text) {
+    let store = match Store::parse(opts.store.path(), &text) {
         Ok(s) => s,
         Err(e) => return finish(opts, action, Err(e)),
     };
@@ -531,7 +562,7 @@ fn print_list(
     }
 }
 
-fn finish(opts: &StoreOpts, action: &str, result: Result<Report, StoreError>) -> i32 {
+fn finish(opts: &Opts<'_>, action: &str, result: Result<Report, StoreError>) -> i32 {
     match result {
         Ok(report) => {
             let code = if report.is_accepted() { 0 } else { 1 };
@@ -545,7 +576,8 @@ fn finish(opts: &StoreOpts, action: &str, result: Result<Report, StoreError>) ->
         }
         Err(error) => {
             if opts.json {
-                let report = Report::from_error(action, &opts.issues.display().to_string(), &error);
+                let report =
+                    Report::from_error(action, &opts.store.path().display().to_string(), &error);
                 println!("{}", to_pretty_sorted(&report.into_value()));
             }
             eprintln!("tusk: {action}: {}: {error}", error.class());

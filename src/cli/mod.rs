@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod policy;
 pub mod repl;
 pub mod replay;
+pub mod store;
 
 use clap::{Parser, Subcommand};
 
@@ -75,6 +76,8 @@ pub enum Command {
     Issue(issue::IssueArgs),
     /// Dependency edges between issues.
     Dep(issue::DepArgs),
+    /// The shared PostgreSQL store: init (schema), import, export, status.
+    Store(store::StoreArgs),
 }
 
 /// Parses the command line and runs it; returns the exit code.
@@ -97,5 +100,6 @@ pub fn run() -> i32 {
         Command::Init(args) => init::run(args),
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),
+        Command::Store(args) => store::run(args),
     }
 }

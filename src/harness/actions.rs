@@ -432,7 +432,7 @@ fn session_write(
         instruction_refs: args.instruction_refs.unwrap_or_default(),
         witness_refs: args.witness_refs.unwrap_or_default(),
         lineage_refs: args.lineage_refs.unwrap_or_default(),
-        issues_path: Some(ctx.paths.issues.display().to_string()),
+        issues: Some(ctx.paths.issues.clone()),
         session_id: args.session_id,
     };
     session::write(&ctx.paths.session, &req, ctx.now)
@@ -685,7 +685,7 @@ mod tests {
         assert_eq!(out.payload["witnessRefs"], json!(["a", "b"]));
         assert_eq!(
             out.payload["issuesPath"],
-            h.paths.issues.display().to_string()
+            h.paths.issues.path().display().to_string()
         );
         assert!(out.payload["issuesSnapshotRef"]
             .as_str()

@@ -15,7 +15,7 @@ use super::trajectory::{self, StepRow};
 use crate::canonical;
 use crate::host::{ActionContext, ActionError, ActionOutcome};
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
-use crate::issues::store::{read_text, Store};
+use crate::issues::store::Store;
 use crate::issues::views;
 use serde_json::{json, Value};
 
@@ -58,9 +58,12 @@ pub struct LeaseView {
 
 /// The issue's current lease, or `None` when there is no such issue.
 pub fn lease_view(ctx: &ActionContext<'_>, issue: &str) -> Result<Option<LeaseView>, ActionError> {
-    let text =
-        read_text(&ctx.paths.issues).map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let store = Store::parse(&ctx.paths.issues, &text)
+    let text = ctx
+        .paths
+        .issues
+        .read_text()
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let store = Store::parse(ctx.paths.issues.path(), &text)
         .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
     let shown = views::show_payload(&store, "", issue, ctx.now).into_value();
     let i = &shown["issue"];
@@ -182,7 +185,7 @@ pub fn stop(
     let after = lease_view(ctx, issue)?.unwrap_or_default();
     let state = handoff_state(&after, worker, action);
     let lease_ref = handoff_ref(issue, worker, &after, &state, action);
-    let issues_path = ctx.paths.issues.display().to_string();
+    let issues_path = ctx.paths.issues.path().display().to_string();
     let run_id = ctx.run_id.unwrap_or("");
     let lineage = lineage_refs(issue, worker, &issues_path, run_id);
     // (2) The stopped session.
@@ -196,7 +199,7 @@ pub fn stop(
             instruction_refs: Vec::new(),
             witness_refs: vec![lease_ref.clone()],
             lineage_refs: lineage.to_vec(),
-            issues_path: Some(issues_path.clone()),
+            issues: Some(ctx.paths.issues.clone()),
             session_id: None,
         },
         ctx.now,
@@ -248,9 +251,9 @@ pub fn boot(
     issue: Option<&str>,
 ) -> Result<ActionOutcome, ActionError> {
     let store_err = |e: crate::issues::StoreError| ActionError::new(e.class(), e.to_string());
-    let text = read_text(&ctx.paths.issues).map_err(store_err)?;
-    let store = Store::parse(&ctx.paths.issues, &text).map_err(store_err)?;
-    let issues_path = ctx.paths.issues.display().to_string();
+    let text = ctx.paths.issues.read_text().map_err(store_err)?;
+    let store = Store::parse(ctx.paths.issues.path(), &text).map_err(store_err)?;
+    let issues_path = ctx.paths.issues.path().display().to_string();
     let diagnostics =
         views::diagnostics_payload(&store, &issues_path, views::Scope::Active).into_value();
     let bootstrap = session::bootstrap(&ctx.paths.session, &ctx.paths.feature_ledger)

@@ -313,7 +313,7 @@ impl Decision {
 
 /// Where an escalation finds its active issue and its files.
 pub struct EscalationCtx<'a> {
-    pub issues: &'a Path,
+    pub issues: &'a crate::issues::IssueStore,
     /// The session artifact (its `issueId` is one context source).
     pub session: &'a Path,
     /// The explicit issue (`--issue-id`, or the request's issue in a run).
@@ -366,9 +366,11 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
         }
         Err(e) => return Err(fail("escalation_session_invalid", e.to_string())),
     }
-    let text = crate::issues::store::read_text(ctx.issues)
+    let text = ctx
+        .issues
+        .read_text()
         .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
-    let store = crate::issues::store::Store::parse(ctx.issues, &text)
+    let store = crate::issues::store::Store::parse(ctx.issues.path(), &text)
         .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
     let ready = crate::issues::views::ready_payload(&store, "", ctx.now).into_value();
     let ids: Vec<String> = ready["items"]
@@ -467,9 +469,9 @@ pub fn escalate(
         };
         crate::issues::mutate::discover(&mctx, &issue, &new).map_err(command_failed)?
     } else {
-        let store_text = crate::issues::store::read_text(ctx.issues).map_err(command_failed)?;
-        let store =
-            crate::issues::store::Store::parse(ctx.issues, &store_text).map_err(command_failed)?;
+        let store_text = ctx.issues.read_text().map_err(command_failed)?;
+        let store = crate::issues::store::Store::parse(ctx.issues.path(), &store_text)
+            .map_err(command_failed)?;
         let shown = crate::issues::views::show_payload(&store, "", &issue, ctx.now).into_value();
         if shown["issue"].is_null() {
             return Err(fail(

@@ -256,7 +256,8 @@ pub struct SessionWrite {
     pub instruction_refs: Vec<String>,
     pub witness_refs: Vec<String>,
     pub lineage_refs: Vec<String>,
-    pub issues_path: Option<String>,
+    /// The issue memory to record (`issuesPath`) and take the snapshot ref of.
+    pub issues: Option<crate::issues::IssueStore>,
     pub session_id: Option<String>,
 }
 
@@ -284,10 +285,16 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     let session_id = normalize_opt(req.session_id.as_deref())
         .or_else(|| prev.as_ref().map(|p| p.session_id.clone()))
         .unwrap_or_else(|| new_session_id(now, issue_id.as_deref()));
-    let issues_path = given_or(&req.issues_path, prev.as_ref().map(|p| &p.issues_path));
-    let issues_snapshot_ref = match &issues_path {
-        Some(p) => Some(issues_snapshot_ref(Path::new(p))?),
-        None => prev.as_ref().and_then(|p| p.issues_snapshot_ref.clone()),
+    let given_path = req.issues.as_ref().map(|s| s.path().display().to_string());
+    let issues_path = given_or(&given_path, prev.as_ref().map(|p| &p.issues_path));
+    // A recorded database URL has no password: its snapshot is only recomputed
+    // when the store itself is given.
+    let issues_snapshot_ref = match (&req.issues, &issues_path) {
+        (Some(store), _) => Some(issues_snapshot_ref(store)?),
+        (None, Some(p)) if !crate::pg::is_url(p) => Some(issues_snapshot_ref(
+            &crate::issues::IssueStore::Jsonl(p.into()),
+        )?),
+        (None, _) => prev.as_ref().and_then(|p| p.issues_snapshot_ref.clone()),
     };
     let stopped_at = match (req.state, &prev) {
         (SessionState::Active, _) => None,
@@ -390,8 +397,8 @@ pub type SnapshotError = crate::issues::StoreError;
 
 /// The issue store's snapshot ref. The rule (issue-memory.md) lives in the
 /// issue module; the session only records it.
-pub fn issues_snapshot_ref(path: &Path) -> Result<String, SnapshotError> {
-    crate::issues::snapshot_ref(path)
+pub fn issues_snapshot_ref(store: &crate::issues::IssueStore) -> Result<String, SnapshotError> {
+    crate::issues::snapshot_ref(store)
 }
 
 #[cfg(test)]
@@ -434,7 +441,10 @@ mod tests {
 
     #[test]
     fn empty_store_ref_is_sha_of_nothing() {
-        let r = issues_snapshot_ref(Path::new("/nonexistent/issues.jsonl")).unwrap();
+        let r = issues_snapshot_ref(&crate::issues::IssueStore::Jsonl(
+            "/nonexistent/issues.jsonl".into(),
+        ))
+        .unwrap();
         assert_eq!(
             r,
             "iss1_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -18,7 +18,8 @@ pub enum ActionKind {
 /// The files behind the host functions, fixed by the host's configuration.
 #[derive(Clone, Debug)]
 pub struct HostPaths {
-    pub issues: PathBuf,
+    /// The issue memory: the JSONL file, or a PostgreSQL store.
+    pub issues: crate::issues::store::IssueStore,
     pub trajectory: PathBuf,
     pub effects: PathBuf,
     pub session: PathBuf,
@@ -33,7 +34,7 @@ impl HostPaths {
     pub fn under(root: &std::path::Path) -> Self {
         let p = root.join(".premath");
         Self {
-            issues: p.join("issues.jsonl"),
+            issues: crate::issues::store::IssueStore::Jsonl(p.join("issues.jsonl")),
             trajectory: p.join("harness_trajectory.jsonl"),
             effects: p.join("host_effects.jsonl"),
             session: p.join("harness_session.json"),

@@ -4,7 +4,7 @@
 
 use super::lease::{self, LeaseRequest, LeaseTerm};
 use super::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
-use super::store::{read_text, LockOptions, Store, StoreError};
+use super::store::{LockOptions, Store, StoreError};
 use super::views::{self, ListFilter, Scope};
 use super::Report;
 use crate::host::{
@@ -599,16 +599,15 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
 }
 
 fn path_of(ctx: &ActionContext<'_>) -> String {
-    ctx.paths.issues.display().to_string()
+    ctx.paths.issues.path().display().to_string()
 }
 
 fn read_view(
     ctx: &ActionContext<'_>,
     view: impl FnOnce(&Store<'_>, &str) -> Report,
 ) -> Result<Report, StoreError> {
-    let path = &ctx.paths.issues;
-    let text = read_text(path)?;
-    let store = Store::parse(path, &text)?;
+    let text = ctx.paths.issues.read_text()?;
+    let store = Store::parse(ctx.paths.issues.path(), &text)?;
     Ok(view(&store, &path_of(ctx)))
 }
 
@@ -753,7 +752,7 @@ mod tests {
         assert_eq!(added["id"], "bd-1");
         assert_eq!(added["issue"]["acceptance_criteria"], "done");
         assert_eq!(added["issue"]["created_at"], "2026-05-01T10:00:00Z");
-        assert!(host.paths.issues.exists());
+        assert!(host.paths.issues.path().exists());
         let claimed = host.accepted(
             "issue.claim",
             json!({"id": "bd-1", "assignee": "agent.a", "leaseTtlSeconds": 60}),
@@ -767,7 +766,7 @@ mod tests {
         assert_eq!(listed["items"][0]["leaseState"], "active");
         assert_eq!(
             listed["issuesPath"],
-            host.paths.issues.display().to_string()
+            host.paths.issues.path().display().to_string()
         );
         let found = host.accepted(
             "issue.discover",
@@ -847,7 +846,7 @@ mod tests {
         assert_eq!(out.failure_classes, ["issue.not_found"]);
 
         std::fs::write(
-            &host.paths.issues,
+            host.paths.issues.path(),
             "{\"id\":\"a\",\"title\":\"t\"}\n{oops\n",
         )
         .unwrap();

@@ -23,11 +23,10 @@ pub mod store;
 pub mod views;
 
 pub use actions::actions;
-pub use store::{LockOptions, StoreError};
+pub use store::{IssueStore, LockOptions, StoreError};
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
-use std::path::Path;
 
 /// The outcome of a view or mutation: failure classes (empty = accepted) and payload.
 #[derive(Clone, Debug)]
@@ -117,9 +116,9 @@ impl Report {
 
 /// The snapshot ref of the store at `path` (`iss1_…`, see [`views::snapshot_ref_of`]).
 /// An absent store has the ref of the empty memory.
-pub fn snapshot_ref(path: &Path) -> Result<String, StoreError> {
-    let text = store::read_text(path)?;
-    let store = store::Store::parse(path, &text)?;
+pub fn snapshot_ref(issues: &store::IssueStore) -> Result<String, StoreError> {
+    let text = issues.read_text()?;
+    let store = store::Store::parse(issues.path(), &text)?;
     Ok(views::snapshot_ref_of(&store))
 }
 
@@ -129,12 +128,12 @@ pub fn snapshot_ref(path: &Path) -> Result<String, StoreError> {
 /// canonical JSON of the stored lease object (`{}` when there is none).
 /// `None` when the issue does not exist.
 pub fn handoff_witness_ref(
-    path: &Path,
+    issues: &store::IssueStore,
     issue_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<String>, StoreError> {
-    let text = store::read_text(path)?;
-    let store = store::Store::parse(path, &text)?;
+    let text = issues.read_text()?;
+    let store = store::Store::parse(issues.path(), &text)?;
     Ok(store
         .get(issue_id)
         .map(|issue| views::handoff_ref_of(&store, issue, now)))

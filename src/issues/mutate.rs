@@ -1,6 +1,6 @@
 //! Mutations other than leases: add, update, close, discover, dep add/remove/replace.
 //!
-//! Each runs inside [`store::mutate`] (one critical section) and edits exactly one
+//! Each runs inside [`IssueStore::mutate`] (one critical section) and edits exactly one
 //! line: the mutated issue's line is re-encoded from its full JSON object, so
 //! fields this program does not know are kept; every other line stays raw.
 
@@ -9,16 +9,15 @@ use super::model::{
     dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS,
     ISSUE_TYPES, PRIORITY_RANGE,
 };
-use super::store::{self, Edit, LockOptions, Store, StoreError};
+use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
-use std::path::Path;
 
 /// What every mutation runs with: the store, the lock bound and the clock.
 #[derive(Clone, Copy, Debug)]
 pub struct MutationCtx<'p> {
-    pub path: &'p Path,
+    pub store: &'p IssueStore,
     pub lock: LockOptions,
     /// Whole seconds, the precision written to the store.
     pub now: DateTime<Utc>,
@@ -26,16 +25,16 @@ pub struct MutationCtx<'p> {
 
 impl<'p> MutationCtx<'p> {
     /// Truncates `now` to whole seconds, so leases compare against what is written.
-    pub fn new(path: &'p Path, lock: LockOptions, now: DateTime<Utc>) -> Self {
+    pub fn new(store: &'p IssueStore, lock: LockOptions, now: DateTime<Utc>) -> Self {
         Self {
-            path,
+            store,
             lock,
             now: truncate_to_seconds(now),
         }
     }
 
     pub(crate) fn path_str(&self) -> String {
-        self.path.display().to_string()
+        self.store.path().display().to_string()
     }
 
     pub(crate) fn stamp(&self) -> String {
@@ -50,7 +49,7 @@ pub(crate) fn run(
     action: &str,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
-    match store::mutate(ctx.path, ctx.lock, apply) {
+    match ctx.store.mutate(ctx.lock, apply) {
         Err(e @ StoreError::LockBusy { .. }) => Ok(Report::from_error(action, &ctx.path_str(), &e)),
         other => other,
     }

@@ -18,7 +18,70 @@ use std::borrow::Cow;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Where the issue memory lives: the beads JSONL file (the embedded default) or
+/// a PostgreSQL database shared by a fleet.
+#[derive(Clone, Debug)]
+pub enum IssueStore {
+    Jsonl(PathBuf),
+    Postgres(Arc<crate::pg::PgStore>),
+}
+
+impl IssueStore {
+    /// The store named by a command-line value: a `postgres://` URL, or a file path.
+    ///
+    /// # Errors
+    ///
+    /// An unusable URL.
+    pub fn locate(arg: &str) -> Result<Self, crate::pg::PgError> {
+        if crate::pg::is_url(arg) {
+            Ok(IssueStore::Postgres(Arc::new(crate::pg::PgStore::open(
+                arg,
+            )?)))
+        } else {
+            Ok(IssueStore::Jsonl(PathBuf::from(arg)))
+        }
+    }
+
+    /// The file's path, or the URL without its password: what reports print as
+    /// `issuesPath` and messages name.
+    pub fn path(&self) -> &Path {
+        match self {
+            IssueStore::Jsonl(path) => path,
+            IssueStore::Postgres(pg) => Path::new(pg.shown()),
+        }
+    }
+
+    /// The whole store text (an absent file reads as empty).
+    ///
+    /// # Errors
+    ///
+    /// An unreadable file, or a database error.
+    pub fn read_text(&self) -> Result<String, StoreError> {
+        match self {
+            IssueStore::Jsonl(path) => read_text(path),
+            IssueStore::Postgres(pg) => Ok(crate::pg::read_issue_text(pg)?),
+        }
+    }
+
+    /// Runs one mutation as one critical section (see [`mutate`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`mutate`], plus database errors.
+    pub fn mutate<T>(
+        &self,
+        lock: LockOptions,
+        apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+    ) -> Result<T, StoreError> {
+        match self {
+            IssueStore::Jsonl(path) => mutate(path, lock, apply),
+            IssueStore::Postgres(pg) => crate::pg::mutate_issues(pg, lock, apply),
+        }
+    }
+}
 
 /// Default bound on waiting for the store lock.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -42,6 +105,14 @@ pub enum StoreError {
     /// The lock was held by another process for the whole bound; nothing was written.
     #[error("{path}: store lock busy for {waited_ms} ms")]
     LockBusy { path: String, waited_ms: u128 },
+    /// The PostgreSQL store could not be used; nothing was written.
+    #[error(transparent)]
+    Backend(#[from] crate::pg::PgError),
+    /// An import into a store that already holds issues (without `--replace`).
+    #[error(
+        "{path}: already holds {lines} line(s); import into an empty store, or pass --replace"
+    )]
+    NotEmpty { path: String, lines: u64 },
 }
 
 impl StoreError {
@@ -51,6 +122,8 @@ impl StoreError {
             StoreError::Corrupt { .. } => "memory.store_corrupt",
             StoreError::Io { .. } => "memory.io_error",
             StoreError::LockBusy { .. } => "lease_mutation_lock_busy",
+            StoreError::Backend(e) => e.class(),
+            StoreError::NotEmpty { .. } => "store.not_empty",
         }
     }
 

@@ -244,7 +244,7 @@ fn recorded_paths(
             renames.insert(live.trajectory.display().to_string(), p.to_string());
         }
         if let Some(p) = call.envelope["payload"]["issuesPath"].as_str() {
-            renames.insert(live.issues.display().to_string(), p.to_string());
+            renames.insert(live.issues.path().display().to_string(), p.to_string());
         }
     }
     renames

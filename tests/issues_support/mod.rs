@@ -1,33 +1,83 @@
 //! Shared helpers of the issue-memory tests: a store in a temp dir and the real
-//! `tusk` binary run against it.
+//! `tusk` binary run against it. With `TUSK_TEST_BACKEND=postgres` the same
+//! tests run on a fresh PostgreSQL database per store (`--store URL`).
 #![allow(dead_code)]
 
+#[path = "../pg_support/mod.rs"]
+pub mod pg_support;
+
+use pg_support::{backend_is_pg, TestDb};
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tusk");
 
-/// A store path in its own temp dir (the store itself may not exist yet).
+/// A store in its own temp dir (the file may not exist yet), or in its own database.
 pub struct Env {
     pub dir: tempfile::TempDir,
+    /// The JSONL file (file backend), or what reports name as `issuesPath`.
     pub path: PathBuf,
+    pub db: Option<TestDb>,
 }
 
 impl Env {
-    /// A store that does not exist yet, in a `.premath` dir that does not exist yet.
+    /// A store that does not exist yet, in a `.premath` dir that does not exist yet
+    /// (on PostgreSQL: a database with the schema and no issues).
     pub fn empty() -> Self {
         let dir = tempfile::tempdir().unwrap();
+        if backend_is_pg() {
+            let db = TestDb::new();
+            let shown = tusk::pg::PgStore::open(&db.url)
+                .unwrap()
+                .shown()
+                .to_string();
+            return Env {
+                dir,
+                path: PathBuf::from(shown),
+                db: Some(db),
+            };
+        }
         let path = dir.path().join(".premath").join("issues.jsonl");
-        Env { dir, path }
+        Env {
+            dir,
+            path,
+            db: None,
+        }
     }
 
     /// A store holding exactly `text`.
     pub fn with_text(text: &str) -> Self {
         let env = Env::empty();
+        if let Some(db) = &env.db {
+            db.put_issue_text(text);
+            return env;
+        }
         std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
         std::fs::write(&env.path, text).unwrap();
         env
+    }
+
+    /// Whether this store is a file (tests of file-only properties check it).
+    pub fn is_file(&self) -> bool {
+        self.db.is_none()
+    }
+
+    /// The flags naming this store.
+    pub fn store_args(&self) -> Vec<OsString> {
+        match &self.db {
+            Some(db) => vec!["--store".into(), db.url.clone().into()],
+            None => vec!["--issues".into(), self.path.clone().into()],
+        }
+    }
+
+    /// The store as the library names it.
+    pub fn store(&self) -> tusk::issues::IssueStore {
+        match &self.db {
+            Some(db) => tusk::issues::IssueStore::locate(&db.url).unwrap(),
+            None => tusk::issues::IssueStore::Jsonl(self.path.clone()),
+        }
     }
 
     /// A store with one compact JSON line per value.
@@ -43,8 +93,7 @@ impl Env {
     pub fn raw(&self, args: &[&str]) -> Output {
         Command::new(BIN)
             .args(args)
-            .arg("--issues")
-            .arg(&self.path)
+            .args(self.store_args())
             .output()
             .unwrap()
     }
@@ -54,8 +103,7 @@ impl Env {
         let out = Command::new(BIN)
             .args(args)
             .arg("--json")
-            .arg("--issues")
-            .arg(&self.path)
+            .args(self.store_args())
             .output()
             .unwrap();
         let stdout = String::from_utf8(out.stdout).unwrap();
@@ -96,8 +144,31 @@ impl Env {
         v
     }
 
+    /// The store's bytes (on PostgreSQL: `tusk store export`).
     pub fn text(&self) -> String {
-        std::fs::read_to_string(&self.path).unwrap()
+        match &self.db {
+            Some(db) => {
+                let out = Command::new(BIN)
+                    .args(["store", "export", "--store", &db.url])
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                String::from_utf8(out.stdout).unwrap()
+            }
+            None => std::fs::read_to_string(&self.path).unwrap(),
+        }
+    }
+
+    /// The store's raw bytes (a file may hold invalid UTF-8).
+    pub fn bytes(&self) -> Vec<u8> {
+        match &self.db {
+            Some(_) => self.text().into_bytes(),
+            None => std::fs::read(&self.path).unwrap(),
+        }
     }
 
     /// The store's lines parsed as JSON (blank lines skipped).

@@ -1,0 +1,245 @@
+//! Choosing the shared-state backend (`--store URL`, `TUSK_STORE`) and
+//! `tusk store init|import|export|status`.
+//!
+//! Exit codes: 0 done, 2 unusable input or an unusable database (nothing written).
+
+use crate::canonical::to_pretty_sorted;
+use crate::issues::store::{read_text, IssueStore};
+use crate::issues::StoreError;
+use crate::pg::{ImportMode, PgError, PgStore};
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The environment variable naming the store when `--store` is not given.
+pub const STORE_ENV: &str = "TUSK_STORE";
+
+/// The shared store chosen on the command line.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreFlag {
+    /// Shared store: a postgres:// URL puts the issues, trajectory and effect log in
+    /// that database (default: TUSK_STORE, else the files under .premath/).
+    #[arg(long, global = true, value_name = "URL")]
+    pub store: Option<String>,
+}
+
+impl StoreFlag {
+    /// The database chosen by `--store` or `TUSK_STORE`, if any.
+    ///
+    /// # Errors
+    ///
+    /// A value that is not a usable `postgres://` URL.
+    pub fn database(&self) -> Result<Option<Arc<PgStore>>, PgError> {
+        let chosen = self.store.clone().or_else(|| {
+            std::env::var(STORE_ENV)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        });
+        chosen
+            .map(|url| PgStore::open(&url).map(Arc::new))
+            .transpose()
+    }
+
+    /// The issue memory: the database, else the file (`file`, or the default).
+    /// Naming both a database on the command line and a file is refused.
+    ///
+    /// # Errors
+    ///
+    /// A bad URL, or `--store` together with an explicit issue file.
+    pub fn issues(&self, file: Option<&Path>) -> Result<IssueStore, String> {
+        if self.store.is_some() && file.is_some() {
+            return Err("give --store or an issue file (--issues), not both".into());
+        }
+        match file {
+            // An explicit file beats the environment's database.
+            Some(path) => Ok(IssueStore::Jsonl(path.to_path_buf())),
+            None => Ok(match self.database().map_err(|e| e.to_string())? {
+                Some(pg) => IssueStore::Postgres(pg),
+                None => IssueStore::Jsonl(PathBuf::from(".premath/issues.jsonl")),
+            }),
+        }
+    }
+}
+
+/// `tusk store`.
+#[derive(Args, Debug)]
+pub struct StoreArgs {
+    #[command(flatten)]
+    pub flag: StoreFlag,
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: StoreCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// Create or migrate the schema (idempotent).
+    Init,
+    /// Load a beads/premath JSONL issue store into the database, line for line.
+    Import {
+        /// The JSONL file.
+        file: PathBuf,
+        /// Replace the issues the database already holds.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Write the database's issue store as JSONL (stdout, or a file written atomically).
+    Export {
+        /// Output file (default: stdout).
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// The backend, its schema version and row counts.
+    Status,
+}
+
+fn fail(json: bool, action: &str, class: &str, message: &str) -> i32 {
+    if json {
+        println!(
+            "{}",
+            to_pretty_sorted(&json!({
+                "action": action,
+                "result": "rejected",
+                "failureClasses": [class],
+                "diagnostic": message,
+            }))
+        );
+    }
+    eprintln!("tusk: {action}: {class}: {message}");
+    2
+}
+
+/// Runs `tusk store …`.
+pub fn run(args: StoreArgs) -> i32 {
+    let action = match &args.command {
+        StoreCommand::Init => "store.init",
+        StoreCommand::Import { .. } => "store.import",
+        StoreCommand::Export { .. } => "store.export",
+        StoreCommand::Status => "store.status",
+    };
+    let pg = match args.flag.database() {
+        Ok(pg) => pg,
+        Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
+    };
+    let Some(pg) = pg else {
+        if let StoreCommand::Status = args.command {
+            return status_files(args.json);
+        }
+        return fail(
+            args.json,
+            action,
+            "store.not_selected",
+            "no database: pass --store postgres://USER:PASSWORD@HOST:PORT/DB or set TUSK_STORE",
+        );
+    };
+    let printed = match args.command {
+        StoreCommand::Init => pg.init().map(|(from, to)| {
+            json!({"action": action, "backend": "postgres", "store": pg.shown(),
+                   "schemaVersionBefore": from, "schemaVersion": to, "migrated": from != to})
+        }),
+        StoreCommand::Status => status_pg(&pg),
+        StoreCommand::Import { file, replace } => {
+            let mode = if replace {
+                ImportMode::Replace
+            } else {
+                ImportMode::IntoEmpty
+            };
+            let imported = read_text(&file).and_then(|text| {
+                if !file.exists() {
+                    return Err(StoreError::Io {
+                        path: file.display().to_string(),
+                        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                    });
+                }
+                crate::pg::import_issues(&pg, &file, &text, mode)
+            });
+            match imported {
+                Ok(count) => Ok(json!({"action": action, "store": pg.shown(),
+                    "source": file.display().to_string(), "issueCount": count})),
+                Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
+            }
+        }
+        StoreCommand::Export { output } => {
+            let text = match crate::pg::export_issues(&pg) {
+                Ok(t) => t,
+                Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
+            };
+            return match output {
+                None => {
+                    use std::io::Write;
+                    let mut out = std::io::stdout().lock();
+                    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                        Ok(()) => 0,
+                        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                        Err(e) => fail(false, action, "store.io_error", &e.to_string()),
+                    }
+                }
+                Some(path) => match crate::harness::write_atomic(&path, text.as_bytes()) {
+                    Ok(()) => 0,
+                    Err(e) => fail(
+                        args.json,
+                        action,
+                        "store.io_error",
+                        &format!("{}: {e}", path.display()),
+                    ),
+                },
+            };
+        }
+    };
+    match printed {
+        Ok(value) => {
+            if args.json {
+                println!("{}", to_pretty_sorted(&value));
+            } else {
+                print_text(&value);
+            }
+            0
+        }
+        Err(e) => fail(args.json, action, e.class(), &e.to_string()),
+    }
+}
+
+fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
+    let counts = pg.counts()?;
+    let mut value = json!({"action": "store.status", "backend": "postgres", "store": pg.shown(),
+                           "schemaVersion": crate::pg::SCHEMA_VERSION});
+    for (name, n) in counts {
+        value[name] = json!(n);
+    }
+    Ok(value)
+}
+
+fn status_files(json: bool) -> i32 {
+    let store = IssueStore::Jsonl(PathBuf::from(".premath/issues.jsonl"));
+    let value = match store.read_text().and_then(|text| {
+        crate::issues::store::Store::parse(store.path(), &text).map(|s| s.issue_count())
+    }) {
+        Ok(count) => json!({"action": "store.status", "backend": "jsonl",
+                            "store": store.path().display().to_string(), "issueCount": count}),
+        Err(e) => return fail(json, "store.status", e.class(), &e.to_string()),
+    };
+    if json {
+        println!("{}", to_pretty_sorted(&value));
+    } else {
+        print_text(&value);
+    }
+    0
+}
+
+fn print_text(value: &serde_json::Value) {
+    if let Some(map) = value.as_object() {
+        for (k, v) in map {
+            if k == "action" {
+                continue;
+            }
+            let shown = match v {
+                serde_json::Value::String(s) => crate::terminal::field(s).into_owned(),
+                other => other.to_string(),
+            };
+            println!("{k}: {shown}");
+        }
+    }
+}

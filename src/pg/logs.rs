@@ -1,0 +1,66 @@
+//! The append-only logs (trajectory, effect log) in PostgreSQL: one row per
+//! JSONL line, in commit order.
+
+use super::{PgError, PgStore};
+
+/// Which log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogTable {
+    Trajectory,
+    Effects,
+}
+
+impl LogTable {
+    fn insert_sql(self) -> &'static str {
+        match self {
+            LogTable::Trajectory => {
+                "INSERT INTO tusk_trajectory (line) SELECT * FROM unnest($1::text[])"
+            }
+            LogTable::Effects => "INSERT INTO tusk_effects (line) SELECT * FROM unnest($1::text[])",
+        }
+    }
+
+    fn select_sql(self) -> &'static str {
+        match self {
+            LogTable::Trajectory => "SELECT line FROM tusk_trajectory ORDER BY seq",
+            LogTable::Effects => "SELECT line FROM tusk_effects ORDER BY seq",
+        }
+    }
+}
+
+/// Appends `lines` (without newlines) in one statement: each line stays whole,
+/// and the lines of one call are committed together and keep their order.
+///
+/// # Errors
+///
+/// A connection or schema error; then nothing was appended.
+pub fn append_lines(pg: &PgStore, table: LogTable, lines: &[&str]) -> Result<(), PgError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    pg.with_client(|client| {
+        client
+            .execute(table.insert_sql(), &[&lines])
+            .map_err(|e| pg.error(e))?;
+        Ok(())
+    })
+}
+
+/// The log as the JSONL bytes its file twin would hold.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn read_lines(pg: &PgStore, table: LogTable) -> Result<Vec<u8>, PgError> {
+    pg.with_client(|client| {
+        let rows = client
+            .query(table.select_sql(), &[])
+            .map_err(|e| pg.error(e))?;
+        let mut out = Vec::with_capacity(rows.len() * 256);
+        for row in &rows {
+            out.extend_from_slice(row.get::<_, &str>(0).as_bytes());
+            out.push(b'\n');
+        }
+        Ok(out)
+    })
+}

@@ -1,0 +1,390 @@
+//! The fleet backend: the issue memory, the trajectory and the effect log of
+//! several machines in one PostgreSQL database (`--store postgres://…`).
+//!
+//! Every table keeps the exact JSONL line text of its file twin, so each rule
+//! (leases, failure classes, unknown fields) is the file store's own code
+//! running on the same text, and an export reproduces an import byte for byte.
+//! Concurrency is the database's: one transaction per mutation, serialized by an
+//! advisory lock (the file store's lock, held by the server instead of `flock`).
+
+mod issues;
+mod logs;
+
+pub use issues::{export_issues, import_issues, mutate_issues, read_issue_text, ImportMode};
+pub use logs::{append_lines, read_lines, LogTable};
+
+use postgres::config::Host;
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+use std::fmt;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The schema version this build reads and writes.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// The migrations in order: version `i + 1` is `MIGRATIONS[i]`.
+const MIGRATIONS: &[&str] = &[include_str!("migrations/001_init.sql")];
+
+/// Advisory lock keys (one per invariant the database guards).
+const SCHEMA_LOCK: i64 = 0x7475_736b_0001;
+/// The advisory lock serializing issue mutations (the file store's `flock`).
+pub const ISSUES_LOCK: i64 = 0x7475_736b_0002;
+
+/// How long a connection attempt may take when the URL does not say.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why the database could not be used. Nothing was written when one of these is returned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PgError {
+    #[error("{url}: not a usable PostgreSQL URL: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("{url}: cannot reach the server ({reason}); start it, or check the host and port in the URL")]
+    Unreachable { url: String, reason: String },
+    #[error("{url}: authentication failed ({reason}); check the user and password in the URL")]
+    AuthFailed { url: String, reason: String },
+    #[error("{url}: {reason}; create it first (createdb, or CREATE DATABASE)")]
+    DatabaseMissing { url: String, reason: String },
+    #[error("{url}: the database has no tusk schema; run `tusk store init --store URL`")]
+    SchemaMissing { url: String },
+    #[error(
+        "{url}: the tusk schema is version {found}, this tusk uses version {expected}; {hint}"
+    )]
+    SchemaVersion {
+        url: String,
+        found: i32,
+        expected: i32,
+        hint: &'static str,
+    },
+    /// The store lock was held by another writer for the whole bound.
+    #[error("{url}: store lock busy")]
+    LockTimeout { url: String },
+    #[error("{url}: {reason}")]
+    Server { url: String, reason: String },
+}
+
+impl PgError {
+    /// The failure class reported for this error.
+    pub fn class(&self) -> &'static str {
+        match self {
+            PgError::BadUrl { .. } => "store.bad_url",
+            PgError::Unreachable { .. } => "store.unreachable",
+            PgError::AuthFailed { .. } => "store.auth_failed",
+            PgError::DatabaseMissing { .. } => "store.database_missing",
+            PgError::SchemaMissing { .. } => "store.schema_missing",
+            PgError::SchemaVersion { .. } => "store.schema_version",
+            PgError::LockTimeout { .. } => "lease_mutation_lock_busy",
+            PgError::Server { .. } => "store.backend_error",
+        }
+    }
+}
+
+/// Whether `s` names a PostgreSQL store rather than a file.
+pub fn is_url(s: &str) -> bool {
+    s.starts_with("postgres://") || s.starts_with("postgresql://")
+}
+
+/// One database: its parsed URL and a lazily opened connection that is
+/// reopened after the server closes it (long-lived hosts outlive connections).
+pub struct PgStore {
+    shown: String,
+    config: Config,
+    client: Mutex<Option<Client>>,
+}
+
+impl fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgStore").field("url", &self.shown).finish()
+    }
+}
+
+impl PgStore {
+    /// Parses `url` (no connection yet).
+    ///
+    /// # Errors
+    ///
+    /// [`PgError::BadUrl`] when the URL does not parse or names no host.
+    pub fn open(url: &str) -> Result<Self, PgError> {
+        let bad = |reason: String| PgError::BadUrl {
+            url: redact_unparsed(url),
+            reason,
+        };
+        if !is_url(url) {
+            return Err(bad(
+                "expected postgres://USER:PASSWORD@HOST:PORT/DATABASE".into()
+            ));
+        }
+        let mut config: Config = url.parse().map_err(|e| bad(format!("{e}")))?;
+        if config.get_hosts().is_empty() {
+            return Err(bad("no host".into()));
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
+        }
+        config.application_name("tusk");
+        Ok(Self {
+            shown: shown_url(&config),
+            config,
+            client: Mutex::new(None),
+        })
+    }
+
+    /// The URL without its password: what reports and messages print.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// Runs `f` on a connection whose schema is this build's version.
+    ///
+    /// # Errors
+    ///
+    /// A connection or schema error as `E`, or whatever `f` returns.
+    pub fn with_client<T, E: From<PgError>>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.with_connection(true, f)
+    }
+
+    fn with_connection<T, E: From<PgError>>(
+        &self,
+        check_schema: bool,
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            *slot = None;
+            let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+            if check_schema {
+                self.check_schema(&mut client)?;
+            }
+            *slot = Some(client);
+        }
+        let client = slot.as_mut().expect("connected above");
+        let out = f(client);
+        if client.is_closed() {
+            *slot = None;
+        }
+        out
+    }
+
+    fn check_schema(&self, client: &mut Client) -> Result<(), PgError> {
+        match schema_version(client).map_err(|e| self.error(e))? {
+            None => Err(PgError::SchemaMissing {
+                url: self.shown.clone(),
+            }),
+            Some(v) if v == SCHEMA_VERSION => Ok(()),
+            Some(found) => Err(self.version_error(found)),
+        }
+    }
+
+    fn version_error(&self, found: i32) -> PgError {
+        PgError::SchemaVersion {
+            url: self.shown.clone(),
+            found,
+            expected: SCHEMA_VERSION,
+            hint: if found < SCHEMA_VERSION {
+                "run `tusk store init --store URL` to migrate it"
+            } else {
+                "it was written by a newer tusk; upgrade this one"
+            },
+        }
+    }
+
+    /// Classifies a client error by what the user can do about it.
+    pub fn error(&self, e: postgres::Error) -> PgError {
+        let url = self.shown.clone();
+        if let Some(db) = e.as_db_error() {
+            let reason = db.message().to_string();
+            let code = db.code();
+            return if *code == SqlState::INVALID_PASSWORD
+                || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+            {
+                PgError::AuthFailed { url, reason }
+            } else if *code == SqlState::INVALID_CATALOG_NAME {
+                PgError::DatabaseMissing { url, reason }
+            } else if *code == SqlState::UNDEFINED_TABLE {
+                PgError::SchemaMissing { url }
+            } else if *code == SqlState::LOCK_NOT_AVAILABLE {
+                PgError::LockTimeout { url }
+            } else {
+                PgError::Server {
+                    url,
+                    reason: format!("{reason} (SQLSTATE {})", code.code()),
+                }
+            };
+        }
+        let reason =
+            std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| format!("{e}: {s}"));
+        if e.is_closed() || reason.contains("timed out") || has_io_source(&e) {
+            PgError::Unreachable { url, reason }
+        } else {
+            PgError::Server { url, reason }
+        }
+    }
+
+    /// Creates or migrates the schema; idempotent. Returns the versions before and after.
+    ///
+    /// # Errors
+    ///
+    /// A connection error, or [`PgError::SchemaVersion`] for a newer schema.
+    pub fn init(&self) -> Result<(i32, i32), PgError> {
+        self.with_connection(false, |client| {
+            let mut tx = client.transaction().map_err(|e| self.error(e))?;
+            let run = |tx: &mut postgres::Transaction<'_>| -> Result<(i32, i32), PgError> {
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
+                    .map_err(|e| self.error(e))?;
+                tx.batch_execute(
+                    "CREATE TABLE IF NOT EXISTS tusk_schema_version (version integer NOT NULL)",
+                )
+                .map_err(|e| self.error(e))?;
+                let found: Option<i32> = tx
+                    .query_opt("SELECT max(version) FROM tusk_schema_version", &[])
+                    .map_err(|e| self.error(e))?
+                    .and_then(|row| row.get(0));
+                let from = found.unwrap_or(0);
+                if from > SCHEMA_VERSION {
+                    return Err(self.version_error(from));
+                }
+                for (i, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
+                    tx.batch_execute(sql).map_err(|e| self.error(e))?;
+                    let version = i as i32 + 1;
+                    tx.execute("DELETE FROM tusk_schema_version", &[])
+                        .map_err(|e| self.error(e))?;
+                    tx.execute(
+                        "INSERT INTO tusk_schema_version (version) VALUES ($1)",
+                        &[&version],
+                    )
+                    .map_err(|e| self.error(e))?;
+                }
+                Ok((from, SCHEMA_VERSION))
+            };
+            let out = run(&mut tx)?;
+            tx.commit().map_err(|e| self.error(e))?;
+            Ok(out)
+        })
+    }
+
+    /// Row counts of every table, for `tusk store status`.
+    ///
+    /// # Errors
+    ///
+    /// A connection or schema error.
+    pub fn counts(&self) -> Result<Vec<(&'static str, i64)>, PgError> {
+        self.with_client(|client| {
+            let mut out = Vec::new();
+            for (name, sql) in [
+                ("issueLines", "SELECT count(*) FROM tusk_issue_lines"),
+                ("trajectoryRows", "SELECT count(*) FROM tusk_trajectory"),
+                ("effectRows", "SELECT count(*) FROM tusk_effects"),
+            ] {
+                let n: i64 = client
+                    .query_one(sql, &[])
+                    .map_err(|e| self.error(e))?
+                    .get(0);
+                out.push((name, n));
+            }
+            Ok(out)
+        })
+    }
+
+    /// The schema version found, `None` without a schema.
+    ///
+    /// # Errors
+    ///
+    /// A connection error.
+    pub fn found_version(&self) -> Result<Option<i32>, PgError> {
+        self.with_connection(false, |client| {
+            schema_version(client).map_err(|e| self.error(e))
+        })
+    }
+}
+
+fn schema_version(client: &mut Client) -> Result<Option<i32>, postgres::Error> {
+    let exists: bool = client
+        .query_one("SELECT to_regclass('tusk_schema_version') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(None);
+    }
+    Ok(client
+        .query_opt("SELECT max(version) FROM tusk_schema_version", &[])?
+        .and_then(|row| row.get(0)))
+}
+
+fn has_io_source(e: &postgres::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.is::<std::io::Error>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// `postgres://user@host:port/db`: the URL as configured, without the password.
+fn shown_url(config: &Config) -> String {
+    let mut out = String::from("postgres://");
+    if let Some(user) = config.get_user() {
+        out.push_str(user);
+        out.push('@');
+    }
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let host = match h {
+                Host::Tcp(name) => name.clone(),
+                Host::Unix(path) => path.display().to_string(),
+            };
+            match config.get_ports().get(i).or(config.get_ports().first()) {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            }
+        })
+        .collect();
+    out.push_str(&hosts.join(","));
+    out.push('/');
+    out.push_str(config.get_dbname().unwrap_or(""));
+    out
+}
+
+/// A URL that did not parse, with anything between `:` and `@` blanked.
+fn redact_unparsed(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.chars().take(80).collect();
+    };
+    let rest = &url[scheme_end + 3..];
+    match (rest.find('@'), rest.find(':')) {
+        (Some(at), Some(colon)) if colon < at => {
+            format!(
+                "{}{}:***{}",
+                &url[..scheme_end + 3],
+                &rest[..colon],
+                &rest[at..]
+            )
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_urls_never_carry_the_password() {
+        let pg = PgStore::open("postgres://alice:s3cret@db.example:6543/queue").unwrap();
+        assert_eq!(pg.shown(), "postgres://alice@db.example:6543/queue");
+        let bad = PgStore::open("postgres://alice:s3cret@/x?port=notaport").unwrap_err();
+        assert!(!bad.to_string().contains("s3cret"), "{bad}");
+        assert_eq!(bad.class(), "store.bad_url");
+        assert_eq!(
+            PgStore::open("mysql://x").unwrap_err().class(),
+            "store.bad_url"
+        );
+    }
+}

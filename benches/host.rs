@@ -60,9 +60,9 @@ fn warm(programs: usize, label: &str, program: &str) {
     let total = t.elapsed();
     let paths = &host.config().paths;
     // Header + one row + footer per run; one trajectory row per run.
-    assert_eq!(lines(&paths.effects), 3 * (programs + 5));
+    assert_eq!(lines(paths.effects.path()), 3 * (programs + 5));
     // A call row and the run's step row per run.
-    assert_eq!(lines(&paths.trajectory), 2 * (programs + 5));
+    assert_eq!(lines(paths.trajectory.path()), 2 * (programs + 5));
     times.sort();
     println!(
         "warm per-program ({label}): {programs} programs in {:.3} s: mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms",
@@ -89,8 +89,8 @@ fn throughput(calls: usize) {
     assert_eq!(json["value"], calls);
     assert_eq!(json["executedCallCount"], calls);
     let paths = &host.config().paths;
-    assert_eq!(lines(&paths.effects), calls + 2);
-    assert_eq!(lines(&paths.trajectory), calls + 1);
+    assert_eq!(lines(paths.effects.path()), calls + 2);
+    assert_eq!(lines(paths.trajectory.path()), calls + 1);
     let in_program = json["usage"]["elapsedMs"].as_f64().unwrap_or(f64::NAN) / 1e3;
     println!(
         "host-call throughput (bench.noop, each call with effect row + trajectory row): {calls} calls in {:.3} s = {:.0} calls/s ({:.2} µs/call); inside the program {:.3} s = {:.0} calls/s",

@@ -46,7 +46,7 @@ fn main() {
         record(50);
     }
     let total_calls = calls + short_runs * 50;
-    let path = &host.config().paths.effects;
+    let path = host.config().paths.effects.path();
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
 
     let t = Instant::now();

@@ -35,12 +35,21 @@ pub enum EffectLogError {
         line: usize,
         reason: String,
     },
+    /// The shared store could not be used.
+    #[error(transparent)]
+    Store(#[from] crate::pg::PgError),
 }
 
 /// Appends rows to one effect log.
 pub struct EffectLog {
     path: PathBuf,
-    file: File,
+    sink: Sink,
+}
+
+enum Sink {
+    File(File),
+    /// One row per line in the shared store's `tusk_effects`, appended as it comes.
+    Db(std::sync::Arc<crate::pg::PgStore>),
 }
 
 impl EffectLog {
@@ -60,8 +69,23 @@ impl EffectLog {
             .map_err(wrap)?;
         Ok(Self {
             path: path.to_path_buf(),
-            file,
+            sink: Sink::File(file),
         })
+    }
+
+    /// Opens the effect log wherever it lives.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be created or opened.
+    pub fn open_store(log: &crate::logs::LogStore) -> Result<Self, EffectLogError> {
+        match log {
+            crate::logs::LogStore::File(path) => Self::open(path),
+            crate::logs::LogStore::Postgres { pg, .. } => Ok(Self {
+                path: log.path().to_path_buf(),
+                sink: Sink::Db(pg.clone()),
+            }),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -74,14 +98,25 @@ impl EffectLog {
             path: self.path.clone(),
             source: std::io::Error::other(e),
         })?;
-        line.push(b'\n');
-        self.file
-            .write_all(&line)
-            .and_then(|_| self.file.flush())
-            .map_err(|source| EffectLogError::Write {
-                path: self.path.clone(),
-                source,
-            })
+        match &mut self.sink {
+            Sink::File(file) => {
+                line.push(b'\n');
+                file.write_all(&line)
+                    .and_then(|_| file.flush())
+                    .map_err(|source| EffectLogError::Write {
+                        path: self.path.clone(),
+                        source,
+                    })
+            }
+            Sink::Db(pg) => {
+                let text = String::from_utf8(line).expect("serde_json writes UTF-8");
+                Ok(crate::pg::append_lines(
+                    pg,
+                    crate::pg::LogTable::Effects,
+                    &[&text],
+                )?)
+            }
+        }
     }
 }
 
@@ -117,6 +152,24 @@ pub fn read_log(path: &Path) -> Result<LogContents, EffectLogError> {
         source,
     })?;
     parse_log(path, &bytes)
+}
+
+/// Reads every row of an effect log wherever it lives (an absent file is the
+/// same error as [`read_log`]'s).
+pub fn read_log_store(log: &crate::logs::LogStore) -> Result<LogContents, EffectLogError> {
+    match log {
+        crate::logs::LogStore::File(path) => read_log(path),
+        crate::logs::LogStore::Postgres { .. } => {
+            let bytes = log
+                .read()
+                .map_err(|source| EffectLogError::Read {
+                    path: log.path().to_path_buf(),
+                    source,
+                })?
+                .unwrap_or_default();
+            parse_log(log.path(), &bytes)
+        }
+    }
 }
 
 /// Parses effect-log bytes (see [`read_log`]).

@@ -12,6 +12,7 @@
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`replay`]: re-running recorded runs against their recorded envelopes.
 //! - [`pg`]: the fleet backend (issues, trajectory, effect log on PostgreSQL).
+//! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
@@ -23,6 +24,7 @@ pub mod effects;
 pub mod harness;
 pub mod host;
 pub mod issues;
+pub mod logs;
 pub mod mcp;
 pub mod pg;
 pub mod repl;

@@ -134,8 +134,16 @@ impl HostArgs {
             }
         };
         paths.issues = self.store.issues(self.issues.as_deref())?;
-        set(&mut paths.trajectory, &self.trajectory);
-        set(&mut paths.effects, &self.effects);
+        paths.trajectory = self.store.log(
+            crate::pg::LogTable::Trajectory,
+            self.trajectory.as_deref(),
+            paths.trajectory.path(),
+        )?;
+        paths.effects = self.store.log(
+            crate::pg::LogTable::Effects,
+            self.effects.as_deref(),
+            paths.effects.path(),
+        )?;
         set(&mut paths.policy, &self.policy);
         set(&mut paths.session, &self.session);
         set(&mut paths.feature_ledger, &self.feature_ledger);

@@ -87,6 +87,8 @@ pub enum TrajectoryCommand {
     Query {
         #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
         path: PathBuf,
+        #[command(flatten)]
+        store: crate::cli::store::StoreFlag,
         /// latest | failed | retry-needed
         #[arg(long, default_value = "latest")]
         mode: String,
@@ -101,6 +103,8 @@ pub enum TrajectoryCommand {
 pub struct AppendArgs {
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
     #[arg(long)]
     pub step_id: String,
     #[arg(long)]
@@ -170,6 +174,8 @@ pub struct FeatureWriteArgs {
 pub struct KpiArgs {
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
     #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS, allow_negative_numbers = true)]
     pub window_hours: f64,
     /// Default: distinct issue ids in the window (at least 1).
@@ -348,16 +354,20 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                 lineage_refs: a.refs.lineage_refs.clone(),
                 started_at: a.started_at.clone(),
             };
-            match trajectory::append(&a.path, &row) {
+            let log = match a.store.trajectory_or(&a.path) {
+                Ok(log) => log,
+                Err(e) => return fail(CMD, e),
+            };
+            match trajectory::append_to(&log, &row) {
                 Ok(v) => {
                     if a.json {
-                        print_json(&harness::actions::append_output(&a.path, v));
+                        print_json(&harness::actions::append_output(log.path(), v));
                     } else {
                         println!(
                             "appended {} ({}) to {}",
                             field(&v, "stepId"),
                             field(&v, "resultClass"),
-                            a.path.display()
+                            log.path().display()
                         );
                     }
                     0
@@ -370,6 +380,7 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
         }
         TrajectoryCommand::Query {
             path,
+            store,
             mode,
             limit,
             json,
@@ -380,7 +391,11 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                     format!("--mode must be latest, failed or retry-needed, found {mode:?}"),
                 );
             };
-            match trajectory::query(path, mode, *limit) {
+            let log = match store.trajectory_or(path) {
+                Ok(log) => log,
+                Err(e) => return fail(CMD, e),
+            };
+            match trajectory::query_store(&log, mode, *limit) {
                 Ok(p) => {
                     warn(&p.warnings);
                     let v = &p.value;
@@ -511,7 +526,11 @@ pub fn run_kpi(a: &KpiArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(CMD, e),
     };
-    match kpi::report(&a.path, hours, a.active_workers, now) {
+    let log = match a.store.trajectory_or(&a.path) {
+        Ok(log) => log,
+        Err(e) => return fail(CMD, e),
+    };
+    match kpi::report_store(&log, hours, a.active_workers, now) {
         Ok((report, warnings)) => {
             warn(&warnings);
             if a.json {

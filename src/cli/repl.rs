@@ -100,7 +100,7 @@ pub fn run(args: ReplArgs) -> i32 {
         load_root,
     };
     if repl.signals.interactive {
-        repl.interactive(&effects_path)
+        repl.interactive(effects_path.path())
     } else {
         repl.script()
     }

@@ -16,6 +16,8 @@ pub struct ReplayArgs {
     /// The effect log to replay (default .premath/host_effects.jsonl).
     #[arg(long)]
     pub effects: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
     /// Replay one run; prints one `premath.scheme_eval.replay.v0` object.
     #[arg(long, value_name = "RUNID")]
     pub run: Option<String>,
@@ -40,11 +42,16 @@ fn unusable(message: impl std::fmt::Display) -> i32 {
 }
 
 pub fn run(args: ReplayArgs) -> i32 {
-    let path = args
-        .effects
-        .clone()
-        .unwrap_or_else(|| crate::host::HostPaths::under(std::path::Path::new(".")).effects);
-    let mut log = match log::read(&path) {
+    let default = crate::host::HostPaths::under(std::path::Path::new(".")).effects;
+    let source = match args.store.log(
+        crate::pg::LogTable::Effects,
+        args.effects.as_deref(),
+        default.path(),
+    ) {
+        Ok(source) => source,
+        Err(e) => return unusable(e),
+    };
+    let mut log = match log::read_store(&source) {
         Ok(log) => log,
         Err(e) => return unusable(e),
     };
@@ -81,7 +88,7 @@ pub fn run(args: ReplayArgs) -> i32 {
             for p in &log.stray {
                 eprintln!(
                     "warning: {}, line {}: a row of no run ({})",
-                    path.display(),
+                    source.path().display(),
                     p.line,
                     p.got
                 );
@@ -96,7 +103,7 @@ pub fn run(args: ReplayArgs) -> i32 {
             _ => {
                 let mut set = json!({
                     "kind": replay::REPLAY_SET_KIND,
-                    "effectsPath": path.display().to_string(),
+                    "effectsPath": source.path().display().to_string(),
                     "parity": parity,
                     "runCount": reports.len(),
                     "checkedCalls": reports.iter().map(|r| r.checked_calls).sum::<usize>(),

@@ -6,7 +6,8 @@
 use crate::canonical::to_pretty_sorted;
 use crate::issues::store::{read_text, IssueStore};
 use crate::issues::StoreError;
-use crate::pg::{ImportMode, PgError, PgStore};
+use crate::logs::LogStore;
+use crate::pg::{ImportMode, LogTable, PgError, PgStore};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -59,6 +60,53 @@ impl StoreFlag {
                 None => IssueStore::Jsonl(PathBuf::from(".premath/issues.jsonl")),
             }),
         }
+    }
+}
+
+impl StoreFlag {
+    /// A log (trajectory, effect log): the database's table, else the file
+    /// (`file`, or `default`). `--store` together with an explicit file is refused.
+    ///
+    /// # Errors
+    ///
+    /// A bad URL, or `--store` together with an explicit file.
+    pub fn log(
+        &self,
+        table: LogTable,
+        file: Option<&Path>,
+        default: &Path,
+    ) -> Result<LogStore, String> {
+        if self.store.is_some() && file.is_some() {
+            return Err(format!(
+                "give --store or a {} file, not both",
+                match table {
+                    LogTable::Trajectory => "trajectory",
+                    LogTable::Effects => "effect log",
+                }
+            ));
+        }
+        match file {
+            Some(path) => Ok(LogStore::File(path.to_path_buf())),
+            None => Ok(match self.database().map_err(|e| e.to_string())? {
+                Some(pg) => LogStore::postgres(pg, table),
+                None => LogStore::File(default.to_path_buf()),
+            }),
+        }
+    }
+}
+
+impl StoreFlag {
+    /// The trajectory of the chosen database, else the file at `path` (the
+    /// harness commands' `--path`, which has a default).
+    ///
+    /// # Errors
+    ///
+    /// A bad URL.
+    pub fn trajectory_or(&self, path: &Path) -> Result<LogStore, String> {
+        Ok(match self.database().map_err(|e| e.to_string())? {
+            Some(pg) => LogStore::postgres(pg, LogTable::Trajectory),
+            None => LogStore::File(path.to_path_buf()),
+        })
     }
 }
 

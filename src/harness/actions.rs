@@ -455,7 +455,7 @@ fn trajectory_query(
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
     let projection =
-        trajectory::query(&ctx.paths.trajectory, mode, limit).map_err(trajectory_err)?;
+        trajectory::query_store(&ctx.paths.trajectory, mode, limit).map_err(trajectory_err)?;
     print_warnings(&projection.warnings);
     Ok(ActionOutcome::accepted(projection.value))
 }
@@ -477,9 +477,9 @@ fn trajectory_append(
         lineage_refs: args.lineage_refs.unwrap_or_default(),
         started_at: args.started_at,
     };
-    match trajectory::append(&ctx.paths.trajectory, &row) {
+    match trajectory::append_to(&ctx.paths.trajectory, &row) {
         Ok(value) => Ok(ActionOutcome::accepted(append_output(
-            &ctx.paths.trajectory,
+            ctx.paths.trajectory.path(),
             value,
         ))),
         Err(e @ TrajectoryError::InvalidRow { .. }) => Ok(args_invalid(e.to_string())),
@@ -595,7 +595,7 @@ fn kpi_report(ctx: &ActionContext<'_>, args: KpiArgs) -> Result<ActionOutcome, A
             Err(e) => return Ok(args_invalid(format!("now: {e}"))),
         },
     };
-    let (report, warnings) = kpi::report(&ctx.paths.trajectory, hours, workers, now)
+    let (report, warnings) = kpi::report_store(&ctx.paths.trajectory, hours, workers, now)
         .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
     print_warnings(&warnings);
     Ok(ActionOutcome::accepted(report.to_json()))
@@ -749,7 +749,7 @@ mod tests {
         let bad = call(&h, "harness.trajectory.query", json!({"limit": -1})).unwrap();
         assert_eq!(bad.failure_classes, vec!["host.args_invalid"]);
 
-        std::fs::write(&h.paths.trajectory, "garbage\n").unwrap();
+        std::fs::write(h.paths.trajectory.path(), "garbage\n").unwrap();
         let err = call(&h, "harness.trajectory.query", json!({})).unwrap_err();
         assert_eq!(err.class, "harness.trajectory_corrupt");
     }

@@ -211,7 +211,7 @@ pub fn stop(
         "harness.stop.{issue}.{}",
         if run_id.is_empty() { "direct" } else { run_id }
     );
-    trajectory::append(
+    trajectory::append_to(
         &ctx.paths.trajectory,
         &StepRow {
             step_id: step_id.clone(),
@@ -311,7 +311,7 @@ pub fn boot(
         "kind": "premath.harness.boot.v1",
         "roots": {
             "issuesPath": issues_path,
-            "trajectoryPath": ctx.paths.trajectory.display().to_string(),
+            "trajectoryPath": ctx.paths.trajectory.path().display().to_string(),
             "sessionPath": ctx.paths.session.display().to_string(),
             "featureLedgerPath": ctx.paths.feature_ledger.display().to_string(),
         },

@@ -213,6 +213,24 @@ impl KpiError {
 
 /// Counts the window of the trajectory at `path` and computes the KPI; the
 /// warnings are for stderr (a skipped torn last line).
+pub fn report_store(
+    log: &crate::logs::LogStore,
+    window_hours: f64,
+    active_workers: Option<u64>,
+    now: DateTime<Utc>,
+) -> Result<(Kpi, Vec<String>), KpiError> {
+    log.with_file(
+        |e| {
+            KpiError::Trajectory(TrajectoryError::Store(crate::pg::PgError::Server {
+                url: log.path().display().to_string(),
+                reason: format!("spooling the trajectory: {e}"),
+            }))
+        },
+        |path| report(path, window_hours, active_workers, now),
+    )
+}
+
+/// The KPI over the trajectory file at `path` (absent = no rows).
 pub fn report(
     path: &Path,
     window_hours: f64,

@@ -20,6 +20,7 @@
 //! KPI both call it.
 
 use super::{lock_with_timeout, normalize_opt, normalize_refs, parse_timestamp};
+use crate::logs::LogStore;
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -58,6 +59,9 @@ pub enum TrajectoryError {
         line: usize,
         reason: String,
     },
+    /// The shared store could not be used.
+    #[error(transparent)]
+    Store(#[from] crate::pg::PgError),
 }
 
 impl TrajectoryError {
@@ -67,6 +71,7 @@ impl TrajectoryError {
             TrajectoryError::InvalidRow { .. } => "host.args_invalid",
             TrajectoryError::Io { .. } => "harness.io_error",
             TrajectoryError::Corrupt { .. } => "harness.trajectory_corrupt",
+            TrajectoryError::Store(e) => e.class(),
         }
     }
 
@@ -269,6 +274,76 @@ pub fn append(path: &Path, row: &StepRow) -> Result<Value, TrajectoryError> {
         eprintln!("warning: {warning}");
     }
     Ok(value)
+}
+
+/// Appends one row to the trajectory wherever it lives (see [`append`]).
+///
+/// # Errors
+///
+/// An invalid row, or the file's or the database's error.
+pub fn append_to(log: &LogStore, row: &StepRow) -> Result<Value, TrajectoryError> {
+    TrajectorySink::open(log)?.append(row)
+}
+
+/// [`query`] on the trajectory wherever it lives.
+///
+/// # Errors
+///
+/// As [`query`], plus the database's.
+pub fn query_store(
+    log: &LogStore,
+    mode: ProjectionMode,
+    limit: usize,
+) -> Result<Projection, TrajectoryError> {
+    log.with_file(
+        |e| TrajectoryError::io(log.path(), e),
+        |path| query(path, mode, limit),
+    )
+}
+
+/// A trajectory open for appends: its file's writer, or the database.
+#[derive(Debug)]
+pub enum TrajectorySink {
+    File(TrajectoryWriter),
+    Db(std::sync::Arc<crate::pg::PgStore>),
+}
+
+impl TrajectorySink {
+    /// Opens the trajectory at `log` for appending.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be created or opened.
+    pub fn open(log: &LogStore) -> Result<Self, TrajectoryError> {
+        Ok(match log {
+            LogStore::File(path) => TrajectorySink::File(TrajectoryWriter::open(path)?),
+            LogStore::Postgres { pg, .. } => TrajectorySink::Db(pg.clone()),
+        })
+    }
+
+    /// Validates, normalizes and appends `row` as one line; returns the row written.
+    /// Warnings (a torn file tail moved aside) go to stderr.
+    ///
+    /// # Errors
+    ///
+    /// An invalid row, or the file's or the database's error.
+    pub fn append(&mut self, row: &StepRow) -> Result<Value, TrajectoryError> {
+        match self {
+            TrajectorySink::File(writer) => {
+                let value = writer.append(row)?;
+                for warning in writer.take_warnings() {
+                    eprintln!("warning: {warning}");
+                }
+                Ok(value)
+            }
+            TrajectorySink::Db(pg) => {
+                let value = row.normalized()?;
+                let line = crate::canonical::to_canonical_string(&value);
+                crate::pg::append_lines(pg, crate::pg::LogTable::Trajectory, &[&line])?;
+                Ok(value)
+            }
+        }
+    }
 }
 
 /// An open trajectory for many appends from one process (the evaluator appends one

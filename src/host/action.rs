@@ -20,8 +20,10 @@ pub enum ActionKind {
 pub struct HostPaths {
     /// The issue memory: the JSONL file, or a PostgreSQL store.
     pub issues: crate::issues::store::IssueStore,
-    pub trajectory: PathBuf,
-    pub effects: PathBuf,
+    /// The trajectory: its file, or the shared store's table.
+    pub trajectory: crate::logs::LogStore,
+    /// The effect log: its file, or the shared store's table.
+    pub effects: crate::logs::LogStore,
     pub session: PathBuf,
     pub feature_ledger: PathBuf,
     pub policy: PathBuf,
@@ -35,8 +37,8 @@ impl HostPaths {
         let p = root.join(".premath");
         Self {
             issues: crate::issues::store::IssueStore::Jsonl(p.join("issues.jsonl")),
-            trajectory: p.join("harness_trajectory.jsonl"),
-            effects: p.join("host_effects.jsonl"),
+            trajectory: crate::logs::LogStore::File(p.join("harness_trajectory.jsonl")),
+            effects: crate::logs::LogStore::File(p.join("host_effects.jsonl")),
             session: p.join("harness_session.json"),
             feature_ledger: p.join("harness_feature_ledger.json"),
             policy: p.join("mutation_policy.json"),

@@ -241,7 +241,7 @@ fn recorded_paths(
     let mut renames = HashMap::new();
     for call in calls {
         if let Some(p) = call.envelope["trajectoryRow"]["path"].as_str() {
-            renames.insert(live.trajectory.display().to_string(), p.to_string());
+            renames.insert(live.trajectory.path().display().to_string(), p.to_string());
         }
         if let Some(p) = call.envelope["payload"]["issuesPath"].as_str() {
             renames.insert(live.issues.path().display().to_string(), p.to_string());

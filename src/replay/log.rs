@@ -100,7 +100,16 @@ fn problem(line: usize, seq: Option<usize>, field: &str, expected: Value, got: V
 
 /// Reads and groups an effect log.
 pub fn read(path: &Path) -> Result<Log, LogError> {
-    let contents = effects::read_log(path)?;
+    read_store(&crate::logs::LogStore::File(path.to_path_buf()))
+}
+
+/// Reads and groups the effect log wherever it lives (see [`read`]).
+///
+/// # Errors
+///
+/// The log cannot be read, or a line other than a torn last one is not JSON.
+pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
+    let contents = effects::read_log_store(log)?;
     let mut log = Log {
         warnings: contents.warnings,
         ..Log::default()

@@ -4,7 +4,7 @@
 
 use crate::canonical;
 use crate::effects::{self, EffectLog};
-use crate::harness::trajectory::{StepRow, TrajectoryWriter};
+use crate::harness::trajectory::{StepRow, TrajectorySink};
 use crate::host::envelope::{self, EnvelopeParts};
 use crate::host::gate::{self, Authority, MutationPolicy};
 use crate::host::registry::{self, Registry, Resolution};
@@ -32,7 +32,7 @@ struct State {
     executed: usize,
     effects: Vec<Value>,
     log: Option<EffectLog>,
-    trajectory: Option<TrajectoryWriter>,
+    trajectory: Option<TrajectorySink>,
     io_errors: Vec<String>,
     finished: bool,
 }
@@ -281,7 +281,7 @@ impl HostBridge for CallHost {
         };
         let trajectory_row = match self.append_trajectory(&mut state, &row) {
             Ok(()) => json!({
-                "path": self.paths.trajectory.display().to_string(),
+                "path": self.paths.trajectory.path().display().to_string(),
                 "stepId": step_id,
                 "resultClass": result_class,
                 "finishedAt": finished_at,
@@ -333,13 +333,9 @@ impl CallHost {
     fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {
         if state.trajectory.is_none() {
             state.trajectory =
-                Some(TrajectoryWriter::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
+                Some(TrajectorySink::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
         }
         let writer = state.trajectory.as_mut().expect("opened above");
-        writer.append(row).map(|_| ()).map_err(|e| e.to_string())?;
-        for warning in writer.take_warnings() {
-            eprintln!("warning: {warning}");
-        }
-        Ok(())
+        writer.append(row).map(|_| ()).map_err(|e| e.to_string())
     }
 }

@@ -247,7 +247,7 @@ impl Host {
         let started = Utc::now();
         let run_id = new_run_id(&request.program, started);
         let program_digest = canonical::sha256_text(&request.program);
-        let mut log = EffectLog::open(&self.config.paths.effects)?;
+        let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = json!({
             "kind": effects::RUN_KIND,
             "runId": run_id,
@@ -344,7 +344,8 @@ impl Host {
                 .unwrap_or_default(),
             started_at: Some(rfc3339(started)),
         };
-        if let Err(e) = crate::harness::trajectory::append(&self.config.paths.trajectory, &step) {
+        if let Err(e) = crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
+        {
             failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
             error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
             failure_classes.sort();
@@ -388,7 +389,7 @@ impl Host {
             "usage": {"hostCalls": ended.calls, "elapsedMs": output.elapsed.as_millis() as u64},
             "runId": run_id,
             "programDigest": program_digest,
-            "trajectoryPath": self.config.paths.trajectory.display().to_string(),
+            "trajectoryPath": self.config.paths.trajectory.path().display().to_string(),
             "startedAt": rfc3339(started),
             "finishedAt": rfc3339(finished),
         });

@@ -1,0 +1,86 @@
+//! Where an append-only JSONL log (the trajectory, the effect log) lives: its
+//! file, or its table in a shared PostgreSQL store. Readers see the same JSONL
+//! bytes either way, so every reader is the file reader.
+
+use crate::pg::{LogTable, PgStore};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One log's location.
+#[derive(Clone, Debug)]
+pub enum LogStore {
+    File(PathBuf),
+    Postgres {
+        pg: Arc<PgStore>,
+        table: LogTable,
+        /// `<url>#trajectory`: what reports and messages name.
+        shown: PathBuf,
+    },
+}
+
+impl LogStore {
+    /// The log `table` of the database `pg`.
+    pub fn postgres(pg: Arc<PgStore>, table: LogTable) -> Self {
+        let fragment = match table {
+            LogTable::Trajectory => "trajectory",
+            LogTable::Effects => "effects",
+        };
+        let shown = PathBuf::from(format!("{}#{fragment}", pg.shown()));
+        LogStore::Postgres { pg, table, shown }
+    }
+
+    /// The file, or the database URL (no password) with the table as fragment.
+    pub fn path(&self) -> &Path {
+        match self {
+            LogStore::File(path) => path,
+            LogStore::Postgres { shown, .. } => shown,
+        }
+    }
+
+    /// The log's bytes as its file would hold them; `None` for an absent file.
+    ///
+    /// # Errors
+    ///
+    /// The file's read error, or a database error (as `io::Error::other`).
+    pub fn read(&self) -> std::io::Result<Option<Vec<u8>>> {
+        match self {
+            LogStore::File(path) => match std::fs::read(path) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            },
+            LogStore::Postgres { pg, table, .. } => crate::pg::read_lines(pg, *table)
+                .map(Some)
+                .map_err(std::io::Error::other),
+        }
+    }
+
+    /// Runs a file reader on the log: the file itself, or (for a database) its
+    /// rows spooled to a private temporary file, so that large logs are still
+    /// read in parallel chunks by the same code.
+    ///
+    /// # Errors
+    ///
+    /// `f`'s error, or the spooling's (through `wrap`).
+    pub fn with_file<T, E>(
+        &self,
+        wrap: impl FnOnce(std::io::Error) -> E,
+        f: impl FnOnce(&Path) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match self {
+            LogStore::File(path) => f(path),
+            LogStore::Postgres { .. } => {
+                let spooled = (|| {
+                    let bytes = self.read()?.unwrap_or_default();
+                    let mut tmp = tempfile::NamedTempFile::new()?;
+                    std::io::Write::write_all(&mut tmp, &bytes)?;
+                    Ok(tmp)
+                })();
+                match spooled {
+                    Ok(tmp) => f(tmp.path()),
+                    Err(e) => Err(wrap(e)),
+                }
+            }
+        }
+    }
+}

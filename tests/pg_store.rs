@@ -1,0 +1,375 @@
+//! The PostgreSQL store through the binary: `tusk store init|import|export|status`,
+//! byte-exact round trips, and every way a database can be unusable (each a
+//! typed error, exit 2, nothing written). Needs the cluster `.ci/run` starts.
+
+#[path = "pg_support/mod.rs"]
+mod pg_support;
+
+use pg_support::{admin_url, TestDb};
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tusk");
+
+fn tusk(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A store shaped like a real beads export: unknown fields at every level,
+/// nested values, escapes, non-ASCII text, a blank line, a CRLF line.
+fn real_shaped(n: usize) -> String {
+    let mut text = String::new();
+    for i in 1..=n {
+        let status = ["open", "in_progress", "closed", "blocked"][i % 4];
+        let kind = ["task", "bug", "feature"][i % 3];
+        let line = serde_json::json!({
+            "id": format!("bd-{i}"),
+            "title": format!("Issue {i} — ünïcödé \"quoted\" \\ tab\t"),
+            "status": status,
+            "priority": i % 5,
+            "issue_type": kind,
+            "labels": ["fleet", format!("l{}", i % 7)],
+            "x_custom": {"nested": [1, 2.5, null, true], "deep": {"k": "v"}},
+            "dependencies": if i > 1 { serde_json::json!([{"issue_id": format!("bd-{i}"), "depends_on_id": format!("bd-{}", i - 1), "type": "related", "x_edge": 7}]) } else { serde_json::json!([]) },
+            "created_at": "2026-01-02T03:04:05Z",
+        });
+        text.push_str(&serde_json::to_string(&line).unwrap());
+        if i == 3 {
+            text.push('\r');
+        }
+        text.push('\n');
+        if i == 5 {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+#[test]
+fn import_then_export_is_byte_identical_and_reads_like_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    for (name, text) in [
+        ("with final newline", real_shaped(300)),
+        (
+            "without final newline",
+            real_shaped(40).trim_end_matches('\n').to_string(),
+        ),
+        ("empty", String::new()),
+    ] {
+        let file = dir.path().join("in.jsonl");
+        std::fs::write(&file, &text).unwrap();
+        let out = tusk(
+            dir.path(),
+            &[
+                "store",
+                "import",
+                file.to_str().unwrap(),
+                "--replace",
+                "--store",
+                &db.url,
+                "--json",
+            ],
+        );
+        assert!(out.status.success(), "{name}: {:?}", out);
+        let out = tusk(dir.path(), &["store", "export", "--store", &db.url]);
+        assert!(out.status.success(), "{name}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            text,
+            "{name}: export differs from import"
+        );
+        // Every view reads the same from the file and from the database.
+        for view in [
+            &["issue", "list", "--json"][..],
+            &["issue", "ready", "--json"],
+            &["issue", "blocked", "--json"],
+            &["issue", "check", "--json"],
+        ] {
+            let from_file = tusk(
+                dir.path(),
+                &[view, &["--issues", file.to_str().unwrap()]].concat(),
+            );
+            let from_db = tusk(dir.path(), &[view, &["--store", &db.url]].concat());
+            assert_eq!(
+                from_file.status.code(),
+                from_db.status.code(),
+                "{name} {view:?}"
+            );
+            let (mut a, mut b) = (json_of(&from_file), json_of(&from_db));
+            a.as_object_mut().unwrap().remove("issuesPath");
+            b.as_object_mut().unwrap().remove("issuesPath");
+            assert_eq!(a, b, "{name} {view:?}");
+        }
+    }
+    // A mutation rewrites one line and keeps every unknown field of it.
+    let file = dir.path().join("in.jsonl");
+    std::fs::write(&file, real_shaped(10)).unwrap();
+    let replaced = tusk(
+        dir.path(),
+        &[
+            "store",
+            "import",
+            file.to_str().unwrap(),
+            "--replace",
+            "--store",
+            &db.url,
+        ],
+    );
+    assert!(replaced.status.success());
+    let out = tusk(
+        dir.path(),
+        &["issue", "update", "bd-4", "--title", "renamed", "--store", &db.url],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let exported =
+        String::from_utf8(tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout)
+            .unwrap();
+    let original = real_shaped(10);
+    let changed: Vec<(&str, &str)> = original
+        .lines()
+        .zip(exported.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    let row: Value = serde_json::from_str(changed[0].1).unwrap();
+    assert_eq!(row["title"], "renamed");
+    assert_eq!(row["x_custom"]["deep"]["k"], "v");
+    assert_eq!(row["dependencies"][0]["x_edge"], 7);
+}
+
+#[test]
+fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, real_shaped(5)).unwrap();
+    assert!(tusk(
+        dir.path(),
+        &["store", "import", good.to_str().unwrap(), "--store", &db.url]
+    )
+    .status
+    .success());
+    let before = tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout;
+
+    let out = tusk(
+        dir.path(),
+        &[
+            "store",
+            "import",
+            good.to_str().unwrap(),
+            "--store",
+            &db.url,
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["failureClasses"][0], "store.not_empty");
+
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, format!("{}{{\"id\":\"x\",\"title\":\n", real_shaped(2))).unwrap();
+    let out = tusk(
+        dir.path(),
+        &[
+            "store",
+            "import",
+            bad.to_str().unwrap(),
+            "--replace",
+            "--store",
+            &db.url,
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["failureClasses"][0], "memory.store_corrupt");
+    assert!(v["diagnostic"].as_str().unwrap().contains("line 3"), "{v}");
+
+    let missing = dir.path().join("absent.jsonl");
+    let out = tusk(
+        dir.path(),
+        &[
+            "store",
+            "import",
+            missing.to_str().unwrap(),
+            "--replace",
+            "--store",
+            &db.url,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout,
+        before
+    );
+}
+
+#[test]
+fn init_is_idempotent_and_status_counts_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::bare();
+    let first = json_of(&tusk(
+        dir.path(),
+        &["store", "init", "--store", &db.url, "--json"],
+    ));
+    assert_eq!(first["schemaVersionBefore"], 0);
+    assert_eq!(first["schemaVersion"], 1);
+    assert_eq!(first["migrated"], true);
+    let again = json_of(&tusk(
+        dir.path(),
+        &["store", "init", "--store", &db.url, "--json"],
+    ));
+    assert_eq!(again["schemaVersionBefore"], 1);
+    assert_eq!(again["migrated"], false);
+    assert!(tusk(dir.path(), &["issue", "add", "one", "--store", &db.url])
+        .status
+        .success());
+    let status = json_of(&tusk(
+        dir.path(),
+        &["store", "status", "--store", &db.url, "--json"],
+    ));
+    assert_eq!(status["backend"], "postgres");
+    assert_eq!(status["schemaVersion"], 1);
+    assert_eq!(status["issueLines"], 1);
+    assert!(
+        !status.to_string().contains(db.url.split(':').nth(2).unwrap().split('@').next().unwrap()),
+        "status must not print the password: {status}"
+    );
+    // TUSK_STORE selects the same database.
+    let out = Command::new(BIN)
+        .args(["issue", "list", "--json"])
+        .current_dir(dir.path())
+        .env("TUSK_STORE", &db.url)
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&out)["count"], 1);
+    assert!(!dir.path().join(".premath").exists());
+    // Without a database, status reports the files.
+    let files = json_of(&tusk(dir.path(), &["store", "status", "--json"]));
+    assert_eq!(files["backend"], "jsonl");
+    assert_eq!(files["issueCount"], 0);
+}
+
+/// Runs a mutation, a read and `store status` against `url`: each must exit 2
+/// with `class` and a message containing `hint`; no local file appears.
+fn assert_unusable(url: &str, class: &str, hint: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["issue", "add", "x", "--json"][..],
+        &["issue", "ready", "--json"],
+        &["issue", "claim-next", "--assignee", "w", "--json"],
+        &["store", "status", "--json"],
+    ] {
+        let out = tusk(dir.path(), &[args, &["--store", url]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?} on {class}: {out:?}");
+        let v = json_of(&out);
+        assert_eq!(v["failureClasses"][0], class, "{args:?}: {v}");
+        let diag = v["diagnostic"].as_str().unwrap();
+        assert!(diag.contains(hint), "{args:?}: {diag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(class), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(entries.is_empty(), "{entries:?}");
+}
+
+#[test]
+fn an_unreachable_server_is_a_typed_error() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    assert_unusable(
+        &format!("postgres://tusk:x@127.0.0.1:{port}/tusk"),
+        "store.unreachable",
+        "cannot reach the server",
+    );
+}
+
+#[test]
+fn wrong_credentials_are_a_typed_error() {
+    let admin = admin_url();
+    let (head, tail) = admin.split_once('@').unwrap();
+    let user = head.rsplit_once(':').unwrap().0;
+    assert_unusable(
+        &format!("{user}:wrong-password@{tail}"),
+        "store.auth_failed",
+        "check the user and password",
+    );
+}
+
+#[test]
+fn a_missing_database_schema_or_version_is_a_typed_error() {
+    let admin = admin_url();
+    let base = admin.rsplit_once('/').unwrap().0;
+    assert_unusable(
+        &format!("{base}/tusk_no_such_database"),
+        "store.database_missing",
+        "create it first",
+    );
+
+    let bare = TestDb::bare();
+    assert_unusable(&bare.url, "store.schema_missing", "tusk store init");
+
+    let newer = TestDb::new();
+    newer
+        .client()
+        .execute("UPDATE tusk_schema_version SET version = 99", &[])
+        .unwrap();
+    assert_unusable(&newer.url, "store.schema_version", "newer tusk");
+    let dir = tempfile::tempdir().unwrap();
+    let out = tusk(
+        dir.path(),
+        &["store", "init", "--store", &newer.url, "--json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["failureClasses"][0], "store.schema_version");
+    // The refused writes left the database as it was.
+    let n: i64 = newer
+        .client()
+        .query_one("SELECT count(*) FROM tusk_issue_lines", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn bad_urls_and_conflicting_flags_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tusk(
+        dir.path(),
+        &["store", "status", "--store", "postgres://u:secret@/db?port=x", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let v = json_of(&out);
+    assert_eq!(v["failureClasses"][0], "store.bad_url");
+    assert!(!out.stdout.windows(6).any(|w| w == b"secret"));
+    assert!(!out.stderr.windows(6).any(|w| w == b"secret"));
+
+    let db = TestDb::new();
+    let out = tusk(
+        dir.path(),
+        &["issue", "list", "--store", &db.url, "--issues", "x.jsonl"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not both"));
+    let out = tusk(dir.path(), &["store", "init", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["failureClasses"][0], "store.not_selected");
+}

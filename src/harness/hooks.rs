@@ -196,7 +196,7 @@ pub fn stop(
             instruction_refs: Vec::new(),
             witness_refs: vec![lease_ref.clone()],
             lineage_refs: lineage.to_vec(),
-            issues_path: Some(issues_path.clone()),
+            issues_path: issues_path.clone(),
             session_id: None,
         },
         ctx.now,
@@ -298,8 +298,11 @@ pub fn boot(
     let ready = views::ready_payload(&store, &issues_path, ctx.now).into_value();
     let next = match ready["items"].get(0) {
         Some(first) => json!({"source": "ready", "issueId": first["id"], "title": first["title"]}),
-        None => match super::feature::next(&ctx.paths.feature_ledger) {
-            Ok(f) if !f["next"].is_null() => json!({"source": "feature", "feature": f["next"]}),
+        None => match super::feature::project_next(&ctx.paths.feature_ledger) {
+            Ok(Some(super::feature::NextFeature {
+                next_feature_id: Some(id),
+                ..
+            })) => json!({"source": "feature", "featureId": id}),
             _ => Value::Null,
         },
     };

@@ -6,10 +6,15 @@
 //!
 //! Where the spec is silent: fields not given to `write` keep their stored values
 //! (given ref lists replace the stored ones); `stoppedAt` is set when the state
-//! becomes `stopped` and kept while it stays stopped; `issuesSnapshotRef` is
-//! recomputed on every write that has an `issuesPath` (given or stored); members
-//! this version does not know are kept; `bootstrap` reads the feature ledger next
-//! to the session unless told otherwise, and `fresh` still reports the ledger.
+//! becomes `stopped` and kept while it stays stopped; members this version does
+//! not know are kept; `bootstrap` reads the feature ledger next to the session
+//! unless told otherwise, and `fresh` still reports the ledger.
+//!
+//! As the reference (`--issues`, parity notes §6.1): every write records
+//! `issuesPath` (the flag's value, default `.premath/issues.jsonl`) and the
+//! store's `issuesSnapshotRef` when the store exists and loads, none otherwise.
+//! The feature projection of `bootstrap` is the reference's: a ledger that its
+//! check rejects (an empty one included) is an error, never a silent null.
 
 use super::feature::{self, FeatureError};
 use super::{
@@ -37,10 +42,12 @@ pub enum SessionError {
     },
     #[error("{path}: malformed session: {reason}")]
     Malformed { path: String, reason: String },
-    #[error(transparent)]
-    IssuesStore(#[from] SnapshotError),
-    #[error(transparent)]
-    FeatureLedger(#[from] FeatureError),
+    #[error("failed to project harness feature ledger {path}: {source}")]
+    FeatureLedger {
+        path: String,
+        #[source]
+        source: FeatureError,
+    },
 }
 
 impl SessionError {
@@ -49,8 +56,7 @@ impl SessionError {
         match self {
             SessionError::Io { .. } => "harness.io_error",
             SessionError::Malformed { .. } => "harness.session_corrupt",
-            SessionError::IssuesStore(e) => e.class(),
-            SessionError::FeatureLedger(e) => e.class(),
+            SessionError::FeatureLedger { source, .. } => source.class(),
         }
     }
 }
@@ -256,7 +262,8 @@ pub struct SessionWrite {
     pub instruction_refs: Vec<String>,
     pub witness_refs: Vec<String>,
     pub lineage_refs: Vec<String>,
-    pub issues_path: Option<String>,
+    /// The issue store to record (always; trimmed, absent when blank).
+    pub issues_path: String,
     pub session_id: Option<String>,
 }
 
@@ -284,11 +291,10 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     let session_id = normalize_opt(req.session_id.as_deref())
         .or_else(|| prev.as_ref().map(|p| p.session_id.clone()))
         .unwrap_or_else(|| new_session_id(now, issue_id.as_deref()));
-    let issues_path = given_or(&req.issues_path, prev.as_ref().map(|p| &p.issues_path));
-    let issues_snapshot_ref = match &issues_path {
-        Some(p) => Some(issues_snapshot_ref(Path::new(p))?),
-        None => prev.as_ref().and_then(|p| p.issues_snapshot_ref.clone()),
-    };
+    let issues_path = normalize_opt(Some(&req.issues_path));
+    let issues_snapshot_ref = issues_path
+        .as_deref()
+        .and_then(|p| loadable_store_ref(Path::new(p)));
     let stopped_at = match (req.state, &prev) {
         (SessionState::Active, _) => None,
         (SessionState::Stopped, Some(p)) if p.state == SessionState::Stopped => {
@@ -337,7 +343,11 @@ pub fn new_session_id(now: DateTime<Utc>, issue_id: Option<&str>) -> String {
 /// feature projection when a ledger exists at `ledger_path`.
 pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError> {
     let session = read(path)?;
-    let ledger = feature::load(ledger_path)?;
+    let features =
+        feature::project_next(ledger_path).map_err(|source| SessionError::FeatureLedger {
+            path: ledger_path.display().to_string(),
+            source,
+        })?;
     let mut m = Map::new();
     m.insert("schema".into(), 1.into());
     m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
@@ -362,17 +372,16 @@ pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError>
             }
         }
     }
-    if let Some(ledger) = ledger {
+    if let Some(p) = features {
         m.insert(
             "featureLedgerPath".into(),
             ledger_path.display().to_string().into(),
         );
-        let p = ledger.next_projection();
-        for key in ["nextFeatureId", "featureClosureComplete", "featureCount"] {
-            if let Some(v) = p.get(key) {
-                m.insert(key.into(), v.clone());
-            }
+        if let Some(id) = p.next_feature_id {
+            m.insert("nextFeatureId".into(), id.into());
         }
+        m.insert("featureClosureComplete".into(), p.closure_complete.into());
+        m.insert("featureCount".into(), p.feature_count.into());
     }
     Ok(Value::Object(m))
 }
@@ -392,6 +401,15 @@ pub type SnapshotError = crate::issues::StoreError;
 /// issue module; the session only records it.
 pub fn issues_snapshot_ref(path: &Path) -> Result<String, SnapshotError> {
     crate::issues::snapshot_ref(path)
+}
+
+/// The snapshot ref a session records: that of a store that exists and loads,
+/// none otherwise (the reference's `derive_issue_snapshot_ref`).
+fn loadable_store_ref(path: &Path) -> Option<String> {
+    if !path.exists() {
+        return None;
+    }
+    issues_snapshot_ref(path).ok()
 }
 
 #[cfg(test)]

@@ -200,19 +200,19 @@ impl Ledger {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-struct LedgerDoc {
+struct HarnessFeatureLedger {
     schema: u32,
     ledger_kind: String,
     #[serde(default)]
     session_ref: Option<String>,
     updated_at: String,
     #[serde(default)]
-    features: Vec<RowDoc>,
+    features: Vec<HarnessFeatureRow>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RowDoc {
+struct HarnessFeatureRow {
     feature_id: String,
     status: String,
     #[serde(default)]
@@ -267,7 +267,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Ledger, FeatureError> {
     if raw.as_ref().is_some_and(is_legacy_shape) {
         return Err(FeatureError::LegacyShape { path: shown });
     }
-    let doc: LedgerDoc = serde_json::from_slice(bytes).map_err(unparsable)?;
+    let doc: HarnessFeatureLedger = serde_json::from_slice(bytes).map_err(unparsable)?;
     if doc.schema != LEDGER_SCHEMA {
         return Err(FeatureError::Header(format!(
             "invalid schema {} (expected {LEDGER_SCHEMA})",

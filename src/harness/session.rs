@@ -18,9 +18,8 @@
 
 use super::feature::{self, FeatureError};
 use super::{
-    format_timestamp, normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
+    normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
 };
-use crate::canonical;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::io;
@@ -186,16 +185,17 @@ impl Session {
         })
     }
 
-    /// The stored form: absent optionals and empty ref lists are left out.
+    /// The stored form in the reference's key order (absent optionals and empty
+    /// ref lists left out), members this version does not know after.
     pub fn to_json(&self) -> Value {
-        let mut m = self.extra.clone();
+        let mut m = Map::new();
         m.insert("schema".into(), 1.into());
         m.insert("sessionKind".into(), SESSION_KIND.into());
         m.insert("sessionId".into(), self.session_id.clone().into());
         m.insert("state".into(), self.state.as_str().into());
+        self.put_handoff(&mut m);
         m.insert("startedAt".into(), self.started_at.clone().into());
         m.insert("updatedAt".into(), self.updated_at.clone().into());
-        self.put_handoff(&mut m);
         for (key, value) in [
             ("stoppedAt", &self.stopped_at),
             ("issuesPath", &self.issues_path),
@@ -205,6 +205,7 @@ impl Session {
                 m.insert(key.into(), v.clone().into());
             }
         }
+        m.extend(self.extra.clone());
         Value::Object(m)
     }
 
@@ -275,7 +276,8 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     };
     let _lock = SidecarLock::acquire(path).map_err(io_err)?;
     let prev = read(path)?;
-    let now_text = format_timestamp(now);
+    // Whole seconds, as the reference writes its harness artifacts.
+    let now_text = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let given_or = |given: &Option<String>, stored: Option<&Option<String>>| {
         normalize_opt(given.as_deref()).or_else(|| stored.cloned().flatten())
     };
@@ -323,7 +325,8 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
         issues_snapshot_ref,
         extra: prev.map(|p| p.extra).unwrap_or_default(),
     };
-    let mut text = canonical::to_pretty_sorted(&session.to_json());
+    let mut text =
+        serde_json::to_string_pretty(&session.to_json()).expect("a Value always serializes");
     text.push('\n');
     write_atomic(path, text.as_bytes()).map_err(io_err)?;
     Ok(session)

@@ -103,7 +103,10 @@ fn normalize(text: &str, keys: &[&str]) -> String {
 fn normalization_is_narrow() {
     let keys = ["updatedAt"];
     assert_eq!(
-        normalize("{\n  \"updatedAt\": \"2026-02-25T08:40:07Z\",\n  \"x\": \"2026-02-25T08:40:07Z\"\n}", &keys),
+        normalize(
+            "{\n  \"updatedAt\": \"2026-02-25T08:40:07Z\",\n  \"x\": \"2026-02-25T08:40:07Z\"\n}",
+            &keys
+        ),
         "{\n  \"updatedAt\": \"<normalized>\",\n  \"x\": \"2026-02-25T08:40:07Z\"\n}"
     );
     // Fractions, offsets and other values are left alone.
@@ -163,7 +166,10 @@ fn tusk_matches_every_recorded_premath_vector() {
         let root = tempfile::tempdir().unwrap();
         setup(root.path(), sc);
         for (i, (args, recorded)) in steps.iter().enumerate() {
-            assert_eq!(&recorded["args"], args, "{name}: vector is stale; re-record");
+            assert_eq!(
+                &recorded["args"], args,
+                "{name}: vector is stale; re-record"
+            );
             let args: Vec<&str> = args
                 .as_array()
                 .unwrap()
@@ -222,8 +228,14 @@ fn tusk_matches_every_recorded_premath_vector() {
 fn tusk_bootstrap_reads_a_premath_written_ledger() {
     const LEDGER: &str = ".premath/harness_feature_ledger.json";
     for (writer, next) in [
-        ("harness_feature_write_sequence", "harness_feature_cross_read_next_json"),
-        ("harness_feature_write_all_completed", "harness_feature_cross_read_closed_next_json"),
+        (
+            "harness_feature_write_sequence",
+            "harness_feature_cross_read_next_json",
+        ),
+        (
+            "harness_feature_write_all_completed",
+            "harness_feature_cross_read_closed_next_json",
+        ),
     ] {
         let ledger = load(writer)["files"][LEDGER].as_str().unwrap().to_string();
         let premath_next: Value =
@@ -233,13 +245,23 @@ fn tusk_bootstrap_reads_a_premath_written_ledger() {
         write_file(root.path(), LEDGER, &ledger);
         let (code, _, err) = run_tusk(
             root.path(),
-            &["harness-session", "write", "--state", "active", "--session-id", "s1"],
+            &[
+                "harness-session",
+                "write",
+                "--state",
+                "active",
+                "--session-id",
+                "s1",
+            ],
         );
         assert_eq!(code, Some(0), "{err}");
         let (code, out, err) = run_tusk(root.path(), &["harness-session", "bootstrap", "--json"]);
         assert_eq!(code, Some(0), "{err}");
         let boot: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(boot["featureCount"], premath_next["featureCount"], "{writer}");
+        assert_eq!(
+            boot["featureCount"], premath_next["featureCount"],
+            "{writer}"
+        );
         assert_eq!(
             boot["featureClosureComplete"], premath_next["closureComplete"],
             "{writer}"

@@ -457,9 +457,8 @@ pub fn run_feature(cmd: &FeatureCommand) -> i32 {
         eprintln!("error: {context}{e}");
         e.exit_code()
     };
-    let read_context = |path: &PathBuf| {
-        format!("failed to read harness feature ledger {}: ", path.display())
-    };
+    let read_context =
+        |path: &PathBuf| format!("failed to read harness feature ledger {}: ", path.display());
     match cmd {
         FeatureCommand::Write(a) => {
             let now = match now_or(&a.now) {

@@ -193,7 +193,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 kind: Read,
                 description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
                 payload: object(&[("mode", string()), ("session", any()), ("nextFeature", any())], &["mode"]),
-                failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.io_error"],
+                failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: "(harness.session.bootstrap)",
             },
             session_bootstrap,
@@ -291,7 +291,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                     ],
                     &["roots", "session", "leases"],
                 ),
-                failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.io_error"],
+                failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: r#"(harness.boot (hash "workerId" "agent.a"))"#,
             },
             |ctx, a: BootArgs| super::hooks::boot(ctx, a.worker_id.as_deref(), a.issue_id.as_deref()),
@@ -519,10 +519,16 @@ pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
 fn feature_next(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
     let path = &ctx.paths.feature_ledger;
     match feature::project_next(path) {
-        Ok(p) => Ok(ActionOutcome::accepted(feature::next_json(path, p.as_ref()))),
+        Ok(p) => Ok(ActionOutcome::accepted(feature::next_json(
+            path,
+            p.as_ref(),
+        ))),
         Err(e @ FeatureError::Rejected { .. }) => Ok(ActionOutcome::rejected(
             vec![e.class().into()],
-            format!("failed to compute next feature from {}: {e}", path.display()),
+            format!(
+                "failed to compute next feature from {}: {e}",
+                path.display()
+            ),
         )),
         Err(e) => Err(feature_err(e)),
     }
@@ -705,10 +711,16 @@ mod tests {
             out.payload["issuesPath"],
             h.paths.issues.display().to_string()
         );
+        // No store yet: no snapshot ref (as premath); once it exists, its ref.
+        assert!(out.payload.get("issuesSnapshotRef").is_none());
+        std::fs::create_dir_all(h.paths.issues.parent().unwrap()).unwrap();
+        std::fs::write(&h.paths.issues, "").unwrap();
+        let out = call(&h, "harness.session.write", json!({"state": "stopped"})).unwrap();
         assert!(out.payload["issuesSnapshotRef"]
             .as_str()
             .unwrap()
             .starts_with("iss1_"));
+        assert_eq!(out.payload["summary"], "did x");
         let read = call(&h, "harness.session.read", json!({})).unwrap();
         assert_eq!(read.payload, out.payload);
         let boot = call(&h, "harness.session.bootstrap", json!({})).unwrap();

@@ -39,7 +39,13 @@ pub const CHECK_KIND: &str = "premath.harness.feature_ledger.check.v1";
 /// The statuses a row may have.
 pub const STATUSES: [&str; 4] = ["pending", "in_progress", "blocked", "completed"];
 
-const LEDGER_KEYS: [&str; 5] = ["schema", "ledgerKind", "sessionRef", "updatedAt", "features"];
+const LEDGER_KEYS: [&str; 5] = [
+    "schema",
+    "ledgerKind",
+    "sessionRef",
+    "updatedAt",
+    "features",
+];
 const ROW_KEYS: [&str; 7] = [
     "featureId",
     "status",
@@ -134,7 +140,10 @@ impl Feature {
             m.insert("summary".into(), v.clone().into());
         }
         if !self.instruction_refs.is_empty() {
-            m.insert("instructionRefs".into(), self.instruction_refs.clone().into());
+            m.insert(
+                "instructionRefs".into(),
+                self.instruction_refs.clone().into(),
+            );
         }
         if !self.verification_refs.is_empty() {
             m.insert(
@@ -688,7 +697,8 @@ mod tests {
     use serde_json::json;
 
     fn ledger(rows: Value) -> Ledger {
-        let doc = json!({"schema": 1, "ledgerKind": LEDGER_KIND, "updatedAt": "t", "features": rows});
+        let doc =
+            json!({"schema": 1, "ledgerKind": LEDGER_KIND, "updatedAt": "t", "features": rows});
         parse(Path::new("l.json"), doc.to_string().as_bytes()).unwrap()
     }
 
@@ -698,7 +708,11 @@ mod tests {
 
     #[test]
     fn next_prefers_in_progress_then_smallest_pending() {
-        let l = ledger(json!([row("c", "pending"), row("b", "pending"), row("z", "blocked")]));
+        let l = ledger(json!([
+            row("c", "pending"),
+            row("b", "pending"),
+            row("z", "blocked")
+        ]));
         let r = check_report(&l, false);
         assert!(r.accepted());
         assert_eq!(r.next_feature_id.as_deref(), Some("b"));

@@ -17,9 +17,7 @@
 //! check rejects (an empty one included) is an error, never a silent null.
 
 use super::feature::{self, FeatureError};
-use super::{
-    normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
-};
+use super::{normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::io;

@@ -188,7 +188,7 @@ fn write_input_errors() {
     let sb = Sandbox::new();
     fw(&sb, &["--feature-id", "  ", "--status", "pending"])
         .expect_error(1, "error: feature-id must be non-empty");
-    assert!(!sb.path(L).exists());
+    assert!(!sb.path(".premath").exists(), "nothing is created");
     // Bad or missing status, missing feature id: usage errors (exit 2).
     let run = fw(&sb, &["--feature-id", "f", "--status", "closed"]).expect(2);
     assert!(

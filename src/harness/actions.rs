@@ -192,7 +192,16 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "harness.session.bootstrap",
                 kind: Read,
                 description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
-                payload: object(&[("mode", string()), ("session", any()), ("nextFeature", any())], &["mode"]),
+                payload: object(
+                    &[
+                        ("mode", string()),
+                        ("sessionId", string()),
+                        ("nextFeatureId", string()),
+                        ("featureClosureComplete", boolean()),
+                        ("featureCount", integer()),
+                    ],
+                    &["mode"],
+                ),
                 failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: "(harness.session.bootstrap)",
             },

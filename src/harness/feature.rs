@@ -631,14 +631,20 @@ pub fn write(
         path: path.display().to_string(),
         source: e,
     };
+    let Some(feature_id) = clean(&req.feature_id) else {
+        // Refused before anything is created; a ledger that cannot be read is
+        // still reported first, as the reference does.
+        read_if_exists(path)?;
+        return Err(FeatureError::InvalidInput(
+            "feature-id must be non-empty".into(),
+        ));
+    };
     let _lock = SidecarLock::acquire(path).map_err(write_err)?;
     let now = ledger_timestamp(now);
     let mut ledger = read_if_exists(path)?.unwrap_or_else(|| Ledger::new(now.clone()));
     if let Some(raw) = &req.session_ref {
         ledger.session_ref = clean(raw);
     }
-    let feature_id = clean(&req.feature_id)
-        .ok_or_else(|| FeatureError::InvalidInput("feature-id must be non-empty".into()))?;
     let instruction_refs = clean_refs(&req.instruction_refs);
     let verification_refs = clean_refs(&req.verification_refs);
     match ledger

@@ -720,3 +720,33 @@ fn host_actions_return_the_twin_commands_json() {
 fn sb_json(sb: &Sandbox, args: &[&str]) -> Value {
     sb.tusk(args).expect(0).json()
 }
+
+#[test]
+fn concurrent_writers_lose_no_row() {
+    let sb = Sandbox::new();
+    let ids: Vec<String> = (0..8).map(|i| format!("f{i}")).collect();
+    std::thread::scope(|scope| {
+        for id in &ids {
+            let sb = &sb;
+            scope.spawn(move || {
+                sb.tusk(&[
+                    "harness-feature",
+                    "write",
+                    "--feature-id",
+                    id,
+                    "--status",
+                    "pending",
+                ])
+                .expect(0);
+            });
+        }
+    });
+    let l = ledger(&sb);
+    let stored: Vec<&str> = l["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["featureId"].as_str().unwrap())
+        .collect();
+    assert_eq!(stored, ids.iter().map(String::as_str).collect::<Vec<_>>());
+}

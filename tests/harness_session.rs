@@ -235,6 +235,10 @@ fn bad_flag_values_are_exit_2() {
     ])
     .expect_error(2, "--now");
     assert!(!sb.path(S).exists());
+    // Without --state the session is written stopped (as premath).
+    let s = write(&sb, "2026-02-01T10:00:00Z", &[]);
+    assert_eq!(s["state"], "stopped");
+    assert_eq!(s["stoppedAt"], "2026-02-01T10:00:00Z");
 }
 
 #[test]

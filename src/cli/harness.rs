@@ -53,8 +53,8 @@ pub struct RefArgs {
 pub struct SessionWriteArgs {
     #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
     pub path: PathBuf,
-    /// active | stopped
-    #[arg(long)]
+    /// active | stopped (default stopped, as premath's)
+    #[arg(long, default_value = "stopped")]
     pub state: String,
     #[arg(long)]
     pub issue_id: Option<String>,

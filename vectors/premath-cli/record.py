@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Record parity vectors from the reference binary.
 
-Usage: record.py PREMATH_BIN SOURCE_COMMIT
+Usage: record.py PREMATH_BIN SOURCE_COMMIT [SCENARIO ...]
+(with scenario names, only those are re-recorded)
 
 Runs each scenario of scenarios.json in a fresh temporary directory with the
 reference premath-cli and writes vectors/premath-cli/<name>.json holding its exit
@@ -56,7 +57,13 @@ def main():
         scenarios = json.load(f)["scenarios"]
     version = "premath-cli @ " + sys.argv[2]
     env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    only = set(sys.argv[3:])
+    unknown = only - {sc["name"] for sc in scenarios}
+    if unknown:
+        sys.exit(f"no such scenario: {', '.join(sorted(unknown))}")
     for sc in scenarios:
+        if only and sc["name"] not in only:
+            continue
         steps = sc["steps"] if "steps" in sc else [sc["args"]]
         runs = []
         with tempfile.TemporaryDirectory() as root:

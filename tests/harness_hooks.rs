@@ -262,3 +262,48 @@ fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
     );
     assert_eq!(r["value"], "accepted");
 }
+
+#[test]
+fn boot_falls_back_to_the_next_feature_and_refuses_a_rejected_ledger() {
+    let s = Scratch::new();
+    s.tusk(&["issue", "add", "Parser"]);
+    s.tusk(&["issue", "update", "bd-1", "--status", "closed"]);
+    for (id, status) in [("f2", "pending"), ("f1", "blocked"), ("f3", "pending")] {
+        let out = s.tusk(&[
+            "harness-feature",
+            "write",
+            "--feature-id",
+            id,
+            "--status",
+            status,
+        ]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let r = run(&s, r#"(payload (harness.boot))"#);
+    let boot = &r["value"];
+    assert_eq!(
+        boot["next"],
+        json!({"source": "feature", "featureId": "f2"}),
+        "{boot:#}"
+    );
+    assert_eq!(boot["session"]["featureCount"], 3);
+    // Two features in progress: the ledger's check rejects it, and boot says so.
+    for id in ["f1", "f3"] {
+        s.tusk(&[
+            "harness-feature",
+            "write",
+            "--feature-id",
+            id,
+            "--status",
+            "in_progress",
+        ]);
+    }
+    let a = auth(&s);
+    let flags: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (code, r) = s.eval(r#"(harness.boot)"#, &flags);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(
+        r["effects"][0]["payload"]["cause"], "harness.feature_ledger_rejected",
+        "{r:#}"
+    );
+}

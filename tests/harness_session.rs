@@ -48,10 +48,12 @@ fn new_session_has_derived_id_and_normalized_fields() {
             "schema": 1, "sessionKind": "premath.harness.session.v1",
             "sessionId": "hs1_20260201T100000Z_bd-7", "state": "active",
             "startedAt": "2026-02-01T10:00:00Z", "updatedAt": "2026-02-01T10:00:00Z",
-            "issueId": "bd-7", "witnessRefs": ["w://a", "w://b"], "lineageRefs": ["ctx://x"]
+            "issueId": "bd-7", "witnessRefs": ["w://a", "w://b"], "lineageRefs": ["ctx://x"],
+            "issuesPath": ".premath/issues.jsonl"
         })
     );
-    // The file holds exactly what was printed, keys sorted.
+    // The file holds exactly what was printed, in the reference's key order
+    // (no issuesSnapshotRef: there is no store at the default --issues path).
     let stored: Value = serde_json::from_str(&sb.read(S)).unwrap();
     assert_eq!(stored, s);
     let text = sb.read(S);
@@ -60,9 +62,21 @@ fn new_session_has_derived_id_and_normalized_fields() {
         .filter_map(|l| l.strip_prefix("  \""))
         .map(|l| l.split('"').next().unwrap())
         .collect();
-    let mut sorted = keys.clone();
-    sorted.sort();
-    assert_eq!(keys, sorted);
+    assert_eq!(
+        keys,
+        [
+            "schema",
+            "sessionKind",
+            "sessionId",
+            "state",
+            "issueId",
+            "witnessRefs",
+            "lineageRefs",
+            "startedAt",
+            "updatedAt",
+            "issuesPath"
+        ]
+    );
     // Readable by the team, as premath's artifacts are (not a temp file's 0600).
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(sb.path(S)).unwrap().permissions().mode();
@@ -153,7 +167,8 @@ fn real_clock_refreshes_updated_at() {
         .tusk(&["harness-session", "write", "--state", "active", "--json"])
         .expect(0)
         .json();
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Timestamps are whole seconds (as the reference's): wait for the next one.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     let b = sb
         .tusk(&["harness-session", "write", "--state", "active", "--json"])
         .expect(0)
@@ -220,6 +235,10 @@ fn bad_flag_values_are_exit_2() {
     ])
     .expect_error(2, "--now");
     assert!(!sb.path(S).exists());
+    // Without --state the session is written stopped (as premath).
+    let s = write(&sb, "2026-02-01T10:00:00Z", &[]);
+    assert_eq!(s["state"], "stopped");
+    assert_eq!(s["stoppedAt"], "2026-02-01T10:00:00Z");
 }
 
 #[test]
@@ -306,10 +325,8 @@ fn bootstrap_modes_and_feature_projection() {
         led,
         "--feature-id",
         "f1",
-        "--title",
-        "one",
-        "--state",
-        "closed",
+        "--status",
+        "completed",
         "--verification-ref",
         "ci://1",
     ])
@@ -321,8 +338,8 @@ fn bootstrap_modes_and_feature_projection() {
         led,
         "--feature-id",
         "f2",
-        "--title",
-        "two",
+        "--status",
+        "pending",
     ])
     .expect(0);
     let b = sb
@@ -345,10 +362,8 @@ fn bootstrap_modes_and_feature_projection() {
         other,
         "--feature-id",
         "g",
-        "--title",
-        "g",
-        "--state",
-        "closed",
+        "--status",
+        "completed",
         "--verification-ref",
         "ci://2",
     ])
@@ -370,7 +385,24 @@ fn bootstrap_modes_and_feature_projection() {
     // A broken ledger is unusable input, not "no ledger".
     sb.write(led, "{\"schema\":1");
     sb.tusk(&["harness-session", "bootstrap", "--json"])
-        .expect_error(2, "harness_feature_ledger.json");
+        .expect_error(2, "failed to project harness feature ledger .premath/harness_feature_ledger.json: unable to parse");
+    // So is one its check rejects (as the reference): a completed feature
+    // without a verification ref, or no feature at all.
+    sb.write(
+        led,
+        r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[{"featureId":"a","status":"completed","updatedAt":"t"}]}"#,
+    );
+    sb.tusk(&["harness-session", "bootstrap", "--json"])
+        .expect_error(
+            2,
+            "ledger rejected: harness_feature_ledger.completed_missing_verification_ref",
+        );
+    sb.write(
+        led,
+        r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[]}"#,
+    );
+    sb.tusk(&["harness-session", "bootstrap"])
+        .expect_error(2, "ledger rejected: harness_feature_ledger.empty");
 
     let text = sb
         .tusk(&["harness-session", "bootstrap", "--feature-ledger", other])
@@ -385,7 +417,7 @@ fn bootstrap_modes_and_feature_projection() {
 const ISSUES: &str = ".premath/issues.jsonl";
 
 fn snapshot(sb: &Sandbox, now: &str) -> String {
-    let s = write(sb, now, &["--state", "active", "--issues-path", ISSUES]);
+    let s = write(sb, now, &["--state", "active", "--issues", ISSUES]);
     assert_eq!(s["issuesPath"], ISSUES);
     s["issuesSnapshotRef"]
         .as_str()
@@ -396,6 +428,16 @@ fn snapshot(sb: &Sandbox, now: &str) -> String {
 #[test]
 fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
     let sb = Sandbox::new();
+    // No store: the path is recorded, no ref (as the reference).
+    let s = write(
+        &sb,
+        "2026-02-01T09:00:00Z",
+        &["--state", "active", "--issues", ISSUES],
+    );
+    assert_eq!(s["issuesPath"], ISSUES);
+    assert!(s.get("issuesSnapshotRef").is_none(), "{s}");
+    // An empty store has the digest of nothing.
+    sb.write(ISSUES, "");
     let empty = snapshot(&sb, "2026-02-01T10:00:00Z");
     assert_eq!(
         empty,
@@ -435,32 +477,32 @@ fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
         seen.push(r);
     }
 
-    // A corrupt store is an error naming the line; the session is not rewritten.
-    let before = sb.read(S);
+    // A store that does not load records the path and no ref (as the
+    // reference), never a stale one.
     sb.write(ISSUES, &format!("{a}\nnot json\n"));
-    sb.tusk(&[
-        "harness-session",
-        "write",
-        "--state",
-        "active",
-        "--issues-path",
-        ISSUES,
-    ])
-    .expect_error(2, "line 2");
-    sb.write(ISSUES, "{\"title\":\"no id\"}\n");
-    sb.tusk(&[
-        "harness-session",
-        "write",
-        "--state",
-        "active",
-        "--issues-path",
-        ISSUES,
-    ])
-    .expect_error(2, "line 1");
-    assert_eq!(sb.read(S), before);
+    let s = write(&sb, "2026-02-01T10:05:00Z", &["--state", "active"]);
+    assert_eq!(s["issuesPath"], ISSUES);
+    assert!(s.get("issuesSnapshotRef").is_none(), "{s}");
 
-    // The stored issuesPath is reused when not given again.
+    // Every write records the --issues path (default .premath/issues.jsonl),
+    // replacing the stored one; --issues-path is the older spelling.
     sb.write(ISSUES, &format!("{a}\n{b}\n"));
-    let s = write(&sb, "2026-02-01T10:05:00Z", &["--state", "stopped"]);
+    let s = write(&sb, "2026-02-01T10:06:00Z", &["--state", "stopped"]);
+    assert_eq!(s["issuesPath"], ISSUES);
     assert_eq!(s["issuesSnapshotRef"], r1.as_str());
+    sb.write("other/issues.jsonl", b);
+    let s = write(
+        &sb,
+        "2026-02-01T10:07:00Z",
+        &["--state", "stopped", "--issues", " other/issues.jsonl "],
+    );
+    assert_eq!(s["issuesPath"], "other/issues.jsonl");
+    assert!(!seen.contains(&s["issuesSnapshotRef"].as_str().unwrap().to_string()));
+    let s = write(
+        &sb,
+        "2026-02-01T10:08:00Z",
+        &["--state", "stopped", "--issues-path", "missing.jsonl"],
+    );
+    assert_eq!(s["issuesPath"], "missing.jsonl");
+    assert!(s.get("issuesSnapshotRef").is_none(), "{s}");
 }

@@ -134,7 +134,9 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
     assert!(replaced.status.success());
     let out = tusk(
         dir.path(),
-        &["issue", "update", "bd-4", "--title", "renamed", "--store", &db.url],
+        &[
+            "issue", "update", "bd-4", "--title", "renamed", "--store", &db.url,
+        ],
     );
     assert!(out.status.success(), "{out:?}");
     let exported =
@@ -161,7 +163,13 @@ fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
     std::fs::write(&good, real_shaped(5)).unwrap();
     assert!(tusk(
         dir.path(),
-        &["store", "import", good.to_str().unwrap(), "--store", &db.url]
+        &[
+            "store",
+            "import",
+            good.to_str().unwrap(),
+            "--store",
+            &db.url
+        ]
     )
     .status
     .success());
@@ -182,7 +190,11 @@ fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
     assert_eq!(json_of(&out)["failureClasses"][0], "store.not_empty");
 
     let bad = dir.path().join("bad.jsonl");
-    std::fs::write(&bad, format!("{}{{\"id\":\"x\",\"title\":\n", real_shaped(2))).unwrap();
+    std::fs::write(
+        &bad,
+        format!("{}{{\"id\":\"x\",\"title\":\n", real_shaped(2)),
+    )
+    .unwrap();
     let out = tusk(
         dir.path(),
         &[
@@ -236,9 +248,11 @@ fn init_is_idempotent_and_status_counts_rows() {
     ));
     assert_eq!(again["schemaVersionBefore"], 1);
     assert_eq!(again["migrated"], false);
-    assert!(tusk(dir.path(), &["issue", "add", "one", "--store", &db.url])
-        .status
-        .success());
+    assert!(
+        tusk(dir.path(), &["issue", "add", "one", "--store", &db.url])
+            .status
+            .success()
+    );
     let status = json_of(&tusk(
         dir.path(),
         &["store", "status", "--store", &db.url, "--json"],
@@ -247,7 +261,9 @@ fn init_is_idempotent_and_status_counts_rows() {
     assert_eq!(status["schemaVersion"], 1);
     assert_eq!(status["issueLines"], 1);
     assert!(
-        !status.to_string().contains(db.url.split(':').nth(2).unwrap().split('@').next().unwrap()),
+        !status
+            .to_string()
+            .contains(db.url.split(':').nth(2).unwrap().split('@').next().unwrap()),
         "status must not print the password: {status}"
     );
     // TUSK_STORE selects the same database.
@@ -354,7 +370,13 @@ fn bad_urls_and_conflicting_flags_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = tusk(
         dir.path(),
-        &["store", "status", "--store", "postgres://u:secret@/db?port=x", "--json"],
+        &[
+            "store",
+            "status",
+            "--store",
+            "postgres://u:secret@/db?port=x",
+            "--json",
+        ],
     );
     assert_eq!(out.status.code(), Some(2));
     let v = json_of(&out);

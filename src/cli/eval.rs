@@ -133,7 +133,9 @@ impl HostArgs {
                 *slot = p.clone();
             }
         };
-        paths.issues = self.store.issues(self.issues.as_deref())?;
+        paths.issues = self
+            .store
+            .issues(self.issues.as_deref(), paths.issues.path())?;
         paths.trajectory = self.store.log(
             crate::pg::LogTable::Trajectory,
             self.trajectory.as_deref(),

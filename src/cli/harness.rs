@@ -5,7 +5,7 @@
 //! input (malformed file, bad timestamp or flag value) with one line on stderr.
 
 use crate::canonical;
-use crate::harness::feature::{self, FeatureError, FeatureState, FeatureWrite, WriteOutcome};
+use crate::harness::feature::{self, FeatureError, FeatureWrite};
 use crate::harness::session::{self, Session, SessionState, SessionWrite};
 use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
 use crate::harness::{self, kpi, parse_timestamp};
@@ -13,7 +13,7 @@ use crate::issues::IssueStore;
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Session handoff: write, read, bootstrap.
 #[derive(Subcommand, Debug)]
@@ -54,8 +54,8 @@ pub struct RefArgs {
 pub struct SessionWriteArgs {
     #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
     pub path: PathBuf,
-    /// active | stopped
-    #[arg(long)]
+    /// active | stopped (default stopped, as premath's)
+    #[arg(long, default_value = "stopped")]
     pub state: String,
     #[arg(long)]
     pub issue_id: Option<String>,
@@ -65,9 +65,10 @@ pub struct SessionWriteArgs {
     pub next_step: Option<String>,
     #[command(flatten)]
     pub refs: RefArgs,
-    /// Issue store whose snapshot ref the session records.
-    #[arg(long)]
-    pub issues_path: Option<String>,
+    /// Issue store recorded as issuesPath, with its snapshot ref when it exists
+    /// and loads (--issues-path is an older spelling).
+    #[arg(long = "issues", visible_alias = "issues-path", default_value = harness::DEFAULT_ISSUES_PATH)]
+    pub issues: String,
     /// Overrides the session id (kept from the stored session otherwise).
     #[arg(long)]
     pub session_id: Option<String>,
@@ -125,19 +126,29 @@ pub struct AppendArgs {
     pub json: bool,
 }
 
-/// Feature ledger: write, check, next.
+/// Feature ledger (premath's harness-feature): write, read, check, next.
 #[derive(Subcommand, Debug)]
 pub enum FeatureCommand {
-    /// Upsert one feature (closing needs a verification ref).
+    /// Upsert one feature row in the feature ledger.
     Write(FeatureWriteArgs),
-    /// Validate the ledger (exit 1 when it has problems).
-    Check {
+    /// Print the feature ledger.
+    Read {
         #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
         path: PathBuf,
         #[arg(long)]
         json: bool,
     },
-    /// The first feature that is not closed.
+    /// Validate the ledger and its closure status (exit 1 when rejected).
+    Check {
+        #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
+        path: PathBuf,
+        /// Require complete closure (all features completed with verification refs).
+        #[arg(long)]
+        require_closure: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The next unfinished feature: the in_progress one, else the first pending.
     Next {
         #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
         path: PathBuf,
@@ -146,23 +157,54 @@ pub enum FeatureCommand {
     },
 }
 
+/// A feature row's status.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FeatureStatusArg {
+    #[value(name = "pending")]
+    Pending,
+    #[value(name = "in_progress")]
+    InProgress,
+    #[value(name = "blocked")]
+    Blocked,
+    #[value(name = "completed")]
+    Completed,
+}
+
+impl FeatureStatusArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeatureStatusArg::Pending => "pending",
+            FeatureStatusArg::InProgress => "in_progress",
+            FeatureStatusArg::Blocked => "blocked",
+            FeatureStatusArg::Completed => "completed",
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct FeatureWriteArgs {
     #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
     pub path: PathBuf,
     #[arg(long)]
     pub feature_id: String,
-    /// Required for a new feature.
     #[arg(long)]
-    pub title: Option<String>,
-    /// pending | in_progress | closed
-    #[arg(long)]
-    pub state: Option<String>,
+    pub status: FeatureStatusArg,
+    /// Issue linked to the feature ("" clears it).
     #[arg(long)]
     pub issue_id: Option<String>,
+    /// Compact summary ("" clears it).
+    #[arg(long)]
+    pub summary: Option<String>,
+    /// Session reference stored on the ledger ("" clears it).
+    #[arg(long)]
+    pub session_ref: Option<String>,
+    /// Instruction references (repeatable; replace the stored ones).
+    #[arg(long = "instruction-ref")]
+    pub instruction_refs: Vec<String>,
+    /// Verification references (repeatable; replace the stored ones).
     #[arg(long = "verification-ref")]
     pub verification_refs: Vec<String>,
-    /// The time to record (RFC3339; default now).
+    /// The time to record (RFC3339, kept to the whole second; default now).
     #[arg(long)]
     pub now: Option<String>,
     #[arg(long)]
@@ -252,7 +294,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                 instruction_refs: a.refs.instruction_refs.clone(),
                 witness_refs: a.refs.witness_refs.clone(),
                 lineage_refs: a.refs.lineage_refs.clone(),
-                issues: match a.issues_path.as_deref().map(IssueStore::locate).transpose() {
+                issues: match IssueStore::locate(&a.issues) {
                     Ok(store) => store,
                     Err(e) => return fail(CMD, e),
                 },
@@ -428,91 +470,127 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
     }
 }
 
-/// `tusk harness-feature …`
+/// `tusk harness-feature …`: premath's output, messages and exit codes.
 pub fn run_feature(cmd: &FeatureCommand) -> i32 {
-    const CMD: &str = "harness-feature";
-    let ledger_error = |e: FeatureError| fail(CMD, e);
+    let error = |context: String, e: FeatureError| {
+        eprintln!("error: {context}{e}");
+        e.exit_code()
+    };
+    let read_context =
+        |path: &PathBuf| format!("failed to read harness feature ledger {}: ", path.display());
     match cmd {
         FeatureCommand::Write(a) => {
-            let state = match a.state.as_deref().map(|s| (s, FeatureState::parse(s))) {
-                None => None,
-                Some((_, Some(state))) => Some(state),
-                Some((s, None)) => {
-                    return fail(
-                        CMD,
-                        format!("--state must be pending, in_progress or closed, found {s:?}"),
-                    )
-                }
-            };
             let now = match now_or(&a.now) {
                 Ok(t) => t,
-                Err(e) => return fail(CMD, e),
+                Err(e) => return fail("harness-feature", e),
             };
             let req = FeatureWrite {
                 feature_id: a.feature_id.clone(),
-                title: a.title.clone(),
-                state,
+                status: a.status.as_str().to_string(),
                 issue_id: a.issue_id.clone(),
+                summary: a.summary.clone(),
+                session_ref: a.session_ref.clone(),
+                instruction_refs: a.instruction_refs.clone(),
                 verification_refs: a.verification_refs.clone(),
             };
             match feature::write(&a.path, &req, now) {
-                Ok(WriteOutcome::Written(v)) => {
+                Ok((id, ledger)) => {
                     if a.json {
-                        print_json(&v);
+                        print_json(&feature::write_json(&a.path, &id, &ledger));
                     } else {
-                        let f = &v["feature"];
-                        println!("feature {}: {}", field(f, "featureId"), field(f, "state"));
-                        print_next_text(&v);
+                        println!("premath harness-feature write");
+                        println!("  Feature: {}", text(&id));
+                        println!("  Path: {}", text(&a.path.display().to_string()));
                     }
                     0
                 }
-                Ok(WriteOutcome::Rejected { class, diagnostic }) => {
-                    refuse(CMD, format!("{class}: {diagnostic}"))
+                Err(e @ (FeatureError::InvalidInput(_) | FeatureError::Write { .. })) => {
+                    error(String::new(), e)
                 }
-                Err(e) => ledger_error(e),
+                Err(e) => error(read_context(&a.path), e),
             }
         }
-        FeatureCommand::Check { path, json } => match feature::check(path) {
-            Ok((accepted, v)) => {
+        FeatureCommand::Read { path, json } => match feature::read(path) {
+            Ok(ledger) => {
                 if *json {
-                    print_json(&v);
+                    print_json(&feature::read_json(path, &ledger));
                 } else {
-                    println!("harness-feature check: {}", field(&v, "result"));
-                    for e in v["errors"].as_array().into_iter().flatten() {
-                        let at = e
-                            .get("index")
-                            .map_or(String::new(), |i| format!("features[{i}]: "));
-                        println!("{at}{} ({})", field(e, "message"), field(e, "class"));
+                    println!("premath harness-feature read");
+                    println!("  Path: {}", text(&path.display().to_string()));
+                    println!("  Features: {}", ledger.features.len());
+                    if let Some(r) = &ledger.session_ref {
+                        println!("  Session Ref: {}", text(r));
                     }
-                }
-                i32::from(!accepted)
-            }
-            Err(e) => ledger_error(e),
-        },
-        FeatureCommand::Next { path, json } => match feature::next(path) {
-            Ok(v) => {
-                if *json {
-                    print_json(&v);
-                } else {
-                    print_next_text(&v);
                 }
                 0
             }
-            Err(e) => ledger_error(e),
+            Err(e) => error(read_context(path), e),
+        },
+        FeatureCommand::Check {
+            path,
+            require_closure,
+            json,
+        } => match feature::read(path) {
+            Ok(ledger) => {
+                let report = feature::check_report(&ledger, *require_closure);
+                if *json {
+                    print_json(&report.to_json(path, *require_closure));
+                } else {
+                    println!(
+                        "[harness-feature] {} (features={}, closureComplete={}, nextFeature={})",
+                        if report.accepted() { "OK" } else { "FAIL" },
+                        report.feature_count,
+                        report.closure_complete,
+                        text(report.next_feature_id.as_deref().unwrap_or("none"))
+                    );
+                    for f in &report.errors {
+                        println!(
+                            "  - {}{} ({})",
+                            f.class,
+                            f.feature_id
+                                .as_ref()
+                                .map(|id| format!(" feature={}", text(id)))
+                                .unwrap_or_default(),
+                            f.message
+                        );
+                    }
+                }
+                i32::from(!report.accepted())
+            }
+            Err(e) => error(read_context(path), e),
+        },
+        FeatureCommand::Next { path, json } => match feature::project_next(path) {
+            Ok(p) => {
+                if *json {
+                    print_json(&feature::next_json(path, p.as_ref()));
+                } else {
+                    println!("premath harness-feature next");
+                    println!("  Path: {}", text(&path.display().to_string()));
+                    match p {
+                        Some(p) => {
+                            println!(
+                                "  Next Feature: {}",
+                                text(p.next_feature_id.as_deref().unwrap_or("none"))
+                            );
+                            println!("  Closure Complete: {}", p.closure_complete);
+                            println!("  Feature Count: {}", p.feature_count);
+                        }
+                        None => println!("  Next Feature: none (ledger missing)"),
+                    }
+                }
+                0
+            }
+            Err(e) => error(
+                format!("failed to compute next feature from {}: ", path.display()),
+                e,
+            ),
         },
     }
 }
 
-fn print_next_text(v: &Value) {
-    match v.get("nextFeature") {
-        Some(next) => println!(
-            "next feature: {} ({}) {}",
-            field(next, "featureId"),
-            field(next, "state"),
-            field(next, "title")
-        ),
-        None => println!("all {} features closed", field(v, "featureCount")),
-    }
+/// A value in human output, control characters escaped.
+fn text(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::terminal::field(s)
 }
 
 /// `tusk harness-kpi …`
@@ -633,7 +711,9 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
             let file = issues
                 .clone()
                 .or_else(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from));
-            let issues = match crate::cli::store::StoreFlag::default().issues(file.as_deref()) {
+            let issues = match crate::cli::store::StoreFlag::default()
+                .issues(file.as_deref(), Path::new(".premath/issues.jsonl"))
+            {
                 Ok(store) => store,
                 Err(e) => return fail("harness-retry escalate", e),
             };

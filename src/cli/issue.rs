@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::Value;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Options shared by every issue and dep command.
@@ -265,7 +265,10 @@ fn lock(opts: &StoreOpts) -> LockOptions {
 
 /// The issue memory the flags name; `None` (after printing why) when unusable.
 fn resolve(opts: &StoreOpts, action: &str) -> Option<IssueStore> {
-    match opts.store.issues(opts.issues.as_deref()) {
+    match opts
+        .store
+        .issues(opts.issues.as_deref(), Path::new(".premath/issues.jsonl"))
+    {
         Ok(store) => Some(store),
         Err(e) => {
             eprintln!("tusk: {action}: {e}");

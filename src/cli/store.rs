@@ -42,13 +42,13 @@ impl StoreFlag {
             .transpose()
     }
 
-    /// The issue memory: the database, else the file (`file`, or the default).
+    /// The issue memory: the database, else the file (`file`, or `default`).
     /// Naming both a database on the command line and a file is refused.
     ///
     /// # Errors
     ///
     /// A bad URL, or `--store` together with an explicit issue file.
-    pub fn issues(&self, file: Option<&Path>) -> Result<IssueStore, String> {
+    pub fn issues(&self, file: Option<&Path>, default: &Path) -> Result<IssueStore, String> {
         if self.store.is_some() && file.is_some() {
             return Err("give --store or an issue file (--issues), not both".into());
         }
@@ -57,7 +57,7 @@ impl StoreFlag {
             Some(path) => Ok(IssueStore::Jsonl(path.to_path_buf())),
             None => Ok(match self.database().map_err(|e| e.to_string())? {
                 Some(pg) => IssueStore::Postgres(pg),
-                None => IssueStore::Jsonl(PathBuf::from(".premath/issues.jsonl")),
+                None => IssueStore::Jsonl(default.to_path_buf()),
             }),
         }
     }

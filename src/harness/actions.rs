@@ -10,7 +10,7 @@
 //! defaults to the request's issue id, and the session's `issuesPath` is always
 //! the host's issue store.
 
-use super::feature::{self, FeatureError, FeatureState, FeatureWrite, WriteOutcome};
+use super::feature::{self, FeatureError, FeatureWrite};
 use super::kpi;
 use super::session::{self, SessionError, SessionState, SessionWrite};
 use super::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
@@ -72,15 +72,22 @@ pub struct AppendArgs {
     pub finished_at: Option<String>,
 }
 
-/// A feature ledger row to create or update.
+/// A feature ledger row to create or update (the flags of `harness-feature write`).
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FeatureWriteArgs {
     pub feature_id: String,
-    pub title: Option<String>,
-    /// `pending`, `in_progress` or `closed`.
-    pub state: Option<String>,
+    /// `pending`, `in_progress`, `blocked` or `completed`.
+    pub status: String,
+    /// Issue linked to the feature ("" clears it; absent keeps it).
     pub issue_id: Option<String>,
+    /// Compact summary ("" clears it; absent keeps it).
+    pub summary: Option<String>,
+    /// Session reference stored on the ledger ("" clears it; absent keeps it).
+    pub session_ref: Option<String>,
+    /// Replace the stored ones when any is non-blank.
+    pub instruction_refs: Option<Vec<String>>,
+    /// Replace the stored ones when any is non-blank.
     pub verification_refs: Option<Vec<String>>,
 }
 
@@ -185,8 +192,17 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "harness.session.bootstrap",
                 kind: Read,
                 description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
-                payload: object(&[("mode", string()), ("session", any()), ("nextFeature", any())], &["mode"]),
-                failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.io_error"],
+                payload: object(
+                    &[
+                        ("mode", string()),
+                        ("sessionId", string()),
+                        ("nextFeatureId", string()),
+                        ("featureClosureComplete", boolean()),
+                        ("featureCount", integer()),
+                    ],
+                    &["mode"],
+                ),
+                failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: "(harness.session.bootstrap)",
             },
             session_bootstrap,
@@ -238,9 +254,19 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "harness.feature.next",
                 kind: Read,
-                description: "The next open feature of the feature ledger.",
-                payload: object(&[("next", any()), ("featureCount", integer())], &[]),
-                failure_classes: &["feature_ledger.missing", "harness.feature_ledger_corrupt", "harness.io_error"],
+                description: "The next unfinished feature of the feature ledger (as `harness-feature next --json`).",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("path", string()),
+                        ("exists", boolean()),
+                        ("nextFeatureId", nullable(string())),
+                        ("closureComplete", nullable(boolean())),
+                        ("featureCount", nullable(integer())),
+                    ],
+                    &["exists"],
+                ),
+                failure_classes: &["harness.feature_ledger_rejected", "harness.feature_ledger_corrupt", "harness.io_error"],
                 example: "(harness.feature.next)",
             },
             feature_next,
@@ -249,10 +275,13 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "harness.feature.write",
                 kind: Mutation,
-                description: "Create or update a feature ledger row (closing needs verification refs).",
-                payload: object(&[("feature", any())], &[]),
-                failure_classes: &["host.args_invalid", "feature_ledger.verification_missing", "harness.feature_ledger_corrupt", "harness.io_error"],
-                example: r#"(harness.feature.write (hash "featureId" "f1" "state" "in_progress"))"#,
+                description: "Create or update a feature ledger row (as `harness-feature write --json`).",
+                payload: object(
+                    &[("action", string()), ("path", string()), ("featureId", string()), ("ledger", any())],
+                    &["featureId", "ledger"],
+                ),
+                failure_classes: &["host.args_invalid", "harness.feature_ledger_corrupt", "harness.io_error"],
+                example: r#"(harness.feature.write (hash "featureId" "f1" "status" "in_progress"))"#,
             },
             feature_write,
         ),
@@ -271,7 +300,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                     ],
                     &["roots", "session", "leases"],
                 ),
-                failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.io_error"],
+                failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: r#"(harness.boot (hash "workerId" "agent.a"))"#,
             },
             |ctx, a: BootArgs| super::hooks::boot(ctx, a.worker_id.as_deref(), a.issue_id.as_deref()),
@@ -432,7 +461,7 @@ fn session_write(
         instruction_refs: args.instruction_refs.unwrap_or_default(),
         witness_refs: args.witness_refs.unwrap_or_default(),
         lineage_refs: args.lineage_refs.unwrap_or_default(),
-        issues: Some(ctx.paths.issues.clone()),
+        issues: ctx.paths.issues.clone(),
         session_id: args.session_id,
     };
     session::write(&ctx.paths.session, &req, ctx.now)
@@ -497,11 +526,18 @@ pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
 }
 
 fn feature_next(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
-    match feature::next(&ctx.paths.feature_ledger) {
-        Ok(v) => Ok(ActionOutcome::accepted(v)),
-        Err(e @ FeatureError::Missing { .. }) => Ok(ActionOutcome::rejected(
+    let path = &ctx.paths.feature_ledger;
+    match feature::project_next(path) {
+        Ok(p) => Ok(ActionOutcome::accepted(feature::next_json(
+            path,
+            p.as_ref(),
+        ))),
+        Err(e @ FeatureError::Rejected { .. }) => Ok(ActionOutcome::rejected(
             vec![e.class().into()],
-            e.to_string(),
+            format!(
+                "failed to compute next feature from {}: {e}",
+                path.display()
+            ),
         )),
         Err(e) => Err(feature_err(e)),
     }
@@ -511,29 +547,26 @@ fn feature_write(
     ctx: &ActionContext<'_>,
     args: FeatureWriteArgs,
 ) -> Result<ActionOutcome, ActionError> {
-    let state = match args.state.as_deref() {
-        None => None,
-        Some(s) => match FeatureState::parse(s) {
-            Some(state) => Some(state),
-            None => {
-                return Ok(args_invalid(format!(
-                    "state: must be pending, in_progress or closed, found {s:?}"
-                )))
-            }
-        },
-    };
+    if !feature::STATUSES.contains(&args.status.as_str()) {
+        return Ok(args_invalid(format!(
+            "status: must be pending, in_progress, blocked or completed, found {:?}",
+            args.status
+        )));
+    }
     let req = FeatureWrite {
         feature_id: args.feature_id,
-        title: args.title,
-        state,
+        status: args.status,
         issue_id: args.issue_id,
+        summary: args.summary,
+        session_ref: args.session_ref,
+        instruction_refs: args.instruction_refs.unwrap_or_default(),
         verification_refs: args.verification_refs.unwrap_or_default(),
     };
-    match feature::write(&ctx.paths.feature_ledger, &req, ctx.now) {
-        Ok(WriteOutcome::Written(v)) => Ok(ActionOutcome::accepted(v)),
-        Ok(WriteOutcome::Rejected { class, diagnostic }) => {
-            Ok(ActionOutcome::rejected(vec![class.into()], diagnostic))
-        }
+    let path = &ctx.paths.feature_ledger;
+    match feature::write(path, &req, ctx.now) {
+        Ok((id, ledger)) => Ok(ActionOutcome::accepted(feature::write_json(
+            path, &id, &ledger,
+        ))),
         Err(e @ FeatureError::InvalidInput(_)) => Ok(args_invalid(e.to_string())),
         Err(e) => Err(feature_err(e)),
     }
@@ -687,10 +720,16 @@ mod tests {
             out.payload["issuesPath"],
             h.paths.issues.path().display().to_string()
         );
+        // No store yet: no snapshot ref (as premath); once it exists, its ref.
+        assert!(out.payload.get("issuesSnapshotRef").is_none());
+        std::fs::create_dir_all(h.paths.issues.path().parent().unwrap()).unwrap();
+        std::fs::write(h.paths.issues.path(), "").unwrap();
+        let out = call(&h, "harness.session.write", json!({"state": "stopped"})).unwrap();
         assert!(out.payload["issuesSnapshotRef"]
             .as_str()
             .unwrap()
             .starts_with("iss1_"));
+        assert_eq!(out.payload["summary"], "did x");
         let read = call(&h, "harness.session.read", json!({})).unwrap();
         assert_eq!(read.payload, out.payload);
         let boot = call(&h, "harness.session.bootstrap", json!({})).unwrap();
@@ -755,39 +794,51 @@ mod tests {
     }
 
     #[test]
-    fn feature_write_next_and_close_rule() {
+    fn feature_write_next_and_rejected_ledger() {
         let h = host();
         let missing = call(&h, "harness.feature.next", json!({})).unwrap();
-        assert_eq!(missing.failure_classes, vec!["feature_ledger.missing"]);
+        assert!(missing.is_accepted());
+        assert_eq!(missing.payload["exists"], false);
+        assert_eq!(missing.payload["nextFeatureId"], Value::Null);
         let w = call(
             &h,
             "harness.feature.write",
-            json!({"featureId": "f1", "title": "one"}),
+            json!({"featureId": " f1 ", "status": "in_progress", "sessionRef": "s"}),
         )
         .unwrap();
         assert!(w.is_accepted(), "{:?}", w.payload);
-        let refused = call(
-            &h,
-            "harness.feature.write",
-            json!({"featureId": "f1", "state": "closed"}),
-        )
-        .unwrap();
-        assert_eq!(
-            refused.failure_classes,
-            vec!["feature_ledger.verification_missing"]
-        );
+        assert_eq!(w.payload["action"], "harness-feature.write");
+        assert_eq!(w.payload["featureId"], "f1");
+        assert_eq!(w.payload["ledger"]["sessionRef"], "s");
+        assert_eq!(w.payload["ledger"]["features"][0]["status"], "in_progress");
         let next = call(&h, "harness.feature.next", json!({})).unwrap();
         assert_eq!(next.payload["nextFeatureId"], "f1");
-        let closed = call(
+        assert_eq!(next.payload["exists"], true);
+        // Completed without a verification ref is written (as the reference
+        // does), and then the ledger is rejected by next.
+        let done = call(
             &h,
             "harness.feature.write",
-            json!({"featureId": "f1", "state": "closed", "verificationRefs": ["ci://run/1"]}),
+            json!({"featureId": "f1", "status": "completed"}),
         )
         .unwrap();
-        assert_eq!(closed.payload["featureClosureComplete"], true);
-        let new_without_title =
-            call(&h, "harness.feature.write", json!({"featureId": "f2"})).unwrap();
-        assert_eq!(new_without_title.failure_classes, vec!["host.args_invalid"]);
+        assert!(done.is_accepted());
+        let rejected = call(&h, "harness.feature.next", json!({})).unwrap();
+        assert_eq!(
+            rejected.failure_classes,
+            vec!["harness.feature_ledger_rejected"]
+        );
+        assert!(rejected.payload["diagnostic"]
+            .as_str()
+            .unwrap()
+            .contains("harness_feature_ledger.completed_missing_verification_ref"));
+        for bad in [
+            json!({"featureId": "f2", "status": "closed"}),
+            json!({"featureId": "  ", "status": "pending"}),
+        ] {
+            let r = call(&h, "harness.feature.write", bad).unwrap();
+            assert_eq!(r.failure_classes, vec!["host.args_invalid"]);
+        }
     }
 
     #[test]

@@ -1,101 +1,125 @@
-//! The feature ledger (`.premath/harness_feature_ledger.json`): the ordered list of
-//! features a long-running effort must close.
+//! The feature ledger (`.premath/harness_feature_ledger.json`): the features a
+//! long-running effort must close, in the reference's shape (premath-cli's
+//! `harness_feature.rs`), so that a ledger written by either program is read by
+//! the other:
 //!
-//! [`validate`] is the one definition of a valid ledger; `check` reports all its
-//! problems, while `next`, `write` and `bootstrap` refuse a ledger with any (they
-//! would otherwise act on a document they cannot trust). A ledger that is not JSON
-//! at all is unusable input everywhere.
+//! ```text
+//! {schema: 1, ledgerKind: "premath.harness.feature_ledger.v1", sessionRef?, updatedAt,
+//!  features: [{featureId, status, issueId?, summary?, instructionRefs?, verificationRefs?, updatedAt}]}
+//! ```
 //!
-//! Where the spec is silent: `write` keeps the fields it is not given (a new feature
-//! needs a title and starts `pending`); given verification refs replace the stored
-//! ones; new features go to the end of the list, updated ones keep their place.
-//! A missing ledger is an error for `check`/`next`: "no ledger" and "all features
-//! closed" must not look alike to a worker deciding whether it is done.
+//! Reading validates the JSON shape and the header only (as the reference does);
+//! the row rules are the `check` report ([`check_report`]), which `next` and the
+//! session bootstrap also require to accept. The file is written in the
+//! reference's key order, pretty-printed, with a trailing newline.
+//!
+//! Deliberate differences from the reference, each for robustness:
+//! - members this version does not know (top level or in a row) are kept, after
+//!   the known ones, when tusk rewrites the ledger; the reference drops them;
+//! - a ledger in the old tusk shape (rows with `title`/`state`, no top-level
+//!   `updatedAt`) is named as such ([`FeatureError::LegacyShape`], exit 2), not
+//!   reported as a missing field;
+//! - `write` holds a sidecar lock across its read-modify-write and replaces the
+//!   file atomically; the reference does neither.
 
-use super::{
-    format_timestamp, normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
-};
-use crate::canonical;
-use chrono::{DateTime, Utc};
+use super::{write_atomic, SidecarLock};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::io;
 use std::path::Path;
 
+/// `schema` of the ledger document.
+pub const LEDGER_SCHEMA: u32 = 1;
 /// `ledgerKind` of the ledger document.
 pub const LEDGER_KIND: &str = "premath.harness.feature_ledger.v1";
 /// `checkKind` of the `check` output.
 pub const CHECK_KIND: &str = "premath.harness.feature_ledger.check.v1";
+/// The statuses a row may have.
+pub const STATUSES: [&str; 4] = ["pending", "in_progress", "blocked", "completed"];
 
-/// Why a ledger could not be used.
+const LEDGER_KEYS: [&str; 5] = [
+    "schema",
+    "ledgerKind",
+    "sessionRef",
+    "updatedAt",
+    "features",
+];
+const ROW_KEYS: [&str; 7] = [
+    "featureId",
+    "status",
+    "issueId",
+    "summary",
+    "instructionRefs",
+    "verificationRefs",
+    "updatedAt",
+];
+
+/// Why a ledger could not be used. The messages are the reference's (the
+/// command adds its own prefix, e.g. `failed to read harness feature ledger P: `).
 #[derive(Debug, thiserror::Error)]
 pub enum FeatureError {
-    #[error("{path}: {source}")]
-    Io {
+    #[error("unable to read {path}: {source}")]
+    Unreadable {
         path: String,
         #[source]
         source: io::Error,
     },
-    #[error("{path}: no feature ledger")]
-    Missing { path: String },
-    #[error("{path}: not valid JSON: {reason}")]
-    NotJson { path: String, reason: String },
-    /// The ledger parses but fails validation; names the first problem.
-    #[error("{path}: invalid feature ledger: {problem} (see `tusk harness-feature check`)")]
-    Invalid { path: String, problem: String },
-    /// A write request that cannot be applied (bad flag values).
+    #[error("unable to parse {path}: {reason}")]
+    Unparsable { path: String, reason: String },
+    /// Wrong `schema` or `ledgerKind`.
+    #[error("{0}")]
+    Header(String),
+    /// A ledger in the shape tusk used before it adopted the reference's.
+    #[error("{path} is a feature ledger in the old tusk shape (rows with title/state); rewrite it in the premath shape (rows with status, see `tusk harness-feature write --help`)")]
+    LegacyShape { path: String },
+    /// The ledger fails its check (for `next` and the session bootstrap).
+    #[error("ledger rejected: {}", .classes.join(", "))]
+    Rejected { classes: Vec<String> },
+    /// A write request that cannot be applied.
     #[error("{0}")]
     InvalidInput(String),
+    #[error("failed to write harness feature ledger {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
 }
 
 impl FeatureError {
     /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            FeatureError::Io { .. } => "harness.io_error",
-            FeatureError::Missing { .. } => "feature_ledger.missing",
-            FeatureError::NotJson { .. } | FeatureError::Invalid { .. } => {
-                "harness.feature_ledger_corrupt"
-            }
+            FeatureError::Unreadable { .. } | FeatureError::Write { .. } => "harness.io_error",
+            FeatureError::Unparsable { .. }
+            | FeatureError::Header(_)
+            | FeatureError::LegacyShape { .. } => "harness.feature_ledger_corrupt",
+            FeatureError::Rejected { .. } => "harness.feature_ledger_rejected",
             FeatureError::InvalidInput(_) => "host.args_invalid",
         }
     }
-}
 
-/// The state of one feature.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FeatureState {
-    Pending,
-    InProgress,
-    Closed,
-}
-
-impl FeatureState {
-    /// Reads `pending`, `in_progress` or `closed`.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "pending" => Some(FeatureState::Pending),
-            "in_progress" => Some(FeatureState::InProgress),
-            "closed" => Some(FeatureState::Closed),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
+    /// The exit code of a command that fails with this error: 1 as the
+    /// reference, 2 for the old tusk shape (unusable input of tusk's own).
+    pub fn exit_code(&self) -> i32 {
         match self {
-            FeatureState::Pending => "pending",
-            FeatureState::InProgress => "in_progress",
-            FeatureState::Closed => "closed",
+            FeatureError::LegacyShape { .. } => 2,
+            _ => 1,
         }
     }
 }
 
-/// One feature of the ledger.
+/// One feature row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Feature {
     pub feature_id: String,
-    pub title: String,
-    pub state: FeatureState,
+    /// As stored; `check` reports a value outside [`STATUSES`].
+    pub status: String,
     pub issue_id: Option<String>,
+    pub summary: Option<String>,
+    pub instruction_refs: Vec<String>,
     pub verification_refs: Vec<String>,
     pub updated_at: String,
     /// Members this version does not know, kept as they are.
@@ -103,14 +127,23 @@ pub struct Feature {
 }
 
 impl Feature {
-    /// The stored form: absent `issueId` and empty `verificationRefs` left out.
+    /// The stored form, in the reference's key order (absent optionals and empty
+    /// ref lists left out), unknown members after.
     pub fn to_json(&self) -> Value {
-        let mut m = self.extra.clone();
+        let mut m = Map::new();
         m.insert("featureId".into(), self.feature_id.clone().into());
-        m.insert("title".into(), self.title.clone().into());
-        m.insert("state".into(), self.state.as_str().into());
-        if let Some(issue) = &self.issue_id {
-            m.insert("issueId".into(), issue.clone().into());
+        m.insert("status".into(), self.status.clone().into());
+        if let Some(v) = &self.issue_id {
+            m.insert("issueId".into(), v.clone().into());
+        }
+        if let Some(v) = &self.summary {
+            m.insert("summary".into(), v.clone().into());
+        }
+        if !self.instruction_refs.is_empty() {
+            m.insert(
+                "instructionRefs".into(),
+                self.instruction_refs.clone().into(),
+            );
         }
         if !self.verification_refs.is_empty() {
             m.insert(
@@ -119,78 +152,199 @@ impl Feature {
             );
         }
         m.insert("updatedAt".into(), self.updated_at.clone().into());
+        m.extend(self.extra.clone());
         Value::Object(m)
     }
 }
 
-/// A valid ledger.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A ledger whose shape and header are valid.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Ledger {
+    pub session_ref: Option<String>,
+    pub updated_at: String,
     pub features: Vec<Feature>,
     /// Top-level members this version does not know, kept as they are.
     pub extra: Map<String, Value>,
 }
 
 impl Ledger {
-    /// The ledger document, unknown top-level members included.
+    /// A new, empty ledger.
+    pub fn new(updated_at: String) -> Self {
+        Self {
+            session_ref: None,
+            updated_at,
+            features: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// The ledger document in the reference's key order, unknown members after.
     pub fn to_json(&self) -> Value {
-        let mut m = self.extra.clone();
-        m.insert("schema".into(), 1.into());
+        let mut m = Map::new();
+        m.insert("schema".into(), LEDGER_SCHEMA.into());
         m.insert("ledgerKind".into(), LEDGER_KIND.into());
+        if let Some(v) = &self.session_ref {
+            m.insert("sessionRef".into(), v.clone().into());
+        }
+        m.insert("updatedAt".into(), self.updated_at.clone().into());
         m.insert(
             "features".into(),
             Value::Array(self.features.iter().map(Feature::to_json).collect()),
         );
+        m.extend(self.extra.clone());
         Value::Object(m)
     }
 
-    /// The first feature that is not closed.
-    pub fn next(&self) -> Option<&Feature> {
-        self.features
-            .iter()
-            .find(|f| f.state != FeatureState::Closed)
-    }
-
-    /// `featureCount`, `closedCount`, `featureClosureComplete`, `nextFeatureId` and
-    /// `nextFeature` (the last two absent when every feature is closed).
-    pub fn next_projection(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        let closed = self
-            .features
-            .iter()
-            .filter(|f| f.state == FeatureState::Closed)
-            .count();
-        m.insert("featureCount".into(), self.features.len().into());
-        m.insert("closedCount".into(), closed.into());
-        m.insert(
-            "featureClosureComplete".into(),
-            self.next().is_none().into(),
-        );
-        if let Some(next) = self.next() {
-            m.insert("nextFeatureId".into(), next.feature_id.clone().into());
-            m.insert("nextFeature".into(), next.to_json());
-        }
-        m
+    /// The file's bytes: pretty JSON in the reference's key order plus `\n`.
+    pub fn to_file_text(&self) -> String {
+        let mut text =
+            serde_json::to_string_pretty(&self.to_json()).expect("a Value always serializes");
+        text.push('\n');
+        text
     }
 }
 
-/// One validation problem.
+// The reference's serde shape, used to parse so that every shape error is the
+// reference's message, byte for byte.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct HarnessFeatureLedger {
+    schema: u32,
+    ledger_kind: String,
+    #[serde(default)]
+    session_ref: Option<String>,
+    updated_at: String,
+    #[serde(default)]
+    features: Vec<HarnessFeatureRow>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HarnessFeatureRow {
+    feature_id: String,
+    status: String,
+    #[serde(default)]
+    issue_id: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    #[serde(default)]
+    instruction_refs: Vec<String>,
+    #[serde(default)]
+    verification_refs: Vec<String>,
+    updated_at: String,
+}
+
+fn unknown_members(value: Option<&Value>, known: &[&str]) -> Map<String, Value> {
+    value
+        .and_then(Value::as_object)
+        .map(|obj| {
+            obj.iter()
+                .filter(|(k, _)| !known.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// True for the shape tusk wrote before it adopted the reference's: no
+/// top-level `updatedAt`, rows with `state` instead of `status`.
+fn is_legacy_shape(doc: &Value) -> bool {
+    let Some(obj) = doc.as_object() else {
+        return false;
+    };
+    !obj.contains_key("updatedAt")
+        && obj
+            .get("features")
+            .and_then(Value::as_array)
+            .is_some_and(|rows| {
+                rows.iter().any(|r| {
+                    r.as_object()
+                        .is_some_and(|r| r.contains_key("state") && !r.contains_key("status"))
+                })
+            })
+}
+
+/// Parses ledger bytes: shape, then header (`path` names the file in messages).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Ledger, FeatureError> {
+    let shown = path.display().to_string();
+    let unparsable = |e: serde_json::Error| FeatureError::Unparsable {
+        path: shown.clone(),
+        reason: e.to_string(),
+    };
+    let raw: Option<Value> = serde_json::from_slice(bytes).ok();
+    if raw.as_ref().is_some_and(is_legacy_shape) {
+        return Err(FeatureError::LegacyShape { path: shown });
+    }
+    let doc: HarnessFeatureLedger = serde_json::from_slice(bytes).map_err(unparsable)?;
+    if doc.schema != LEDGER_SCHEMA {
+        return Err(FeatureError::Header(format!(
+            "invalid schema {} (expected {LEDGER_SCHEMA})",
+            doc.schema
+        )));
+    }
+    if doc.ledger_kind != LEDGER_KIND {
+        return Err(FeatureError::Header(format!(
+            "invalid ledger kind {} (expected {LEDGER_KIND})",
+            doc.ledger_kind
+        )));
+    }
+    let raw_rows = raw
+        .as_ref()
+        .and_then(|r| r.get("features"))
+        .and_then(Value::as_array);
+    let features = doc
+        .features
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| Feature {
+            feature_id: row.feature_id,
+            status: row.status,
+            issue_id: row.issue_id,
+            summary: row.summary,
+            instruction_refs: row.instruction_refs,
+            verification_refs: row.verification_refs,
+            updated_at: row.updated_at,
+            extra: unknown_members(raw_rows.and_then(|rows| rows.get(i)), &ROW_KEYS),
+        })
+        .collect();
+    Ok(Ledger {
+        session_ref: doc.session_ref,
+        updated_at: doc.updated_at,
+        features,
+        extra: unknown_members(raw.as_ref(), &LEDGER_KEYS),
+    })
+}
+
+/// Reads and parses the ledger at `path`, which must exist.
+pub fn read(path: &Path) -> Result<Ledger, FeatureError> {
+    let bytes = std::fs::read(path).map_err(|e| FeatureError::Unreadable {
+        path: path.display().to_string(),
+        source: e,
+    })?;
+    parse(path, &bytes)
+}
+
+/// Reads the ledger at `path`; `None` when nothing exists there.
+pub fn read_if_exists(path: &Path) -> Result<Option<Ledger>, FeatureError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    read(path).map(Some)
+}
+
+/// One finding of the check.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
+pub struct Finding {
     pub class: &'static str,
-    /// Index in `features`, when the problem is in one feature.
-    pub index: Option<usize>,
     pub feature_id: Option<String>,
     pub message: String,
 }
 
-impl Problem {
+impl Finding {
     fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("class".into(), self.class.into());
-        if let Some(i) = self.index {
-            m.insert("index".into(), i.into());
-        }
         if let Some(id) = &self.feature_id {
             m.insert("featureId".into(), id.clone().into());
         }
@@ -199,383 +353,348 @@ impl Problem {
     }
 }
 
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.index {
-            Some(i) => write!(f, "features[{i}]: {} ({})", self.message, self.class),
-            None => write!(f, "{} ({})", self.message, self.class),
-        }
+/// The check report (`premath.harness.feature_ledger.check.v1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    pub errors: Vec<Finding>,
+    /// Sorted, unique classes of `errors`.
+    pub failure_classes: Vec<String>,
+    pub feature_count: usize,
+    pub pending_count: usize,
+    pub in_progress_count: usize,
+    pub blocked_count: usize,
+    pub completed_count: usize,
+    pub closure_complete: bool,
+    pub next_feature_id: Option<String>,
+}
+
+impl CheckReport {
+    pub fn accepted(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The `check --json` output.
+    pub fn to_json(&self, path: &Path, require_closure: bool) -> Value {
+        serde_json::json!({
+            "action": "harness-feature.check",
+            "path": path.display().to_string(),
+            "checkKind": CHECK_KIND,
+            "result": if self.accepted() { "accepted" } else { "rejected" },
+            "requireClosure": require_closure,
+            "failureClasses": self.failure_classes,
+            "errors": self.errors.iter().map(Finding::to_json).collect::<Vec<_>>(),
+            "summary": {
+                "featureCount": self.feature_count,
+                "pendingCount": self.pending_count,
+                "inProgressCount": self.in_progress_count,
+                "blockedCount": self.blocked_count,
+                "completedCount": self.completed_count,
+                "closureComplete": self.closure_complete,
+            },
+            "nextFeatureId": self.next_feature_id,
+        })
     }
 }
 
-/// Validates a ledger document: every problem, or the typed ledger.
-pub fn validate(doc: &Value) -> Result<Ledger, Vec<Problem>> {
-    let mut problems = Vec::new();
-    let top = |class, message: String| Problem {
-        class,
-        index: None,
-        feature_id: None,
-        message,
-    };
-    let Some(obj) = doc.as_object() else {
-        return Err(vec![top(
-            "feature_ledger.schema_invalid",
-            "the ledger must be a JSON object".into(),
-        )]);
-    };
-    if obj.get("schema") != Some(&Value::from(1)) {
-        problems.push(top(
-            "feature_ledger.schema_invalid",
-            "schema must be 1".into(),
-        ));
-    }
-    if obj.get("ledgerKind").and_then(Value::as_str) != Some(LEDGER_KIND) {
-        problems.push(top(
-            "feature_ledger.schema_invalid",
-            format!("ledgerKind must be {LEDGER_KIND:?}"),
-        ));
-    }
-    let mut features = Vec::new();
-    match obj.get("features") {
-        Some(Value::Array(items)) => {
-            let mut seen = HashSet::new();
-            for (i, item) in items.iter().enumerate() {
-                match validate_feature(i, item, &mut seen) {
-                    Ok(f) => features.push(f),
-                    Err(mut p) => problems.append(&mut p),
-                }
-            }
-        }
-        _ => problems.push(top(
-            "feature_ledger.schema_invalid",
-            "features must be an array".into(),
-        )),
-    }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let extra = obj
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "schema" | "ledgerKind" | "features"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    Ok(Ledger { features, extra })
-}
-
-fn validate_feature(
-    index: usize,
-    item: &Value,
-    seen: &mut HashSet<String>,
-) -> Result<Feature, Vec<Problem>> {
-    let id = item
-        .get("featureId")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let mut problems = Vec::new();
-    let mut problem = |class, message: String| {
-        problems.push(Problem {
+/// The row rules, in the reference's order (parity notes §6.6).
+pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
+    let mut errors = Vec::new();
+    let push = |errors: &mut Vec<Finding>,
+                class: &'static str,
+                feature_id: Option<&str>,
+                message: String| {
+        errors.push(Finding {
             class,
-            index: Some(index),
-            feature_id: id.clone(),
+            feature_id: feature_id.map(str::to_string),
             message,
         })
     };
-    let Some(obj) = item.as_object() else {
-        problem(
-            "feature_ledger.schema_invalid",
-            "a feature must be an object".into(),
+    if ledger.updated_at.trim().is_empty() {
+        push(
+            &mut errors,
+            "harness_feature_ledger.updated_at.empty",
+            None,
+            "ledger.updatedAt must be non-empty".into(),
         );
-        return Err(problems);
-    };
-    let text = |key: &str| obj.get(key).and_then(Value::as_str).map(str::trim);
-    match text("featureId") {
-        Some(id) if !id.is_empty() => {
-            if !seen.insert(id.to_string()) {
-                problem(
-                    "feature_ledger.duplicate_feature_id",
-                    format!("featureId {id:?} appears more than once"),
-                );
-            }
+    }
+    if ledger.features.is_empty() {
+        push(
+            &mut errors,
+            "harness_feature_ledger.empty",
+            None,
+            "ledger.features must contain at least one row".into(),
+        );
+    }
+    let mut seen = HashSet::new();
+    let (mut pending, mut in_progress) = (Vec::new(), Vec::new());
+    let (mut blocked_count, mut completed_count) = (0, 0);
+    for row in &ledger.features {
+        let id = row.feature_id.trim();
+        if id.is_empty() {
+            push(
+                &mut errors,
+                "harness_feature_ledger.feature_id.empty",
+                None,
+                "featureId must be non-empty".into(),
+            );
+            continue;
         }
-        _ => problem(
-            "feature_ledger.field_missing",
-            "featureId must be a non-empty string".into(),
-        ),
-    }
-    if text("title").is_none_or(str::is_empty) {
-        problem(
-            "feature_ledger.field_missing",
-            "title must be a non-empty string".into(),
-        );
-    }
-    let state = text("state").and_then(FeatureState::parse);
-    if state.is_none() {
-        problem(
-            "feature_ledger.state_invalid",
-            format!(
-                "state must be pending, in_progress or closed, found {}",
-                obj.get("state").map_or("nothing".into(), Value::to_string)
+        if !seen.insert(id) {
+            push(
+                &mut errors,
+                "harness_feature_ledger.feature_id.duplicate",
+                Some(id),
+                "featureId must be unique".into(),
+            );
+        }
+        if row.updated_at.trim().is_empty() {
+            push(
+                &mut errors,
+                "harness_feature_ledger.feature.updated_at.empty",
+                Some(id),
+                "feature.updatedAt must be non-empty".into(),
+            );
+        }
+        match row.status.as_str() {
+            "pending" => pending.push(id),
+            "in_progress" => in_progress.push(id),
+            "blocked" => blocked_count += 1,
+            "completed" => completed_count += 1,
+            other => push(
+                &mut errors,
+                "harness_feature_ledger.status.invalid",
+                Some(id),
+                format!(
+                    "feature status `{other}` is invalid (expected pending|in_progress|blocked|completed)"
+                ),
             ),
+        }
+        if row.status == "completed" && row.verification_refs.is_empty() {
+            push(
+                &mut errors,
+                "harness_feature_ledger.completed_missing_verification_ref",
+                Some(id),
+                "completed feature requires at least one verificationRef".into(),
+            );
+        }
+        if row.instruction_refs.iter().any(|r| r.trim().is_empty()) {
+            push(
+                &mut errors,
+                "harness_feature_ledger.instruction_ref.empty",
+                Some(id),
+                "instructionRef entries must be non-empty".into(),
+            );
+        }
+        if row.verification_refs.iter().any(|r| r.trim().is_empty()) {
+            push(
+                &mut errors,
+                "harness_feature_ledger.verification_ref.empty",
+                Some(id),
+                "verificationRef entries must be non-empty".into(),
+            );
+        }
+    }
+    if in_progress.len() > 1 {
+        push(
+            &mut errors,
+            "harness_feature_ledger.in_progress.non_contractible",
+            None,
+            "at most one feature may be in_progress".into(),
         );
     }
-    match text("updatedAt") {
-        Some(t) => {
-            if let Err(e) = parse_timestamp(t) {
-                problem(
-                    "feature_ledger.timestamp_invalid",
-                    format!("updatedAt: {e}"),
-                );
-            }
-        }
-        None => problem(
-            "feature_ledger.field_missing",
-            "updatedAt must be an RFC3339 string".into(),
-        ),
-    }
-    let issue_id = match obj.get("issueId") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => normalize_opt(Some(s)),
-        Some(_) => {
-            problem(
-                "feature_ledger.schema_invalid",
-                "issueId must be a string".into(),
-            );
-            None
-        }
-    };
-    let refs: Vec<String> = match obj.get("verificationRefs") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
-            let given: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-            let normalized = normalize_refs(&given);
-            if normalized != given {
-                problem(
-                    "feature_ledger.refs_not_normalized",
-                    "verificationRefs must be trimmed, sorted, de-duplicated and non-empty".into(),
-                );
-            }
-            normalized
-        }
-        Some(_) => {
-            problem(
-                "feature_ledger.schema_invalid",
-                "verificationRefs must be an array of strings".into(),
-            );
-            Vec::new()
-        }
-    };
-    if state == Some(FeatureState::Closed) && refs.is_empty() {
-        problem(
-            "feature_ledger.verification_missing",
-            "a closed feature needs at least one verification ref".into(),
+    in_progress.sort_unstable();
+    pending.sort_unstable();
+    let next_feature_id = in_progress
+        .first()
+        .or(pending.first())
+        .map(|id| id.to_string());
+    let closure_complete = errors.is_empty()
+        && !ledger.features.is_empty()
+        && completed_count == ledger.features.len();
+    if require_closure && !closure_complete {
+        push(
+            &mut errors,
+            "harness_feature_ledger.closure_incomplete",
+            None,
+            "require-closure set but ledger is not closed".into(),
         );
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let extra = obj
+    let failure_classes = errors
         .iter()
-        .filter(|(k, _)| {
-            !matches!(
-                k.as_str(),
-                "featureId" | "title" | "state" | "issueId" | "verificationRefs" | "updatedAt"
-            )
-        })
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|f| f.class.to_string())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
-    Ok(Feature {
-        feature_id: text("featureId").unwrap_or_default().to_string(),
-        title: text("title").unwrap_or_default().to_string(),
-        state: state.expect("checked above"),
-        issue_id,
-        verification_refs: refs,
-        updated_at: text("updatedAt").unwrap_or_default().to_string(),
-        extra,
-    })
+    CheckReport {
+        errors,
+        failure_classes,
+        feature_count: ledger.features.len(),
+        pending_count: pending.len(),
+        in_progress_count: in_progress.len(),
+        blocked_count,
+        completed_count,
+        closure_complete,
+        next_feature_id,
+    }
 }
 
-/// Reads the ledger document; `None` when the file does not exist.
-fn read_doc(path: &Path) -> Result<Option<Value>, FeatureError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(FeatureError::Io {
-                path: path.display().to_string(),
-                source: e,
-            })
-        }
-    };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| FeatureError::NotJson {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })
+/// What `next` and the session bootstrap project from an accepted ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextFeature {
+    pub next_feature_id: Option<String>,
+    pub closure_complete: bool,
+    pub feature_count: usize,
 }
 
-/// Loads a valid ledger; `None` when the file does not exist.
-pub fn load(path: &Path) -> Result<Option<Ledger>, FeatureError> {
-    let Some(doc) = read_doc(path)? else {
+/// The next-feature projection: `None` when no ledger exists at `path`; an
+/// error when the ledger cannot be read or its check rejects it.
+pub fn project_next(path: &Path) -> Result<Option<NextFeature>, FeatureError> {
+    let Some(ledger) = read_if_exists(path)? else {
         return Ok(None);
     };
-    validate(&doc)
-        .map(Some)
-        .map_err(|problems| FeatureError::Invalid {
-            path: path.display().to_string(),
-            problem: problems[0].to_string(),
-        })
+    let report = check_report(&ledger, false);
+    if !report.accepted() {
+        return Err(FeatureError::Rejected {
+            classes: report.failure_classes,
+        });
+    }
+    Ok(Some(NextFeature {
+        next_feature_id: report.next_feature_id,
+        closure_complete: report.closure_complete,
+        feature_count: report.feature_count,
+    }))
 }
 
-/// Loads a valid ledger that must exist.
-pub fn load_existing(path: &Path) -> Result<Ledger, FeatureError> {
-    load(path)?.ok_or_else(|| FeatureError::Missing {
-        path: path.display().to_string(),
+/// The `next --json` output.
+pub fn next_json(path: &Path, projection: Option<&NextFeature>) -> Value {
+    serde_json::json!({
+        "action": "harness-feature.next",
+        "path": path.display().to_string(),
+        "exists": projection.is_some(),
+        "nextFeatureId": projection.and_then(|p| p.next_feature_id.clone()),
+        "closureComplete": projection.map(|p| p.closure_complete),
+        "featureCount": projection.map(|p| p.feature_count),
     })
 }
 
-/// The `check` report (`premath.harness.feature_ledger.check.v1`) and whether the
-/// ledger is valid.
-pub fn check(path: &Path) -> Result<(bool, Value), FeatureError> {
-    let doc = read_doc(path)?.ok_or_else(|| FeatureError::Missing {
-        path: path.display().to_string(),
-    })?;
-    let mut out = Map::new();
-    out.insert("schema".into(), 1.into());
-    out.insert("checkKind".into(), CHECK_KIND.into());
-    out.insert("path".into(), path.display().to_string().into());
-    let accepted = match validate(&doc) {
-        Ok(ledger) => {
-            out.insert("result".into(), "accepted".into());
-            out.insert("failureClasses".into(), Value::Array(Vec::new()));
-            out.insert("errors".into(), Value::Array(Vec::new()));
-            out.extend(ledger.next_projection());
-            true
-        }
-        Err(problems) => {
-            let classes: BTreeSet<&str> = problems.iter().map(|p| p.class).collect();
-            out.insert("result".into(), "rejected".into());
-            out.insert(
-                "failureClasses".into(),
-                classes.into_iter().collect::<Vec<_>>().into(),
-            );
-            out.insert(
-                "errors".into(),
-                Value::Array(problems.iter().map(Problem::to_json).collect()),
-            );
-            let count = doc
-                .get("features")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            out.insert("featureCount".into(), count.into());
-            false
-        }
-    };
-    Ok((accepted, Value::Object(out)))
+/// The `read --json` output.
+pub fn read_json(path: &Path, ledger: &Ledger) -> Value {
+    serde_json::json!({
+        "action": "harness-feature.read",
+        "path": path.display().to_string(),
+        "ledger": ledger.to_json(),
+    })
 }
 
-/// The `next` output: the ledger's next projection plus `schema` and `path`.
-pub fn next(path: &Path) -> Result<Value, FeatureError> {
-    let ledger = load_existing(path)?;
-    let mut out = Map::new();
-    out.insert("schema".into(), 1.into());
-    out.insert("path".into(), path.display().to_string().into());
-    out.extend(ledger.next_projection());
-    Ok(Value::Object(out))
-}
-
-/// One upsert request.
+/// One upsert request, as the reference's flags: `None` means the flag was not
+/// given; a given blank string clears the field.
 #[derive(Clone, Debug, Default)]
 pub struct FeatureWrite {
     pub feature_id: String,
-    pub title: Option<String>,
-    pub state: Option<FeatureState>,
+    /// One of [`STATUSES`] (the caller parses it).
+    pub status: String,
     pub issue_id: Option<String>,
+    pub summary: Option<String>,
+    pub session_ref: Option<String>,
+    pub instruction_refs: Vec<String>,
     pub verification_refs: Vec<String>,
 }
 
-/// What a write did.
-#[derive(Debug)]
-pub enum WriteOutcome {
-    /// Written; the output object (`feature` plus the next projection).
-    Written(Value),
-    /// Refused by a ledger rule; nothing was written.
-    Rejected {
-        class: &'static str,
-        diagnostic: String,
-    },
+/// The timestamp form of the ledger: UTC, whole seconds, `Z`.
+pub fn ledger_timestamp(now: DateTime<Utc>) -> String {
+    now.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// Upserts one feature (creating the ledger when absent). Closing requires at least
-/// one verification ref, given now or stored before.
+fn clean(value: &str) -> Option<String> {
+    let v = value.trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+fn clean_refs(refs: &[String]) -> Vec<String> {
+    refs.iter()
+        .filter_map(|r| clean(r))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Upserts one row (creating the ledger when absent) and returns the feature id
+/// written and the ledger as written. The reference's rules: the status always
+/// replaces; `issueId`/`summary` only when given; ref lists only when the given
+/// list normalizes to something; rows sorted by id; both `updatedAt` refreshed.
 pub fn write(
     path: &Path,
     req: &FeatureWrite,
     now: DateTime<Utc>,
-) -> Result<WriteOutcome, FeatureError> {
-    let feature_id = normalize_opt(Some(&req.feature_id))
-        .ok_or_else(|| FeatureError::InvalidInput("featureId must not be empty".into()))?;
-    let io_err = |e: io::Error| FeatureError::Io {
+) -> Result<(String, Ledger), FeatureError> {
+    let write_err = |e: io::Error| FeatureError::Write {
         path: path.display().to_string(),
         source: e,
     };
-    let _lock = SidecarLock::acquire(path).map_err(io_err)?;
-    let mut ledger = load(path)?.unwrap_or_default();
-    let position = ledger
-        .features
-        .iter()
-        .position(|f| f.feature_id == feature_id);
-    let previous = position.map(|i| ledger.features[i].clone());
-    let title = normalize_opt(req.title.as_deref())
-        .or_else(|| previous.as_ref().map(|f| f.title.clone()))
-        .ok_or_else(|| {
-            FeatureError::InvalidInput(format!(
-                "feature {feature_id:?} is new: a title is required"
-            ))
-        })?;
-    let refs = normalize_refs(&req.verification_refs);
-    let feature = Feature {
-        feature_id: feature_id.clone(),
-        title,
-        state: req
-            .state
-            .or(previous.as_ref().map(|f| f.state))
-            .unwrap_or(FeatureState::Pending),
-        issue_id: normalize_opt(req.issue_id.as_deref())
-            .or_else(|| previous.as_ref().and_then(|f| f.issue_id.clone())),
-        verification_refs: if refs.is_empty() {
-            previous
-                .as_ref()
-                .map(|f| f.verification_refs.clone())
-                .unwrap_or_default()
-        } else {
-            refs
-        },
-        updated_at: format_timestamp(now),
-        extra: previous.map(|f| f.extra).unwrap_or_default(),
+    let Some(feature_id) = clean(&req.feature_id) else {
+        // Refused before anything is created; a ledger that cannot be read is
+        // still reported first, as the reference does.
+        read_if_exists(path)?;
+        return Err(FeatureError::InvalidInput(
+            "feature-id must be non-empty".into(),
+        ));
     };
-    if feature.state == FeatureState::Closed && feature.verification_refs.is_empty() {
-        return Ok(WriteOutcome::Rejected {
-            class: "feature_ledger.verification_missing",
-            diagnostic: format!(
-                "feature {feature_id:?} cannot be closed without at least one verification ref"
-            ),
-        });
+    let _lock = SidecarLock::acquire(path).map_err(write_err)?;
+    let now = ledger_timestamp(now);
+    let mut ledger = read_if_exists(path)?.unwrap_or_else(|| Ledger::new(now.clone()));
+    if let Some(raw) = &req.session_ref {
+        ledger.session_ref = clean(raw);
     }
-    let feature_json = feature.to_json();
-    match position {
-        Some(i) => ledger.features[i] = feature,
-        None => ledger.features.push(feature),
+    let instruction_refs = clean_refs(&req.instruction_refs);
+    let verification_refs = clean_refs(&req.verification_refs);
+    match ledger
+        .features
+        .iter_mut()
+        .find(|f| f.feature_id == feature_id)
+    {
+        Some(row) => {
+            row.status = req.status.clone();
+            if let Some(v) = &req.issue_id {
+                row.issue_id = clean(v);
+            }
+            if let Some(v) = &req.summary {
+                row.summary = clean(v);
+            }
+            if !instruction_refs.is_empty() {
+                row.instruction_refs = instruction_refs;
+            }
+            if !verification_refs.is_empty() {
+                row.verification_refs = verification_refs;
+            }
+            row.updated_at = now.clone();
+        }
+        None => ledger.features.push(Feature {
+            feature_id: feature_id.clone(),
+            status: req.status.clone(),
+            issue_id: req.issue_id.as_deref().and_then(clean),
+            summary: req.summary.as_deref().and_then(clean),
+            instruction_refs,
+            verification_refs,
+            updated_at: now.clone(),
+            extra: Map::new(),
+        }),
     }
-    let mut text = canonical::to_pretty_sorted(&ledger.to_json());
-    text.push('\n');
-    write_atomic(path, text.as_bytes()).map_err(io_err)?;
-    let mut out = Map::new();
-    out.insert("schema".into(), 1.into());
-    out.insert("path".into(), path.display().to_string().into());
-    out.insert("feature".into(), feature_json);
-    out.extend(ledger.next_projection());
-    Ok(WriteOutcome::Written(Value::Object(out)))
+    ledger
+        .features
+        .sort_by(|a, b| a.feature_id.cmp(&b.feature_id));
+    ledger.updated_at = now;
+    write_atomic(path, ledger.to_file_text().as_bytes()).map_err(write_err)?;
+    Ok((feature_id, ledger))
+}
+
+/// The `write --json` output.
+pub fn write_json(path: &Path, feature_id: &str, ledger: &Ledger) -> Value {
+    serde_json::json!({
+        "action": "harness-feature.write",
+        "path": path.display().to_string(),
+        "featureId": feature_id,
+        "ledger": ledger.to_json(),
+    })
 }
 
 #[cfg(test)]
@@ -583,43 +702,103 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn feature(id: &str, state: &str, refs: Value) -> Value {
-        json!({"featureId": id, "title": "t", "state": state, "verificationRefs": refs,
-               "updatedAt": "2026-02-01T00:00:00Z"})
+    fn ledger(rows: Value) -> Ledger {
+        let doc =
+            json!({"schema": 1, "ledgerKind": LEDGER_KIND, "updatedAt": "t", "features": rows});
+        parse(Path::new("l.json"), doc.to_string().as_bytes()).unwrap()
+    }
+
+    fn row(id: &str, status: &str) -> Value {
+        json!({"featureId": id, "status": status, "updatedAt": "t"})
     }
 
     #[test]
-    fn valid_ledger_and_next() {
-        let doc = json!({"schema": 1, "ledgerKind": LEDGER_KIND, "features": [
-            feature("a", "closed", json!(["ci://1"])), feature("b", "pending", json!([])),
-            feature("c", "in_progress", json!(null))]});
-        let ledger = validate(&doc).unwrap();
-        assert_eq!(ledger.next().unwrap().feature_id, "b");
-        let p = ledger.next_projection();
-        assert_eq!(p["featureCount"], 3);
-        assert_eq!(p["closedCount"], 1);
-        assert_eq!(p["featureClosureComplete"], false);
+    fn next_prefers_in_progress_then_smallest_pending() {
+        let l = ledger(json!([
+            row("c", "pending"),
+            row("b", "pending"),
+            row("z", "blocked")
+        ]));
+        let r = check_report(&l, false);
+        assert!(r.accepted());
+        assert_eq!(r.next_feature_id.as_deref(), Some("b"));
+        let l = ledger(json!([row("a", "pending"), row("y", "in_progress")]));
+        assert_eq!(
+            check_report(&l, false).next_feature_id.as_deref(),
+            Some("y")
+        );
     }
 
     #[test]
-    fn every_problem_is_reported() {
-        let doc = json!({"schema": 2, "ledgerKind": LEDGER_KIND, "features": [
-            feature("a", "closed", json!([])), feature("a", "done", json!(["b", "a"])),
-            {"featureId": "", "title": "t", "state": "pending", "updatedAt": "soon"}, 7]});
-        let problems = validate(&doc).unwrap_err();
-        let classes: Vec<_> = problems.iter().map(|p| p.class).collect();
+    fn every_finding_class_in_order() {
+        let mut done = row("d", "completed");
+        done["instructionRefs"] = json!([" "]);
+        let mut bad_ref = row("e", "pending");
+        bad_ref["verificationRefs"] = json!([""]);
+        let l = ledger(json!([
+            row(" ", "pending"),
+            row("a", "in_progress"),
+            row("a", "in_progress"),
+            {"featureId": "b", "status": "done", "updatedAt": " "},
+            done,
+            bad_ref
+        ]));
+        let classes: Vec<_> = check_report(&l, true)
+            .errors
+            .iter()
+            .map(|f| f.class)
+            .collect();
         assert_eq!(
             classes,
-            vec![
-                "feature_ledger.schema_invalid",
-                "feature_ledger.verification_missing",
-                "feature_ledger.duplicate_feature_id",
-                "feature_ledger.state_invalid",
-                "feature_ledger.refs_not_normalized",
-                "feature_ledger.field_missing",
-                "feature_ledger.timestamp_invalid",
-                "feature_ledger.schema_invalid",
+            [
+                "harness_feature_ledger.feature_id.empty",
+                "harness_feature_ledger.feature_id.duplicate",
+                "harness_feature_ledger.feature.updated_at.empty",
+                "harness_feature_ledger.status.invalid",
+                "harness_feature_ledger.completed_missing_verification_ref",
+                "harness_feature_ledger.instruction_ref.empty",
+                "harness_feature_ledger.verification_ref.empty",
+                "harness_feature_ledger.in_progress.non_contractible",
+                "harness_feature_ledger.closure_incomplete",
             ]
         );
+        let mut empty = ledger(json!([]));
+        empty.updated_at = " ".into();
+        let classes: Vec<_> = check_report(&empty, false)
+            .errors
+            .iter()
+            .map(|f| f.class)
+            .collect();
+        assert_eq!(
+            classes,
+            [
+                "harness_feature_ledger.updated_at.empty",
+                "harness_feature_ledger.empty"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_members_survive_and_follow_the_known_ones() {
+        let text = r#"{"x":1,"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[{"note":"n","featureId":"a","status":"pending","updatedAt":"t"}]}"#;
+        let l = parse(Path::new("l"), text.as_bytes()).unwrap();
+        let out = l.to_json();
+        let keys: Vec<_> = out.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["schema", "ledgerKind", "updatedAt", "features", "x"]);
+        let row_keys: Vec<_> = out["features"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(row_keys, ["featureId", "status", "updatedAt", "note"]);
+    }
+
+    #[test]
+    fn legacy_shape_is_named() {
+        let text = r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","features":[{"featureId":"a","title":"t","state":"closed","updatedAt":"t"}]}"#;
+        let err = parse(Path::new("l"), text.as_bytes()).unwrap_err();
+        assert!(matches!(err, FeatureError::LegacyShape { .. }), "{err}");
+        assert_eq!(err.exit_code(), 2);
     }
 }

@@ -199,7 +199,7 @@ pub fn stop(
             instruction_refs: Vec::new(),
             witness_refs: vec![lease_ref.clone()],
             lineage_refs: lineage.to_vec(),
-            issues: Some(ctx.paths.issues.clone()),
+            issues: ctx.paths.issues.clone(),
             session_id: None,
         },
         ctx.now,
@@ -301,8 +301,11 @@ pub fn boot(
     let ready = views::ready_payload(&store, &issues_path, ctx.now).into_value();
     let next = match ready["items"].get(0) {
         Some(first) => json!({"source": "ready", "issueId": first["id"], "title": first["title"]}),
-        None => match super::feature::next(&ctx.paths.feature_ledger) {
-            Ok(f) if !f["next"].is_null() => json!({"source": "feature", "feature": f["next"]}),
+        None => match super::feature::project_next(&ctx.paths.feature_ledger) {
+            Ok(Some(super::feature::NextFeature {
+                next_feature_id: Some(id),
+                ..
+            })) => json!({"source": "feature", "featureId": id}),
             _ => Value::Null,
         },
     };

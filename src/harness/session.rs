@@ -6,16 +6,18 @@
 //!
 //! Where the spec is silent: fields not given to `write` keep their stored values
 //! (given ref lists replace the stored ones); `stoppedAt` is set when the state
-//! becomes `stopped` and kept while it stays stopped; `issuesSnapshotRef` is
-//! recomputed on every write that has an `issuesPath` (given or stored); members
-//! this version does not know are kept; `bootstrap` reads the feature ledger next
-//! to the session unless told otherwise, and `fresh` still reports the ledger.
+//! becomes `stopped` and kept while it stays stopped; members this version does
+//! not know are kept; `bootstrap` reads the feature ledger next to the session
+//! unless told otherwise, and `fresh` still reports the ledger.
+//!
+//! As the reference (`--issues`, parity notes §6.1): every write records
+//! `issuesPath` (the flag's value, default `.premath/issues.jsonl`) and the
+//! store's `issuesSnapshotRef` when the store exists and loads, none otherwise.
+//! The feature projection of `bootstrap` is the reference's: a ledger that its
+//! check rejects (an empty one included) is an error, never a silent null.
 
 use super::feature::{self, FeatureError};
-use super::{
-    format_timestamp, normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock,
-};
-use crate::canonical;
+use super::{normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::io;
@@ -37,10 +39,12 @@ pub enum SessionError {
     },
     #[error("{path}: malformed session: {reason}")]
     Malformed { path: String, reason: String },
-    #[error(transparent)]
-    IssuesStore(#[from] SnapshotError),
-    #[error(transparent)]
-    FeatureLedger(#[from] FeatureError),
+    #[error("failed to project harness feature ledger {path}: {source}")]
+    FeatureLedger {
+        path: String,
+        #[source]
+        source: FeatureError,
+    },
 }
 
 impl SessionError {
@@ -49,8 +53,7 @@ impl SessionError {
         match self {
             SessionError::Io { .. } => "harness.io_error",
             SessionError::Malformed { .. } => "harness.session_corrupt",
-            SessionError::IssuesStore(e) => e.class(),
-            SessionError::FeatureLedger(e) => e.class(),
+            SessionError::FeatureLedger { source, .. } => source.class(),
         }
     }
 }
@@ -180,16 +183,17 @@ impl Session {
         })
     }
 
-    /// The stored form: absent optionals and empty ref lists are left out.
+    /// The stored form in the reference's key order (absent optionals and empty
+    /// ref lists left out), members this version does not know after.
     pub fn to_json(&self) -> Value {
-        let mut m = self.extra.clone();
+        let mut m = Map::new();
         m.insert("schema".into(), 1.into());
         m.insert("sessionKind".into(), SESSION_KIND.into());
         m.insert("sessionId".into(), self.session_id.clone().into());
         m.insert("state".into(), self.state.as_str().into());
+        self.put_handoff(&mut m);
         m.insert("startedAt".into(), self.started_at.clone().into());
         m.insert("updatedAt".into(), self.updated_at.clone().into());
-        self.put_handoff(&mut m);
         for (key, value) in [
             ("stoppedAt", &self.stopped_at),
             ("issuesPath", &self.issues_path),
@@ -199,6 +203,7 @@ impl Session {
                 m.insert(key.into(), v.clone().into());
             }
         }
+        m.extend(self.extra.clone());
         Value::Object(m)
     }
 
@@ -256,8 +261,9 @@ pub struct SessionWrite {
     pub instruction_refs: Vec<String>,
     pub witness_refs: Vec<String>,
     pub lineage_refs: Vec<String>,
-    /// The issue memory to record (`issuesPath`) and take the snapshot ref of.
-    pub issues: Option<crate::issues::IssueStore>,
+    /// The issue store to record (its path, or its URL without the password;
+    /// absent when blank) and take the snapshot ref of.
+    pub issues: crate::issues::IssueStore,
     pub session_id: Option<String>,
 }
 
@@ -269,7 +275,8 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     };
     let _lock = SidecarLock::acquire(path).map_err(io_err)?;
     let prev = read(path)?;
-    let now_text = format_timestamp(now);
+    // Whole seconds, as the reference writes its harness artifacts.
+    let now_text = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let given_or = |given: &Option<String>, stored: Option<&Option<String>>| {
         normalize_opt(given.as_deref()).or_else(|| stored.cloned().flatten())
     };
@@ -285,17 +292,10 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     let session_id = normalize_opt(req.session_id.as_deref())
         .or_else(|| prev.as_ref().map(|p| p.session_id.clone()))
         .unwrap_or_else(|| new_session_id(now, issue_id.as_deref()));
-    let given_path = req.issues.as_ref().map(|s| s.path().display().to_string());
-    let issues_path = given_or(&given_path, prev.as_ref().map(|p| &p.issues_path));
-    // A recorded database URL has no password: its snapshot is only recomputed
-    // when the store itself is given.
-    let issues_snapshot_ref = match (&req.issues, &issues_path) {
-        (Some(store), _) => Some(issues_snapshot_ref(store)?),
-        (None, Some(p)) if !crate::pg::is_url(p) => Some(issues_snapshot_ref(
-            &crate::issues::IssueStore::Jsonl(p.into()),
-        )?),
-        (None, _) => prev.as_ref().and_then(|p| p.issues_snapshot_ref.clone()),
-    };
+    let issues_path = normalize_opt(Some(&req.issues.path().display().to_string()));
+    let issues_snapshot_ref = issues_path
+        .as_ref()
+        .and_then(|_| loadable_store_ref(&req.issues));
     let stopped_at = match (req.state, &prev) {
         (SessionState::Active, _) => None,
         (SessionState::Stopped, Some(p)) if p.state == SessionState::Stopped => {
@@ -324,7 +324,8 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
         issues_snapshot_ref,
         extra: prev.map(|p| p.extra).unwrap_or_default(),
     };
-    let mut text = canonical::to_pretty_sorted(&session.to_json());
+    let mut text =
+        serde_json::to_string_pretty(&session.to_json()).expect("a Value always serializes");
     text.push('\n');
     write_atomic(path, text.as_bytes()).map_err(io_err)?;
     Ok(session)
@@ -344,7 +345,11 @@ pub fn new_session_id(now: DateTime<Utc>, issue_id: Option<&str>) -> String {
 /// feature projection when a ledger exists at `ledger_path`.
 pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError> {
     let session = read(path)?;
-    let ledger = feature::load(ledger_path)?;
+    let features =
+        feature::project_next(ledger_path).map_err(|source| SessionError::FeatureLedger {
+            path: ledger_path.display().to_string(),
+            source,
+        })?;
     let mut m = Map::new();
     m.insert("schema".into(), 1.into());
     m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
@@ -369,17 +374,16 @@ pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError>
             }
         }
     }
-    if let Some(ledger) = ledger {
+    if let Some(p) = features {
         m.insert(
             "featureLedgerPath".into(),
             ledger_path.display().to_string().into(),
         );
-        let p = ledger.next_projection();
-        for key in ["nextFeatureId", "featureClosureComplete", "featureCount"] {
-            if let Some(v) = p.get(key) {
-                m.insert(key.into(), v.clone());
-            }
+        if let Some(id) = p.next_feature_id {
+            m.insert("nextFeatureId".into(), id.into());
         }
+        m.insert("featureClosureComplete".into(), p.closure_complete.into());
+        m.insert("featureCount".into(), p.feature_count.into());
     }
     Ok(Value::Object(m))
 }
@@ -399,6 +403,17 @@ pub type SnapshotError = crate::issues::StoreError;
 /// issue module; the session only records it.
 pub fn issues_snapshot_ref(store: &crate::issues::IssueStore) -> Result<String, SnapshotError> {
     crate::issues::snapshot_ref(store)
+}
+
+/// The snapshot ref a session records: that of a store that exists and loads,
+/// none otherwise (the reference's `derive_issue_snapshot_ref`).
+fn loadable_store_ref(store: &crate::issues::IssueStore) -> Option<String> {
+    if let crate::issues::IssueStore::Jsonl(path) = store {
+        if !path.exists() {
+            return None;
+        }
+    }
+    issues_snapshot_ref(store).ok()
 }
 
 #[cfg(test)]

@@ -1,19 +1,63 @@
 //! Shared helpers: run the real `tusk` binary in a scratch directory.
 #![allow(dead_code)]
 
+#[path = "../pg_support/mod.rs"]
+pub mod pg_support;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The logs a PostgreSQL store holds instead of these files.
+const DB_LOGS: [(&str, &str); 2] = [
+    (".premath/host_effects.jsonl", "tusk_effects"),
+    (".premath/harness_trajectory.jsonl", "tusk_trajectory"),
+];
+
+/// A scratch working directory; with `TUSK_TEST_BACKEND=postgres` its shared
+/// state (issues, trajectory, effect log) is a fresh database instead
+/// (`TUSK_STORE` for every command), and the log helpers read its tables.
 pub struct Scratch {
     pub dir: tempfile::TempDir,
+    pub db: Option<pg_support::TestDb>,
 }
 
 impl Scratch {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().expect("temp dir"),
+            db: pg_support::backend_is_pg().then(pg_support::TestDb::new),
+        }
+    }
+
+    /// The table holding the log at `rel`, on a database backend.
+    fn db_log(&self, rel: &str) -> Option<(&pg_support::TestDb, &'static str)> {
+        let db = self.db.as_ref()?;
+        DB_LOGS
+            .iter()
+            .find(|(file, _)| *file == rel)
+            .map(|(_, table)| (db, *table))
+    }
+
+    /// The host configuration of this scratch dir (its database, if any).
+    pub fn host_config(&self) -> tusk::runtime::HostConfig {
+        let mut config = tusk::runtime::HostConfig::under(self.dir.path()).unwrap();
+        if let Some(db) = &self.db {
+            let pg = std::sync::Arc::new(tusk::pg::PgStore::open(&db.url).unwrap());
+            config.paths.issues = tusk::issues::IssueStore::Postgres(pg.clone());
+            config.paths.trajectory =
+                tusk::logs::LogStore::postgres(pg.clone(), tusk::pg::LogTable::Trajectory);
+            config.paths.effects = tusk::logs::LogStore::postgres(pg, tusk::pg::LogTable::Effects);
+        }
+        config
+    }
+
+    /// The text of the log at `rel` (file, or the database's rows as lines).
+    pub fn log_text(&self, rel: &str) -> String {
+        match self.db_log(rel) {
+            Some((db, table)) => db.log_text(table),
+            None => std::fs::read_to_string(self.path(rel)).unwrap_or_default(),
         }
     }
 
@@ -22,6 +66,10 @@ impl Scratch {
     }
 
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        if let Some((db, table)) = self.db_log(rel) {
+            db.put_log_text(table, text);
+            return self.path(rel);
+        }
         let p = self.path(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).unwrap();
@@ -35,7 +83,11 @@ impl Scratch {
     }
 
     pub fn tusk_stdin(&self, args: &[&str], stdin: &str) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+        if let Some(db) = &self.db {
+            cmd.env("TUSK_STORE", &db.url);
+        }
+        let mut child = cmd
             .args(args)
             .current_dir(self.dir.path())
             .stdin(Stdio::piped())
@@ -70,7 +122,11 @@ impl Scratch {
     }
 
     pub fn jsonl(&self, rel: &str) -> Vec<Value> {
-        read_jsonl(&self.path(rel))
+        self.log_text(rel)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("valid JSONL line"))
+            .collect()
     }
 }
 

@@ -42,15 +42,35 @@ impl Run {
     }
 }
 
-/// A temp directory to run in.
+#[path = "../pg_support/mod.rs"]
+pub mod pg_support;
+
+/// The trajectory file, which a PostgreSQL store holds as `tusk_trajectory`.
+pub const TRAJECTORY: &str = ".premath/harness_trajectory.jsonl";
+
+/// A temp directory to run in; with `TUSK_TEST_BACKEND=postgres`, commands get
+/// `TUSK_STORE` of a fresh database, and the trajectory helpers use its table.
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
+    pub db: Option<pg_support::TestDb>,
 }
 
 impl Sandbox {
     pub fn new() -> Self {
         Self {
             dir: tempfile::tempdir().expect("temp dir"),
+            db: pg_support::backend_is_pg().then(pg_support::TestDb::new),
+        }
+    }
+
+    /// What reports name the trajectory: its path, or the database table's name.
+    pub fn trajectory_name(&self) -> String {
+        match &self.db {
+            Some(db) => format!(
+                "{}#trajectory",
+                tusk::pg::PgStore::open(&db.url).unwrap().shown()
+            ),
+            None => TRAJECTORY.to_string(),
         }
     }
 
@@ -60,26 +80,42 @@ impl Sandbox {
 
     /// Runs `tusk ARGS` with the sandbox as working directory.
     pub fn tusk(&self, args: &[&str]) -> Run {
-        run_in(self.dir.path(), args)
+        run_with(
+            self.dir.path(),
+            args,
+            self.db.as_ref().map(|db| db.url.as_str()),
+        )
     }
 
     pub fn write(&self, rel: &str, text: &str) {
+        if let (Some(db), TRAJECTORY) = (&self.db, rel) {
+            db.put_log_text("tusk_trajectory", text);
+            return;
+        }
         let p = self.path(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
 
     pub fn read(&self, rel: &str) -> String {
+        if let (Some(db), TRAJECTORY) = (&self.db, rel) {
+            return db.log_text("tusk_trajectory");
+        }
         std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
 }
 
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run tusk");
+    run_with(dir, args, None)
+}
+
+/// Runs `tusk ARGS` in `dir`, with `TUSK_STORE` when a database is given.
+pub fn run_with(dir: &Path, args: &[&str], store: Option<&str>) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+    if let Some(url) = store {
+        cmd.env("TUSK_STORE", url);
+    }
+    let out = cmd.args(args).current_dir(dir).output().expect("run tusk");
     Run {
         code: out.status.code().expect("exit code"),
         stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),

@@ -111,6 +111,34 @@ impl TestDb {
     }
 }
 
+impl TestDb {
+    /// A log table's rows as the JSONL text of its file.
+    pub fn log_text(&self, table: &str) -> String {
+        let mut c = self.client();
+        let mut text = String::new();
+        for row in c
+            .query(&format!("SELECT line FROM {table} ORDER BY seq"), &[])
+            .unwrap()
+        {
+            text.push_str(row.get(0));
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Replaces a log table's rows with the lines of `text`.
+    pub fn put_log_text(&self, table: &str, text: &str) {
+        let mut c = self.client();
+        let mut tx = c.transaction().unwrap();
+        tx.execute(&format!("DELETE FROM {table}"), &[]).unwrap();
+        for line in text.split_terminator('\n') {
+            tx.execute(&format!("INSERT INTO {table} (line) VALUES ($1)"), &[&line])
+                .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Ok(mut c) = postgres::Client::connect(&self.admin, postgres::NoTls) {

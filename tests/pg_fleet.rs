@@ -126,7 +126,7 @@ fn worker(
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
-        if let Some(max_ms) = kill_within.filter(|_| rng % KILL_ONE_IN == 0) {
+        if let Some(max_ms) = kill_within.filter(|_| rng.is_multiple_of(KILL_ONE_IN)) {
             let after = Duration::from_millis((rng >> 8) % max_ms);
             let started = Instant::now();
             while started.elapsed() < after {
@@ -249,7 +249,7 @@ fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
         assert_eq!(stored["status"], "in_progress", "{id}");
         assert_eq!(stored["assignee"], assignee.as_str(), "{id}");
         assert_eq!(stored["lease"]["owner"], assignee.as_str(), "{id}");
-        assert_eq!(stored["x_origin"]["batch"].as_u64().is_some(), true);
+        assert!(stored["x_origin"]["batch"].as_u64().is_some(), "{id}");
     }
     // The shared trajectory: one claim row per issue, plus each worker's last
     // call, which found the queue empty.

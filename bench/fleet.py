@@ -15,7 +15,9 @@ import os, subprocess, sys, tempfile, threading, time
 args = sys.argv[1:]
 if len(args) < 3:
     sys.exit(__doc__)
-BIN, PG_URL, GEN = args[0], args[1], args[2]
+BIN, PG_URL, GEN = os.path.abspath(args[0]), args[1], args[2]
+if not os.access(BIN, os.X_OK):
+    sys.exit(f"{BIN}: not an executable (build with cargo build --release)")
 def opt(name, default):
     return args[args.index(name) + 1] if name in args else default
 SIZES = [int(x) for x in opt("--sizes", "10000,100000").split(",")]
@@ -52,7 +54,7 @@ def measure(store_args, workers):
     def loop(w):
         d = os.path.join(work, f"w{w}")
         os.makedirs(d, exist_ok=True)
-        while time.monotonic() < stop:
+        while time.monotonic() < stop and not errors:
             out = subprocess.run(
                 [BIN, "issue", "claim-next", "--assignee", f"bench-{w}", "--json",
                  "--lock-timeout-ms", "60000"] + store_args,

@@ -395,3 +395,91 @@ fn bad_urls_and_conflicting_flags_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["failureClasses"][0], "store.not_selected");
 }
+
+/// A store that exercises every readiness rule: priorities, ids that sort
+/// differently as text and as numbers, open and closed blockers, a missing
+/// blocker, non-blocking edges, an active lease of another owner on an open
+/// issue, a stale lease, a repeated id (the last line wins), a blank line.
+fn tricky_store() -> String {
+    let lines = [
+        r#"{"id":"t-10","title":"a","priority":1}"#,
+        r#"{"id":"t-9","title":"b","priority":1}"#,
+        r#"{"id":"t-2","title":"c","priority":0,"dependencies":[{"issue_id":"t-2","depends_on_id":"t-1","type":"blocks"}]}"#,
+        r#"{"id":"t-1","title":"d","priority":3,"status":"closed"}"#,
+        r#"{"id":"t-3","title":"e","priority":0,"dependencies":[{"issue_id":"t-3","depends_on_id":"t-4","type":"blocks"}]}"#,
+        r#"{"id":"t-4","title":"f","priority":2}"#,
+        r#"{"id":"t-5","title":"g","priority":0,"dependencies":[{"issue_id":"t-5","depends_on_id":"nope","type":"blocks"}]}"#,
+        r#"{"id":"t-6","title":"h","priority":0,"dependencies":[{"issue_id":"t-6","depends_on_id":"t-4","type":"related"}]}"#,
+        r#"{"id":"t-7","title":"i","priority":0,"status":"open","assignee":"other","lease":{"lease_id":"l7","owner":"other","acquired_at":"2026-01-01T00:00:00Z","expires_at":"2099-01-01T00:00:00Z"}}"#,
+        r#"{"id":"t-8","title":"j","priority":1,"status":"open","lease":{"lease_id":"l8","owner":"gone","acquired_at":"2026-01-01T00:00:00Z","expires_at":"2026-01-01T00:01:00Z"}}"#,
+        r#"{"id":"t-11","title":"old","priority":0,"status":"closed"}"#,
+        "",
+        r#"{"id":"t-11","title":"k","priority":4,"x":1}"#,
+        r#"{"id":"t-12","title":"l","status":"in_progress","priority":0}"#,
+    ];
+    lines.join("\n") + "\n"
+}
+
+/// The ids `claim-next` hands out, in order, until it claims nothing.
+fn drain(dir: &std::path::Path, store: &[&str]) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..20 {
+        let out = tusk(
+            dir,
+            &[
+                &["issue", "claim-next", "--assignee", "me", "--json"],
+                store,
+            ]
+            .concat(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        let v = json_of(&out);
+        if v["claimed"] != true {
+            return ids;
+        }
+        ids.push(v["id"].as_str().unwrap().to_string());
+    }
+    panic!("claim-next did not run dry: {ids:?}");
+}
+
+#[test]
+fn row_locked_claims_pick_what_the_whole_store_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.jsonl");
+    std::fs::write(&file, tricky_store()).unwrap();
+    let from_file = drain(dir.path(), &["--issues", file.to_str().unwrap()]);
+    assert!(from_file.len() >= 5, "{from_file:?}");
+
+    // Imported (indexed): claims take the row-locked path.
+    let indexed = TestDb::new();
+    indexed.put_issue_text(&tricky_store());
+    assert_eq!(drain(dir.path(), &["--store", &indexed.url]), from_file);
+    // Written by another tool (not indexed): the whole-store path, which
+    // indexes the lines as it goes.
+    let raw = TestDb::new();
+    raw.put_raw_issue_text(&tricky_store());
+    assert_eq!(drain(dir.path(), &["--store", &raw.url]), from_file);
+
+    // The stores end identical, byte for byte, to the file.
+    let file_text = std::fs::read_to_string(&file).unwrap();
+    // Claim times differ run to run; everything else must not.
+    let normalize = |t: String| -> Vec<Value> {
+        t.split('\n')
+            .map(|line| {
+                let mut v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+                if v["assignee"] == "me" {
+                    v["updated_at"] = "T".into();
+                    v["lease"]["acquired_at"] = "T".into();
+                    v["lease"]["expires_at"] = "T".into();
+                }
+                v
+            })
+            .collect()
+    };
+    for db in [&indexed, &raw] {
+        let exported =
+            String::from_utf8(tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout)
+                .unwrap();
+        assert_eq!(normalize(exported), normalize(file_text.clone()));
+    }
+}

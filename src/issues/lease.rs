@@ -2,7 +2,9 @@
 //! classes. A lease is active while `now < expires_at`, else stale.
 
 use super::model::{format_time, parse_time, Issue, LeaseState};
-use super::mutate::{not_found, object_of, replace, run, set_text, MutationCtx, Rejection};
+use super::mutate::{
+    not_found, object_of, replace, run, run_ready, set_text, MutationCtx, Rejection,
+};
 
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
@@ -231,7 +233,8 @@ pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, S
         Err(r) => return Ok(rejection_report(action, &path, r)),
     };
     let assignee = req.assignee.trim();
-    run(ctx, action, |store| {
+    // Reads only the ready frontier: the database claims it row by row.
+    run_ready(ctx, action, |store| {
         for issue in ready(store) {
             if let Ok((m, cleared)) = claim_object(
                 store,

@@ -55,6 +55,18 @@ pub(crate) fn run(
     }
 }
 
+/// [`run`] for a mutation that reads only ready issues and their blockers.
+pub(crate) fn run_ready(
+    ctx: &MutationCtx<'_>,
+    action: &str,
+    apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
+) -> Result<Report, StoreError> {
+    match ctx.store.mutate_ready(ctx.lock, apply) {
+        Err(e @ StoreError::LockBusy { .. }) => Ok(Report::from_error(action, &ctx.path_str(), &e)),
+        other => other,
+    }
+}
+
 /// The full JSON object of a stored line, to be edited.
 pub(crate) fn object_of(store: &Store<'_>, issue: &Issue<'_>) -> Map<String, Value> {
     serde_json::from_str(store.raw(issue)).expect("a decoded line is a JSON object")

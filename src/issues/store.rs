@@ -45,6 +45,25 @@ impl IssueStore {
         }
     }
 
+    /// A mutation that needs only the ready frontier (claim-next). The file
+    /// store runs it as [`IssueStore::mutate`]; the database runs it on a few
+    /// row-locked ready lines, so that claims run side by side (see
+    /// [`crate::pg::mutate_ready`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`IssueStore::mutate`].
+    pub fn mutate_ready<T>(
+        &self,
+        lock: LockOptions,
+        apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+    ) -> Result<T, StoreError> {
+        match self {
+            IssueStore::Jsonl(path) => mutate(path, lock, apply),
+            IssueStore::Postgres(pg) => crate::pg::mutate_ready(pg, lock, apply),
+        }
+    }
+
     /// The file's path, or the URL without its password: what reports print as
     /// `issuesPath` and messages name.
     pub fn path(&self) -> &Path {

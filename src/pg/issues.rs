@@ -2,6 +2,7 @@
 //! the file store's own parse and edit under one transaction.
 
 use super::{PgError, PgStore, ISSUES_LOCK};
+use crate::issues::model::Issue;
 use crate::issues::store::{Edit, LockOptions, Store, StoreError};
 use postgres::Transaction;
 use std::path::Path;
@@ -58,6 +59,147 @@ fn set_trailing(pg: &PgStore, tx: &mut Transaction<'_>, trailing: bool) -> Resul
     Ok(())
 }
 
+/// What the file store's parser reads from one line: the columns that let
+/// claim-next find ready issues in SQL.
+struct Derived {
+    issue_id: Option<String>,
+    status: Option<String>,
+    closed: Option<bool>,
+    priority: Option<i64>,
+    blockers: Vec<String>,
+}
+
+impl Derived {
+    const BLANK: Derived = Derived {
+        issue_id: None,
+        status: None,
+        closed: None,
+        priority: None,
+        blockers: Vec::new(),
+    };
+
+    fn of(issue: &Issue<'_>) -> Self {
+        Derived {
+            issue_id: Some(issue.id.as_str().to_string()),
+            status: Some(issue.status.as_str().to_string()),
+            closed: Some(issue.is_closed()),
+            priority: Some(issue.priority),
+            blockers: issue
+                .blocking_deps()
+                .map(|d| d.depends_on.as_str().to_string())
+                .collect(),
+        }
+    }
+
+    /// The columns of a line about to be written (a line tusk wrote parses).
+    fn of_line(json: &str) -> Self {
+        match Store::parse(Path::new(""), json) {
+            Ok(store) => store.issues().next().map_or(Derived::BLANK, Derived::of),
+            Err(_) => Derived::BLANK,
+        }
+    }
+}
+
+/// Writes line `ord` with its derived columns and blockers.
+fn write_line(
+    tx: &mut Transaction<'_>,
+    ord: i64,
+    json: &str,
+    d: &Derived,
+    insert: bool,
+) -> Result<(), postgres::Error> {
+    let sql = if insert {
+        "INSERT INTO tusk_issue_lines (ord, line, indexed, issue_id, status, closed, priority) \
+         VALUES ($1, $2, true, $3, $4, $5, $6)"
+    } else {
+        "UPDATE tusk_issue_lines SET line = $2, indexed = true, issue_id = $3, status = $4, \
+         closed = $5, priority = $6 WHERE ord = $1"
+    };
+    tx.execute(
+        sql,
+        &[&ord, &json, &d.issue_id, &d.status, &d.closed, &d.priority],
+    )?;
+    if !insert {
+        tx.execute("DELETE FROM tusk_issue_blockers WHERE ord = $1", &[&ord])?;
+    }
+    if !d.blockers.is_empty() {
+        tx.execute(
+            "INSERT INTO tusk_issue_blockers (ord, depends_on) SELECT $1, * FROM unnest($2::text[])",
+            &[&ord, &d.blockers],
+        )?;
+    }
+    Ok(())
+}
+
+/// Recomputes which lines are superseded by a later line with the same id.
+fn mark_superseded(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute(
+        "UPDATE tusk_issue_lines l SET superseded = (l.ord < m.last) \
+         FROM (SELECT issue_id, max(ord) AS last FROM tusk_issue_lines \
+               WHERE issue_id IS NOT NULL GROUP BY issue_id) m \
+         WHERE l.issue_id = m.issue_id AND l.superseded <> (l.ord < m.last)",
+    )
+}
+
+/// Sets the derived columns of lines another tool wrote, from the parsed store.
+fn index_unindexed(tx: &mut Transaction<'_>, store: &Store<'_>) -> Result<(), postgres::Error> {
+    let ords: Vec<i64> = tx
+        .query(
+            "SELECT ord FROM tusk_issue_lines WHERE NOT indexed ORDER BY ord",
+            &[],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if ords.is_empty() {
+        return Ok(());
+    }
+    let by_line: rustc_hash::FxHashMap<usize, &Issue<'_>> =
+        store.lines.iter().map(|i| (i.line, i)).collect();
+    for ord in ords {
+        let d = by_line
+            .get(&(ord as usize))
+            .map_or(Derived::BLANK, |i| Derived::of(i));
+        let line: String = tx
+            .query_one("SELECT line FROM tusk_issue_lines WHERE ord = $1", &[&ord])?
+            .get(0);
+        write_line(tx, ord, &line, &d, false)?;
+    }
+    mark_superseded(tx)
+}
+
+/// Takes the issue lock: exclusive for a mutation of the whole store, shared
+/// for claims that row-lock their one line (they run side by side).
+fn lock_issues(
+    tx: &mut Transaction<'_>,
+    lock: LockOptions,
+    shared: bool,
+) -> Result<(), postgres::Error> {
+    // The bound covers waiting for the advisory lock only, like the file lock's.
+    tx.batch_execute(&format!(
+        "SET LOCAL lock_timeout = '{}ms'",
+        lock.timeout.as_millis().max(1)
+    ))?;
+    let sql = if shared {
+        "SELECT pg_advisory_xact_lock_shared($1)"
+    } else {
+        "SELECT pg_advisory_xact_lock($1)"
+    };
+    tx.execute(sql, &[&ISSUES_LOCK])?;
+    tx.batch_execute("SET LOCAL lock_timeout = 0")
+}
+
+/// Maps a lock timeout to the store's busy error, anything else to a backend error.
+fn busy_error(pg: &PgStore, started: std::time::Instant) -> impl Fn(PgError) -> StoreError + '_ {
+    move |e| match e {
+        PgError::LockTimeout { .. } => StoreError::LockBusy {
+            path: pg.shown().to_string(),
+            waited_ms: started.elapsed().as_millis(),
+        },
+        other => StoreError::Backend(other),
+    }
+}
+
 /// One mutation as one transaction: lock, re-read, apply, write the edited line.
 ///
 /// # Errors
@@ -70,52 +212,150 @@ pub fn mutate_issues<T>(
     apply: impl FnOnce(&Store<'_>) -> (T, Option<Edit>),
 ) -> Result<T, StoreError> {
     let shown = pg.shown().to_string();
-    let started = std::time::Instant::now();
-    let busy = |e: PgError| match e {
-        PgError::LockTimeout { .. } => StoreError::LockBusy {
-            path: shown.clone(),
-            waited_ms: started.elapsed().as_millis(),
-        },
-        other => StoreError::Backend(other),
-    };
+    let busy = busy_error(pg, std::time::Instant::now());
+    let db = |e: postgres::Error| busy(pg.error(e));
     pg.with_client(|client| {
-        let mut tx = client.transaction().map_err(|e| busy(pg.error(e)))?;
-        // The bound covers waiting for the advisory lock only, like the file lock's.
-        tx.batch_execute(&format!(
-            "SET LOCAL lock_timeout = '{}ms'",
-            lock.timeout.as_millis().max(1)
-        ))
-        .map_err(|e| busy(pg.error(e)))?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ISSUES_LOCK])
-            .map_err(|e| busy(pg.error(e)))?;
-        tx.batch_execute("SET LOCAL lock_timeout = 0")
-            .map_err(|e| busy(pg.error(e)))?;
-        let text = load(pg, &mut tx).map_err(busy)?;
+        let mut tx = client.transaction().map_err(db)?;
+        lock_issues(&mut tx, lock, false).map_err(db)?;
+        let text = load(pg, &mut tx).map_err(&busy)?;
+        let store = Store::parse(Path::new(&shown), &text)?;
+        index_unindexed(&mut tx, &store).map_err(db)?;
+        let (out, edit) = apply(&store);
+        match edit {
+            None => {}
+            Some(Edit::Replace { line_index, json }) => {
+                let ord = store.lines[line_index].line as i64;
+                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+            }
+            Some(Edit::Append { json }) => {
+                let ord: i64 = tx
+                    .query_one(
+                        "SELECT coalesce(max(ord), 0) + 1 FROM tusk_issue_lines",
+                        &[],
+                    )
+                    .map_err(db)?
+                    .get(0);
+                let d = Derived::of_line(&json);
+                write_line(&mut tx, ord, &json, &d, true).map_err(db)?;
+                if d.issue_id.is_some() {
+                    tx.execute(
+                        "UPDATE tusk_issue_lines SET superseded = true \
+                         WHERE issue_id = $1 AND ord < $2",
+                        &[&d.issue_id, &ord],
+                    )
+                    .map_err(db)?;
+                }
+                set_trailing(pg, &mut tx, true).map_err(&busy)?;
+            }
+        }
+        tx.commit().map_err(db)?;
+        Ok(out)
+    })
+}
+
+/// Open issues whose blockers are all closed, in ready order (priority, then id
+/// byte by byte, as the file store sorts).
+const READY: &str = "i.status = 'open' AND NOT i.superseded AND i.issue_id IS NOT NULL \
+    AND NOT EXISTS (SELECT 1 FROM tusk_issue_blockers b WHERE b.ord = i.ord \
+        AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
+            WHERE t.issue_id = b.depends_on AND NOT t.superseded AND t.closed))";
+
+/// How many ready lines one claim row-locks and considers at once.
+const CANDIDATES: i64 = 8;
+
+/// A mutation that needs only the ready frontier (claim-next): it takes the
+/// issue lock shared and row-locks a few ready lines with `SKIP LOCKED`, so
+/// concurrent claims neither wait for each other nor read the whole store. The
+/// same `apply` runs on a store of those lines and their blockers; whenever that
+/// could decide differently from the whole store (lines another tool wrote,
+/// every candidate refused, candidates all locked by other claims) it runs on
+/// the whole store instead, as [`mutate_issues`].
+///
+/// # Errors
+///
+/// As [`mutate_issues`].
+pub fn mutate_ready<T>(
+    pg: &PgStore,
+    lock: LockOptions,
+    mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+) -> Result<T, StoreError> {
+    let shown = pg.shown().to_string();
+    let busy = busy_error(pg, std::time::Instant::now());
+    let db = |e: postgres::Error| busy(pg.error(e));
+    // `None`: the whole store decides (the transaction is rolled back unwritten).
+    let attempt = pg.with_client(|client| -> Result<Option<T>, StoreError> {
+        let mut tx = client.transaction().map_err(db)?;
+        lock_issues(&mut tx, lock, true).map_err(db)?;
+        let unindexed: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
+                &[],
+            )
+            .map_err(db)?
+            .get(0);
+        if unindexed {
+            return Ok(None);
+        }
+        let rows = tx
+            .query(
+                &format!(
+                    "SELECT i.ord, i.line FROM tusk_issue_lines i WHERE {READY} \
+                     ORDER BY i.priority, i.issue_id COLLATE \"C\" \
+                     LIMIT {CANDIDATES} FOR UPDATE OF i SKIP LOCKED"
+                ),
+                &[],
+            )
+            .map_err(db)?;
+        if rows.is_empty() {
+            let any_ready: bool = tx
+                .query_one(
+                    &format!("SELECT EXISTS (SELECT 1 FROM tusk_issue_lines i WHERE {READY})"),
+                    &[],
+                )
+                .map_err(db)?
+                .get(0);
+            if any_ready {
+                // Ready lines exist but other claims hold them: their outcome decides.
+                return Ok(None);
+            }
+        }
+        let ords: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
+        let blockers = tx
+            .query(
+                "SELECT t.line FROM tusk_issue_lines t WHERE NOT t.superseded AND t.issue_id IN \
+                 (SELECT depends_on FROM tusk_issue_blockers WHERE ord = ANY($1))",
+                &[&ords],
+            )
+            .map_err(db)?;
+        let mut text = String::new();
+        let lines = rows
+            .iter()
+            .map(|r| r.get::<_, &str>(1))
+            .chain(blockers.iter().map(|r| r.get::<_, &str>(0)));
+        for line in lines {
+            text.push_str(line);
+            text.push('\n');
+        }
         let store = Store::parse(Path::new(&shown), &text)?;
         let (out, edit) = apply(&store);
         match edit {
-            None => return Ok(out),
-            Some(Edit::Replace { line_index, json }) => {
-                let ord = store.lines[line_index].line as i64;
-                tx.execute(
-                    "UPDATE tusk_issue_lines SET line = $2 WHERE ord = $1",
-                    &[&ord, &json],
-                )
-                .map_err(|e| busy(pg.error(e)))?;
+            None if rows.is_empty() => {}
+            Some(Edit::Replace { line_index, json })
+                if store.lines[line_index].line <= ords.len() =>
+            {
+                let ord = ords[store.lines[line_index].line - 1];
+                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
             }
-            Some(Edit::Append { json }) => {
-                tx.execute(
-                    "INSERT INTO tusk_issue_lines (ord, line) \
-                     SELECT coalesce(max(ord), 0) + 1, $1 FROM tusk_issue_lines",
-                    &[&json],
-                )
-                .map_err(|e| busy(pg.error(e)))?;
-                set_trailing(pg, &mut tx, true).map_err(busy)?;
-            }
+            // Every candidate refused (or an edit this path does not make).
+            _ => return Ok(None),
         }
-        tx.commit().map_err(|e| busy(pg.error(e)))?;
-        Ok(out)
-    })
+        tx.commit().map_err(db)?;
+        Ok(Some(out))
+    })?;
+    match attempt {
+        Some(out) => Ok(out),
+        None => mutate_issues(pg, lock, apply),
+    }
 }
 
 /// What `import` does to a database that already holds issues.
@@ -164,14 +404,65 @@ pub fn import_issues(
             None if text.is_empty() => Vec::new(),
             None => text.split('\n').collect(),
         };
+        let by_line: rustc_hash::FxHashMap<usize, &Issue<'_>> =
+            store.lines.iter().map(|i| (i.line, i)).collect();
         let insert = tx
-            .prepare("INSERT INTO tusk_issue_lines (ord, line) SELECT * FROM unnest($1::bigint[], $2::text[])")
+            .prepare(
+                "INSERT INTO tusk_issue_lines \
+                 (ord, line, indexed, issue_id, status, closed, priority, superseded) \
+                 SELECT o, l, true, i, s, c, p, x FROM unnest($1::bigint[], $2::text[], \
+                 $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[]) \
+                 AS u(o, l, i, s, c, p, x)",
+            )
             .map_err(|e| pg.error(e))?;
-        for (k, chunk) in lines.chunks(5000).enumerate() {
-            let ords: Vec<i64> = (0..chunk.len())
-                .map(|i| (k * 5000 + i + 1) as i64)
+        let insert_blockers = tx
+            .prepare(
+                "INSERT INTO tusk_issue_blockers (ord, depends_on) \
+                 SELECT * FROM unnest($1::bigint[], $2::text[])",
+            )
+            .map_err(|e| pg.error(e))?;
+        const CHUNK: usize = 5000;
+        for (k, chunk) in lines.chunks(CHUNK).enumerate() {
+            let first = k * CHUNK + 1;
+            let ords: Vec<i64> = (0..chunk.len()).map(|i| (first + i) as i64).collect();
+            let issues: Vec<Option<&Issue<'_>>> = (0..chunk.len())
+                .map(|i| by_line.get(&(first + i)).copied())
                 .collect();
-            tx.execute(&insert, &[&ords, &chunk])
+            let ids: Vec<Option<&str>> = issues.iter().map(|i| i.map(|i| i.id.as_str())).collect();
+            let statuses: Vec<Option<&str>> = issues
+                .iter()
+                .map(|i| i.map(|i| i.status.as_str()))
+                .collect();
+            let closed: Vec<Option<bool>> =
+                issues.iter().map(|i| i.map(|i| i.is_closed())).collect();
+            let priorities: Vec<Option<i64>> =
+                issues.iter().map(|i| i.map(|i| i.priority)).collect();
+            let superseded: Vec<bool> = issues
+                .iter()
+                .map(|i| i.is_some_and(|i| i.superseded))
+                .collect();
+            tx.execute(
+                &insert,
+                &[
+                    &ords,
+                    &chunk,
+                    &ids,
+                    &statuses,
+                    &closed,
+                    &priorities,
+                    &superseded,
+                ],
+            )
+            .map_err(|e| pg.error(e))?;
+            let mut b_ords = Vec::new();
+            let mut b_targets = Vec::new();
+            for (ord, issue) in ords.iter().zip(&issues) {
+                for dep in issue.iter().flat_map(|i| i.blocking_deps()) {
+                    b_ords.push(*ord);
+                    b_targets.push(dep.depends_on.as_str());
+                }
+            }
+            tx.execute(&insert_blockers, &[&b_ords, &b_targets])
                 .map_err(|e| pg.error(e))?;
         }
         set_trailing(pg, &mut tx, body.is_some())?;

@@ -10,7 +10,9 @@
 mod issues;
 mod logs;
 
-pub use issues::{export_issues, import_issues, mutate_issues, read_issue_text, ImportMode};
+pub use issues::{
+    export_issues, import_issues, mutate_issues, mutate_ready, read_issue_text, ImportMode,
+};
 pub use logs::{append_lines, read_lines, LogTable};
 
 use postgres::config::Host;

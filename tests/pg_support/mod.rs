@@ -82,9 +82,25 @@ impl TestDb {
         connect(&self.url)
     }
 
-    /// Puts `text` in as the issue lines, exactly, without checking them (so a
-    /// test can hold a store another tool corrupted).
+    /// Puts `text` in as the issue lines, exactly: through `tusk store import`
+    /// when it is a valid store, else raw (a store another tool corrupted).
     pub fn put_issue_text(&self, text: &str) {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), text).unwrap();
+        let imported = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
+            .args(["store", "import", "--replace", "--store", &self.url])
+            .arg(file.path())
+            .output()
+            .unwrap();
+        if imported.status.success() {
+            return;
+        }
+        self.put_raw_issue_text(text);
+    }
+
+    /// Puts `text` in as the issue lines without checking or indexing them, as
+    /// a tool other than tusk might have written them.
+    pub fn put_raw_issue_text(&self, text: &str) {
         let mut c = self.client();
         let mut tx = c.transaction().unwrap();
         tx.execute("DELETE FROM tusk_issue_lines", &[]).unwrap();

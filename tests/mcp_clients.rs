@@ -8,6 +8,9 @@
 //!
 //! A missing or stale install fails the test (it never skips), with the command to fix it.
 
+#[path = "pg_support/mod.rs"]
+mod pg_support;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -130,7 +133,10 @@ fn wait_with_limit(child: &mut Child, limit: Duration) -> Option<std::process::E
 fn run_client(interpreter: &Path, script: &str) {
     let scratch = tempfile::tempdir().expect("tempdir");
     let script = mcp_dir().join(script);
+    // The Python client also serves a store on PostgreSQL (its own database).
+    let db = pg_support::TestDb::new();
     let mut child = Command::new(interpreter)
+        .env("TUSK_MCP_PG_URL", &db.url)
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_tusk"))
         .arg(scratch.path())

@@ -463,6 +463,27 @@ async def s_replay_whole_log(_: Client) -> None:
     check(p.returncode == 0, f"`tusk replay` exited {p.returncode}: {replay_failure(p)}")
 
 
+async def s_postgres_store(_: Client) -> None:
+    # A fresh database from tests/mcp_clients.rs (the cluster .ci/run starts).
+    url = os.environ.get("TUSK_MCP_PG_URL", "")
+    check(url.startswith("postgres://"), "TUSK_MCP_PG_URL is not set: start a cluster with tests/pg/cluster.sh")
+    for n in range(3):
+        p = tusk("issue", "add", f"Fleet issue {n + 1}", "--store", url)
+        check(p.returncode == 0, f"`tusk issue add --store` exited {p.returncode}: {p.stderr.strip()}")
+    async with server("--store", url, "--policy-digest", digest(), "--instruction-ref", INSTR) as c:
+        sc = await eval_ok(c, CLAIM.format(who="agent.pg"))
+        e = sc["effects"][0]
+        check(e["resultClass"] == "accepted" and e["payload"].get("claimed") is True, f"effect {json.dumps(e)[:300]}")
+        check(e["payload"]["issuesPath"].startswith("postgres://") and ":" not in e["payload"]["issuesPath"].split("@")[0][len("postgres://"):],
+              f"issuesPath must be the URL without its password: {e['payload']['issuesPath']}")
+        check(e["trajectoryRow"]["path"].endswith("#trajectory"), f"trajectory row not in the database: {e['trajectoryRow']}")
+    exported = tusk("store", "export", "--store", url)
+    rows = [json.loads(line) for line in exported.stdout.splitlines() if line.strip()]
+    check([r.get("assignee") for r in rows].count("agent.pg") == 1, f"store after the claim: {exported.stdout[:400]}")
+    p = tusk("replay", "--store", url)
+    check(p.returncode == 0, f"`tusk replay --store` exited {p.returncode}: {replay_failure(p)}")
+
+
 async def s_stdout_protocol_only(_: Client) -> None:
     check(not STREAM_ERRORS, f"non-protocol output on stdout: {STREAM_ERRORS[:3]}")
 
@@ -490,6 +511,7 @@ SCENARIOS = [
     ("http_transport", s_http_transport),
     ("http_refuses_remote", s_http_refuses_remote),
     ("replay_whole_log", s_replay_whole_log),
+    ("postgres_store", s_postgres_store),
     ("stdout_protocol_only", s_stdout_protocol_only),
 ]
 

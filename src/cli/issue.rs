@@ -263,13 +263,18 @@ fn lock(opts: &StoreOpts) -> LockOptions {
     }
 }
 
-/// The issue memory the flags name; `None` (after printing why) when unusable.
-fn resolve(opts: &StoreOpts, action: &str) -> Option<IssueStore> {
-    match opts
+/// The issue memory and settings the flags name; `None` (after printing why)
+/// when unusable.
+fn resolve(flags: &StoreOpts, action: &str) -> Option<Opts> {
+    match flags
         .store
-        .issues(opts.issues.as_deref(), Path::new(".premath/issues.jsonl"))
+        .issues(flags.issues.as_deref(), Path::new(".premath/issues.jsonl"))
     {
-        Ok(store) => Some(store),
+        Ok(store) => Some(Opts {
+            store,
+            json: flags.json,
+            lock: lock(flags),
+        }),
         Err(e) => {
             eprintln!("tusk: {action}: {e}");
             None
@@ -279,17 +284,11 @@ fn resolve(opts: &StoreOpts, action: &str) -> Option<IssueStore> {
 
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> i32 {
-    let opts = args.opts;
-    let Some(store) = resolve(&opts, "issue") else {
+    let Some(opts) = resolve(&args.opts, "issue") else {
         return 2;
     };
-    let opts = Opts {
-        store: &store,
-        json: opts.json,
-        lock: lock(&opts),
-    };
-    let path_str = store.path().display().to_string();
-    let ctx = MutationCtx::new(&store, opts.lock, now());
+    let path_str = opts.store.path().display().to_string();
+    let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {
         IssueCommand::Add { title, fields } => {
             ("issue.add", mutate::add(&ctx, &fields.into_new(title)))
@@ -435,17 +434,11 @@ pub fn run_issue(args: IssueArgs) -> i32 {
 
 /// Runs `tusk dep …`.
 pub fn run_dep(args: DepArgs) -> i32 {
-    let opts = args.opts;
-    let Some(store) = resolve(&opts, "dep") else {
+    let Some(opts) = resolve(&args.opts, "dep") else {
         return 2;
     };
-    let opts = Opts {
-        store: &store,
-        json: opts.json,
-        lock: lock(&opts),
-    };
-    let path_str = store.path().display().to_string();
-    let ctx = MutationCtx::new(&store, opts.lock, now());
+    let path_str = opts.store.path().display().to_string();
+    let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {
         DepCommand::Add {
             issue_id,
@@ -507,16 +500,13 @@ pub fn run_dep(args: DepArgs) -> i32 {
 }
 
 /// What the output of a command depends on once its flags are resolved.
-struct Opts<'s> {
-    store: &'s IssueStore,
+struct Opts {
+    store: IssueStore,
     json: bool,
     lock: LockOptions,
 }
 
-fn read_view(
-    opts: &Opts<'_>,
-    view: impl FnOnce(&Store<'_>) -> Report,
-) -> Result<Report, StoreError> {
+fn read_view(opts: &Opts, view: impl FnOnce(&Store<'_>) -> Report) -> Result<Report, StoreError> {
     let text = opts.store.read_text()?;
     let store = Store::parse(opts.store.path(), &text)?;
     Ok(view(&store))
@@ -526,7 +516,7 @@ fn read_view(
 /// 100k-issue store would otherwise spend more time building JSON values than
 /// reading the store.
 fn print_list(
-    opts: &Opts<'_>,
+    opts: &Opts,
     action: &str,
     view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
 ) -> i32 {
@@ -565,7 +555,7 @@ fn print_list(
     }
 }
 
-fn finish(opts: &Opts<'_>, action: &str, result: Result<Report, StoreError>) -> i32 {
+fn finish(opts: &Opts, action: &str, result: Result<Report, StoreError>) -> i32 {
     match result {
         Ok(report) => {
             let code = if report.is_accepted() { 0 } else { 1 };

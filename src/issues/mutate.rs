@@ -49,7 +49,15 @@ pub(crate) fn run(
     action: &str,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
-    match ctx.store.mutate(ctx.lock, apply) {
+    busy_as_rejection(ctx, action, ctx.store.mutate(ctx.lock, apply))
+}
+
+fn busy_as_rejection(
+    ctx: &MutationCtx<'_>,
+    action: &str,
+    result: Result<Report, StoreError>,
+) -> Result<Report, StoreError> {
+    match result {
         Err(e @ StoreError::LockBusy { .. }) => Ok(Report::from_error(action, &ctx.path_str(), &e)),
         other => other,
     }
@@ -61,10 +69,7 @@ pub(crate) fn run_ready(
     action: &str,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
-    match ctx.store.mutate_ready(ctx.lock, apply) {
-        Err(e @ StoreError::LockBusy { .. }) => Ok(Report::from_error(action, &ctx.path_str(), &e)),
-        other => other,
-    }
+    busy_as_rejection(ctx, action, ctx.store.mutate_ready(ctx.lock, apply))
 }
 
 /// The full JSON object of a stored line, to be edited.

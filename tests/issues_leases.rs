@@ -12,6 +12,13 @@ fn lease_with_extra(owner: &str, lease_id: &str) -> serde_json::Value {
     l
 }
 
+/// A stored whole-second `…Z` instant as premath prints lease instants (`…+00:00`).
+fn plus_offset(t: &serde_json::Value) -> String {
+    let t = t.as_str().unwrap();
+    assert!(t.ends_with('Z'), "{t}");
+    format!("{}+00:00", &t[..t.len() - 1])
+}
+
 fn secs_until(t: &serde_json::Value) -> i64 {
     let t = chrono::DateTime::parse_from_rfc3339(t.as_str().unwrap()).unwrap();
     (t.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_seconds()
@@ -22,10 +29,18 @@ fn claim_takes_a_new_lease_with_defaults() {
     let env = Env::with_issues(&[issue("bd-7")]);
     let v = env.ok(&["issue", "claim", "bd-7", "--assignee", "agent.a"]);
     assert_eq!(v["action"], "issue.claim");
-    assert_eq!(v["leaseState"], "active");
     assert_eq!(v["staleLeaseCleared"], false);
     let stored = env.issue("bd-7");
-    assert_eq!(stored, v["issue"]);
+    // premath's lease summary (B) of what was stored.
+    assert_eq!(
+        v["issue"],
+        json!({"assignee": "agent.a", "id": "bd-7", "issueType": "task", "owner": "",
+               "priority": stored["priority"], "status": "in_progress", "title": stored["title"],
+               "lease": {"leaseId": "lease1_bd-7_agent.a", "owner": "agent.a",
+                         "acquiredAt": plus_offset(&stored["lease"]["acquired_at"]),
+                         "expiresAt": plus_offset(&stored["lease"]["expires_at"]),
+                         "renewedAt": null}})
+    );
     assert_eq!(stored["status"], "in_progress");
     assert_eq!(stored["assignee"], "agent.a");
     let lease = &stored["lease"];
@@ -54,8 +69,8 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         "--lease-id",
         "mine-1",
     ]);
-    assert_eq!(v["lease"]["lease_id"], "mine-1");
-    assert!((20..=30).contains(&secs_until(&v["lease"]["expires_at"])));
+    assert_eq!(v["issue"]["lease"]["leaseId"], "mine-1");
+    assert!((20..=30).contains(&secs_until(&v["issue"]["lease"]["expiresAt"])));
     let v = env.ok(&[
         "issue",
         "claim",
@@ -65,7 +80,14 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         "--lease-expires-at",
         "2999-06-01T10:00:00+02:00",
     ]);
-    assert_eq!(v["lease"]["expires_at"], "2999-06-01T08:00:00Z");
+    assert_eq!(
+        v["issue"]["lease"]["expiresAt"],
+        "2999-06-01T08:00:00+00:00"
+    );
+    assert_eq!(
+        env.issue("b")["lease"]["expires_at"],
+        "2999-06-01T08:00:00Z"
+    );
 }
 
 #[test]
@@ -161,7 +183,15 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "120",
     ]);
     let lease = &env.issue("a")["lease"];
-    assert_eq!(lease, &v["lease"]);
+    assert_eq!(v["issue"]["lease"]["leaseId"], "keep-me");
+    assert_eq!(
+        v["issue"]["lease"]["renewedAt"],
+        plus_offset(&lease["renewed_at"])
+    );
+    assert_eq!(
+        v["issue"]["lease"]["acquiredAt"],
+        "2020-01-01T00:00:00+00:00"
+    );
     assert_eq!(lease["lease_id"], "keep-me");
     assert_eq!(
         lease["x_lease_meta"],
@@ -290,7 +320,10 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
     // The other owner's open, leased issue is claimable by that owner, keeping its id.
     let v = env.ok(&["issue", "claim-next", "--assignee", "other"]);
     assert_eq!(
-        (v["issue"]["id"].as_str(), v["lease"]["lease_id"].as_str()),
+        (
+            v["issue"]["id"].as_str(),
+            v["issue"]["lease"]["leaseId"].as_str()
+        ),
         (Some("a"), Some("l-a"))
     );
 }

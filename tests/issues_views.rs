@@ -67,21 +67,30 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
     // is blocking); r: `related` does not block; z, x, done: not open.
     assert_eq!(ids(&v), ["d", "b", "c", "dflt", "a", "r"]);
     assert_eq!(v["count"], 6);
-    let dflt = &v["items"][3];
+    // premath's ready item: {id, priority, status, title}, defaults filled in.
     assert_eq!(
-        (
-            dflt["status"].as_str(),
-            dflt["priority"].as_i64(),
-            dflt["issueType"].as_str()
-        ),
-        (Some("open"), Some(2), Some("task"))
+        v["items"][3],
+        json!({"id": "dflt", "priority": 2, "status": "open", "title": "defaults to open, priority 2"})
     );
-    let item = &v["items"][0];
     assert_eq!(
-        item,
-        &json!({"id": "d", "title": "Issue d", "status": "open", "priority": 0, "issueType": "task",
-                "assignee": null, "labels": [], "leaseState": "unleased", "lease": null})
+        v["items"][0],
+        json!({"id": "d", "title": "Issue d", "status": "open", "priority": 0})
     );
+}
+
+#[test]
+fn ready_and_list_order_ids_naturally_within_a_priority() {
+    let env = Env::with_issues(&[
+        issue("bd-10"),
+        issue("bd-2"),
+        issue("bd-1"),
+        issue_with("bd-100", json!({"priority": 1})),
+        issue("bd-02"),
+    ]);
+    // Equal numbers (bd-02, bd-2) fall back to byte order.
+    let want = ["bd-100", "bd-1", "bd-02", "bd-2", "bd-10"];
+    assert_eq!(ids(&env.ok(&["issue", "ready"])), want);
+    assert_eq!(ids(&env.ok(&["issue", "list"])), want);
 }
 
 #[test]
@@ -114,9 +123,27 @@ fn blocked_lists_blockers_and_manual_blocks() {
     assert_eq!(
         v["items"][1]["blockers"],
         json!([
-            {"issueId": "b", "dependsOnId": "a", "type": "blocks", "blockerStatus": "open", "blockerMissing": false},
-            {"issueId": "b", "dependsOnId": "gone", "type": "blocks", "blockerStatus": null, "blockerMissing": true},
+            {"issueId": "b", "dependsOnId": "a", "type": "blocks", "blockerStatus": "open", "blockerMissing": false, "createdBy": ""},
+            {"issueId": "b", "dependsOnId": "gone", "type": "blocks", "blockerStatus": null, "blockerMissing": true, "createdBy": ""},
         ])
+    );
+    // premath's blocked item: {blockers, id, manualBlocked, priority, status, title}.
+    assert_eq!(
+        v["items"][0],
+        json!({"blockers": [], "id": "m", "manualBlocked": true, "priority": 0,
+               "status": "blocked", "title": "Issue m"})
+    );
+    // An edge's `created_by` is carried as `createdBy`.
+    let env = Env::with_issues(&[
+        issue("a"),
+        issue_with(
+            "b",
+            json!({"dependencies": [{"issue_id": "b", "depends_on_id": "a", "type": "blocks", "created_by": "planner"}]}),
+        ),
+    ]);
+    assert_eq!(
+        env.ok(&["issue", "blocked"])["items"][0]["blockers"][0]["createdBy"],
+        "planner"
     );
 }
 
@@ -142,22 +169,26 @@ fn list_filters_and_lease_counts() {
         ),
     ]);
     let all = env.ok(&["issue", "list"]);
-    assert_eq!(ids(&all), ["a", "b", "c", "d"]);
+    // Priority first (b is 0), then id.
+    assert_eq!(ids(&all), ["b", "a", "c", "d"]);
     assert_eq!(
         all["leaseCounts"],
         json!({"active": 2, "stale": 1, "contended": 1, "unleased": 1})
     );
-    let states: Vec<&str> = all["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["leaseState"].as_str().unwrap())
-        .collect();
-    assert_eq!(states, ["unleased", "active", "stale", "active"]);
-    assert_eq!(all["items"][1]["lease"]["leaseId"], "l-b");
+    // premath's list item: {assignee, id, issueType, priority, status, title}.
+    assert_eq!(
+        all["items"][1],
+        json!({"assignee": "x", "id": "a", "issueType": "bug", "priority": 2,
+               "status": "open", "title": "Issue a"})
+    );
+    assert_eq!(
+        all["items"][0],
+        json!({"assignee": "y", "id": "b", "issueType": "task", "priority": 0,
+               "status": "in_progress", "title": "Issue b"})
+    );
     assert_eq!(
         ids(&env.ok(&["issue", "list", "--label", "ui"])),
-        ["a", "b"]
+        ["b", "a"]
     );
     assert_eq!(
         ids(&env.ok(&["issue", "list", "--status", "in_progress"])),

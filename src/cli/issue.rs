@@ -66,6 +66,9 @@ pub struct NewIssueFlags {
     pub issue_type: Option<String>,
     #[arg(long)]
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    #[arg(long)]
+    pub owner: Option<String>,
     /// Comma-separated labels.
     #[arg(long, value_delimiter = ',')]
     pub labels: Option<Vec<String>>,
@@ -84,6 +87,7 @@ impl NewIssueFlags {
             priority: self.priority,
             issue_type: self.issue_type,
             assignee: self.assignee,
+            owner: self.owner,
             labels: self.labels,
         }
     }
@@ -139,6 +143,9 @@ pub enum IssueCommand {
         issue_type: Option<String>,
         #[arg(long)]
         assignee: Option<String>,
+        /// The issue's owner (not the lease holder); empty clears it.
+        #[arg(long)]
+        owner: Option<String>,
         /// Comma-separated labels (replaces the list; empty clears it).
         #[arg(long, value_delimiter = ',')]
         labels: Option<Vec<String>>,
@@ -349,6 +356,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             priority,
             issue_type,
             assignee,
+            owner,
             labels,
         } => {
             // `--labels ""` means "no labels", not one empty label.
@@ -363,6 +371,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 priority,
                 issue_type,
                 assignee,
+                owner,
                 labels,
             };
             ("issue.update", mutate::update(&ctx, &id, &changes))
@@ -677,6 +686,7 @@ fn human(action: &str, v: &Value) -> String {
         _ => {
             let id = v
                 .get("id")
+                .or_else(|| v.get("issue").and_then(|i| i.get("id")))
                 .or_else(|| v.get("issueId"))
                 .and_then(Value::as_str)
                 .unwrap_or("-");
@@ -686,6 +696,16 @@ fn human(action: &str, v: &Value) -> String {
                     " lease {} until {}",
                     s(lease, "lease_id"),
                     s(lease, "expires_at")
+                ));
+            } else if let Some(lease) = v
+                .get("issue")
+                .and_then(|i| i.get("lease"))
+                .filter(|l| l.is_object())
+            {
+                out.push_str(&format!(
+                    " lease {} until {}",
+                    s(lease, "leaseId"),
+                    s(lease, "expiresAt")
                 ));
             }
             if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
@@ -714,12 +734,7 @@ fn table(items: &[Item<'_>], with_blockers: bool) -> String {
     for item in items {
         let mut last = item.title.to_string();
         if with_blockers {
-            let ids: Vec<&str> = item
-                .blockers
-                .iter()
-                .flatten()
-                .map(|b| b.depends_on_id)
-                .collect();
+            let ids: Vec<&str> = item.blockers.iter().map(|b| b.depends_on_id).collect();
             let blockers = if ids.is_empty() {
                 "(manual)".to_string()
             } else {

@@ -80,6 +80,8 @@ pub struct DiscoverArgs {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -97,6 +99,7 @@ impl DiscoverArgs {
             priority: self.priority,
             issue_type: self.issue_type,
             assignee: self.assignee,
+            owner: self.owner,
             labels: self.labels,
         };
         (self.parent_id, issue)
@@ -117,6 +120,8 @@ pub struct UpdateArgs {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -191,6 +196,7 @@ pub struct DepReplaceArgs {
 /// cannot be read is an execution error with one of these as its cause).
 const STORE: [&str; 2] = ["memory.io_error", "memory.store_corrupt"];
 
+/// The stored issue object (`issue.show`, `issue.close`): snake_case beads fields.
 fn issue_schema() -> Value {
     use schema::*;
     object(
@@ -209,6 +215,55 @@ fn issue_schema() -> Value {
     )
 }
 
+/// premath's projection (A) of an issue (`issue.add`, `update`, `discover`).
+fn basic_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("assignee", string()),
+            ("id", string()),
+            ("issueType", string()),
+            ("owner", string()),
+            ("priority", integer()),
+            ("status", string()),
+            ("title", string()),
+        ],
+        &[
+            "assignee",
+            "id",
+            "issueType",
+            "owner",
+            "priority",
+            "status",
+            "title",
+        ],
+    )
+}
+
+/// A lease in camelCase, as premath prints it.
+fn lease_schema(with_state: bool) -> Value {
+    use schema::*;
+    let mut members = vec![
+        ("acquiredAt", string()),
+        ("expiresAt", string()),
+        ("leaseId", string()),
+        ("owner", string()),
+        ("renewedAt", nullable(string())),
+    ];
+    if with_state {
+        members.push(("state", string()));
+    }
+    object(&members, &["acquiredAt", "expiresAt", "leaseId", "owner"])
+}
+
+/// premath's lease summary (B) of an issue (`issue.claim`, `claim_next`).
+fn lease_summary_schema() -> Value {
+    use schema::*;
+    let mut summary = basic_schema();
+    summary["properties"]["lease"] = nullable(lease_schema(false));
+    summary
+}
+
 fn item_schema() -> Value {
     use schema::*;
     object(
@@ -218,10 +273,11 @@ fn item_schema() -> Value {
             ("status", string()),
             ("priority", integer()),
             ("issueType", string()),
-            ("assignee", nullable(string())),
-            ("leaseState", string()),
+            ("assignee", string()),
+            ("manualBlocked", boolean()),
+            ("blockers", array(any())),
         ],
-        &["id", "title", "status"],
+        &["id", "title", "status", "priority"],
     )
 }
 
@@ -238,6 +294,20 @@ fn listing_schema() -> Value {
     )
 }
 
+/// A mutation whose `issue` is premath's projection (A).
+fn basic_mutation_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("action", string()),
+            ("issuesPath", string()),
+            ("issue", basic_schema()),
+        ],
+        &["action"],
+    )
+}
+
+/// A tusk-only mutation returning the stored object and the stored lease.
 fn mutation_schema(with_lease: bool) -> Value {
     use schema::*;
     let mut members = vec![
@@ -397,7 +467,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.add",
                 kind: Mutation,
                 description: "Create an issue.",
-                payload: mutation_schema(false),
+                payload: basic_mutation_schema(),
                 failure_classes: classes!(
                     "issue.invalid_title", "issue.invalid_id", "issue.duplicate_id",
                     "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
@@ -412,7 +482,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.update",
                 kind: Mutation,
                 description: "Change fields of an issue (status, priority, assignee, notes, …).",
-                payload: mutation_schema(false),
+                payload: basic_mutation_schema(),
                 failure_classes: classes!(
                     "issue.not_found", "issue.update_empty", "issue.invalid_title",
                     "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
@@ -431,6 +501,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                     priority: a.priority,
                     issue_type: a.issue_type,
                     assignee: a.assignee,
+                    owner: a.owner,
                     labels: a.labels,
                 };
                 outcome(mutate::update(&mutation_ctx(ctx), &a.id, &changes))
@@ -452,7 +523,15 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.claim",
                 kind: Mutation,
                 description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
-                payload: mutation_schema(true),
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", lease_summary_schema()),
+                        ("staleLeaseCleared", boolean()),
+                    ],
+                    &["action"],
+                ),
                 failure_classes: classes!(
                     "lease_not_found", "lease_issue_closed", "lease_contention_active",
                     "lease_id_mismatch", "lease_invalid_assignee", "lease_invalid_ttl",
@@ -473,9 +552,10 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 payload: object(
                     &[
                         ("action", string()),
+                        ("issuesPath", string()),
                         ("claimed", boolean()),
-                        ("issue", issue_schema()),
-                        ("lease", any()),
+                        ("issue", nullable(lease_summary_schema())),
+                        ("staleLeaseCleared", boolean()),
                     ],
                     &["action"],
                 ),
@@ -494,7 +574,18 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.discover",
                 kind: Mutation,
                 description: "Create an issue found while working on another, linked discovered-from.",
-                payload: mutation_schema(false),
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", basic_schema()),
+                        ("dependency", object(
+                            &[("dependsOnId", string()), ("issueId", string()), ("type", string())],
+                            &["dependsOnId", "issueId", "type"],
+                        )),
+                    ],
+                    &["action"],
+                ),
                 failure_classes: classes!(
                     "issue.parent_not_found", "issue.invalid_title", "issue.invalid_id",
                     "issue.duplicate_id", "issue.invalid_status", "issue.invalid_priority",
@@ -749,21 +840,34 @@ mod tests {
             "issue.add",
             json!({"title": "Do it", "priority": 0, "labels": ["x"], "acceptanceCriteria": "done"}),
         );
-        assert_eq!(added["id"], "bd-1");
-        assert_eq!(added["issue"]["acceptance_criteria"], "done");
-        assert_eq!(added["issue"]["created_at"], "2026-05-01T10:00:00Z");
+        // premath's projection (A) of the new issue; the stored line has it all.
+        assert_eq!(
+            added["issue"],
+            json!({"assignee": "", "id": "bd-1", "issueType": "task", "owner": "",
+                   "priority": 0, "status": "open", "title": "Do it"})
+        );
+        let shown = host.accepted("issue.show", json!({"id": "bd-1"}));
+        assert_eq!(shown["issue"]["acceptance_criteria"], "done");
+        assert_eq!(shown["issue"]["created_at"], "2026-05-01T10:00:00Z");
         assert!(host.paths.issues.path().exists());
         let claimed = host.accepted(
             "issue.claim",
             json!({"id": "bd-1", "assignee": "agent.a", "leaseTtlSeconds": 60}),
         );
+        // premath's lease summary (B): camelCase lease, `+00:00` instants.
         assert_eq!(
-            claimed["lease"],
-            json!({"lease_id": "lease1_bd-1_agent.a", "owner": "agent.a",
-                   "acquired_at": "2026-05-01T10:00:00Z", "expires_at": "2026-05-01T10:01:00Z"})
+            claimed["issue"]["lease"],
+            json!({"leaseId": "lease1_bd-1_agent.a", "owner": "agent.a",
+                   "acquiredAt": "2026-05-01T10:00:00+00:00",
+                   "expiresAt": "2026-05-01T10:01:00+00:00", "renewedAt": null})
         );
+        assert_eq!(claimed["issue"]["status"], "in_progress");
         let listed = host.accepted("issue.list", json!({"assignee": "agent.a"}));
-        assert_eq!(listed["items"][0]["leaseState"], "active");
+        assert_eq!(
+            listed["items"][0],
+            json!({"assignee": "agent.a", "id": "bd-1", "issueType": "task",
+                   "priority": 0, "status": "in_progress", "title": "Do it"})
+        );
         assert_eq!(
             listed["issuesPath"],
             host.paths.issues.path().display().to_string()
@@ -772,7 +876,10 @@ mod tests {
             "issue.discover",
             json!({"parentId": "bd-1", "title": "Found"}),
         );
-        assert_eq!(found["issue"]["dependencies"][0]["type"], "discovered-from");
+        assert_eq!(
+            found["dependency"],
+            json!({"dependsOnId": "bd-1", "issueId": "bd-2", "type": "discovered-from"})
+        );
         let dup = host
             .call("dep.add", json!({"issueId": "bd-2", "dependsOnId": "bd-1"}))
             .unwrap();
@@ -870,12 +977,14 @@ mod tests {
             .unwrap();
         let empty_digest = crate::canonical::sha256_hex(b"{}");
         assert_eq!(none, format!("lease://handoff/a/unleased/{empty_digest}"));
-        let claimed = host.accepted("issue.claim", json!({"id": "a", "assignee": "w"}));
+        host.accepted("issue.claim", json!({"id": "a", "assignee": "w"}));
+        let stored_lease =
+            host.accepted("issue.show", json!({"id": "a"}))["issue"]["lease"].clone();
         let active = crate::issues::handoff_witness_ref(path, "a", host.now)
             .unwrap()
             .unwrap();
         let digest = crate::canonical::sha256_hex(
-            crate::canonical::to_canonical_string(&claimed["lease"]).as_bytes(),
+            crate::canonical::to_canonical_string(&stored_lease).as_bytes(),
         );
         assert_eq!(active, format!("lease://handoff/a/active/{digest}"));
         let later = host.now + chrono::Duration::hours(2);

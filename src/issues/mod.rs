@@ -19,6 +19,7 @@ pub mod graph;
 pub mod lease;
 pub mod model;
 pub mod mutate;
+pub mod projection;
 pub mod store;
 pub mod views;
 

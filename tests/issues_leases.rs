@@ -645,3 +645,51 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
     ]);
     assert_eq!(env.issue("a")["notes"], "after");
 }
+
+#[test]
+fn lease_projection_counts_stale_and_contended_leases() {
+    let env = Env::with_issues(&[
+        issue_with(
+            "bd-10",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-10", false)}),
+        ),
+        issue_with(
+            "bd-2",
+            json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-2", true)}),
+        ),
+        issue_with(
+            "bd-3",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-3", true)}),
+        ),
+        issue("bd-4"),
+    ]);
+    let before = env.text();
+    let v = env.ok(&["issue", "lease-projection"]);
+    assert_eq!(v["action"], "issue.lease_projection");
+    assert_eq!(v["issuesPath"], env.path.display().to_string());
+    let backend = if env.db.is_some() { "postgres" } else { "jsonl" };
+    assert_eq!((&v["queryBackend"], &v["querySource"]), (&json!(backend), &json!(backend)));
+    let p = &v["projection"];
+    assert_eq!(p["staleIssueIds"], json!(["bd-10"]));
+    assert_eq!(p["staleCount"], 1);
+    assert_eq!(p["contendedIssueIds"], json!(["bd-2"]));
+    assert_eq!(p["contendedCount"], 1);
+    assert!(p["checkedAt"].as_str().unwrap().ends_with("+00:00"));
+    // Leased issues only, in id order (bytes, as premath).
+    assert_eq!(ids(&v), ["bd-10", "bd-2", "bd-3"]);
+    assert_eq!(v["count"], 3);
+    let states: Vec<(&str, bool)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["lease"]["state"].as_str().unwrap(), i["contended"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(states, [("stale", false), ("active", true), ("active", false)]);
+    assert_eq!(v["items"][1]["assignee"], "q");
+    assert_eq!(v["items"][1]["lease"]["leaseId"], "l-2");
+    assert_eq!(env.text(), before, "a read writes nothing");
+    // An absent store reads as empty.
+    let empty = Env::empty();
+    let v = empty.ok(&["issue", "lease-projection"]);
+    assert_eq!((v["count"].clone(), v["projection"]["staleCount"].clone()), (json!(0), json!(0)));
+}

@@ -203,6 +203,9 @@ pub enum IssueCommand {
         #[arg(long)]
         lease_expires_at: Option<String>,
     },
+    /// Stale and contended leases, and every leased issue with its lease state
+    /// (premath's MCP tool `issue_lease_projection`).
+    LeaseProjection,
     /// Give a lease back.
     LeaseRelease {
         id: String,
@@ -341,6 +344,17 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             "issue.show",
             read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
         ),
+        IssueCommand::LeaseProjection => {
+            let backend = crate::issues::projection::backend_name(&store);
+            (
+                "issue.lease_projection",
+                read_view(&opts, |s| {
+                    crate::issues::projection::lease_projection_payload(
+                        s, &path_str, backend, ctx.now,
+                    )
+                }),
+            )
+        }
         IssueCommand::Check => (
             "issue.check",
             read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
@@ -677,6 +691,33 @@ fn human(action: &str, v: &Value) -> String {
                     s(edge, "issueId"),
                     s(edge, "dependsOnId"),
                     s(edge, "type")
+                ));
+            }
+        }
+        "issue.lease_projection" => {
+            let p = &v["projection"];
+            for (label, key) in [("stale", "staleIssueIds"), ("contended", "contendedIssueIds")] {
+                let ids: Vec<&str> = p[key]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                out.push_str(&format!("{label}: {} {}\n", ids.len(), ids.join(" ")));
+            }
+            for item in v["items"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "  {} [{}] {} {} until {}{}\n",
+                    s(item, "id"),
+                    s(item, "status"),
+                    s(&item["lease"], "state"),
+                    s(&item["lease"], "owner"),
+                    s(&item["lease"], "expiresAt"),
+                    if item["contended"] == Value::Bool(true) {
+                        " (contended)"
+                    } else {
+                        ""
+                    }
                 ));
             }
         }

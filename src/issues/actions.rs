@@ -33,6 +33,11 @@ fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionEr
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
+/// No arguments: the projection covers the whole configured store.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseProjectionArgs {}
+
 /// Filters of `issue.list` (all optional, combined with and).
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -421,6 +426,51 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
         ),
         declare(
             Declaration {
+                id: "issue.lease_projection",
+                kind: Read,
+                description: "Stale and contended leases (ids and counts), and every leased issue with its lease state: premath's issue_lease_projection.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("count", integer()),
+                        ("items", array(object(
+                            &[
+                                ("assignee", string()),
+                                ("contended", boolean()),
+                                ("id", string()),
+                                ("lease", lease_schema(true)),
+                                ("status", string()),
+                            ],
+                            &["assignee", "contended", "id", "lease", "status"],
+                        ))),
+                        ("projection", object(
+                            &[
+                                ("checkedAt", string()),
+                                ("contendedCount", integer()),
+                                ("contendedIssueIds", strings()),
+                                ("staleCount", integer()),
+                                ("staleIssueIds", strings()),
+                            ],
+                            &["checkedAt", "contendedCount", "contendedIssueIds", "staleCount", "staleIssueIds"],
+                        )),
+                        ("queryBackend", string()),
+                        ("querySource", string()),
+                    ],
+                    &["action", "count", "items", "projection"],
+                ),
+                failure_classes: classes!(),
+                example: "(issue.lease_projection)",
+            },
+            |ctx, _: LeaseProjectionArgs| {
+                let backend = super::projection::backend_name(&ctx.paths.issues);
+                outcome(read_view(ctx, |s, p| {
+                    super::projection::lease_projection_payload(s, p, backend, ctx.now)
+                }))
+            },
+        ),
+        declare(
+            Declaration {
                 id: "issue.check",
                 kind: Read,
                 description: "Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.",
@@ -800,6 +850,7 @@ mod tests {
                 "issue.claim_next",
                 "issue.close",
                 "issue.discover",
+                "issue.lease_projection",
                 "issue.lease_release",
                 "issue.lease_renew",
                 "issue.list",
@@ -815,6 +866,7 @@ mod tests {
             "issue.blocked",
             "issue.check",
             "dep.diagnostics",
+            "issue.lease_projection",
         ];
         for a in &all {
             let expected = if reads.contains(&a.id()) {
@@ -965,6 +1017,53 @@ mod tests {
             assert_eq!(err.class, "memory.store_corrupt", "{id}");
             assert!(err.message.contains("line 2"), "{id}: {}", err.message);
         }
+    }
+
+    #[test]
+    fn lease_projection_names_stale_and_contended_leases() {
+        let host = Host::new();
+        let empty = host.accepted("issue.lease_projection", json!({}));
+        assert_eq!(
+            empty,
+            json!({"action": "issue.lease_projection", "count": 0, "items": [],
+                   "issuesPath": host.paths.issues.path().display().to_string(),
+                   "projection": {"checkedAt": "2026-05-01T10:00:00+00:00", "contendedCount": 0,
+                                  "contendedIssueIds": [], "staleCount": 0, "staleIssueIds": []},
+                   "queryBackend": "jsonl", "querySource": "jsonl"})
+        );
+        for id in ["a", "b", "c", "d"] {
+            host.accepted("issue.add", json!({"title": id, "id": id}));
+        }
+        host.accepted(
+            "issue.claim",
+            json!({"id": "a", "assignee": "w", "leaseTtlSeconds": 60}),
+        );
+        host.accepted("issue.claim", json!({"id": "b", "assignee": "w"}));
+        host.accepted("issue.claim", json!({"id": "c", "assignee": "v"}));
+        // Moving b back to open leaves its lease active: contended.
+        host.accepted("issue.update", json!({"id": "b", "status": "open"}));
+        let later = Host {
+            now: host.now + chrono::Duration::minutes(5),
+            ..host
+        };
+        let p = later.accepted("issue.lease_projection", json!({}));
+        assert_eq!(
+            p["projection"],
+            json!({"checkedAt": "2026-05-01T10:05:00+00:00", "contendedCount": 1,
+                   "contendedIssueIds": ["b"], "staleCount": 1, "staleIssueIds": ["a"]})
+        );
+        assert_eq!(p["count"], 3);
+        assert_eq!(
+            p["items"][0],
+            json!({"assignee": "w", "contended": false, "id": "a", "status": "in_progress",
+                   "lease": {"acquiredAt": "2026-05-01T10:00:00+00:00",
+                             "expiresAt": "2026-05-01T10:01:00+00:00",
+                             "leaseId": "lease1_a_w", "owner": "w", "renewedAt": null,
+                             "state": "stale"}})
+        );
+        assert_eq!(p["items"][1]["contended"], true);
+        assert_eq!(p["items"][1]["lease"]["state"], "active");
+        assert_eq!(p["items"][2]["id"], "c");
     }
 
     #[test]

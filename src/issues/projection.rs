@@ -131,6 +131,31 @@ pub fn lease_projection(store: &Store<'_>, now: DateTime<Utc>) -> Map<String, Va
     out
 }
 
+/// What `queryBackend` / `querySource` say for a store: `jsonl` for the file,
+/// `postgres` for a database.
+pub fn backend_name(store: &super::store::IssueStore) -> &'static str {
+    match store {
+        super::store::IssueStore::Jsonl(_) => "jsonl",
+        super::store::IssueStore::Postgres(_) => "postgres",
+    }
+}
+
+/// The `issue.lease_projection` payload: [`lease_projection`] plus `action`,
+/// `issuesPath`, `queryBackend` and `querySource` (premath's MCP members).
+pub fn lease_projection_payload(
+    store: &Store<'_>,
+    path: &str,
+    backend: &str,
+    now: DateTime<Utc>,
+) -> super::Report {
+    let mut m = lease_projection(store, now);
+    m.insert("action".into(), json!("issue.lease_projection"));
+    m.insert("issuesPath".into(), json!(path));
+    m.insert("queryBackend".into(), json!(backend));
+    m.insert("querySource".into(), json!(backend));
+    super::Report::view(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -667,8 +667,15 @@ fn lease_projection_counts_stale_and_contended_leases() {
     let v = env.ok(&["issue", "lease-projection"]);
     assert_eq!(v["action"], "issue.lease_projection");
     assert_eq!(v["issuesPath"], env.path.display().to_string());
-    let backend = if env.db.is_some() { "postgres" } else { "jsonl" };
-    assert_eq!((&v["queryBackend"], &v["querySource"]), (&json!(backend), &json!(backend)));
+    let backend = if env.db.is_some() {
+        "postgres"
+    } else {
+        "jsonl"
+    };
+    assert_eq!(
+        (&v["queryBackend"], &v["querySource"]),
+        (&json!(backend), &json!(backend))
+    );
     let p = &v["projection"];
     assert_eq!(p["staleIssueIds"], json!(["bd-10"]));
     assert_eq!(p["staleCount"], 1);
@@ -682,14 +689,25 @@ fn lease_projection_counts_stale_and_contended_leases() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (i["lease"]["state"].as_str().unwrap(), i["contended"].as_bool().unwrap()))
+        .map(|i| {
+            (
+                i["lease"]["state"].as_str().unwrap(),
+                i["contended"].as_bool().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(states, [("stale", false), ("active", true), ("active", false)]);
+    assert_eq!(
+        states,
+        [("stale", false), ("active", true), ("active", false)]
+    );
     assert_eq!(v["items"][1]["assignee"], "q");
     assert_eq!(v["items"][1]["lease"]["leaseId"], "l-2");
     assert_eq!(env.text(), before, "a read writes nothing");
     // An absent store reads as empty.
     let empty = Env::empty();
     let v = empty.ok(&["issue", "lease-projection"]);
-    assert_eq!((v["count"].clone(), v["projection"]["staleCount"].clone()), (json!(0), json!(0)));
+    assert_eq!(
+        (v["count"].clone(), v["projection"]["staleCount"].clone()),
+        (json!(0), json!(0))
+    );
 }

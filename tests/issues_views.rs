@@ -4,7 +4,7 @@
 mod issues_support;
 
 use issues_support::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn absent_store_reads_as_empty_and_is_not_created() {
@@ -433,4 +433,110 @@ fn readable_table_without_json() {
     assert_eq!(lines.len(), 3, "{text}");
     let blocked = String::from_utf8(env.raw(&["issue", "blocked"]).stdout).unwrap();
     assert!(blocked.contains("bd-1 / Then render"), "{blocked}");
+}
+
+#[test]
+fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
+    let env = Env::empty();
+    let dir = env.dir.path().display().to_string();
+    let cache = env.dir.path().join("cache.json");
+    let cache_arg = cache.display().to_string();
+    let status = |env: &Env| {
+        env.ok(&[
+            "issue",
+            "backend-status",
+            "--repo",
+            &dir,
+            "--projection",
+            &cache_arg,
+        ])
+    };
+    let kind = if env.is_file() { "jsonl" } else { "postgres" };
+    let v = status(&env);
+    assert_eq!(v["action"], "issue.backend-status");
+    assert_eq!(v["issuesPath"], env.path.display().to_string());
+    assert_eq!(v["repoRoot"], dir.as_str());
+    let memory = &v["canonicalMemory"];
+    assert_eq!(memory["kind"], kind);
+    assert_eq!(memory["path"], v["issuesPath"]);
+    assert_eq!(memory["error"], Value::Null);
+    if env.is_file() {
+        // No file yet: nothing to digest.
+        assert_eq!(memory["exists"], false);
+        assert_eq!(memory["snapshotRef"], Value::Null);
+    } else {
+        assert_eq!(memory["exists"], true);
+    }
+    assert_eq!(
+        v["queryProjection"],
+        json!({"error": null, "exists": false, "kind": "premath.surreal.issue_projection.v0",
+               "path": cache_arg, "projectionKind": null, "schema": null,
+               "snapshotRefMatchesAuthority": null, "snapshotRefMatchesProjection": null,
+               "sourceIssuesPath": null, "sourcePathMatchesAuthority": null,
+               "sourceSnapshotRef": null, "state": "missing"})
+    );
+    let jj = &v["jj"];
+    match jj["state"].as_str().unwrap() {
+        "unavailable" => {
+            assert_eq!(jj["available"], false);
+            assert_eq!(jj["error"], Value::Null);
+        }
+        // A temp dir is no jj workspace.
+        state => {
+            assert_eq!(state, "error", "{jj:#}");
+            assert_eq!(jj["available"], true);
+            assert!(jj["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("jj command failed"));
+        }
+    }
+
+    env.ok(&["issue", "add", "One", "--id", "bd-1"]);
+    let v = status(&env);
+    let want_ref = tusk::issues::snapshot_ref(&env.store()).unwrap();
+    assert_eq!(v["canonicalMemory"]["exists"], true);
+    assert_eq!(v["canonicalMemory"]["snapshotRef"], want_ref.as_str());
+
+    // premath's cache naming this store: readable metadata, path compared.
+    std::fs::write(
+        &cache,
+        json!({"schema": 1, "kind": "premath.surreal.issue_projection.v0",
+               "sourceIssuesPath": env.path.display().to_string(), "sourceSnapshotRef": "iss1_x",
+               "generatedAtUnixMs": 1, "issueCount": 0, "issues": []})
+        .to_string(),
+    )
+    .unwrap();
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["exists"], true);
+    assert_eq!(q["schema"], 1);
+    assert_eq!(q["sourceSnapshotRef"], "iss1_x");
+    if env.is_file() {
+        assert_eq!(
+            (&q["sourcePathMatchesAuthority"], &q["state"]),
+            (&json!(true), &json!("unknown"))
+        );
+    } else {
+        // premath's cache can only name a file: it is not this database's.
+        assert_eq!(
+            (&q["sourcePathMatchesAuthority"], &q["state"]),
+            (&json!(false), &json!("stale"))
+        );
+    }
+    std::fs::write(&cache, "{").unwrap();
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["state"], "invalid");
+    assert!(q["error"].as_str().unwrap().starts_with("failed to parse"));
+
+    // A store that cannot be read is reported, not fatal.
+    if env.is_file() {
+        std::fs::write(&env.path, "not json\n").unwrap();
+        let v = status(&env);
+        assert_eq!(v["canonicalMemory"]["exists"], true);
+        assert_eq!(v["canonicalMemory"]["snapshotRef"], Value::Null);
+        assert!(v["canonicalMemory"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("line 1"));
+    }
 }

@@ -203,6 +203,16 @@ pub enum IssueCommand {
         #[arg(long)]
         lease_expires_at: Option<String>,
     },
+    /// Where the issue memory lives (file or database), premath's query
+    /// projection cache and the jj workspace; never fails.
+    BackendStatus {
+        /// The repository whose jj workspace is reported.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// premath's query projection cache.
+        #[arg(long, default_value = ".premath/surreal_issue_cache.json")]
+        projection: PathBuf,
+    },
     /// Stale and contended leases, and every leased issue with its lease state
     /// (premath's MCP tool `issue_lease_projection`).
     LeaseProjection,
@@ -344,6 +354,15 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             "issue.show",
             read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
         ),
+        IssueCommand::BackendStatus { repo, projection } => {
+            let v = crate::issues::backend::backend_status(&store, &repo, &projection);
+            if opts.json {
+                println!("{}", to_pretty_sorted(&v));
+            } else {
+                print!("{}", crate::issues::backend::backend_status_text(&v));
+            }
+            return 0;
+        }
         IssueCommand::LeaseProjection => {
             let backend = crate::issues::projection::backend_name(&store);
             (
@@ -696,7 +715,10 @@ fn human(action: &str, v: &Value) -> String {
         }
         "issue.lease_projection" => {
             let p = &v["projection"];
-            for (label, key) in [("stale", "staleIssueIds"), ("contended", "contendedIssueIds")] {
+            for (label, key) in [
+                ("stale", "staleIssueIds"),
+                ("contended", "contendedIssueIds"),
+            ] {
                 let ids: Vec<&str> = p[key]
                     .as_array()
                     .into_iter()

@@ -15,6 +15,7 @@
 //! with `--json`, which is also the host action's payload.
 
 pub mod actions;
+pub mod backend;
 pub mod graph;
 pub mod lease;
 pub mod model;

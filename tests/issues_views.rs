@@ -325,30 +325,92 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
             json!({"status": "closed", "dependencies": [blocks("y", "x"), blocks("y", "void")]}),
         ),
     ]);
+    // Findings are reported, not a rejection: exit 0 (premath's rule).
     let (code, active) = env.json(&["dep", "diagnostics"]);
-    assert_eq!(code, 1);
-    assert_eq!(active["scope"], "active");
+    assert_eq!(code, 0, "{active:#}");
+    assert_eq!(active["action"], "dep.diagnostics");
+    assert_eq!(active["graphScope"], "active");
+    // premath's integrity: the first issue (id order) on a cycle, BFS back to it.
+    assert_eq!(
+        active["integrity"],
+        json!({"cyclePath": ["a", "c", "b", "a"], "hasCycle": true})
+    );
     assert_eq!(active["cycles"], json!([["a", "c", "b", "a"]]));
     assert_eq!(
         active["danglingEdges"],
         json!([{"issueId": "a", "dependsOnId": "ghost", "type": "related"}])
     );
-    assert_eq!(
-        active["failureClasses"],
-        json!(["dep.cycle", "dep.dangling"])
-    );
-    assert_eq!(active["issueCount"], 3);
-    let (_, all) = env.json(&["dep", "diagnostics", "--scope", "all"]);
-    assert_eq!(
-        all["cycles"],
-        json!([["a", "c", "b", "a"], ["x", "y", "x"]])
-    );
-    assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
-    assert_eq!(all["hasCycle"], true);
-    // Deterministic: the same report twice.
-    assert_eq!(env.json(&["dep", "diagnostics", "--scope", "all"]).1, all);
+    assert!(active.get("result").is_none());
+    for flag in ["--graph-scope", "--scope"] {
+        for value in ["full", "all"] {
+            let (code, all) = env.json(&["dep", "diagnostics", flag, value]);
+            assert_eq!(code, 0);
+            assert_eq!(all["graphScope"], "full");
+            assert_eq!(
+                all["cycles"],
+                json!([["a", "c", "b", "a"], ["x", "y", "x"]])
+            );
+            assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
+            assert_eq!(all["integrity"]["cyclePath"], json!(["a", "c", "b", "a"]));
+        }
+    }
     let clean = Env::with_issues(&[issue("a")]);
-    assert_eq!(clean.ok(&["dep", "diagnostics"])["result"], "accepted");
+    assert_eq!(
+        clean.ok(&["dep", "diagnostics"])["integrity"],
+        json!({"cyclePath": null, "hasCycle": false})
+    );
+    let out = clean.raw(&["dep", "diagnostics", "--graph-scope", "some"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown scope is a usage error"
+    );
+}
+
+#[test]
+fn dep_diagnostics_integrity_follows_every_edge_type_and_the_active_scope() {
+    let env = Env::with_issues(&[
+        // A cycle of informational edges: premath's integrity sees it, the
+        // blocking cycles do not.
+        issue_with(
+            "bd-1",
+            json!({"dependencies": [{"issue_id": "bd-1", "depends_on_id": "bd-2", "type": "related"}]}),
+        ),
+        issue_with(
+            "bd-2",
+            json!({"dependencies": [{"issue_id": "bd-2", "depends_on_id": "bd-1", "type": "discovered-from"}]}),
+        ),
+        // A self-loop on an in_progress issue, and a cycle through a blocked one.
+        issue_with(
+            "bd-3",
+            json!({"status": "In_Progress", "dependencies": [blocks("bd-3", "bd-3")]}),
+        ),
+        issue_with(
+            "bd-4",
+            json!({"status": "blocked", "dependencies": [blocks("bd-4", "bd-5")]}),
+        ),
+        issue_with("bd-5", json!({"dependencies": [blocks("bd-5", "bd-4")]})),
+    ]);
+    let active = env.ok(&["dep", "diagnostics"]);
+    assert_eq!(
+        active["integrity"]["cyclePath"],
+        json!(["bd-1", "bd-2", "bd-1"])
+    );
+    // `blocked` is outside the active scope: only the self-loop is left there.
+    assert_eq!(active["cycles"], json!([["bd-3", "bd-3"]]));
+    let full = env.ok(&["dep", "diagnostics", "--graph-scope", "full"]);
+    assert_eq!(
+        full["cycles"],
+        json!([["bd-3", "bd-3"], ["bd-4", "bd-5", "bd-4"]])
+    );
+    let no_related = Env::with_issues(&[issue_with(
+        "bd-3",
+        json!({"dependencies": [blocks("bd-3", "bd-3")]}),
+    )]);
+    assert_eq!(
+        no_related.ok(&["dep", "diagnostics"])["integrity"]["cyclePath"],
+        json!(["bd-3", "bd-3"])
+    );
 }
 
 #[test]

@@ -237,10 +237,13 @@ pub struct DepArgs {
     pub command: DepCommand,
 }
 
+/// `--graph-scope`: active (open or in_progress issues) or full.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ScopeArg {
     Active,
-    All,
+    /// Every issue (`all` is accepted too).
+    #[value(alias = "all")]
+    Full,
 }
 
 #[derive(Subcommand, Debug)]
@@ -266,10 +269,16 @@ pub enum DepCommand {
         #[arg(long = "type")]
         dep_type: String,
     },
-    /// Cycles and dangling edges.
+    /// Dependency cycles (premath's integrity) and dangling edges; findings exit 0.
     Diagnostics {
-        #[arg(long, value_enum, default_value = "active")]
-        scope: ScopeArg,
+        /// Which issues the graph holds (`--scope` is accepted too).
+        #[arg(
+            long = "graph-scope",
+            alias = "scope",
+            value_enum,
+            default_value = "active"
+        )]
+        graph_scope: ScopeArg,
     },
 }
 
@@ -534,10 +543,10 @@ pub fn run_dep(args: DepArgs) -> i32 {
                 &dep_type,
             ),
         ),
-        DepCommand::Diagnostics { scope } => {
-            let scope = match scope {
+        DepCommand::Diagnostics { graph_scope } => {
+            let scope = match graph_scope {
                 ScopeArg::Active => Scope::Active,
-                ScopeArg::All => Scope::All,
+                ScopeArg::Full => Scope::Full,
             };
             (
                 "dep.diagnostics",
@@ -668,7 +677,21 @@ fn human(action: &str, v: &Value) -> String {
             }
             out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
         }
-        "issue.check" | "dep.diagnostics" => {
+        "dep.diagnostics" => {
+            let integrity = match v["integrity"]["cyclePath"].as_array() {
+                Some(path) => {
+                    let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
+                    format!("cycle detected ({})", path.join(" -> "))
+                }
+                None => "no cycles detected".to_string(),
+            };
+            out.push_str(&format!(
+                "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
+                s(v, "issuesPath"),
+                s(v, "graphScope")
+            ));
+        }
+        "issue.check" => {
             out.push_str(&format!("{action}: {}\n", s(v, "result")));
             for key in ["errors", "warnings"] {
                 for item in v
@@ -684,33 +707,6 @@ fn human(action: &str, v: &Value) -> String {
                         s(item, "message")
                     ));
                 }
-            }
-            for cycle in v
-                .get("cycles")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                let path: Vec<&str> = cycle
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                out.push_str(&format!("  cycle: {}\n", path.join(" -> ")));
-            }
-            for edge in v
-                .get("danglingEdges")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                out.push_str(&format!(
-                    "  dangling: {} -> {} ({})\n",
-                    s(edge, "issueId"),
-                    s(edge, "dependsOnId"),
-                    s(edge, "type")
-                ));
             }
         }
         "issue.lease_projection" => {

@@ -61,10 +61,10 @@ pub struct IdArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiagnosticsArgs {
-    /// `active` (open work only, the default) or `all`.
-    pub scope: Option<String>,
+    /// `active` (open or in_progress issues, the default) or `full` (`all` is accepted too).
+    pub graph_scope: Option<String>,
 }
 
 // The fields of `NewIssue` written out again: serde cannot flatten a struct
@@ -484,24 +484,28 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "dep.diagnostics",
                 kind: Read,
-                description: "Dependency graph diagnostics: cycles and dangling edges, over open work or all issues.",
+                description: "Dependency diagnostics over active or all issues: premath's integrity (one cycle over every edge type), tusk's blocking cycles and dangling edges. Findings are not a rejection.",
                 payload: object(
                     &[
                         ("action", string()),
-                        ("result", string()),
-                        ("scope", string()),
+                        ("issuesPath", string()),
+                        ("graphScope", string()),
+                        ("integrity", object(
+                            &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
+                            &["cyclePath", "hasCycle"],
+                        )),
                         ("cycles", array(strings())),
                         ("danglingEdges", array(any())),
                     ],
-                    &["action", "result"],
+                    &["action", "graphScope", "integrity"],
                 ),
                 failure_classes: classes!("dep.invalid_scope"),
-                example: r#"(dep.diagnostics (hash "scope" "all"))"#,
+                example: r#"(dep.diagnostics (hash "graphScope" "full"))"#,
             },
             |ctx, a: DiagnosticsArgs| {
-                let scope_text = a.scope.unwrap_or_else(|| "active".into());
+                let scope_text = a.graph_scope.unwrap_or_else(|| "active".into());
                 let Some(scope) = Scope::parse(&scope_text) else {
-                    let diag = format!("scope {scope_text:?} is not `active` or `all`");
+                    let diag = format!("graph scope {scope_text:?} is not `active` or `full`");
                     return outcome(Ok(Report::rejected(
                         "dep.diagnostics",
                         &path_of(ctx),
@@ -971,8 +975,8 @@ mod tests {
             "accepted"
         );
         assert_eq!(
-            host.accepted("dep.diagnostics", json!({"scope": "all"}))["scope"],
-            "all"
+            host.accepted("dep.diagnostics", json!({"graphScope": "all"}))["graphScope"],
+            "full"
         );
     }
 
@@ -998,7 +1002,7 @@ mod tests {
             .unwrap();
         assert_eq!(out.failure_classes, ["lease_invalid_ttl"]);
         let out = host
-            .call("dep.diagnostics", json!({"scope": "some"}))
+            .call("dep.diagnostics", json!({"graphScope": "some"}))
             .unwrap();
         assert_eq!(out.failure_classes, ["dep.invalid_scope"]);
         let out = host.call("issue.show", json!({"id": "zz"})).unwrap();

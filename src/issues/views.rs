@@ -504,41 +504,53 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
     Report::verdict(m, classes)
 }
 
-/// Scope of `dep diagnostics`.
+/// Graph scope of `dep diagnostics` (premath's `--graph-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// Non-closed issues only (the boot preflight).
+    /// Active issues only: status `open` or `in_progress` (trimmed, any case).
     Active,
-    All,
+    /// Every issue.
+    Full,
 }
 
 impl Scope {
+    /// `active` or `full` (`all` is tusk's older name for `full`).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "active" => Some(Scope::Active),
-            "all" => Some(Scope::All),
+            "full" | "all" => Some(Scope::Full),
             _ => None,
         }
     }
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Active => "active",
-            Scope::All => "all",
+            Scope::Full => "full",
+        }
+    }
+    pub fn admits(self, issue: &Issue<'_>) -> bool {
+        match self {
+            Scope::Full => true,
+            Scope::Active => {
+                let status = issue.status.as_str().trim();
+                status.eq_ignore_ascii_case("open") || status.eq_ignore_ascii_case("in_progress")
+            }
         }
     }
 }
 
-/// `dep.diagnostics`: cycles (blocking edges, deterministic paths) and dangling edges
-/// of the issues in scope.
+/// `dep.diagnostics`, premath's shape: `{action, graphScope, integrity:
+/// {cyclePath, hasCycle}, issuesPath}` where `cyclePath` is premath's first
+/// cycle over every edge type among the issues in scope (or `null`). tusk adds
+/// `cycles` (one per strongly connected component of the blocking edges in
+/// scope, see [`blocking_cycles`]) and `danglingEdges` (edges of issues in
+/// scope whose target does not exist). Findings are not a rejection.
 pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Report {
-    let in_scope = |i: &Issue<'_>| scope == Scope::All || !i.is_closed();
-    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| in_scope(i)).collect();
+    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| scope.admits(i)).collect();
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     let mut dangling = Vec::new();
-    let mut edges = 0usize;
     for issue in &issues {
         for dep in &issue.deps {
-            edges += 1;
             if store.get(dep.depends_on.as_str()).is_none() {
                 dangling.push(
                     json!({"issueId": issue.id.as_str(), "dependsOnId": dep.depends_on.as_str(),
@@ -547,24 +559,21 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
             }
         }
     }
-    let cycles = blocking_cycles(store, in_scope);
-    let mut classes = Vec::new();
-    if !cycles.is_empty() {
-        classes.push("dep.cycle".to_string());
-    }
-    if !dangling.is_empty() {
-        classes.push("dep.dangling".to_string());
-    }
+    let cycle_path = super::graph::first_cycle_path(store, |i| scope.admits(i));
     let mut m = Map::new();
     m.insert("action".into(), json!("dep.diagnostics"));
     m.insert("issuesPath".into(), json!(path));
-    m.insert("scope".into(), json!(scope.as_str()));
-    m.insert("issueCount".into(), json!(issues.len()));
-    m.insert("edgeCount".into(), json!(edges));
-    m.insert("hasCycle".into(), json!(!cycles.is_empty()));
-    m.insert("cycles".into(), json!(cycles));
+    m.insert("graphScope".into(), json!(scope.as_str()));
+    m.insert(
+        "integrity".into(),
+        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
+    );
+    m.insert(
+        "cycles".into(),
+        json!(blocking_cycles(store, |i| scope.admits(i))),
+    );
     m.insert("danglingEdges".into(), Value::Array(dangling));
-    Report::verdict(m, classes)
+    Report::view(m)
 }
 
 /// `iss1_` + hex SHA-256 over the issues in id order, one per line ending in `\n`,

@@ -428,7 +428,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "issue.lease_projection",
                 kind: Read,
-                description: "Stale and contended leases (ids and counts), and every leased issue with its lease state: premath's issue_lease_projection.",
+                description: "Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).",
                 payload: object(
                     &[
                         ("action", string()),
@@ -484,7 +484,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "dep.diagnostics",
                 kind: Read,
-                description: "Dependency diagnostics over active or all issues: premath's integrity (one cycle over every edge type), tusk's blocking cycles and dangling edges. Findings are not a rejection.",
+                description: "Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.",
                 payload: object(
                     &[
                         ("action", string()),

@@ -711,3 +711,46 @@ fn lease_projection_counts_stale_and_contended_leases() {
         (json!(0), json!(0))
     );
 }
+
+#[test]
+fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_lease() {
+    let env = Env::with_issues(&[
+        issue_with("a", json!({"assignee": "other", "priority": 0})),
+        issue("b"),
+        issue_with(
+            "c",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-c", true)}),
+        ),
+    ]);
+    let before = env.text();
+    let v = env.rejected(
+        &["issue", "claim", "a", "--assignee", "me"],
+        &["lease_contention_active"],
+    );
+    assert_eq!(v["holder"], "other");
+    assert_eq!(env.text(), before);
+    // claim-next passes it by (it is first by priority) and takes b.
+    let v = env.ok(&["issue", "claim-next", "--assignee", "me"]);
+    assert_eq!(v["issue"]["id"], "b");
+    // Its assignee may claim it.
+    assert_eq!(
+        env.ok(&["issue", "claim", "a", "--assignee", "other"])["issue"]["status"],
+        "in_progress"
+    );
+    // A status other than in_progress drops the lease and keeps the assignee.
+    let v = env.ok(&["issue", "update", "c", "--status", "blocked"]);
+    assert_eq!(v["issue"]["assignee"], "w");
+    let stored = env.issue("c");
+    assert!(stored.get("lease").is_none(), "{stored}");
+    assert_eq!(stored["assignee"], "w");
+    env.ok(&[
+        "issue",
+        "update",
+        "a",
+        "--status",
+        "in_progress",
+        "--notes",
+        "n",
+    ]);
+    assert!(env.issue("a")["lease"].is_object(), "in_progress keeps it");
+}

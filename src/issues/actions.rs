@@ -1044,8 +1044,8 @@ mod tests {
         );
         host.accepted("issue.claim", json!({"id": "b", "assignee": "w"}));
         host.accepted("issue.claim", json!({"id": "c", "assignee": "v"}));
-        // Moving b back to open leaves its lease active: contended.
-        host.accepted("issue.update", json!({"id": "b", "status": "open"}));
+        // Reassigning b leaves its lease to w: contended.
+        host.accepted("issue.update", json!({"id": "b", "assignee": "x"}));
         let later = Host {
             now: host.now + chrono::Duration::minutes(5),
             ..host
@@ -1066,6 +1066,7 @@ mod tests {
                              "state": "stale"}})
         );
         assert_eq!(p["items"][1]["contended"], true);
+        assert_eq!(p["items"][1]["assignee"], "x");
         assert_eq!(p["items"][1]["lease"]["state"], "active");
         assert_eq!(p["items"][2]["id"], "c");
     }

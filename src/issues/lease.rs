@@ -145,7 +145,16 @@ fn claim_object(
                 m.insert("status".into(), json!("open"));
             }
         }
-        (None, _) => {}
+        (None, _) => {
+            // premath's rule: an issue someone else is assigned to is theirs,
+            // lease or not (claim-next passes it by).
+            if let Some(holder) = issue.assignee.as_ref().filter(|a| a.as_str() != assignee) {
+                let mut extra = Map::new();
+                extra.insert("holder".into(), json!(holder.as_str()));
+                let diag = format!("{id} is assigned to {}", holder.as_str());
+                return Err(("lease_contention_active", diag, extra));
+            }
+        }
     }
     match m.get_mut("lease") {
         // Same owner, active lease: the same lease goes on (id, acquired_at and any

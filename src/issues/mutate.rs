@@ -423,6 +423,11 @@ pub fn update(
             } else {
                 m.insert("status".into(), json!(s));
                 m.remove("closed_at");
+                // premath's rule: only an in_progress issue holds a lease (the
+                // assignee stays).
+                if s != "in_progress" {
+                    m.remove("lease");
+                }
             }
         }
         m.insert("updated_at".into(), json!(stamp));

@@ -18,6 +18,8 @@ const READS: &[&str] = &[
     "issue.blocked",
     "issue.check",
     "dep.diagnostics",
+    // issue 12: premath's MCP tool issue_lease_projection as a host action.
+    "issue.lease_projection",
     "harness.join_check",
     "harness.session.read",
     "harness.session.bootstrap",
@@ -148,7 +150,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 30])
+        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 31])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -177,7 +179,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Scratch::new();
     let out = s.tusk(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 30);
+    assert_eq!(text.lines().count(), 31);
     let out = s.tusk(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");

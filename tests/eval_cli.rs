@@ -523,3 +523,57 @@ fn a_closed_stdout_ends_tusk_quietly() {
         "{stderr}"
     );
 }
+
+/// `issue.lease_projection` from a program is the CLI's
+/// `tusk issue lease-projection --json` (the clock aside), and needs no authority.
+#[test]
+fn lease_projection_action_is_the_cli_payload() {
+    let s = Scratch::new();
+    s.write(
+        ".premath/issues.jsonl",
+        concat!(
+            r#"{"id":"bd-1","title":"stale","status":"in_progress","assignee":"w","lease":{"lease_id":"L1","owner":"w","acquired_at":"2020-01-01T00:00:00Z","expires_at":"2020-01-01T01:00:00Z"}}"#,
+            "\n",
+            r#"{"id":"bd-2","title":"contended","status":"open","assignee":"w","lease":{"lease_id":"L2","owner":"v","acquired_at":"2020-01-01T00:00:00Z","expires_at":"2999-01-01T00:00:00Z","renewed_at":"2020-01-01T00:30:00Z"}}"#,
+            "\n",
+            r#"{"id":"bd-3","title":"free"}"#,
+            "\n",
+        ),
+    );
+    let (code, r) = s.eval(
+        "(payload (issue.lease_projection))",
+        &["--issues", ".premath/issues.jsonl"],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    let out = s.tusk(&["issue", "lease-projection", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let mut cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut value = r["value"].clone();
+    for v in [&mut cli, &mut value] {
+        let checked = v["projection"]
+            .as_object_mut()
+            .unwrap()
+            .remove("checkedAt")
+            .unwrap();
+        assert!(checked.as_str().unwrap().ends_with("+00:00"), "{checked}");
+    }
+    assert_eq!(value, cli);
+    assert_eq!(
+        cli["projection"],
+        json!({"contendedCount": 1, "contendedIssueIds": ["bd-2"], "staleCount": 1, "staleIssueIds": ["bd-1"]})
+    );
+    assert_eq!(cli["count"], 2);
+    assert_eq!(
+        cli["items"][1]["lease"],
+        json!({"acquiredAt": "2020-01-01T00:00:00+00:00", "expiresAt": "2999-01-01T00:00:00+00:00",
+               "leaseId": "L2", "owner": "v", "renewedAt": "2020-01-01T00:30:00+00:00", "state": "active"})
+    );
+    // No argument can name a file.
+    let (code, r) = s.eval(
+        r#"(result-class (issue.lease_projection (hash "issuesPath" "x")))"#,
+        &[],
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["value"], "host.args_invalid");
+    assert_eq!(classes(&r), ["host.args_invalid"]);
+}

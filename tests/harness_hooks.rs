@@ -162,7 +162,7 @@ fn boot_reports_roots_leases_a_stranded_handoff_and_the_next_target() {
         .contains("issue.lease_renew"));
     assert_eq!(boot["next"]["source"], "ready");
     assert_eq!(boot["next"]["issueId"], "bd-2");
-    assert_eq!(boot["diagnostics"]["scope"], "active");
+    assert_eq!(boot["diagnostics"]["graphScope"], "active");
 }
 
 #[test]

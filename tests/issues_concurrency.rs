@@ -67,7 +67,7 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
                 let title = format!("added by {a} #{k}");
                 let (code, v) = run(&env, &["issue", "add", &title, "--status", "blocked"]);
                 assert_eq!(code, 0, "{v:#}");
-                added.push(v["id"].as_str().unwrap().to_string());
+                added.push(v["issue"]["id"].as_str().unwrap().to_string());
             }
             (format!("adder-{a}"), Vec::new(), added)
         }));

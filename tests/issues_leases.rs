@@ -12,6 +12,13 @@ fn lease_with_extra(owner: &str, lease_id: &str) -> serde_json::Value {
     l
 }
 
+/// A stored whole-second `…Z` instant as premath prints lease instants (`…+00:00`).
+fn plus_offset(t: &serde_json::Value) -> String {
+    let t = t.as_str().unwrap();
+    assert!(t.ends_with('Z'), "{t}");
+    format!("{}+00:00", &t[..t.len() - 1])
+}
+
 fn secs_until(t: &serde_json::Value) -> i64 {
     let t = chrono::DateTime::parse_from_rfc3339(t.as_str().unwrap()).unwrap();
     (t.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_seconds()
@@ -22,10 +29,18 @@ fn claim_takes_a_new_lease_with_defaults() {
     let env = Env::with_issues(&[issue("bd-7")]);
     let v = env.ok(&["issue", "claim", "bd-7", "--assignee", "agent.a"]);
     assert_eq!(v["action"], "issue.claim");
-    assert_eq!(v["leaseState"], "active");
     assert_eq!(v["staleLeaseCleared"], false);
     let stored = env.issue("bd-7");
-    assert_eq!(stored, v["issue"]);
+    // premath's lease summary (B) of what was stored.
+    assert_eq!(
+        v["issue"],
+        json!({"assignee": "agent.a", "id": "bd-7", "issueType": "task", "owner": "",
+               "priority": stored["priority"], "status": "in_progress", "title": stored["title"],
+               "lease": {"leaseId": "lease1_bd-7_agent.a", "owner": "agent.a",
+                         "acquiredAt": plus_offset(&stored["lease"]["acquired_at"]),
+                         "expiresAt": plus_offset(&stored["lease"]["expires_at"]),
+                         "renewedAt": null}})
+    );
     assert_eq!(stored["status"], "in_progress");
     assert_eq!(stored["assignee"], "agent.a");
     let lease = &stored["lease"];
@@ -54,8 +69,8 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         "--lease-id",
         "mine-1",
     ]);
-    assert_eq!(v["lease"]["lease_id"], "mine-1");
-    assert!((20..=30).contains(&secs_until(&v["lease"]["expires_at"])));
+    assert_eq!(v["issue"]["lease"]["leaseId"], "mine-1");
+    assert!((20..=30).contains(&secs_until(&v["issue"]["lease"]["expiresAt"])));
     let v = env.ok(&[
         "issue",
         "claim",
@@ -65,7 +80,14 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         "--lease-expires-at",
         "2999-06-01T10:00:00+02:00",
     ]);
-    assert_eq!(v["lease"]["expires_at"], "2999-06-01T08:00:00Z");
+    assert_eq!(
+        v["issue"]["lease"]["expiresAt"],
+        "2999-06-01T08:00:00+00:00"
+    );
+    assert_eq!(
+        env.issue("b")["lease"]["expires_at"],
+        "2999-06-01T08:00:00Z"
+    );
 }
 
 #[test]
@@ -161,7 +183,15 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "120",
     ]);
     let lease = &env.issue("a")["lease"];
-    assert_eq!(lease, &v["lease"]);
+    assert_eq!(v["issue"]["lease"]["leaseId"], "keep-me");
+    assert_eq!(
+        v["issue"]["lease"]["renewedAt"],
+        plus_offset(&lease["renewed_at"])
+    );
+    assert_eq!(
+        v["issue"]["lease"]["acquiredAt"],
+        "2020-01-01T00:00:00+00:00"
+    );
     assert_eq!(lease["lease_id"], "keep-me");
     assert_eq!(
         lease["x_lease_meta"],
@@ -290,7 +320,10 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
     // The other owner's open, leased issue is claimable by that owner, keeping its id.
     let v = env.ok(&["issue", "claim-next", "--assignee", "other"]);
     assert_eq!(
-        (v["issue"]["id"].as_str(), v["lease"]["lease_id"].as_str()),
+        (
+            v["issue"]["id"].as_str(),
+            v["issue"]["lease"]["leaseId"].as_str()
+        ),
         (Some("a"), Some("l-a"))
     );
 }
@@ -611,4 +644,113 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         "1000",
     ]);
     assert_eq!(env.issue("a")["notes"], "after");
+}
+
+#[test]
+fn lease_projection_counts_stale_and_contended_leases() {
+    let env = Env::with_issues(&[
+        issue_with(
+            "bd-10",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-10", false)}),
+        ),
+        issue_with(
+            "bd-2",
+            json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-2", true)}),
+        ),
+        issue_with(
+            "bd-3",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-3", true)}),
+        ),
+        issue("bd-4"),
+    ]);
+    let before = env.text();
+    let v = env.ok(&["issue", "lease-projection"]);
+    assert_eq!(v["action"], "issue.lease_projection");
+    assert_eq!(v["issuesPath"], env.path.display().to_string());
+    let backend = if env.db.is_some() {
+        "postgres"
+    } else {
+        "jsonl"
+    };
+    assert_eq!(
+        (&v["queryBackend"], &v["querySource"]),
+        (&json!(backend), &json!(backend))
+    );
+    let p = &v["projection"];
+    assert_eq!(p["staleIssueIds"], json!(["bd-10"]));
+    assert_eq!(p["staleCount"], 1);
+    assert_eq!(p["contendedIssueIds"], json!(["bd-2"]));
+    assert_eq!(p["contendedCount"], 1);
+    assert!(p["checkedAt"].as_str().unwrap().ends_with("+00:00"));
+    // Leased issues only, in id order (bytes, as premath).
+    assert_eq!(ids(&v), ["bd-10", "bd-2", "bd-3"]);
+    assert_eq!(v["count"], 3);
+    let states: Vec<(&str, bool)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["lease"]["state"].as_str().unwrap(),
+                i["contended"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [("stale", false), ("active", true), ("active", false)]
+    );
+    assert_eq!(v["items"][1]["assignee"], "q");
+    assert_eq!(v["items"][1]["lease"]["leaseId"], "l-2");
+    assert_eq!(env.text(), before, "a read writes nothing");
+    // An absent store reads as empty.
+    let empty = Env::empty();
+    let v = empty.ok(&["issue", "lease-projection"]);
+    assert_eq!(
+        (v["count"].clone(), v["projection"]["staleCount"].clone()),
+        (json!(0), json!(0))
+    );
+}
+
+#[test]
+fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_lease() {
+    let env = Env::with_issues(&[
+        issue_with("a", json!({"assignee": "other", "priority": 0})),
+        issue("b"),
+        issue_with(
+            "c",
+            json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-c", true)}),
+        ),
+    ]);
+    let before = env.text();
+    let v = env.rejected(
+        &["issue", "claim", "a", "--assignee", "me"],
+        &["lease_contention_active"],
+    );
+    assert_eq!(v["holder"], "other");
+    assert_eq!(env.text(), before);
+    // claim-next passes it by (it is first by priority) and takes b.
+    let v = env.ok(&["issue", "claim-next", "--assignee", "me"]);
+    assert_eq!(v["issue"]["id"], "b");
+    // Its assignee may claim it.
+    assert_eq!(
+        env.ok(&["issue", "claim", "a", "--assignee", "other"])["issue"]["status"],
+        "in_progress"
+    );
+    // A status other than in_progress drops the lease and keeps the assignee.
+    let v = env.ok(&["issue", "update", "c", "--status", "blocked"]);
+    assert_eq!(v["issue"]["assignee"], "w");
+    let stored = env.issue("c");
+    assert!(stored.get("lease").is_none(), "{stored}");
+    assert_eq!(stored["assignee"], "w");
+    env.ok(&[
+        "issue",
+        "update",
+        "a",
+        "--status",
+        "in_progress",
+        "--notes",
+        "n",
+    ]);
+    assert!(env.issue("a")["lease"].is_object(), "in_progress keeps it");
 }

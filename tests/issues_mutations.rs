@@ -23,9 +23,10 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     assert_eq!(v["action"], "issue.add");
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
-    assert_eq!(v["id"], "bd-1");
     let stored = env.issue("bd-1");
-    assert_eq!(stored, v["issue"]);
+    assert_eq!(v["issue"], basic(&stored));
+    assert_eq!(v["issue"]["id"], "bd-1");
+    assert_eq!(v["issue"]["issueType"], "task");
     assert_eq!(stored["title"], "First");
     assert_eq!(stored["status"], "open");
     assert_eq!(stored["priority"], 1);
@@ -33,7 +34,12 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     assert_eq!(stored["labels"], json!(["a", "b"]));
     assert_eq!(stored["description"], "why");
     assert!(stored.get("notes").is_none(), "empty fields are omitted");
-    assert_eq!(env.ok(&["issue", "add", "Second"])["id"], "bd-2");
+    assert_eq!(
+        env.ok(&["issue", "add", "Second", "--owner", "o"])["issue"],
+        json!({"assignee": "", "id": "bd-2", "issueType": "task", "owner": "o",
+               "priority": 2, "status": "open", "title": "Second"})
+    );
+    assert_eq!(env.issue("bd-2")["owner"], "o");
     #[cfg(unix)]
     if env.is_file() {
         use std::os::unix::fs::PermissionsExt;
@@ -42,9 +48,9 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     }
 
     let other = Env::with_issues(&[issue("tk-9"), issue("tk-10"), issue("bd-50"), issue("odd")]);
-    assert_eq!(other.ok(&["issue", "add", "Next"])["id"], "tk-11");
+    assert_eq!(other.ok(&["issue", "add", "Next"])["issue"]["id"], "tk-11");
     assert_eq!(
-        other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["id"],
+        other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["issue"]["id"],
         "custom-x"
     );
 }
@@ -102,9 +108,12 @@ fn update_changes_only_given_fields_and_clears_empty_ones() {
         "0",
         "--assignee",
         "w",
+        "--owner",
+        "o",
     ]);
     let stored = env.issue("a");
-    assert_eq!(stored, v["issue"]);
+    assert_eq!(v["issue"], basic(&stored));
+    assert_eq!(v["issue"]["owner"], "o");
     assert_eq!(stored["title"], "Renamed");
     assert!(stored.get("notes").is_none());
     assert_eq!(stored["priority"], 0);
@@ -156,10 +165,14 @@ fn discover_links_discovered_from_and_needs_the_parent() {
         "--priority",
         "1",
     ]);
-    assert_eq!(v["parentId"], "bd-1");
-    let id = v["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        v["dependency"],
+        json!({"dependsOnId": "bd-1", "issueId": "bd-2", "type": "discovered-from"})
+    );
+    let id = v["issue"]["id"].as_str().unwrap().to_string();
     assert_eq!(id, "bd-2");
     let stored = env.issue(&id);
+    assert_eq!(v["issue"], basic(&stored));
     assert_eq!(stored["dependencies"][0]["issue_id"], "bd-2");
     assert_eq!(stored["dependencies"][0]["depends_on_id"], "bd-1");
     assert_eq!(stored["dependencies"][0]["type"], "discovered-from");

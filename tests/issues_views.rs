@@ -4,7 +4,7 @@
 mod issues_support;
 
 use issues_support::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn absent_store_reads_as_empty_and_is_not_created() {
@@ -67,21 +67,30 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
     // is blocking); r: `related` does not block; z, x, done: not open.
     assert_eq!(ids(&v), ["d", "b", "c", "dflt", "a", "r"]);
     assert_eq!(v["count"], 6);
-    let dflt = &v["items"][3];
+    // premath's ready item: {id, priority, status, title}, defaults filled in.
     assert_eq!(
-        (
-            dflt["status"].as_str(),
-            dflt["priority"].as_i64(),
-            dflt["issueType"].as_str()
-        ),
-        (Some("open"), Some(2), Some("task"))
+        v["items"][3],
+        json!({"id": "dflt", "priority": 2, "status": "open", "title": "defaults to open, priority 2"})
     );
-    let item = &v["items"][0];
     assert_eq!(
-        item,
-        &json!({"id": "d", "title": "Issue d", "status": "open", "priority": 0, "issueType": "task",
-                "assignee": null, "labels": [], "leaseState": "unleased", "lease": null})
+        v["items"][0],
+        json!({"id": "d", "title": "Issue d", "status": "open", "priority": 0})
     );
+}
+
+#[test]
+fn ready_and_list_order_ids_naturally_within_a_priority() {
+    let env = Env::with_issues(&[
+        issue("bd-10"),
+        issue("bd-2"),
+        issue("bd-1"),
+        issue_with("bd-100", json!({"priority": 1})),
+        issue("bd-02"),
+    ]);
+    // Equal numbers (bd-02, bd-2) fall back to byte order.
+    let want = ["bd-100", "bd-1", "bd-02", "bd-2", "bd-10"];
+    assert_eq!(ids(&env.ok(&["issue", "ready"])), want);
+    assert_eq!(ids(&env.ok(&["issue", "list"])), want);
 }
 
 #[test]
@@ -114,9 +123,27 @@ fn blocked_lists_blockers_and_manual_blocks() {
     assert_eq!(
         v["items"][1]["blockers"],
         json!([
-            {"issueId": "b", "dependsOnId": "a", "type": "blocks", "blockerStatus": "open", "blockerMissing": false},
-            {"issueId": "b", "dependsOnId": "gone", "type": "blocks", "blockerStatus": null, "blockerMissing": true},
+            {"issueId": "b", "dependsOnId": "a", "type": "blocks", "blockerStatus": "open", "blockerMissing": false, "createdBy": ""},
+            {"issueId": "b", "dependsOnId": "gone", "type": "blocks", "blockerStatus": null, "blockerMissing": true, "createdBy": ""},
         ])
+    );
+    // premath's blocked item: {blockers, id, manualBlocked, priority, status, title}.
+    assert_eq!(
+        v["items"][0],
+        json!({"blockers": [], "id": "m", "manualBlocked": true, "priority": 0,
+               "status": "blocked", "title": "Issue m"})
+    );
+    // An edge's `created_by` is carried as `createdBy`.
+    let env = Env::with_issues(&[
+        issue("a"),
+        issue_with(
+            "b",
+            json!({"dependencies": [{"issue_id": "b", "depends_on_id": "a", "type": "blocks", "created_by": "planner"}]}),
+        ),
+    ]);
+    assert_eq!(
+        env.ok(&["issue", "blocked"])["items"][0]["blockers"][0]["createdBy"],
+        "planner"
     );
 }
 
@@ -142,22 +169,26 @@ fn list_filters_and_lease_counts() {
         ),
     ]);
     let all = env.ok(&["issue", "list"]);
-    assert_eq!(ids(&all), ["a", "b", "c", "d"]);
+    // Priority first (b is 0), then id.
+    assert_eq!(ids(&all), ["b", "a", "c", "d"]);
     assert_eq!(
         all["leaseCounts"],
         json!({"active": 2, "stale": 1, "contended": 1, "unleased": 1})
     );
-    let states: Vec<&str> = all["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["leaseState"].as_str().unwrap())
-        .collect();
-    assert_eq!(states, ["unleased", "active", "stale", "active"]);
-    assert_eq!(all["items"][1]["lease"]["leaseId"], "l-b");
+    // premath's list item: {assignee, id, issueType, priority, status, title}.
+    assert_eq!(
+        all["items"][1],
+        json!({"assignee": "x", "id": "a", "issueType": "bug", "priority": 2,
+               "status": "open", "title": "Issue a"})
+    );
+    assert_eq!(
+        all["items"][0],
+        json!({"assignee": "y", "id": "b", "issueType": "task", "priority": 0,
+               "status": "in_progress", "title": "Issue b"})
+    );
     assert_eq!(
         ids(&env.ok(&["issue", "list", "--label", "ui"])),
-        ["a", "b"]
+        ["b", "a"]
     );
     assert_eq!(
         ids(&env.ok(&["issue", "list", "--status", "in_progress"])),
@@ -294,30 +325,92 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
             json!({"status": "closed", "dependencies": [blocks("y", "x"), blocks("y", "void")]}),
         ),
     ]);
+    // Findings are reported, not a rejection: exit 0 (premath's rule).
     let (code, active) = env.json(&["dep", "diagnostics"]);
-    assert_eq!(code, 1);
-    assert_eq!(active["scope"], "active");
+    assert_eq!(code, 0, "{active:#}");
+    assert_eq!(active["action"], "dep.diagnostics");
+    assert_eq!(active["graphScope"], "active");
+    // premath's integrity: the first issue (id order) on a cycle, BFS back to it.
+    assert_eq!(
+        active["integrity"],
+        json!({"cyclePath": ["a", "c", "b", "a"], "hasCycle": true})
+    );
     assert_eq!(active["cycles"], json!([["a", "c", "b", "a"]]));
     assert_eq!(
         active["danglingEdges"],
         json!([{"issueId": "a", "dependsOnId": "ghost", "type": "related"}])
     );
-    assert_eq!(
-        active["failureClasses"],
-        json!(["dep.cycle", "dep.dangling"])
-    );
-    assert_eq!(active["issueCount"], 3);
-    let (_, all) = env.json(&["dep", "diagnostics", "--scope", "all"]);
-    assert_eq!(
-        all["cycles"],
-        json!([["a", "c", "b", "a"], ["x", "y", "x"]])
-    );
-    assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
-    assert_eq!(all["hasCycle"], true);
-    // Deterministic: the same report twice.
-    assert_eq!(env.json(&["dep", "diagnostics", "--scope", "all"]).1, all);
+    assert!(active.get("result").is_none());
+    for flag in ["--graph-scope", "--scope"] {
+        for value in ["full", "all"] {
+            let (code, all) = env.json(&["dep", "diagnostics", flag, value]);
+            assert_eq!(code, 0);
+            assert_eq!(all["graphScope"], "full");
+            assert_eq!(
+                all["cycles"],
+                json!([["a", "c", "b", "a"], ["x", "y", "x"]])
+            );
+            assert_eq!(all["danglingEdges"].as_array().unwrap().len(), 2);
+            assert_eq!(all["integrity"]["cyclePath"], json!(["a", "c", "b", "a"]));
+        }
+    }
     let clean = Env::with_issues(&[issue("a")]);
-    assert_eq!(clean.ok(&["dep", "diagnostics"])["result"], "accepted");
+    assert_eq!(
+        clean.ok(&["dep", "diagnostics"])["integrity"],
+        json!({"cyclePath": null, "hasCycle": false})
+    );
+    let out = clean.raw(&["dep", "diagnostics", "--graph-scope", "some"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown scope is a usage error"
+    );
+}
+
+#[test]
+fn dep_diagnostics_integrity_follows_every_edge_type_and_the_active_scope() {
+    let env = Env::with_issues(&[
+        // A cycle of informational edges: premath's integrity sees it, the
+        // blocking cycles do not.
+        issue_with(
+            "bd-1",
+            json!({"dependencies": [{"issue_id": "bd-1", "depends_on_id": "bd-2", "type": "related"}]}),
+        ),
+        issue_with(
+            "bd-2",
+            json!({"dependencies": [{"issue_id": "bd-2", "depends_on_id": "bd-1", "type": "discovered-from"}]}),
+        ),
+        // A self-loop on an in_progress issue, and a cycle through a blocked one.
+        issue_with(
+            "bd-3",
+            json!({"status": "In_Progress", "dependencies": [blocks("bd-3", "bd-3")]}),
+        ),
+        issue_with(
+            "bd-4",
+            json!({"status": "blocked", "dependencies": [blocks("bd-4", "bd-5")]}),
+        ),
+        issue_with("bd-5", json!({"dependencies": [blocks("bd-5", "bd-4")]})),
+    ]);
+    let active = env.ok(&["dep", "diagnostics"]);
+    assert_eq!(
+        active["integrity"]["cyclePath"],
+        json!(["bd-1", "bd-2", "bd-1"])
+    );
+    // `blocked` is outside the active scope: only the self-loop is left there.
+    assert_eq!(active["cycles"], json!([["bd-3", "bd-3"]]));
+    let full = env.ok(&["dep", "diagnostics", "--graph-scope", "full"]);
+    assert_eq!(
+        full["cycles"],
+        json!([["bd-3", "bd-3"], ["bd-4", "bd-5", "bd-4"]])
+    );
+    let no_related = Env::with_issues(&[issue_with(
+        "bd-3",
+        json!({"dependencies": [blocks("bd-3", "bd-3")]}),
+    )]);
+    assert_eq!(
+        no_related.ok(&["dep", "diagnostics"])["integrity"]["cyclePath"],
+        json!(["bd-3", "bd-3"])
+    );
 }
 
 #[test]
@@ -402,4 +495,110 @@ fn readable_table_without_json() {
     assert_eq!(lines.len(), 3, "{text}");
     let blocked = String::from_utf8(env.raw(&["issue", "blocked"]).stdout).unwrap();
     assert!(blocked.contains("bd-1 / Then render"), "{blocked}");
+}
+
+#[test]
+fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
+    let env = Env::empty();
+    let dir = env.dir.path().display().to_string();
+    let cache = env.dir.path().join("cache.json");
+    let cache_arg = cache.display().to_string();
+    let status = |env: &Env| {
+        env.ok(&[
+            "issue",
+            "backend-status",
+            "--repo",
+            &dir,
+            "--projection",
+            &cache_arg,
+        ])
+    };
+    let kind = if env.is_file() { "jsonl" } else { "postgres" };
+    let v = status(&env);
+    assert_eq!(v["action"], "issue.backend-status");
+    assert_eq!(v["issuesPath"], env.path.display().to_string());
+    assert_eq!(v["repoRoot"], dir.as_str());
+    let memory = &v["canonicalMemory"];
+    assert_eq!(memory["kind"], kind);
+    assert_eq!(memory["path"], v["issuesPath"]);
+    assert_eq!(memory["error"], Value::Null);
+    if env.is_file() {
+        // No file yet: nothing to digest.
+        assert_eq!(memory["exists"], false);
+        assert_eq!(memory["snapshotRef"], Value::Null);
+    } else {
+        assert_eq!(memory["exists"], true);
+    }
+    assert_eq!(
+        v["queryProjection"],
+        json!({"error": null, "exists": false, "kind": "premath.surreal.issue_projection.v0",
+               "path": cache_arg, "projectionKind": null, "schema": null,
+               "snapshotRefMatchesAuthority": null, "snapshotRefMatchesProjection": null,
+               "sourceIssuesPath": null, "sourcePathMatchesAuthority": null,
+               "sourceSnapshotRef": null, "state": "missing"})
+    );
+    let jj = &v["jj"];
+    match jj["state"].as_str().unwrap() {
+        "unavailable" => {
+            assert_eq!(jj["available"], false);
+            assert_eq!(jj["error"], Value::Null);
+        }
+        // A temp dir is no jj workspace.
+        state => {
+            assert_eq!(state, "error", "{jj:#}");
+            assert_eq!(jj["available"], true);
+            assert!(jj["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("jj command failed"));
+        }
+    }
+
+    env.ok(&["issue", "add", "One", "--id", "bd-1"]);
+    let v = status(&env);
+    let want_ref = tusk::issues::snapshot_ref(&env.store()).unwrap();
+    assert_eq!(v["canonicalMemory"]["exists"], true);
+    assert_eq!(v["canonicalMemory"]["snapshotRef"], want_ref.as_str());
+
+    // premath's cache naming this store: readable metadata, path compared.
+    std::fs::write(
+        &cache,
+        json!({"schema": 1, "kind": "premath.surreal.issue_projection.v0",
+               "sourceIssuesPath": env.path.display().to_string(), "sourceSnapshotRef": "iss1_x",
+               "generatedAtUnixMs": 1, "issueCount": 0, "issues": []})
+        .to_string(),
+    )
+    .unwrap();
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["exists"], true);
+    assert_eq!(q["schema"], 1);
+    assert_eq!(q["sourceSnapshotRef"], "iss1_x");
+    if env.is_file() {
+        assert_eq!(
+            (&q["sourcePathMatchesAuthority"], &q["state"]),
+            (&json!(true), &json!("unknown"))
+        );
+    } else {
+        // premath's cache can only name a file: it is not this database's.
+        assert_eq!(
+            (&q["sourcePathMatchesAuthority"], &q["state"]),
+            (&json!(false), &json!("stale"))
+        );
+    }
+    std::fs::write(&cache, "{").unwrap();
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["state"], "invalid");
+    assert!(q["error"].as_str().unwrap().starts_with("failed to parse"));
+
+    // A store that cannot be read is reported, not fatal.
+    if env.is_file() {
+        std::fs::write(&env.path, "not json\n").unwrap();
+        let v = status(&env);
+        assert_eq!(v["canonicalMemory"]["exists"], true);
+        assert_eq!(v["canonicalMemory"]["snapshotRef"], Value::Null);
+        assert!(v["canonicalMemory"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("line 1"));
+    }
 }

@@ -6,9 +6,24 @@
 //!   (`YYYY-MM-DDTHH:MM:SSZ`) that is the value of `"KEY": ` in pretty JSON is
 //!   replaced by `<normalized>` on both sides (the clock differs between the
 //!   two runs; any other timestamp form is still compared as it is);
+//! - `normalizeInstant: [KEY, ...]`: the same for an RFC3339 UTC instant in
+//!   either of premath's renderings (`Z` or `+00:00`, with or without a
+//!   fraction of 1–9 digits), for the lease and projection instants
+//!   (`acquiredAt`, `expiresAt`, `renewedAt`, `checkedAt`) that premath prints
+//!   with nanoseconds and tusk in whole seconds;
+//! - `extraKeys: [KEY, ...]` with `extraKeysReason`: top-level members tusk
+//!   adds to a JSON stdout (steps with `--json`; its verdict, its own
+//!   findings). tusk's stdout must
+//!   still be canonical (sorted keys, pretty, one newline); the listed members
+//!   are removed from it and the rest must equal premath's bytes. premath's
+//!   output must not have them (an extra may only add);
 //! - `skip: {STREAM: REASON}`: a stream (`stdout` or `stderr`) that is not
 //!   compared, with the documented reason (a known difference outside the
 //!   scenario's subject).
+//!
+//! A scenario with `mcp` was recorded from premath's MCP tool of that name
+//! (premath has no CLI twin; see record.py): tusk's `args` must print what the
+//! tool answers.
 
 use serde_json::Value;
 use std::path::Path;
@@ -99,6 +114,133 @@ fn normalize(text: &str, keys: &[&str]) -> String {
     out
 }
 
+/// Length of an RFC3339 UTC instant at the start of `s` (`YYYY-MM-DDTHH:MM:SS`,
+/// an optional `.` and 1–9 digits, then `Z` or `+00:00`), if there is one.
+fn instant_len(s: &[u8]) -> Option<usize> {
+    if s.len() < 20 || !is_whole_second_utc(&[&s[..19], b"Z"].concat()) {
+        return None;
+    }
+    let mut at = 19;
+    if s.get(at) == Some(&b'.') {
+        let digits = s[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if !(1..=9).contains(&digits) {
+            return None;
+        }
+        at += 1 + digits;
+    }
+    if s[at..].starts_with(b"Z") {
+        Some(at + 1)
+    } else if s[at..].starts_with(b"+00:00") {
+        Some(at + 6)
+    } else {
+        None
+    }
+}
+
+/// Replaces each instant (see [`instant_len`]) that is the whole string value
+/// of `"KEY": ` by `<normalized>`, for every KEY in `keys`.
+fn normalize_instants(text: &str, keys: &[&str]) -> String {
+    let mut out = text.to_string();
+    for key in keys {
+        let prefix = format!("\"{key}\": \"");
+        let mut result = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(&prefix) {
+            let value_start = at + prefix.len();
+            result.push_str(&rest[..value_start]);
+            rest = &rest[value_start..];
+            if let Some(len) = instant_len(rest.as_bytes()) {
+                if rest.as_bytes().get(len) == Some(&b'"') {
+                    result.push_str("<normalized>");
+                    rest = &rest[len..];
+                }
+            }
+        }
+        result.push_str(rest);
+        out = result;
+    }
+    out
+}
+
+/// tusk's JSON stdout without its extra top-level members, re-rendered; an
+/// error when the stdout is not one canonical JSON object.
+fn without_extras(stdout: &str, keys: &[&str]) -> Result<String, String> {
+    let mut value: Value =
+        serde_json::from_str(stdout).map_err(|e| format!("not JSON ({e}): {stdout}"))?;
+    if format!("{}\n", tusk::canonical::to_pretty_sorted(&value)) != stdout {
+        return Err(format!("not canonical JSON: {stdout}"));
+    }
+    let object = value
+        .as_object_mut()
+        .ok_or_else(|| format!("not an object: {stdout}"))?;
+    for key in keys {
+        object.remove(*key);
+    }
+    Ok(format!("{}\n", tusk::canonical::to_pretty_sorted(&value)))
+}
+
+#[test]
+fn instant_normalization_is_narrow() {
+    let keys = ["expiresAt"];
+    for (given, want) in [
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07Z\"",
+            "\"expiresAt\": \"<normalized>\"",
+        ),
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07+00:00\"",
+            "\"expiresAt\": \"<normalized>\"",
+        ),
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07.123456789+00:00\"",
+            "\"expiresAt\": \"<normalized>\"",
+        ),
+        // Other offsets, over-long fractions, trailing text and other keys stay.
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07+02:00\"",
+            "\"expiresAt\": \"2026-02-25T08:40:07+02:00\"",
+        ),
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07.1234567890Z\"",
+            "\"expiresAt\": \"2026-02-25T08:40:07.1234567890Z\"",
+        ),
+        (
+            "\"expiresAt\": \"2026-02-25T08:40:07Z soon\"",
+            "\"expiresAt\": \"2026-02-25T08:40:07Z soon\"",
+        ),
+        (
+            "\"acquiredAt\": \"2026-02-25T08:40:07Z\"",
+            "\"acquiredAt\": \"2026-02-25T08:40:07Z\"",
+        ),
+    ] {
+        assert_eq!(normalize_instants(given, &keys), want);
+    }
+}
+
+#[test]
+fn extras_are_only_removed_from_canonical_json() {
+    assert_eq!(
+        without_extras(
+            "{\n  \"a\": 1,\n  \"result\": \"accepted\"\n}\n",
+            &["result"]
+        )
+        .unwrap(),
+        "{\n  \"a\": 1\n}\n"
+    );
+    // Unsorted keys, compact text or a missing newline are not tusk's rendering.
+    for bad in [
+        "{\n  \"b\": 1,\n  \"a\": 1\n}\n",
+        "{\"a\":1}\n",
+        "{\n  \"a\": 1\n}",
+        "text\n",
+    ] {
+        assert!(without_extras(bad, &["result"]).is_err(), "{bad}");
+    }
+}
+
 #[test]
 fn normalization_is_narrow() {
     let keys = ["updatedAt"];
@@ -137,6 +279,26 @@ fn tusk_matches_every_recorded_premath_vector() {
             .flatten()
             .map(|k| k.as_str().unwrap())
             .collect();
+        let instants: Vec<&str> = sc["normalizeInstant"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        let extras: Vec<&str> = sc["extraKeys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        assert!(
+            extras.is_empty()
+                || sc["extraKeysReason"]
+                    .as_str()
+                    .is_some_and(|w| !w.trim().is_empty()),
+            "{name}: extraKeys needs a reason"
+        );
+        let norm = |text: &str| normalize_instants(&normalize(text, &keys), &instants);
         let skip = sc["skip"].as_object().cloned().unwrap_or_default();
         for (stream, why) in &skip {
             assert!(
@@ -177,17 +339,28 @@ fn tusk_matches_every_recorded_premath_vector() {
                 .map(|a| a.as_str().unwrap())
                 .collect();
             let (code, stdout, stderr) = run_tusk(root.path(), &args);
+            let stdout = if extras.is_empty() || !args.contains(&"--json") {
+                stdout
+            } else {
+                let premath = recorded["stdout"].as_str().unwrap_or_default();
+                if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(premath) {
+                    for key in &extras {
+                        assert!(!m.contains_key(*key), "{name}: premath prints {key} itself");
+                    }
+                }
+                without_extras(&stdout, &extras).unwrap_or_else(|e| e)
+            };
             let got = [
                 ("exit", serde_json::json!(code)),
-                ("stdout", Value::String(normalize(&stdout, &keys))),
-                ("stderr", Value::String(normalize(&stderr, &keys))),
+                ("stdout", Value::String(norm(&stdout))),
+                ("stderr", Value::String(norm(&stderr))),
             ];
             for (key, got) in got {
                 if skip.contains_key(key) {
                     continue;
                 }
                 let want = match &recorded[key] {
-                    Value::String(s) => Value::String(normalize(s, &keys)),
+                    Value::String(s) => Value::String(norm(s)),
                     other => other.clone(),
                 };
                 if got != want {
@@ -201,15 +374,14 @@ fn tusk_matches_every_recorded_premath_vector() {
             let rel = rel.as_str().unwrap();
             let path = root.path().join(rel);
             let got = if path.is_file() {
-                Value::String(normalize(
+                Value::String(norm(
                     &String::from_utf8(std::fs::read(path).unwrap()).unwrap(),
-                    &keys,
                 ))
             } else {
                 Value::Null
             };
             let want = match &want["files"][rel] {
-                Value::String(s) => Value::String(normalize(s, &keys)),
+                Value::String(s) => Value::String(norm(s)),
                 other => other.clone(),
             };
             if got != want {

@@ -294,7 +294,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                 instruction_refs: a.refs.instruction_refs.clone(),
                 witness_refs: a.refs.witness_refs.clone(),
                 lineage_refs: a.refs.lineage_refs.clone(),
-                issues: match IssueStore::locate(&a.issues) {
+                issues: match IssueStore::locate(a.issues.trim()) {
                     Ok(store) => store,
                     Err(e) => return fail(CMD, e),
                 },

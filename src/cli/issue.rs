@@ -66,6 +66,9 @@ pub struct NewIssueFlags {
     pub issue_type: Option<String>,
     #[arg(long)]
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    #[arg(long)]
+    pub owner: Option<String>,
     /// Comma-separated labels.
     #[arg(long, value_delimiter = ',')]
     pub labels: Option<Vec<String>>,
@@ -84,6 +87,7 @@ impl NewIssueFlags {
             priority: self.priority,
             issue_type: self.issue_type,
             assignee: self.assignee,
+            owner: self.owner,
             labels: self.labels,
         }
     }
@@ -139,6 +143,9 @@ pub enum IssueCommand {
         issue_type: Option<String>,
         #[arg(long)]
         assignee: Option<String>,
+        /// The issue's owner (not the lease holder); empty clears it.
+        #[arg(long)]
+        owner: Option<String>,
         /// Comma-separated labels (replaces the list; empty clears it).
         #[arg(long, value_delimiter = ',')]
         labels: Option<Vec<String>>,
@@ -196,6 +203,19 @@ pub enum IssueCommand {
         #[arg(long)]
         lease_expires_at: Option<String>,
     },
+    /// Where the issue memory lives (file or database), premath's query
+    /// projection cache and the jj workspace; never fails.
+    BackendStatus {
+        /// The repository whose jj workspace is reported.
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// premath's query projection cache.
+        #[arg(long, default_value = ".premath/surreal_issue_cache.json")]
+        projection: PathBuf,
+    },
+    /// Stale and contended leases, and every leased issue with its lease state
+    /// (premath's MCP tool `issue_lease_projection`).
+    LeaseProjection,
     /// Give a lease back.
     LeaseRelease {
         id: String,
@@ -217,10 +237,13 @@ pub struct DepArgs {
     pub command: DepCommand,
 }
 
+/// `--graph-scope`: active (open or in_progress issues) or full.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ScopeArg {
     Active,
-    All,
+    /// Every issue (`all` is accepted too).
+    #[value(alias = "all")]
+    Full,
 }
 
 #[derive(Subcommand, Debug)]
@@ -246,10 +269,16 @@ pub enum DepCommand {
         #[arg(long = "type")]
         dep_type: String,
     },
-    /// Cycles and dangling edges.
+    /// Dependency cycles (premath's integrity) and dangling edges; findings exit 0.
     Diagnostics {
-        #[arg(long, value_enum, default_value = "active")]
-        scope: ScopeArg,
+        /// Which issues the graph holds (`--scope` is accepted too).
+        #[arg(
+            long = "graph-scope",
+            alias = "scope",
+            value_enum,
+            default_value = "active"
+        )]
+        graph_scope: ScopeArg,
     },
 }
 
@@ -333,6 +362,26 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             "issue.show",
             read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
         ),
+        IssueCommand::BackendStatus { repo, projection } => {
+            let v = crate::issues::backend::backend_status(&store, &repo, &projection);
+            if opts.json {
+                println!("{}", to_pretty_sorted(&v));
+            } else {
+                print!("{}", crate::issues::backend::backend_status_text(&v));
+            }
+            return 0;
+        }
+        IssueCommand::LeaseProjection => {
+            let backend = crate::issues::projection::backend_name(&store);
+            (
+                "issue.lease_projection",
+                read_view(&opts, |s| {
+                    crate::issues::projection::lease_projection_payload(
+                        s, &path_str, backend, ctx.now,
+                    )
+                }),
+            )
+        }
         IssueCommand::Check => (
             "issue.check",
             read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
@@ -348,6 +397,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             priority,
             issue_type,
             assignee,
+            owner,
             labels,
         } => {
             // `--labels ""` means "no labels", not one empty label.
@@ -362,6 +412,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 priority,
                 issue_type,
                 assignee,
+                owner,
                 labels,
             };
             ("issue.update", mutate::update(&ctx, &id, &changes))
@@ -485,10 +536,10 @@ pub fn run_dep(args: DepArgs) -> i32 {
                 &dep_type,
             ),
         ),
-        DepCommand::Diagnostics { scope } => {
-            let scope = match scope {
+        DepCommand::Diagnostics { graph_scope } => {
+            let scope = match graph_scope {
                 ScopeArg::Active => Scope::Active,
-                ScopeArg::All => Scope::All,
+                ScopeArg::Full => Scope::Full,
             };
             (
                 "dep.diagnostics",
@@ -616,7 +667,21 @@ fn human(action: &str, v: &Value) -> String {
             }
             out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
         }
-        "issue.check" | "dep.diagnostics" => {
+        "dep.diagnostics" => {
+            let integrity = match v["integrity"]["cyclePath"].as_array() {
+                Some(path) => {
+                    let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
+                    format!("cycle detected ({})", path.join(" -> "))
+                }
+                None => "no cycles detected".to_string(),
+            };
+            out.push_str(&format!(
+                "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
+                s(v, "issuesPath"),
+                s(v, "graphScope")
+            ));
+        }
+        "issue.check" => {
             out.push_str(&format!("{action}: {}\n", s(v, "result")));
             for key in ["errors", "warnings"] {
                 for item in v
@@ -633,31 +698,34 @@ fn human(action: &str, v: &Value) -> String {
                     ));
                 }
             }
-            for cycle in v
-                .get("cycles")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                let path: Vec<&str> = cycle
+        }
+        "issue.lease_projection" => {
+            let p = &v["projection"];
+            for (label, key) in [
+                ("stale", "staleIssueIds"),
+                ("contended", "contendedIssueIds"),
+            ] {
+                let ids: Vec<&str> = p[key]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(Value::as_str)
                     .collect();
-                out.push_str(&format!("  cycle: {}\n", path.join(" -> ")));
+                out.push_str(&format!("{label}: {} {}\n", ids.len(), ids.join(" ")));
             }
-            for edge in v
-                .get("danglingEdges")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
+            for item in v["items"].as_array().into_iter().flatten() {
                 out.push_str(&format!(
-                    "  dangling: {} -> {} ({})\n",
-                    s(edge, "issueId"),
-                    s(edge, "dependsOnId"),
-                    s(edge, "type")
+                    "  {} [{}] {} {} until {}{}\n",
+                    s(item, "id"),
+                    s(item, "status"),
+                    s(&item["lease"], "state"),
+                    s(&item["lease"], "owner"),
+                    s(&item["lease"], "expiresAt"),
+                    if item["contended"] == Value::Bool(true) {
+                        " (contended)"
+                    } else {
+                        ""
+                    }
                 ));
             }
         }
@@ -667,6 +735,7 @@ fn human(action: &str, v: &Value) -> String {
         _ => {
             let id = v
                 .get("id")
+                .or_else(|| v.get("issue").and_then(|i| i.get("id")))
                 .or_else(|| v.get("issueId"))
                 .and_then(Value::as_str)
                 .unwrap_or("-");
@@ -676,6 +745,16 @@ fn human(action: &str, v: &Value) -> String {
                     " lease {} until {}",
                     s(lease, "lease_id"),
                     s(lease, "expires_at")
+                ));
+            } else if let Some(lease) = v
+                .get("issue")
+                .and_then(|i| i.get("lease"))
+                .filter(|l| l.is_object())
+            {
+                out.push_str(&format!(
+                    " lease {} until {}",
+                    s(lease, "leaseId"),
+                    s(lease, "expiresAt")
                 ));
             }
             if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
@@ -704,12 +783,7 @@ fn table(items: &[Item<'_>], with_blockers: bool) -> String {
     for item in items {
         let mut last = item.title.to_string();
         if with_blockers {
-            let ids: Vec<&str> = item
-                .blockers
-                .iter()
-                .flatten()
-                .map(|b| b.depends_on_id)
-                .collect();
+            let ids: Vec<&str> = item.blockers.iter().map(|b| b.depends_on_id).collect();
             let blockers = if ids.is_empty() {
                 "(manual)".to_string()
             } else {

@@ -33,6 +33,11 @@ fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionEr
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
+/// No arguments: the projection covers the whole configured store.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseProjectionArgs {}
+
 /// Filters of `issue.list` (all optional, combined with and).
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -56,10 +61,10 @@ pub struct IdArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiagnosticsArgs {
-    /// `active` (open work only, the default) or `all`.
-    pub scope: Option<String>,
+    /// `active` (open or in_progress issues, the default) or `full` (`all` is accepted too).
+    pub graph_scope: Option<String>,
 }
 
 // The fields of `NewIssue` written out again: serde cannot flatten a struct
@@ -80,6 +85,8 @@ pub struct DiscoverArgs {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -97,6 +104,7 @@ impl DiscoverArgs {
             priority: self.priority,
             issue_type: self.issue_type,
             assignee: self.assignee,
+            owner: self.owner,
             labels: self.labels,
         };
         (self.parent_id, issue)
@@ -117,6 +125,8 @@ pub struct UpdateArgs {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    /// The issue's owner (not the lease holder).
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -191,6 +201,7 @@ pub struct DepReplaceArgs {
 /// cannot be read is an execution error with one of these as its cause).
 const STORE: [&str; 2] = ["memory.io_error", "memory.store_corrupt"];
 
+/// The stored issue object (`issue.show`, `issue.close`): snake_case beads fields.
 fn issue_schema() -> Value {
     use schema::*;
     object(
@@ -209,6 +220,55 @@ fn issue_schema() -> Value {
     )
 }
 
+/// premath's projection (A) of an issue (`issue.add`, `update`, `discover`).
+fn basic_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("assignee", string()),
+            ("id", string()),
+            ("issueType", string()),
+            ("owner", string()),
+            ("priority", integer()),
+            ("status", string()),
+            ("title", string()),
+        ],
+        &[
+            "assignee",
+            "id",
+            "issueType",
+            "owner",
+            "priority",
+            "status",
+            "title",
+        ],
+    )
+}
+
+/// A lease in camelCase, as premath prints it.
+fn lease_schema(with_state: bool) -> Value {
+    use schema::*;
+    let mut members = vec![
+        ("acquiredAt", string()),
+        ("expiresAt", string()),
+        ("leaseId", string()),
+        ("owner", string()),
+        ("renewedAt", nullable(string())),
+    ];
+    if with_state {
+        members.push(("state", string()));
+    }
+    object(&members, &["acquiredAt", "expiresAt", "leaseId", "owner"])
+}
+
+/// premath's lease summary (B) of an issue (`issue.claim`, `claim_next`).
+fn lease_summary_schema() -> Value {
+    use schema::*;
+    let mut summary = basic_schema();
+    summary["properties"]["lease"] = nullable(lease_schema(false));
+    summary
+}
+
 fn item_schema() -> Value {
     use schema::*;
     object(
@@ -218,10 +278,11 @@ fn item_schema() -> Value {
             ("status", string()),
             ("priority", integer()),
             ("issueType", string()),
-            ("assignee", nullable(string())),
-            ("leaseState", string()),
+            ("assignee", string()),
+            ("manualBlocked", boolean()),
+            ("blockers", array(any())),
         ],
-        &["id", "title", "status"],
+        &["id", "title", "status", "priority"],
     )
 }
 
@@ -238,6 +299,20 @@ fn listing_schema() -> Value {
     )
 }
 
+/// A mutation whose `issue` is premath's projection (A).
+fn basic_mutation_schema() -> Value {
+    use schema::*;
+    object(
+        &[
+            ("action", string()),
+            ("issuesPath", string()),
+            ("issue", basic_schema()),
+        ],
+        &["action"],
+    )
+}
+
+/// A tusk-only mutation returning the stored object and the stored lease.
 fn mutation_schema(with_lease: bool) -> Value {
     use schema::*;
     let mut members = vec![
@@ -351,6 +426,51 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
         ),
         declare(
             Declaration {
+                id: "issue.lease_projection",
+                kind: Read,
+                description: "Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("count", integer()),
+                        ("items", array(object(
+                            &[
+                                ("assignee", string()),
+                                ("contended", boolean()),
+                                ("id", string()),
+                                ("lease", lease_schema(true)),
+                                ("status", string()),
+                            ],
+                            &["assignee", "contended", "id", "lease", "status"],
+                        ))),
+                        ("projection", object(
+                            &[
+                                ("checkedAt", string()),
+                                ("contendedCount", integer()),
+                                ("contendedIssueIds", strings()),
+                                ("staleCount", integer()),
+                                ("staleIssueIds", strings()),
+                            ],
+                            &["checkedAt", "contendedCount", "contendedIssueIds", "staleCount", "staleIssueIds"],
+                        )),
+                        ("queryBackend", string()),
+                        ("querySource", string()),
+                    ],
+                    &["action", "count", "items", "projection"],
+                ),
+                failure_classes: classes!(),
+                example: "(issue.lease_projection)",
+            },
+            |ctx, _: LeaseProjectionArgs| {
+                let backend = super::projection::backend_name(&ctx.paths.issues);
+                outcome(read_view(ctx, |s, p| {
+                    super::projection::lease_projection_payload(s, p, backend, ctx.now)
+                }))
+            },
+        ),
+        declare(
+            Declaration {
                 id: "issue.check",
                 kind: Read,
                 description: "Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.",
@@ -364,24 +484,28 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "dep.diagnostics",
                 kind: Read,
-                description: "Dependency graph diagnostics: cycles and dangling edges, over open work or all issues.",
+                description: "Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.",
                 payload: object(
                     &[
                         ("action", string()),
-                        ("result", string()),
-                        ("scope", string()),
+                        ("issuesPath", string()),
+                        ("graphScope", string()),
+                        ("integrity", object(
+                            &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
+                            &["cyclePath", "hasCycle"],
+                        )),
                         ("cycles", array(strings())),
                         ("danglingEdges", array(any())),
                     ],
-                    &["action", "result"],
+                    &["action", "graphScope", "integrity"],
                 ),
                 failure_classes: classes!("dep.invalid_scope"),
-                example: r#"(dep.diagnostics (hash "scope" "all"))"#,
+                example: r#"(dep.diagnostics (hash "graphScope" "full"))"#,
             },
             |ctx, a: DiagnosticsArgs| {
-                let scope_text = a.scope.unwrap_or_else(|| "active".into());
+                let scope_text = a.graph_scope.unwrap_or_else(|| "active".into());
                 let Some(scope) = Scope::parse(&scope_text) else {
-                    let diag = format!("scope {scope_text:?} is not `active` or `all`");
+                    let diag = format!("graph scope {scope_text:?} is not `active` or `full`");
                     return outcome(Ok(Report::rejected(
                         "dep.diagnostics",
                         &path_of(ctx),
@@ -397,7 +521,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.add",
                 kind: Mutation,
                 description: "Create an issue.",
-                payload: mutation_schema(false),
+                payload: basic_mutation_schema(),
                 failure_classes: classes!(
                     "issue.invalid_title", "issue.invalid_id", "issue.duplicate_id",
                     "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
@@ -412,7 +536,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.update",
                 kind: Mutation,
                 description: "Change fields of an issue (status, priority, assignee, notes, …).",
-                payload: mutation_schema(false),
+                payload: basic_mutation_schema(),
                 failure_classes: classes!(
                     "issue.not_found", "issue.update_empty", "issue.invalid_title",
                     "issue.invalid_status", "issue.invalid_priority", "issue.invalid_type",
@@ -431,6 +555,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                     priority: a.priority,
                     issue_type: a.issue_type,
                     assignee: a.assignee,
+                    owner: a.owner,
                     labels: a.labels,
                 };
                 outcome(mutate::update(&mutation_ctx(ctx), &a.id, &changes))
@@ -452,7 +577,15 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.claim",
                 kind: Mutation,
                 description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
-                payload: mutation_schema(true),
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", lease_summary_schema()),
+                        ("staleLeaseCleared", boolean()),
+                    ],
+                    &["action"],
+                ),
                 failure_classes: classes!(
                     "lease_not_found", "lease_issue_closed", "lease_contention_active",
                     "lease_id_mismatch", "lease_invalid_assignee", "lease_invalid_ttl",
@@ -473,9 +606,10 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 payload: object(
                     &[
                         ("action", string()),
+                        ("issuesPath", string()),
                         ("claimed", boolean()),
-                        ("issue", issue_schema()),
-                        ("lease", any()),
+                        ("issue", nullable(lease_summary_schema())),
+                        ("staleLeaseCleared", boolean()),
                     ],
                     &["action"],
                 ),
@@ -494,7 +628,18 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "issue.discover",
                 kind: Mutation,
                 description: "Create an issue found while working on another, linked discovered-from.",
-                payload: mutation_schema(false),
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", basic_schema()),
+                        ("dependency", object(
+                            &[("dependsOnId", string()), ("issueId", string()), ("type", string())],
+                            &["dependsOnId", "issueId", "type"],
+                        )),
+                    ],
+                    &["action"],
+                ),
                 failure_classes: classes!(
                     "issue.parent_not_found", "issue.invalid_title", "issue.invalid_id",
                     "issue.duplicate_id", "issue.invalid_status", "issue.invalid_priority",
@@ -709,6 +854,7 @@ mod tests {
                 "issue.claim_next",
                 "issue.close",
                 "issue.discover",
+                "issue.lease_projection",
                 "issue.lease_release",
                 "issue.lease_renew",
                 "issue.list",
@@ -724,6 +870,7 @@ mod tests {
             "issue.blocked",
             "issue.check",
             "dep.diagnostics",
+            "issue.lease_projection",
         ];
         for a in &all {
             let expected = if reads.contains(&a.id()) {
@@ -749,21 +896,34 @@ mod tests {
             "issue.add",
             json!({"title": "Do it", "priority": 0, "labels": ["x"], "acceptanceCriteria": "done"}),
         );
-        assert_eq!(added["id"], "bd-1");
-        assert_eq!(added["issue"]["acceptance_criteria"], "done");
-        assert_eq!(added["issue"]["created_at"], "2026-05-01T10:00:00Z");
+        // premath's projection (A) of the new issue; the stored line has it all.
+        assert_eq!(
+            added["issue"],
+            json!({"assignee": "", "id": "bd-1", "issueType": "task", "owner": "",
+                   "priority": 0, "status": "open", "title": "Do it"})
+        );
+        let shown = host.accepted("issue.show", json!({"id": "bd-1"}));
+        assert_eq!(shown["issue"]["acceptance_criteria"], "done");
+        assert_eq!(shown["issue"]["created_at"], "2026-05-01T10:00:00Z");
         assert!(host.paths.issues.path().exists());
         let claimed = host.accepted(
             "issue.claim",
             json!({"id": "bd-1", "assignee": "agent.a", "leaseTtlSeconds": 60}),
         );
+        // premath's lease summary (B): camelCase lease, `+00:00` instants.
         assert_eq!(
-            claimed["lease"],
-            json!({"lease_id": "lease1_bd-1_agent.a", "owner": "agent.a",
-                   "acquired_at": "2026-05-01T10:00:00Z", "expires_at": "2026-05-01T10:01:00Z"})
+            claimed["issue"]["lease"],
+            json!({"leaseId": "lease1_bd-1_agent.a", "owner": "agent.a",
+                   "acquiredAt": "2026-05-01T10:00:00+00:00",
+                   "expiresAt": "2026-05-01T10:01:00+00:00", "renewedAt": null})
         );
+        assert_eq!(claimed["issue"]["status"], "in_progress");
         let listed = host.accepted("issue.list", json!({"assignee": "agent.a"}));
-        assert_eq!(listed["items"][0]["leaseState"], "active");
+        assert_eq!(
+            listed["items"][0],
+            json!({"assignee": "agent.a", "id": "bd-1", "issueType": "task",
+                   "priority": 0, "status": "in_progress", "title": "Do it"})
+        );
         assert_eq!(
             listed["issuesPath"],
             host.paths.issues.path().display().to_string()
@@ -772,7 +932,10 @@ mod tests {
             "issue.discover",
             json!({"parentId": "bd-1", "title": "Found"}),
         );
-        assert_eq!(found["issue"]["dependencies"][0]["type"], "discovered-from");
+        assert_eq!(
+            found["dependency"],
+            json!({"dependsOnId": "bd-1", "issueId": "bd-2", "type": "discovered-from"})
+        );
         let dup = host
             .call("dep.add", json!({"issueId": "bd-2", "dependsOnId": "bd-1"}))
             .unwrap();
@@ -812,8 +975,8 @@ mod tests {
             "accepted"
         );
         assert_eq!(
-            host.accepted("dep.diagnostics", json!({"scope": "all"}))["scope"],
-            "all"
+            host.accepted("dep.diagnostics", json!({"graphScope": "all"}))["graphScope"],
+            "full"
         );
     }
 
@@ -839,7 +1002,7 @@ mod tests {
             .unwrap();
         assert_eq!(out.failure_classes, ["lease_invalid_ttl"]);
         let out = host
-            .call("dep.diagnostics", json!({"scope": "some"}))
+            .call("dep.diagnostics", json!({"graphScope": "some"}))
             .unwrap();
         assert_eq!(out.failure_classes, ["dep.invalid_scope"]);
         let out = host.call("issue.show", json!({"id": "zz"})).unwrap();
@@ -861,6 +1024,54 @@ mod tests {
     }
 
     #[test]
+    fn lease_projection_names_stale_and_contended_leases() {
+        let host = Host::new();
+        let empty = host.accepted("issue.lease_projection", json!({}));
+        assert_eq!(
+            empty,
+            json!({"action": "issue.lease_projection", "count": 0, "items": [],
+                   "issuesPath": host.paths.issues.path().display().to_string(),
+                   "projection": {"checkedAt": "2026-05-01T10:00:00+00:00", "contendedCount": 0,
+                                  "contendedIssueIds": [], "staleCount": 0, "staleIssueIds": []},
+                   "queryBackend": "jsonl", "querySource": "jsonl"})
+        );
+        for id in ["a", "b", "c", "d"] {
+            host.accepted("issue.add", json!({"title": id, "id": id}));
+        }
+        host.accepted(
+            "issue.claim",
+            json!({"id": "a", "assignee": "w", "leaseTtlSeconds": 60}),
+        );
+        host.accepted("issue.claim", json!({"id": "b", "assignee": "w"}));
+        host.accepted("issue.claim", json!({"id": "c", "assignee": "v"}));
+        // Reassigning b leaves its lease to w: contended.
+        host.accepted("issue.update", json!({"id": "b", "assignee": "x"}));
+        let later = Host {
+            now: host.now + chrono::Duration::minutes(5),
+            ..host
+        };
+        let p = later.accepted("issue.lease_projection", json!({}));
+        assert_eq!(
+            p["projection"],
+            json!({"checkedAt": "2026-05-01T10:05:00+00:00", "contendedCount": 1,
+                   "contendedIssueIds": ["b"], "staleCount": 1, "staleIssueIds": ["a"]})
+        );
+        assert_eq!(p["count"], 3);
+        assert_eq!(
+            p["items"][0],
+            json!({"assignee": "w", "contended": false, "id": "a", "status": "in_progress",
+                   "lease": {"acquiredAt": "2026-05-01T10:00:00+00:00",
+                             "expiresAt": "2026-05-01T10:01:00+00:00",
+                             "leaseId": "lease1_a_w", "owner": "w", "renewedAt": null,
+                             "state": "stale"}})
+        );
+        assert_eq!(p["items"][1]["contended"], true);
+        assert_eq!(p["items"][1]["assignee"], "x");
+        assert_eq!(p["items"][1]["lease"]["state"], "active");
+        assert_eq!(p["items"][2]["id"], "c");
+    }
+
+    #[test]
     fn handoff_ref_and_snapshot_ref_of_the_configured_store() {
         let host = Host::new();
         host.accepted("issue.add", json!({"title": "t", "id": "a"}));
@@ -870,12 +1081,14 @@ mod tests {
             .unwrap();
         let empty_digest = crate::canonical::sha256_hex(b"{}");
         assert_eq!(none, format!("lease://handoff/a/unleased/{empty_digest}"));
-        let claimed = host.accepted("issue.claim", json!({"id": "a", "assignee": "w"}));
+        host.accepted("issue.claim", json!({"id": "a", "assignee": "w"}));
+        let stored_lease =
+            host.accepted("issue.show", json!({"id": "a"}))["issue"]["lease"].clone();
         let active = crate::issues::handoff_witness_ref(path, "a", host.now)
             .unwrap()
             .unwrap();
         let digest = crate::canonical::sha256_hex(
-            crate::canonical::to_canonical_string(&claimed["lease"]).as_bytes(),
+            crate::canonical::to_canonical_string(&stored_lease).as_bytes(),
         );
         assert_eq!(active, format!("lease://handoff/a/active/{digest}"));
         let later = host.now + chrono::Duration::hours(2);

@@ -1,11 +1,13 @@
-//! Dependency-graph algorithms over blocking edges: cycles with a deterministic
-//! path, and reachability for refusing a cycle-making edge.
+//! Dependency-graph algorithms: cycles over blocking edges with a deterministic
+//! path, reachability for refusing a cycle-making edge, and premath's "any
+//! cycle" search over every edge (`dep diagnostics`' `integrity`).
 
 use super::store::Store;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 
-/// The blocking graph restricted to the issues `include` admits (by winning line).
+/// The dependency graph (blocking edges, or every edge) restricted to the
+/// issues `include` admits (by winning line).
 struct Graph<'s> {
     ids: Vec<&'s str>,
     /// Successors (issue → issues it depends on), sorted by id for determinism.
@@ -14,6 +16,14 @@ struct Graph<'s> {
 
 impl<'s> Graph<'s> {
     fn build(store: &'s Store<'_>, include: impl Fn(&super::model::Issue<'_>) -> bool) -> Self {
+        Self::build_with(store, include, true)
+    }
+
+    fn build_with(
+        store: &'s Store<'_>,
+        include: impl Fn(&super::model::Issue<'_>) -> bool,
+        blocking_only: bool,
+    ) -> Self {
         let mut ids: Vec<&'s str> = store
             .issues()
             .filter(|i| include(i))
@@ -24,7 +34,7 @@ impl<'s> Graph<'s> {
         let mut succ = vec![Vec::new(); ids.len()];
         for (n, id) in ids.iter().enumerate() {
             let issue = store.get(id).expect("id came from the store");
-            for dep in issue.blocking_deps() {
+            for dep in issue.deps.iter().filter(|d| d.blocking || !blocking_only) {
                 if let Some(&m) = pos.get(dep.depends_on.as_str()) {
                     succ[n].push(m);
                 }
@@ -171,4 +181,47 @@ pub fn cycle_if_added(store: &Store<'_>, issue: &str, depends_on: &str) -> Optio
     let mut out = vec![issue.to_string()];
     out.extend(path.into_iter().map(|i| g.ids[i].to_string()));
     Some(out)
+}
+
+/// premath's `find_any_dependency_cycle_in_scope`: over every edge type among
+/// the admitted issues, the first issue in id (byte) order with an edge (in
+/// target order) whose target reaches back to it, written
+/// `[issue, target, …, issue]` with the BFS path (sorted successors); a
+/// self-loop is `[a, a]`. Only issues on a cycle are searched, and only within
+/// their strongly connected component, which finds the same path: a node
+/// outside the component can never lead back.
+pub fn first_cycle_path(
+    store: &Store<'_>,
+    include: impl Fn(&super::model::Issue<'_>) -> bool,
+) -> Option<Vec<String>> {
+    let g = Graph::build_with(store, include, false);
+    let mut comp_of = vec![0usize; g.ids.len()];
+    let mut cyclic = Vec::new();
+    for (c, comp) in g.sccs().into_iter().enumerate() {
+        for &v in &comp {
+            comp_of[v] = c;
+        }
+        cyclic.push(comp.len() > 1 || g.succ[comp[0]].contains(&comp[0]));
+    }
+    for n in 0..g.ids.len() {
+        if !cyclic[comp_of[n]] {
+            continue;
+        }
+        for &m in &g.succ[n] {
+            if comp_of[m] != comp_of[n] {
+                continue;
+            }
+            let path = if m == n {
+                Some(vec![m])
+            } else {
+                g.shortest_path(m, n, &|w| comp_of[w] == comp_of[n])
+            };
+            if let Some(path) = path {
+                let mut out = vec![g.ids[n].to_string()];
+                out.extend(path.into_iter().map(|i| g.ids[i].to_string()));
+                return Some(out);
+            }
+        }
+    }
+    None
 }

@@ -6,6 +6,7 @@ use super::mutate::{
     not_found, object_of, replace, run, run_ready, set_text, MutationCtx, Rejection,
 };
 
+use super::projection;
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
 use super::Report;
@@ -146,7 +147,16 @@ fn claim_object(
                 m.insert("status".into(), json!("open"));
             }
         }
-        (None, _) => {}
+        (None, _) => {
+            // premath's rule: an issue someone else is assigned to is theirs,
+            // lease or not (claim-next passes it by).
+            if let Some(holder) = issue.assignee.as_ref().filter(|a| a.as_str() != assignee) {
+                let mut extra = Map::new();
+                extra.insert("holder".into(), json!(holder.as_str()));
+                let diag = format!("{id} is assigned to {}", holder.as_str());
+                return Err(("lease_contention_active", diag, extra));
+            }
+        }
     }
     match m.get_mut("lease") {
         // Same owner, active lease: the same lease goes on (id, acquired_at and any
@@ -169,16 +179,12 @@ fn claim_object(
     Ok((m, stale_cleared))
 }
 
-fn claimed_members(m: Map<String, Value>, stale_cleared: bool) -> Map<String, Value> {
+/// The members of an accepted claim: premath's lease summary (B) of the
+/// claimed issue, and whether a stale lease was cleared on the way.
+fn claimed_members(m: &Map<String, Value>, stale_cleared: bool) -> Map<String, Value> {
     let mut out = Map::new();
-    out.insert("id".into(), m.get("id").cloned().unwrap_or(Value::Null));
-    out.insert(
-        "lease".into(),
-        m.get("lease").cloned().unwrap_or(Value::Null),
-    );
-    out.insert("leaseState".into(), json!("active"));
+    out.insert("issue".into(), projection::lease_summary(m));
     out.insert("staleLeaseCleared".into(), json!(stale_cleared));
-    out.insert("issue".into(), Value::Object(m));
     out
 }
 
@@ -214,7 +220,7 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
             Ok((m, cleared)) => {
                 let edit = replace(store, issue, &m);
                 (
-                    Report::accepted(action, &path, claimed_members(m, cleared)),
+                    Report::accepted(action, &path, claimed_members(&m, cleared)),
                     Some(edit),
                 )
             }
@@ -245,7 +251,7 @@ pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, S
                 ctx.now,
             ) {
                 let edit: Edit = replace(store, issue, &m);
-                let mut out = claimed_members(m, cleared);
+                let mut out = claimed_members(&m, cleared);
                 out.insert("claimed".into(), json!(true));
                 return (Report::accepted(action, &path, out), Some(edit));
             }

@@ -15,10 +15,12 @@
 //! with `--json`, which is also the host action's payload.
 
 pub mod actions;
+pub mod backend;
 pub mod graph;
 pub mod lease;
 pub mod model;
 pub mod mutate;
+pub mod projection;
 pub mod store;
 pub mod views;
 

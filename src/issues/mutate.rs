@@ -9,6 +9,7 @@ use super::model::{
     dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS,
     ISSUE_TYPES, PRIORITY_RANGE,
 };
+use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
 use chrono::{DateTime, Utc};
@@ -139,6 +140,8 @@ pub struct NewIssue {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    /// The issue's owner (beads `owner`; not the lease holder).
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -154,6 +157,7 @@ pub struct IssueChanges {
     pub priority: Option<i64>,
     pub issue_type: Option<String>,
     pub assignee: Option<String>,
+    pub owner: Option<String>,
     pub labels: Option<Vec<String>>,
 }
 
@@ -168,6 +172,7 @@ impl IssueChanges {
             && self.priority.is_none()
             && self.issue_type.is_none()
             && self.assignee.is_none()
+            && self.owner.is_none()
             && self.labels.is_none()
     }
 }
@@ -298,6 +303,7 @@ fn new_issue_object(
         "assignee",
         new.assignee.as_deref().unwrap_or("").trim(),
     );
+    set_text(&mut m, "owner", new.owner.as_deref().unwrap_or("").trim());
     m.insert("created_at".into(), json!(stamp));
     m.insert("updated_at".into(), json!(stamp));
     if status == "closed" {
@@ -344,15 +350,18 @@ fn create(
             Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
             Ok(created) => created,
         };
-        let mut payload = vec![("id", json!(id))];
+        let mut payload = Vec::new();
         if let Some(parent_id) = parent_id {
             // The edge's issue_id is only known once the id is chosen.
             let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
             m.insert("dependencies".into(), json!([edge]));
-            payload.push(("parentId", json!(parent_id)));
+            payload.push((
+                "dependency",
+                json!({"dependsOnId": parent_id, "issueId": id, "type": "discovered-from"}),
+            ));
         }
         let edit = Edit::Append { json: encode(&m) };
-        payload.push(("issue", Value::Object(m)));
+        payload.push(("issue", projection::basic(&m)));
         (
             Report::accepted(action, &path, members(payload)),
             Some(edit),
@@ -407,6 +416,9 @@ pub fn update(
         if let Some(a) = &changes.assignee {
             set_text(&mut m, "assignee", a.trim());
         }
+        if let Some(o) = &changes.owner {
+            set_text(&mut m, "owner", o.trim());
+        }
         if let Some(p) = changes.priority {
             m.insert("priority".into(), json!(p));
         }
@@ -428,16 +440,17 @@ pub fn update(
             } else {
                 m.insert("status".into(), json!(s));
                 m.remove("closed_at");
+                // premath's rule: only an in_progress issue holds a lease (the
+                // assignee stays).
+                if s != "in_progress" {
+                    m.remove("lease");
+                }
             }
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         (
-            Report::accepted(
-                action,
-                &path,
-                members([("id", json!(id)), ("issue", Value::Object(m))]),
-            ),
+            Report::accepted(action, &path, members([("issue", projection::basic(&m))])),
             Some(edit),
         )
     })

@@ -15,60 +15,68 @@ use serde_json::{json, Map, Value};
 /// as a running log, and a huge one usually means output pasted by mistake.
 pub const NOTES_WARN_CHARS: usize = 2000;
 
-/// One item of list, ready and blocked: the compact per-issue shape. Fields are
-/// declared in sorted key order, so serializing it directly gives the same text as
-/// `canonical::to_pretty_sorted` of its JSON value (the CLI prints big views
-/// this way without building a `Value` per item).
-#[derive(Serialize)]
+/// Which view an [`Item`] belongs to: each prints premath's item shape for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemShape {
+    /// `{assignee, id, issueType, priority, status, title}`.
+    List,
+    /// `{id, priority, status, title}`.
+    Ready,
+    /// `{blockers, id, manualBlocked, priority, status, title}`.
+    Blocked,
+}
+
+/// One item of list, ready and blocked. It serializes to premath's item shape
+/// for its view (keys in sorted order, so the text equals
+/// `canonical::to_pretty_sorted` of its JSON value and the CLI prints big views
+/// without building a `Value` per item); the other fields feed the table.
 pub struct Item<'s> {
+    pub shape: ItemShape,
     pub assignee: Option<&'s str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blockers: Option<Vec<Blocker<'s>>>,
+    pub blockers: Vec<Blocker<'s>>,
     pub id: &'s str,
-    #[serde(rename = "issueType")]
     pub issue_type: &'s str,
-    pub labels: Vec<&'s str>,
-    pub lease: Option<LeaseItem<'s>>,
-    #[serde(rename = "leaseState")]
     pub lease_state: &'static str,
-    #[serde(rename = "manualBlocked", skip_serializing_if = "Option::is_none")]
-    pub manual_blocked: Option<bool>,
+    pub manual_blocked: bool,
     pub priority: i64,
     pub status: &'s str,
     pub title: &'s str,
 }
 
-/// The lease of an item, camelCase like the rest of the item.
-#[derive(Serialize)]
-pub struct LeaseItem<'s> {
-    #[serde(rename = "acquiredAt")]
-    pub acquired_at: &'s str,
-    #[serde(rename = "expiresAt")]
-    pub expires_at: &'s str,
-    #[serde(rename = "leaseId")]
-    pub lease_id: &'s str,
-    pub owner: &'s str,
-    #[serde(rename = "renewedAt", skip_serializing_if = "Option::is_none")]
-    pub renewed_at: Option<&'s str>,
+impl Serialize for Item<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self.shape {
+            ItemShape::List => {
+                map.serialize_entry("assignee", self.assignee.unwrap_or(""))?;
+            }
+            ItemShape::Blocked => map.serialize_entry("blockers", &self.blockers)?,
+            ItemShape::Ready => {}
+        }
+        map.serialize_entry("id", self.id)?;
+        match self.shape {
+            ItemShape::List => map.serialize_entry("issueType", self.issue_type)?,
+            ItemShape::Blocked => map.serialize_entry("manualBlocked", &self.manual_blocked)?,
+            ItemShape::Ready => {}
+        }
+        map.serialize_entry("priority", &self.priority)?;
+        map.serialize_entry("status", self.status)?;
+        map.serialize_entry("title", self.title)?;
+        map.end()
+    }
 }
 
 impl<'s> Item<'s> {
-    pub fn of(issue: &'s Issue<'_>, now: DateTime<Utc>) -> Self {
+    pub fn of(shape: ItemShape, issue: &'s Issue<'_>, now: DateTime<Utc>) -> Self {
         Item {
+            shape,
             assignee: issue.assignee.as_ref().map(|a| a.as_str()),
-            blockers: None,
+            blockers: Vec::new(),
             id: issue.id.as_str(),
             issue_type: issue.issue_type.as_str(),
-            labels: issue.labels.iter().map(|l| l.as_str()).collect(),
-            lease: issue.lease.as_ref().map(|l| LeaseItem {
-                acquired_at: l.acquired_at.as_str(),
-                expires_at: l.expires_at_text.as_str(),
-                lease_id: l.lease_id.as_str(),
-                owner: l.owner.as_str(),
-                renewed_at: l.renewed_at.as_ref().map(|r| r.as_str()),
-            }),
             lease_state: issue.lease_state(now).as_str(),
-            manual_blocked: None,
+            manual_blocked: false,
             priority: issue.priority,
             status: issue.status.as_str(),
             title: issue.title.as_str(),
@@ -108,10 +116,48 @@ impl ListView<'_> {
     }
 }
 
+/// Natural order of ids: runs of digits compare by value (`bd-2` before
+/// `bd-10`), everything else byte by byte; ties (`bd-02`, `bd-2`) fall back to
+/// byte order so the order is total.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let (si, sj) = (i, j);
+            while i < x.len() && x[i].is_ascii_digit() {
+                i += 1;
+            }
+            while j < y.len() && y[j].is_ascii_digit() {
+                j += 1;
+            }
+            // Compare the digit runs by value without parsing (they may be long).
+            let dx = &x[si..i];
+            let dy = &y[sj..j];
+            let tx = &dx[dx.iter().position(|&c| c != b'0').unwrap_or(dx.len())..];
+            let ty = &dy[dy.iter().position(|&c| c != b'0').unwrap_or(dy.len())..];
+            let by_value = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty));
+            if by_value != Ordering::Equal {
+                return by_value;
+            }
+        } else {
+            if x[i] != y[j] {
+                return x[i].cmp(&y[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
+}
+
+/// Priority (0 first), then id in natural order: the order of ready, blocked,
+/// list and claim-next.
 fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
     a.priority
         .cmp(&b.priority)
-        .then_with(|| a.id.as_str().cmp(b.id.as_str()))
+        .then_with(|| natural_cmp(a.id.as_str(), b.id.as_str()))
 }
 
 /// Whether every blocking dependency of `issue` points at an existing, closed issue
@@ -134,13 +180,16 @@ pub fn ready<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s Issue<'a>> {
     out
 }
 
-/// One open blocker of an issue (fields in sorted key order).
+/// One open blocker of an issue (fields in sorted key order, premath's shape).
 #[derive(Serialize)]
 pub struct Blocker<'s> {
     #[serde(rename = "blockerMissing")]
     pub blocker_missing: bool,
     #[serde(rename = "blockerStatus")]
     pub blocker_status: Option<&'s str>,
+    /// The edge's `created_by` (`""` when the line has none).
+    #[serde(rename = "createdBy")]
+    pub created_by: String,
     #[serde(rename = "dependsOnId")]
     pub depends_on_id: &'s str,
     #[serde(rename = "issueId")]
@@ -149,22 +198,43 @@ pub struct Blocker<'s> {
     pub dep_type: &'static str,
 }
 
-/// The blocking dependencies of `issue` on non-closed or missing issues.
+/// The blocking dependencies of `issue` on non-closed or missing issues, in the
+/// line's dependency order.
 pub fn blockers<'s>(store: &'s Store<'_>, issue: &'s Issue<'_>) -> Vec<Blocker<'s>> {
-    issue
-        .blocking_deps()
-        .filter_map(|d| {
+    let open: Vec<(usize, &super::model::Dep<'_>)> = issue
+        .deps
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| {
+            d.blocking
+                && !store
+                    .get(d.depends_on.as_str())
+                    .is_some_and(|t| t.is_closed())
+        })
+        .collect();
+    if open.is_empty() {
+        return Vec::new();
+    }
+    // `created_by` is not decoded with the line (few views need it): read it
+    // from the line's dependencies, which are in the same order as `deps`.
+    let object = full_object(store, issue);
+    let created_by = |index: usize| {
+        object["dependencies"][index]["created_by"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    open.into_iter()
+        .map(|(index, d)| {
             let target = store.get(d.depends_on.as_str());
-            if target.is_some_and(|t| t.is_closed()) {
-                return None;
-            }
-            Some(Blocker {
+            Blocker {
                 blocker_missing: target.is_none(),
                 blocker_status: target.map(|t| t.status.as_str()),
+                created_by: created_by(index),
                 depends_on_id: d.depends_on.as_str(),
                 issue_id: issue.id.as_str(),
                 dep_type: d.dep_type,
-            })
+            }
         })
         .collect()
 }
@@ -220,17 +290,12 @@ impl ListFilter {
     }
 }
 
-/// A lease is contended when it is active but the issue's assignee is someone else:
-/// two workers then both have a claim to the issue.
-fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {
-    issue.lease_state(now) == LeaseState::Active
-        && issue.assignee.as_ref().map(|a| a.as_str())
-            != issue.lease.as_ref().map(|l| l.owner.as_str())
-}
-
 /// `issue.ready`.
 pub fn ready_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -> ListView<'s> {
-    let items: Vec<Item<'s>> = ready(store).into_iter().map(|i| Item::of(i, now)).collect();
+    let items: Vec<Item<'s>> = ready(store)
+        .into_iter()
+        .map(|i| Item::of(ItemShape::Ready, i, now))
+        .collect();
     ListView {
         action: "issue.ready",
         count: items.len(),
@@ -245,9 +310,9 @@ pub fn blocked_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>)
     let items: Vec<Item<'s>> = blocked(store)
         .into_iter()
         .map(|(i, manual, b)| Item {
-            manual_blocked: Some(manual),
-            blockers: Some(b),
-            ..Item::of(i, now)
+            manual_blocked: manual,
+            blockers: b,
+            ..Item::of(ItemShape::Blocked, i, now)
         })
         .collect();
     ListView {
@@ -259,7 +324,7 @@ pub fn blocked_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>)
     }
 }
 
-/// `issue.list`, in id order, with per-issue lease state and the lease counts over
+/// `issue.list`, by priority then id, with per-issue lease state and the lease counts over
 /// the listed issues.
 pub fn list_view<'s>(
     store: &'s Store<'_>,
@@ -268,7 +333,7 @@ pub fn list_view<'s>(
     now: DateTime<Utc>,
 ) -> ListView<'s> {
     let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.matches(i)).collect();
-    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    issues.sort_by(by_priority_then_id);
     let stale = issues
         .iter()
         .filter(|i| i.lease_state(now) == LeaseState::Stale)
@@ -279,11 +344,17 @@ pub fn list_view<'s>(
         .count();
     let counts = LeaseCounts {
         active,
-        contended: issues.iter().filter(|i| contended(i, now)).count(),
+        contended: issues
+            .iter()
+            .filter(|i| super::projection::contended(i, now))
+            .count(),
         stale,
         unleased: issues.len() - active - stale,
     };
-    let items: Vec<Item<'s>> = issues.into_iter().map(|i| Item::of(i, now)).collect();
+    let items: Vec<Item<'s>> = issues
+        .into_iter()
+        .map(|i| Item::of(ItemShape::List, i, now))
+        .collect();
     ListView {
         action: "issue.list",
         count: items.len(),
@@ -433,41 +504,53 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
     Report::verdict(m, classes)
 }
 
-/// Scope of `dep diagnostics`.
+/// Graph scope of `dep diagnostics` (premath's `--graph-scope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// Non-closed issues only (the boot preflight).
+    /// Active issues only: status `open` or `in_progress` (trimmed, any case).
     Active,
-    All,
+    /// Every issue.
+    Full,
 }
 
 impl Scope {
+    /// `active` or `full` (`all` is tusk's older name for `full`).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "active" => Some(Scope::Active),
-            "all" => Some(Scope::All),
+            "full" | "all" => Some(Scope::Full),
             _ => None,
         }
     }
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Active => "active",
-            Scope::All => "all",
+            Scope::Full => "full",
+        }
+    }
+    pub fn admits(self, issue: &Issue<'_>) -> bool {
+        match self {
+            Scope::Full => true,
+            Scope::Active => {
+                let status = issue.status.as_str().trim();
+                status.eq_ignore_ascii_case("open") || status.eq_ignore_ascii_case("in_progress")
+            }
         }
     }
 }
 
-/// `dep.diagnostics`: cycles (blocking edges, deterministic paths) and dangling edges
-/// of the issues in scope.
+/// `dep.diagnostics`, premath's shape: `{action, graphScope, integrity:
+/// {cyclePath, hasCycle}, issuesPath}` where `cyclePath` is premath's first
+/// cycle over every edge type among the issues in scope (or `null`). tusk adds
+/// `cycles` (one per strongly connected component of the blocking edges in
+/// scope, see [`blocking_cycles`]) and `danglingEdges` (edges of issues in
+/// scope whose target does not exist). Findings are not a rejection.
 pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Report {
-    let in_scope = |i: &Issue<'_>| scope == Scope::All || !i.is_closed();
-    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| in_scope(i)).collect();
+    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| scope.admits(i)).collect();
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     let mut dangling = Vec::new();
-    let mut edges = 0usize;
     for issue in &issues {
         for dep in &issue.deps {
-            edges += 1;
             if store.get(dep.depends_on.as_str()).is_none() {
                 dangling.push(
                     json!({"issueId": issue.id.as_str(), "dependsOnId": dep.depends_on.as_str(),
@@ -476,24 +559,21 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
             }
         }
     }
-    let cycles = blocking_cycles(store, in_scope);
-    let mut classes = Vec::new();
-    if !cycles.is_empty() {
-        classes.push("dep.cycle".to_string());
-    }
-    if !dangling.is_empty() {
-        classes.push("dep.dangling".to_string());
-    }
+    let cycle_path = super::graph::first_cycle_path(store, |i| scope.admits(i));
     let mut m = Map::new();
     m.insert("action".into(), json!("dep.diagnostics"));
     m.insert("issuesPath".into(), json!(path));
-    m.insert("scope".into(), json!(scope.as_str()));
-    m.insert("issueCount".into(), json!(issues.len()));
-    m.insert("edgeCount".into(), json!(edges));
-    m.insert("hasCycle".into(), json!(!cycles.is_empty()));
-    m.insert("cycles".into(), json!(cycles));
+    m.insert("graphScope".into(), json!(scope.as_str()));
+    m.insert(
+        "integrity".into(),
+        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
+    );
+    m.insert(
+        "cycles".into(),
+        json!(blocking_cycles(store, |i| scope.admits(i))),
+    );
     m.insert("danglingEdges".into(), Value::Array(dangling));
-    Report::verdict(m, classes)
+    Report::view(m)
 }
 
 /// `iss1_` + hex SHA-256 over the issues in id order, one per line ending in `\n`,

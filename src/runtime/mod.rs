@@ -426,7 +426,12 @@ fn held_leases(effects: &[Value]) -> Vec<String> {
             .to_string();
         match e["action"].as_str().unwrap_or_default() {
             "issue.claim" | "issue.claim_next" | "issue.lease_renew" => {
-                if let Some(lease) = p["lease"]["lease_id"].as_str() {
+                // Claims carry premath's camelCase lease inside `issue`;
+                // renewals the stored lease.
+                let lease = p["issue"]["lease"]["leaseId"]
+                    .as_str()
+                    .or_else(|| p["lease"]["lease_id"].as_str());
+                if let Some(lease) = lease {
                     held.retain(|(i, _)| *i != issue);
                     held.push((issue, lease.to_string()));
                 }

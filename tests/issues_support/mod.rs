@@ -228,3 +228,19 @@ pub fn lease(owner: &str, lease_id: &str, active: bool) -> Value {
     };
     serde_json::json!({"lease_id": lease_id, "owner": owner, "acquired_at": "2020-01-01T00:00:00Z", "expires_at": expires})
 }
+
+/// premath's projection (A) of a stored line, spelled out independently of
+/// tusk's code: `{assignee, id, issueType, owner, priority, status, title}`
+/// with the line format's defaults.
+pub fn basic(stored: &Value) -> Value {
+    let text = |k: &str, d: &str| stored[k].as_str().unwrap_or(d).to_string();
+    serde_json::json!({
+        "assignee": text("assignee", ""),
+        "id": text("id", ""),
+        "issueType": text("issue_type", "task"),
+        "owner": text("owner", ""),
+        "priority": stored.get("priority").cloned().unwrap_or(serde_json::json!(2)),
+        "status": text("status", "open"),
+        "title": text("title", ""),
+    })
+}

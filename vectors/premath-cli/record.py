@@ -18,8 +18,16 @@ A scenario has:
   files     files to create first (path -> text);
   filesFrom files to create first from an earlier vector's captured files
             (path -> "<vector name>:<captured path>"), e.g. a ledger premath wrote;
-  capture   files whose final content is recorded.
-The keys `normalize` and `skip` only affect the comparison (parity_vectors.rs).
+  capture   files whose final content is recorded;
+  mcp       {tool, arguments}: the reference has no such CLI command, only an
+            MCP tool (e.g. issue_lease_projection): the tool is called through
+            `premath mcp-serve` (stdio, run in the scenario's directory) and
+            recorded as the CLI would print it: stdout is the tool's text
+            content plus the newline `println!` adds, exit is 0 for a tool
+            result and 1 for a tool error, stderr is empty (the server's
+            banner on stderr is not part of the answer). tusk runs `args`.
+The keys `normalize`, `normalizeInstant`, `extraKeys` and `skip` only affect
+the comparison (parity_vectors.rs).
 """
 import json
 import os
@@ -51,6 +59,40 @@ def setup(root, scenario):
         write_file(root, rel, text)
 
 
+def call_mcp(binary, root, env, tool, arguments):
+    """(exit, stdout) of one MCP tool call, as the CLI would print it."""
+    p = subprocess.Popen([binary, "mcp-serve"], cwd=root, env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def send(message):
+        p.stdin.write(json.dumps(message) + "\n")
+        p.stdin.flush()
+
+    def answer(wanted):
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                sys.exit(f"mcp-serve ended before answering request {wanted}")
+            message = json.loads(line)
+            if message.get("id") == wanted:
+                return message
+
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                     "clientInfo": {"name": "record.py", "version": "1"}}})
+    answer(1)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+          "params": {"name": tool, "arguments": arguments}})
+    result = answer(2)["result"]
+    p.stdin.close()
+    p.wait(timeout=10)
+    texts = [c["text"] for c in result["content"] if c.get("type") == "text"]
+    if len(texts) != 1:
+        sys.exit(f"{tool}: expected one text content, got {result}")
+    return (1 if result.get("isError") else 0), texts[0] + "\n"
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     with open(os.path.join(HERE, "scenarios.json")) as f:
@@ -69,6 +111,10 @@ def main():
         with tempfile.TemporaryDirectory() as root:
             setup(root, sc)
             for args in steps:
+                if "mcp" in sc:
+                    code, out = call_mcp(binary, root, env, sc["mcp"]["tool"], sc["mcp"]["arguments"])
+                    runs.append({"args": args, "exit": code, "stdout": out, "stderr": ""})
+                    continue
                 p = subprocess.run([binary] + args, cwd=root, capture_output=True, env=env)
                 runs.append({
                     "args": args,
@@ -81,6 +127,8 @@ def main():
                 path = os.path.join(root, rel)
                 files[rel] = open(path, "rb").read().decode("utf-8") if os.path.isfile(path) else None
         vector = {"scenario": sc["name"], "recordedWith": version, "files": files}
+        if "mcp" in sc:
+            vector["mcp"] = sc["mcp"]
         if "steps" in sc:
             vector["steps"] = runs
         else:

@@ -1,0 +1,202 @@
+//! premath's issue JSON projections (camelCase), built from a stored line's
+//! JSON object (snake_case beads fields, defaults filled in as the line format
+//! says). The store format itself never changes; only what commands print does.
+//!
+//! - (A) [`basic`]: `issue add`, `update`, `discover`;
+//! - (B) [`lease_summary`]: `issue claim`, `claim-next`;
+//! - the lease projection of `issue lease-projection` ([`lease_projection`]).
+
+use super::model::{
+    parse_time, Issue, LeaseState, DEFAULT_ISSUE_TYPE, DEFAULT_PRIORITY, DEFAULT_STATUS,
+};
+use super::store::Store;
+use super::views::full_object;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+
+fn text<'m>(m: &'m Map<String, Value>, key: &str, default: &'m str) -> &'m str {
+    m.get(key).and_then(Value::as_str).unwrap_or(default)
+}
+
+/// premath's rendering of a lease instant (`to_rfc3339()`: `+00:00`, a fraction
+/// only when there is one). A stored value that is not a time is shown as stored.
+pub fn instant(stored: &str) -> String {
+    parse_time(stored).map_or_else(|| stored.to_string(), |t| t.to_rfc3339())
+}
+
+/// (A) `{assignee, id, issueType, owner, priority, status, title}`.
+pub fn basic(m: &Map<String, Value>) -> Value {
+    json!({
+        "assignee": text(m, "assignee", ""),
+        "id": text(m, "id", ""),
+        "issueType": text(m, "issue_type", DEFAULT_ISSUE_TYPE),
+        "owner": text(m, "owner", ""),
+        "priority": m.get("priority").cloned().unwrap_or(json!(DEFAULT_PRIORITY)),
+        "status": text(m, "status", DEFAULT_STATUS),
+        "title": text(m, "title", ""),
+    })
+}
+
+/// The lease of a stored object in camelCase: `{acquiredAt, expiresAt,
+/// leaseId, owner, renewedAt}` (`renewedAt` null when never renewed), plus
+/// `state` when given; `null` without a lease.
+fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
+    let Some(lease) = m.get("lease").and_then(Value::as_object) else {
+        return Value::Null;
+    };
+    let mut out = Map::new();
+    out.insert(
+        "acquiredAt".into(),
+        json!(instant(text(lease, "acquired_at", ""))),
+    );
+    out.insert(
+        "expiresAt".into(),
+        json!(instant(text(lease, "expires_at", ""))),
+    );
+    out.insert("leaseId".into(), json!(text(lease, "lease_id", "")));
+    out.insert("owner".into(), json!(text(lease, "owner", "")));
+    out.insert(
+        "renewedAt".into(),
+        lease
+            .get("renewed_at")
+            .and_then(Value::as_str)
+            .map_or(Value::Null, |r| json!(instant(r))),
+    );
+    if let Some(state) = state {
+        out.insert("state".into(), json!(state));
+    }
+    Value::Object(out)
+}
+
+/// (B) [`basic`] plus `lease` (`null` when there is none).
+pub fn lease_summary(m: &Map<String, Value>) -> Value {
+    let mut out = basic(m);
+    out["lease"] = lease_json(m, None);
+    out
+}
+
+/// An active lease is contended when the issue is not `in_progress` or its
+/// assignee is not the lease's owner.
+pub fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {
+    issue.lease_state(now) == LeaseState::Active
+        && (issue.status.as_str() != "in_progress"
+            || issue.assignee.as_ref().map_or("", |a| a.as_str())
+                != issue.lease.as_ref().map_or("", |l| l.owner.as_str()))
+}
+
+/// `issue.lease_projection` (premath's MCP tool `issue_lease_projection`):
+/// `projection {checkedAt, contendedCount, contendedIssueIds, staleCount,
+/// staleIssueIds}` over every issue, and one item `{assignee, contended, id,
+/// lease {…, state}, status}` per leased issue, in id order.
+pub fn lease_projection(store: &Store<'_>, now: DateTime<Utc>) -> Map<String, Value> {
+    let mut issues: Vec<&Issue<'_>> = store.issues().collect();
+    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    let mut stale = Vec::new();
+    let mut contended_ids = Vec::new();
+    let mut items = Vec::new();
+    for issue in issues {
+        let state = issue.lease_state(now);
+        match state {
+            LeaseState::Stale => stale.push(issue.id.as_str()),
+            LeaseState::Active if contended(issue, now) => contended_ids.push(issue.id.as_str()),
+            _ => {}
+        }
+        if state == LeaseState::Unleased {
+            continue;
+        }
+        let Value::Object(m) = full_object(store, issue) else {
+            continue;
+        };
+        items.push(json!({
+            "assignee": text(&m, "assignee", ""),
+            "contended": contended(issue, now),
+            "id": issue.id.as_str(),
+            "lease": lease_json(&m, Some(state.as_str())),
+            "status": issue.status.as_str(),
+        }));
+    }
+    let mut out = Map::new();
+    out.insert("count".into(), json!(items.len()));
+    out.insert("items".into(), Value::Array(items));
+    out.insert(
+        "projection".into(),
+        json!({
+            "checkedAt": now.to_rfc3339(),
+            "contendedCount": contended_ids.len(),
+            "contendedIssueIds": contended_ids,
+            "staleCount": stale.len(),
+            "staleIssueIds": stale,
+        }),
+    );
+    out
+}
+
+/// What `queryBackend` / `querySource` say for a store: `jsonl` for the file,
+/// `postgres` for a database.
+pub fn backend_name(store: &super::store::IssueStore) -> &'static str {
+    match store {
+        super::store::IssueStore::Jsonl(_) => "jsonl",
+        super::store::IssueStore::Postgres(_) => "postgres",
+    }
+}
+
+/// The `issue.lease_projection` payload: [`lease_projection`] plus `action`,
+/// `issuesPath`, `queryBackend` and `querySource` (premath's MCP members).
+pub fn lease_projection_payload(
+    store: &Store<'_>,
+    path: &str,
+    backend: &str,
+    now: DateTime<Utc>,
+) -> super::Report {
+    let mut m = lease_projection(store, now);
+    m.insert("action".into(), json!("issue.lease_projection"));
+    m.insert("issuesPath".into(), json!(path));
+    m.insert("queryBackend".into(), json!(backend));
+    m.insert("querySource".into(), json!(backend));
+    super::Report::view(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn basic_fills_the_line_format_defaults() {
+        assert_eq!(
+            basic(&obj(json!({"id": "bd-1", "title": "T"}))),
+            json!({"assignee": "", "id": "bd-1", "issueType": "task", "owner": "",
+                   "priority": 2, "status": "open", "title": "T"})
+        );
+        assert_eq!(
+            basic(&obj(
+                json!({"id": "a", "title": "T", "assignee": "w", "owner": "o",
+                              "issue_type": "epic", "priority": 0, "status": "closed",
+                              "description": "not shown"})
+            )),
+            json!({"assignee": "w", "id": "a", "issueType": "epic", "owner": "o",
+                   "priority": 0, "status": "closed", "title": "T"})
+        );
+    }
+
+    #[test]
+    fn lease_summary_renders_premath_instants() {
+        let m = obj(json!({"id": "a", "title": "T", "lease": {
+            "lease_id": "L", "owner": "w", "acquired_at": "2026-03-01T12:00:00Z",
+            "expires_at": "2026-03-01T13:00:00.5Z"}}));
+        assert_eq!(
+            lease_summary(&m)["lease"],
+            json!({"acquiredAt": "2026-03-01T12:00:00+00:00",
+                   "expiresAt": "2026-03-01T13:00:00.500+00:00",
+                   "leaseId": "L", "owner": "w", "renewedAt": null})
+        );
+        assert_eq!(
+            lease_summary(&obj(json!({"id": "a", "title": "T"})))["lease"],
+            Value::Null
+        );
+        assert_eq!(instant("soon"), "soon");
+    }
+}

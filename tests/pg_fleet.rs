@@ -204,7 +204,7 @@ fn recorded_claims(db: &TestDb) -> Vec<(String, String)> {
         if payload["claimed"] == true {
             out.push((
                 payload["issue"]["assignee"].as_str().unwrap().to_string(),
-                payload["id"].as_str().unwrap().to_string(),
+                payload["issue"]["id"].as_str().unwrap().to_string(),
             ));
         }
     }

@@ -437,7 +437,7 @@ fn drain(dir: &std::path::Path, store: &[&str]) -> Vec<String> {
         if v["claimed"] != true {
             return ids;
         }
-        ids.push(v["id"].as_str().unwrap().to_string());
+        ids.push(v["issue"]["id"].as_str().unwrap().to_string());
     }
     panic!("claim-next did not run dry: {ids:?}");
 }

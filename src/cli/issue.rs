@@ -363,7 +363,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
         ),
         IssueCommand::BackendStatus { repo, projection } => {
-            let v = crate::issues::backend::backend_status(&store, &repo, &projection);
+            let v = crate::issues::backend::backend_status(&opts.store, &repo, &projection);
             if opts.json {
                 println!("{}", to_pretty_sorted(&v));
             } else {
@@ -372,7 +372,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             return 0;
         }
         IssueCommand::LeaseProjection => {
-            let backend = crate::issues::projection::backend_name(&store);
+            let backend = crate::issues::projection::backend_name(&opts.store);
             (
                 "issue.lease_projection",
                 read_view(&opts, |s| {

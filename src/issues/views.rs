@@ -152,6 +152,34 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
 }
 
+/// A byte string whose byte order is [`natural_cmp`]'s order (a database sorts
+/// by it): each run of digits becomes `0` (any digit byte compares with other
+/// bytes as a digit does), the length of its value without leading zeros (4
+/// bytes, big-endian) and those digits; other bytes stay. Equal keys (`bd-02`,
+/// `bd-2`) are ordered by the id's bytes, as `natural_cmp` does.
+pub fn natural_key(id: &str) -> Vec<u8> {
+    let x = id.as_bytes();
+    let mut out = Vec::with_capacity(x.len() + 8);
+    let mut i = 0;
+    while i < x.len() {
+        if x[i].is_ascii_digit() {
+            let start = i;
+            while i < x.len() && x[i].is_ascii_digit() {
+                i += 1;
+            }
+            let run = &x[start..i];
+            let value = &run[run.iter().position(|&c| c != b'0').unwrap_or(run.len())..];
+            out.push(b'0');
+            out.extend_from_slice(&(value.len() as u32).to_be_bytes());
+            out.extend_from_slice(value);
+        } else {
+            out.push(x[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Priority (0 first), then id in natural order: the order of ready, blocked,
 /// list and claim-next.
 fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
@@ -609,4 +637,38 @@ pub fn handoff_ref_of(store: &Store<'_>, issue: &Issue<'_>, now: DateTime<Utc>) 
         issue.lease_state(now).as_str(),
         sha256_hex(to_canonical_string(&lease).as_bytes())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{natural_cmp, natural_key};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The database orders ready issues by `(natural_key, id bytes)`; that
+        /// must be exactly `natural_cmp`'s order.
+        #[test]
+        fn natural_key_orders_as_natural_cmp(a in "[ab0-9/~-]{0,8}", b in "[ab0-9/~-]{0,8}") {
+            let by_key = natural_key(&a)
+                .cmp(&natural_key(&b))
+                .then_with(|| a.as_bytes().cmp(b.as_bytes()));
+            prop_assert_eq!(by_key, natural_cmp(&a, &b), "{:?} vs {:?}", a, b);
+        }
+    }
+
+    #[test]
+    fn natural_key_examples() {
+        let mut ids = [
+            "bd-10", "bd-9", "bd-02", "bd-2", "bd-", "bd-1a", "bd-1", "b", "c0",
+        ];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        let mut keyed = ids;
+        keyed.sort_by(|a, b| {
+            natural_key(a)
+                .cmp(&natural_key(b))
+                .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+        });
+        assert_eq!(ids, keyed);
+        assert_eq!(ids[..4], ["b", "bd-", "bd-1", "bd-1a"]);
+    }
 }

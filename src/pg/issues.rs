@@ -4,6 +4,7 @@
 use super::{PgError, PgStore, ISSUES_LOCK};
 use crate::issues::model::Issue;
 use crate::issues::store::{Edit, LockOptions, Store, StoreError};
+use crate::issues::views::natural_key;
 use postgres::Transaction;
 use std::path::Path;
 
@@ -66,6 +67,7 @@ struct Derived {
     status: Option<String>,
     closed: Option<bool>,
     priority: Option<i64>,
+    id_key: Option<Vec<u8>>,
     blockers: Vec<String>,
 }
 
@@ -75,6 +77,7 @@ impl Derived {
         status: None,
         closed: None,
         priority: None,
+        id_key: None,
         blockers: Vec::new(),
     };
 
@@ -84,6 +87,7 @@ impl Derived {
             status: Some(issue.status.as_str().to_string()),
             closed: Some(issue.is_closed()),
             priority: Some(issue.priority),
+            id_key: Some(natural_key(issue.id.as_str())),
             blockers: issue
                 .blocking_deps()
                 .map(|d| d.depends_on.as_str().to_string())
@@ -109,15 +113,24 @@ fn write_line(
     insert: bool,
 ) -> Result<(), postgres::Error> {
     let sql = if insert {
-        "INSERT INTO tusk_issue_lines (ord, line, indexed, issue_id, status, closed, priority) \
-         VALUES ($1, $2, true, $3, $4, $5, $6)"
+        "INSERT INTO tusk_issue_lines \
+         (ord, line, indexed, issue_id, status, closed, priority, id_key) \
+         VALUES ($1, $2, true, $3, $4, $5, $6, $7)"
     } else {
         "UPDATE tusk_issue_lines SET line = $2, indexed = true, issue_id = $3, status = $4, \
-         closed = $5, priority = $6 WHERE ord = $1"
+         closed = $5, priority = $6, id_key = $7 WHERE ord = $1"
     };
     tx.execute(
         sql,
-        &[&ord, &json, &d.issue_id, &d.status, &d.closed, &d.priority],
+        &[
+            &ord,
+            &json,
+            &d.issue_id,
+            &d.status,
+            &d.closed,
+            &d.priority,
+            &d.id_key,
+        ],
     )?;
     if !insert {
         tx.execute("DELETE FROM tusk_issue_blockers WHERE ord = $1", &[&ord])?;
@@ -253,12 +266,15 @@ pub fn mutate_issues<T>(
     })
 }
 
-/// Open issues whose blockers are all closed, in ready order (priority, then id
-/// byte by byte, as the file store sorts).
+/// Open issues whose blockers are all closed (ordered by [`READY_ORDER`]).
 const READY: &str = "i.status = 'open' AND NOT i.superseded AND i.issue_id IS NOT NULL \
     AND NOT EXISTS (SELECT 1 FROM tusk_issue_blockers b WHERE b.ord = i.ord \
         AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
             WHERE t.issue_id = b.depends_on AND NOT t.superseded AND t.closed))";
+
+/// The file store's ready order: priority, then the id in natural order
+/// (`natural_key`, ties by the id's bytes as `natural_cmp` breaks them).
+const READY_ORDER: &str = "i.priority, i.id_key, i.issue_id COLLATE \"C\"";
 
 /// How many ready lines one claim row-locks and considers at once.
 const CANDIDATES: i64 = 8;
@@ -300,8 +316,7 @@ pub fn mutate_ready<T>(
             .query(
                 &format!(
                     "SELECT i.ord, i.line FROM tusk_issue_lines i WHERE {READY} \
-                     ORDER BY i.priority, i.issue_id COLLATE \"C\" \
-                     LIMIT {CANDIDATES} FOR UPDATE OF i SKIP LOCKED"
+                     ORDER BY {READY_ORDER} LIMIT {CANDIDATES} FOR UPDATE OF i SKIP LOCKED"
                 ),
                 &[],
             )
@@ -409,10 +424,10 @@ pub fn import_issues(
         let insert = tx
             .prepare(
                 "INSERT INTO tusk_issue_lines \
-                 (ord, line, indexed, issue_id, status, closed, priority, superseded) \
-                 SELECT o, l, true, i, s, c, p, x FROM unnest($1::bigint[], $2::text[], \
-                 $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[]) \
-                 AS u(o, l, i, s, c, p, x)",
+                 (ord, line, indexed, issue_id, status, closed, priority, superseded, id_key) \
+                 SELECT o, l, true, i, s, c, p, x, k FROM unnest($1::bigint[], $2::text[], \
+                 $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[], $8::bytea[]) \
+                 AS u(o, l, i, s, c, p, x, k)",
             )
             .map_err(|e| pg.error(e))?;
         let insert_blockers = tx
@@ -441,6 +456,10 @@ pub fn import_issues(
                 .iter()
                 .map(|i| i.is_some_and(|i| i.superseded))
                 .collect();
+            let keys: Vec<Option<Vec<u8>>> = issues
+                .iter()
+                .map(|i| i.map(|i| natural_key(i.id.as_str())))
+                .collect();
             tx.execute(
                 &insert,
                 &[
@@ -451,6 +470,7 @@ pub fn import_issues(
                     &closed,
                     &priorities,
                     &superseded,
+                    &keys,
                 ],
             )
             .map_err(|e| pg.error(e))?;

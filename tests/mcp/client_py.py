@@ -547,7 +547,7 @@ async def main() -> int:
         for n in range(5):
             p = tusk("issue", "add", f"Seed issue {n + 1}", "--json")
             check(p.returncode == 0, f"`tusk issue add` exited {p.returncode}: {p.stderr.strip()}")
-            json.loads(p.stdout)["id"]
+            json.loads(p.stdout)["issue"]["id"]
         digest()
     except BaseException as e:  # noqa: BLE001 - reported as a scenario
         report("seed", e)

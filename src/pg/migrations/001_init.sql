@@ -14,9 +14,10 @@ CREATE TABLE tusk_issue_lines (
     status text,              -- with the parser's default
     closed boolean,
     priority bigint,          -- with the parser's default
+    id_key bytea,             -- the id's natural-order key (issues::views::natural_key)
     superseded boolean NOT NULL DEFAULT false
 );
-CREATE INDEX tusk_issue_lines_open ON tusk_issue_lines (priority, issue_id COLLATE "C")
+CREATE INDEX tusk_issue_lines_open ON tusk_issue_lines (priority, id_key, issue_id COLLATE "C")
     WHERE status = 'open' AND NOT superseded;
 CREATE INDEX tusk_issue_lines_id ON tusk_issue_lines (issue_id);
 CREATE INDEX tusk_issue_lines_unindexed ON tusk_issue_lines (ord) WHERE NOT indexed;

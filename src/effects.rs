@@ -160,13 +160,16 @@ pub fn read_log_store(log: &crate::logs::LogStore) -> Result<LogContents, Effect
     match log {
         crate::logs::LogStore::File(path) => read_log(path),
         crate::logs::LogStore::Postgres { .. } => {
-            let bytes = log
-                .read()
-                .map_err(|source| EffectLogError::Read {
-                    path: log.path().to_path_buf(),
-                    source,
-                })?
-                .unwrap_or_default();
+            let bytes = match log.read() {
+                Ok(bytes) => bytes.unwrap_or_default(),
+                Err(crate::logs::LogReadError::Store(e)) => return Err(e.into()),
+                Err(crate::logs::LogReadError::Io(source)) => {
+                    return Err(EffectLogError::Read {
+                        path: log.path().to_path_buf(),
+                        source,
+                    })
+                }
+            };
             parse_log(log.path(), &bytes)
         }
     }

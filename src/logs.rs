@@ -2,9 +2,18 @@
 //! file, or its table in a shared PostgreSQL store. Readers see the same JSONL
 //! bytes either way, so every reader is the file reader.
 
-use crate::pg::{LogTable, PgStore};
+use crate::pg::{LogTable, PgError, PgStore};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Why a log could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LogReadError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Store(#[from] PgError),
+}
 
 /// One log's location.
 #[derive(Clone, Debug)]
@@ -41,17 +50,15 @@ impl LogStore {
     ///
     /// # Errors
     ///
-    /// The file's read error, or a database error (as `io::Error::other`).
-    pub fn read(&self) -> std::io::Result<Option<Vec<u8>>> {
+    /// The file's read error, or a database error.
+    pub fn read(&self) -> Result<Option<Vec<u8>>, LogReadError> {
         match self {
             LogStore::File(path) => match std::fs::read(path) {
                 Ok(bytes) => Ok(Some(bytes)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(e),
+                Err(e) => Err(e.into()),
             },
-            LogStore::Postgres { pg, table, .. } => crate::pg::read_lines(pg, *table)
-                .map(Some)
-                .map_err(std::io::Error::other),
+            LogStore::Postgres { pg, table, .. } => Ok(Some(crate::pg::read_lines(pg, *table)?)),
         }
     }
 
@@ -64,13 +71,13 @@ impl LogStore {
     /// `f`'s error, or the spooling's (through `wrap`).
     pub fn with_file<T, E>(
         &self,
-        wrap: impl FnOnce(std::io::Error) -> E,
+        wrap: impl FnOnce(LogReadError) -> E,
         f: impl FnOnce(&Path) -> Result<T, E>,
     ) -> Result<T, E> {
         match self {
             LogStore::File(path) => f(path),
             LogStore::Postgres { .. } => {
-                let spooled = (|| {
+                let spooled = (|| -> Result<_, LogReadError> {
                     let bytes = self.read()?.unwrap_or_default();
                     let mut tmp = tempfile::NamedTempFile::new()?;
                     std::io::Write::write_all(&mut tmp, &bytes)?;

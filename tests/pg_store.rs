@@ -20,6 +20,29 @@ fn tusk(dir: &std::path::Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `tusk store import FILE --store URL [--replace] --json`.
+fn import(dir: &std::path::Path, file: &std::path::Path, url: &str, replace: bool) -> Output {
+    let mut args = vec![
+        "store",
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        url,
+        "--json",
+    ];
+    if replace {
+        args.push("--replace");
+    }
+    tusk(dir, &args)
+}
+
+/// `tusk store export --store URL`: the exported text.
+fn export(dir: &std::path::Path, url: &str) -> String {
+    let out = tusk(dir, &["store", "export", "--store", url]);
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -74,23 +97,10 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
     ] {
         let file = dir.path().join("in.jsonl");
         std::fs::write(&file, &text).unwrap();
-        let out = tusk(
-            dir.path(),
-            &[
-                "store",
-                "import",
-                file.to_str().unwrap(),
-                "--replace",
-                "--store",
-                &db.url,
-                "--json",
-            ],
-        );
+        let out = import(dir.path(), &file, &db.url, true);
         assert!(out.status.success(), "{name}: {:?}", out);
-        let out = tusk(dir.path(), &["store", "export", "--store", &db.url]);
-        assert!(out.status.success(), "{name}");
         assert_eq!(
-            String::from_utf8(out.stdout).unwrap(),
+            export(dir.path(), &db.url),
             text,
             "{name}: export differs from import"
         );
@@ -120,18 +130,7 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
     // A mutation rewrites one line and keeps every unknown field of it.
     let file = dir.path().join("in.jsonl");
     std::fs::write(&file, real_shaped(10)).unwrap();
-    let replaced = tusk(
-        dir.path(),
-        &[
-            "store",
-            "import",
-            file.to_str().unwrap(),
-            "--replace",
-            "--store",
-            &db.url,
-        ],
-    );
-    assert!(replaced.status.success());
+    assert!(import(dir.path(), &file, &db.url, true).status.success());
     let out = tusk(
         dir.path(),
         &[
@@ -139,9 +138,7 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
         ],
     );
     assert!(out.status.success(), "{out:?}");
-    let exported =
-        String::from_utf8(tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout)
-            .unwrap();
+    let exported = export(dir.path(), &db.url);
     let original = real_shaped(10);
     let changed: Vec<(&str, &str)> = original
         .lines()
@@ -161,31 +158,10 @@ fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
     let db = TestDb::new();
     let good = dir.path().join("good.jsonl");
     std::fs::write(&good, real_shaped(5)).unwrap();
-    assert!(tusk(
-        dir.path(),
-        &[
-            "store",
-            "import",
-            good.to_str().unwrap(),
-            "--store",
-            &db.url
-        ]
-    )
-    .status
-    .success());
-    let before = tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout;
+    assert!(import(dir.path(), &good, &db.url, false).status.success());
+    let before = export(dir.path(), &db.url);
 
-    let out = tusk(
-        dir.path(),
-        &[
-            "store",
-            "import",
-            good.to_str().unwrap(),
-            "--store",
-            &db.url,
-            "--json",
-        ],
-    );
+    let out = import(dir.path(), &good, &db.url, false);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["failureClasses"][0], "store.not_empty");
 
@@ -195,40 +171,15 @@ fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
         format!("{}{{\"id\":\"x\",\"title\":\n", real_shaped(2)),
     )
     .unwrap();
-    let out = tusk(
-        dir.path(),
-        &[
-            "store",
-            "import",
-            bad.to_str().unwrap(),
-            "--replace",
-            "--store",
-            &db.url,
-            "--json",
-        ],
-    );
+    let out = import(dir.path(), &bad, &db.url, true);
     assert_eq!(out.status.code(), Some(2));
     let v = json_of(&out);
     assert_eq!(v["failureClasses"][0], "memory.store_corrupt");
     assert!(v["diagnostic"].as_str().unwrap().contains("line 3"), "{v}");
 
-    let missing = dir.path().join("absent.jsonl");
-    let out = tusk(
-        dir.path(),
-        &[
-            "store",
-            "import",
-            missing.to_str().unwrap(),
-            "--replace",
-            "--store",
-            &db.url,
-        ],
-    );
+    let out = import(dir.path(), &dir.path().join("absent.jsonl"), &db.url, true);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout,
-        before
-    );
+    assert_eq!(export(dir.path(), &db.url), before);
 }
 
 #[test]
@@ -477,9 +428,37 @@ fn row_locked_claims_pick_what_the_whole_store_picks() {
             .collect()
     };
     for db in [&indexed, &raw] {
-        let exported =
-            String::from_utf8(tusk(dir.path(), &["store", "export", "--store", &db.url]).stdout)
-                .unwrap();
+        let exported = export(dir.path(), &db.url);
         assert_eq!(normalize(exported), normalize(file_text.clone()));
     }
+}
+
+#[test]
+fn an_unreachable_store_stops_every_log_reader_and_eval_with_its_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("postgres://tusk:x@127.0.0.1:{port}/tusk");
+    std::fs::write(dir.path().join("p.scm"), "(issue.ready)").unwrap();
+    for args in [
+        &["harness-trajectory", "query"][..],
+        &["harness-kpi"],
+        &["replay"],
+        &["eval", "p.scm"],
+    ] {
+        let out = tusk(dir.path(), &[args, &["--store", &url]].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("cannot reach the server"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = tusk(dir.path(), &["eval", "--json", "p.scm", "--store", &url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["class"], "store.unreachable");
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(entries.len(), 1, "only the program file: {entries:?}");
 }

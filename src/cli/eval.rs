@@ -87,12 +87,17 @@ pub const REQUEST_ERROR_KIND: &str = "premath.scheme_eval.request_error.v0";
 /// With `--json`, one JSON object on stdout says why (a caller parsing
 /// stdout always gets JSON); the message also goes to stderr.
 fn unusable(json: bool, message: impl std::fmt::Display) -> i32 {
+    unusable_as(json, "request.unusable", message)
+}
+
+/// [`unusable`] with a more precise class (an unusable shared store's).
+fn unusable_as(json: bool, class: &str, message: impl std::fmt::Display) -> i32 {
     eprintln!("tusk eval: {message}");
     if json {
         let object = serde_json::json!({
             "schema": 1,
             "kind": REQUEST_ERROR_KIND,
-            "error": {"class": "request.unusable", "message": message.to_string()},
+            "error": {"class": class, "message": message.to_string()},
         });
         let text = format!("{}\n", canonical::to_pretty_sorted(&object));
         let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
@@ -240,7 +245,7 @@ pub fn run(args: EvalArgs) -> i32 {
     let host = Host::new(config);
     let result = match host.eval(&request) {
         Ok(r) => r,
-        Err(e) => return unusable(json, e),
+        Err(e) => return unusable_as(json, e.class(), e),
     };
     let text = if json {
         format!("{}\n", canonical::to_pretty_sorted(&result.json))

@@ -220,12 +220,7 @@ pub fn report_store(
     now: DateTime<Utc>,
 ) -> Result<(Kpi, Vec<String>), KpiError> {
     log.with_file(
-        |e| {
-            KpiError::Trajectory(TrajectoryError::Store(crate::pg::PgError::Server {
-                url: log.path().display().to_string(),
-                reason: format!("spooling the trajectory: {e}"),
-            }))
-        },
+        |e| KpiError::Trajectory(TrajectoryError::from_log(log, e)),
         |path| report(path, window_hours, active_workers, now),
     )
 }

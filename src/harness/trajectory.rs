@@ -75,6 +75,14 @@ impl TrajectoryError {
         }
     }
 
+    /// The error of a log that could not be read (or spooled).
+    pub fn from_log(log: &LogStore, e: crate::logs::LogReadError) -> Self {
+        match e {
+            crate::logs::LogReadError::Io(source) => Self::io(log.path(), source),
+            crate::logs::LogReadError::Store(e) => TrajectoryError::Store(e),
+        }
+    }
+
     fn io(path: &Path, source: io::Error) -> Self {
         TrajectoryError::Io {
             path: path.display().to_string(),
@@ -296,7 +304,7 @@ pub fn query_store(
     limit: usize,
 ) -> Result<Projection, TrajectoryError> {
     log.with_file(
-        |e| TrajectoryError::io(log.path(), e),
+        |e| TrajectoryError::from_log(log, e),
         |path| query(path, mode, limit),
     )
 }

@@ -147,6 +147,17 @@ pub enum RequestError {
     EffectLog(#[from] EffectLogError),
 }
 
+impl RequestError {
+    /// The class `tusk eval --json` reports: the shared store's own when it is
+    /// the store that cannot be used.
+    pub fn class(&self) -> &'static str {
+        match self {
+            RequestError::EffectLog(EffectLogError::Store(e)) => e.class(),
+            _ => "request.unusable",
+        }
+    }
+}
+
 /// The result of one run.
 pub struct RunResult {
     /// The `premath.scheme_eval.result.v0` object.

@@ -236,8 +236,23 @@ fn dep_remove_and_replace() {
             json!({"dependencies": [{"issue_id": "c", "depends_on_id": "b", "dep_type": "related", "x_note": 1}]}),
         ),
     ]);
-    // Turning c -> b into a blocking edge is fine; then a -> c would close a cycle.
-    let v = env.ok(&["dep", "replace", "c", "b", "--type", "blocks"]);
+    // --from-type defaults to blocks, as premath's: c -> b is related.
+    env.rejected(
+        &["dep", "replace", "c", "b", "--to-type", "blocks"],
+        &["dep.not_found"],
+    );
+    // Turning c -> b into a blocking edge is fine (`--type` is the hidden
+    // alias of --to-type); then a -> c would close a cycle.
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "c",
+        "b",
+        "--from-type",
+        "related",
+        "--type",
+        "blocks",
+    ]);
     assert_eq!(v["previousType"], "related");
     assert_eq!(v["changed"], true);
     let edge = &env.issue("c")["dependencies"][0];
@@ -247,7 +262,16 @@ fn dep_remove_and_replace() {
     );
     env.ok(&["dep", "add", "a", "c", "--type", "related"]);
     let r = env.rejected(
-        &["dep", "replace", "a", "c", "--type", "blocks"],
+        &[
+            "dep",
+            "replace",
+            "a",
+            "c",
+            "--from-type",
+            "related",
+            "--to-type",
+            "blocks",
+        ],
         &["dep.cycle"],
     );
     assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
@@ -261,6 +285,24 @@ fn dep_remove_and_replace() {
         &["dep", "replace", "b", "a", "--type", "nope"],
         &["dep.invalid_type"],
     );
+    env.rejected(
+        &[
+            "dep",
+            "replace",
+            "b",
+            "a",
+            "--from-type",
+            "nope",
+            "--to-type",
+            "related",
+        ],
+        &["dep.invalid_type"],
+    );
+    // --to-type is required: a usage error.
+    assert_eq!(
+        env.raw(&["dep", "replace", "b", "a"]).status.code(),
+        Some(2)
+    );
 
     env.rejected(
         &["dep", "remove", "b", "a", "--type", "related"],
@@ -272,6 +314,93 @@ fn dep_remove_and_replace() {
     env.rejected(&["dep", "remove", "b", "a"], &["dep.not_found"]);
     env.rejected(&["dep", "remove", "zz", "a"], &["dep.issue_not_found"]);
     assert!(ids(&env.ok(&["issue", "ready"])).contains(&"b".to_string()));
+}
+
+/// `--created-by` is stored on the edge as given (omitted when empty), kept by
+/// later rewrites of the line, replaced by `dep replace --created-by` only when
+/// not blank, and shown by the views; premath's `dependency` members.
+#[test]
+fn dep_created_by_is_stored_kept_and_replaced() {
+    let env = Env::with_issues(&[issue("a"), issue("b"), issue("c")]);
+    let v = env.ok(&["dep", "add", "a", "b", "--created-by", " planner "]);
+    assert_eq!(
+        v["dependency"],
+        json!({"dependsOnId": "b", "issueId": "a", "type": "blocks"})
+    );
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
+    assert!(env.issue("a")["dependencies"][1]
+        .get("created_by")
+        .is_none());
+    env.ok(&["issue", "update", "a", "--title", "Renamed"]);
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    let blocked = env.ok(&["issue", "blocked"]);
+    assert_eq!(blocked["items"][0]["blockers"][0]["createdBy"], " planner ");
+
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "a",
+        "b",
+        "--to-type",
+        "waits-for",
+        "--created-by",
+        "  ",
+    ]);
+    assert_eq!(
+        v["dependency"],
+        json!({"createdBy": "  ", "dependsOnId": "b", "fromType": "blocks", "issueId": "a", "toType": "waits-for"})
+    );
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    assert_eq!(env.issue("a")["dependencies"][0]["type"], "waits-for");
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "a",
+        "c",
+        "--from-type",
+        "related",
+        "--to-type",
+        "related",
+        "--created-by",
+        "reviewer",
+    ]);
+    assert_eq!(v["changed"], true);
+    assert_eq!(env.issue("a")["dependencies"][1]["created_by"], "reviewer");
+    // Another edge of the pair with the new type: premath's duplicate.
+    let store = Env::with_issues(&[
+        issue("p"),
+        issue_with(
+            "q",
+            json!({"dependencies": [blocks("q", "p"), {"issue_id": "q", "depends_on_id": "p", "type": "related"}]}),
+        ),
+    ]);
+    store.rejected(
+        &[
+            "dep",
+            "replace",
+            "q",
+            "p",
+            "--from-type",
+            "related",
+            "--to-type",
+            "blocks",
+        ],
+        &["dep.duplicate"],
+    );
+    let v = store.ok(&[
+        "dep",
+        "replace",
+        "q",
+        "p",
+        "--from-type",
+        "related",
+        "--to-type",
+        "supersedes",
+    ]);
+    assert_eq!(v["previousType"], "related");
+    assert_eq!(store.issue("q")["dependencies"][0]["type"], "blocks");
+    assert_eq!(store.issue("q")["dependencies"][1]["type"], "supersedes");
 }
 
 /// Fields and values this program does not know survive, and every line but the

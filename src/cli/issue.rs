@@ -6,7 +6,7 @@
 
 use crate::canonical::to_pretty_sorted;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
-use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
 use crate::issues::{Report, StoreError};
@@ -254,6 +254,9 @@ pub enum DepCommand {
         depends_on_id: String,
         #[arg(long = "type", default_value = "blocks")]
         dep_type: String,
+        /// Who made the edge (stored as the edge's created_by; empty: none).
+        #[arg(long, default_value = "")]
+        created_by: String,
     },
     /// Remove the edge between the pair (only of --type when given).
     Remove {
@@ -262,12 +265,19 @@ pub enum DepCommand {
         #[arg(long = "type")]
         dep_type: Option<String>,
     },
-    /// Change the type of the edge between the pair.
+    /// Change the type of the pair's edge of --from-type to --to-type.
     Replace {
         issue_id: String,
         depends_on_id: String,
-        #[arg(long = "type")]
-        dep_type: String,
+        /// The edge's current type.
+        #[arg(long, default_value = "blocks")]
+        from_type: String,
+        /// The new type (`--type` is accepted too).
+        #[arg(long, alias = "type")]
+        to_type: String,
+        /// Replaces the edge's created_by when not blank.
+        #[arg(long, default_value = "")]
+        created_by: String,
     },
     /// Dependency cycles (premath's integrity) and dangling edges; findings exit 0.
     Diagnostics {
@@ -495,6 +505,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
             issue_id,
             depends_on_id,
             dep_type,
+            created_by,
         } => (
             "dep.add",
             mutate::dep_add(
@@ -504,6 +515,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
                     depends_on_id,
                 },
                 &dep_type,
+                &created_by,
             ),
         ),
         DepCommand::Remove {
@@ -524,7 +536,9 @@ pub fn run_dep(args: DepArgs) -> i32 {
         DepCommand::Replace {
             issue_id,
             depends_on_id,
-            dep_type,
+            from_type,
+            to_type,
+            created_by,
         } => (
             "dep.replace",
             mutate::dep_replace(
@@ -533,7 +547,11 @@ pub fn run_dep(args: DepArgs) -> i32 {
                     issue_id,
                     depends_on_id,
                 },
-                &dep_type,
+                &DepReplacement {
+                    from_type: Some(&from_type),
+                    to_type: &to_type,
+                    created_by: &created_by,
+                },
             ),
         ),
         DepCommand::Diagnostics { graph_scope } => {

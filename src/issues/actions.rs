@@ -185,14 +185,32 @@ pub struct DepArgs {
     pub dep_type: Option<String>,
 }
 
+/// A new dependency edge: `issueId` depends on `dependsOnId`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DepAddArgs {
+    pub issue_id: String,
+    pub depends_on_id: String,
+    /// blocks (default), related, parent-child or discovered-from.
+    #[serde(rename = "type")]
+    pub dep_type: Option<String>,
+    /// Who made the edge, stored as its `created_by` (default: none).
+    pub created_by: Option<String>,
+}
+
 /// Change an edge's type.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepReplaceArgs {
     pub issue_id: String,
     pub depends_on_id: String,
-    #[serde(rename = "type")]
+    /// The edge's current type (default: the pair's first edge, whatever its type).
+    pub from_type: Option<String>,
+    /// The new type (`toType` is accepted too).
+    #[serde(rename = "type", alias = "toType")]
     pub dep_type: String,
+    /// Replaces the edge's `created_by` when not blank.
+    pub created_by: Option<String>,
 }
 
 // ------------------------------------------------------------------ declarations
@@ -337,6 +355,7 @@ fn edge_schema() -> Value {
             ("issueId", string()),
             ("dependsOnId", string()),
             ("type", string()),
+            ("dependency", any()),
         ],
         &["action"],
     )
@@ -699,9 +718,14 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 ),
                 example: r#"(dep.add (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
             },
-            |ctx, a: DepArgs| {
+            |ctx, a: DepAddArgs| {
                 let dep_type = a.dep_type.unwrap_or_else(|| "blocks".into());
-                outcome(mutate::dep_add(&mutation_ctx(ctx), &edge(a.issue_id, a.depends_on_id), &dep_type))
+                outcome(mutate::dep_add(
+                    &mutation_ctx(ctx),
+                    &edge(a.issue_id, a.depends_on_id),
+                    &dep_type,
+                    a.created_by.as_deref().unwrap_or_default(),
+                ))
             },
         ),
         declare(
@@ -733,10 +757,15 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 example: r#"(dep.replace (hash "issueId" "bd-2" "dependsOnId" "bd-1" "type" "related"))"#,
             },
             |ctx, a: DepReplaceArgs| {
+                let change = mutate::DepReplacement {
+                    from_type: a.from_type.as_deref(),
+                    to_type: &a.dep_type,
+                    created_by: a.created_by.as_deref().unwrap_or_default(),
+                };
                 outcome(mutate::dep_replace(
                     &mutation_ctx(ctx),
                     &edge(a.issue_id, a.depends_on_id),
-                    &a.dep_type,
+                    &change,
                 ))
             },
         ),

@@ -316,6 +316,53 @@ fn dep_remove_and_replace() {
     assert!(ids(&env.ok(&["issue", "ready"])).contains(&"b".to_string()));
 }
 
+/// `--notes-file PATH` (`-`: standard input) sets the notes as read; it
+/// excludes `--notes` (usage error, exit 2); an unreadable file writes nothing.
+#[test]
+fn update_notes_file_and_stdin() {
+    use std::io::Write as _;
+    let env = Env::with_issues(&[issue("a")]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.md");
+    std::fs::write(&file, "line one\nlinë two\n").unwrap();
+    let file = file.to_str().unwrap();
+    env.ok(&["issue", "update", "a", "--notes-file", file]);
+    assert_eq!(env.issue("a")["notes"], "line one\nlinë two\n");
+
+    let mut child = std::process::Command::new(BIN)
+        .args(["issue", "update", "a", "--notes-file", "-", "--json"])
+        .args(env.store_args())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"from stdin\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(env.issue("a")["notes"], "from stdin\n");
+
+    let before = env.text();
+    let out = env.raw(&["issue", "update", "a", "--notes", "x", "--notes-file", file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+    let missing = dir.path().join("absent.md");
+    let out = env.raw(&[
+        "issue",
+        "update",
+        "a",
+        "--notes-file",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed to read notes file"));
+    assert_eq!(env.text(), before);
+}
+
 /// `--created-by` is stored on the edge as given (omitted when empty), kept by
 /// later rewrites of the line, replaced by `dep replace --created-by` only when
 /// not blank, and shown by the views; premath's `dependency` members.

@@ -286,8 +286,21 @@ fn check_reports_graph_errors_and_warnings() {
         .map(|w| (w["class"].as_str().unwrap(), w["issueId"].as_str().unwrap()))
         .collect();
     assert!(
-        warnings.contains(&("issue_graph.notes_too_long", "n")),
+        warnings.contains(&("issue_graph.notes.large", "n")),
         "{warnings:?}"
+    );
+    assert_eq!(
+        v["summary"],
+        json!({"errorCount": errors.len(), "issueCount": v["issueCount"], "noteWarnThreshold": 2000,
+            "warningCount": warnings.len()})
+    );
+    assert_eq!(
+        v["warningClasses"],
+        json!([
+            "issue_graph.closed_with_open_blockers",
+            "issue_graph.lease_stale",
+            "issue_graph.notes.large"
+        ])
     );
     assert!(
         warnings.contains(&("issue_graph.closed_with_open_blockers", "k2")),
@@ -305,6 +318,41 @@ fn check_reports_graph_errors_and_warnings() {
     let v = clean.ok(&["issue", "check"]);
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
+}
+
+/// `--note-warn-threshold`: notes of more characters (not bytes) than the
+/// threshold draw premath's warning; the summary names the threshold; warnings
+/// alone exit 0; premath's text.
+#[test]
+fn check_note_warn_threshold() {
+    let env = Env::with_issues(&[
+        issue_with("a", json!({"notes": "héllo"})),
+        issue_with("b", json!({"notes": "x".repeat(2001)})),
+    ]);
+    let v = env.ok(&["issue", "check"]);
+    assert_eq!(v["summary"]["noteWarnThreshold"], 2000);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let v = env.ok(&["issue", "check", "--note-warn-threshold", "5"]);
+    assert_eq!(v["summary"]["noteWarnThreshold"], 5);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let v = env.ok(&["issue", "check", "--note-warn-threshold", "4"]);
+    assert_eq!(
+        v["warnings"][0],
+        json!({"class": "issue_graph.notes.large", "issueId": "a",
+            "message": "notes payload exceeds warning threshold (len=5, threshold=4)"})
+    );
+    assert_eq!(v["warningClasses"], json!(["issue_graph.notes.large"]));
+    let out = env.raw(&["issue", "check", "--note-warn-threshold", "4"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("[issue-graph] OK (issues=2, errors=0, warnings=2)\n  - WARN a issue_graph.notes.large (notes payload exceeds warning threshold (len=5, threshold=4))\n"),
+        "{text}"
+    );
+    for bad in ["-1", "many"] {
+        let out = env.raw(&["issue", "check", &format!("--note-warn-threshold={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
 }
 
 #[test]

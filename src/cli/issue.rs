@@ -121,7 +121,11 @@ pub enum IssueCommand {
     /// Non-closed issues that are blocked, with their blockers.
     Blocked,
     /// Integrity check of the issue graph (premath.issue_graph.check.v1).
-    Check,
+    Check {
+        /// Notes longer than this many characters draw a warning.
+        #[arg(long, default_value_t = crate::issues::views::NOTES_WARN_CHARS)]
+        note_warn_threshold: usize,
+    },
     /// Change fields of an issue; an empty value clears a text field.
     Update {
         id: String,
@@ -133,8 +137,11 @@ pub enum IssueCommand {
         design: Option<String>,
         #[arg(long)]
         acceptance_criteria: Option<String>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "notes_file")]
         notes: Option<String>,
+        /// Read the notes from a file (`-`: standard input).
+        #[arg(long, value_name = "PATH")]
+        notes_file: Option<PathBuf>,
         #[arg(long)]
         status: Option<String>,
         #[arg(long)]
@@ -392,9 +399,13 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 }),
             )
         }
-        IssueCommand::Check => (
+        IssueCommand::Check {
+            note_warn_threshold,
+        } => (
             "issue.check",
-            read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
+            read_view(&opts, |s| {
+                views::check_payload(s, &path_str, ctx.now, note_warn_threshold)
+            }),
         ),
         IssueCommand::Update {
             id,
@@ -403,6 +414,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             design,
             acceptance_criteria,
             notes,
+            notes_file,
             status,
             priority,
             issue_type,
@@ -410,6 +422,16 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             owner,
             labels,
         } => {
+            let notes = match notes_file {
+                None => notes,
+                Some(file) => match read_notes(&file) {
+                    Ok(text) => Some(text),
+                    Err(e) => {
+                        eprintln!("tusk: issue.update: {e}");
+                        return 2;
+                    }
+                },
+            };
             // `--labels ""` means "no labels", not one empty label.
             let labels = labels.map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
             let changes = IssueChanges {
@@ -491,6 +513,19 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         }
     };
     finish(&opts, action, result)
+}
+
+/// The text of `--notes-file` (`-` reads standard input to its end), as is.
+fn read_notes(file: &Path) -> Result<String, String> {
+    if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("failed to read notes from stdin: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| format!("failed to read notes file `{}`: {e}", file.display()))
+    }
 }
 
 /// Runs `tusk dep …`.
@@ -700,8 +735,20 @@ fn human(action: &str, v: &Value) -> String {
             ));
         }
         "issue.check" => {
-            out.push_str(&format!("{action}: {}\n", s(v, "result")));
-            for key in ["errors", "warnings"] {
+            // premath's text.
+            let summary = &v["summary"];
+            out.push_str(&format!(
+                "[issue-graph] {} (issues={}, errors={}, warnings={})\n",
+                if s(v, "result") == "accepted" {
+                    "OK"
+                } else {
+                    "FAIL"
+                },
+                summary["issueCount"],
+                summary["errorCount"],
+                summary["warningCount"]
+            ));
+            for (key, tag) in [("errors", ""), ("warnings", "WARN ")] {
                 for item in v
                     .get(key)
                     .and_then(Value::as_array)
@@ -709,8 +756,8 @@ fn human(action: &str, v: &Value) -> String {
                     .unwrap_or_default()
                 {
                     out.push_str(&format!(
-                        "  {} {}: {}\n",
-                        &key[..key.len() - 1],
+                        "  - {tag}{} {} ({})\n",
+                        s(item, "issueId"),
                         s(item, "class"),
                         s(item, "message")
                     ));

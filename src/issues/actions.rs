@@ -60,6 +60,14 @@ pub struct IdArgs {
     pub id: String,
 }
 
+/// Options of the store check.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CheckArgs {
+    /// Notes longer than this many characters draw a warning (default 2000).
+    pub note_warn_threshold: Option<usize>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiagnosticsArgs {
@@ -497,7 +505,10 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 failure_classes: classes!(),
                 example: "(issue.check)",
             },
-            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now))),
+            |ctx, a: CheckArgs| {
+                let threshold = a.note_warn_threshold.unwrap_or(views::NOTES_WARN_CHARS);
+                outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now, threshold)))
+            },
         ),
         declare(
             Declaration {

@@ -11,8 +11,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-/// Notes longer than this (in characters) draw a `check` warning: notes are meant
-/// as a running log, and a huge one usually means output pasted by mistake.
+/// Notes longer than this (in characters) draw a `check` warning by default
+/// (premath's `--note-warn-threshold`): notes are meant as a running log, and a
+/// huge one usually means output pasted by mistake.
 pub const NOTES_WARN_CHARS: usize = 2000;
 
 /// Which view an [`Item`] belongs to: each prints premath's item shape for it.
@@ -436,8 +437,14 @@ pub fn full_object(store: &Store<'_>, issue: &Issue<'_>) -> Value {
     serde_json::from_str(store.raw(issue)).expect("a decoded line is valid JSON")
 }
 
-/// `issue.check` (`premath.issue_graph.check.v1`).
-pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
+/// `issue.check` (`premath.issue_graph.check.v1`); notes of more than
+/// `note_warn_threshold` characters draw premath's `issue_graph.notes.large`.
+pub fn check_payload(
+    store: &Store<'_>,
+    path: &str,
+    now: DateTime<Utc>,
+    note_warn_threshold: usize,
+) -> Report {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
 
@@ -483,9 +490,9 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
                     "type": dep.dep_type, "message": format!("{id} depends on missing issue {target}")}));
             }
         }
-        if issue.notes_chars > NOTES_WARN_CHARS {
-            warnings.push(json!({"class": "issue_graph.notes_too_long", "issueId": id, "chars": issue.notes_chars,
-                "limit": NOTES_WARN_CHARS, "message": format!("{id} has {} characters of notes", issue.notes_chars)}));
+        if issue.notes_chars > note_warn_threshold {
+            warnings.push(json!({"class": "issue_graph.notes.large", "issueId": id,
+                "message": format!("notes payload exceeds warning threshold (len={}, threshold={note_warn_threshold})", issue.notes_chars)}));
         }
         if issue.is_closed() {
             let open: Vec<&str> = blockers(store, issue)
@@ -519,14 +526,31 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
         .collect();
     classes.sort();
     classes.dedup();
+    let mut warning_classes: Vec<&str> = warnings
+        .iter()
+        .map(|w| w["class"].as_str().unwrap_or_default())
+        .collect();
+    warning_classes.sort_unstable();
+    warning_classes.dedup();
     let mut m = Map::new();
     m.insert("schema".into(), json!(1));
     m.insert("kind".into(), json!("premath.issue_graph.check.v1"));
+    m.insert("checkKind".into(), json!("premath.issue_graph.check.v1"));
     m.insert("action".into(), json!("issue.check"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("issueCount".into(), json!(store.issue_count()));
     m.insert("errorCount".into(), json!(errors.len()));
     m.insert("warningCount".into(), json!(warnings.len()));
+    m.insert(
+        "summary".into(),
+        json!({
+            "errorCount": errors.len(),
+            "issueCount": store.issue_count(),
+            "noteWarnThreshold": note_warn_threshold,
+            "warningCount": warnings.len(),
+        }),
+    );
+    m.insert("warningClasses".into(), json!(warning_classes));
     m.insert("errors".into(), Value::Array(errors));
     m.insert("warnings".into(), Value::Array(warnings));
     Report::verdict(m, classes)

@@ -355,6 +355,122 @@ fn check_note_warn_threshold() {
     }
 }
 
+/// `dep project --view`: every edge of every issue (closed ones too) with its
+/// role, sorted by (issue, target, type, created_by); integrity over all issues;
+/// premath's text; a bad view is a usage error; the host action agrees.
+#[test]
+fn dep_project_views() {
+    let env = Env::with_issues(&[
+        issue_with(
+            "b",
+            json!({"status": "closed", "dependencies": [
+                {"issue_id": "b", "depends_on_id": "a", "type": "supersedes"},
+                {"issue_id": "b", "depends_on_id": "a", "type": "blocks", "created_by": "me"},
+            ]}),
+        ),
+        issue_with(
+            "a",
+            json!({"status": "closed", "dependencies": [
+                {"issue_id": "a", "depends_on_id": "b", "type": "discovered-from"},
+            ]}),
+        ),
+        issue("c"),
+    ]);
+    let v = env.ok(&["dep", "project"]);
+    assert_eq!(v["view"], "execution");
+    assert_eq!(v["count"], 3);
+    assert_eq!(
+        v["integrity"],
+        json!({"cyclePath": ["a", "b", "a"], "hasCycle": true})
+    );
+    let rows = |v: &serde_json::Value| -> Vec<(String, String, String, String, bool)> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    format!(
+                        "{}->{}",
+                        i["issueId"].as_str().unwrap(),
+                        i["dependsOnId"].as_str().unwrap()
+                    ),
+                    i["type"].as_str().unwrap().to_string(),
+                    i["role"].as_str().unwrap().to_string(),
+                    i["createdBy"].as_str().unwrap().to_string(),
+                    i["blocking"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let r = |e: &str, t: &str, role: &str, by: &str, b: bool| {
+        (
+            e.to_string(),
+            t.to_string(),
+            role.to_string(),
+            by.to_string(),
+            b,
+        )
+    };
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "informational", "", false),
+            r("b->a", "blocks", "blocking", "me", true),
+            r("b->a", "supersedes", "informational", "", false),
+        ]
+    );
+    let v = env.ok(&["dep", "project", "--view", "gtd"]);
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "captured-work", "", false),
+            r("b->a", "blocks", "next-action", "me", true),
+            r("b->a", "supersedes", "dedupe", "", false),
+        ]
+    );
+    assert!(v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["view"] == "gtd"));
+    let v = env.ok(&["dep", "project", "--view", "groupoid"]);
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "provenance", "", false),
+            r("b->a", "blocks", "constraint", "me", true),
+            r("b->a", "supersedes", "equivalence", "", false),
+        ]
+    );
+    let out = env.raw(&["dep", "project", "--view", "groupoid"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("premath dep project\n  View: groupoid\n  Path: "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("  Count: 3\n  Integrity: cycle detected (a -> b -> a)\n  - a -> b (discovered-from, role=provenance, blocking=false)\n  - b -> a (blocks, role=constraint, blocking=true)\n  - b -> a (supersedes, role=equivalence, blocking=false)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        env.raw(&["dep", "project", "--view", "kanban"])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let clean = Env::with_issues(&[issue("a")]);
+    let v = clean.ok(&["dep", "project", "--view", "gtd"]);
+    assert_eq!(v["count"], 0);
+    assert_eq!(v["items"], json!([]));
+    assert_eq!(
+        v["integrity"],
+        json!({"cyclePath": null, "hasCycle": false})
+    );
+}
+
 #[test]
 fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
     let env = Env::with_issues(&[

@@ -253,6 +253,17 @@ pub enum ScopeArg {
     Full,
 }
 
+/// `--view` of `dep project`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ViewArg {
+    /// Roles blocking / informational.
+    Execution,
+    /// Roles next-action, project-structure, captured-work, reference, dedupe.
+    Gtd,
+    /// Roles constraint, generator, provenance, equivalence.
+    Groupoid,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum DepCommand {
     /// ISSUE_ID depends on DEPENDS_ON_ID.
@@ -285,6 +296,11 @@ pub enum DepCommand {
         /// Replaces the edge's created_by when not blank.
         #[arg(long, default_value = "")]
         created_by: String,
+    },
+    /// Every edge with its role in a view, and premath's integrity over all issues.
+    Project {
+        #[arg(long, value_enum, default_value = "execution")]
+        view: ViewArg,
     },
     /// Dependency cycles (premath's integrity) and dangling edges; findings exit 0.
     Diagnostics {
@@ -589,6 +605,17 @@ pub fn run_dep(args: DepArgs) -> i32 {
                 },
             ),
         ),
+        DepCommand::Project { view } => {
+            let view = match view {
+                ViewArg::Execution => views::DepView::Execution,
+                ViewArg::Gtd => views::DepView::Gtd,
+                ViewArg::Groupoid => views::DepView::Groupoid,
+            };
+            (
+                "dep.project",
+                read_view(&opts, |s| views::project_payload(s, &path_str, view)),
+            )
+        }
         DepCommand::Diagnostics { graph_scope } => {
             let scope = match graph_scope {
                 ScopeArg::Active => Scope::Active,
@@ -720,14 +747,28 @@ fn human(action: &str, v: &Value) -> String {
             }
             out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
         }
+        "dep.project" => {
+            // premath's text.
+            out.push_str(&format!(
+                "premath dep project\n  View: {}\n  Path: {}\n  Count: {}\n  Integrity: {}\n",
+                s(v, "view"),
+                s(v, "issuesPath"),
+                v["count"],
+                integrity_text(v)
+            ));
+            for item in v["items"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "  - {} -> {} ({}, role={}, blocking={})\n",
+                    s(item, "issueId"),
+                    s(item, "dependsOnId"),
+                    s(item, "type"),
+                    s(item, "role"),
+                    item["blocking"]
+                ));
+            }
+        }
         "dep.diagnostics" => {
-            let integrity = match v["integrity"]["cyclePath"].as_array() {
-                Some(path) => {
-                    let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
-                    format!("cycle detected ({})", path.join(" -> "))
-                }
-                None => "no cycles detected".to_string(),
-            };
+            let integrity = integrity_text(v);
             out.push_str(&format!(
                 "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
                 s(v, "issuesPath"),
@@ -829,6 +870,17 @@ fn human(action: &str, v: &Value) -> String {
         }
     }
     out
+}
+
+/// premath's integrity line: `cycle detected (a -> b -> a)` or `no cycles detected`.
+fn integrity_text(v: &Value) -> String {
+    match v["integrity"]["cyclePath"].as_array() {
+        Some(path) => {
+            let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
+            format!("cycle detected ({})", path.join(" -> "))
+        }
+        None => "no cycles detected".to_string(),
+    }
 }
 
 fn table(items: &[Item<'_>], with_blockers: bool) -> String {

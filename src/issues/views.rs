@@ -628,6 +628,123 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
     Report::view(m)
 }
 
+/// The view `dep project` projects edges through (premath's `--view`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepView {
+    /// blocking / informational.
+    Execution,
+    /// Getting-things-done roles: next-action, project-structure, captured-work, reference, dedupe.
+    Gtd,
+    /// Groupoid roles: constraint, generator, provenance, equivalence.
+    Groupoid,
+}
+
+impl DepView {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "execution" => Some(DepView::Execution),
+            "gtd" => Some(DepView::Gtd),
+            "groupoid" => Some(DepView::Groupoid),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepView::Execution => "execution",
+            DepView::Gtd => "gtd",
+            DepView::Groupoid => "groupoid",
+        }
+    }
+
+    /// The role of an edge of `dep_type` (a known type) in this view.
+    pub fn role(self, dep_type: &str) -> &'static str {
+        match (self, dep_type) {
+            (DepView::Execution, t) => {
+                if super::model::dep_type_blocks(t) == Some(true) {
+                    "blocking"
+                } else {
+                    "informational"
+                }
+            }
+            (DepView::Gtd, "blocks" | "conditional-blocks" | "waits-for") => "next-action",
+            (DepView::Gtd, "parent-child") => "project-structure",
+            (DepView::Gtd, "discovered-from" | "replies-to") => "captured-work",
+            (DepView::Gtd, "duplicates" | "supersedes") => "dedupe",
+            (DepView::Gtd, _) => "reference",
+            (DepView::Groupoid, "blocks" | "conditional-blocks" | "waits-for") => "constraint",
+            (DepView::Groupoid, "parent-child") => "generator",
+            (DepView::Groupoid, "duplicates" | "supersedes") => "equivalence",
+            (DepView::Groupoid, _) => "provenance",
+        }
+    }
+}
+
+/// One edge as `dep project` prints it (fields in sorted key order, premath's shape).
+#[derive(Serialize)]
+pub struct ProjectedDep<'s> {
+    pub blocking: bool,
+    /// The edge's `created_by` (`""` when the line has none).
+    #[serde(rename = "createdBy")]
+    pub created_by: String,
+    #[serde(rename = "dependsOnId")]
+    pub depends_on_id: &'s str,
+    #[serde(rename = "issueId")]
+    pub issue_id: &'s str,
+    pub role: &'static str,
+    #[serde(rename = "type")]
+    pub dep_type: &'static str,
+    pub view: &'static str,
+}
+
+/// Every edge of every issue (any status) through `view`, sorted by (issue,
+/// target, type, created_by), with premath's integrity over all issues.
+pub fn project_payload(store: &Store<'_>, path: &str, view: DepView) -> Report {
+    let mut items: Vec<ProjectedDep<'_>> = Vec::new();
+    for issue in store.issues().filter(|i| !i.deps.is_empty()) {
+        // `created_by` is not decoded with the line: read it from the line's
+        // dependencies, which are in the same order as `deps`.
+        let object = full_object(store, issue);
+        for (index, d) in issue.deps.iter().enumerate() {
+            items.push(ProjectedDep {
+                blocking: d.blocking,
+                created_by: object["dependencies"][index]["created_by"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                depends_on_id: d.depends_on.as_str(),
+                issue_id: issue.id.as_str(),
+                role: view.role(d.dep_type),
+                dep_type: d.dep_type,
+                view: view.as_str(),
+            });
+        }
+    }
+    items.sort_by(|a, b| {
+        (a.issue_id, a.depends_on_id, a.dep_type, &a.created_by).cmp(&(
+            b.issue_id,
+            b.depends_on_id,
+            b.dep_type,
+            &b.created_by,
+        ))
+    });
+    let cycle_path = super::graph::first_cycle_path(store, |_| true);
+    let mut m = Map::new();
+    m.insert("action".into(), json!("dep.project"));
+    m.insert("issuesPath".into(), json!(path));
+    m.insert("view".into(), json!(view.as_str()));
+    m.insert("count".into(), json!(items.len()));
+    m.insert(
+        "integrity".into(),
+        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
+    );
+    m.insert(
+        "items".into(),
+        serde_json::to_value(items).expect("projected edges serialize"),
+    );
+    Report::view(m)
+}
+
 /// `iss1_` + hex SHA-256 over the issues in id order, one per line ending in `\n`,
 /// each in canonical JSON (keys sorted, compact) as stored, with its `dependencies`
 /// sorted by their canonical text. Unchanged memory gives an unchanged ref,

@@ -20,6 +20,8 @@ const READS: &[&str] = &[
     "dep.diagnostics",
     // issue 12: premath's MCP tool issue_lease_projection as a host action.
     "issue.lease_projection",
+    // issue 12: premath's `dep project --view`.
+    "dep.project",
     "harness.join_check",
     "harness.session.read",
     "harness.session.bootstrap",
@@ -150,7 +152,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 31])
+        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 32])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -179,7 +181,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Scratch::new();
     let out = s.tusk(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 31);
+    assert_eq!(text.lines().count(), 32);
     let out = s.tusk(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");

@@ -236,8 +236,23 @@ fn dep_remove_and_replace() {
             json!({"dependencies": [{"issue_id": "c", "depends_on_id": "b", "dep_type": "related", "x_note": 1}]}),
         ),
     ]);
-    // Turning c -> b into a blocking edge is fine; then a -> c would close a cycle.
-    let v = env.ok(&["dep", "replace", "c", "b", "--type", "blocks"]);
+    // --from-type defaults to blocks, as premath's: c -> b is related.
+    env.rejected(
+        &["dep", "replace", "c", "b", "--to-type", "blocks"],
+        &["dep.not_found"],
+    );
+    // Turning c -> b into a blocking edge is fine (`--type` is the hidden
+    // alias of --to-type); then a -> c would close a cycle.
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "c",
+        "b",
+        "--from-type",
+        "related",
+        "--type",
+        "blocks",
+    ]);
     assert_eq!(v["previousType"], "related");
     assert_eq!(v["changed"], true);
     let edge = &env.issue("c")["dependencies"][0];
@@ -247,7 +262,16 @@ fn dep_remove_and_replace() {
     );
     env.ok(&["dep", "add", "a", "c", "--type", "related"]);
     let r = env.rejected(
-        &["dep", "replace", "a", "c", "--type", "blocks"],
+        &[
+            "dep",
+            "replace",
+            "a",
+            "c",
+            "--from-type",
+            "related",
+            "--to-type",
+            "blocks",
+        ],
         &["dep.cycle"],
     );
     assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
@@ -261,6 +285,24 @@ fn dep_remove_and_replace() {
         &["dep", "replace", "b", "a", "--type", "nope"],
         &["dep.invalid_type"],
     );
+    env.rejected(
+        &[
+            "dep",
+            "replace",
+            "b",
+            "a",
+            "--from-type",
+            "nope",
+            "--to-type",
+            "related",
+        ],
+        &["dep.invalid_type"],
+    );
+    // --to-type is required: a usage error.
+    assert_eq!(
+        env.raw(&["dep", "replace", "b", "a"]).status.code(),
+        Some(2)
+    );
 
     env.rejected(
         &["dep", "remove", "b", "a", "--type", "related"],
@@ -272,6 +314,140 @@ fn dep_remove_and_replace() {
     env.rejected(&["dep", "remove", "b", "a"], &["dep.not_found"]);
     env.rejected(&["dep", "remove", "zz", "a"], &["dep.issue_not_found"]);
     assert!(ids(&env.ok(&["issue", "ready"])).contains(&"b".to_string()));
+}
+
+/// `--notes-file PATH` (`-`: standard input) sets the notes as read; it
+/// excludes `--notes` (usage error, exit 2); an unreadable file writes nothing.
+#[test]
+fn update_notes_file_and_stdin() {
+    use std::io::Write as _;
+    let env = Env::with_issues(&[issue("a")]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.md");
+    std::fs::write(&file, "line one\nlinë two\n").unwrap();
+    let file = file.to_str().unwrap();
+    env.ok(&["issue", "update", "a", "--notes-file", file]);
+    assert_eq!(env.issue("a")["notes"], "line one\nlinë two\n");
+
+    let mut child = std::process::Command::new(BIN)
+        .args(["issue", "update", "a", "--notes-file", "-", "--json"])
+        .args(env.store_args())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"from stdin\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(env.issue("a")["notes"], "from stdin\n");
+
+    let before = env.text();
+    let out = env.raw(&["issue", "update", "a", "--notes", "x", "--notes-file", file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+    let missing = dir.path().join("absent.md");
+    let out = env.raw(&[
+        "issue",
+        "update",
+        "a",
+        "--notes-file",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed to read notes file"));
+    assert_eq!(env.text(), before);
+}
+
+/// `--created-by` is stored on the edge as given (omitted when empty), kept by
+/// later rewrites of the line, replaced by `dep replace --created-by` only when
+/// not blank, and shown by the views; premath's `dependency` members.
+#[test]
+fn dep_created_by_is_stored_kept_and_replaced() {
+    let env = Env::with_issues(&[issue("a"), issue("b"), issue("c")]);
+    let v = env.ok(&["dep", "add", "a", "b", "--created-by", " planner "]);
+    assert_eq!(
+        v["dependency"],
+        json!({"dependsOnId": "b", "issueId": "a", "type": "blocks"})
+    );
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
+    assert!(env.issue("a")["dependencies"][1]
+        .get("created_by")
+        .is_none());
+    env.ok(&["issue", "update", "a", "--title", "Renamed"]);
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    let blocked = env.ok(&["issue", "blocked"]);
+    assert_eq!(blocked["items"][0]["blockers"][0]["createdBy"], " planner ");
+
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "a",
+        "b",
+        "--to-type",
+        "waits-for",
+        "--created-by",
+        "  ",
+    ]);
+    assert_eq!(
+        v["dependency"],
+        json!({"createdBy": "  ", "dependsOnId": "b", "fromType": "blocks", "issueId": "a", "toType": "waits-for"})
+    );
+    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
+    assert_eq!(env.issue("a")["dependencies"][0]["type"], "waits-for");
+    let v = env.ok(&[
+        "dep",
+        "replace",
+        "a",
+        "c",
+        "--from-type",
+        "related",
+        "--to-type",
+        "related",
+        "--created-by",
+        "reviewer",
+    ]);
+    assert_eq!(v["changed"], true);
+    assert_eq!(env.issue("a")["dependencies"][1]["created_by"], "reviewer");
+    // Another edge of the pair with the new type: premath's duplicate.
+    let store = Env::with_issues(&[
+        issue("p"),
+        issue_with(
+            "q",
+            json!({"dependencies": [blocks("q", "p"), {"issue_id": "q", "depends_on_id": "p", "type": "related"}]}),
+        ),
+    ]);
+    store.rejected(
+        &[
+            "dep",
+            "replace",
+            "q",
+            "p",
+            "--from-type",
+            "related",
+            "--to-type",
+            "blocks",
+        ],
+        &["dep.duplicate"],
+    );
+    let v = store.ok(&[
+        "dep",
+        "replace",
+        "q",
+        "p",
+        "--from-type",
+        "related",
+        "--to-type",
+        "supersedes",
+    ]);
+    assert_eq!(v["previousType"], "related");
+    assert_eq!(store.issue("q")["dependencies"][0]["type"], "blocks");
+    assert_eq!(store.issue("q")["dependencies"][1]["type"], "supersedes");
 }
 
 /// Fields and values this program does not know survive, and every line but the

@@ -286,8 +286,21 @@ fn check_reports_graph_errors_and_warnings() {
         .map(|w| (w["class"].as_str().unwrap(), w["issueId"].as_str().unwrap()))
         .collect();
     assert!(
-        warnings.contains(&("issue_graph.notes_too_long", "n")),
+        warnings.contains(&("issue_graph.notes.large", "n")),
         "{warnings:?}"
+    );
+    assert_eq!(
+        v["summary"],
+        json!({"errorCount": errors.len(), "issueCount": v["issueCount"], "noteWarnThreshold": 2000,
+            "warningCount": warnings.len()})
+    );
+    assert_eq!(
+        v["warningClasses"],
+        json!([
+            "issue_graph.closed_with_open_blockers",
+            "issue_graph.lease_stale",
+            "issue_graph.notes.large"
+        ])
     );
     assert!(
         warnings.contains(&("issue_graph.closed_with_open_blockers", "k2")),
@@ -305,6 +318,157 @@ fn check_reports_graph_errors_and_warnings() {
     let v = clean.ok(&["issue", "check"]);
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
+}
+
+/// `--note-warn-threshold`: notes of more characters (not bytes) than the
+/// threshold draw premath's warning; the summary names the threshold; warnings
+/// alone exit 0; premath's text.
+#[test]
+fn check_note_warn_threshold() {
+    let env = Env::with_issues(&[
+        issue_with("a", json!({"notes": "héllo"})),
+        issue_with("b", json!({"notes": "x".repeat(2001)})),
+    ]);
+    let v = env.ok(&["issue", "check"]);
+    assert_eq!(v["summary"]["noteWarnThreshold"], 2000);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let v = env.ok(&["issue", "check", "--note-warn-threshold", "5"]);
+    assert_eq!(v["summary"]["noteWarnThreshold"], 5);
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
+    let v = env.ok(&["issue", "check", "--note-warn-threshold", "4"]);
+    assert_eq!(
+        v["warnings"][0],
+        json!({"class": "issue_graph.notes.large", "issueId": "a",
+            "message": "notes payload exceeds warning threshold (len=5, threshold=4)"})
+    );
+    assert_eq!(v["warningClasses"], json!(["issue_graph.notes.large"]));
+    let out = env.raw(&["issue", "check", "--note-warn-threshold", "4"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("[issue-graph] OK (issues=2, errors=0, warnings=2)\n  - WARN a issue_graph.notes.large (notes payload exceeds warning threshold (len=5, threshold=4))\n"),
+        "{text}"
+    );
+    for bad in ["-1", "many"] {
+        let out = env.raw(&["issue", "check", &format!("--note-warn-threshold={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}
+
+/// `dep project --view`: every edge of every issue (closed ones too) with its
+/// role, sorted by (issue, target, type, created_by); integrity over all issues;
+/// premath's text; a bad view is a usage error; the host action agrees.
+#[test]
+fn dep_project_views() {
+    let env = Env::with_issues(&[
+        issue_with(
+            "b",
+            json!({"status": "closed", "dependencies": [
+                {"issue_id": "b", "depends_on_id": "a", "type": "supersedes"},
+                {"issue_id": "b", "depends_on_id": "a", "type": "blocks", "created_by": "me"},
+            ]}),
+        ),
+        issue_with(
+            "a",
+            json!({"status": "closed", "dependencies": [
+                {"issue_id": "a", "depends_on_id": "b", "type": "discovered-from"},
+            ]}),
+        ),
+        issue("c"),
+    ]);
+    let v = env.ok(&["dep", "project"]);
+    assert_eq!(v["view"], "execution");
+    assert_eq!(v["count"], 3);
+    assert_eq!(
+        v["integrity"],
+        json!({"cyclePath": ["a", "b", "a"], "hasCycle": true})
+    );
+    let rows = |v: &serde_json::Value| -> Vec<(String, String, String, String, bool)> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    format!(
+                        "{}->{}",
+                        i["issueId"].as_str().unwrap(),
+                        i["dependsOnId"].as_str().unwrap()
+                    ),
+                    i["type"].as_str().unwrap().to_string(),
+                    i["role"].as_str().unwrap().to_string(),
+                    i["createdBy"].as_str().unwrap().to_string(),
+                    i["blocking"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let r = |e: &str, t: &str, role: &str, by: &str, b: bool| {
+        (
+            e.to_string(),
+            t.to_string(),
+            role.to_string(),
+            by.to_string(),
+            b,
+        )
+    };
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "informational", "", false),
+            r("b->a", "blocks", "blocking", "me", true),
+            r("b->a", "supersedes", "informational", "", false),
+        ]
+    );
+    let v = env.ok(&["dep", "project", "--view", "gtd"]);
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "captured-work", "", false),
+            r("b->a", "blocks", "next-action", "me", true),
+            r("b->a", "supersedes", "dedupe", "", false),
+        ]
+    );
+    assert!(v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["view"] == "gtd"));
+    let v = env.ok(&["dep", "project", "--view", "groupoid"]);
+    assert_eq!(
+        rows(&v),
+        [
+            r("a->b", "discovered-from", "provenance", "", false),
+            r("b->a", "blocks", "constraint", "me", true),
+            r("b->a", "supersedes", "equivalence", "", false),
+        ]
+    );
+    let out = env.raw(&["dep", "project", "--view", "groupoid"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("premath dep project\n  View: groupoid\n  Path: "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("  Count: 3\n  Integrity: cycle detected (a -> b -> a)\n  - a -> b (discovered-from, role=provenance, blocking=false)\n  - b -> a (blocks, role=constraint, blocking=true)\n  - b -> a (supersedes, role=equivalence, blocking=false)\n"),
+        "{text}"
+    );
+    assert_eq!(
+        env.raw(&["dep", "project", "--view", "kanban"])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let clean = Env::with_issues(&[issue("a")]);
+    let v = clean.ok(&["dep", "project", "--view", "gtd"]);
+    assert_eq!(v["count"], 0);
+    assert_eq!(v["items"], json!([]));
+    assert_eq!(
+        v["integrity"],
+        json!({"cyclePath": null, "hasCycle": false})
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::canonical::to_pretty_sorted;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
-use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
 use crate::issues::{Report, StoreError};
@@ -121,7 +121,11 @@ pub enum IssueCommand {
     /// Non-closed issues that are blocked, with their blockers.
     Blocked,
     /// Integrity check of the issue graph (premath.issue_graph.check.v1).
-    Check,
+    Check {
+        /// Notes longer than this many characters draw a warning.
+        #[arg(long, default_value_t = crate::issues::views::NOTES_WARN_CHARS)]
+        note_warn_threshold: usize,
+    },
     /// Change fields of an issue; an empty value clears a text field.
     Update {
         id: String,
@@ -133,8 +137,11 @@ pub enum IssueCommand {
         design: Option<String>,
         #[arg(long)]
         acceptance_criteria: Option<String>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "notes_file")]
         notes: Option<String>,
+        /// Read the notes from a file (`-`: standard input).
+        #[arg(long, value_name = "PATH")]
+        notes_file: Option<PathBuf>,
         #[arg(long)]
         status: Option<String>,
         #[arg(long)]
@@ -246,6 +253,17 @@ pub enum ScopeArg {
     Full,
 }
 
+/// `--view` of `dep project`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ViewArg {
+    /// Roles blocking / informational.
+    Execution,
+    /// Roles next-action, project-structure, captured-work, reference, dedupe.
+    Gtd,
+    /// Roles constraint, generator, provenance, equivalence.
+    Groupoid,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum DepCommand {
     /// ISSUE_ID depends on DEPENDS_ON_ID.
@@ -254,6 +272,9 @@ pub enum DepCommand {
         depends_on_id: String,
         #[arg(long = "type", default_value = "blocks")]
         dep_type: String,
+        /// Who made the edge (stored as the edge's created_by; empty: none).
+        #[arg(long, default_value = "")]
+        created_by: String,
     },
     /// Remove the edge between the pair (only of --type when given).
     Remove {
@@ -262,12 +283,24 @@ pub enum DepCommand {
         #[arg(long = "type")]
         dep_type: Option<String>,
     },
-    /// Change the type of the edge between the pair.
+    /// Change the type of the pair's edge of --from-type to --to-type.
     Replace {
         issue_id: String,
         depends_on_id: String,
-        #[arg(long = "type")]
-        dep_type: String,
+        /// The edge's current type.
+        #[arg(long, default_value = "blocks")]
+        from_type: String,
+        /// The new type (`--type` is accepted too).
+        #[arg(long, alias = "type")]
+        to_type: String,
+        /// Replaces the edge's created_by when not blank.
+        #[arg(long, default_value = "")]
+        created_by: String,
+    },
+    /// Every edge with its role in a view, and premath's integrity over all issues.
+    Project {
+        #[arg(long, value_enum, default_value = "execution")]
+        view: ViewArg,
     },
     /// Dependency cycles (premath's integrity) and dangling edges; findings exit 0.
     Diagnostics {
@@ -382,9 +415,13 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 }),
             )
         }
-        IssueCommand::Check => (
+        IssueCommand::Check {
+            note_warn_threshold,
+        } => (
             "issue.check",
-            read_view(&opts, |s| views::check_payload(s, &path_str, ctx.now)),
+            read_view(&opts, |s| {
+                views::check_payload(s, &path_str, ctx.now, note_warn_threshold)
+            }),
         ),
         IssueCommand::Update {
             id,
@@ -393,6 +430,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             design,
             acceptance_criteria,
             notes,
+            notes_file,
             status,
             priority,
             issue_type,
@@ -400,6 +438,16 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             owner,
             labels,
         } => {
+            let notes = match notes_file {
+                None => notes,
+                Some(file) => match read_notes(&file) {
+                    Ok(text) => Some(text),
+                    Err(e) => {
+                        eprintln!("tusk: issue.update: {e}");
+                        return 2;
+                    }
+                },
+            };
             // `--labels ""` means "no labels", not one empty label.
             let labels = labels.map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
             let changes = IssueChanges {
@@ -483,6 +531,19 @@ pub fn run_issue(args: IssueArgs) -> i32 {
     finish(&opts, action, result)
 }
 
+/// The text of `--notes-file` (`-` reads standard input to its end), as is.
+fn read_notes(file: &Path) -> Result<String, String> {
+    if file == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("failed to read notes from stdin: {e}"))?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(file)
+            .map_err(|e| format!("failed to read notes file `{}`: {e}", file.display()))
+    }
+}
+
 /// Runs `tusk dep …`.
 pub fn run_dep(args: DepArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "dep") else {
@@ -495,6 +556,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
             issue_id,
             depends_on_id,
             dep_type,
+            created_by,
         } => (
             "dep.add",
             mutate::dep_add(
@@ -504,6 +566,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
                     depends_on_id,
                 },
                 &dep_type,
+                &created_by,
             ),
         ),
         DepCommand::Remove {
@@ -524,7 +587,9 @@ pub fn run_dep(args: DepArgs) -> i32 {
         DepCommand::Replace {
             issue_id,
             depends_on_id,
-            dep_type,
+            from_type,
+            to_type,
+            created_by,
         } => (
             "dep.replace",
             mutate::dep_replace(
@@ -533,9 +598,24 @@ pub fn run_dep(args: DepArgs) -> i32 {
                     issue_id,
                     depends_on_id,
                 },
-                &dep_type,
+                &DepReplacement {
+                    from_type: Some(&from_type),
+                    to_type: &to_type,
+                    created_by: &created_by,
+                },
             ),
         ),
+        DepCommand::Project { view } => {
+            let view = match view {
+                ViewArg::Execution => views::DepView::Execution,
+                ViewArg::Gtd => views::DepView::Gtd,
+                ViewArg::Groupoid => views::DepView::Groupoid,
+            };
+            (
+                "dep.project",
+                read_view(&opts, |s| views::project_payload(s, &path_str, view)),
+            )
+        }
         DepCommand::Diagnostics { graph_scope } => {
             let scope = match graph_scope {
                 ScopeArg::Active => Scope::Active,
@@ -667,14 +747,28 @@ fn human(action: &str, v: &Value) -> String {
             }
             out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
         }
+        "dep.project" => {
+            // premath's text.
+            out.push_str(&format!(
+                "premath dep project\n  View: {}\n  Path: {}\n  Count: {}\n  Integrity: {}\n",
+                s(v, "view"),
+                s(v, "issuesPath"),
+                v["count"],
+                integrity_text(v)
+            ));
+            for item in v["items"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "  - {} -> {} ({}, role={}, blocking={})\n",
+                    s(item, "issueId"),
+                    s(item, "dependsOnId"),
+                    s(item, "type"),
+                    s(item, "role"),
+                    item["blocking"]
+                ));
+            }
+        }
         "dep.diagnostics" => {
-            let integrity = match v["integrity"]["cyclePath"].as_array() {
-                Some(path) => {
-                    let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
-                    format!("cycle detected ({})", path.join(" -> "))
-                }
-                None => "no cycles detected".to_string(),
-            };
+            let integrity = integrity_text(v);
             out.push_str(&format!(
                 "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
                 s(v, "issuesPath"),
@@ -682,8 +776,20 @@ fn human(action: &str, v: &Value) -> String {
             ));
         }
         "issue.check" => {
-            out.push_str(&format!("{action}: {}\n", s(v, "result")));
-            for key in ["errors", "warnings"] {
+            // premath's text.
+            let summary = &v["summary"];
+            out.push_str(&format!(
+                "[issue-graph] {} (issues={}, errors={}, warnings={})\n",
+                if s(v, "result") == "accepted" {
+                    "OK"
+                } else {
+                    "FAIL"
+                },
+                summary["issueCount"],
+                summary["errorCount"],
+                summary["warningCount"]
+            ));
+            for (key, tag) in [("errors", ""), ("warnings", "WARN ")] {
                 for item in v
                     .get(key)
                     .and_then(Value::as_array)
@@ -691,8 +797,8 @@ fn human(action: &str, v: &Value) -> String {
                     .unwrap_or_default()
                 {
                     out.push_str(&format!(
-                        "  {} {}: {}\n",
-                        &key[..key.len() - 1],
+                        "  - {tag}{} {} ({})\n",
+                        s(item, "issueId"),
                         s(item, "class"),
                         s(item, "message")
                     ));
@@ -764,6 +870,17 @@ fn human(action: &str, v: &Value) -> String {
         }
     }
     out
+}
+
+/// premath's integrity line: `cycle detected (a -> b -> a)` or `no cycles detected`.
+fn integrity_text(v: &Value) -> String {
+    match v["integrity"]["cyclePath"].as_array() {
+        Some(path) => {
+            let path: Vec<&str> = path.iter().filter_map(Value::as_str).collect();
+            format!("cycle detected ({})", path.join(" -> "))
+        }
+        None => "no cycles detected".to_string(),
+    }
 }
 
 fn table(items: &[Item<'_>], with_blockers: bool) -> String {

@@ -60,6 +60,22 @@ pub struct IdArgs {
     pub id: String,
 }
 
+/// Options of the store check.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CheckArgs {
+    /// Notes longer than this many characters draw a warning (default 2000).
+    pub note_warn_threshold: Option<usize>,
+}
+
+/// The view of `dep.project`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectArgs {
+    /// `execution` (the default), `gtd` or `groupoid`.
+    pub view: Option<String>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DiagnosticsArgs {
@@ -185,14 +201,32 @@ pub struct DepArgs {
     pub dep_type: Option<String>,
 }
 
+/// A new dependency edge: `issueId` depends on `dependsOnId`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DepAddArgs {
+    pub issue_id: String,
+    pub depends_on_id: String,
+    /// blocks (default), related, parent-child or discovered-from.
+    #[serde(rename = "type")]
+    pub dep_type: Option<String>,
+    /// Who made the edge, stored as its `created_by` (default: none).
+    pub created_by: Option<String>,
+}
+
 /// Change an edge's type.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepReplaceArgs {
     pub issue_id: String,
     pub depends_on_id: String,
+    /// The edge's current type (default: the pair's first edge, whatever its type).
+    pub from_type: Option<String>,
+    /// The new type.
     #[serde(rename = "type")]
     pub dep_type: String,
+    /// Replaces the edge's `created_by` when not blank.
+    pub created_by: Option<String>,
 }
 
 // ------------------------------------------------------------------ declarations
@@ -337,6 +371,7 @@ fn edge_schema() -> Value {
             ("issueId", string()),
             ("dependsOnId", string()),
             ("type", string()),
+            ("dependency", any()),
         ],
         &["action"],
     )
@@ -478,7 +513,57 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 failure_classes: classes!(),
                 example: "(issue.check)",
             },
-            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now))),
+            |ctx, a: CheckArgs| {
+                let threshold = a.note_warn_threshold.unwrap_or(views::NOTES_WARN_CHARS);
+                outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now, threshold)))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "dep.project",
+                kind: Read,
+                description: "Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("view", string()),
+                        ("count", integer()),
+                        ("integrity", object(
+                            &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
+                            &["cyclePath", "hasCycle"],
+                        )),
+                        ("items", array(object(
+                            &[
+                                ("blocking", boolean()),
+                                ("createdBy", string()),
+                                ("dependsOnId", string()),
+                                ("issueId", string()),
+                                ("role", string()),
+                                ("type", string()),
+                                ("view", string()),
+                            ],
+                            &["blocking", "createdBy", "dependsOnId", "issueId", "role", "type", "view"],
+                        ))),
+                    ],
+                    &["action", "view", "count", "integrity", "items"],
+                ),
+                failure_classes: classes!("dep.invalid_view"),
+                example: r#"(dep.project (hash "view" "gtd"))"#,
+            },
+            |ctx, a: ProjectArgs| {
+                let view_text = a.view.unwrap_or_else(|| "execution".into());
+                let Some(view) = views::DepView::parse(&view_text) else {
+                    let diag = format!("view {view_text:?} is not `execution`, `gtd` or `groupoid`");
+                    return outcome(Ok(Report::rejected(
+                        "dep.project",
+                        &path_of(ctx),
+                        &["dep.invalid_view"],
+                        diag,
+                    )));
+                };
+                outcome(read_view(ctx, |s, p| views::project_payload(s, p, view)))
+            },
         ),
         declare(
             Declaration {
@@ -699,9 +784,14 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 ),
                 example: r#"(dep.add (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
             },
-            |ctx, a: DepArgs| {
+            |ctx, a: DepAddArgs| {
                 let dep_type = a.dep_type.unwrap_or_else(|| "blocks".into());
-                outcome(mutate::dep_add(&mutation_ctx(ctx), &edge(a.issue_id, a.depends_on_id), &dep_type))
+                outcome(mutate::dep_add(
+                    &mutation_ctx(ctx),
+                    &edge(a.issue_id, a.depends_on_id),
+                    &dep_type,
+                    a.created_by.as_deref().unwrap_or_default(),
+                ))
             },
         ),
         declare(
@@ -733,10 +823,15 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 example: r#"(dep.replace (hash "issueId" "bd-2" "dependsOnId" "bd-1" "type" "related"))"#,
             },
             |ctx, a: DepReplaceArgs| {
+                let change = mutate::DepReplacement {
+                    from_type: a.from_type.as_deref(),
+                    to_type: &a.dep_type,
+                    created_by: a.created_by.as_deref().unwrap_or_default(),
+                };
                 outcome(mutate::dep_replace(
                     &mutation_ctx(ctx),
                     &edge(a.issue_id, a.depends_on_id),
-                    &a.dep_type,
+                    &change,
                 ))
             },
         ),
@@ -845,6 +940,7 @@ mod tests {
             [
                 "dep.add",
                 "dep.diagnostics",
+                "dep.project",
                 "dep.remove",
                 "dep.replace",
                 "issue.add",
@@ -870,6 +966,7 @@ mod tests {
             "issue.blocked",
             "issue.check",
             "dep.diagnostics",
+            "dep.project",
             "issue.lease_projection",
         ];
         for a in &all {
@@ -978,6 +1075,45 @@ mod tests {
             host.accepted("dep.diagnostics", json!({"graphScope": "all"}))["graphScope"],
             "full"
         );
+        assert_eq!(
+            host.accepted("issue.check", json!({"noteWarnThreshold": 0}))["warningClasses"],
+            json!(["issue_graph.notes.large"])
+        );
+    }
+
+    #[test]
+    fn dep_actions_carry_created_by_and_project_views() {
+        let host = Host::new();
+        host.accepted("issue.add", json!({"title": "t", "id": "a"}));
+        host.accepted("issue.add", json!({"title": "t", "id": "b"}));
+        host.accepted(
+            "dep.add",
+            json!({"issueId": "b", "dependsOnId": "a", "createdBy": "planner"}),
+        );
+        let projected = host.accepted("dep.project", json!({"view": "groupoid"}));
+        assert_eq!(
+            projected["items"],
+            json!([{"blocking": true, "createdBy": "planner", "dependsOnId": "a",
+                "issueId": "b", "role": "constraint", "type": "blocks", "view": "groupoid"}])
+        );
+        let out = host
+            .call(
+                "dep.replace",
+                json!({"issueId": "b", "dependsOnId": "a", "fromType": "related", "type": "waits-for"}),
+            )
+            .unwrap();
+        assert_eq!(out.failure_classes, ["dep.not_found"]);
+        let replaced = host.accepted(
+            "dep.replace",
+            json!({"issueId": "b", "dependsOnId": "a", "fromType": "blocks", "type": "related", "createdBy": "reviewer"}),
+        );
+        assert_eq!(replaced["dependency"]["fromType"], "blocks");
+        let projected = host.accepted("dep.project", json!({}));
+        assert_eq!(projected["view"], "execution");
+        assert_eq!(projected["items"][0]["createdBy"], "reviewer");
+        assert_eq!(projected["items"][0]["role"], "informational");
+        let out = host.call("dep.project", json!({"view": "kanban"})).unwrap();
+        assert_eq!(out.failure_classes, ["dep.invalid_view"]);
     }
 
     #[test]

@@ -544,11 +544,13 @@ fn refuse_cycle(action: &str, path: &str, store: &Store<'_>, edge: &EdgeRef) -> 
 }
 
 /// `dep add`: both endpoints exist, no duplicate edge between the pair, no
-/// self-loop, no cycle among blocking edges.
+/// self-loop, no cycle among blocking edges. `created_by` is stored on the
+/// edge as given (beads' `created_by`, omitted when empty), as premath does.
 pub fn dep_add(
     ctx: &MutationCtx<'_>,
     edge: &EdgeRef,
     dep_type: &str,
+    created_by: &str,
 ) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
@@ -596,7 +598,10 @@ pub fn dep_add(
             }
         }
         let mut m = object_of(store, issue);
-        let dep = json!({"issue_id": edge.issue_id, "depends_on_id": edge.depends_on_id, "type": dep_type, "created_at": stamp});
+        let mut dep = json!({"issue_id": edge.issue_id, "depends_on_id": edge.depends_on_id, "type": dep_type, "created_at": stamp});
+        if !created_by.is_empty() {
+            dep["created_by"] = json!(created_by);
+        }
         match m.get_mut("dependencies") {
             Some(Value::Array(deps)) => deps.push(dep),
             _ => {
@@ -606,6 +611,11 @@ pub fn dep_add(
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         let mut out = edge_members(edge, dep_type);
+        // premath's member: the edge without its `created_by`.
+        out.insert(
+            "dependency".into(),
+            Value::Object(edge_members(edge, dep_type)),
+        );
         out.insert("issue".into(), Value::Object(m));
         (Report::accepted(action, &path, out), Some(edit))
     })
@@ -665,20 +675,40 @@ pub fn dep_remove(
     })
 }
 
-/// `dep replace`: changes the type of the edge between the pair; a new blocking
-/// type must not close a cycle. Replacing a type by itself is accepted and writes nothing.
+/// What `dep replace` changes on the edge between a pair.
+#[derive(Clone, Debug)]
+pub struct DepReplacement<'a> {
+    /// The type the edge has now; `None` takes the pair's first edge, whatever its type.
+    pub from_type: Option<&'a str>,
+    /// The type it gets.
+    pub to_type: &'a str,
+    /// Replaces the edge's `created_by` when it is not blank (as premath).
+    pub created_by: &'a str,
+}
+
+/// `dep replace`: changes the type of the pair's first edge of `from_type` (of
+/// any type when `None`); a new blocking type must not close a cycle, and no
+/// other edge of the pair may already have the new type. A non-blank
+/// `created_by` replaces the edge's. Replacing a type by itself with a blank
+/// `created_by` is accepted and writes nothing.
 pub fn dep_replace(
     ctx: &MutationCtx<'_>,
     edge: &EdgeRef,
-    new_type: &str,
+    change: &DepReplacement<'_>,
 ) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.replace";
+    let new_type = change.to_type;
     let blocking = match check_dep_type(action, &path, new_type) {
         Ok(b) => b,
         Err(r) => return Ok(r),
     };
+    if let Some(from) = change.from_type {
+        if let Err(r) = check_dep_type(action, &path, from) {
+            return Ok(r);
+        }
+    }
     run(ctx, action, |store| {
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
@@ -687,24 +717,60 @@ pub fn dep_replace(
                 None,
             );
         };
-        let Some(old) = issue
+        let of_pair = |d: &&super::model::Dep<'_>| d.depends_on.as_str() == edge.depends_on_id;
+        let Some((index, old)) = issue
             .deps
             .iter()
-            .find(|d| d.depends_on.as_str() == edge.depends_on_id)
+            .enumerate()
+            .filter(|(_, d)| of_pair(d))
+            .find(|(_, d)| change.from_type.is_none_or(|t| d.dep_type == t))
         else {
-            let diag = format!(
-                "{} has no dependency on {}",
-                edge.issue_id, edge.depends_on_id
-            );
+            let diag = match change.from_type {
+                Some(t) => format!(
+                    "{} has no {t} dependency on {}",
+                    edge.issue_id, edge.depends_on_id
+                ),
+                None => format!(
+                    "{} has no dependency on {}",
+                    edge.issue_id, edge.depends_on_id
+                ),
+            };
             return (
                 Report::rejected(action, &path, &["dep.not_found"], diag),
                 None,
             );
         };
         let old_type = old.dep_type.to_string();
+        if issue
+            .deps
+            .iter()
+            .enumerate()
+            .any(|(i, d)| i != index && of_pair(&d) && d.dep_type == new_type)
+        {
+            let diag = format!(
+                "{} already depends on {} ({new_type})",
+                edge.issue_id, edge.depends_on_id
+            );
+            return (
+                Report::rejected(action, &path, &["dep.duplicate"], diag),
+                None,
+            );
+        }
         let mut out = edge_members(edge, new_type);
         out.insert("previousType".into(), json!(old_type));
-        if old_type == new_type {
+        // premath's member: the flag values as given.
+        out.insert(
+            "dependency".into(),
+            json!({
+                "createdBy": change.created_by,
+                "dependsOnId": edge.depends_on_id,
+                "fromType": old_type,
+                "issueId": edge.issue_id,
+                "toType": new_type,
+            }),
+        );
+        let new_creator = !change.created_by.trim().is_empty();
+        if old_type == new_type && !new_creator {
             out.insert("changed".into(), json!(false));
             out.insert("issue".into(), Value::Object(object_of(store, issue)));
             return (Report::accepted(action, &path, out), None);
@@ -715,17 +781,21 @@ pub fn dep_replace(
             }
         }
         let mut m = object_of(store, issue);
-        if let Some(Value::Array(deps)) = m.get_mut("dependencies") {
-            for d in deps.iter_mut().filter(|d| targets(d, &edge.depends_on_id)) {
-                if let Some(obj) = d.as_object_mut() {
-                    // Keep whichever key the line used (`dep_type` is accepted on input).
-                    let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
-                        "type"
-                    } else {
-                        "dep_type"
-                    };
-                    obj.insert(key.into(), json!(new_type));
-                }
+        // The decoded edges are the line's `dependencies` array, in order.
+        if let Some(obj) = m
+            .get_mut("dependencies")
+            .and_then(|d| d.get_mut(index))
+            .and_then(Value::as_object_mut)
+        {
+            // Keep whichever key the line used (`dep_type` is accepted on input).
+            let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
+                "type"
+            } else {
+                "dep_type"
+            };
+            obj.insert(key.into(), json!(new_type));
+            if new_creator {
+                obj.insert("created_by".into(), json!(change.created_by));
             }
         }
         m.insert("updated_at".into(), json!(stamp));

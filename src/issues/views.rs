@@ -11,8 +11,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-/// Notes longer than this (in characters) draw a `check` warning: notes are meant
-/// as a running log, and a huge one usually means output pasted by mistake.
+/// Notes longer than this (in characters) draw a `check` warning by default
+/// (premath's `--note-warn-threshold`): notes are meant as a running log, and a
+/// huge one usually means output pasted by mistake.
 pub const NOTES_WARN_CHARS: usize = 2000;
 
 /// Which view an [`Item`] belongs to: each prints premath's item shape for it.
@@ -436,8 +437,14 @@ pub fn full_object(store: &Store<'_>, issue: &Issue<'_>) -> Value {
     serde_json::from_str(store.raw(issue)).expect("a decoded line is valid JSON")
 }
 
-/// `issue.check` (`premath.issue_graph.check.v1`).
-pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
+/// `issue.check` (`premath.issue_graph.check.v1`); notes of more than
+/// `note_warn_threshold` characters draw premath's `issue_graph.notes.large`.
+pub fn check_payload(
+    store: &Store<'_>,
+    path: &str,
+    now: DateTime<Utc>,
+    note_warn_threshold: usize,
+) -> Report {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
 
@@ -483,9 +490,9 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
                     "type": dep.dep_type, "message": format!("{id} depends on missing issue {target}")}));
             }
         }
-        if issue.notes_chars > NOTES_WARN_CHARS {
-            warnings.push(json!({"class": "issue_graph.notes_too_long", "issueId": id, "chars": issue.notes_chars,
-                "limit": NOTES_WARN_CHARS, "message": format!("{id} has {} characters of notes", issue.notes_chars)}));
+        if issue.notes_chars > note_warn_threshold {
+            warnings.push(json!({"class": "issue_graph.notes.large", "issueId": id,
+                "message": format!("notes payload exceeds warning threshold (len={}, threshold={note_warn_threshold})", issue.notes_chars)}));
         }
         if issue.is_closed() {
             let open: Vec<&str> = blockers(store, issue)
@@ -519,14 +526,31 @@ pub fn check_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
         .collect();
     classes.sort();
     classes.dedup();
+    let mut warning_classes: Vec<&str> = warnings
+        .iter()
+        .map(|w| w["class"].as_str().unwrap_or_default())
+        .collect();
+    warning_classes.sort_unstable();
+    warning_classes.dedup();
     let mut m = Map::new();
     m.insert("schema".into(), json!(1));
     m.insert("kind".into(), json!("premath.issue_graph.check.v1"));
+    m.insert("checkKind".into(), json!("premath.issue_graph.check.v1"));
     m.insert("action".into(), json!("issue.check"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("issueCount".into(), json!(store.issue_count()));
     m.insert("errorCount".into(), json!(errors.len()));
     m.insert("warningCount".into(), json!(warnings.len()));
+    m.insert(
+        "summary".into(),
+        json!({
+            "errorCount": errors.len(),
+            "issueCount": store.issue_count(),
+            "noteWarnThreshold": note_warn_threshold,
+            "warningCount": warnings.len(),
+        }),
+    );
+    m.insert("warningClasses".into(), json!(warning_classes));
     m.insert("errors".into(), Value::Array(errors));
     m.insert("warnings".into(), Value::Array(warnings));
     Report::verdict(m, classes)
@@ -601,6 +625,123 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
         json!(blocking_cycles(store, |i| scope.admits(i))),
     );
     m.insert("danglingEdges".into(), Value::Array(dangling));
+    Report::view(m)
+}
+
+/// The view `dep project` projects edges through (premath's `--view`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepView {
+    /// blocking / informational.
+    Execution,
+    /// Getting-things-done roles: next-action, project-structure, captured-work, reference, dedupe.
+    Gtd,
+    /// Groupoid roles: constraint, generator, provenance, equivalence.
+    Groupoid,
+}
+
+impl DepView {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "execution" => Some(DepView::Execution),
+            "gtd" => Some(DepView::Gtd),
+            "groupoid" => Some(DepView::Groupoid),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepView::Execution => "execution",
+            DepView::Gtd => "gtd",
+            DepView::Groupoid => "groupoid",
+        }
+    }
+
+    /// The role of an edge of `dep_type` (a known type) in this view.
+    pub fn role(self, dep_type: &str) -> &'static str {
+        match (self, dep_type) {
+            (DepView::Execution, t) => {
+                if super::model::dep_type_blocks(t) == Some(true) {
+                    "blocking"
+                } else {
+                    "informational"
+                }
+            }
+            (DepView::Gtd, "blocks" | "conditional-blocks" | "waits-for") => "next-action",
+            (DepView::Gtd, "parent-child") => "project-structure",
+            (DepView::Gtd, "discovered-from" | "replies-to") => "captured-work",
+            (DepView::Gtd, "duplicates" | "supersedes") => "dedupe",
+            (DepView::Gtd, _) => "reference",
+            (DepView::Groupoid, "blocks" | "conditional-blocks" | "waits-for") => "constraint",
+            (DepView::Groupoid, "parent-child") => "generator",
+            (DepView::Groupoid, "duplicates" | "supersedes") => "equivalence",
+            (DepView::Groupoid, _) => "provenance",
+        }
+    }
+}
+
+/// One edge as `dep project` prints it (fields in sorted key order, premath's shape).
+#[derive(Serialize)]
+pub struct ProjectedDep<'s> {
+    pub blocking: bool,
+    /// The edge's `created_by` (`""` when the line has none).
+    #[serde(rename = "createdBy")]
+    pub created_by: String,
+    #[serde(rename = "dependsOnId")]
+    pub depends_on_id: &'s str,
+    #[serde(rename = "issueId")]
+    pub issue_id: &'s str,
+    pub role: &'static str,
+    #[serde(rename = "type")]
+    pub dep_type: &'static str,
+    pub view: &'static str,
+}
+
+/// Every edge of every issue (any status) through `view`, sorted by (issue,
+/// target, type, created_by), with premath's integrity over all issues.
+pub fn project_payload(store: &Store<'_>, path: &str, view: DepView) -> Report {
+    let mut items: Vec<ProjectedDep<'_>> = Vec::new();
+    for issue in store.issues().filter(|i| !i.deps.is_empty()) {
+        // `created_by` is not decoded with the line: read it from the line's
+        // dependencies, which are in the same order as `deps`.
+        let object = full_object(store, issue);
+        for (index, d) in issue.deps.iter().enumerate() {
+            items.push(ProjectedDep {
+                blocking: d.blocking,
+                created_by: object["dependencies"][index]["created_by"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                depends_on_id: d.depends_on.as_str(),
+                issue_id: issue.id.as_str(),
+                role: view.role(d.dep_type),
+                dep_type: d.dep_type,
+                view: view.as_str(),
+            });
+        }
+    }
+    items.sort_by(|a, b| {
+        (a.issue_id, a.depends_on_id, a.dep_type, &a.created_by).cmp(&(
+            b.issue_id,
+            b.depends_on_id,
+            b.dep_type,
+            &b.created_by,
+        ))
+    });
+    let cycle_path = super::graph::first_cycle_path(store, |_| true);
+    let mut m = Map::new();
+    m.insert("action".into(), json!("dep.project"));
+    m.insert("issuesPath".into(), json!(path));
+    m.insert("view".into(), json!(view.as_str()));
+    m.insert("count".into(), json!(items.len()));
+    m.insert(
+        "integrity".into(),
+        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
+    );
+    m.insert(
+        "items".into(),
+        serde_json::to_value(items).expect("projected edges serialize"),
+    );
     Report::view(m)
 }
 

@@ -462,3 +462,45 @@ fn an_unreachable_store_stops_every_log_reader_and_eval_with_its_class() {
     let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(entries.len(), 1, "only the program file: {entries:?}");
 }
+
+#[test]
+fn harness_retry_escalates_on_the_database_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    assert!(
+        tusk(dir.path(), &["issue", "add", "Parser", "--store", &db.url])
+            .status
+            .success()
+    );
+    // An explicit --store beats PREMATH_ISSUES_PATH naming a file.
+    let out = Command::new(BIN)
+        .args([
+            "harness-retry",
+            "escalate",
+            "--failure-class",
+            "scheme_eval.timeout",
+            "--attempt",
+            "3",
+            "--issue-id",
+            "bd-1",
+            "--json",
+            "--store",
+            &db.url,
+        ])
+        .current_dir(dir.path())
+        .env("PREMATH_ISSUES_PATH", dir.path().join("elsewhere.jsonl"))
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v = json_of(&out);
+    assert_eq!(v["outcome"], "issue_discover");
+    let created = v["createdIssueId"].as_str().unwrap();
+    let exported = export(dir.path(), &db.url);
+    assert!(
+        exported.contains(&format!("\"id\":\"{created}\"")),
+        "{exported}"
+    );
+    assert!(!dir.path().join("elsewhere.jsonl").exists());
+    assert!(!dir.path().join(".premath").exists());
+}

@@ -643,6 +643,8 @@ pub enum RetryCommand {
         /// Issue store (default .premath/issues.jsonl, or PREMATH_ISSUES_PATH).
         #[arg(long)]
         issues: Option<PathBuf>,
+        #[command(flatten)]
+        store: crate::cli::store::StoreFlag,
         /// The scope named in the escalation note.
         #[arg(long, default_value = "tusk")]
         scope: String,
@@ -704,16 +706,20 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
         RetryCommand::Escalate {
             issue_id,
             issues,
+            store,
             scope,
             ..
         } => {
             let env = |k: &str| std::env::var(k).ok();
-            let file = issues
-                .clone()
-                .or_else(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from));
-            let issues = match crate::cli::store::StoreFlag::default()
-                .issues(file.as_deref(), Path::new(".premath/issues.jsonl"))
-            {
+            // An explicit --store beats the environment's file.
+            let file = issues.clone().or_else(|| {
+                store
+                    .store
+                    .is_none()
+                    .then(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from))
+                    .flatten()
+            });
+            let issues = match store.issues(file.as_deref(), Path::new(".premath/issues.jsonl")) {
                 Ok(store) => store,
                 Err(e) => return fail("harness-retry escalate", e),
             };

@@ -262,6 +262,16 @@ fn normalization_is_narrow() {
     }
 }
 
+/// A scenario's list of strings under `key` (absent: empty).
+fn str_list<'a>(sc: &'a Value, key: &str) -> Vec<&'a str> {
+    sc[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|k| k.as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn tusk_matches_every_recorded_premath_vector() {
     let scenarios: Value =
@@ -273,24 +283,9 @@ fn tusk_matches_every_recorded_premath_vector() {
     for sc in scenarios {
         let name = sc["name"].as_str().unwrap();
         let want = load(name);
-        let keys: Vec<&str> = sc["normalize"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|k| k.as_str().unwrap())
-            .collect();
-        let instants: Vec<&str> = sc["normalizeInstant"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|k| k.as_str().unwrap())
-            .collect();
-        let extras: Vec<&str> = sc["extraKeys"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|k| k.as_str().unwrap())
-            .collect();
+        let keys = str_list(sc, "normalize");
+        let instants = str_list(sc, "normalizeInstant");
+        let extras = str_list(sc, "extraKeys");
         assert!(
             extras.is_empty()
                 || sc["extraKeysReason"]

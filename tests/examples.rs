@@ -4,11 +4,28 @@ mod common;
 use common::*;
 use serde_json::json;
 
+/// What premath's content rules ask of an active issue (`issue check`).
+const DESCRIPTION: &str = "Acceptance: the parser parses.\n\nVerify: `cargo test parser`";
+
 fn seeded() -> (Scratch, String) {
     let s = Scratch::new();
     for args in [
-        vec!["issue", "add", "Write the parser", "--priority", "1"],
-        vec!["issue", "add", "Test the parser"],
+        vec![
+            "issue",
+            "add",
+            "Write the parser",
+            "--priority",
+            "1",
+            "--description",
+            DESCRIPTION,
+        ],
+        vec![
+            "issue",
+            "add",
+            "Test the parser",
+            "--description",
+            DESCRIPTION,
+        ],
         vec!["dep", "add", "bd-2", "bd-1"],
     ] {
         assert_eq!(s.tusk(&args).status.code(), Some(0), "{args:?}");

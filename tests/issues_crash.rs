@@ -229,7 +229,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     assert!(status.success());
     let leftovers: Vec<String> = temp_files(&env).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    let check = env.ok(&["issue", "check"]);
+    let check = env.integrity_check();
     assert_eq!(
         check["issueCount"].as_u64().unwrap() as usize,
         ids_in_store(&env).len()

@@ -225,24 +225,24 @@ fn show_returns_the_stored_object_and_last_line_wins() {
 fn check_reports_graph_errors_and_warnings() {
     let long_notes = "n".repeat(2001);
     let env = Env::with_issues(&[
-        issue("a"),
-        issue_with("a", json!({"title": "repeat"})),
-        issue_with("b", json!({"dependencies": [blocks("b", "nowhere")]})),
-        issue_with(
+        sound("a"),
+        sound_with("a", json!({"title": "repeat"})),
+        sound_with("b", json!({"dependencies": [blocks("b", "nowhere")]})),
+        sound_with(
             "s",
             json!({"dependencies": [{"issue_id": "s", "depends_on_id": "s", "type": "related"}]}),
         ),
-        issue_with("c1", json!({"dependencies": [blocks("c1", "c2")]})),
-        issue_with("c2", json!({"dependencies": [blocks("c2", "c3")]})),
-        issue_with("c3", json!({"dependencies": [blocks("c3", "c1")]})),
+        sound_with("c1", json!({"dependencies": [blocks("c1", "c2")]})),
+        sound_with("c2", json!({"dependencies": [blocks("c2", "c3")]})),
+        sound_with("c3", json!({"dependencies": [blocks("c3", "c1")]})),
         // A cycle through a closed issue is not an error.
-        issue_with("k1", json!({"dependencies": [blocks("k1", "k2")]})),
-        issue_with(
+        sound_with("k1", json!({"dependencies": [blocks("k1", "k2")]})),
+        sound_with(
             "k2",
             json!({"status": "closed", "dependencies": [blocks("k2", "k1")]}),
         ),
-        issue_with("n", json!({"notes": long_notes})),
-        issue_with(
+        sound_with("n", json!({"notes": long_notes})),
+        sound_with(
             "old",
             json!({"status": "in_progress", "lease": lease("w", "l", false)}),
         ),
@@ -312,8 +312,8 @@ fn check_reports_graph_errors_and_warnings() {
     );
 
     let clean = Env::with_issues(&[
-        issue("a"),
-        issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
+        sound("a"),
+        sound_with("b", json!({"dependencies": [blocks("b", "a")]})),
     ]);
     let v = clean.ok(&["issue", "check"]);
     assert_eq!(v["result"], "accepted");
@@ -326,8 +326,8 @@ fn check_reports_graph_errors_and_warnings() {
 #[test]
 fn check_note_warn_threshold() {
     let env = Env::with_issues(&[
-        issue_with("a", json!({"notes": "héllo"})),
-        issue_with("b", json!({"notes": "x".repeat(2001)})),
+        sound_with("a", json!({"notes": "héllo"})),
+        sound_with("b", json!({"notes": "x".repeat(2001)})),
     ]);
     let v = env.ok(&["issue", "check"]);
     assert_eq!(v["summary"]["noteWarnThreshold"], 2000);

@@ -1062,7 +1062,12 @@ mod tests {
             "dep.remove",
             json!({"issueId": "bd-2", "dependsOnId": "bd-1"}),
         );
-        host.accepted("issue.update", json!({"id": "bd-2", "notes": "n"}));
+        // premath's content rules: an active issue needs an Acceptance section
+        // and a verification command before `issue.check` accepts the store.
+        host.accepted(
+            "issue.update",
+            json!({"id": "bd-2", "notes": "n", "description": "Acceptance: done\n\n`cargo test`"}),
+        );
         assert_eq!(
             host.accepted("issue.show", json!({"id": "bd-2"}))["issue"]["notes"],
             "n"

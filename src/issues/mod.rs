@@ -16,6 +16,7 @@
 
 pub mod actions;
 pub mod backend;
+pub mod content;
 pub mod graph;
 pub mod lease;
 pub mod model;

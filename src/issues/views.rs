@@ -478,6 +478,9 @@ pub fn check_payload(
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     for issue in &issues {
         let id = issue.id.as_str();
+        for finding in super::content::findings(&full_object(store, issue)) {
+            errors.push(json!({"class": finding.class, "issueId": id, "message": finding.message}));
+        }
         for dep in &issue.deps {
             let target = dep.depends_on.as_str();
             if target == id {

@@ -127,6 +127,29 @@ impl Env {
         v
     }
 
+    /// `issue check` as a test of the file's integrity: these stores are
+    /// machine-made, so their issues lack what premath's content rules ask of
+    /// active issues (an Acceptance section, a verification command); every
+    /// other finding fails the test. Returns the report.
+    pub fn integrity_check(&self) -> Value {
+        let (code, v) = self.json(&["issue", "check"]);
+        const CONTENT: [&str; 2] = [
+            "issue_graph.acceptance.missing",
+            "issue_graph.verification_command.missing",
+        ];
+        for error in v["errors"].as_array().expect("errors") {
+            let class = error["class"].as_str().unwrap_or_default();
+            assert!(CONTENT.contains(&class), "integrity error: {error:#}");
+        }
+        assert!(code == 0 || code == 1, "{v:#}");
+        assert_eq!(
+            code == 0,
+            v["errors"].as_array().unwrap().is_empty(),
+            "{v:#}"
+        );
+        v
+    }
+
     /// Runs, asserts exit 1 and exactly these failure classes; returns the payload.
     pub fn rejected(&self, args: &[&str], classes: &[&str]) -> Value {
         let (code, v) = self.json(args);
@@ -193,6 +216,23 @@ impl Env {
 /// A minimal issue line.
 pub fn issue(id: &str) -> Value {
     serde_json::json!({"id": id, "title": format!("Issue {id}"), "status": "open", "priority": 2, "issue_type": "task"})
+}
+
+/// What premath's content rules ask of an active issue (`issue check`).
+pub const SOUND_DESCRIPTION: &str = "Acceptance: it works.\n\n- `cargo test`";
+
+/// `issue` that passes the content rules of `issue check`.
+pub fn sound(id: &str) -> Value {
+    sound_with(id, serde_json::json!({}))
+}
+
+/// `sound` with extra fields merged in.
+pub fn sound_with(id: &str, extra: Value) -> Value {
+    let mut v = issue_with(id, serde_json::json!({"description": SOUND_DESCRIPTION}));
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v
 }
 
 /// `issue` with extra fields merged in.

@@ -1,0 +1,149 @@
+//! premath's rules on issue content (`issue check`): an `[EPIC]` title needs
+//! type `epic`; an active, non-ephemeral issue needs an Acceptance section in
+//! its description and a verification command in its description or notes.
+//! The patterns are premath's, byte for byte, so both programs judge one store
+//! the same way.
+
+use regex::Regex;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// `[EPIC]` title on an issue whose type is not `epic`.
+pub const EPIC_MISMATCH: &str = "issue_graph.issue_type.epic_mismatch";
+/// Active issue without an `Acceptance:` section.
+pub const ACCEPTANCE_MISSING: &str = "issue_graph.acceptance.missing";
+/// Active issue without a verification command.
+pub const VERIFICATION_COMMAND_MISSING: &str = "issue_graph.verification_command.missing";
+
+const COMMANDS: &str = "mise run|python3|cargo(?: run)?|premath|sh|nix develop -c|uv run|pytest";
+
+fn acceptance_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?im)^\s*acceptance(?:\s+criteria)?\s*:").expect("valid"))
+}
+
+fn command_line_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(&format!(
+            r"(?im)^\s*(?:[-*]\s*)?(?:`)?(?:{COMMANDS})\b[^`\n]*(?:`)?\s*$"
+        ))
+        .expect("valid")
+    })
+}
+
+fn command_inline_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(&format!(r"(?i)`(?:{COMMANDS})\b[^`]*`")).expect("valid"))
+}
+
+/// One content finding: its class and premath's message.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub class: &'static str,
+    pub message: String,
+}
+
+fn text<'v>(issue: &'v Value, key: &str) -> &'v str {
+    issue.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The findings for one issue (its full JSON object), in premath's order:
+/// epic, acceptance, verification.
+pub fn findings(issue: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let raw_type = issue
+        .get("issue_type")
+        .and_then(Value::as_str)
+        .unwrap_or("task");
+    let issue_type = match raw_type.trim().to_ascii_lowercase().as_str() {
+        t @ ("epic" | "task") => Some(t.to_string()),
+        _ => None,
+    };
+    if text(issue, "title").starts_with("[EPIC]") && issue_type.as_deref() != Some("epic") {
+        out.push(Finding {
+            class: EPIC_MISMATCH,
+            message: format!(
+                "title starts with [EPIC] but issue_type={}",
+                issue_type.as_deref().unwrap_or("<invalid>")
+            ),
+        });
+    }
+    let status = issue
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("open");
+    let status = status.trim().to_ascii_lowercase();
+    let ephemeral = issue
+        .get("ephemeral")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if (status == "open" || status == "in_progress") && !ephemeral {
+        let description = text(issue, "description").trim();
+        let notes = text(issue, "notes").trim();
+        if !acceptance_re().is_match(description) {
+            out.push(Finding {
+                class: ACCEPTANCE_MISSING,
+                message: "active issue must include an Acceptance section".into(),
+            });
+        }
+        let combined = if description.is_empty() || notes.is_empty() {
+            format!("{description}{notes}")
+        } else {
+            format!("{description}\n{notes}")
+        };
+        if !command_line_re().is_match(&combined) && !command_inline_re().is_match(&combined) {
+            out.push(Finding {
+                class: VERIFICATION_COMMAND_MISSING,
+                message: "active issue must include at least one verification command".into(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn classes(v: Value) -> Vec<&'static str> {
+        findings(&v).into_iter().map(|f| f.class).collect()
+    }
+
+    #[test]
+    fn an_active_issue_needs_acceptance_and_a_command() {
+        assert_eq!(
+            classes(json!({"id": "a", "title": "t"})),
+            [ACCEPTANCE_MISSING, VERIFICATION_COMMAND_MISSING]
+        );
+        let ok = json!({"id": "a", "title": "t",
+            "description": "Do it.\n\nAcceptance criteria:\n- works\n\n- `cargo test`"});
+        assert!(classes(ok).is_empty());
+        // The command may sit in the notes, on a line of its own.
+        let notes = json!({"id": "a", "title": "t", "description": "acceptance: ok",
+            "notes": "  pytest -q tests/  "});
+        assert!(classes(notes).is_empty());
+        // A word that merely starts like a command is not one (`\b`).
+        let near = json!({"id": "a", "title": "t", "description": "Acceptance: x\nshell out"});
+        assert_eq!(classes(near), [VERIFICATION_COMMAND_MISSING]);
+    }
+
+    #[test]
+    fn closed_and_ephemeral_issues_are_exempt_but_not_from_the_epic_rule() {
+        assert!(classes(json!({"id": "a", "title": "t", "status": "closed"})).is_empty());
+        assert!(classes(json!({"id": "a", "title": "t", "ephemeral": true})).is_empty());
+        let epic =
+            json!({"id": "a", "title": "[EPIC] big", "status": "closed", "issue_type": "bug"});
+        let f = findings(&epic);
+        assert_eq!(f[0].class, EPIC_MISMATCH);
+        assert_eq!(
+            f[0].message,
+            "title starts with [EPIC] but issue_type=<invalid>"
+        );
+        assert!(classes(
+            json!({"id": "a", "title": "[EPIC] x", "status": "closed", "issue_type": " Epic "})
+        )
+        .is_empty());
+    }
+}

@@ -5,6 +5,8 @@ mod issues_support;
 
 use issues_support::*;
 use serde_json::json;
+use serde_json::Value;
+use std::process::Command;
 
 #[test]
 fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
@@ -541,4 +543,137 @@ fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
         "{after}"
     );
     assert_eq!(env.ok(&["issue", "show", "a"])["issue"]["title"], "third");
+}
+
+/// The event log round trip through the binary, on either backend: a store with
+/// members premath does not know (on issues and on edges), beads types and
+/// edges out of order migrates to `issue.event.v1`, replays into an empty
+/// store as the same memory with every member kept, and a second replay is a
+/// cache hit that writes nothing. A stale store is rewritten under the lock.
+#[test]
+fn event_log_round_trip_keeps_every_member() {
+    let source = Env::with_text(concat!(
+        "{\"id\":\"bd-2\",\"title\":\"Child\",\"issue_type\":\"bug\",\"created_at\":\"2026-01-01T00:00:00+00:00\",\"updated_at\":\"2026-01-02T00:00:00.250Z\",",
+        "\"dependencies\":[{\"issue_id\":\"bd-2\",\"depends_on_id\":\"bd-3\",\"type\":\"related\"},{\"issue_id\":\"bd-2\",\"depends_on_id\":\"bd-1\",\"type\":\"blocks\",\"created_at\":\"x\"}],\"x_team\":\"core\"}\n",
+        "{\"id\":\"bd-1\",\"title\":\"Parent\",\"status\":\"closed\",\"external_ref\":\"gh-12\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\n",
+        "{\"id\":\"bd-3\",\"title\":\"Other\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\n",
+    ));
+    let dir = source.dir.path();
+    let log = dir.join("log").join("events.jsonl");
+    let cache = dir.join("cache.json");
+    let events = |args: &[&str]| -> Vec<std::ffi::OsString> {
+        let mut v: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        v.extend(["--events".into(), log.clone().into_os_string()]);
+        v
+    };
+    let run = |env: &Env, args: Vec<std::ffi::OsString>| -> (i32, Value) {
+        let out = Command::new(BIN)
+            .args(args)
+            .arg("--json")
+            .args(env.store_args())
+            .output()
+            .unwrap();
+        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        (out.status.code().unwrap(), v)
+    };
+    let (code, migrated) = run(&source, events(&["issue", "migrate-events"]));
+    assert_eq!(code, 0, "{migrated:#}");
+    assert_eq!(migrated["eventCount"], 5);
+    assert_eq!(migrated["issueCount"], 3);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["event_id"], "issue.upsert:bd-1");
+    assert_eq!(lines[0]["issue"]["external_ref"], "gh-12");
+    // Edges follow their issue's upsert, sorted by target.
+    assert_eq!(
+        lines[2]["event_id"],
+        "issue.add_dependency:bd-2:bd-1:blocks"
+    );
+    assert_eq!(lines[2]["created_at"], "x");
+    assert_eq!(lines[2]["occurred_at"], "2026-01-02T00:00:00.250Z");
+    assert_eq!(
+        lines[3]["event_id"],
+        "issue.add_dependency:bd-2:bd-3:related"
+    );
+
+    let target = Env::empty();
+    let mut replay = events(&["issue", "replay-events"]);
+    replay.extend(["--cache".into(), cache.clone().into_os_string()]);
+    let (code, first) = run(&target, replay.clone());
+    assert_eq!(code, 0, "{first:#}");
+    assert_eq!(first["cacheHit"], false);
+    assert_eq!(first["issueCount"], 3);
+    assert_eq!(
+        first["snapshotRef"],
+        tusk::issues::snapshot_ref(&source.store()).unwrap()
+    );
+    let rebuilt = target.lines();
+    let child = rebuilt.iter().find(|l| l["id"] == "bd-2").unwrap();
+    assert_eq!(child["x_team"], "core");
+    assert_eq!(child["issue_type"], "bug");
+    assert_eq!(child["dependencies"][0]["created_at"], "x");
+    assert_eq!(rebuilt[0]["external_ref"], "gh-12");
+
+    let before = target.text();
+    let (code, second) = run(&target, replay.clone());
+    assert_eq!(code, 0);
+    assert_eq!(second["cacheHit"], true);
+    assert_eq!(second["equivalentToExisting"], true);
+    assert_eq!(target.text(), before, "a cache hit writes nothing");
+
+    // The store moved on: the cache no longer matches, the replay rewrites it.
+    target.ok(&["issue", "update", "bd-3", "--title", "Changed"]);
+    let (code, third) = run(&target, replay);
+    assert_eq!(code, 0);
+    assert_eq!(third["cacheHit"], false);
+    assert_eq!(third["equivalentToExisting"], false);
+    assert_eq!(target.text(), before);
+}
+
+/// A failed replay leaves the store and the cache as they were.
+#[test]
+fn a_failed_replay_writes_nothing() {
+    let env = Env::with_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = env.text();
+    let dir = env.dir.path();
+    let log = dir.join("events.jsonl");
+    let cache = dir.join("cache.json");
+    std::fs::write(
+        &log,
+        "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"add_dependency\",\"depends_on_id\":\"zz\",\"type\":\"blocks\"}\n",
+    )
+    .unwrap();
+    let out = env.raw(&[
+        "issue",
+        "replay-events",
+        "--events",
+        log.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: failed to replay {}: replay unresolved dependency for event e: a -> zz\n",
+            log.display()
+        )
+    );
+    assert_eq!(env.text(), before);
+    assert!(!cache.exists());
+    // Not an event at all: the line is named.
+    std::fs::write(&log, "\n{\"event_id\":\"e\"}\n").unwrap();
+    let out = env.raw(&["issue", "replay-events", "--events", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(": line 2: parse error: missing field `issue_id`"),
+        "{err}"
+    );
+    assert_eq!(env.text(), before);
 }

@@ -223,6 +223,23 @@ pub enum IssueCommand {
     /// Stale and contended leases, and every leased issue with its lease state
     /// (premath's MCP tool `issue_lease_projection`).
     LeaseProjection,
+    /// Write the store as premath's issue event log (`issue.event.v1`) and
+    /// check that replaying the log gives the same store.
+    MigrateEvents {
+        /// The event log to write.
+        #[arg(long, default_value = ".premath/memory/events.jsonl")]
+        events: PathBuf,
+    },
+    /// Rebuild the store from an issue event log (skipped when the replay
+    /// cache shows the store already is the log's replay).
+    ReplayEvents {
+        /// The event log to read.
+        #[arg(long, default_value = ".premath/memory/events.jsonl")]
+        events: PathBuf,
+        /// The replay cache (default: replay-cache.json beside the store).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+    },
     /// Give a lease back.
     LeaseRelease {
         id: String,
@@ -403,6 +420,18 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 print!("{}", crate::issues::backend::backend_status_text(&v));
             }
             return 0;
+        }
+        IssueCommand::MigrateEvents { events } => {
+            return crate::cli::events::migrate(&opts.store, &events, opts.json, ctx.now);
+        }
+        IssueCommand::ReplayEvents { events, cache } => {
+            return crate::cli::events::replay(
+                &opts.store,
+                &events,
+                cache.as_deref(),
+                opts.json,
+                opts.lock,
+            );
         }
         IssueCommand::LeaseProjection => {
             let backend = crate::issues::projection::backend_name(&opts.store);

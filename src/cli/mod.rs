@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod eval;
+pub mod events;
 pub mod harness;
 pub mod init;
 pub mod join_check;

@@ -17,11 +17,13 @@
 pub mod actions;
 pub mod backend;
 pub mod content;
+pub mod events;
 pub mod graph;
 pub mod lease;
 pub mod model;
 pub mod mutate;
 pub mod projection;
+pub mod serial;
 pub mod store;
 pub mod views;
 

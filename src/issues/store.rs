@@ -468,6 +468,10 @@ pub enum Edit {
     Append {
         json: String,
     },
+    /// Replace the whole store with this text (a replayed event log).
+    ReplaceAll {
+        text: String,
+    },
 }
 
 /// Lock settings for mutations.
@@ -602,7 +606,8 @@ fn remove_stale_temps(path: &Path, dir: &Path) {
     }
 }
 
-/// The new file as pieces: the old bytes with one line replaced or one appended.
+/// The new file as pieces: the old bytes with one line replaced or one
+/// appended, or the new text.
 /// Written piece by piece, so a big store is never copied in memory.
 fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
     let text = store.text;
@@ -623,6 +628,7 @@ fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
             };
             vec![text.as_bytes(), separator, json.as_bytes(), b"\n"]
         }
+        Edit::ReplaceAll { text } => vec![text.as_bytes()],
     }
 }
 

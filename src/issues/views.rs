@@ -748,23 +748,11 @@ pub fn project_payload(store: &Store<'_>, path: &str, view: DepView) -> Report {
     Report::view(m)
 }
 
-/// `iss1_` + hex SHA-256 over the issues in id order, one per line ending in `\n`,
-/// each in canonical JSON (keys sorted, compact) as stored, with its `dependencies`
-/// sorted by their canonical text. Unchanged memory gives an unchanged ref,
-/// whatever the line order or repeated lines in the file.
+/// premath's snapshot ref (`iss1_`, see [`super::serial::snapshot_ref`]) of
+/// the store's issues: unchanged memory gives an unchanged ref, whatever the
+/// line order or repeated lines in the file.
 pub fn snapshot_ref_of(store: &Store<'_>) -> String {
-    let mut issues: Vec<&Issue<'_>> = store.issues().collect();
-    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
-    let mut text = String::new();
-    for issue in issues {
-        let mut value = full_object(store, issue);
-        if let Some(Value::Array(deps)) = value.get_mut("dependencies") {
-            deps.sort_by_cached_key(to_canonical_string);
-        }
-        text.push_str(&to_canonical_string(&value));
-        text.push('\n');
-    }
-    format!("iss1_{}", sha256_hex(text.as_bytes()))
+    super::events::snapshot_ref(&super::events::memory_of(store))
 }
 
 /// `lease://handoff/<issue-id>/<lease-state>/<digest>` where digest is the hex

@@ -260,6 +260,10 @@ pub fn mutate_issues<T>(
                 }
                 set_trailing(pg, &mut tx, true).map_err(&busy)?;
             }
+            Some(Edit::ReplaceAll { text }) => {
+                let new = Store::parse(Path::new(&shown), &text)?;
+                replace_all(pg, &mut tx, &new, &text)?;
+            }
         }
         tx.commit().map_err(db)?;
         Ok(out)
@@ -411,84 +415,94 @@ pub fn import_issues(
                 lines: present as u64,
             });
         }
-        tx.execute("DELETE FROM tusk_issue_lines", &[])
-            .map_err(|e| pg.error(e))?;
-        let body = text.strip_suffix('\n');
-        let lines: Vec<&str> = match body {
-            Some(b) => b.split('\n').collect(),
-            None if text.is_empty() => Vec::new(),
-            None => text.split('\n').collect(),
-        };
-        let by_line: rustc_hash::FxHashMap<usize, &Issue<'_>> =
-            store.lines.iter().map(|i| (i.line, i)).collect();
-        let insert = tx
-            .prepare(
-                "INSERT INTO tusk_issue_lines \
-                 (ord, line, indexed, issue_id, status, closed, priority, superseded, id_key) \
-                 SELECT o, l, true, i, s, c, p, x, k FROM unnest($1::bigint[], $2::text[], \
-                 $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[], $8::bytea[]) \
-                 AS u(o, l, i, s, c, p, x, k)",
-            )
-            .map_err(|e| pg.error(e))?;
-        let insert_blockers = tx
-            .prepare(
-                "INSERT INTO tusk_issue_blockers (ord, depends_on) \
-                 SELECT * FROM unnest($1::bigint[], $2::text[])",
-            )
-            .map_err(|e| pg.error(e))?;
-        const CHUNK: usize = 5000;
-        for (k, chunk) in lines.chunks(CHUNK).enumerate() {
-            let first = k * CHUNK + 1;
-            let ords: Vec<i64> = (0..chunk.len()).map(|i| (first + i) as i64).collect();
-            let issues: Vec<Option<&Issue<'_>>> = (0..chunk.len())
-                .map(|i| by_line.get(&(first + i)).copied())
-                .collect();
-            let ids: Vec<Option<&str>> = issues.iter().map(|i| i.map(|i| i.id.as_str())).collect();
-            let statuses: Vec<Option<&str>> = issues
-                .iter()
-                .map(|i| i.map(|i| i.status.as_str()))
-                .collect();
-            let closed: Vec<Option<bool>> =
-                issues.iter().map(|i| i.map(|i| i.is_closed())).collect();
-            let priorities: Vec<Option<i64>> =
-                issues.iter().map(|i| i.map(|i| i.priority)).collect();
-            let superseded: Vec<bool> = issues
-                .iter()
-                .map(|i| i.is_some_and(|i| i.superseded))
-                .collect();
-            let keys: Vec<Option<Vec<u8>>> = issues
-                .iter()
-                .map(|i| i.map(|i| natural_key(i.id.as_str())))
-                .collect();
-            tx.execute(
-                &insert,
-                &[
-                    &ords,
-                    &chunk,
-                    &ids,
-                    &statuses,
-                    &closed,
-                    &priorities,
-                    &superseded,
-                    &keys,
-                ],
-            )
-            .map_err(|e| pg.error(e))?;
-            let mut b_ords = Vec::new();
-            let mut b_targets = Vec::new();
-            for (ord, issue) in ords.iter().zip(&issues) {
-                for dep in issue.iter().flat_map(|i| i.blocking_deps()) {
-                    b_ords.push(*ord);
-                    b_targets.push(dep.depends_on.as_str());
-                }
-            }
-            tx.execute(&insert_blockers, &[&b_ords, &b_targets])
-                .map_err(|e| pg.error(e))?;
-        }
-        set_trailing(pg, &mut tx, body.is_some())?;
+        replace_all(pg, &mut tx, &store, text)?;
         tx.commit().map_err(|e| pg.error(e))?;
         Ok(count)
     })
+}
+
+/// Replaces every line with the lines of `text` (parsed as `store`), inside
+/// the caller's transaction, which holds the store lock.
+fn replace_all(
+    pg: &PgStore,
+    tx: &mut postgres::Transaction<'_>,
+    store: &Store<'_>,
+    text: &str,
+) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM tusk_issue_lines", &[])
+        .map_err(|e| pg.error(e))?;
+    let body = text.strip_suffix('\n');
+    let lines: Vec<&str> = match body {
+        Some(b) => b.split('\n').collect(),
+        None if text.is_empty() => Vec::new(),
+        None => text.split('\n').collect(),
+    };
+    let by_line: rustc_hash::FxHashMap<usize, &Issue<'_>> =
+        store.lines.iter().map(|i| (i.line, i)).collect();
+    let insert = tx
+        .prepare(
+            "INSERT INTO tusk_issue_lines \
+             (ord, line, indexed, issue_id, status, closed, priority, superseded, id_key) \
+             SELECT o, l, true, i, s, c, p, x, k FROM unnest($1::bigint[], $2::text[], \
+             $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[], $8::bytea[]) \
+             AS u(o, l, i, s, c, p, x, k)",
+        )
+        .map_err(|e| pg.error(e))?;
+    let insert_blockers = tx
+        .prepare(
+            "INSERT INTO tusk_issue_blockers (ord, depends_on) \
+             SELECT * FROM unnest($1::bigint[], $2::text[])",
+        )
+        .map_err(|e| pg.error(e))?;
+    const CHUNK: usize = 5000;
+    for (k, chunk) in lines.chunks(CHUNK).enumerate() {
+        let first = k * CHUNK + 1;
+        let ords: Vec<i64> = (0..chunk.len()).map(|i| (first + i) as i64).collect();
+        let issues: Vec<Option<&Issue<'_>>> = (0..chunk.len())
+            .map(|i| by_line.get(&(first + i)).copied())
+            .collect();
+        let ids: Vec<Option<&str>> = issues.iter().map(|i| i.map(|i| i.id.as_str())).collect();
+        let statuses: Vec<Option<&str>> = issues
+            .iter()
+            .map(|i| i.map(|i| i.status.as_str()))
+            .collect();
+        let closed: Vec<Option<bool>> = issues.iter().map(|i| i.map(|i| i.is_closed())).collect();
+        let priorities: Vec<Option<i64>> = issues.iter().map(|i| i.map(|i| i.priority)).collect();
+        let superseded: Vec<bool> = issues
+            .iter()
+            .map(|i| i.is_some_and(|i| i.superseded))
+            .collect();
+        let keys: Vec<Option<Vec<u8>>> = issues
+            .iter()
+            .map(|i| i.map(|i| natural_key(i.id.as_str())))
+            .collect();
+        tx.execute(
+            &insert,
+            &[
+                &ords,
+                &chunk,
+                &ids,
+                &statuses,
+                &closed,
+                &priorities,
+                &superseded,
+                &keys,
+            ],
+        )
+        .map_err(|e| pg.error(e))?;
+        let mut b_ords = Vec::new();
+        let mut b_targets = Vec::new();
+        for (ord, issue) in ords.iter().zip(&issues) {
+            for dep in issue.iter().flat_map(|i| i.blocking_deps()) {
+                b_ords.push(*ord);
+                b_targets.push(dep.depends_on.as_str());
+            }
+        }
+        tx.execute(&insert_blockers, &[&b_ords, &b_targets])
+            .map_err(|e| pg.error(e))?;
+    }
+    set_trailing(pg, tx, body.is_some())?;
+    Ok(())
 }
 
 /// The store as the JSONL file it would be (an import's exact bytes).

@@ -17,6 +17,10 @@
 //!   still be canonical (sorted keys, pretty, one newline); the listed members
 //!   are removed from it and the rest must equal premath's bytes. premath's
 //!   output must not have them (an extra may only add);
+//! - `missingKeys: [KEY, ...]` with `missingKeysReason`: top-level members
+//!   premath prints and tusk deliberately does not (premath's doctrine
+//!   resolver witness); they are removed from premath's JSON stdout, re-rendered
+//!   the same way, and tusk's must not have them;
 //! - `skip: {STREAM: REASON}`: a stream (`stdout` or `stderr`) that is not
 //!   compared, with the documented reason (a known difference outside the
 //!   scenario's subject).
@@ -182,6 +186,20 @@ fn without_extras(stdout: &str, keys: &[&str]) -> Result<String, String> {
     Ok(format!("{}\n", tusk::canonical::to_pretty_sorted(&value)))
 }
 
+/// premath's JSON stdout without the members tusk does not print, re-rendered
+/// (premath's pretty rendering is the canonical one); other text is kept.
+fn without_missing(stdout: &str, keys: &[&str]) -> String {
+    match serde_json::from_str::<Value>(stdout) {
+        Ok(Value::Object(mut m)) => {
+            for key in keys {
+                m.remove(*key);
+            }
+            format!("{}\n", tusk::canonical::to_pretty_sorted(&Value::Object(m)))
+        }
+        _ => stdout.to_string(),
+    }
+}
+
 #[test]
 fn instant_normalization_is_narrow() {
     let keys = ["expiresAt"];
@@ -293,6 +311,14 @@ fn tusk_matches_every_recorded_premath_vector() {
                     .is_some_and(|w| !w.trim().is_empty()),
             "{name}: extraKeys needs a reason"
         );
+        let missing = str_list(sc, "missingKeys");
+        assert!(
+            missing.is_empty()
+                || sc["missingKeysReason"]
+                    .as_str()
+                    .is_some_and(|w| !w.trim().is_empty()),
+            "{name}: missingKeys needs a reason"
+        );
         let norm = |text: &str| normalize_instants(&normalize(text, &keys), &instants);
         let skip = sc["skip"].as_object().cloned().unwrap_or_default();
         for (stream, why) in &skip {
@@ -355,6 +381,16 @@ fn tusk_matches_every_recorded_premath_vector() {
                     continue;
                 }
                 let want = match &recorded[key] {
+                    Value::String(s) if key == "stdout" && !missing.is_empty() => {
+                        let mine: Value = serde_json::from_str(got.as_str().unwrap_or_default())
+                            .unwrap_or(Value::Null);
+                        for k in &missing {
+                            if mine.get(*k).is_some() {
+                                mismatches.push(format!("{name} (step {i}): tusk prints {k}"));
+                            }
+                        }
+                        Value::String(norm(&without_missing(s, &missing)))
+                    }
                     Value::String(s) => Value::String(norm(s)),
                     other => other.clone(),
                 };

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod repl;
 pub mod replay;
 pub mod store;
+pub mod transport;
 
 use clap::{Parser, Subcommand};
 
@@ -79,6 +80,9 @@ pub enum Command {
     Dep(issue::DepArgs),
     /// The shared PostgreSQL store: init (schema), import, export, status.
     Store(store::StoreArgs),
+    /// premath's lease transport: one lease action with a JSON payload, answered
+    /// with premath's envelope (exit 0 accepted or rejected).
+    TransportDispatch(transport::TransportArgs),
 }
 
 /// Parses the command line and runs it; returns the exit code.
@@ -102,5 +106,6 @@ pub fn run() -> i32 {
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),
         Command::Store(args) => store::run(args),
+        Command::TransportDispatch(args) => transport::run(&args),
     }
 }

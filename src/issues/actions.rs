@@ -1131,10 +1131,10 @@ mod tests {
             .unwrap();
         assert_eq!(out.failure_classes, ["lease_contention_active"]);
         assert_eq!(out.payload["holder"], "one");
-        assert!(out.payload["diagnostic"]
-            .as_str()
-            .unwrap()
-            .contains("leased by one"));
+        assert_eq!(
+            out.payload["diagnostic"],
+            "issue already leased: a (owner=one, lease_id=lease1_a_one)"
+        );
         let out = host
             .call(
                 "issue.claim",

@@ -2,9 +2,7 @@
 //! classes. A lease is active while `now < expires_at`, else stale.
 
 use super::model::{format_time, parse_time, Issue, LeaseState};
-use super::mutate::{
-    not_found, object_of, replace, run, run_ready, set_text, MutationCtx, Rejection,
-};
+use super::mutate::{object_of, replace, run, run_ready, set_text, MutationCtx, Rejection};
 
 use super::projection;
 use super::store::{Edit, Store, StoreError};
@@ -46,28 +44,32 @@ fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Inp
     let mut diags = Vec::new();
     if req.assignee.trim().is_empty() {
         classes.push("lease_invalid_assignee");
-        diags.push("assignee must not be empty".to_string());
+        diags.push("assignee is required".to_string());
     }
     let mut expires = now + Duration::seconds(DEFAULT_TTL_SECONDS);
     match (&req.term.ttl_seconds, &req.term.expires_at) {
         (Some(_), Some(_)) => {
             classes.push("lease_binding_ambiguous");
-            diags.push("give either a lease TTL or an explicit expiry, not both".into());
+            diags.push("provide only one of leaseTtlSeconds or leaseExpiresAt".into());
         }
         (Some(ttl), None) if !TTL_RANGE.contains(ttl) => {
             classes.push("lease_invalid_ttl");
-            diags.push(format!("lease TTL {ttl} s is outside {TTL_RANGE:?} s"));
+            diags.push(format!(
+                "lease_ttl_seconds must be in range [{}, {}]",
+                TTL_RANGE.start(),
+                TTL_RANGE.end()
+            ));
         }
         (Some(ttl), None) => expires = now + Duration::seconds(*ttl),
         (None, Some(t)) => match parse_time(t) {
             Some(t) if t > now => expires = t,
             Some(_) => {
                 classes.push("lease_invalid_expires_at");
-                diags.push(format!("lease expiry {t} is not in the future"));
+                diags.push("lease_expires_at must be in the future".into());
             }
             None => {
                 classes.push("lease_invalid_expires_at");
-                diags.push(format!("lease expiry {t:?} is not an RFC3339 time"));
+                diags.push("lease_expires_at must be RFC3339".into());
             }
         },
         (None, None) => {}
@@ -77,6 +79,16 @@ fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Inp
     } else {
         Err((classes, diags.join("; ")))
     }
+}
+
+/// premath's refusal of a lease action on a missing issue.
+fn lease_not_found(action: &str, path: &str, id: &str) -> Report {
+    Report::rejected(
+        action,
+        path,
+        &["lease_not_found"],
+        format!("issue not found: {id}"),
+    )
 }
 
 fn explicit_lease_id(req: &LeaseRequest) -> Option<&str> {
@@ -111,7 +123,11 @@ fn claim_object(
 ) -> Result<(Map<String, Value>, bool), LeaseRejection> {
     let id = issue.id.as_str();
     if issue.is_closed() {
-        return Err(("lease_issue_closed", format!("{id} is closed"), Map::new()));
+        return Err((
+            "lease_issue_closed",
+            format!("cannot claim closed issue: {id}"),
+            Map::new(),
+        ));
     }
     let stamp = format_time(now);
     let mut m = object_of(store, issue);
@@ -124,9 +140,9 @@ fn claim_object(
             extra.insert("holder".into(), json!(lease.owner.as_str()));
             extra.insert("expiresAt".into(), json!(lease.expires_at_text.as_str()));
             let diag = format!(
-                "{id} is leased by {} until {}",
+                "issue already leased: {id} (owner={}, lease_id={})",
                 lease.owner.as_str(),
-                lease.expires_at_text.as_str()
+                lease.lease_id.as_str()
             );
             return Err(("lease_contention_active", diag, extra));
         }
@@ -153,7 +169,7 @@ fn claim_object(
             if let Some(holder) = issue.assignee.as_ref().filter(|a| a.as_str() != assignee) {
                 let mut extra = Map::new();
                 extra.insert("holder".into(), json!(holder.as_str()));
-                let diag = format!("{id} is assigned to {}", holder.as_str());
+                let diag = format!("issue already claimed: {id} (assignee={})", holder.as_str());
                 return Err(("lease_contention_active", diag, extra));
             }
         }
@@ -203,7 +219,7 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let assignee = req.assignee.trim();
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "lease_not_found", id), None);
+            return (lease_not_found(action, &path, id), None);
         };
         match claim_object(
             store,
@@ -273,27 +289,31 @@ fn check_holder(
 ) -> Result<(), Rejection> {
     let id = issue.id.as_str();
     let Some(lease) = &issue.lease else {
-        return Err(("lease_missing", format!("{id} has no lease")));
+        return Err(("lease_missing", format!("issue has no lease: {id}")));
     };
     if need_active && issue.lease_state(now) == LeaseState::Stale {
         return Err((
             "lease_stale",
-            format!(
-                "the lease on {id} expired at {}",
-                lease.expires_at_text.as_str()
-            ),
+            format!("lease is stale and must be reclaimed: {id}"),
         ));
     }
     if lease.owner.as_str() != assignee {
         return Err((
             "lease_owner_mismatch",
-            format!("the lease on {id} belongs to {}", lease.owner.as_str()),
+            format!(
+                "lease owner mismatch for {id} (expected={}, got={assignee})",
+                lease.owner.as_str()
+            ),
         ));
     }
     if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
         return Err((
             "lease_id_mismatch",
-            format!("the lease on {id} is {}", lease.lease_id.as_str()),
+            format!(
+                "lease_id mismatch for {id} (expected={}, got={})",
+                lease.lease_id.as_str(),
+                lease_id.unwrap_or_default()
+            ),
         ));
     }
     Ok(())
@@ -312,7 +332,7 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "lease_not_found", id), None);
+            return (lease_not_found(action, &path, id), None);
         };
         // Renewal names the lease it renews: an absent or empty id is a mismatch.
         let lease_id = Some(req.lease_id.as_deref().unwrap_or(""));
@@ -348,13 +368,13 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
             action,
             &path,
             &["lease_invalid_assignee"],
-            "assignee must not be empty",
+            "assignee is required",
         ));
     }
     let stamp = format_time(ctx.now);
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "lease_not_found", id), None);
+            return (lease_not_found(action, &path, id), None);
         };
         if let Err((class, diag)) =
             check_holder(issue, assignee, explicit_lease_id(req), ctx.now, false)

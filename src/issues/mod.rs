@@ -25,6 +25,7 @@ pub mod mutate;
 pub mod projection;
 pub mod serial;
 pub mod store;
+pub mod transport;
 pub mod views;
 
 pub use actions::actions;

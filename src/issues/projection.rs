@@ -75,6 +75,27 @@ pub fn lease_summary(m: &Map<String, Value>) -> Value {
     out
 }
 
+/// premath's transport `IssueSummary` (C): [`basic`] plus `lease {acquiredAt,
+/// expiresAt, leaseId, owner, renewedAt (left out when never renewed), state}`,
+/// `lease` left out without one.
+pub fn transport_summary(m: &Map<String, Value>, now: DateTime<Utc>) -> Value {
+    let mut out = basic(m);
+    let state = m
+        .get("lease")
+        .and_then(Value::as_object)
+        .and_then(|l| l.get("expires_at"))
+        .and_then(Value::as_str)
+        .and_then(parse_time)
+        .map(|expires| if now < expires { "active" } else { "stale" });
+    if let Value::Object(mut lease) = lease_json(m, Some(state.unwrap_or("stale"))) {
+        if lease.get("renewedAt") == Some(&Value::Null) {
+            lease.remove("renewedAt");
+        }
+        out["lease"] = Value::Object(lease);
+    }
+    out
+}
+
 /// An active lease is contended when the issue is not `in_progress` or its
 /// assignee is not the lease's owner.
 pub fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {

@@ -504,3 +504,51 @@ fn harness_retry_escalates_on_the_database_store() {
     assert!(!dir.path().join("elsewhere.jsonl").exists());
     assert!(!dir.path().join(".premath").exists());
 }
+
+/// premath's lease transport on a fleet's database: `TUSK_STORE` names the
+/// store when the payload has no `issuesPath`; the answer is premath's
+/// envelope, and a refusal is an answer too (exit 0).
+#[test]
+fn transport_dispatch_leases_from_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    db.put_issue_text("{\"id\":\"bd-1\",\"title\":\"One\",\"status\":\"open\"}\n");
+    let dispatch = |action: &str, payload: &str| {
+        let out = Command::new(BIN)
+            .args([
+                "transport-dispatch",
+                "--action",
+                action,
+                "--payload",
+                payload,
+            ])
+            .arg("--json")
+            .current_dir(dir.path())
+            .env("TUSK_STORE", &db.url)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json_of(&out)
+    };
+    let claimed = dispatch("issue.claim_next", "{\"assignee\":\"w1\"}");
+    assert_eq!(claimed["result"], "accepted", "{claimed:#}");
+    assert_eq!(claimed["issue"]["id"], "bd-1");
+    assert_eq!(claimed["issue"]["lease"]["state"], "active");
+    assert_eq!(claimed["leaseProjection"]["staleCount"], 0);
+    let refused = dispatch(
+        "issue.lease_renew",
+        "{\"id\":\"bd-1\",\"assignee\":\"w2\",\"leaseId\":\"lease1_bd-1_w1\"}",
+    );
+    assert_eq!(
+        refused["failureClasses"],
+        serde_json::json!(["lease_owner_mismatch"])
+    );
+    let released = dispatch(
+        "issue.lease_release",
+        "{\"id\":\"bd-1\",\"assignee\":\"w1\",\"leaseId\":\"lease1_bd-1_w1\"}",
+    );
+    assert_eq!(released["result"], "accepted", "{released:#}");
+    assert!(released["issue"].get("lease").is_none());
+    assert!(export(dir.path(), &db.url).contains("\"status\":\"open\""));
+    assert!(!dir.path().join(".premath").exists());
+}

@@ -6,7 +6,6 @@ mod issues_support;
 use issues_support::*;
 use serde_json::json;
 use serde_json::Value;
-use std::process::Command;
 
 #[test]
 fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
@@ -561,24 +560,8 @@ fn event_log_round_trip_keeps_every_member() {
     let dir = source.dir.path();
     let log = dir.join("log").join("events.jsonl");
     let cache = dir.join("cache.json");
-    let events = |args: &[&str]| -> Vec<std::ffi::OsString> {
-        let mut v: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-        v.extend(["--events".into(), log.clone().into_os_string()]);
-        v
-    };
-    let run = |env: &Env, args: Vec<std::ffi::OsString>| -> (i32, Value) {
-        let out = Command::new(BIN)
-            .args(args)
-            .arg("--json")
-            .args(env.store_args())
-            .output()
-            .unwrap();
-        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
-        });
-        (out.status.code().unwrap(), v)
-    };
-    let (code, migrated) = run(&source, events(&["issue", "migrate-events"]));
+    let (log_s, cache_s) = (log.to_str().unwrap(), cache.to_str().unwrap());
+    let (code, migrated) = source.json(&["issue", "migrate-events", "--events", log_s]);
     assert_eq!(code, 0, "{migrated:#}");
     assert_eq!(migrated["eventCount"], 5);
     assert_eq!(migrated["issueCount"], 3);
@@ -602,9 +585,15 @@ fn event_log_round_trip_keeps_every_member() {
     );
 
     let target = Env::empty();
-    let mut replay = events(&["issue", "replay-events"]);
-    replay.extend(["--cache".into(), cache.clone().into_os_string()]);
-    let (code, first) = run(&target, replay.clone());
+    let replay = [
+        "issue",
+        "replay-events",
+        "--events",
+        log_s,
+        "--cache",
+        cache_s,
+    ];
+    let (code, first) = target.json(&replay);
     assert_eq!(code, 0, "{first:#}");
     assert_eq!(first["cacheHit"], false);
     assert_eq!(first["issueCount"], 3);
@@ -620,7 +609,7 @@ fn event_log_round_trip_keeps_every_member() {
     assert_eq!(rebuilt[0]["external_ref"], "gh-12");
 
     let before = target.text();
-    let (code, second) = run(&target, replay.clone());
+    let (code, second) = target.json(&replay);
     assert_eq!(code, 0);
     assert_eq!(second["cacheHit"], true);
     assert_eq!(second["equivalentToExisting"], true);
@@ -628,7 +617,7 @@ fn event_log_round_trip_keeps_every_member() {
 
     // The store moved on: the cache no longer matches, the replay rewrites it.
     target.ok(&["issue", "update", "bd-3", "--title", "Changed"]);
-    let (code, third) = run(&target, replay);
+    let (code, third) = target.json(&replay);
     assert_eq!(code, 0);
     assert_eq!(third["cacheHit"], false);
     assert_eq!(third["equivalentToExisting"], false);

@@ -186,6 +186,20 @@ fn without_extras(stdout: &str, keys: &[&str]) -> Result<String, String> {
     Ok(format!("{}\n", tusk::canonical::to_pretty_sorted(&value)))
 }
 
+/// A scenario's key list that needs a stated reason (`<key>Reason`) when not empty.
+fn reasoned_list<'a>(sc: &'a Value, key: &str) -> Vec<&'a str> {
+    let list = str_list(sc, key);
+    assert!(
+        list.is_empty()
+            || sc[format!("{key}Reason")]
+                .as_str()
+                .is_some_and(|w| !w.trim().is_empty()),
+        "{}: {key} needs a reason",
+        sc["name"]
+    );
+    list
+}
+
 /// premath's JSON stdout without the members tusk does not print, re-rendered
 /// (premath's pretty rendering is the canonical one); other text is kept.
 fn without_missing(stdout: &str, keys: &[&str]) -> String {
@@ -303,22 +317,8 @@ fn tusk_matches_every_recorded_premath_vector() {
         let want = load(name);
         let keys = str_list(sc, "normalize");
         let instants = str_list(sc, "normalizeInstant");
-        let extras = str_list(sc, "extraKeys");
-        assert!(
-            extras.is_empty()
-                || sc["extraKeysReason"]
-                    .as_str()
-                    .is_some_and(|w| !w.trim().is_empty()),
-            "{name}: extraKeys needs a reason"
-        );
-        let missing = str_list(sc, "missingKeys");
-        assert!(
-            missing.is_empty()
-                || sc["missingKeysReason"]
-                    .as_str()
-                    .is_some_and(|w| !w.trim().is_empty()),
-            "{name}: missingKeys needs a reason"
-        );
+        let extras = reasoned_list(sc, "extraKeys");
+        let missing = reasoned_list(sc, "missingKeys");
         let norm = |text: &str| normalize_instants(&normalize(text, &keys), &instants);
         let skip = sc["skip"].as_object().cloned().unwrap_or_default();
         for (stream, why) in &skip {

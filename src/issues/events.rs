@@ -98,6 +98,26 @@ const ENVELOPE_KEYS: [&str; 7] = [
 ];
 const EDGE_KEYS: [&str; 4] = ["depends_on_id", "type", "dep_type", "created_by"];
 
+/// An edge's members in premath's order (`created_by` left out when empty),
+/// then the members premath does not know: the same in an `add_dependency`
+/// event and in the edge replay makes of it.
+fn put_edge(
+    m: &mut Map<String, Value>,
+    depends_on_id: &str,
+    dep_type: &str,
+    created_by: &str,
+    extra: &Map<String, Value>,
+) {
+    m.insert("depends_on_id".into(), depends_on_id.into());
+    m.insert("type".into(), dep_type.into());
+    if !created_by.is_empty() {
+        m.insert("created_by".into(), created_by.into());
+    }
+    for (k, v) in extra {
+        m.insert(k.clone(), v.clone());
+    }
+}
+
 impl Event {
     /// The event's line (no newline): premath's serialization, which the
     /// stream ref hashes.
@@ -122,14 +142,7 @@ impl Event {
                 extra,
             } => {
                 m.insert("action".into(), "add_dependency".into());
-                m.insert("depends_on_id".into(), depends_on_id.clone().into());
-                m.insert("type".into(), dep_type.clone().into());
-                if !created_by.is_empty() {
-                    m.insert("created_by".into(), created_by.clone().into());
-                }
-                for (k, v) in extra {
-                    m.insert(k.clone(), v.clone());
-                }
+                put_edge(&mut m, depends_on_id, dep_type, created_by, extra);
             }
         }
         serde_json::to_string(&Value::Object(m)).expect("JSON values serialize")
@@ -357,14 +370,7 @@ fn apply_edge(memory: &mut Memory, event: &Event) -> bool {
     }
     let mut dep = Map::new();
     dep.insert("issue_id".into(), event.issue_id.clone().into());
-    dep.insert("depends_on_id".into(), depends_on_id.clone().into());
-    dep.insert("type".into(), dep_type.clone().into());
-    if !created_by.is_empty() {
-        dep.insert("created_by".into(), created_by.clone().into());
-    }
-    for (k, v) in extra {
-        dep.insert(k.clone(), v.clone());
-    }
+    put_edge(&mut dep, depends_on_id, dep_type, created_by, extra);
     deps.push(Value::Object(dep));
     true
 }

@@ -666,3 +666,49 @@ fn a_failed_replay_writes_nothing() {
     );
     assert_eq!(env.text(), before);
 }
+
+/// The event commands never write one file over another: the log over the
+/// store, the store over its own log, or the cache over either.
+#[test]
+fn event_commands_refuse_to_write_one_file_over_another() {
+    let env = Env::with_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = env.text();
+    let dir = env.dir.path();
+    let log = dir.join("events.jsonl");
+    let log_s = log.to_str().unwrap();
+    let (code, _) = env.json(&["issue", "migrate-events", "--events", log_s]);
+    assert_eq!(code, 0);
+    let log_text = std::fs::read_to_string(&log).unwrap();
+    let refused = |args: &[&str], says: &str| {
+        let out = env.raw(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    refused(
+        &[
+            "issue",
+            "replay-events",
+            "--events",
+            log_s,
+            "--cache",
+            log_s,
+        ],
+        "the event log and the cache are one file",
+    );
+    if env.is_file() {
+        let store = env.path.to_str().unwrap();
+        refused(
+            &["issue", "migrate-events", "--events", store],
+            "is the issues file",
+        );
+        // The same file spelled another way.
+        let dotted = format!("{}/./{}", dir.join(".premath").display(), "issues.jsonl");
+        refused(
+            &["issue", "replay-events", "--events", &dotted],
+            "the event log and the issues file are one file",
+        );
+    }
+    assert_eq!(env.text(), before);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), log_text);
+}

@@ -724,23 +724,29 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
     assert_eq!(v["canonicalMemory"]["exists"], true);
     assert_eq!(v["canonicalMemory"]["snapshotRef"], want_ref.as_str());
 
-    // premath's cache naming this store: readable metadata, path compared.
-    std::fs::write(
-        &cache,
-        json!({"schema": 1, "kind": "premath.surreal.issue_projection.v0",
-               "sourceIssuesPath": env.path.display().to_string(), "sourceSnapshotRef": "iss1_x",
-               "generatedAtUnixMs": 1, "issueCount": 0, "issues": []})
-        .to_string(),
-    )
-    .unwrap();
+    // premath's cache of this store, as premath writes it: its issues and
+    // their snapshot ref. Judged with premath's digests.
+    let write_cache = |source_ref: &str| {
+        std::fs::write(
+            &cache,
+            json!({"schema": 1, "kind": "premath.surreal.issue_projection.v0",
+                   "sourceIssuesPath": env.path.display().to_string(), "sourceSnapshotRef": source_ref,
+                   "generatedAtUnixMs": 1, "issueCount": 1, "issues": env.lines()})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    write_cache(&want_ref);
     let q = &status(&env)["queryProjection"];
     assert_eq!(q["exists"], true);
     assert_eq!(q["schema"], 1);
-    assert_eq!(q["sourceSnapshotRef"], "iss1_x");
+    assert_eq!(q["sourceSnapshotRef"], want_ref.as_str());
+    assert_eq!(q["snapshotRefMatchesProjection"], true);
+    assert_eq!(q["snapshotRefMatchesAuthority"], true);
     if env.is_file() {
         assert_eq!(
             (&q["sourcePathMatchesAuthority"], &q["state"]),
-            (&json!(true), &json!("unknown"))
+            (&json!(true), &json!("fresh"))
         );
     } else {
         // premath's cache can only name a file: it is not this database's.
@@ -749,6 +755,20 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
             (&json!(false), &json!("stale"))
         );
     }
+    // The memory moved on: the cache is stale.
+    env.ok(&["issue", "add", "Two", "--id", "bd-2"]);
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["snapshotRefMatchesAuthority"], false);
+    assert_eq!(q["state"], "stale");
+    // A cache whose ref is not its own issues' is invalid.
+    write_cache("iss1_x");
+    let q = &status(&env)["queryProjection"];
+    assert_eq!(q["state"], "invalid");
+    assert_eq!(q["snapshotRefMatchesProjection"], false);
+    assert!(q["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("projection payload snapshot mismatch (sourceSnapshotRef=iss1_x, "));
     std::fs::write(&cache, "{").unwrap();
     let q = &status(&env)["queryProjection"];
     assert_eq!(q["state"], "invalid");

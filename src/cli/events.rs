@@ -74,6 +74,14 @@ pub fn migrate(
         Ok(None) => return fail(format!("issues file not found: {issues_shown}")),
         Err(e) => return fail(e),
     };
+    if let IssueStore::Jsonl(issues) = store {
+        if same_file(issues, events_path) {
+            return fail(format!(
+                "the event log {} is the issues file; name another --events",
+                events_path.display()
+            ));
+        }
+    }
     let log = events::migrate(&memory, now);
     let shown = events_path.display();
     // One atomic replacement: a crash leaves the old log or the new one.
@@ -127,6 +135,28 @@ fn cache_path(store: &IssueStore, cache: Option<&Path>) -> PathBuf {
     }
 }
 
+/// Whether two paths name one file (as given, or once absolute and canonical;
+/// a path that does not exist yet is compared through its parent).
+fn same_file(a: &Path, b: &Path) -> bool {
+    fn resolved(p: &Path) -> PathBuf {
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
+        if let Ok(c) = std::fs::canonicalize(&abs) {
+            return c;
+        }
+        match (abs.parent(), abs.file_name()) {
+            (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+                .map(|d| d.join(name))
+                .unwrap_or(abs.clone()),
+            _ => abs.clone(),
+        }
+    }
+    a == b || resolved(a) == resolved(b)
+}
+
 fn read_cache(path: &Path) -> Option<CacheEntry> {
     let text = std::fs::read_to_string(path).ok()?;
     let entry: CacheEntry = serde_json::from_str(&text).ok()?;
@@ -155,13 +185,29 @@ pub fn replay(
     if !events_path.exists() {
         return fail(format!("events file not found: {shown}"));
     }
+    let cache_path = cache_path(store, cache);
+    // Each file is written or read as one role only: a replay must not write
+    // the store over its own log, nor the cache over either.
+    let mut roles = vec![
+        ("the event log", events_path),
+        ("the cache", cache_path.as_path()),
+    ];
+    if let IssueStore::Jsonl(issues) = store {
+        roles.push(("the issues file", issues.as_path()));
+    }
+    for (i, (a, pa)) in roles.iter().enumerate() {
+        for (b, pb) in &roles[i + 1..] {
+            if same_file(pa, pb) {
+                return fail(format!("{a} and {b} are one file: {}", pa.display()));
+            }
+        }
+    }
     let log = match read_events(events_path) {
         Ok(log) => log,
         Err(e) => return fail(e),
     };
     let stream_ref = events::stream_ref(&log);
     let issues_shown = store.path().display().to_string();
-    let cache_path = cache_path(store, cache);
     let entry = read_cache(&cache_path);
     let existed = match store {
         IssueStore::Jsonl(path) => path.exists(),

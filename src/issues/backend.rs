@@ -64,19 +64,22 @@ fn paths_equivalent(left: &Path, right: &Path) -> bool {
     left == right || normalize_path(left) == normalize_path(right)
 }
 
-/// `queryProjection`: premath's cache as far as tusk can judge it. tusk never
-/// writes this cache; it reads its metadata (schema, kind, source path and
-/// snapshot ref) and compares the source path with the memory. premath's
-/// `iss1_` refs are computed over its own serialization, which tusk does not
-/// reproduce, so the two snapshot comparisons stay `null` (unknown) rather
-/// than guessed.
-fn query_projection(path: &Path, memory: &IssueStore) -> Value {
+/// `queryProjection`: premath's cache judged as premath judges it. tusk never
+/// writes this cache. It is `invalid` when it cannot be read, is of another
+/// schema or kind, holds issues that are not issues, or names a
+/// `sourceSnapshotRef` other than its own issues' ref; `stale` when it names
+/// another store or another snapshot than the memory's; `fresh` when it names
+/// this store and its snapshot; `unknown` otherwise. The refs are premath's
+/// (`serial.rs`), so the verdicts agree with premath's.
+fn query_projection(path: &Path, memory: &IssueStore, authority_ref: Option<&str>) -> Value {
     let exists = path.exists();
     let mut schema = Value::Null;
     let mut projection_kind = Value::Null;
     let mut source_issues_path = Value::Null;
     let mut source_snapshot_ref = Value::Null;
-    let mut source_matches = Value::Null;
+    let mut source_matches: Option<bool> = None;
+    let mut matches_projection: Option<bool> = None;
+    let mut matches_authority: Option<bool> = None;
     let mut error: Option<String> = None;
     let mut state = if exists { "unknown" } else { "missing" };
     if exists {
@@ -101,25 +104,43 @@ fn query_projection(path: &Path, memory: &IssueStore) -> Value {
                             p.schema, p.kind
                         ));
                     }
-                    Ok(p) => {
-                        let matches = match memory {
-                            IssueStore::Jsonl(issues) => {
-                                paths_equivalent(Path::new(&p.source_issues_path), issues)
+                    Ok(p) => match hydrate(&p.issues) {
+                        Err(e) => {
+                            error =
+                                Some(format!("failed to hydrate projection payload issues: {e}"));
+                        }
+                        Ok(issues) => {
+                            let payload_ref = super::events::snapshot_ref(&issues);
+                            if let Some(source_ref) = &p.source_snapshot_ref {
+                                matches_projection = Some(*source_ref == payload_ref);
+                                if *source_ref != payload_ref {
+                                    error = Some(format!("projection payload snapshot mismatch (sourceSnapshotRef={source_ref}, payloadSnapshotRef={payload_ref})"));
+                                }
                             }
-                            // premath's cache can only name a file.
-                            IssueStore::Postgres(_) => false,
-                        };
-                        source_matches = json!(matches);
-                    }
+                            if error.is_none() {
+                                source_matches = Some(match memory {
+                                    IssueStore::Jsonl(issues) => {
+                                        paths_equivalent(Path::new(&p.source_issues_path), issues)
+                                    }
+                                    // premath's cache can only name a file.
+                                    IssueStore::Postgres(_) => false,
+                                });
+                                if let (Some(source), Some(authority)) =
+                                    (&p.source_snapshot_ref, authority_ref)
+                                {
+                                    matches_authority = Some(source == authority);
+                                }
+                            }
+                        }
+                    },
                 }
             }
         }
-        state = if error.is_some() {
-            "invalid"
-        } else if source_matches == json!(false) {
-            "stale"
-        } else {
-            "unknown"
+        state = match (error.is_some(), source_matches, matches_authority) {
+            (true, _, _) => "invalid",
+            (_, Some(false), _) | (_, _, Some(false)) => "stale",
+            (_, Some(true), Some(true)) => "fresh",
+            _ => "unknown",
         };
     }
     json!({
@@ -129,8 +150,8 @@ fn query_projection(path: &Path, memory: &IssueStore) -> Value {
         "path": path.display().to_string(),
         "projectionKind": projection_kind,
         "schema": schema,
-        "snapshotRefMatchesAuthority": null,
-        "snapshotRefMatchesProjection": null,
+        "snapshotRefMatchesAuthority": matches_authority,
+        "snapshotRefMatchesProjection": matches_projection,
         "sourceIssuesPath": source_issues_path,
         "sourcePathMatchesAuthority": source_matches,
         "sourceSnapshotRef": source_snapshot_ref,
@@ -138,8 +159,27 @@ fn query_projection(path: &Path, memory: &IssueStore) -> Value {
     })
 }
 
+/// The cache's issues as a memory (a repeated id: the last one wins, as in
+/// premath); each must be an object with a string `id` and `title`.
+fn hydrate(issues: &[Value]) -> Result<super::events::Memory, String> {
+    let mut memory = super::events::Memory::new();
+    for (i, issue) in issues.iter().enumerate() {
+        let Value::Object(m) = issue else {
+            return Err(format!("issue {i}: not an object"));
+        };
+        for key in ["id", "title"] {
+            if !m.get(key).is_some_and(Value::is_string) {
+                return Err(format!("issue {i}: missing string field `{key}`"));
+            }
+        }
+        let id = m["id"].as_str().expect("checked above").to_string();
+        memory.insert(id, m.clone());
+    }
+    Ok(memory)
+}
+
 /// The members of premath's cache that must be there for it to be usable
-/// (`IssueQueryProjectionPayload`); its issues are not hydrated.
+/// (`IssueQueryProjectionPayload`).
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)] // Read only to check their presence and types.
@@ -243,13 +283,13 @@ fn jj_status(repo: &Path) -> Value {
 
 /// The `issue.backend-status` payload (premath's keys).
 pub fn backend_status(store: &IssueStore, repo: &Path, projection: &Path) -> Value {
-    let (memory, _) = canonical_memory(store);
+    let (memory, authority_ref) = canonical_memory(store);
     json!({
         "action": "issue.backend-status",
         "canonicalMemory": memory,
         "issuesPath": store.path().display().to_string(),
         "jj": jj_status(repo),
-        "queryProjection": query_projection(projection, store),
+        "queryProjection": query_projection(projection, store, authority_ref.as_deref()),
         "repoRoot": repo.display().to_string(),
     })
 }

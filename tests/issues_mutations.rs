@@ -637,7 +637,7 @@ fn a_failed_replay_writes_nothing() {
         "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"add_dependency\",\"depends_on_id\":\"zz\",\"type\":\"blocks\"}\n",
     )
     .unwrap();
-    let out = env.raw(&[
+    let err = env.fails(&[
         "issue",
         "replay-events",
         "--events",
@@ -645,9 +645,8 @@ fn a_failed_replay_writes_nothing() {
         "--cache",
         cache.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        err,
         format!(
             "error: failed to replay {}: replay unresolved dependency for event e: a -> zz\n",
             log.display()
@@ -657,9 +656,7 @@ fn a_failed_replay_writes_nothing() {
     assert!(!cache.exists());
     // Not an event at all: the line is named.
     std::fs::write(&log, "\n{\"event_id\":\"e\"}\n").unwrap();
-    let out = env.raw(&["issue", "replay-events", "--events", log.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = env.fails(&["issue", "replay-events", "--events", log.to_str().unwrap()]);
     assert!(
         err.contains(": line 2: parse error: missing field `issue_id`"),
         "{err}"
@@ -680,9 +677,7 @@ fn event_commands_refuse_to_write_one_file_over_another() {
     assert_eq!(code, 0);
     let log_text = std::fs::read_to_string(&log).unwrap();
     let refused = |args: &[&str], says: &str| {
-        let out = env.raw(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = env.fails(args);
         assert!(err.contains(says), "{args:?}: {err}");
     };
     refused(

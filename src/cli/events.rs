@@ -135,26 +135,16 @@ fn cache_path(store: &IssueStore, cache: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Whether two paths name one file (as given, or once absolute and canonical;
-/// a path that does not exist yet is compared through its parent).
+/// Whether two paths name one file: premath's path equivalence, or, for a file
+/// that does not exist yet, the same name in the same canonical directory.
 fn same_file(a: &Path, b: &Path) -> bool {
-    fn resolved(p: &Path) -> PathBuf {
-        let abs = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(p)
-        };
-        if let Ok(c) = std::fs::canonicalize(&abs) {
-            return c;
-        }
-        match (abs.parent(), abs.file_name()) {
-            (Some(dir), Some(name)) => std::fs::canonicalize(dir)
-                .map(|d| d.join(name))
-                .unwrap_or(abs.clone()),
-            _ => abs.clone(),
-        }
-    }
-    a == b || resolved(a) == resolved(b)
+    let in_canonical_dir = |p: &Path| {
+        let abs = std::env::current_dir().unwrap_or_default().join(p);
+        let dir = abs.parent().and_then(|d| std::fs::canonicalize(d).ok());
+        dir.zip(abs.file_name().map(|n| n.to_owned()))
+    };
+    crate::issues::backend::paths_equivalent(a, b)
+        || in_canonical_dir(a).is_some_and(|x| Some(x) == in_canonical_dir(b))
 }
 
 fn read_cache(path: &Path) -> Option<CacheEntry> {

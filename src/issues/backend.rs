@@ -60,7 +60,7 @@ fn normalize_path(path: &Path) -> PathBuf {
 }
 
 /// premath's `paths_equivalent`: equal as given, or once made absolute and canonical.
-fn paths_equivalent(left: &Path, right: &Path) -> bool {
+pub fn paths_equivalent(left: &Path, right: &Path) -> bool {
     left == right || normalize_path(left) == normalize_path(right)
 }
 

@@ -127,6 +127,14 @@ impl Env {
         v
     }
 
+    /// Runs `tusk <args>` against this store, asserts exit 1 (a failure with
+    /// premath's `error: …`) and returns its stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let out = self.raw(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// `issue check` as a test of the file's integrity: these stores are
     /// machine-made, so their issues lack what premath's content rules ask of
     /// active issues (an Acceptance section, a verification command); every

@@ -97,6 +97,14 @@ fn is_whole_second_utc(s: &[u8]) -> bool {
 /// Replaces each whole-second UTC timestamp that is the value of `"KEY": ` by
 /// `<normalized>`, for every KEY in `keys`.
 fn normalize(text: &str, keys: &[&str]) -> String {
+    replace_values(text, keys, |v| {
+        (v.len() >= 20 && is_whole_second_utc(&v[..20])).then_some(20)
+    })
+}
+
+/// Replaces by `<normalized>` each whole string value of `"KEY": ` (for every
+/// KEY in `keys`) whose start `matched` measures and that ends right there.
+fn replace_values(text: &str, keys: &[&str], matched: impl Fn(&[u8]) -> Option<usize>) -> String {
     let mut out = text.to_string();
     for key in keys {
         let prefix = format!("\"{key}\": \"");
@@ -106,10 +114,11 @@ fn normalize(text: &str, keys: &[&str]) -> String {
             let value_start = at + prefix.len();
             result.push_str(&rest[..value_start]);
             rest = &rest[value_start..];
-            let candidate = rest.as_bytes().get(..21);
-            if candidate.is_some_and(|c| is_whole_second_utc(&c[..20]) && c[20] == b'"') {
-                result.push_str("<normalized>");
-                rest = &rest[20..];
+            if let Some(len) = matched(rest.as_bytes()) {
+                if rest.as_bytes().get(len) == Some(&b'"') {
+                    result.push_str("<normalized>");
+                    rest = &rest[len..];
+                }
             }
         }
         result.push_str(rest);
@@ -147,26 +156,7 @@ fn instant_len(s: &[u8]) -> Option<usize> {
 /// Replaces each instant (see [`instant_len`]) that is the whole string value
 /// of `"KEY": ` by `<normalized>`, for every KEY in `keys`.
 fn normalize_instants(text: &str, keys: &[&str]) -> String {
-    let mut out = text.to_string();
-    for key in keys {
-        let prefix = format!("\"{key}\": \"");
-        let mut result = String::with_capacity(out.len());
-        let mut rest = out.as_str();
-        while let Some(at) = rest.find(&prefix) {
-            let value_start = at + prefix.len();
-            result.push_str(&rest[..value_start]);
-            rest = &rest[value_start..];
-            if let Some(len) = instant_len(rest.as_bytes()) {
-                if rest.as_bytes().get(len) == Some(&b'"') {
-                    result.push_str("<normalized>");
-                    rest = &rest[len..];
-                }
-            }
-        }
-        result.push_str(rest);
-        out = result;
-    }
-    out
+    replace_values(text, keys, instant_len)
 }
 
 /// tusk's JSON stdout without its extra top-level members, re-rendered; an

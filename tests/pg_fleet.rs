@@ -255,15 +255,7 @@ fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
     // call, which found the queue empty.
     assert_eq!(trajectory_claim_rows(&db), ISSUES + WORKERS);
     // Every run of every worker is whole in the shared effect log.
-    let replay = Command::new(BIN)
-        .args(["replay", "--json", "--store", &db.url])
-        .output()
-        .unwrap();
-    assert!(
-        replay.status.success(),
-        "{}",
-        String::from_utf8_lossy(&replay.stdout)
-    );
+    db.run_ok(&["replay", "--json"]);
 }
 
 #[test]

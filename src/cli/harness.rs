@@ -719,10 +719,11 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
                     .then(|| env("PREMATH_ISSUES_PATH").map(PathBuf::from))
                     .flatten()
             });
-            let issues = match store.issues(file.as_deref(), Path::new(".premath/issues.jsonl")) {
-                Ok(store) => store,
-                Err(e) => return fail("harness-retry escalate", e),
-            };
+            let issues =
+                match store.issues(file.as_deref(), Path::new(harness::DEFAULT_ISSUES_PATH)) {
+                    Ok(store) => store,
+                    Err(e) => return fail("harness-retry escalate", e),
+                };
             let session = env("PREMATH_HARNESS_SESSION_PATH")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from(".premath/harness_session.json"));

@@ -345,10 +345,10 @@ fn lock(opts: &StoreOpts) -> LockOptions {
 /// The issue memory and settings the flags name; `None` (after printing why)
 /// when unusable.
 fn resolve(flags: &StoreOpts, action: &str) -> Option<Opts> {
-    match flags
-        .store
-        .issues(flags.issues.as_deref(), Path::new(".premath/issues.jsonl"))
-    {
+    match flags.store.issues(
+        flags.issues.as_deref(),
+        Path::new(crate::issues::store::DEFAULT_ISSUES_PATH),
+    ) {
         Ok(store) => Some(Opts {
             store,
             json: flags.json,

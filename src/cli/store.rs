@@ -261,7 +261,7 @@ fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
 }
 
 fn status_files(json: bool) -> i32 {
-    let store = IssueStore::Jsonl(PathBuf::from(".premath/issues.jsonl"));
+    let store = IssueStore::Jsonl(PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH));
     let value = match store.read_text().and_then(|text| {
         crate::issues::store::Store::parse(store.path(), &text).map(|s| s.issue_count())
     }) {

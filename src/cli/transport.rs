@@ -44,8 +44,10 @@ pub fn run(args: &TransportArgs) -> i32 {
         }
     };
     let open = |path: Option<&str>| {
-        args.store
-            .issues(path.map(Path::new), Path::new(".premath/issues.jsonl"))
+        args.store.issues(
+            path.map(Path::new),
+            Path::new(crate::issues::store::DEFAULT_ISSUES_PATH),
+        )
     };
     let lock = LockOptions {
         timeout: Duration::from_millis(args.lock_timeout_ms),

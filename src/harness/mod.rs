@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_SESSION_PATH: &str = ".premath/harness_session.json";
 pub const DEFAULT_TRAJECTORY_PATH: &str = ".premath/harness_trajectory.jsonl";
 pub const DEFAULT_FEATURE_LEDGER_PATH: &str = ".premath/harness_feature_ledger.json";
-pub const DEFAULT_ISSUES_PATH: &str = ".premath/issues.jsonl";
+pub use crate::issues::store::DEFAULT_ISSUES_PATH;
 
 /// How long a writer waits for another writer's lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(5);

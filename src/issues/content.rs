@@ -56,16 +56,13 @@ pub fn findings(issue: &Value) -> Vec<Finding> {
         .get("issue_type")
         .and_then(Value::as_str)
         .unwrap_or("task");
-    let issue_type = match raw_type.trim().to_ascii_lowercase().as_str() {
-        t @ ("epic" | "task") => Some(t.to_string()),
-        _ => None,
-    };
-    if text(issue, "title").starts_with("[EPIC]") && issue_type.as_deref() != Some("epic") {
+    let issue_type = super::serial::premath_issue_type(raw_type);
+    if text(issue, "title").starts_with("[EPIC]") && issue_type != Some("epic") {
         out.push(Finding {
             class: EPIC_MISMATCH,
             message: format!(
                 "title starts with [EPIC] but issue_type={}",
-                issue_type.as_deref().unwrap_or("<invalid>")
+                issue_type.unwrap_or("<invalid>")
             ),
         });
     }

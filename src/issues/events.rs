@@ -361,9 +361,8 @@ fn apply_edge(memory: &mut Memory, event: &Event) -> bool {
     }
     let deps = deps.as_array_mut().expect("made an array above");
     let same = |d: &Value| {
-        let t = d.get("type").or_else(|| d.get("dep_type"));
         d.get("depends_on_id").and_then(Value::as_str) == Some(depends_on_id)
-            && t.and_then(Value::as_str) == Some(dep_type)
+            && super::model::edge_type(d) == Some(dep_type)
     };
     if deps.iter().any(same) {
         return true;

@@ -190,6 +190,16 @@ pub fn cycle_if_added(store: &Store<'_>, issue: &str, depends_on: &str) -> Optio
 /// self-loop is `[a, a]`. Only issues on a cycle are searched, and only within
 /// their strongly connected component, which finds the same path: a node
 /// outside the component can never lead back.
+/// premath's `integrity` member: `{cyclePath, hasCycle}` over the issues
+/// `include` admits (see [`first_cycle_path`]).
+pub fn integrity(
+    store: &Store<'_>,
+    include: impl Fn(&super::model::Issue<'_>) -> bool,
+) -> serde_json::Value {
+    let cycle_path = first_cycle_path(store, include);
+    serde_json::json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()})
+}
+
 pub fn first_cycle_path(
     store: &Store<'_>,
     include: impl Fn(&super::model::Issue<'_>) -> bool,

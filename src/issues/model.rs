@@ -51,6 +51,16 @@ pub fn dep_type_info(dep_type: &str) -> Option<(&'static str, bool)> {
     }
 }
 
+/// The type member of a stored edge object: `type`, or its input alias `dep_type`.
+pub fn edge_type_value(dep: &serde_json::Value) -> Option<&serde_json::Value> {
+    dep.get("type").or_else(|| dep.get("dep_type"))
+}
+
+/// [`edge_type_value`] as text.
+pub fn edge_type(dep: &serde_json::Value) -> Option<&str> {
+    edge_type_value(dep).and_then(serde_json::Value::as_str)
+}
+
 /// Whether a dependency type is blocking; `None` for a type the format does not know.
 pub fn dep_type_blocks(dep_type: &str) -> Option<bool> {
     dep_type_info(dep_type).map(|(_, blocking)| blocking)

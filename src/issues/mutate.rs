@@ -6,8 +6,8 @@
 
 use super::graph::cycle_if_added;
 use super::model::{
-    dep_type_blocks, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE, DEFAULT_STATUS,
-    ISSUE_TYPES, PRIORITY_RANGE,
+    dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE,
+    DEFAULT_STATUS, ISSUE_TYPES, PRIORITY_RANGE,
 };
 use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
@@ -504,12 +504,6 @@ fn edge_members(edge: &EdgeRef, dep_type: &str) -> Map<String, Value> {
         ("dependsOnId", json!(edge.depends_on_id)),
         ("type", json!(dep_type)),
     ])
-}
-
-fn edge_type(dep: &Value) -> Option<&str> {
-    dep.get("type")
-        .or_else(|| dep.get("dep_type"))
-        .and_then(Value::as_str)
 }
 
 fn targets(dep: &Value, depends_on: &str) -> bool {

@@ -59,6 +59,16 @@ const LEASE_KEYS: [(&str, Rule); 5] = [
     ("renewed_at", Rule::OptInstant),
 ];
 
+/// premath's issue type: `epic` or `task`, trimmed and case-insensitive;
+/// `None` for anything else (premath refuses such a line; tusk keeps it).
+pub fn premath_issue_type(raw: &str) -> Option<&'static str> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "epic" => Some("epic"),
+        "task" => Some("task"),
+        _ => None,
+    }
+}
+
 /// premath's rendering of an instant (chrono's `DateTime<Utc>` serialization),
 /// or `None` when the text is not an RFC 3339 instant.
 pub fn instant(text: &str) -> Option<String> {
@@ -132,7 +142,7 @@ pub fn dependency(dep: &Value) -> Value {
             out.insert(key.into(), v.clone());
         }
     }
-    if let Some(t) = src.get("type").or_else(|| src.get("dep_type")) {
+    if let Some(t) = super::model::edge_type_value(dep) {
         out.insert("type".into(), t.clone());
     }
     match src.get("created_by") {
@@ -159,10 +169,9 @@ pub fn dependency(dep: &Value) -> Value {
 /// The (depends_on_id, type, created_by, issue_id) order premath sorts edges by.
 pub fn dependency_key(dep: &Value) -> (String, String, String, String) {
     let s = |k: &str| dep.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let t = dep.get("type").or_else(|| dep.get("dep_type"));
     (
         s("depends_on_id"),
-        t.and_then(Value::as_str).unwrap_or("").to_string(),
+        super::model::edge_type(dep).unwrap_or("").to_string(),
         s("created_by"),
         s("issue_id"),
     )
@@ -174,9 +183,8 @@ pub fn issue(src: &Map<String, Value>, sort_deps: bool) -> Map<String, Value> {
     let mut out = Map::new();
     write_known(src, &ISSUE_KEYS, &mut out);
     if let Some(Value::String(t)) = out.get("issue_type") {
-        let norm = t.trim().to_ascii_lowercase();
-        if norm == "epic" || norm == "task" {
-            out.insert("issue_type".into(), Value::String(norm));
+        if let Some(norm) = premath_issue_type(t) {
+            out.insert("issue_type".into(), norm.into());
         } else if t.is_empty() {
             out.shift_remove("issue_type");
         }

@@ -102,6 +102,9 @@ impl IssueStore {
     }
 }
 
+/// Where the issue store lives unless a flag or `TUSK_STORE` says otherwise.
+pub const DEFAULT_ISSUES_PATH: &str = ".premath/issues.jsonl";
+
 /// Default bound on waiting for the store lock.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 

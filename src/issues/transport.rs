@@ -230,7 +230,7 @@ pub fn dispatch(
     let store = match open(path) {
         Ok(s) => s,
         Err(e) => {
-            let shown = path.unwrap_or(".premath/issues.jsonl");
+            let shown = path.unwrap_or(super::store::DEFAULT_ISSUES_PATH);
             return rejected(kind, shown, &[STORE_IO.to_string()], &e);
         }
     };

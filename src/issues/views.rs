@@ -614,14 +614,13 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
             }
         }
     }
-    let cycle_path = super::graph::first_cycle_path(store, |i| scope.admits(i));
     let mut m = Map::new();
     m.insert("action".into(), json!("dep.diagnostics"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("graphScope".into(), json!(scope.as_str()));
     m.insert(
         "integrity".into(),
-        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
+        super::graph::integrity(store, |i| scope.admits(i)),
     );
     m.insert(
         "cycles".into(),
@@ -731,16 +730,12 @@ pub fn project_payload(store: &Store<'_>, path: &str, view: DepView) -> Report {
             &b.created_by,
         ))
     });
-    let cycle_path = super::graph::first_cycle_path(store, |_| true);
     let mut m = Map::new();
     m.insert("action".into(), json!("dep.project"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("view".into(), json!(view.as_str()));
     m.insert("count".into(), json!(items.len()));
-    m.insert(
-        "integrity".into(),
-        json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()}),
-    );
+    m.insert("integrity".into(), super::graph::integrity(store, |_| true));
     m.insert(
         "items".into(),
         serde_json::to_value(items).expect("projected edges serialize"),

@@ -178,18 +178,7 @@ impl Env {
     /// The store's bytes (on PostgreSQL: `tusk store export`).
     pub fn text(&self) -> String {
         match &self.db {
-            Some(db) => {
-                let out = Command::new(BIN)
-                    .args(["store", "export", "--store", &db.url])
-                    .output()
-                    .unwrap();
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                String::from_utf8(out.stdout).unwrap()
-            }
+            Some(db) => String::from_utf8(db.run_ok(&["store", "export"]).stdout).unwrap(),
             None => std::fs::read_to_string(&self.path).unwrap(),
         }
     }

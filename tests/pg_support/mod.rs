@@ -66,16 +66,25 @@ impl TestDb {
     /// A database with the tusk schema (`tusk store init`).
     pub fn new() -> Self {
         let db = TestDb::bare();
+        db.run_ok(&["store", "init"]);
+        db
+    }
+
+    /// Runs `tusk <args> --store URL` and asserts it succeeded; its output.
+    pub fn run_ok(&self, args: &[&str]) -> std::process::Output {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
-            .args(["store", "init", "--store", &db.url])
+            .args(args)
+            .args(["--store", &self.url])
+            .env_remove("TUSK_STORE")
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "store init: {}",
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        db
+        out
     }
 
     pub fn client(&self) -> postgres::Client {

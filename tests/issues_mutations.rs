@@ -707,3 +707,36 @@ fn event_commands_refuse_to_write_one_file_over_another() {
     assert_eq!(env.text(), before);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), log_text);
 }
+
+/// A store that does not exist yet is still one file with a cache named
+/// through a symlinked directory: the replay refuses before creating either.
+#[test]
+fn replay_refuses_a_cache_that_is_the_store_to_be() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("new")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("new"), dir.path().join("link")).unwrap();
+    let log = dir.path().join("events.jsonl");
+    std::fs::write(
+        &log,
+        "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"upsert_issue\",\"issue\":{\"id\":\"a\",\"title\":\"A\"}}\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(BIN)
+        .current_dir(dir.path())
+        .env_remove("TUSK_STORE")
+        .args(["issue", "replay-events", "--events", "events.jsonl"])
+        .args([
+            "--issues",
+            "link/issues.jsonl",
+            "--cache",
+            "new/issues.jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the cache and the issues file are one file"),
+        "{out:?}"
+    );
+    assert!(!dir.path().join("new/issues.jsonl").exists());
+}

@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
 # Builds tusk, seeds a small issue store in ./demo, and runs the worker
 # examples against it with the built-in mutation policy.
+#
+# TUSK_BIN=PATH uses an already built binary instead of building one, and
+# TUSK_DEMO_DIR=DIR seeds DIR instead of ./demo (the test suite runs this very
+# script that way, so a rule change that breaks a step fails CI).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-tusk="$root/target/release/tusk"
-demo="$root/demo"
+if [ -n "${TUSK_BIN:-}" ]; then
+  tusk=$TUSK_BIN
+else
+  echo "== building tusk (release; about 3 minutes the first time)"
+  cargo build --release --manifest-path "$root/Cargo.toml"
+  tusk="$root/target/release/tusk"
+fi
+demo=${TUSK_DEMO_DIR:-"$root/demo"}
 rm -rf "$demo" && mkdir -p "$demo" && cd "$demo"
-"$tusk" issue add "Write the parser" --priority 1 >/dev/null
-"$tusk" issue add "Test the parser" >/dev/null
+
+# Every active issue states how it is accepted and the command that verifies
+# it: `issue check` (and the read-only report below) holds the queue to that.
+"$tusk" issue add "Write the parser" --priority 1 \
+  --description $'Acceptance: the parser reads every example file.\n\nVerify: `cargo test parser`' >/dev/null
+"$tusk" issue add "Test the parser" \
+  --description $'Acceptance: every parser rule has a failing case.\n\nVerify: `cargo test parser_rules`' >/dev/null
 "$tusk" dep add bd-2 bd-1 >/dev/null
 digest=$("$tusk" policy digest)
 echo "== ready report (read-only)"
@@ -21,3 +35,8 @@ echo "== the store now"
 "$tusk" issue list
 echo "== replay every recorded run from the effect log (no store touched)"
 "$tusk" replay
+if [ -z "${TUSK_BIN:-}" ]; then
+  echo
+  echo "tusk is at $tusk; put it on your PATH with"
+  echo "  cargo install --locked --path $root"
+fi

@@ -135,3 +135,42 @@ fn embedding_example_registers_its_own_action() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The README's first command, `examples/quickstart.sh`, run as written (on
+/// the suite's binary, in a fresh directory): every step must pass, and its
+/// output must show the report, the worker loop, the claim and a replay with
+/// parity.
+#[test]
+fn quickstart_script_runs_every_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env("TUSK_DEMO_DIR", &demo)
+        .env_remove("TUSK_STORE")
+        .env_remove("PREMATH_ISSUES_PATH")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    // Each eval's summary line says accepted; none is rejected.
+    let summaries: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("host call(s)"))
+        .collect();
+    assert_eq!(summaries.len(), 3, "{stdout}");
+    assert!(summaries.iter().all(|l| l.starts_with("accepted")), "{stdout}");
+    assert!(stdout.contains("\"graph\":\"accepted\""), "{stdout}");
+    assert!(stdout.contains("\"claimed\":true"), "{stdout}");
+    assert!(stdout.contains("== replay"), "{stdout}");
+    // The replay step ends the script: three runs, each with parity.
+    let replay = stdout.split("== replay").nth(1).unwrap();
+    assert!(replay.contains("parity"), "{replay}");
+    assert!(!replay.contains("diverge"), "{replay}");
+    // The store holds what the steps did: bd-1 claimed by the example worker.
+    let issues = std::fs::read_to_string(demo.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(issues.lines().count(), 2);
+}

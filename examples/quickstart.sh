@@ -8,7 +8,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${TUSK_BIN:-}" ]; then
-  tusk=$TUSK_BIN
+  # A path is made absolute (the script changes directory); a bare name is
+  # looked up on PATH.
+  case $TUSK_BIN in
+    */*) tusk="$(cd "$(dirname "$TUSK_BIN")" && pwd)/$(basename "$TUSK_BIN")" ;;
+    *) tusk=$(command -v "$TUSK_BIN") || { echo "TUSK_BIN=$TUSK_BIN is not on PATH" >&2; exit 1; } ;;
+  esac
 else
   echo "== building tusk (release; about 3 minutes the first time)"
   cargo build --release --manifest-path "$root/Cargo.toml"

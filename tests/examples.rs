@@ -155,14 +155,21 @@ fn quickstart_script_runs_every_step() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     // Each eval's summary line says accepted; none is rejected.
     let summaries: Vec<&str> = stdout
         .lines()
         .filter(|l| l.contains("host call(s)"))
         .collect();
     assert_eq!(summaries.len(), 3, "{stdout}");
-    assert!(summaries.iter().all(|l| l.starts_with("accepted")), "{stdout}");
+    assert!(
+        summaries.iter().all(|l| l.starts_with("accepted")),
+        "{stdout}"
+    );
     assert!(stdout.contains("\"graph\":\"accepted\""), "{stdout}");
     assert!(stdout.contains("\"claimed\":true"), "{stdout}");
     assert!(stdout.contains("== replay"), "{stdout}");

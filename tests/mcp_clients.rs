@@ -192,3 +192,12 @@ fn typescript_sdk_client() {
     let node = node();
     run_client(&node, "client_ts.mjs");
 }
+
+/// The shared-server scenarios (principals, tokens, session isolation,
+/// cancellation, progress, narrowing, bounds, fairness, HTTP hygiene,
+/// malformed input), through the Python SDK, raw HTTP and raw stdio.
+#[test]
+fn python_sdk_shared_server() {
+    let py = venv_python();
+    run_client(&py, "shared_py.py");
+}

@@ -59,6 +59,9 @@ pub struct HostArgs {
     /// Size cap of one host call's arguments as JSON, in bytes (default 1048576).
     #[arg(long)]
     pub max_call_args_bytes: Option<u64>,
+    /// Size cap of the program's final value as JSON, in bytes (default 8388608).
+    #[arg(long)]
+    pub max_value_bytes: Option<u64>,
     /// Read-only profile: mutation actions are not registered at all.
     #[arg(long)]
     pub read_only: bool,
@@ -175,6 +178,7 @@ impl HostArgs {
             max_memory_mb: self.max_memory_mb,
             max_output_bytes: self.max_output_bytes,
             max_call_args_bytes: self.max_call_args_bytes,
+            max_value_bytes: self.max_value_bytes,
             ..Default::default()
         }
     }

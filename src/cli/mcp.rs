@@ -26,9 +26,25 @@ pub struct McpArgs {
     /// only unless --allow-remote.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
-    /// Let --http bind a non-loopback address and accept any Host header.
+    /// Let --http bind a non-loopback address and accept any Host header
+    /// (needs --auth).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
+    /// Bearer tokens for --http: a JSON file `{"tokens": [{"sha256", "principal",
+    /// "policyDigest"?, "instructionRef"?, "serverAuthority"?, "actions"?,
+    /// "readOnly"?}]}`; a request without a listed token is 401.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub auth: Option<std::path::PathBuf>,
+    /// A browser origin allowed to call --http besides loopback ones
+    /// (repeatable; e.g. https://app.example.com:443).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub allow_origins: Vec<String>,
+    /// Most HTTP connections open at once (more get 503).
+    #[arg(long, default_value_t = 256, requires = "http")]
+    pub max_connections: usize,
+    /// Most HTTP transport sessions at once (an initialize past it gets 503).
+    #[arg(long, default_value_t = 256, requires = "http")]
+    pub max_transport_sessions: usize,
     #[command(flatten)]
     pub host: HostArgs,
 }
@@ -73,7 +89,28 @@ pub fn run(args: McpArgs) -> i32 {
         }
     };
     let served = match args.http {
-        Some(addr) => runtime.block_on(crate::mcp::serve_http(server, addr, args.allow_remote)),
+        Some(addr) => {
+            let tokens = match &args.auth {
+                None => None,
+                Some(path) => match crate::mcp::Tokens::load(
+                    path,
+                    (&args.host.policy_digest, &args.host.instruction_ref),
+                ) {
+                    Ok(t) => Some(std::sync::Arc::new(t)),
+                    Err(e) => {
+                        eprintln!("tusk mcp: {e}");
+                        return 2;
+                    }
+                },
+            };
+            let mut http = crate::mcp::HttpOptions::new(addr);
+            http.allow_remote = args.allow_remote;
+            http.tokens = tokens;
+            http.allowed_origins = args.allow_origins.clone();
+            http.max_connections = args.max_connections;
+            http.max_transport_sessions = args.max_transport_sessions;
+            runtime.block_on(crate::mcp::serve_http(server, http))
+        }
         None => runtime.block_on(crate::mcp::serve_stdio(server)),
     };
     match served {

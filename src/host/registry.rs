@@ -50,6 +50,8 @@ pub struct Registry {
     /// Mutations the read-only profile left out: calling one says why.
     withheld: BTreeSet<String>,
     read_only: bool,
+    /// Actions a run's `actions` list left out: calling one says why.
+    narrowed: BTreeSet<String>,
 }
 
 /// Whether the profile denies `id` outright.
@@ -136,7 +138,47 @@ impl Registry {
                 .chain(self.withheld.iter().cloned())
                 .collect(),
             read_only: true,
+            narrowed: self.narrowed.clone(),
         }
+    }
+
+    /// The same registry with only the actions in `allowed` (a run's
+    /// `actions` list, or a principal's allowlist): the others are not bound
+    /// and a call to one is `scheme_eval.effect_denied`, saying why.
+    ///
+    /// # Errors
+    /// An id in `allowed` that is neither registered nor withheld here.
+    pub fn narrowed(&self, allowed: &[String]) -> Result<Registry, Vec<String>> {
+        let unknown: Vec<String> = allowed
+            .iter()
+            .filter(|id| !self.actions.contains_key(*id) && !self.withheld.contains(*id))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            return Err(unknown);
+        }
+        let (kept, dropped): (Vec<_>, Vec<_>) = self
+            .actions
+            .iter()
+            .partition(|(id, _)| allowed.contains(id));
+        Ok(Registry {
+            actions: kept
+                .into_iter()
+                .map(|(id, a)| (id.clone(), a.clone()))
+                .collect(),
+            withheld: self.withheld.clone(),
+            read_only: self.read_only,
+            narrowed: dropped
+                .into_iter()
+                .map(|(id, _)| id.clone())
+                .chain(self.narrowed.iter().cloned())
+                .collect(),
+        })
+    }
+
+    /// Actions left out by a narrowing ([`Registry::narrowed`]).
+    pub fn narrowed_out(&self) -> Vec<String> {
+        self.narrowed.iter().cloned().collect()
     }
 
     /// Mutation ids the read-only profile left out.
@@ -182,6 +224,9 @@ impl Registry {
             Some(action) => Resolution::Action(action.clone()),
             None if self.withheld.contains(id) => Resolution::Denied(format!(
                 "action `{id}` mutates, and this engine runs the read-only profile: no write path exists"
+            )),
+            None if self.narrowed.contains(id) => Resolution::Denied(format!(
+                "action `{id}` is not in this run's actions list: only the listed actions are bound"
             )),
             None => Resolution::Unallowlisted,
         }

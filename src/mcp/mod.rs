@@ -10,31 +10,47 @@
 //! Harness invariants kept here: one call in, one result out; runs are
 //! served concurrently up to a bound; two runs for the same issue never
 //! overlap, from their effect-log header to their footer; a session runs one
-//! form at a time.
+//! form at a time. A call waiting for its issue's or session's turn holds no
+//! concurrency permit, so unrelated calls are served meanwhile.
+//!
+//! Shared-server rules (docs/sandbox.md, "The server"): every call is made by
+//! a [`Principal`] ([`auth`]); a session belongs to the principal (and HTTP
+//! transport session) that opened it, and its id is unguessable; a cancel or
+//! a disconnect stops the run (`scheme_eval.interrupted`, recorded), and no
+//! host call starts after it; a call may narrow the actions its program
+//! binds; every recorded request field is bounded.
 
+pub mod auth;
+mod http;
+mod stdio;
 mod text;
 
-use crate::host::ActionSpec;
-use crate::runtime::{Host, Request, RunHooks};
-use crate::sandbox::{EngineMode, LimitsOverride, Sandbox};
+pub use auth::{Principal, Tokens};
+pub use http::{serve_http, HttpOptions};
+
+use crate::host::{ActionKind, ActionSpec};
+use crate::runtime::{CallProgress, Host, Request, RunHooks};
+use crate::sandbox::{CancelToken, EngineMode, LimitsOverride, Sandbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How a server is set up (the flags of `tusk mcp`).
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
-    /// Authority used when a call carries none.
+    /// Authority used when a stdio call (or a token granting it) carries none.
     pub policy_digest: Option<String>,
     pub instruction_ref: Option<String>,
     pub issue_id: Option<String>,
@@ -77,6 +93,9 @@ pub struct EvalInput {
     pub instruction_ref: Option<String>,
     /// A harness-join-check input object, when the policy requires join closure.
     pub join_evidence: Option<Map<String, Value>>,
+    /// Bind only these host actions (a program naming another fails to
+    /// compile as scheme_eval.effect_denied): approve a program by what it may call.
+    pub actions: Option<Vec<String>>,
     /// Lower limits for this run (the server's are the ceiling).
     pub limits: Option<EvalLimits>,
 }
@@ -89,6 +108,7 @@ pub struct EvalLimits {
     pub max_calls: Option<u32>,
     pub max_memory_mb: Option<u64>,
     pub max_output_bytes: Option<u64>,
+    pub max_value_bytes: Option<u64>,
 }
 
 /// `describe_actions`: all actions, or those named, or those matching a word.
@@ -106,6 +126,8 @@ pub struct DescribeInput {
 pub struct SessionOpenInput {
     /// The issue the session works on (its runs' default issue id).
     pub issue_id: Option<String>,
+    /// Bind only these host actions in every form of the session.
+    pub actions: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -114,14 +136,42 @@ pub struct SessionCloseInput {
     pub session_id: String,
 }
 
+/// Who a session belongs to: the principal, and the HTTP transport session
+/// (`Mcp-Session-Id`) when the transport has one.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Owner {
+    principal: String,
+    transport: Option<String>,
+}
+
 /// One client session: a sandbox whose session worker keeps definitions.
 struct Session {
     id: String,
+    owner: Owner,
     issue_id: Option<String>,
+    /// The actions list it was opened with (each form binds these).
+    actions: Option<Vec<String>>,
     sandbox: Sandbox,
     /// Runs so far; held while a form runs (a session runs one at a time).
     runs: tokio::sync::Mutex<u64>,
     last_used: Mutex<Instant>,
+}
+
+impl Session {
+    fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    /// Idle past `ttl` and not running a form.
+    fn expired(&self, ttl: Duration) -> bool {
+        let idle = self
+            .last_used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            >= ttl;
+        idle && self.runs.try_lock().is_ok()
+    }
 }
 
 /// The server: a host, its sessions, and the locks that keep runs apart.
@@ -133,11 +183,22 @@ pub struct TuskServer {
 struct Inner {
     host: Arc<Host>,
     options: ServerOptions,
-    tools: Vec<Tool>,
+    /// The stdio principal (the server's default authority).
+    local: Arc<Principal>,
+    anonymous: Arc<Principal>,
+    specs: Vec<ActionSpec>,
+    eval_description: String,
     direct: HashMap<String, ActionSpec>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     permits: Arc<tokio::sync::Semaphore>,
     issue_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Runs in progress (a shutdown waits for their footers).
+    running: AtomicUsize,
+    /// A run finished since the last heap trim.
+    trim_due: AtomicBool,
+    /// Cancelled when the server's client is gone (stdio end of input) or
+    /// the server stops: every run in progress is interrupted.
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 fn schema_object(value: Value) -> Arc<Map<String, Value>> {
@@ -147,101 +208,244 @@ fn schema_object(value: Value) -> Arc<Map<String, Value>> {
     }
 }
 
+/// 128 bits from the operating system's generator, as hex.
+fn random_hex() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's random generator");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A session id: `mcp-<time>-<public>.<secret>`. The part before the dot is
+/// what the trajectory (readable by programs) records; the secret part is
+/// only in the caller's hands and the operator's effect log.
+fn new_session_id() -> String {
+    let secret = random_hex();
+    let public = &crate::canonical::sha256_hex(secret.as_bytes())[..12];
+    format!(
+        "mcp-{}-{public}.{secret}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    )
+}
+
+/// Sessions the server keeps per run while waiting: decrements on drop.
+struct Running<'a>(&'a Inner);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+        self.0.trim_due.store(true, Ordering::SeqCst);
+    }
+}
+
 impl TuskServer {
     pub fn new(host: Host, options: ServerOptions) -> Self {
         let specs: Vec<ActionSpec> = host.config().registry.specs().cloned().collect();
-        let mut tools = vec![
-            Tool::new(
-                "scheme_eval",
-                text::eval_description(&specs),
-                schema_object(crate::host::declare::args_schema::<EvalInput>()),
-            )
-            .with_raw_output_schema(schema_object(text::result_schema())),
-            Tool::new(
-                "describe_actions",
-                "Describe host actions: kind, one-line description, JSON Schemas of the \
-                 arguments and the payload, failure classes and an example call. Give `ids`, \
-                 or a `query` word, or nothing for all.",
-                schema_object(crate::host::declare::args_schema::<DescribeInput>()),
-            ),
-            Tool::new(
-                "session_open",
-                "Open a session: scheme_eval calls that name its sessionId run in one \
-                 engine, so definitions persist between them (a REPL). Idle sessions expire.",
-                schema_object(crate::host::declare::args_schema::<SessionOpenInput>()),
-            ),
-            Tool::new(
-                "session_close",
-                "Close a session and drop its definitions.",
-                schema_object(crate::host::declare::args_schema::<SessionCloseInput>()),
-            ),
-        ];
-        let mut direct = HashMap::new();
-        if options.direct_tools {
-            for spec in &specs {
-                let name = spec.id.replace('.', "_");
-                tools.push(Tool::new(
-                    name.clone(),
-                    format!(
-                        "{} ({}) {} Returns the premath.host_effect.v0 envelope; mutations need policyDigest and instructionRef.",
-                        spec.description,
-                        if spec.kind == crate::host::ActionKind::Mutation { "mutation" } else { "read" },
-                        spec.signature()
-                    ),
-                    schema_object(text::direct_input_schema(spec)),
-                ));
-                direct.insert(name, spec.clone());
-            }
-        }
+        let eval_description = text::eval_description(&specs);
+        let direct = if options.direct_tools {
+            specs
+                .iter()
+                .map(|spec| (spec.id.replace('.', "_"), spec.clone()))
+                .collect()
+        } else {
+            HashMap::new()
+        };
         let permits = Arc::new(tokio::sync::Semaphore::new(options.max_concurrency.max(1)));
+        let local = Arc::new(Principal::local(
+            options.policy_digest.clone(),
+            options.instruction_ref.clone(),
+        ));
         Self {
             inner: Arc::new(Inner {
                 host: Arc::new(host),
                 options,
-                tools,
+                local,
+                anonymous: Arc::new(Principal::anonymous()),
+                specs,
+                eval_description,
                 direct,
                 sessions: Mutex::new(HashMap::new()),
                 permits,
                 issue_locks: Mutex::new(HashMap::new()),
+                running: AtomicUsize::new(0),
+                trim_due: AtomicBool::new(false),
+                shutdown: tokio_util::sync::CancellationToken::new(),
             }),
         }
     }
 
     /// The generated description of `scheme_eval` (for the size check).
     pub fn eval_description(&self) -> String {
-        self.inner.tools[0]
-            .description
-            .as_deref()
-            .unwrap_or_default()
-            .to_string()
+        self.inner.eval_description.clone()
     }
 
-    /// Closes sessions idle longer than the TTL.
+    /// The tools `principal` sees: what it may use, annotated so a client's
+    /// permission system can tell reads from writes.
+    fn tools_for(&self, principal: &Principal) -> Vec<Tool> {
+        let may_use = |spec: &ActionSpec| self.principal_allows(principal, &spec.id);
+        let mutates = self
+            .inner
+            .specs
+            .iter()
+            .any(|s| s.kind == ActionKind::Mutation && may_use(s));
+        let mut tools = vec![
+            Tool::new(
+                "scheme_eval",
+                self.inner.eval_description.clone(),
+                schema_object(crate::host::declare::args_schema::<EvalInput>()),
+            )
+            .with_raw_output_schema(schema_object(text::result_schema()))
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(!mutates)
+                    .destructive(mutates)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+            Tool::new(
+                "describe_actions",
+                "Describe host actions: kind, one-line description, JSON Schemas of the \
+                 arguments and the payload, failure classes and an example call. Give `ids`, \
+                 or a `query` word, or nothing for all.",
+                schema_object(crate::host::declare::args_schema::<DescribeInput>()),
+            )
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            ),
+            Tool::new(
+                "session_open",
+                "Open a session: scheme_eval calls that name its sessionId run in one \
+                 engine, so definitions persist between them (a REPL). Idle sessions expire; \
+                 a session is usable only by the client that opened it.",
+                schema_object(crate::host::declare::args_schema::<SessionOpenInput>()),
+            )
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
+            Tool::new(
+                "session_close",
+                "Close a session and drop its definitions.",
+                schema_object(crate::host::declare::args_schema::<SessionCloseInput>()),
+            )
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            ),
+        ];
+        let mut direct: Vec<(&String, &ActionSpec)> = self.inner.direct.iter().collect();
+        direct.sort_by(|a, b| a.0.cmp(b.0));
+        for (name, spec) in direct.into_iter().filter(|(_, s)| may_use(s)) {
+            let mutation = spec.kind == ActionKind::Mutation;
+            tools.push(
+                Tool::new(
+                    name.clone(),
+                    format!(
+                        "{} ({}) {} Returns the premath.host_effect.v0 envelope; mutations need policyDigest and instructionRef.",
+                        spec.description,
+                        if mutation { "mutation" } else { "read" },
+                        spec.signature()
+                    ),
+                    schema_object(text::direct_input_schema(spec)),
+                )
+                .with_annotations(
+                    ToolAnnotations::new()
+                        .read_only(!mutation)
+                        .destructive(mutation)
+                        .idempotent(!mutation)
+                        .open_world(false),
+                ),
+            );
+        }
+        tools
+    }
+
+    /// Whether `principal` may bind action `id` at all.
+    fn principal_allows(&self, principal: &Principal, id: &str) -> bool {
+        let read = self
+            .inner
+            .specs
+            .iter()
+            .any(|s| s.id == id && s.kind == ActionKind::Read);
+        (!principal.read_only || read)
+            && principal
+                .actions
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|a| a == id))
+    }
+
+    /// The actions list a run binds: the host's actions the principal may
+    /// use, intersected with the call's list; `None` when that is all of
+    /// them. An id the host does not offer at all is refused.
+    fn effective_actions(
+        &self,
+        principal: &Principal,
+        asked: Option<&[String]>,
+    ) -> Result<Option<Vec<String>>, String> {
+        if let Some(asked) = asked {
+            let offered: BTreeSet<&str> = self.inner.specs.iter().map(|s| s.id.as_str()).collect();
+            let unknown: Vec<&str> = asked
+                .iter()
+                .map(String::as_str)
+                .filter(|id| !offered.contains(id))
+                .collect();
+            if !unknown.is_empty() {
+                return Err(format!(
+                    "request.unknown_action: the actions list names what this server does not offer: {}",
+                    unknown.join(", ")
+                ));
+            }
+        }
+        let all: Vec<String> = self.inner.specs.iter().map(|s| s.id.clone()).collect();
+        let bound: Vec<String> = all
+            .iter()
+            .filter(|id| self.principal_allows(principal, id))
+            .filter(|id| asked.is_none_or(|list| list.contains(id)))
+            .cloned()
+            .collect();
+        Ok((bound != all).then_some(bound))
+    }
+
+    /// Closes sessions idle longer than the TTL (their workers end with them).
     fn sweep(&self) {
         let ttl = self.inner.options.session_ttl;
-        let mut sessions = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        sessions.retain(|_, s| {
-            s.last_used
+        let expired: Vec<Arc<Session>> = {
+            let mut sessions = self
+                .inner
+                .sessions
                 .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .elapsed()
-                < ttl
-        });
+                .unwrap_or_else(|e| e.into_inner());
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.expired(ttl))
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        // Dropped outside the table's lock: each drop kills a worker.
+        drop(expired);
     }
 
-    fn session(&self, id: &str) -> Option<Arc<Session>> {
+    /// The session `id` if it exists and belongs to `owner`; another
+    /// owner's session is reported exactly like an unknown one.
+    fn session(&self, id: &str, owner: &Owner) -> Option<Arc<Session>> {
         self.sweep();
         let sessions = self
             .inner
             .sessions
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let session = sessions.get(id).cloned()?;
-        *session.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        let session = sessions.get(id).filter(|s| s.owner == *owner).cloned()?;
+        session.touch();
         Some(session)
     }
 
@@ -255,56 +459,108 @@ impl TuskServer {
         locks.entry(issue.to_string()).or_default().clone()
     }
 
-    /// Runs one request: waits for a permit and for its issue, then runs it
-    /// on a blocking thread (the program itself runs in a worker process).
+    /// Runs one request: waits for its issue (and session), then for a
+    /// permit, then runs it on a blocking thread (the program itself runs in
+    /// a worker process). A cancel while waiting runs nothing; a cancel
+    /// while running stops the run.
     async fn run(
         &self,
         request: Request,
         session: Option<Arc<Session>>,
+        call: &CallContext,
     ) -> Result<crate::runtime::RunResult, String> {
-        let _permit = self
-            .inner
-            .permits
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| e.to_string())?;
+        let cancelled =
+            || "the request was cancelled before it ran; nothing was recorded".to_string();
         let issue_lock = request.issue_id.as_deref().map(|i| self.issue_lock(i));
         let _issue = match &issue_lock {
-            Some(lock) => Some(lock.lock().await),
+            Some(lock) => tokio::select! {
+                guard = lock.lock() => Some(guard),
+                _ = call.ct.cancelled() => return Err(cancelled()),
+            },
             None => None,
         };
-        let host = self.inner.host.clone();
-        match session {
-            None => tokio::task::spawn_blocking(move || host.eval(&request))
-                .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string()),
+        let mut session_turn = match &session {
+            Some(s) => tokio::select! {
+                guard = s.runs.lock() => Some(guard),
+                _ = call.ct.cancelled() => return Err(cancelled()),
+            },
+            None => None,
+        };
+        // Only now a permit: a call waiting for its issue's or session's
+        // turn never keeps an unrelated one from running.
+        let _permit = tokio::select! {
+            permit = self.inner.permits.clone().acquire_owned() => permit.map_err(|e| e.to_string())?,
+            _ = call.ct.cancelled() => return Err(cancelled()),
+        };
+        let cancel = CancelToken::new();
+        let watcher = {
+            let cancel = cancel.clone();
+            let ct = call.ct.clone();
+            let shutdown = self.inner.shutdown.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = ct.cancelled() => {}
+                    _ = shutdown.cancelled() => {}
+                }
+                cancel.cancel();
+            })
+        };
+        let hooks = RunHooks {
+            cancel: Some(cancel),
+            on_call: call.progress.clone(),
+            ..Default::default()
+        };
+        self.inner.running.fetch_add(1, Ordering::SeqCst);
+        let inner = self.inner.clone();
+        let result = match session.clone() {
+            None => tokio::task::spawn_blocking(move || {
+                let _running = Running(&inner);
+                inner.host.eval_on(
+                    inner.host_sandbox(),
+                    &request,
+                    EngineMode::Fresh,
+                    None,
+                    hooks,
+                )
+            })
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("{}: {e}", e.class())),
             Some(session) => {
-                let mut runs = session.runs.lock().await;
-                let sid = session.id.clone();
-                let session2 = session.clone();
                 let result = tokio::task::spawn_blocking(move || {
-                    host.eval_on(
-                        &session2.sandbox,
+                    let _running = Running(&inner);
+                    inner.host.eval_on(
+                        &session.sandbox,
                         &request,
                         EngineMode::Session,
-                        Some(&sid),
-                        RunHooks::default(),
+                        Some(&session.id),
+                        hooks,
                     )
                 })
                 .await
                 .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string())?;
-                *runs += 1;
-                Ok(result)
+                .map_err(|e| format!("{}: {e}", e.class()));
+                if let Some(runs) = session_turn.as_mut() {
+                    **runs += 1;
+                }
+                result
             }
+        };
+        watcher.abort();
+        if let Some(s) = &session {
+            s.touch();
         }
+        result
     }
 
-    /// The request of a `scheme_eval` call, with the server's defaults and
-    /// its limits as the ceiling.
-    fn request(&self, input: EvalInput, session: Option<&Session>) -> Request {
+    /// The request of a `scheme_eval` call: the caller's authority, else its
+    /// principal's default; the server's limits as the ceiling.
+    fn request(
+        &self,
+        input: EvalInput,
+        session: Option<&Session>,
+        principal: &Principal,
+    ) -> Result<Request, String> {
         let o = &self.inner.options;
         let ceiling = self.inner.host.config().limits;
         let lower = |asked: Option<u64>, max: u64| Some(asked.map_or(max, |a| a.min(max)));
@@ -313,35 +569,60 @@ impl TuskServer {
             max_calls: l.max_calls.map(|c| c.min(ceiling.max_calls)),
             max_memory_mb: lower(l.max_memory_mb, ceiling.max_memory_mb),
             max_output_bytes: lower(l.max_output_bytes, ceiling.max_output_bytes),
+            max_value_bytes: lower(l.max_value_bytes, ceiling.max_value_bytes),
             ..Default::default()
         });
-        Request {
+        let actions = match session {
+            // A session's list was fixed (and checked) when it opened.
+            Some(s) => {
+                if input.actions.is_some() && input.actions != s.actions {
+                    return Err(
+                        "request.unknown_action: this session was opened with another actions list; \
+                         a session's actions are fixed by session_open"
+                            .to_string(),
+                    );
+                }
+                s.actions.clone()
+            }
+            None => self.effective_actions(principal, input.actions.as_deref())?,
+        };
+        Ok(Request {
             program: input.program,
             issue_id: input
                 .issue_id
                 .or_else(|| session.and_then(|s| s.issue_id.clone()))
                 .or_else(|| o.issue_id.clone()),
-            policy_digest: input.policy_digest.or_else(|| o.policy_digest.clone()),
-            instruction_ref: input.instruction_ref.or_else(|| o.instruction_ref.clone()),
+            policy_digest: input
+                .policy_digest
+                .or_else(|| principal.policy_digest.clone()),
+            instruction_ref: input
+                .instruction_ref
+                .or_else(|| principal.instruction_ref.clone()),
             join_evidence: input.join_evidence.map(Value::Object),
             limits,
+            actions,
+            principal: Some(principal.name.clone()),
             invalid_utf8_at: None,
-        }
+        })
     }
 
-    async fn scheme_eval(&self, input: EvalInput) -> CallToolResult {
+    async fn scheme_eval(&self, input: EvalInput, call: &CallContext) -> CallToolResult {
         let session = match &input.session_id {
             None => None,
-            Some(sid) => match self.session(sid) {
+            Some(sid) => match self.session(sid, &call.owner) {
                 Some(s) => Some(s),
                 None => return tool_error(format!(
-                    "unknown or expired session `{sid}`: sessions expire after {} s idle; open one with session_open",
+                    "unknown or expired session `{}`: sessions expire after {} s idle and belong to the client that opened them; open one with session_open",
+                    shown(sid),
                     self.inner.options.session_ttl.as_secs()
                 )),
             },
         };
-        let request = self.request(input, session.as_deref());
-        match self.run(request, session).await {
+        let request = match self.request(input, session.as_deref(), &call.principal) {
+            Ok(r) => r,
+            Err(e) => return tool_error(e),
+        };
+        match self.run(request, session, call).await {
             Ok(result) => {
                 let summary = crate::cli::eval::summary(&result.json);
                 let mut out = CallToolResult::structured(result.json);
@@ -357,10 +638,8 @@ impl TuskServer {
         let query = input.query.map(|q| q.to_lowercase());
         let actions: Vec<Value> = self
             .inner
-            .host
-            .config()
-            .registry
-            .specs()
+            .specs
+            .iter()
             .filter(|s| input.ids.as_ref().is_none_or(|ids| ids.contains(&s.id)))
             .filter(|s| {
                 query.as_ref().is_none_or(|q| {
@@ -375,7 +654,27 @@ impl TuskServer {
         out
     }
 
-    fn session_open(&self, input: SessionOpenInput) -> CallToolResult {
+    fn session_open(&self, input: SessionOpenInput, call: &CallContext) -> CallToolResult {
+        let actions = match self.effective_actions(&call.principal, input.actions.as_deref()) {
+            Ok(a) => a,
+            Err(e) => return tool_error(e),
+        };
+        if let Some(issue) = &input.issue_id {
+            let max = crate::runtime::field_limit("issueId");
+            if issue.len() > max {
+                return tool_error(format!(
+                    "request.field_too_large: issueId is {} bytes, over its {max}-byte limit",
+                    issue.len()
+                ));
+            }
+        }
+        let sandbox = match &actions {
+            None => self.inner.host.new_sandbox(),
+            Some(list) => match self.inner.host.registry_for(Some(list)) {
+                Ok(registry) => self.inner.host.sandbox_for(&registry),
+                Err(e) => return tool_error(format!("{}: {e}", e.class())),
+            },
+        };
         self.sweep();
         let mut sessions = self
             .inner
@@ -388,13 +687,15 @@ impl TuskServer {
                 self.inner.options.max_sessions
             ));
         }
-        let id = crate::repl::new_session_id(chrono::Utc::now());
+        let id = new_session_id();
         sessions.insert(
             id.clone(),
             Arc::new(Session {
                 id: id.clone(),
+                owner: call.owner.clone(),
                 issue_id: input.issue_id,
-                sandbox: self.inner.host.new_sandbox(),
+                actions,
+                sandbox,
                 runs: tokio::sync::Mutex::new(0),
                 last_used: Mutex::new(Instant::now()),
             }),
@@ -404,13 +705,18 @@ impl TuskServer {
         out
     }
 
-    fn session_close(&self, input: SessionCloseInput) -> CallToolResult {
-        let removed = self
-            .inner
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&input.session_id);
+    fn session_close(&self, input: SessionCloseInput, call: &CallContext) -> CallToolResult {
+        let removed = {
+            let mut sessions = self
+                .inner
+                .sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match sessions.get(&input.session_id) {
+                Some(s) if s.owner == call.owner => sessions.remove(&input.session_id),
+                _ => None,
+            }
+        };
         match removed {
             Some(_) => {
                 let mut out = CallToolResult::structured(
@@ -422,21 +728,37 @@ impl TuskServer {
                 ))];
                 out
             }
-            None => tool_error(format!("unknown or expired session `{}`", input.session_id)),
+            None => tool_error(format!(
+                "unknown or expired session `{}`",
+                shown(&input.session_id)
+            )),
         }
     }
 
     /// A direct tool: the action called once, as the program
     /// `(host-call "<id>" <args>)`, so it passes the same gate and leaves the
     /// same records as any program (and replays).
-    async fn direct(&self, spec: &ActionSpec, mut args: Map<String, Value>) -> CallToolResult {
-        let take = |args: &mut Map<String, Value>, key: &str| {
-            args.remove(key)
-                .and_then(|v| v.as_str().map(str::to_string))
+    async fn direct(
+        &self,
+        spec: &ActionSpec,
+        mut args: Map<String, Value>,
+        call: &CallContext,
+    ) -> CallToolResult {
+        let mut take = |key: &str| -> Result<Option<String>, String> {
+            match args.remove(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(format!("invalid arguments: `{key}` must be a string")),
+            }
         };
-        let policy_digest = take(&mut args, "policyDigest");
-        let instruction_ref = take(&mut args, "instructionRef");
-        let issue_id = take(&mut args, "issueId");
+        let (policy_digest, instruction_ref, issue_id) = match (
+            take("policyDigest"),
+            take("instructionRef"),
+            take("issueId"),
+        ) {
+            (Ok(p), Ok(i), Ok(s)) => (p, i, s),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return tool_error(e),
+        };
         let program = format!(
             "(host-call \"{}\" {})",
             spec.id,
@@ -449,10 +771,14 @@ impl TuskServer {
             policy_digest,
             instruction_ref,
             join_evidence: None,
+            actions: Some(vec![spec.id.clone()]),
             limits: None,
         };
-        let request = self.request(input, None);
-        match self.run(request, None).await {
+        let request = match self.request(input, None, &call.principal) {
+            Ok(r) => r,
+            Err(e) => return tool_error(e),
+        };
+        match self.run(request, None, call).await {
             Ok(result) => match result.json["effects"].get(0).cloned() {
                 Some(envelope) => {
                     let accepted = envelope["resultClass"] == "accepted";
@@ -473,6 +799,117 @@ impl TuskServer {
             Err(e) => tool_error(format!("the request could not be served: {e}")),
         }
     }
+
+    /// The principal and session owner of a request, from the transport:
+    /// stdio calls are the local principal; HTTP calls carry theirs (put
+    /// there by the token layer) or are anonymous.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> (Arc<Principal>, Owner) {
+        match context.extensions.get::<::http::request::Parts>() {
+            None => (
+                self.inner.local.clone(),
+                Owner {
+                    principal: auth::LOCAL.to_string(),
+                    transport: None,
+                },
+            ),
+            Some(parts) => {
+                let principal = parts
+                    .extensions
+                    .get::<Arc<Principal>>()
+                    .cloned()
+                    .unwrap_or_else(|| self.inner.anonymous.clone());
+                let transport = parts
+                    .headers
+                    .get("mcp-session-id")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                let owner = Owner {
+                    principal: principal.name.clone(),
+                    transport,
+                };
+                (principal, owner)
+            }
+        }
+    }
+
+    /// Cancelled when the server's client is gone or the server stops.
+    pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
+        self.inner.shutdown.clone()
+    }
+
+    /// Waits (up to `limit`) for the runs in progress to write their footers.
+    pub async fn drain(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        while self.inner.running.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The server's housekeeping, until the runtime stops: expired sessions
+    /// (and their workers) end at expiry, not at the next call; the heap
+    /// freed by large results goes back to the operating system.
+    pub fn spawn_housekeeping(&self) {
+        let server = self.clone();
+        let tick = (self.inner.options.session_ttl / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(5));
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(tick.min(Duration::from_millis(500)));
+            let mut since_sweep = Duration::ZERO;
+            loop {
+                interval.tick().await;
+                since_sweep += interval.period();
+                if since_sweep >= tick {
+                    since_sweep = Duration::ZERO;
+                    let server = server.clone();
+                    let _ = tokio::task::spawn_blocking(move || server.sweep()).await;
+                }
+                if server.inner.running.load(Ordering::SeqCst) == 0
+                    && server.inner.trim_due.swap(false, Ordering::SeqCst)
+                {
+                    trim_heap();
+                }
+            }
+        });
+    }
+}
+
+impl Inner {
+    fn host_sandbox(&self) -> &Sandbox {
+        self.host.sandbox()
+    }
+}
+
+/// Returns freed heap to the operating system, so a server's resident size
+/// comes back down after large results instead of staying at its peak.
+fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// What one tool call brings besides its arguments.
+struct CallContext {
+    principal: Arc<Principal>,
+    owner: Owner,
+    /// Cancelled by `notifications/cancelled`, a disconnect, or the end of
+    /// the HTTP transport session.
+    ct: tokio_util::sync::CancellationToken,
+    /// Sends a progress notification per host call, when the request asked.
+    progress: Option<crate::runtime::OnCall>,
+}
+
+/// A caller-supplied name as an error message shows it: at most 128 bytes.
+fn shown(text: &str) -> String {
+    if text.len() <= 128 {
+        return text.to_string();
+    }
+    let mut end = 128;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
 }
 
 fn tool_error(message: String) -> CallToolResult {
@@ -492,6 +929,27 @@ fn parse<T: serde::de::DeserializeOwned + JsonSchema>(
     let value = crate::host::registry::validate_args(&schema, Some(&value))
         .map_err(|e| format!("invalid arguments: {e}"))?;
     serde_json::from_value(value).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// A listener that turns each host call into a progress notification
+/// (`progress` = calls so far; the message names the action and its result
+/// class), sent in order from one task.
+fn progress_listener(context: &RequestContext<RoleServer>) -> Option<crate::runtime::OnCall> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<CallProgress>();
+    tokio::spawn(async move {
+        while let Some(p) = rx.recv().await {
+            let note = ProgressNotificationParam::new(token.clone(), p.seq as f64)
+                .with_message(format!("call {} {} → {}", p.seq, p.action, p.result_class));
+            if peer.notify_progress(note).await.is_err() {
+                break;
+            }
+        }
+    });
+    Some(Arc::new(move |p: CallProgress| {
+        let _ = tx.send(p);
+    }))
 }
 
 impl ServerHandler for TuskServer {
@@ -516,19 +974,27 @@ impl ServerHandler for TuskServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+        let (principal, _) = self.caller(&context);
+        Ok(ListToolsResult::with_all_items(self.tools_for(&principal)))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let (principal, owner) = self.caller(&context);
+        let call = CallContext {
+            principal,
+            owner,
+            ct: context.ct.clone(),
+            progress: progress_listener(&context),
+        };
         let result = match request.name.as_ref() {
             "scheme_eval" => match parse::<EvalInput>(request.arguments) {
-                Ok(input) => self.scheme_eval(input).await,
+                Ok(input) => self.scheme_eval(input, &call).await,
                 Err(e) => tool_error(e),
             },
             "describe_actions" => match parse::<DescribeInput>(request.arguments) {
@@ -536,20 +1002,30 @@ impl ServerHandler for TuskServer {
                 Err(e) => tool_error(e),
             },
             "session_open" => match parse::<SessionOpenInput>(request.arguments) {
-                Ok(input) => self.session_open(input),
+                Ok(input) => self.session_open(input, &call),
                 Err(e) => tool_error(e),
             },
             "session_close" => match parse::<SessionCloseInput>(request.arguments) {
-                Ok(input) => self.session_close(input),
+                Ok(input) => self.session_close(input, &call),
                 Err(e) => tool_error(e),
             },
-            name => match self.inner.direct.get(name) {
+            name => match self
+                .inner
+                .direct
+                .get(name)
+                .filter(|spec| self.principal_allows(&call.principal, &spec.id))
+            {
                 Some(spec) => {
                     let spec = spec.clone();
-                    self.direct(&spec, request.arguments.unwrap_or_default())
+                    self.direct(&spec, request.arguments.unwrap_or_default(), &call)
                         .await
                 }
-                None => return Err(ErrorData::invalid_params(format!("no tool `{name}`"), None)),
+                None => {
+                    return Err(ErrorData::invalid_params(
+                        format!("no tool `{}`", shown(name)),
+                        None,
+                    ))
+                }
             },
         };
         Ok(result.into())
@@ -577,14 +1053,7 @@ impl ServerHandler for TuskServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let contents = match request.uri.as_str() {
             "tusk://actions" => {
-                let specs: Vec<Value> = self
-                    .inner
-                    .host
-                    .config()
-                    .registry
-                    .specs()
-                    .map(ActionSpec::to_json)
-                    .collect();
+                let specs: Vec<Value> = self.inner.specs.iter().map(ActionSpec::to_json).collect();
                 ResourceContents::text(
                     crate::canonical::to_pretty_sorted(&Value::Array(specs)),
                     "tusk://actions",
@@ -597,7 +1066,7 @@ impl ServerHandler for TuskServer {
             }
             other => {
                 return Err(ErrorData::resource_not_found(
-                    format!("no resource `{other}`"),
+                    format!("no resource `{}`", shown(other)),
                     None,
                 ))
             }
@@ -606,58 +1075,11 @@ impl ServerHandler for TuskServer {
     }
 }
 
-/// Serves MCP over streamable HTTP at `addr` (path `/mcp`) until Ctrl-C.
-/// `allow_remote` lets a non-loopback address be bound and any `Host`
-/// header through; otherwise only loopback is served.
-///
-/// # Errors
-/// The address cannot be bound, or is not loopback without `allow_remote`.
-pub async fn serve_http(
-    server: TuskServer,
-    addr: std::net::SocketAddr,
-    allow_remote: bool,
-) -> Result<(), String> {
-    use rmcp::transport::streamable_http_server::{
-        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
-    };
-    if !addr.ip().is_loopback() && !allow_remote {
-        return Err(format!(
-            "{addr} is not a loopback address; pass --allow-remote to serve other hosts"
-        ));
-    }
-    let mut config = StreamableHttpServerConfig::default();
-    if allow_remote {
-        config = config.disable_allowed_hosts();
-    }
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    eprintln!("tusk mcp: serving streamable HTTP at http://{bound}/mcp");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| e.to_string())
-}
-
-/// Serves MCP on stdin/stdout until the client goes away.
+/// Serves MCP on stdin/stdout until the client goes away; then waits for
+/// the runs the disconnect interrupted to write their footers.
 ///
 /// # Errors
 /// The transport failed.
 pub async fn serve_stdio(server: TuskServer) -> Result<(), String> {
-    use rmcp::ServiceExt;
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| e.to_string())?;
-    running.waiting().await.map_err(|e| e.to_string())?;
-    Ok(())
+    stdio::serve(server).await
 }

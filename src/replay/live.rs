@@ -127,6 +127,13 @@ impl LiveReplayer {
             join_evidence: None,
             limits: Some(LimitsOverride::from(limits)),
             invalid_utf8_at: run.invalid_utf8_at,
+            // Bind what the header recorded (a narrowed run stays narrowed;
+            // a session's engine was built with its host's set).
+            actions: run
+                .host_actions
+                .clone()
+                .filter(|_| mode == EngineMode::Fresh),
+            principal: None,
         };
         let join = authority.join_evidence;
         let times: Vec<CallTimes> = calls
@@ -147,6 +154,7 @@ impl LiveReplayer {
             RunHooks {
                 join,
                 clock: Some(clock),
+                ..Default::default()
             },
         ) {
             Ok(r) => r,

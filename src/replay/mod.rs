@@ -499,12 +499,18 @@ impl Replayer {
                     .collect();
                 bindings.catalogue = Value::Object(catalogue).to_string();
                 // A recording that bound no mutations (the read-only
-                // profile) withheld them: name them the same way.
-                bindings.withheld = builtins
-                    .mutation_ids()
+                // profile) withheld them: name them the same way. Other
+                // built-ins it did not bind were left out by its actions
+                // list: naming one is effect_denied as well.
+                let mutations = builtins.mutation_ids();
+                let bound_a_mutation = mutations.iter().any(|id| ids.contains(id));
+                let (withheld, narrowed): (Vec<String>, Vec<String>) = builtins
+                    .ids()
                     .into_iter()
                     .filter(|id| !ids.contains(id))
-                    .collect();
+                    .partition(|id| !bound_a_mutation && mutations.contains(id));
+                bindings.withheld = withheld;
+                bindings.narrowed = narrowed;
                 bindings.ids = ids;
                 Sandbox::with_bindings(bindings)
             })

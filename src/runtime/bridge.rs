@@ -23,8 +23,23 @@ pub(crate) struct CallHost {
     max_calls: u32,
     run_id: String,
     issue_id: Option<String>,
+    principal: Option<String>,
     clock: Option<super::Clock>,
+    on_call: Option<super::OnCall>,
     state: Mutex<State>,
+}
+
+/// What one run's host side is given besides the host's configuration.
+pub(crate) struct RunSetup {
+    /// The actions this run may call (the host's, or a narrowing of them).
+    pub registry: Registry,
+    pub authority: Authority,
+    pub max_calls: u32,
+    pub run_id: String,
+    pub issue_id: Option<String>,
+    pub principal: Option<String>,
+    pub clock: Option<super::Clock>,
+    pub on_call: Option<super::OnCall>,
 }
 
 struct State {
@@ -73,26 +88,20 @@ impl Decision {
 }
 
 impl CallHost {
-    /// The host side of run `run_id`: `config`'s registry, policy and paths,
-    /// the request's authority and issue, the run's call budget and its log.
-    pub fn new(
-        config: &super::HostConfig,
-        authority: Authority,
-        max_calls: u32,
-        run_id: String,
-        issue_id: Option<String>,
-        log: EffectLog,
-        clock: Option<super::Clock>,
-    ) -> Self {
+    /// The host side of one run: `config`'s policy and paths, the run's
+    /// actions, authority, issue, principal and call budget, and its log.
+    pub fn new(config: &super::HostConfig, setup: RunSetup, log: EffectLog) -> Self {
         Self {
-            registry: config.registry.clone(),
+            registry: setup.registry,
             policy: config.policy.clone(),
-            authority,
+            authority: setup.authority,
             paths: config.paths.clone(),
-            max_calls,
-            run_id,
-            issue_id,
-            clock,
+            max_calls: setup.max_calls,
+            run_id: setup.run_id,
+            issue_id: setup.issue_id,
+            principal: setup.principal,
+            clock: setup.clock,
+            on_call: setup.on_call,
             state: Mutex::new(State {
                 calls: 0,
                 executed: 0,
@@ -276,7 +285,11 @@ impl HostBridge for CallHost {
                 .map(|r| vec![r.to_string()])
                 .unwrap_or_default(),
             witness_refs: refs.clone(),
-            lineage_refs: Vec::new(),
+            lineage_refs: self
+                .principal
+                .iter()
+                .map(|p| format!("principal://{p}"))
+                .collect(),
             started_at: None,
         };
         let trajectory_row = match self.append_trajectory(&mut state, &row) {
@@ -322,6 +335,13 @@ impl HostBridge for CallHost {
             }
         }
         state.effects.push(envelope.clone());
+        if let Some(on_call) = &self.on_call {
+            on_call(super::CallProgress {
+                seq: n,
+                action: action.to_string(),
+                result_class,
+            });
+        }
         HostReply {
             envelope,
             breach: decision.breach,

@@ -83,6 +83,7 @@ pub fn bindings(registry: &Registry) -> crate::sandbox::Bindings {
         ids: registry.ids(),
         catalogue: Value::Object(catalogue).to_string(),
         withheld: registry.withheld(),
+        narrowed: registry.narrowed_out(),
     }
 }
 
@@ -111,11 +112,83 @@ pub struct Request {
     pub join_evidence: Option<Value>,
     #[serde(default)]
     pub limits: Option<LimitsOverride>,
+    /// Bind only these host actions (intersected with what the host offers):
+    /// a caller can approve a program by the list of actions it may call.
+    /// The effect-log header's `hostActions` records the bound set.
+    #[serde(default)]
+    pub actions: Option<Vec<String>>,
+    /// Who asks (set by the front end, never by the request's author): an
+    /// MCP client's principal. Recorded in the header and trajectory rows.
+    #[serde(skip)]
+    pub principal: Option<String>,
     /// The program file was not UTF-8: the byte offset of its first invalid
     /// byte (`program` then holds a lossy decoding, for the record). Such a
     /// request runs nothing and is rejected as an invalid program.
     #[serde(skip)]
     pub invalid_utf8_at: Option<usize>,
+}
+
+/// The largest size, in bytes, of each request field that every run records
+/// (in its header and in each of its rows): over it, the request is refused
+/// as `request.field_too_large` before anything is written. The program's
+/// own limit is the run's `maxProgramBytes`.
+pub const FIELD_LIMITS: [(&str, usize); 6] = [
+    ("issueId", 256),
+    ("instructionRef", 2048),
+    ("policyDigest", 256),
+    ("sessionId", 256),
+    ("principal", 256),
+    ("joinEvidence", 256 * 1024),
+];
+
+/// Most entries of a request's `actions` list.
+pub const MAX_ACTIONS_LISTED: usize = 512;
+
+/// The limit of `field` in [`FIELD_LIMITS`].
+pub fn field_limit(field: &str) -> usize {
+    FIELD_LIMITS
+        .iter()
+        .find(|(f, _)| *f == field)
+        .map_or(usize::MAX, |(_, max)| *max)
+}
+
+impl Request {
+    /// Refuses a field over its limit ([`FIELD_LIMITS`]); `session_id` is
+    /// the session the run is recorded under.
+    pub fn check_bounds(&self, session_id: Option<&str>) -> Result<(), RequestError> {
+        let join_bytes = self
+            .join_evidence
+            .as_ref()
+            .map(|v| serde_json::to_string(v).map_or(usize::MAX, |t| t.len()));
+        let fields = [
+            ("issueId", self.issue_id.as_ref().map(String::len)),
+            (
+                "instructionRef",
+                self.instruction_ref.as_ref().map(String::len),
+            ),
+            ("policyDigest", self.policy_digest.as_ref().map(String::len)),
+            ("sessionId", session_id.map(str::len)),
+            ("principal", self.principal.as_ref().map(String::len)),
+            ("joinEvidence", join_bytes),
+        ];
+        for (field, bytes) in fields {
+            let max = field_limit(field);
+            if let Some(bytes) = bytes.filter(|b| *b > max) {
+                return Err(RequestError::FieldTooLarge { field, bytes, max });
+            }
+        }
+        if let Some(actions) = &self.actions {
+            let bytes: usize = actions.iter().map(String::len).sum();
+            if actions.len() > MAX_ACTIONS_LISTED || bytes > 64 * 1024 {
+                return Err(RequestError::FieldTooLarge {
+                    field: "actions",
+                    bytes,
+                    max: 64 * 1024,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Request {
@@ -143,6 +216,16 @@ impl Request {
 pub enum RequestError {
     #[error("join evidence is not a valid harness-join-check input: {0}")]
     JoinEvidence(String),
+    #[error("{field} is {bytes} bytes, over its {max}-byte limit; nothing was run or recorded")]
+    FieldTooLarge {
+        field: &'static str,
+        bytes: usize,
+        max: usize,
+    },
+    #[error("the actions list names {} that this host does not offer: {}", if .0.len() == 1 { "an action" } else { "actions" }, .0.join(", "))]
+    UnknownActions(Vec<String>),
+    #[error("this session was opened with another actions list; a session's actions are fixed when it opens")]
+    SessionActions,
     #[error(transparent)]
     EffectLog(#[from] EffectLogError),
 }
@@ -153,6 +236,10 @@ impl RequestError {
     pub fn class(&self) -> &'static str {
         match self {
             RequestError::EffectLog(EffectLogError::Store(e)) => e.class(),
+            RequestError::FieldTooLarge { .. } => "request.field_too_large",
+            RequestError::UnknownActions(_) | RequestError::SessionActions => {
+                "request.unknown_action"
+            }
             _ => "request.unusable",
         }
     }
@@ -182,6 +269,11 @@ impl Host {
 
     pub fn config(&self) -> &HostConfig {
         &self.config
+    }
+
+    /// The host's own sandbox (fresh runs without a narrowing).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
     }
 
     /// A handle that interrupts the run in progress from another thread.
@@ -230,6 +322,27 @@ impl Host {
         Sandbox::with_bindings(bindings(&self.config.registry))
     }
 
+    /// The registry a run with `actions` sees: this host's, narrowed to the
+    /// list when there is one.
+    ///
+    /// # Errors
+    /// The list names an action this host does not offer.
+    pub fn registry_for(&self, actions: Option<&[String]>) -> Result<Registry, RequestError> {
+        match actions {
+            None => Ok(self.config.registry.clone()),
+            Some(list) => self
+                .config
+                .registry
+                .narrowed(list)
+                .map_err(RequestError::UnknownActions),
+        }
+    }
+
+    /// A sandbox binding exactly `registry`'s actions (a narrowed session).
+    pub fn sandbox_for(&self, registry: &Registry) -> Sandbox {
+        Sandbox::with_bindings(bindings(registry))
+    }
+
     /// [`Host::eval_hooked`] in `sandbox` (one of [`Host::new_sandbox`]'s)
     /// instead of the host's own.
     pub fn eval_on(
@@ -240,7 +353,28 @@ impl Host {
         session_id: Option<&str>,
         hooks: RunHooks,
     ) -> Result<RunResult, RequestError> {
+        request.check_bounds(session_id)?;
         let limits = request.limits.unwrap_or_default().apply(self.config.limits);
+        let registry = self.registry_for(request.actions.as_deref())?;
+        // A narrowed fresh run gets a sandbox binding only the listed
+        // actions; a session's sandbox was built for its list when it opened.
+        let narrowed_sandbox;
+        let sandbox =
+            if request.actions.is_none() || sandbox.action_ids() == registry.ids().as_slice() {
+                sandbox
+            } else if mode == EngineMode::Fresh {
+                narrowed_sandbox = self.sandbox_for(&registry);
+                &narrowed_sandbox
+            } else {
+                return Err(RequestError::SessionActions);
+            };
+        let started = Utc::now();
+        if let Err(error) = Sandbox::check_size(&request.program, &limits) {
+            // Refused before anything is recorded: an oversized program is
+            // never copied into the log (host-api §2's class all the same).
+            let trajectory = self.config.paths.trajectory.path().display().to_string();
+            return Ok(unrecorded(request, error, started, trajectory));
+        }
         let join = match hooks.join {
             Some(verdict) => Some(verdict),
             None => request
@@ -255,7 +389,6 @@ impl Host {
             instruction_ref: request.instruction_ref.clone(),
             join,
         };
-        let started = Utc::now();
         let run_id = new_run_id(&request.program, started);
         let program_digest = canonical::sha256_text(&request.program);
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
@@ -276,6 +409,9 @@ impl Host {
         if let Some(at) = request.invalid_utf8_at {
             header["invalidUtf8At"] = json!(at);
         }
+        if let Some(principal) = &request.principal {
+            header["principal"] = json!(principal);
+        }
         if let Some(sid) = session_id {
             header["sessionId"] = json!(sid);
             if mode == EngineMode::ResetSession {
@@ -286,16 +422,27 @@ impl Host {
 
         let host = Arc::new(CallHost::new(
             &self.config,
-            authority,
-            limits.max_calls,
-            run_id.clone(),
-            request.issue_id.clone(),
+            bridge::RunSetup {
+                registry,
+                authority,
+                max_calls: limits.max_calls,
+                run_id: run_id.clone(),
+                issue_id: request.issue_id.clone(),
+                principal: request.principal.clone(),
+                clock: hooks.clock,
+                on_call: hooks.on_call,
+            },
             log,
-            hooks.clock,
         ));
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
-            None => sandbox.run(&request.program, limits, mode, host.clone()),
+            None => sandbox.run_cancellable(
+                &request.program,
+                limits,
+                mode,
+                host.clone(),
+                hooks.cancel.as_ref(),
+            ),
         };
         let finished = Utc::now();
         let ended = host.finish();
@@ -351,8 +498,17 @@ impl Host {
                 })
                 .collect(),
             lineage_refs: session_id
-                .map(|sid| vec![format!("session://{sid}")])
-                .unwrap_or_default(),
+                // The part after a '.' is a secret (an MCP session's) that
+                // the trajectory, readable by programs, never holds.
+                .map(|sid| format!("session://{}", sid.split('.').next().unwrap_or(sid)))
+                .into_iter()
+                .chain(
+                    request
+                        .principal
+                        .as_ref()
+                        .map(|p| format!("principal://{p}")),
+                )
+                .collect(),
             started_at: Some(rfc3339(started)),
         };
         if let Err(e) = crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
@@ -478,7 +634,22 @@ pub struct RunHooks {
     pub join: Option<JoinEvidence>,
     /// The clock each call's action is given.
     pub clock: Option<Clock>,
+    /// Stops the run from outside (an MCP client's cancel or disconnect).
+    pub cancel: Option<crate::sandbox::CancelToken>,
+    /// Told of each host call once its rows are written (MCP progress).
+    pub on_call: Option<OnCall>,
 }
+
+/// What [`RunHooks::on_call`] hears of one host call.
+#[derive(Clone, Debug)]
+pub struct CallProgress {
+    pub seq: usize,
+    pub action: String,
+    pub result_class: String,
+}
+
+/// A progress listener; called on the run's thread, so it must not block.
+pub type OnCall = Arc<dyn Fn(CallProgress) + Send + Sync>;
 
 /// The header's `authority`: what the request carried, including the join
 /// verdict (the gate's input), so a live replay can present the same evidence.
@@ -503,6 +674,43 @@ impl RecordedAuthority {
             issue_id: issue_id.map(str::to_string),
             join_evidence: authority.join.clone(),
         }
+    }
+}
+
+/// The result of a run refused before anything was recorded (a program over
+/// its size limit): the spec's class, no run id in any log.
+fn unrecorded(
+    request: &Request,
+    error: EvalError,
+    started: chrono::DateTime<Utc>,
+    trajectory_path: String,
+) -> RunResult {
+    let class = error.class.as_str();
+    let program_digest = canonical::sha256_text(&request.program);
+    let json = json!({
+        "schema": 1,
+        "kind": RESULT_KIND,
+        "profile": PROFILE,
+        "result": "rejected",
+        "failureClasses": [class],
+        "value": Value::Null,
+        "output": "",
+        "outputTruncated": false,
+        "executedCallCount": 0,
+        "effects": [],
+        "usage": {"hostCalls": 0, "elapsedMs": 0},
+        "runId": new_run_id(&request.program, started),
+        "recorded": false,
+        "programDigest": program_digest,
+        "trajectoryPath": trajectory_path,
+        "startedAt": rfc3339(started),
+        "finishedAt": rfc3339(Utc::now()),
+        "error": {"class": class, "message": error.message},
+    });
+    RunResult {
+        json,
+        accepted: false,
+        worker_abandoned: false,
     }
 }
 

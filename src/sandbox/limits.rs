@@ -24,6 +24,17 @@ pub struct Limits {
     /// Absent from effect logs written before it existed: the default.
     #[serde(default = "default_call_args_bytes")]
     pub max_call_args_bytes: u64,
+    /// Size of the final value as JSON (`scheme_eval.value_too_large`
+    /// beyond, decided in the worker). Absent from older logs: the default.
+    #[serde(default = "default_value_bytes")]
+    pub max_value_bytes: u64,
+}
+
+/// 8 MiB: the default cap on a run's final value as JSON.
+pub const DEFAULT_VALUE_BYTES: u64 = 8 * 1024 * 1024;
+
+fn default_value_bytes() -> u64 {
+    DEFAULT_VALUE_BYTES
 }
 
 /// 1 MiB: the default per-call argument cap.
@@ -43,6 +54,7 @@ impl Default for Limits {
             max_program_bytes: 1024 * 1024,
             max_nesting_depth: 512,
             max_call_args_bytes: DEFAULT_CALL_ARGS_BYTES,
+            max_value_bytes: DEFAULT_VALUE_BYTES,
         }
     }
 }
@@ -68,6 +80,7 @@ pub struct LimitsOverride {
     pub max_program_bytes: Option<u64>,
     pub max_nesting_depth: Option<u32>,
     pub max_call_args_bytes: Option<u64>,
+    pub max_value_bytes: Option<u64>,
 }
 
 impl LimitsOverride {
@@ -81,6 +94,7 @@ impl LimitsOverride {
             max_program_bytes: self.max_program_bytes.or(fallback.max_program_bytes),
             max_nesting_depth: self.max_nesting_depth.or(fallback.max_nesting_depth),
             max_call_args_bytes: self.max_call_args_bytes.or(fallback.max_call_args_bytes),
+            max_value_bytes: self.max_value_bytes.or(fallback.max_value_bytes),
         }
     }
 
@@ -94,6 +108,7 @@ impl LimitsOverride {
             max_program_bytes: self.max_program_bytes.unwrap_or(base.max_program_bytes),
             max_nesting_depth: self.max_nesting_depth.unwrap_or(base.max_nesting_depth),
             max_call_args_bytes: self.max_call_args_bytes.unwrap_or(base.max_call_args_bytes),
+            max_value_bytes: self.max_value_bytes.unwrap_or(base.max_value_bytes),
         }
     }
 }
@@ -109,6 +124,7 @@ impl From<Limits> for LimitsOverride {
             max_program_bytes: Some(limits.max_program_bytes),
             max_nesting_depth: Some(limits.max_nesting_depth),
             max_call_args_bytes: Some(limits.max_call_args_bytes),
+            max_value_bytes: Some(limits.max_value_bytes),
         }
     }
 }

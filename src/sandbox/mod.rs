@@ -90,6 +90,10 @@ pub enum FailureClass {
     /// filter) before it could answer.
     #[serde(rename = "scheme_eval.worker_crashed")]
     WorkerCrashed,
+    /// The final value's JSON form is over `maxValueBytes` (refused in the
+    /// worker, so the host never holds it).
+    #[serde(rename = "scheme_eval.value_too_large")]
+    ValueTooLarge,
 }
 
 impl FailureClass {
@@ -106,11 +110,12 @@ impl FailureClass {
             FailureClass::Halted => "scheme_eval.halted",
             FailureClass::Interrupted => "scheme_eval.interrupted",
             FailureClass::WorkerCrashed => "scheme_eval.worker_crashed",
+            FailureClass::ValueTooLarge => "scheme_eval.value_too_large",
         }
     }
 
     /// Every class, for documentation and exhaustive tests.
-    pub const ALL: [FailureClass; 10] = [
+    pub const ALL: [FailureClass; 11] = [
         FailureClass::Timeout,
         FailureClass::CallBudget,
         FailureClass::Memory,
@@ -121,6 +126,7 @@ impl FailureClass {
         FailureClass::Halted,
         FailureClass::Interrupted,
         FailureClass::WorkerCrashed,
+        FailureClass::ValueTooLarge,
     ];
 }
 
@@ -140,6 +146,7 @@ pub const CLASS_INTERNAL: &str = FailureClass::Internal.as_str();
 pub const CLASS_HALTED: &str = FailureClass::Halted.as_str();
 pub const CLASS_INTERRUPTED: &str = FailureClass::Interrupted.as_str();
 pub const CLASS_WORKER_CRASHED: &str = FailureClass::WorkerCrashed.as_str();
+pub const CLASS_VALUE_TOO_LARGE: &str = FailureClass::ValueTooLarge.as_str();
 
 /// Error messages and diagnostics longer than this are cut, with a marker.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
@@ -320,6 +327,30 @@ impl InterruptHandle {
     }
 }
 
+/// Stops one run, from any thread, whenever the cancel comes: before the run
+/// starts (it then stops at once), while it runs (within the supervisor's
+/// tick), and no host call starts after it. The run ends with
+/// [`CLASS_INTERRUPTED`]. One token per run; cancelling is permanent.
+#[derive(Clone, Default)]
+pub struct CancelToken {
+    slot: supervisor::CurrentRun,
+}
+
+impl CancelToken {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the token's run (now or when it starts).
+    pub fn cancel(&self) {
+        supervisor::cancel(&self.slot);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        supervisor::is_cancelled(&self.slot)
+    }
+}
+
 /// What a sandbox's programs can bind: one procedure per action id, the
 /// actions' declarations for `(host-describe)`, and the actions the profile
 /// withholds.
@@ -329,6 +360,8 @@ pub struct Bindings {
     /// A JSON object keyed by action id: each action's declaration.
     pub catalogue: String,
     pub withheld: Vec<String>,
+    /// Actions a narrowing (a run's `actions` list) left out.
+    pub narrowed: Vec<String>,
 }
 
 impl Bindings {
@@ -338,6 +371,7 @@ impl Bindings {
             ids,
             catalogue: "{}".to_string(),
             withheld: Vec::new(),
+            narrowed: Vec::new(),
         }
     }
 }
@@ -415,6 +449,20 @@ impl Sandbox {
         mode: EngineMode,
         bridge: Arc<dyn HostBridge>,
     ) -> RunOutput {
+        self.run_cancellable(program, limits, mode, bridge, None)
+    }
+
+    /// [`Sandbox::run`], stopped by `cancel` (as well as by this sandbox's
+    /// [`InterruptHandle`]s) when given.
+    pub fn run_cancellable(
+        &self,
+        program: &str,
+        limits: Limits,
+        mode: EngineMode,
+        bridge: Arc<dyn HostBridge>,
+        cancel: Option<&CancelToken>,
+    ) -> RunOutput {
+        let current = cancel.map_or(&self.current, |c| &c.slot);
         let started = Instant::now();
         if let Err(error) = Self::check_size(program, &limits) {
             return RunOutput::failed(error, started);
@@ -426,7 +474,7 @@ impl Sandbox {
                 Ok(w) => w,
                 Err(e) => return unavailable(e),
             };
-            return worker.run(program, limits, bridge, &self.current, started);
+            return worker.run(program, limits, bridge, current, started);
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
         if mode == EngineMode::ResetSession {
@@ -439,7 +487,7 @@ impl Sandbox {
             }
         }
         let worker = session.as_mut().expect("started above");
-        let mut output = worker.run(program, limits, bridge, &self.current, started);
+        let mut output = worker.run(program, limits, bridge, current, started);
         if !worker.reusable() {
             *session = None;
             output.worker_abandoned = true;

@@ -32,6 +32,9 @@ pub(crate) enum ToWorker<E = Value> {
         /// Actions the profile withholds (mutations under read-only): naming
         /// one says so instead of "unbound identifier".
         withheld: Vec<String>,
+        /// Actions the run's `actions` list leaves out: naming one says so.
+        #[serde(default)]
+        narrowed: Vec<String>,
         limits: Limits,
         /// A session worker runs many programs (no CPU-time rlimit per program).
         session: bool,

@@ -24,8 +24,18 @@ const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest action id a worker may send (the worker cuts longer ones).
 const MAX_ACTION_BYTES: usize = 256;
 
-/// The run in progress, if any, as seen by [`super::InterruptHandle`]s.
-pub(crate) type CurrentRun = Arc<Mutex<Option<Arc<RunSignal>>>>;
+/// The run in progress, if any, as seen by [`super::InterruptHandle`]s and
+/// [`super::CancelToken`]s.
+pub(crate) type CurrentRun = Arc<RunSlot>;
+
+/// Where a run's signal is reachable from other threads.
+#[derive(Default)]
+pub(crate) struct RunSlot {
+    run: Mutex<Option<Arc<RunSignal>>>,
+    /// Set by a cancel: stops the run in the slot and any run placed in it
+    /// later (a cancel that arrives before its run starts still stops it).
+    sticky: AtomicBool,
+}
 
 /// What an interrupt handle reaches: the running worker.
 pub(crate) struct RunSignal {
@@ -35,14 +45,32 @@ pub(crate) struct RunSignal {
 
 /// Interrupts the current run; false when nothing runs.
 pub(crate) fn interrupt(current: &CurrentRun) -> bool {
-    let current = current.lock().unwrap_or_else(|e| e.into_inner());
-    match current.as_ref() {
+    let run = current.run.lock().unwrap_or_else(|e| e.into_inner());
+    match run.as_ref() {
         Some(signal) => {
-            signal.interrupted.store(true, Ordering::Relaxed);
-            send_signal(&signal.pidfd, libc::SIGUSR1);
+            signal.stop();
             true
         }
         None => false,
+    }
+}
+
+/// Stops the slot's run and every later one placed in it.
+pub(crate) fn cancel(current: &CurrentRun) {
+    // Set before looking at the slot; `Worker::run` places its signal before
+    // reading the flag, so one of the two always sees the other.
+    current.sticky.store(true, Ordering::SeqCst);
+    interrupt(current);
+}
+
+pub(crate) fn is_cancelled(current: &CurrentRun) -> bool {
+    current.sticky.load(Ordering::SeqCst)
+}
+
+impl RunSignal {
+    fn stop(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        send_signal(&self.pidfd, libc::SIGUSR1);
     }
 }
 
@@ -70,10 +98,12 @@ fn pidfd_open(pid: i32) -> Result<OwnedFd, String> {
 }
 
 /// The largest message a worker may send under `limits`: its final value
-/// (capped at the memory limit), its output (JSON-escaped, up to six bytes a
+/// (capped at the value and memory limits), its output (JSON-escaped, up to six bytes a
 /// byte), a call's arguments, and room for the envelope of the message.
 fn max_frame(limits: &Limits) -> usize {
-    let memory = limits.max_memory_bytes();
+    let memory = limits
+        .max_memory_bytes()
+        .min(usize::try_from(limits.max_value_bytes).unwrap_or(usize::MAX));
     let output = (limits.max_output_bytes as usize).saturating_mul(6);
     let args = (limits.max_call_args_bytes as usize).saturating_mul(2);
     memory
@@ -139,7 +169,9 @@ impl Spares {
             spare
         };
         match spare {
-            Some((worker, confined)) if confined == *limits => Ok(worker),
+            // A spare can die while it waits (its template was killed from
+            // outside): the run gets a new worker, not the corpse.
+            Some((worker, confined)) if confined == *limits && worker.is_alive() => Ok(worker),
             _ => Worker::spawn(&self.shared.bindings, limits, false),
         }
     }
@@ -264,6 +296,7 @@ impl Worker {
             action_ids: bindings.ids.clone(),
             catalogue: bindings.catalogue.clone(),
             withheld: bindings.withheld.clone(),
+            narrowed: bindings.narrowed.clone(),
             limits: *limits,
             session,
         };
@@ -289,6 +322,21 @@ impl Worker {
         Some(peak.saturating_sub(self.base_rss_kb?))
     }
 
+    /// Whether the process still runs (its pidfd is not yet readable).
+    pub fn is_alive(&self) -> bool {
+        if !self.alive {
+            return false;
+        }
+        let mut fds = [libc::pollfd {
+            fd: self.pidfd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        // SAFETY: polling one descriptor we own, without waiting.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 1, 0) };
+        n == 0
+    }
+
     /// Whether another program may run in this worker (a session).
     pub fn reusable(&self) -> bool {
         self.alive && !self.poisoned
@@ -308,9 +356,12 @@ impl Worker {
             pidfd: self.pidfd.clone(),
             interrupted: AtomicBool::new(false),
         });
-        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(signal.clone());
+        *current.run.lock().unwrap_or_else(|e| e.into_inner()) = Some(signal.clone());
+        if current.sticky.load(Ordering::SeqCst) {
+            signal.stop();
+        }
         let output = self.supervise(program, limits, bridge.as_ref(), &signal, started);
-        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *current.run.lock().unwrap_or_else(|e| e.into_inner()) = None;
         output
     }
 
@@ -344,6 +395,12 @@ impl Worker {
                     run.add_output(&output);
                     if action.len() > MAX_ACTION_BYTES {
                         return self.garbled(run, "sent an over-long action id", started);
+                    }
+                    if run.breach.is_none() && signal.interrupted.load(Ordering::SeqCst) {
+                        // No host call starts after an interrupt or a cancel,
+                        // even one the worker sent before it was signalled.
+                        run.breach = Some(Breach::Interrupted);
+                        kill_at = Some(Instant::now() + GRACE);
                     }
                     let reply = if run.breach.is_some() {
                         // The run already has its end; the call does nothing.
@@ -398,6 +455,7 @@ impl Worker {
                             c @ (FailureClass::InvalidProgram
                             | FailureClass::EffectDenied
                             | FailureClass::RuntimeError
+                            | FailureClass::ValueTooLarge
                             | FailureClass::Memory) => c,
                             _ => FailureClass::RuntimeError,
                         },

@@ -42,8 +42,10 @@ thread_local! {
     static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The current run's limits.
     static LIMITS: RefCell<Limits> = RefCell::new(Limits::default());
-    /// The bound action ids and the withheld ones (for diagnostics).
-    static BOUND: RefCell<(Vec<String>, Vec<String>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// The bound action ids, the withheld ones and those a narrowing left
+    /// out (for diagnostics).
+    static BOUND: RefCell<(Vec<String>, Vec<String>, Vec<String>)> =
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 #[derive(Default)]
@@ -128,10 +130,11 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
             action_ids,
             catalogue,
             withheld,
+            narrowed,
             limits,
             session,
         }) => {
-            BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld));
+            BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld, narrowed));
             (action_ids, catalogue, limits, session)
         }
         _ => exit(EXIT_PROTOCOL),
@@ -285,6 +288,23 @@ fn check_text(program: &str, limits: &Limits) -> Result<(), WireError> {
 
 /// The program's last value as JSON, built under the memory limit.
 fn final_value(value: &SteelVal, limits: &Limits) -> (Value, Option<WireError>) {
+    let cap = usize::try_from(limits.max_value_bytes).unwrap_or(usize::MAX);
+    if cap < limits.max_memory_bytes() {
+        return match convert::value_to_json_capped(value, cap) {
+            Ok(json) => (json, None),
+            Err((FailureClass::Memory, _)) => (
+                Value::Null,
+                Some(wire_error(
+                    FailureClass::ValueTooLarge,
+                    format!(
+                        "the final value's JSON form is larger than the run's {cap}-byte value limit (maxValueBytes)"
+                    ),
+                    None,
+                )),
+            ),
+            Err((class, reason)) => (Value::Null, Some(wire_error(class, reason, None))),
+        };
+    }
     match convert::value_to_json_capped(value, limits.max_memory_bytes()) {
         Ok(json) => (json, None),
         Err((class, reason)) => (Value::Null, Some(wire_error(class, reason, None))),
@@ -309,7 +329,7 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
     let (class, message) = match e.kind() {
         ErrorKind::FreeIdentifier => {
             let name = message.rsplit(": ").next().unwrap_or("").trim().to_string();
-            let (bound, withheld) = BOUND.with(|b| b.borrow().clone());
+            let (bound, withheld, narrowed) = BOUND.with(|b| b.borrow().clone());
             match super::denied::capability_of(&name) {
                 Some(cap) => (
                     FailureClass::EffectDenied,
@@ -320,6 +340,13 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
                     format!(
                         "`{name}` is a mutation, and this run uses the read-only profile: no \
                          mutation is bound (reads are; (host-actions) lists them)"
+                    ),
+                ),
+                None if narrowed.contains(&name) => (
+                    FailureClass::EffectDenied,
+                    format!(
+                        "`{name}` is not in this run's actions list: only the listed actions are \
+                         bound ((host-actions) lists them)"
                     ),
                 ),
                 None => (

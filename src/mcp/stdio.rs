@@ -1,0 +1,351 @@
+//! `tusk mcp` over stdio, behind a line filter that the MCP SDK's own
+//! transport lacks:
+//!
+//! - every line the server cannot take gets a JSON-RPC error, never silence:
+//!   not JSON, nested too deeply or an invalid escape (`-32700`), valid JSON
+//!   that is not an MCP message or a line over [`MAX_LINE`] (`-32600`), with
+//!   the request's `id` when it can be recovered;
+//! - backpressure: while [`MAX_OUTSTANDING`] requests have no answer written
+//!   to stdout (a client that sends and does not read), no further line is
+//!   read, so the server's memory stays bounded;
+//! - end of input stops the runs in progress at once (they end
+//!   `scheme_eval.interrupted`, recorded) instead of letting them run on.
+
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Longest request line taken (the program limit plus room for the rest).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Requests in flight (read, not yet answered on stdout) before reading stops.
+pub const MAX_OUTSTANDING: usize = 16;
+
+/// A JSON-RPC error response.
+fn error_line(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {"code": code, "message": message},
+    }))
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// The `id` of a line that failed to parse as a whole, when its top level is
+/// an object whose `id` member can still be read (a bad escape elsewhere).
+fn recover_id(line: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        id: Option<Value>,
+    }
+    let probe: Probe = serde_json::from_slice(line).ok()?;
+    probe.id.filter(|id| id.is_string() || id.is_number())
+}
+
+/// What the filter does with one line.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Pass it on; `true` when it is a request that will be answered.
+    Forward(bool),
+    /// Answer it with this error line instead.
+    Refuse(Vec<u8>),
+    /// A blank line: nothing.
+    Skip,
+}
+
+fn judge(line: &[u8]) -> Verdict {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Skip;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let id = recover_id_lossy(line);
+            return Verdict::Refuse(error_line(id, -32700, &format!("parse error: {e}")));
+        }
+    };
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number())
+        .cloned();
+    if value.is_array() {
+        return Verdict::Refuse(error_line(
+            None,
+            -32600,
+            "invalid request: JSON-RPC batches are not supported by MCP",
+        ));
+    }
+    let is_request = value.get("method").is_some() && id.is_some();
+    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {
+        Ok(_) => Verdict::Forward(is_request),
+        Err(e) => Verdict::Refuse(error_line(
+            id,
+            -32600,
+            &format!("invalid request: not an MCP message: {e}"),
+        )),
+    }
+}
+
+/// [`recover_id`], also through a line whose only fault is a lone surrogate
+/// escape (`\ud800`), which no JSON parser takes.
+fn recover_id_lossy(line: &[u8]) -> Option<Value> {
+    recover_id(line).or_else(|| {
+        let text = String::from_utf8_lossy(line);
+        let patched = regex::Regex::new(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+            .ok()?
+            .replace_all(&text, "?");
+        recover_id(patched.as_bytes())
+    })
+}
+
+/// Serves `server` on stdin/stdout through the filter.
+///
+/// # Errors
+/// The transport failed.
+pub async fn serve(server: super::TuskServer) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let (to_rmcp, mut feed) = tokio::io::duplex(1 << 16);
+    let (from_rmcp, rmcp_out) = tokio::io::duplex(1 << 16);
+    let (to_stdout, mut stdout_lines) = tokio::sync::mpsc::channel::<(Vec<u8>, bool)>(4);
+    let outstanding = Arc::new(AtomicUsize::new(0));
+    let answered = Arc::new(tokio::sync::Notify::new());
+
+    // One writer owns stdout; a response it writes frees a slot.
+    let writer = {
+        let outstanding = outstanding.clone();
+        let answered = answered.clone();
+        tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some((line, is_response)) = stdout_lines.recv().await {
+                if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+                if is_response {
+                    let _ = outstanding.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                        Some(n.saturating_sub(1))
+                    });
+                    answered.notify_one();
+                }
+            }
+        })
+    };
+    // rmcp's output, line by line, to the writer.
+    let relay = {
+        let to_stdout = to_stdout.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(rmcp_out);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match lines.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let is_response = is_response(&line);
+                        if to_stdout.send((line.clone(), is_response)).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        })
+    };
+    // stdin, line by line, judged; reading pauses while answers are owed.
+    let shutdown = server.shutdown_token();
+    let reader = {
+        let to_stdout = to_stdout.clone();
+        let outstanding = outstanding.clone();
+        let answered = answered.clone();
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let mut stdin = BufReader::with_capacity(1 << 16, tokio::io::stdin());
+            loop {
+                while outstanding.load(Ordering::SeqCst) >= MAX_OUTSTANDING {
+                    answered.notified().await;
+                }
+                let line = match read_line(&mut stdin).await {
+                    Line::Eof => break,
+                    Line::TooLong => {
+                        let answer = error_line(
+                            None,
+                            -32600,
+                            &format!(
+                                "invalid request: a message line is limited to {MAX_LINE} bytes"
+                            ),
+                        );
+                        outstanding.fetch_add(1, Ordering::SeqCst);
+                        if to_stdout.send((answer, true)).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    Line::Text(line) => line,
+                };
+                match judge(&line) {
+                    Verdict::Skip => {}
+                    Verdict::Refuse(answer) => {
+                        outstanding.fetch_add(1, Ordering::SeqCst);
+                        if to_stdout.send((answer, true)).await.is_err() {
+                            break;
+                        }
+                    }
+                    Verdict::Forward(is_request) => {
+                        if is_request {
+                            outstanding.fetch_add(1, Ordering::SeqCst);
+                        }
+                        let mut line = line;
+                        if line.last() != Some(&b'\n') {
+                            line.push(b'\n');
+                        }
+                        if feed.write_all(&line).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            // The client is gone: stop what runs, then let rmcp see the end.
+            shutdown.cancel();
+            drop(feed);
+        })
+    };
+    server.spawn_housekeeping();
+    let running = server
+        .clone()
+        .serve((to_rmcp, from_rmcp))
+        .await
+        .map_err(|e| e.to_string())?;
+    let waited = running.waiting().await.map_err(|e| e.to_string());
+    server.drain(std::time::Duration::from_secs(5)).await;
+    reader.abort();
+    let _ = relay.await;
+    drop(to_stdout);
+    let _ = writer.await;
+    waited?;
+    Ok(())
+}
+
+/// Whether a line rmcp wrote answers a request (a response or an error).
+fn is_response(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        id: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(line).is_ok_and(|p| p.id.is_some() && p.method.is_none())
+}
+
+enum Line {
+    Text(Vec<u8>),
+    TooLong,
+    Eof,
+}
+
+/// One line of at most [`MAX_LINE`] bytes; a longer one is read to its end
+/// and dropped, so the next line starts clean.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R) -> Line {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let (found, used) = {
+            let buf = match reader.fill_buf().await {
+                Ok(b) => b,
+                Err(_) => return Line::Eof,
+            };
+            if buf.is_empty() {
+                return match (line.is_empty(), too_long) {
+                    (_, true) => Line::TooLong,
+                    (true, false) => Line::Eof,
+                    (false, false) => Line::Text(line),
+                };
+            }
+            match memchr::memchr(b'\n', buf) {
+                Some(at) => {
+                    if !too_long {
+                        line.extend_from_slice(&buf[..=at]);
+                    }
+                    (true, at + 1)
+                }
+                None => {
+                    if !too_long {
+                        line.extend_from_slice(buf);
+                    }
+                    (false, buf.len())
+                }
+            }
+        };
+        reader.consume(used);
+        if line.len() > MAX_LINE {
+            too_long = true;
+            line = Vec::new();
+        }
+        if found {
+            return if too_long {
+                Line::TooLong
+            } else {
+                Line::Text(line)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(v: &Verdict) -> (i64, Value) {
+        match v {
+            Verdict::Refuse(line) => {
+                let v: Value = serde_json::from_slice(line).unwrap();
+                (v["error"]["code"].as_i64().unwrap(), v["id"].clone())
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_bad_line_gets_an_error_with_its_id_when_readable() {
+        assert_eq!(
+            code(&judge(br#"{"jsonrpc":"2.0","id":7,"#)),
+            (-32700, Value::Null)
+        );
+        assert_eq!(
+            code(&judge(
+                br#"{"jsonrpc":"2.0","id":8,"method":"x","params":{"p":"\ud800"}}"#
+            )),
+            (-32700, json!(8))
+        );
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        assert_eq!(code(&judge(deep.as_bytes())).0, -32700);
+        assert_eq!(
+            code(&judge(br#"{"jsonrpc":"2.0","id":10}"#)),
+            (-32600, json!(10))
+        );
+        assert_eq!(code(&judge(b"[1,2]")).0, -32600);
+        assert_eq!(code(&judge(b"42")).0, -32600);
+        assert_eq!(judge(b"  \n"), Verdict::Skip);
+        assert_eq!(
+            judge(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
+            Verdict::Forward(true)
+        );
+        assert_eq!(
+            judge(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Verdict::Forward(false)
+        );
+    }
+
+    #[test]
+    fn responses_are_told_from_requests() {
+        assert!(is_response(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(is_response(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#
+        ));
+        assert!(!is_response(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#
+        ));
+        assert!(!is_response(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#));
+    }
+}

@@ -2,7 +2,10 @@
 //! type `epic`; an active, non-ephemeral issue needs an Acceptance section in
 //! its description and a verification command in its description or notes.
 //! The patterns are premath's, byte for byte, so both programs judge one store
-//! the same way.
+//! the same way. One deliberate difference: beads' `acceptance_criteria`
+//! member (what `tusk issue add --acceptance-criteria` writes) counts as the
+//! Acceptance section when it is not blank, and is searched for verification
+//! commands too; premath reads the description only.
 
 use regex::Regex;
 use serde_json::Value;
@@ -78,17 +81,18 @@ pub fn findings(issue: &Value) -> Vec<Finding> {
     if (status == "open" || status == "in_progress") && !ephemeral {
         let description = text(issue, "description").trim();
         let notes = text(issue, "notes").trim();
-        if !acceptance_re().is_match(description) {
+        let criteria = text(issue, "acceptance_criteria").trim();
+        if !acceptance_re().is_match(description) && criteria.is_empty() {
             out.push(Finding {
                 class: ACCEPTANCE_MISSING,
                 message: "active issue must include an Acceptance section".into(),
             });
         }
-        let combined = if description.is_empty() || notes.is_empty() {
-            format!("{description}{notes}")
-        } else {
-            format!("{description}\n{notes}")
-        };
+        let combined = [description, notes, criteria]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
         if !command_line_re().is_match(&combined) && !command_inline_re().is_match(&combined) {
             out.push(Finding {
                 class: VERIFICATION_COMMAND_MISSING,
@@ -124,6 +128,18 @@ mod tests {
         // A word that merely starts like a command is not one (`\b`).
         let near = json!({"id": "a", "title": "t", "description": "Acceptance: x\nshell out"});
         assert_eq!(classes(near), [VERIFICATION_COMMAND_MISSING]);
+    }
+
+    #[test]
+    fn the_acceptance_criteria_member_counts() {
+        let criteria = json!({"id": "a", "title": "t",
+            "acceptance_criteria": "the parser parses\n`cargo test parser`"});
+        assert!(classes(criteria).is_empty());
+        let blank = json!({"id": "a", "title": "t", "acceptance_criteria": "  ",
+            "description": "`cargo test`"});
+        assert_eq!(classes(blank), [ACCEPTANCE_MISSING]);
+        let no_command = json!({"id": "a", "title": "t", "acceptance_criteria": "it works"});
+        assert_eq!(classes(no_command), [VERIFICATION_COMMAND_MISSING]);
     }
 
     #[test]

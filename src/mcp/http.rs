@@ -105,9 +105,16 @@ pub async fn serve_http(server: TuskServer, options: HttpOptions) -> Result<(), 
     let service =
         StreamableHttpService::new(move || Ok(mcp_server.clone()), manager.clone(), config);
     let cap = options.max_transport_sessions;
-    let mut router = axum::Router::new().nest_service("/mcp", service).layer(
-        axum::middleware::from_fn_with_state((manager, cap), cap_transport_sessions),
-    );
+    let mut router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(
+            (manager, cap),
+            cap_transport_sessions,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            server.clone(),
+            end_transport_session,
+        ));
     if let Some(tokens) = options.tokens.clone() {
         router = router.layer(axum::middleware::from_fn_with_state(
             tokens,
@@ -213,6 +220,31 @@ impl Connections {
     fn add(&mut self, started: Arc<AtomicBool>, task: tokio::task::AbortHandle) {
         self.open.push_back((started, task));
     }
+}
+
+/// A DELETE of a transport session stops its runs at once (the MCP service
+/// would let them finish first) and closes the tusk sessions it opened.
+async fn end_transport_session(
+    axum::extract::State(server): axum::extract::State<TuskServer>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.method() == http::Method::DELETE {
+        if let Some(sid) = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            // The token layer sits outside this one: only an admitted caller
+            // gets here, with its principal.
+            let principal = request
+                .extensions()
+                .get::<Arc<super::Principal>>()
+                .map(|p| p.name.clone());
+            server.end_transport(sid, principal.as_deref());
+        }
+    }
+    next.run(request).await
 }
 
 /// Largest body looked into when deciding whether a request opens a session.

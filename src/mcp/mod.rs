@@ -199,6 +199,10 @@ struct Inner {
     /// Cancelled when the server's client is gone (stdio end of input) or
     /// the server stops: every run in progress is interrupted.
     shutdown: tokio_util::sync::CancellationToken,
+    /// Runs in progress per HTTP transport session, so that ending the
+    /// transport session (DELETE) stops them.
+    transport_runs: Mutex<HashMap<Owner, Vec<(u64, CancelToken)>>>,
+    next_run: std::sync::atomic::AtomicU64,
 }
 
 fn schema_object(value: Value) -> Arc<Map<String, Value>> {
@@ -215,9 +219,10 @@ fn random_hex() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A session id: `mcp-<time>-<public>.<secret>`. The part before the dot is
-/// what the trajectory (readable by programs) records; the secret part is
-/// only in the caller's hands and the operator's effect log.
+/// A session id: `mcp-<time>-<public>.<secret>`. What precedes the last dot
+/// is what the trajectory (readable by programs) records
+/// ([`crate::runtime::public_session_ref`]); the secret is only in the
+/// caller's hands and the operator's effect log.
 fn new_session_id() -> String {
     let secret = random_hex();
     let public = &crate::canonical::sha256_hex(secret.as_bytes())[..12];
@@ -269,6 +274,8 @@ impl TuskServer {
                 running: AtomicUsize::new(0),
                 trim_due: AtomicBool::new(false),
                 shutdown: tokio_util::sync::CancellationToken::new(),
+                transport_runs: Mutex::new(HashMap::new()),
+                next_run: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -505,6 +512,11 @@ impl TuskServer {
                 cancel.cancel();
             })
         };
+        let _registered = call
+            .owner
+            .transport
+            .as_ref()
+            .map(|_| TransportRun::register(&self.inner, &call.owner, &cancel));
         let hooks = RunHooks {
             cancel: Some(cancel),
             on_call: call.progress.clone(),
@@ -832,6 +844,41 @@ impl TuskServer {
         }
     }
 
+    /// Ends an HTTP transport session for `principal` (the caller of the
+    /// DELETE; `None` without `--auth`): the runs it has in progress are
+    /// stopped and the tusk sessions it opened are closed. Another
+    /// principal's runs under the same transport id are left alone.
+    pub fn end_transport(&self, transport: &str, principal: Option<&str>) {
+        let owner = Owner {
+            principal: principal.unwrap_or(auth::ANONYMOUS).to_string(),
+            transport: Some(transport.to_string()),
+        };
+        let runs = self
+            .inner
+            .transport_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&owner)
+            .unwrap_or_default();
+        for (_, cancel) in runs {
+            cancel.cancel();
+        }
+        let closed: Vec<Arc<Session>> = {
+            let mut sessions = self
+                .inner
+                .sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.owner == owner)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        drop(closed);
+    }
+
     /// Cancelled when the server's client is gone or the server stops.
     pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
         self.inner.shutdown.clone()
@@ -876,6 +923,47 @@ impl TuskServer {
 impl Inner {
     fn host_sandbox(&self) -> &Sandbox {
         self.host.sandbox()
+    }
+}
+
+/// A run registered under its HTTP transport session while it runs.
+struct TransportRun<'a> {
+    inner: &'a Inner,
+    owner: Owner,
+    id: u64,
+}
+
+impl<'a> TransportRun<'a> {
+    fn register(inner: &'a Inner, owner: &Owner, cancel: &CancelToken) -> Self {
+        let id = inner.next_run.fetch_add(1, Ordering::SeqCst);
+        inner
+            .transport_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(owner.clone())
+            .or_default()
+            .push((id, cancel.clone()));
+        Self {
+            inner,
+            owner: owner.clone(),
+            id,
+        }
+    }
+}
+
+impl Drop for TransportRun<'_> {
+    fn drop(&mut self) {
+        let mut runs = self
+            .inner
+            .transport_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = runs.get_mut(&self.owner) {
+            list.retain(|(id, _)| *id != self.id);
+            if list.is_empty() {
+                runs.remove(&self.owner);
+            }
+        }
     }
 }
 

@@ -498,9 +498,7 @@ impl Host {
                 })
                 .collect(),
             lineage_refs: session_id
-                // The part after a '.' is a secret (an MCP session's) that
-                // the trajectory, readable by programs, never holds.
-                .map(|sid| format!("session://{}", sid.split('.').next().unwrap_or(sid)))
+                .map(|sid| format!("session://{}", public_session_ref(sid)))
                 .into_iter()
                 .chain(
                     request
@@ -677,6 +675,22 @@ impl RecordedAuthority {
     }
 }
 
+/// What the trajectory (readable by programs) records of a session id: an
+/// MCP session's id `mcp-<time>-<public>.<secret>` loses its secret, the
+/// 32 hex digits after the last `.`; other ids are recorded whole.
+pub fn public_session_ref(session_id: &str) -> &str {
+    match session_id.rsplit_once('.') {
+        Some((public, secret))
+            if session_id.starts_with("mcp-")
+                && secret.len() == 32
+                && secret.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            public
+        }
+        _ => session_id,
+    }
+}
+
 /// The result of a run refused before anything was recorded (a program over
 /// its size limit): the spec's class, no run id in any log.
 fn unrecorded(
@@ -748,4 +762,23 @@ pub(crate) fn stamped_id(prefix: &str, at: chrono::DateTime<Utc>, seed: &str) ->
         at.format("%Y%m%dT%H%M%S%.3fZ"),
         &canonical::sha256_hex(seed.as_bytes())[..12]
     )
+}
+
+#[cfg(test)]
+mod session_ref_tests {
+    use super::public_session_ref;
+
+    #[test]
+    fn only_an_mcp_session_loses_its_secret() {
+        let secret = "0123456789abcdef0123456789abcdef";
+        let mcp = format!("mcp-20261125T020000.123Z-a1b2c3d4e5f6.{secret}");
+        assert_eq!(
+            public_session_ref(&mcp),
+            "mcp-20261125T020000.123Z-a1b2c3d4e5f6"
+        );
+        // A REPL session's id has a '.' in its time and keeps it.
+        let repl = "session-20261125T020000.123Z-a1b2c3d4e5f6";
+        assert_eq!(public_session_ref(repl), repl);
+        assert_eq!(public_session_ref("mcp-x.short"), "mcp-x.short");
+    }
 }

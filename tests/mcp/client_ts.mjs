@@ -130,6 +130,50 @@ async function withHttpServer(flags, fn) {
   }
 }
 
+
+// `tusk mcp --http 127.0.0.1:0 FLAGS` without a client: {url, stop()}.
+async function startHttp(flags) {
+  const logPath = path.join(WORK, `ts-server-${stderrLogs.length + 1}.stderr`);
+  stderrLogs.push(logPath);
+  fs.writeFileSync(logPath, `# tusk mcp --http 127.0.0.1:0 ${flags.join(' ')}\n`);
+  const fd = fs.openSync(logPath, 'a');
+  const child = spawn(TUSK, ['mcp', '--http', '127.0.0.1:0', ...flags], { cwd: WORK, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  let exited = null;
+  const gone = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+  const stop = async () => {
+    if (!exited) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10000);
+      await gone;
+      clearTimeout(t);
+    }
+  };
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const m = HTTP_LINE.exec(fs.readFileSync(logPath, 'utf8'));
+    if (m) return { url: m[1], stop };
+    if (exited || Date.now() > deadline) {
+      await stop();
+      throw new Fail(`\`tusk mcp --http\` did not serve (${j(exited)})`);
+    }
+    await sleep(50);
+  }
+}
+
+// An SDK client over HTTP carrying a bearer token (or none).
+async function httpClient(url, token) {
+  const client = new Client({ name: 'tusk-tests-ts', version: '0.0.0' }, { capabilities: {} });
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), CALL_TIMEOUT);
+  return client;
+}
+
+const sha256 = async (text) => {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(text).digest('hex');
+};
+
 const texts = (r) => (r.content ?? []).filter((b) => b.type === 'text').map((b) => b.text);
 const show = (r) => `isError=${r.isError} text=${j(texts(r).join(' | '))}`;
 const call = (c, name, args) => c.callTool({ name, arguments: args }, undefined, CALL_TIMEOUT);
@@ -347,6 +391,69 @@ const SCENARIOS = [
     const p = tusk('mcp', '--http', '0.0.0.0:0');
     check(p.status !== 0, `\`tusk mcp --http 0.0.0.0:0\` exited ${p.status} (stderr ${j(p.stderr.trim())})`);
     check(p.stderr.includes('not a loopback address'), `stderr does not say 'not a loopback address': ${j(p.stderr.trim())}`);
+  }],
+  ['shared_tokens_and_sessions', async () => {
+    const tokens = path.join(WORK, 'ts-tokens.json');
+    const d = digest();
+    fs.writeFileSync(tokens, JSON.stringify({ tokens: [
+      { sha256: await sha256('ts-a'), principal: 'ts.a', policyDigest: d, instructionRef: INSTR },
+      { sha256: await sha256('ts-b'), principal: 'ts.b', readOnly: true },
+    ] }));
+    const srv = await startHttp(['--auth', tokens]);
+    try {
+      const bare = await fetch(srv.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      check(bare.status === 401 && (bare.headers.get('www-authenticate') ?? '').startsWith('Bearer'), `no token: ${bare.status} ${bare.headers.get('www-authenticate')}`);
+      const a = await httpClient(srv.url, 'ts-a');
+      const b = await httpClient(srv.url, 'ts-b');
+      try {
+        const sid = (await call(a, 'session_open', {})).structuredContent.sessionId;
+        await evalOk(a, '(define mine 1)', { sessionId: sid });
+        const r = await call(b, 'scheme_eval', { program: 'mine', sessionId: sid });
+        check(r.isError && texts(r).join(' ').includes('unknown or expired session'), `B used A's session: ${show(r)}`);
+        const sc = await evalOk(a, '(+ mine 1)', { sessionId: sid });
+        check(sc.value === 2, `A's session: ${j(sc)}`);
+        const tools = (await b.listTools(undefined, CALL_TIMEOUT)).tools;
+        const ev = tools.find((t) => t.name === 'scheme_eval');
+        check(ev.annotations?.readOnlyHint === true && ev.annotations?.destructiveHint === false, `read-only principal's annotations ${j(ev.annotations)}`);
+        const denied = await evalRejected(b, '(issue.close (hash "id" "bd-1"))');
+        check(j(denied.failureClasses) === j(['scheme_eval.effect_denied']), `read-only principal: ${j(denied.failureClasses)}`);
+      } finally {
+        await a.close().catch(() => {});
+        await b.close().catch(() => {});
+      }
+    } finally {
+      await srv.stop();
+    }
+    const headers = effectLog().filter((r) => r.kind === 'premath.scheme_eval.run.v0' && (r.principal === 'ts.a' || r.principal === 'ts.b'));
+    check(headers.length >= 3, `principals recorded: ${headers.length}`);
+  }],
+  ['cancel_progress_and_narrowing', async () => {
+    await withServer(['--timeout-ms', '20000'], async (c) => {
+      const program = '(issue.ready) (let loop ((i 0)) (if (< i 400000000) (loop (+ i 1)) i))';
+      const ac = new AbortController();
+      const seen = [];
+      const started = Date.now();
+      setTimeout(() => ac.abort(), 500);
+      let aborted = false;
+      try {
+        await c.callTool({ name: 'scheme_eval', arguments: { program } }, undefined, { signal: ac.signal, timeout: 30000, onprogress: (p) => seen.push(p) });
+      } catch {
+        aborted = true;
+      }
+      check(aborted && Date.now() - started < 2000, 'the call was not aborted');
+      check(seen.length === 1 && seen[0].progress === 1 && String(seen[0].message).includes('issue.ready'), `progress ${j(seen)}`);
+      let footer = null;
+      for (let i = 0; i < 100 && !footer; i++) {
+        const log = effectLog();
+        const run = log.find((r) => r.kind === 'premath.scheme_eval.run.v0' && r.program === program);
+        footer = run && log.find((r) => r.kind === 'premath.scheme_eval.run_end.v0' && r.runId === run.runId);
+        if (!footer) await sleep(20);
+      }
+      check(footer && j(footer.failureClasses) === j(['scheme_eval.interrupted']), `footer ${j(footer)}`);
+      check(Date.parse(footer.finishedAt) - started < 1500, `the run went on to ${footer.finishedAt}`);
+      const r = await evalRejected(c, '(issue.list)', { actions: ['issue.ready'] });
+      check(j(r.failureClasses) === j(['scheme_eval.effect_denied']), `narrowing: ${j(r.failureClasses)}`);
+    });
   }],
   ['replay_whole_log', async () => {
     const p = tusk('replay', '--effects', EFFECTS);

@@ -297,7 +297,7 @@ async def s_hijack_refused_between_principals() -> None:
             r = await evaluate(b, '(map (lambda (row) (hash-ref row "lineageRefs")) (hash-ref (payload (harness.trajectory.query (hash "limit" 50))) "items"))')
             seen = json.dumps(sc_of(r)["value"])
             check(sid not in seen, f"A's full session id is readable by B through the trajectory: {seen[:300]}")
-            public = sid.split(".")[0]
+            public = sid.rsplit(".", 1)[0]
             check(public in seen, f"the trajectory should name A's session by its public part {public!r}: {seen[:300]}")
             for attempt in [sid, public]:
                 r = await evaluate(b, "secret", sessionId=attempt)
@@ -743,6 +743,34 @@ async def s_slowloris_and_session_flood() -> None:
             async with http_client(srv.url) as c:
                 r = await evaluate(c, "(+ 2 3)")
         check(sc_of(r)["value"] == 5, f"a stateless client during the session flood: {show(r)}")
+
+
+async def s_transport_delete_stops_the_run() -> None:
+    """An HTTP DELETE of the transport session stops its running call, recorded as interrupted."""
+    w = Work("delete")
+    hdrs = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
+    async with http_server(w, "--timeout-ms", "20000") as srv:
+        async with httpx2.AsyncClient(timeout=30) as hc:
+            resp = await hc.post(srv.url, json=init, headers=hdrs)
+            sid = resp.headers.get("mcp-session-id")
+            check(resp.status_code == 200 and sid, f"initialize: {resp.status_code} {dict(resp.headers)}")
+            h = {**hdrs, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
+            await hc.post(srv.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
+            program = f"(issue.ready) {SPIN}"
+            call = asyncio.create_task(hc.post(srv.url, headers=h, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "scheme_eval", "arguments": {"program": program}}}))
+            await asyncio.sleep(0.6)
+            deleted_at = time.monotonic()
+            resp = await hc.delete(srv.url, headers=h)
+            check(resp.status_code in (200, 202, 204), f"DELETE: {resp.status_code}")
+            footer = None
+            while footer is None and time.monotonic() - deleted_at < 3:
+                footer = next((r for r in w.rows() if r.get("kind") == "premath.scheme_eval.run_end.v0"), None)
+                await asyncio.sleep(0.01)
+            took = time.monotonic() - deleted_at
+            call.cancel()
+    check(footer is not None and footer["failureClasses"] == ["scheme_eval.interrupted"], f"footer {footer}")
+    check(took < 0.4, f"the run ended {took * 1000:.0f} ms after the DELETE")
 
 
 SCENARIOS = [

@@ -577,3 +577,38 @@ fn lease_projection_action_is_the_cli_payload() {
     assert_eq!(r["value"], "host.args_invalid");
     assert_eq!(classes(&r), ["host.args_invalid"]);
 }
+
+/// `tusk eval --request` takes an `actions` list (the program binds only
+/// those) and refuses a recorded field over its limit before writing anything.
+#[test]
+fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
+    let s = Scratch::new();
+    let out = s.tusk_stdin(
+        &["eval", "--request", "-", "--json"],
+        r#"{"program": "(issue.list)", "actions": ["issue.ready"]}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["failureClasses"],
+        serde_json::json!(["scheme_eval.effect_denied"])
+    );
+    let header = &s.jsonl(".premath/host_effects.jsonl")[0];
+    assert_eq!(header["hostActions"], serde_json::json!(["issue.ready"]));
+    let before = s.log_text(".premath/host_effects.jsonl");
+    for field in ["issueId", "instructionRef", "policyDigest"] {
+        let request = serde_json::json!({"program": "1", field: "x".repeat(4096)});
+        let out = s.tusk_stdin(&["eval", "--request", "-", "--json"], &request.to_string());
+        assert_eq!(out.status.code(), Some(2), "{field}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["error"]["class"], "request.field_too_large", "{field}");
+    }
+    let out = s.tusk_stdin(
+        &["eval", "--request", "-", "--json"],
+        r#"{"program": "1", "actions": ["no.such_action"]}"#,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["error"]["class"], "request.unknown_action");
+    assert_eq!(before, s.log_text(".premath/host_effects.jsonl"));
+}

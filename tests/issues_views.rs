@@ -7,18 +7,45 @@ use issues_support::*;
 use serde_json::{json, Value};
 
 #[test]
-fn absent_store_reads_as_empty_and_is_not_created() {
+fn absent_store_read_is_an_error_and_nothing_is_created() {
     let env = Env::empty();
-    for view in ["ready", "blocked", "list"] {
-        let v = env.ok(&["issue", view]);
-        assert_eq!(v["count"], 0);
-        assert_eq!(v["items"], json!([]));
-        assert_eq!(v["action"], format!("issue.{view}"));
-        assert_eq!(v["issuesPath"], env.path.display().to_string());
+    if env.is_file() {
+        // A typo in --issues must not read as an empty queue: premath's
+        // message, exit 1, and a JSON error naming the fix.
+        for args in [
+            &["issue", "ready"][..],
+            &["issue", "blocked"],
+            &["issue", "list"],
+            &["issue", "check"],
+            &["issue", "show", "bd-1"],
+            &["issue", "lease-projection"],
+            &["dep", "diagnostics"],
+            &["dep", "project"],
+        ] {
+            let v = env.rejected(args, &["issue_store.not_found"]);
+            assert_eq!(v["class"], "issue_store.not_found");
+            assert!(v["hint"].as_str().unwrap().contains("tusk init"), "{v:#}");
+            assert_eq!(
+                v["message"],
+                format!("issues file not found: {}", env.path.display())
+            );
+            let text = env.raw(args);
+            assert_eq!(text.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&text.stderr).contains("issues file not found"));
+        }
+    } else {
+        // A database always has its store: an empty one reads as empty.
+        for view in ["ready", "blocked", "list"] {
+            let v = env.ok(&["issue", view]);
+            assert_eq!(v["count"], 0);
+            assert_eq!(v["items"], json!([]));
+            assert_eq!(v["action"], format!("issue.{view}"));
+            assert_eq!(v["issuesPath"], env.path.display().to_string());
+        }
+        assert_eq!(env.ok(&["issue", "check"])["issueCount"], 0);
+        assert_eq!(env.ok(&["dep", "diagnostics"])["cycles"], json!([]));
+        env.rejected(&["issue", "show", "bd-1"], &["issue.not_found"]);
     }
-    assert_eq!(env.ok(&["issue", "check"])["issueCount"], 0);
-    assert_eq!(env.ok(&["dep", "diagnostics"])["cycles"], json!([]));
-    env.rejected(&["issue", "show", "bd-1"], &["issue.not_found"]);
     // A rejected mutation on an absent store creates nothing either.
     env.rejected(
         &["issue", "claim", "bd-1", "--assignee", "a"],
@@ -785,4 +812,25 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
             .unwrap()
             .contains("line 1"));
     }
+}
+
+/// The flag `issue add` offers for acceptance satisfies the check that asks
+/// for it (beads' `acceptance_criteria` member counts as the section, and
+/// its verification command counts too).
+#[test]
+fn acceptance_criteria_flag_satisfies_issue_check() {
+    let env = Env::with_text("");
+    env.ok(&[
+        "issue",
+        "add",
+        "Parser",
+        "--acceptance-criteria",
+        "the parser reads every example\n`cargo test parser`",
+    ]);
+    let v = env.ok(&["issue", "check"]);
+    assert_eq!(v["summary"]["errorCount"], 0, "{v:#}");
+    env.ok(&["issue", "add", "Bare"]);
+    let (code, v) = env.json(&["issue", "check"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["summary"]["errorCount"], 2, "{v:#}");
 }

@@ -361,11 +361,56 @@ fn resolve(flags: &StoreOpts, action: &str) -> Option<Opts> {
     }
 }
 
+/// The class of a read on a store file that does not exist.
+pub const CLASS_STORE_NOT_FOUND: &str = "issue_store.not_found";
+
+/// A read of a store file that does not exist is an error, not an empty
+/// queue (a typo in `--issues` must not look like "nothing to do"):
+/// premath's message and exit 1; with `--json`, one error object on stdout.
+/// `None` when the store is there (or is a database).
+fn missing_store(opts: &Opts, action: &str) -> Option<i32> {
+    let IssueStore::Jsonl(path) = &opts.store else {
+        return None;
+    };
+    if path.exists() {
+        return None;
+    }
+    let message = format!("issues file not found: {}", path.display());
+    let hint = "run `tusk init` to create the store here, or point --issues (or PREMATH_ISSUES_PATH) at it";
+    eprintln!("tusk: {action}: {message}\nhint: {hint}");
+    if opts.json {
+        let v = serde_json::json!({
+            "action": action,
+            "result": "rejected",
+            "failureClasses": [CLASS_STORE_NOT_FOUND],
+            "class": CLASS_STORE_NOT_FOUND,
+            "message": message,
+            "diagnostic": message,
+            "hint": hint,
+            "issuesPath": path.display().to_string(),
+        });
+        println!("{}", to_pretty_sorted(&v));
+    }
+    Some(1)
+}
+
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "issue") else {
         return 2;
     };
+    let read = match &args.command {
+        IssueCommand::List { .. } => Some("issue.list"),
+        IssueCommand::Show { .. } => Some("issue.show"),
+        IssueCommand::Ready => Some("issue.ready"),
+        IssueCommand::Blocked => Some("issue.blocked"),
+        IssueCommand::Check { .. } => Some("issue.check"),
+        IssueCommand::LeaseProjection => Some("issue.lease_projection"),
+        _ => None,
+    };
+    if let Some(code) = read.and_then(|action| missing_store(&opts, action)) {
+        return code;
+    }
     let path_str = opts.store.path().display().to_string();
     let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {
@@ -578,6 +623,14 @@ pub fn run_dep(args: DepArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "dep") else {
         return 2;
     };
+    let read = match &args.command {
+        DepCommand::Project { .. } => Some("dep.project"),
+        DepCommand::Diagnostics { .. } => Some("dep.diagnostics"),
+        _ => None,
+    };
+    if let Some(code) = read.and_then(|action| missing_store(&opts, action)) {
+        return code;
+    }
     let path_str = opts.store.path().display().to_string();
     let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {

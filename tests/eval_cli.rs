@@ -612,3 +612,33 @@ fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
     assert_eq!(r["error"]["class"], "request.unknown_action");
     assert_eq!(before, s.log_text(".premath/host_effects.jsonl"));
 }
+
+/// A handled rejection still rejects the run, and the result says which call
+/// decided it (and the text summary says so on screen).
+#[test]
+fn decided_by_names_the_call_that_rejected_the_run() {
+    let s = Scratch::new();
+    let program = r#"(define e (issue.show (hash "id" "bd-404")))
+(if (accepted? e) "found" "handled: not found")"#;
+    let (code, r) = s.eval(program, &[]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["value"], "handled: not found");
+    assert_eq!(
+        r["decidedBy"],
+        serde_json::json!({"kind": "call", "callId": "call-1", "action": "issue.show", "resultClass": "issue.not_found"})
+    );
+    let out = s.tusk_stdin(&["eval", "-"], program);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("rejected by call-1 issue.show → issue.not_found"),
+        "{text}"
+    );
+    // A run rejected by its own error names the error; an accepted run has none.
+    let (_, r) = s.eval("(car '())", &[]);
+    assert_eq!(r["decidedBy"]["kind"], "error");
+    assert_eq!(r["decidedBy"]["resultClass"], "scheme_eval.runtime_error");
+    let (_, r) = s.eval("(+ 1 2)", &[]);
+    assert!(r.get("decidedBy").is_none());
+    let help = String::from_utf8_lossy(&s.tusk(&["eval", "--help"]).stdout).into_owned();
+    assert!(help.contains("even when the program handled it"), "{help}");
+}

@@ -297,6 +297,15 @@ pub fn summary(result: &Value) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    let decided = &result["decidedBy"];
+    if decided["kind"] == "call" {
+        out.push_str(&format!(
+            "rejected by {} {} → {} (a rejected host call rejects the run, even when the program handled it)\n",
+            text(&decided["callId"]),
+            text(&decided["action"]),
+            text(&decided["resultClass"])
+        ));
+    }
     let output = result["output"].as_str().unwrap_or_default();
     if !output.is_empty() {
         out.push_str("output:\n");

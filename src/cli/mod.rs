@@ -29,6 +29,12 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run one bounded Scheme program against the host functions.
+    ///
+    /// A run is accepted when every host call it made was accepted and the
+    /// program ended without an error. A rejected host call rejects the run
+    /// even when the program handled it and went on; the result's
+    /// `decidedBy` names the call (or the error) that decided it. Exit 0
+    /// accepted, 1 rejected, 2 the request could not be served (nothing ran).
     Eval(eval::EvalArgs),
     /// The host action catalogue: ids, arguments, payloads, failure classes.
     Actions(actions::ActionsArgs),

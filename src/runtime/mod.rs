@@ -563,6 +563,9 @@ impl Host {
         if let Some(kb) = output.peak_memory_kb {
             json["usage"]["peakMemoryKb"] = json!(kb);
         }
+        if !accepted {
+            json["decidedBy"] = decided_by(&json["effects"], error.as_ref());
+        }
         if let Some(error) = error {
             json["error"] = error;
         }
@@ -574,6 +577,27 @@ impl Host {
             accepted,
             worker_abandoned: output.worker_abandoned,
         })
+    }
+}
+
+/// What made a run rejected: the first host call whose envelope was rejected
+/// (a rejected call rejects the run even when the program handled it), else
+/// the run's own error. Named in the result as `decidedBy`.
+fn decided_by(effects: &Value, error: Option<&Value>) -> Value {
+    let first = effects
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["resultClass"] != "accepted");
+    match (first, error) {
+        (Some(e), _) => json!({
+            "kind": "call",
+            "callId": e["callId"],
+            "action": e["action"],
+            "resultClass": e["resultClass"],
+        }),
+        (None, Some(err)) => json!({"kind": "error", "resultClass": err["class"]}),
+        (None, None) => Value::Null,
     }
 }
 

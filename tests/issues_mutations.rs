@@ -740,3 +740,42 @@ fn replay_refuses_a_cache_that_is_the_store_to_be() {
     );
     assert!(!dir.path().join("new/issues.jsonl").exists());
 }
+
+/// A status typo is refused with the valid ones named (it would take the
+/// issue out of every ready/blocked view); a project may declare custom
+/// statuses as beads does (`status.custom`), beside a file store.
+#[test]
+fn statuses_are_validated_and_custom_ones_can_be_declared() {
+    let env = Env::with_issues(&[issue("bd-1")]);
+    let before = env.text();
+    let v = env.rejected(
+        &["issue", "update", "bd-1", "--status", "foo_bar"],
+        &["issue.invalid_status"],
+    );
+    let diagnostic = v["diagnostic"].as_str().unwrap();
+    assert!(
+        diagnostic.contains("open, in_progress, blocked, deferred, closed"),
+        "{diagnostic}"
+    );
+    assert!(diagnostic.contains("status.custom"), "{diagnostic}");
+    assert_eq!(env.text(), before, "nothing written");
+    // Every built-in status is accepted.
+    for status in ["deferred", "blocked", "in_progress", "open"] {
+        env.ok(&["issue", "update", "bd-1", "--status", status]);
+    }
+    if env.is_file() {
+        let config = env.path.parent().unwrap().join("config.json");
+        std::fs::write(&config, r#"{"status.custom": "in_review, qa_testing:wip"}"#).unwrap();
+        env.ok(&["issue", "update", "bd-1", "--status", "in_review"]);
+        env.ok(&["issue", "update", "bd-1", "--status", "qa_testing"]);
+        env.rejected(
+            &["issue", "update", "bd-1", "--status", "in_reveiw"],
+            &["issue.invalid_status"],
+        );
+        std::fs::write(&config, r#"{"status.custom": 7}"#).unwrap();
+        env.rejected(
+            &["issue", "update", "bd-1", "--status", "in_review"],
+            &["issue.config_invalid"],
+        );
+    }
+}

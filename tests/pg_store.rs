@@ -552,3 +552,37 @@ fn transport_dispatch_leases_from_the_database() {
     assert!(export(dir.path(), &db.url).contains("\"status\":\"open\""));
     assert!(!dir.path().join(".premath").exists());
 }
+
+/// An import keeps every line as it is, and reports a status that is neither
+/// built in nor declared (`status.custom` in the working directory's
+/// `.premath/config.json`) instead of taking it silently.
+#[test]
+fn import_reports_undeclared_statuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    let text = concat!(
+        r#"{"id":"bd-1","title":"a","status":"open"}"#,
+        "\n",
+        r#"{"id":"bd-2","title":"b","status":"in_reveiw"}"#,
+        "\n",
+        r#"{"id":"bd-3","title":"c","status":"qa_testing"}"#,
+        "\n"
+    );
+    let file = dir.path().join("in.jsonl");
+    std::fs::write(&file, text).unwrap();
+    std::fs::create_dir_all(dir.path().join(".premath")).unwrap();
+    std::fs::write(
+        dir.path().join(".premath/config.json"),
+        r#"{"status.custom": "qa_testing:wip"}"#,
+    )
+    .unwrap();
+    let out = import(dir.path(), &file, &db.url, true);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["undeclaredStatuses"],
+        serde_json::json!([{"id": "bd-2", "status": "in_reveiw"}])
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in_reveiw"));
+    assert_eq!(export(dir.path(), &db.url), text, "kept byte for byte");
+}

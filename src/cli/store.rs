@@ -202,11 +202,29 @@ pub fn run(args: StoreArgs) -> i32 {
                         source: std::io::Error::from(std::io::ErrorKind::NotFound),
                     });
                 }
-                crate::pg::import_issues(&pg, &file, &text, mode)
+                crate::pg::import_issues(&pg, &file, &text, mode).map(|count| (count, text))
             });
             match imported {
-                Ok(count) => Ok(json!({"action": action, "store": pg.shown(),
-                    "source": file.display().to_string(), "issueCount": count})),
+                Ok((count, text)) => {
+                    // Lines are imported byte for byte; a status no one
+                    // declared is reported, not dropped or silently taken.
+                    let store = crate::issues::IssueStore::Postgres(pg.clone());
+                    let custom = crate::issues::model::custom_statuses(&store).unwrap_or_default();
+                    let undeclared: Vec<serde_json::Value> =
+                        crate::issues::model::undeclared_statuses(&text, &custom)
+                            .into_iter()
+                            .map(|(id, status)| json!({"id": id, "status": status}))
+                            .collect();
+                    for u in &undeclared {
+                        eprintln!(
+                            "tusk store import: warning: issue {} has status {} that is neither built in nor declared (status.custom in .premath/config.json)",
+                            u["id"], u["status"]
+                        );
+                    }
+                    Ok(json!({"action": action, "store": pg.shown(),
+                        "source": file.display().to_string(), "issueCount": count,
+                        "undeclaredStatuses": undeclared}))
+                }
                 Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
             }
         }

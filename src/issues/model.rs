@@ -24,6 +24,88 @@ pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = 0..=4;
 pub const ISSUE_TYPES: [&str; 5] = ["task", "epic", "bug", "feature", "chore"];
 /// Statuses with a defined meaning; other strings are kept and count as not closed.
 pub const KNOWN_STATUSES: [&str; 4] = ["open", "in_progress", "blocked", "closed"];
+/// Statuses a mutation may set without configuration: beads' built-in set.
+/// Others must be declared (`status.custom` in the store's `config.json`).
+pub const BUILTIN_STATUSES: [&str; 8] = [
+    "open",
+    "in_progress",
+    "blocked",
+    "deferred",
+    "closed",
+    "tombstone",
+    "pinned",
+    "hooked",
+];
+
+/// The `(id, status)` of each line of a store text whose status is neither
+/// built in nor in `custom` (an import reports them; they are kept as is).
+pub fn undeclared_statuses(text: &str, custom: &[String]) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|v| {
+            let status = v.get("status")?.as_str()?.to_string();
+            let known = BUILTIN_STATUSES.contains(&status.as_str()) || custom.contains(&status);
+            (!known).then(|| {
+                let id = v
+                    .get("id")
+                    .and_then(|i| i.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                (id, status)
+            })
+        })
+        .collect()
+}
+
+/// The custom statuses declared for `store`: beads' `status.custom` key
+/// (`"name,name:category,…"`) in the `config.json` beside a JSONL store
+/// (`.premath/config.json` under the working directory for a database).
+/// No file: none.
+///
+/// # Errors
+/// The file is not JSON, `status.custom` is not a string, or a name is not
+/// lower_snake_case.
+pub fn custom_statuses(store: &super::IssueStore) -> Result<Vec<String>, String> {
+    let path = match store {
+        super::IssueStore::Jsonl(p) => p
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("config.json"),
+        super::IssueStore::Postgres(_) => std::path::PathBuf::from(".premath/config.json"),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let config: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let Some(custom) = config.get("status.custom") else {
+        return Ok(Vec::new());
+    };
+    let custom = custom.as_str().ok_or_else(|| {
+        format!(
+            "{}: \"status.custom\" must be a string such as \"in_review,qa:wip\"",
+            path.display()
+        )
+    })?;
+    custom
+        .split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|entry| {
+            let name = entry.split(':').next().unwrap_or("").trim();
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                Err(format!(
+                    "{}: custom status {name:?} is not a lower_snake_case word",
+                    path.display()
+                ))
+            } else {
+                Ok(name.to_string())
+            }
+        })
+        .collect()
+}
 
 /// Dependency types that gate readiness.
 pub const BLOCKING_DEP_TYPES: [&str; 4] =

@@ -6,8 +6,8 @@
 
 use super::graph::cycle_if_added;
 use super::model::{
-    dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, DEFAULT_ISSUE_TYPE,
-    DEFAULT_STATUS, ISSUE_TYPES, PRIORITY_RANGE,
+    dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, BUILTIN_STATUSES,
+    DEFAULT_ISSUE_TYPE, DEFAULT_STATUS, ISSUE_TYPES, PRIORITY_RANGE,
 };
 use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
@@ -179,6 +179,7 @@ impl IssueChanges {
 
 /// Input rules shared by add, discover and update; the first broken one is reported.
 fn validate_fields(
+    store: &IssueStore,
     title: Option<&str>,
     status: Option<&str>,
     priority: Option<i64>,
@@ -194,6 +195,26 @@ fn validate_fields(
                 "issue.invalid_status",
                 format!("status {s:?} is not a lower_snake_case word"),
             ));
+        }
+        if !BUILTIN_STATUSES.contains(&s) {
+            // A typo must not take an issue out of every view: only the
+            // built-in statuses and those the project declares are accepted.
+            let custom =
+                super::model::custom_statuses(store).map_err(|e| ("issue.config_invalid", e))?;
+            if !custom.iter().any(|c| c == s) {
+                let valid: Vec<&str> = BUILTIN_STATUSES
+                    .iter()
+                    .copied()
+                    .chain(custom.iter().map(String::as_str))
+                    .collect();
+                return Err((
+                    "issue.invalid_status",
+                    format!(
+                        "status {s:?} is not one of {}; declare custom statuses in the store's config.json as {{\"status.custom\": \"{s}\"}}",
+                        valid.join(", ")
+                    ),
+                ));
+            }
         }
     }
     if let Some(p) = priority {
@@ -250,11 +271,13 @@ fn next_id(store: &Store<'_>) -> String {
 
 /// Builds a new issue line, or a rejection.
 fn new_issue_object(
+    issue_store: &IssueStore,
     store: &Store<'_>,
     new: &NewIssue,
     stamp: &str,
 ) -> Result<(String, Map<String, Value>), Rejection> {
     validate_fields(
+        issue_store,
         Some(&new.title),
         new.status.as_deref(),
         new.priority,
@@ -346,7 +369,7 @@ fn create(
                 None,
             );
         }
-        let (id, mut m) = match new_issue_object(store, new, &stamp) {
+        let (id, mut m) = match new_issue_object(ctx.store, store, new, &stamp) {
             Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
             Ok(created) => created,
         };
@@ -387,6 +410,7 @@ pub fn update(
         ));
     }
     if let Err((class, diag)) = validate_fields(
+        ctx.store,
         changes.title.as_deref(),
         changes.status.as_deref(),
         changes.priority,

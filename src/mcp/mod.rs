@@ -425,7 +425,13 @@ impl TuskServer {
     /// Closes sessions idle longer than the TTL (their workers end with them).
     fn sweep(&self) {
         let ttl = self.inner.options.session_ttl;
-        let expired: Vec<Arc<Session>> = {
+        self.close_sessions(|s| s.expired(ttl));
+    }
+
+    /// Removes the sessions `doomed` picks; they are dropped outside the
+    /// table's lock, since each drop kills a worker.
+    fn close_sessions(&self, doomed: impl Fn(&Session) -> bool) {
+        let closed: Vec<Arc<Session>> = {
             let mut sessions = self
                 .inner
                 .sessions
@@ -433,13 +439,12 @@ impl TuskServer {
                 .unwrap_or_else(|e| e.into_inner());
             let ids: Vec<String> = sessions
                 .iter()
-                .filter(|(_, s)| s.expired(ttl))
+                .filter(|(_, s)| doomed(s))
                 .map(|(id, _)| id.clone())
                 .collect();
             ids.iter().filter_map(|id| sessions.remove(id)).collect()
         };
-        // Dropped outside the table's lock: each drop kills a worker.
-        drop(expired);
+        drop(closed);
     }
 
     /// The session `id` if it exists and belongs to `owner`; another
@@ -863,20 +868,7 @@ impl TuskServer {
         for (_, cancel) in runs {
             cancel.cancel();
         }
-        let closed: Vec<Arc<Session>> = {
-            let mut sessions = self
-                .inner
-                .sessions
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let ids: Vec<String> = sessions
-                .iter()
-                .filter(|(_, s)| s.owner == owner)
-                .map(|(id, _)| id.clone())
-                .collect();
-            ids.iter().filter_map(|id| sessions.remove(id)).collect()
-        };
-        drop(closed);
+        self.close_sessions(|s| s.owner == owner);
     }
 
     /// Cancelled when the server's client is gone or the server stops.

@@ -181,3 +181,37 @@ fn quickstart_script_runs_every_step() {
     let issues = std::fs::read_to_string(demo.join(".premath/issues.jsonl")).unwrap();
     assert_eq!(issues.lines().count(), 2);
 }
+
+/// The README's one-machine fleet, `examples/fleet_local.sh`, run as written
+/// on a real throwaway cluster: two workers claim two different issues.
+#[test]
+fn fleet_script_runs_two_workers_on_a_throwaway_cluster() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet_local.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let claimed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("\"id\""))
+        .collect();
+    assert_eq!(
+        claimed,
+        ["    \"id\": \"bd-1\",", "    \"id\": \"bd-2\","],
+        "{stdout}"
+    );
+    assert!(stdout.contains("issueCount: 2"), "{stdout}");
+    assert!(
+        stdout.contains("worker.a") && stdout.contains("worker.b"),
+        "{stdout}"
+    );
+}

@@ -2,7 +2,7 @@
 # A throwaway PostgreSQL cluster for the test suite: an unprivileged user, a
 # temporary directory, a loopback port, password authentication over TCP.
 #
-#   eval "$(bash tests/pg/cluster.sh start)"   # exports TUSK_TEST_PG_URL and TUSK_TEST_PG_DIR
+#   eval "$(bash tests/pg/cluster.sh start)"   # exports TUSK_TEST_PG_URL, TUSK_TEST_PG_DIR and TUSK_STORE
 #   bash tests/pg/cluster.sh stop "$TUSK_TEST_PG_DIR"
 #
 # Installs PostgreSQL from the OS packages when it is missing (needs root then).
@@ -51,6 +51,10 @@ start() {
     || { cat "$dir/server.log" >&2; exit 1; }
   as "$bin/psql" -h "$dir" -p "$port" -U tusk -d postgres -qc "CREATE DATABASE tusk" >&2
   echo "export TUSK_TEST_PG_URL='postgres://tusk:$pw@127.0.0.1:$port/tusk'"
+  # Every tusk command reads TUSK_STORE: with it, trying the fleet locally is
+  # one paste. (The test suite picks its backend with TUSK_TEST_BACKEND and
+  # clears TUSK_STORE for the file store: .ci/run unsets it.)
+  echo "export TUSK_STORE='postgres://tusk:$pw@127.0.0.1:$port/tusk'"
   echo "export TUSK_TEST_PG_DIR='$dir'"
 }
 

@@ -38,7 +38,8 @@ fn pages(cmd: &clap::Command) -> usize {
 
 /// Prints or writes the pages; returns the exit code (0, or 1 on an I/O error).
 pub fn run(args: &ManArgs) -> i32 {
-    let cmd = super::Cli::command();
+    // `help` is not a page of its own (clap_mangen::generate_to drops it too).
+    let cmd = super::Cli::command().disable_help_subcommand(true);
     match &args.dir {
         None => {
             let mut page = Vec::new();

@@ -10,7 +10,8 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct McpArgs {
     /// Print the configuration CLIENT needs to start this server over stdio
-    /// (JSON; TOML for codex) instead of serving; see `tusk mcp --help`.
+    /// (JSON; TOML for codex) instead of serving: this binary with `-C DIR mcp`
+    /// and the other flags given here.
     #[arg(long, value_enum, value_name = "CLIENT", conflicts_with = "http")]
     pub print_config: Option<super::mcp_config::Client>,
     /// With --print-config: put the active policy's digest and an instruction

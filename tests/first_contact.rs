@@ -112,9 +112,8 @@ fn version_names_the_package_and_the_commit_it_was_built_from() {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
-    let in_checkout = git(&["rev-parse", "--show-toplevel"]).is_some_and(|top| {
-        std::fs::canonicalize(top).ok() == std::fs::canonicalize(manifest).ok()
-    });
+    let in_checkout = git(&["rev-parse", "--show-toplevel"])
+        .is_some_and(|top| std::fs::canonicalize(top).ok() == std::fs::canonicalize(manifest).ok());
     let version = env!("CARGO_PKG_VERSION");
     match git(&["rev-parse", "--short", "HEAD"]).filter(|_| in_checkout) {
         Some(commit) => assert_eq!(out.trim(), format!("tusk {version} ({commit})")),
@@ -131,10 +130,16 @@ fn completions_for_every_shell_name_every_subcommand() {
         assert_eq!(code, 0, "{shell}: {err}");
         assert!(script.len() > 1000, "{shell}: {script}");
         for name in &names {
-            assert!(script.contains(name.as_str()), "{shell} script lacks {name}");
+            assert!(
+                script.contains(name.as_str()),
+                "{shell} script lacks {name}"
+            );
         }
         // Nested subcommands are completed too.
-        assert!(script.contains("claim-next"), "{shell} script lacks issue claim-next");
+        assert!(
+            script.contains("claim-next"),
+            "{shell} script lacks issue claim-next"
+        );
     }
     let (code, _, err) = dir.tusk(&["completions", "tcsh"]);
     assert_eq!(code, 2);
@@ -160,7 +165,10 @@ fn man_prints_tusk_1_or_writes_a_page_per_subcommand() {
     });
     for name in subcommands() {
         let text = page(&format!("tusk-{name}"));
-        assert!(text.starts_with(".ie") || text.contains(".TH"), "{name}: {text}");
+        assert!(
+            text.starts_with(".ie") || text.contains(".TH"),
+            "{name}: {text}"
+        );
     }
     assert!(page("tusk-issue-claim-next").contains("claim"));
 }
@@ -180,11 +188,21 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
         .collect();
     assert_eq!(
         ids,
-        ["store", "policy", "effects", "trajectory", "sandbox", "disk"]
+        [
+            "store",
+            "policy",
+            "effects",
+            "trajectory",
+            "sandbox",
+            "disk"
+        ]
     );
     let store = check(&report, "store");
     assert_eq!(store["status"], "warn");
-    assert!(store["fix"].as_str().unwrap().contains("tusk init"), "{store}");
+    assert!(
+        store["fix"].as_str().unwrap().contains("tusk init"),
+        "{store}"
+    );
     // No policy file: the built-in default and its digest, as `tusk policy digest` prints it.
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "ok");
@@ -224,7 +242,10 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     assert!(message("trajectory").contains("step row(s)"), "{report:#}");
     let (code, text, _) = dir.tusk(&["doctor"]);
     assert_eq!(code, 0);
-    assert!(text.lines().last().unwrap().starts_with("ok: 6 ok"), "{text}");
+    assert!(
+        text.lines().last().unwrap().starts_with("ok: 6 ok"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -239,7 +260,10 @@ fn doctor_fails_a_corrupt_store_and_names_the_line() {
     assert_eq!(report["result"], "fail");
     let store = check(&report, "store");
     assert_eq!(store["status"], "fail");
-    assert!(store["message"].as_str().unwrap().contains("line 2"), "{store}");
+    assert!(
+        store["message"].as_str().unwrap().contains("line 2"),
+        "{store}"
+    );
     assert!(store["fix"].as_str().unwrap().contains("repair"), "{store}");
     // The other checks still run and report on their own.
     assert_eq!(check(&report, "sandbox")["status"], "ok");
@@ -257,7 +281,13 @@ fn doctor_judges_the_policy_file() {
     assert_eq!(code, 1);
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "fail");
-    assert!(policy["fix"].as_str().unwrap().contains("tusk policy digest"), "{policy}");
+    assert!(
+        policy["fix"]
+            .as_str()
+            .unwrap()
+            .contains("tusk policy digest"),
+        "{policy}"
+    );
     dir.write(
         ".premath/mutation_policy.json",
         r#"{"schema": 1, "policyKind": "premath.mutation_policy.v1",
@@ -268,7 +298,10 @@ fn doctor_judges_the_policy_file() {
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "warn", "{policy}");
     let message = policy["message"].as_str().unwrap();
-    assert!(message.contains("issue.clam") && !message.contains("issue.add,"), "{policy}");
+    assert!(
+        message.contains("issue.clam") && !message.contains("issue.add,"),
+        "{policy}"
+    );
     assert!(message.contains(&dir.digest()), "{policy}");
 }
 
@@ -290,7 +323,10 @@ fn doctor_reports_torn_and_corrupt_logs() {
     assert_eq!(c["status"], "warn", "{c}");
     let fix = c["fix"].as_str().unwrap();
     assert!(
-        fix.contains(&format!("truncate -s {} .premath/host_effects.jsonl", whole.len())),
+        fix.contains(&format!(
+            "truncate -s {} .premath/host_effects.jsonl",
+            whole.len()
+        )),
         "{fix}"
     );
     // A bad row in the middle is a failure.
@@ -313,8 +349,20 @@ fn doctor_fails_an_unreachable_database_and_says_what_to_do() {
     assert_eq!(code, 1, "{report:#}");
     let store = check(&report, "store");
     assert_eq!(store["status"], "fail");
-    assert!(store["message"].as_str().unwrap().contains("cannot reach the server"), "{store}");
-    assert!(store["fix"].as_str().unwrap().contains("start the PostgreSQL server"), "{store}");
+    assert!(
+        store["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the server"),
+        "{store}"
+    );
+    assert!(
+        store["fix"]
+            .as_str()
+            .unwrap()
+            .contains("start the PostgreSQL server"),
+        "{store}"
+    );
     // The logs live in the same database: they cannot be read either.
     assert_eq!(check(&report, "effects")["status"], "fail");
     // TUSK_STORE names it just as well.
@@ -329,7 +377,10 @@ fn doctor_fails_an_unreachable_database_and_says_what_to_do() {
     assert_eq!(check(&report, "store")["status"], "fail");
     let (code, report) = dir.doctor(&["--store", "mysql://x"]);
     assert_eq!(code, 1);
-    assert!(check(&report, "store")["fix"].as_str().unwrap().contains("postgres://"));
+    assert!(check(&report, "store")["fix"]
+        .as_str()
+        .unwrap()
+        .contains("postgres://"));
 }
 
 #[test]
@@ -339,7 +390,10 @@ fn doctor_on_a_database_checks_its_schema() {
     let (code, report) = dir.doctor(&["--store", &db.url]);
     assert_eq!(code, 1, "{report:#}");
     let store = check(&report, "store");
-    assert!(store["fix"].as_str().unwrap().contains("tusk store init"), "{store}");
+    assert!(
+        store["fix"].as_str().unwrap().contains("tusk store init"),
+        "{store}"
+    );
     db.run_ok(&["store", "init"]);
     db.run_ok(&["issue", "add", "On the database"]);
     let (code, report) = dir.doctor(&["--store", &db.url]);
@@ -347,13 +401,22 @@ fn doctor_on_a_database_checks_its_schema() {
     let store = check(&report, "store");
     assert_eq!(store["status"], "ok", "{store}");
     let message = store["message"].as_str().unwrap();
-    assert!(message.contains("schema version 1") && message.contains("1 issue line(s)"), "{message}");
-    assert!(!message.contains(":tusk-test-"), "the password is printed: {message}");
+    assert!(
+        message.contains("schema version 1") && message.contains("1 issue line(s)"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(":tusk-test-"),
+        "the password is printed: {message}"
+    );
 }
 
-/// `(name, [(arg, type, required)])` for each `### \`id\`` section of the guide.
-fn featured_sections(guide: &str) -> Vec<(String, Vec<(String, String, bool)>)> {
-    let mut out: Vec<(String, Vec<(String, String, bool)>)> = Vec::new();
+/// An argument line of the guide: name, type, required.
+type ArgLine = (String, String, bool);
+
+/// `(id, arguments)` for each `### \`id\`` section of the guide.
+fn featured_sections(guide: &str) -> Vec<(String, Vec<ArgLine>)> {
+    let mut out: Vec<(String, Vec<ArgLine>)> = Vec::new();
     for line in guide.lines() {
         if let Some(rest) = line.strip_prefix("### `") {
             let id = rest.split('`').next().unwrap().to_string();
@@ -402,19 +465,28 @@ fn prime_is_generated_from_the_catalogue() {
         have.sort();
         assert_eq!(have, want, "{id}'s arguments");
         for (name, ty, req) in args {
-            assert_eq!(*req, required.contains(&name.as_str()), "{id}.{name} required");
+            assert_eq!(
+                *req,
+                required.contains(&name.as_str()),
+                "{id}.{name} required"
+            );
             let schema_type = &properties[name]["type"];
             let base = ty.strip_prefix("list-of-").map_or(ty.as_str(), |_| "array");
             assert!(
                 schema_type == base
-                    || schema_type.as_array().is_some_and(|t| t.contains(&json!(base))),
+                    || schema_type
+                        .as_array()
+                        .is_some_and(|t| t.contains(&json!(base))),
                 "{id}.{name}: guide says {ty}, schema {schema_type}"
             );
         }
         let heading = format!("### `{id}` ({})", action["kind"].as_str().unwrap());
         assert!(guide.contains(&heading), "{heading}");
         let example = action["example"].as_str().unwrap();
-        assert!(guide.contains(&format!("Example: `{example}`")), "{id} example");
+        assert!(
+            guide.contains(&format!("Example: `{example}`")),
+            "{id} example"
+        );
     }
     // Every action, in the catalogue's order, with its kind and description.
     let listed: Vec<&str> = guide
@@ -487,7 +559,10 @@ fn an_unknown_subcommand_suggests_the_nearest() {
     ] {
         let (code, _, err) = dir.tusk(&typo);
         assert_eq!(code, 2, "{typo:?}");
-        assert!(err.contains(&format!("a similar subcommand exists: {near}")), "{err}");
+        assert!(
+            err.contains(&format!("a similar subcommand exists: {near}")),
+            "{err}"
+        );
     }
 }
 
@@ -497,7 +572,10 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
     dir.write("add.scm", "(issue.add (hash \"title\" \"x\"))");
     let (code, text, _) = dir.tusk(&["eval", "add.scm"]);
     assert_eq!(code, 1);
-    assert!(text.contains("call-1 issue.add → mutation.use_evidence_missing"), "{text}");
+    assert!(
+        text.contains("call-1 issue.add → mutation.use_evidence_missing"),
+        "{text}"
+    );
     assert!(
         text.contains("fix: give the mutation authority")
             && text.contains("--policy-digest \"$(tusk policy digest)\" --instruction-ref REF"),
@@ -507,7 +585,10 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
     let (code, out, _) = dir.tusk(&["eval", "--json", "add.scm"]);
     assert_eq!(code, 1);
     let result: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(result["failureClasses"], json!(["mutation.use_evidence_missing"]));
+    assert_eq!(
+        result["failureClasses"],
+        json!(["mutation.use_evidence_missing"])
+    );
     let effect = &result["effects"][0];
     assert_eq!(effect["resultClass"], "mutation.use_evidence_missing");
     let diagnostic = effect["payload"]["diagnostic"].as_str().unwrap();
@@ -527,7 +608,10 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
     ]);
     assert_eq!(code, 1);
     assert!(text.contains("mutation.policy_digest_mismatch"), "{text}");
-    assert!(text.contains("fix: use the active policy's digest"), "{text}");
+    assert!(
+        text.contains("fix: use the active policy's digest"),
+        "{text}"
+    );
     assert!(!dir.path(".premath/issues.jsonl").exists());
 }
 

@@ -47,7 +47,10 @@ fn parse(client: &str, text: &str) -> Launch {
         assert_eq!(servers.keys().collect::<Vec<_>>(), ["tusk"], "{text}");
         let tusk = servers["tusk"].as_table().unwrap();
         for key in tusk.keys() {
-            assert!(["command", "args", "cwd", "env"].contains(&key.as_str()), "{key}");
+            assert!(
+                ["command", "args", "cwd", "env"].contains(&key.as_str()),
+                "{key}"
+            );
         }
         let env = tusk.get("env").map(|e| {
             let table = e.as_table().expect("env is a table");
@@ -72,8 +75,14 @@ fn parse(client: &str, text: &str) -> Launch {
     }
     let doc: Value = serde_json::from_str(text)
         .unwrap_or_else(|e| panic!("{client} config is not JSON ({e}):\n{text}"));
-    let top = if client == "vscode" { "servers" } else { "mcpServers" };
-    let servers = doc[top].as_object().unwrap_or_else(|| panic!("no {top}: {doc}"));
+    let top = if client == "vscode" {
+        "servers"
+    } else {
+        "mcpServers"
+    };
+    let servers = doc[top]
+        .as_object()
+        .unwrap_or_else(|| panic!("no {top}: {doc}"));
     assert_eq!(doc.as_object().unwrap().len(), 1, "{doc}");
     assert_eq!(servers.keys().collect::<Vec<_>>(), ["tusk"], "{doc}");
     let tusk = &servers["tusk"];

@@ -577,7 +577,8 @@ fn check_disk(store_bytes: u64) -> Check {
             )
         }
     };
-    let free = u64::from(stat.blocks_available()).saturating_mul(u64::from(stat.fragment_size()));
+    // Both are 64-bit on the platforms the sandbox supports (x86_64, aarch64).
+    let free: u64 = stat.blocks_available().saturating_mul(stat.fragment_size());
     let mib = |b: u64| b >> 20;
     let want = DISK_WARN_BYTES.max(store_bytes.saturating_mul(2));
     let message = format!("{} MiB free under {}", mib(free), shown(at));

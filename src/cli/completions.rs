@@ -16,5 +16,5 @@ pub struct CompletionsArgs {
 pub fn run(args: &CompletionsArgs) -> i32 {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut super::Cli::command(), "tusk", &mut script);
-    super::man::write_stdout(&script)
+    super::write_stdout(&script)
 }

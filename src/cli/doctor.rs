@@ -652,7 +652,7 @@ pub fn run(args: &DoctorArgs) -> i32 {
         ));
         out
     };
-    let code = super::man::write_stdout(text.as_bytes());
+    let code = super::write_stdout(text.as_bytes());
     if result == Status::Fail {
         1
     } else {

@@ -3,7 +3,6 @@
 //! one page per subcommand (`tusk-issue-add.1`, …) are written there.
 
 use clap::{Args, CommandFactory};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// `tusk man`.
@@ -11,19 +10,6 @@ use std::path::PathBuf;
 pub struct ManArgs {
     /// Write tusk.1 and one page per subcommand into DIR (created if missing).
     pub dir: Option<PathBuf>,
-}
-
-/// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
-pub(crate) fn write_stdout(bytes: &[u8]) -> i32 {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("tusk: cannot write to stdout: {e}");
-            1
-        }
-    }
 }
 
 /// How many pages `generate_to` writes: the command and every visible
@@ -47,7 +33,7 @@ pub fn run(args: &ManArgs) -> i32 {
                 eprintln!("tusk man: {e}");
                 return 1;
             }
-            write_stdout(&page)
+            super::write_stdout(&page)
         }
         Some(dir) => {
             let count = pages(&cmd);

@@ -222,7 +222,7 @@ pub fn run(client: Client, args: &McpArgs, matches: Option<&ArgMatches>) -> i32 
     let made = launch(args, matches.unwrap_or(&empty));
     match made {
         Ok(launch) => {
-            let code = super::man::write_stdout(render(client, &launch).as_bytes());
+            let code = super::write_stdout(render(client, &launch).as_bytes());
             eprintln!("tusk mcp: put this in {}", destination(client));
             if !args.with_authority && args.host.policy_digest.is_none() {
                 eprintln!(

@@ -118,6 +118,20 @@ pub enum Command {
     Man(man::ManArgs),
 }
 
+/// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
+pub(crate) fn write_stdout(bytes: &[u8]) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("tusk: cannot write to stdout: {e}");
+            1
+        }
+    }
+}
+
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
     let matches = Cli::command().get_matches();

@@ -209,7 +209,7 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
 pub fn run(_args: &PrimeArgs) -> i32 {
     let registry = crate::runtime::builtin_registry();
     let specs: Vec<&ActionSpec> = registry.specs().collect();
-    super::man::write_stdout(guide(&specs).as_bytes())
+    super::write_stdout(guide(&specs).as_bytes())
 }
 
 #[cfg(test)]

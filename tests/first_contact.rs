@@ -215,6 +215,10 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
         assert_eq!(c["fix"].is_string(), c["status"] != "ok", "{c}");
     }
     assert!(!dir.path(".premath").exists(), "doctor created files");
+    assert!(check(&report, "disk")["message"]
+        .as_str()
+        .unwrap()
+        .ends_with("MiB free under ."));
     let (code, text, _) = dir.tusk(&["doctor"]);
     assert_eq!(code, 0);
     assert!(text.contains("fix: run `tusk init`"), "{text}");

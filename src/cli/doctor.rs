@@ -36,6 +36,10 @@ const DISK_FAIL_BYTES: u64 = 16 << 20;
 /// Below this much (or twice the issue store, if larger) it warns.
 const DISK_WARN_BYTES: u64 = 256 << 20;
 
+/// What to do about a corrupt line of the issue file.
+const CORRUPT_FIX: &str = "repair or remove that line; the store is never rewritten while a \
+                           line is corrupt (`tusk issue check` reports the rest)";
+
 /// `tusk doctor`.
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
@@ -117,7 +121,10 @@ impl Check {
 }
 
 fn shown(path: &Path) -> String {
-    let path = path.strip_prefix(".").unwrap_or(path);
+    let path = match path.strip_prefix(".") {
+        Ok(rest) if !rest.as_os_str().is_empty() => rest,
+        _ => path,
+    };
     crate::terminal::field(&path.display().to_string()).into_owned()
 }
 
@@ -152,8 +159,19 @@ fn database_fix(class: &str) -> &'static str {
     }
 }
 
+/// The database `--store`/`TUSK_STORE` names must at least be a usable URL.
+fn database_url(id: &'static str, args: &DoctorArgs) -> Result<(), Check> {
+    match args.store.database() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Check::fail(id, e.to_string(), database_fix(e.class()))),
+    }
+}
+
 fn check_store(args: &DoctorArgs) -> (Check, u64) {
     const ID: &str = "store";
+    if let Err(check) = database_url(ID, args) {
+        return (check, 0);
+    }
     let store = match args
         .store
         .issues(args.issues.as_deref(), Path::new(DEFAULT_ISSUES_PATH))
@@ -161,11 +179,7 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
         Ok(s) => s,
         Err(e) => {
             return (
-                Check::fail(
-                    ID,
-                    e,
-                    "give either --store URL or --issues FILE, with a postgres:// URL",
-                ),
+                Check::fail(ID, e, "give --store URL or --issues FILE, not both"),
                 0,
             )
         }
@@ -243,7 +257,7 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
                 Ok(t) => t,
                 Err(e) => {
                     let fix = match e.class() {
-                        "memory.store_corrupt" => "repair or remove that line; the store is never rewritten while a line is corrupt (`tusk issue check` reports the rest)",
+                        "memory.store_corrupt" => CORRUPT_FIX,
                         _ => "give this user read permission on the file",
                     };
                     return (Check::fail(ID, e.to_string(), fix), meta.len());
@@ -251,12 +265,7 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
             };
             let parsed = match Store::parse(path, &text) {
                 Ok(s) => s,
-                Err(e) => {
-                    return (
-                        Check::fail(ID, e.to_string(), "repair or remove that line; the store is never rewritten while a line is corrupt (`tusk issue check` reports the rest)"),
-                        meta.len(),
-                    )
-                }
+                Err(e) => return (Check::fail(ID, e.to_string(), CORRUPT_FIX), meta.len()),
             };
             let dir = path
                 .parent()
@@ -357,6 +366,9 @@ fn log_error(e: LogReadError) -> (String, &'static str) {
 
 fn check_effects(args: &DoctorArgs) -> Check {
     const ID: &str = "effects";
+    if let Err(check) = database_url(ID, args) {
+        return check;
+    }
     let default = crate::host::HostPaths::under(Path::new("."));
     let log = match args.store.log(
         LogTable::Effects,
@@ -364,7 +376,7 @@ fn check_effects(args: &DoctorArgs) -> Check {
         default.effects.path(),
     ) {
         Ok(l) => l,
-        Err(e) => return Check::fail(ID, e, "give either --store URL or --effects FILE"),
+        Err(e) => return Check::fail(ID, e, "give --store URL or --effects FILE, not both"),
     };
     let bytes = match log.read() {
         Ok(Some(b)) => b,
@@ -433,6 +445,9 @@ fn check_effects(args: &DoctorArgs) -> Check {
 
 fn check_trajectory(args: &DoctorArgs) -> Check {
     const ID: &str = "trajectory";
+    if let Err(check) = database_url(ID, args) {
+        return check;
+    }
     let default = crate::host::HostPaths::under(Path::new("."));
     let log = match args.store.log(
         LogTable::Trajectory,
@@ -440,7 +455,7 @@ fn check_trajectory(args: &DoctorArgs) -> Check {
         default.trajectory.path(),
     ) {
         Ok(l) => l,
-        Err(e) => return Check::fail(ID, e, "give either --store URL or --trajectory FILE"),
+        Err(e) => return Check::fail(ID, e, "give --store URL or --trajectory FILE, not both"),
     };
     if let LogStore::File(path) = &log {
         if !path.exists() {

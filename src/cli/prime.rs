@@ -56,18 +56,34 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A field's JSON type for the table: its non-null types, else `object`.
+/// A field's JSON type for the table: its non-null types (`list of T` for an
+/// array of T), `object` for a reference or union, else `any`.
 fn type_of(schema: &Value) -> String {
-    let types: Vec<&str> = match &schema["type"] {
-        Value::String(t) => vec![t.as_str()],
+    let types: Vec<String> = match &schema["type"] {
+        Value::String(t) => vec![t.clone()],
         Value::Array(ts) => ts
             .iter()
             .filter_map(Value::as_str)
             .filter(|t| *t != "null")
+            .map(str::to_string)
             .collect(),
-        _ => vec!["object"],
+        // A reference or a union (an optional struct) is an object; `{}` is anything.
+        _ if ["$ref", "anyOf", "properties"]
+            .iter()
+            .any(|k| schema.get(*k).is_some()) =>
+        {
+            vec!["object".to_string()]
+        }
+        _ => vec!["any".to_string()],
     };
-    types.join(" or ")
+    types
+        .into_iter()
+        .map(|t| match (t.as_str(), schema.get("items")) {
+            ("array", Some(items)) => format!("list of {}", type_of(items)),
+            _ => t,
+        })
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 fn scheme_eval_fields() -> String {
@@ -186,8 +202,8 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
          `instructionRef` names the instruction being carried out (any non-empty reference, \
          such as `instr://issue/bd-7`). A server started with `--policy-digest` and \
          `--instruction-ref` (as `tusk mcp --print-config CLIENT --with-authority` configures \
-         it) supplies both to calls that carry none. Under `--read-only` mutations are not \
-         bound at all.\n\n\
+         it) supplies both to stdio calls that carry none; over HTTP only to tokens marked \
+         `serverAuthority`. Under `--read-only` mutations are not bound at all.\n\n\
          ## All actions\n\n"
     ));
     for spec in specs {
@@ -215,6 +231,20 @@ pub fn run(_args: &PrimeArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_types_read_as_json_types() {
+        use serde_json::json;
+        assert_eq!(type_of(&json!({"type": "string"})), "string");
+        assert_eq!(type_of(&json!({"type": ["integer", "null"]})), "integer");
+        let strings = json!({"type": ["array", "null"], "items": {"type": "string"}});
+        assert_eq!(type_of(&strings), "list of string");
+        assert_eq!(
+            type_of(&json!({"anyOf": [{"$ref": "#/$defs/L"}, {"type": "null"}]})),
+            "object"
+        );
+        assert_eq!(type_of(&json!({})), "any");
+    }
 
     #[test]
     fn featured_actions_and_helpers_exist() {

@@ -401,8 +401,8 @@ fn check_effects(args: &DoctorArgs) -> Check {
                 ID,
                 e.to_string(),
                 format!(
-                    "`tusk replay` refuses the log until then: repair that line, or move the log aside \
-                     (mv {0} {0}.bad) and start a new one",
+                    "repair that line, or move the log aside (mv {0} {0}.bad) and start a new \
+                     one; until then `tusk replay` refuses it",
                     shown(log.path())
                 ),
             )

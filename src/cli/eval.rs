@@ -340,7 +340,39 @@ pub fn summary(result: &Value) -> String {
             out.push_str(&format!("  - {c}\n"));
         }
     }
+    let mut fixes: Vec<&str> = result["failureClasses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| fix_for(c.as_str().unwrap_or_default()))
+        .collect();
+    fixes.dedup();
+    for fix in fixes {
+        out.push_str(&format!("fix: {fix}\n"));
+    }
     out
+}
+
+/// What to do about a refusal a new user meets first (the mutation gate's),
+/// for requests from the command line and over MCP alike.
+pub(crate) fn fix_for(class: &str) -> Option<&'static str> {
+    match class {
+        crate::host::gate::USE_EVIDENCE_MISSING => Some(
+            "give the mutation authority: policyDigest (what `tusk policy digest` prints) and \
+             instructionRef (a reference to the instruction carried out), as request fields or as \
+             --policy-digest \"$(tusk policy digest)\" --instruction-ref REF; a policy with \
+             requireJoinClosed also needs joinEvidence (--join-evidence FILE)",
+        ),
+        crate::host::gate::POLICY_DIGEST_MISMATCH => Some(
+            "use the active policy's digest: `tusk policy digest` prints it (it changes whenever \
+             the policy file does)",
+        ),
+        crate::host::gate::ACTION_NOT_ALLOWED => Some(
+            "list the action in allowedActions of the policy file (.premath/mutation_policy.json), \
+             then take its new digest with `tusk policy digest`",
+        ),
+        _ => None,
+    }
 }
 
 /// Failure classes in plain words.

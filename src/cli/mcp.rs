@@ -9,6 +9,15 @@ use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct McpArgs {
+    /// Print the configuration CLIENT needs to start this server over stdio
+    /// (JSON; TOML for codex) instead of serving: this binary with `-C DIR mcp`
+    /// and the other flags given here.
+    #[arg(long, value_enum, value_name = "CLIENT", conflicts_with = "http")]
+    pub print_config: Option<super::mcp_config::Client>,
+    /// With --print-config: put the active policy's digest and an instruction
+    /// ref (--instruction-ref, default instr://mcp) in the server's args.
+    #[arg(long, requires = "print_config", conflicts_with = "policy_digest")]
+    pub with_authority: bool,
     /// Also expose each host action as a tool of its own (`issue_ready`,
     /// `issue_claim`, …) for clients that do not want code mode.
     #[arg(long)]

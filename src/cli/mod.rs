@@ -2,26 +2,45 @@
 //! returns the process exit code; `main.rs` only calls [`run`].
 
 pub mod actions;
+pub mod completions;
+pub mod doctor;
 pub mod eval;
 pub mod events;
 pub mod harness;
 pub mod init;
 pub mod join_check;
+pub mod man;
 pub mod mcp;
+pub mod mcp_config;
 pub mod policy;
+pub mod prime;
 pub mod repl;
 pub mod replay;
 pub mod store;
 pub mod transport;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::path::PathBuf;
 
 pub mod issue;
 
+/// The version line of `tusk --version`: the package version and, when built
+/// from a git checkout, the short commit (`0.1.0 (abc1234)`; see build.rs).
+pub const VERSION: &str = env!("TUSK_VERSION_LINE");
+
+/// The commit this binary was built from (short hash), `None` when it was
+/// built outside a git checkout.
+pub fn build_commit() -> Option<&'static str> {
+    Some(env!("TUSK_GIT_COMMIT")).filter(|c| !c.is_empty())
+}
+
 /// tusk: bounded Scheme programs over a shared issue queue.
 #[derive(Parser, Debug)]
-#[command(name = "tusk", version, about)]
+#[command(name = "tusk", version = VERSION, about)]
 pub struct Cli {
+    /// Run as if started in DIR (every default path is under DIR/.premath).
+    #[arg(short = 'C', value_name = "DIR")]
+    pub directory: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -89,17 +108,49 @@ pub enum Command {
     /// premath's lease transport: one lease action with a JSON payload, answered
     /// with premath's envelope (exit 0 accepted or rejected).
     TransportDispatch(transport::TransportArgs),
+    /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
+    Doctor(doctor::DoctorArgs),
+    /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
+    Prime(prime::PrimeArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page, or write one page per command into DIR.
+    Man(man::ManArgs),
+}
+
+/// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
+pub(crate) fn write_stdout(bytes: &[u8]) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("tusk: cannot write to stdout: {e}");
+            1
+        }
+    }
 }
 
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some(dir) = &cli.directory {
+        if let Err(e) = std::env::set_current_dir(dir) {
+            eprintln!("tusk: cannot change to {}: {e}", dir.display());
+            return 2;
+        }
+    }
     match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Repl(args) => repl::run(args),
-        Command::Mcp(args) => mcp::run(args),
+        Command::Mcp(args) => match args.print_config {
+            Some(client) => mcp_config::run(client, &args, matches.subcommand_matches("mcp")),
+            None => mcp::run(args),
+        },
         Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),
         Command::HarnessSession { command } => harness::run_session(&command),
@@ -113,5 +164,9 @@ pub fn run() -> i32 {
         Command::Dep(args) => issue::run_dep(args),
         Command::Store(args) => store::run(args),
         Command::TransportDispatch(args) => transport::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
+        Command::Prime(args) => prime::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
     }
 }

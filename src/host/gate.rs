@@ -201,7 +201,9 @@ pub fn admit(
         return Err(GateRejection {
             class: USE_EVIDENCE_MISSING,
             diagnostic: format!(
-                "mutation `{action}` needs authority evidence in the request; missing: {}",
+                "mutation `{action}` needs authority evidence in the request; missing: {} \
+                 (request fields policyDigest and instructionRef, or the flags --policy-digest \
+                 \"$(tusk policy digest)\" --instruction-ref REF)",
                 missing.join(", ")
             ),
         });
@@ -215,7 +217,8 @@ pub fn admit(
         return Err(GateRejection {
             class: POLICY_DIGEST_MISMATCH,
             diagnostic: format!(
-                "request policyDigest {given} does not match the active policy {}",
+                "request policyDigest {given} does not match the active policy {} \
+                 (`tusk policy digest` prints it)",
                 policy.digest
             ),
         });

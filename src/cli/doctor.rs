@@ -1,0 +1,676 @@
+//! `tusk doctor [--json]`: is this directory ready for tusk? Each check says
+//! ok, warn or fail, and what to do about anything that is not ok:
+//!
+//! - `store`: the issue store file is readable, parses and is writable (or the
+//!   `--store`/`TUSK_STORE` database answers with this build's schema);
+//! - `policy`: the mutation policy file is valid (or absent: the built-in
+//!   default), its digest, and action ids it allows that do not exist;
+//! - `effects`, `trajectory`: the logs are readable with no corrupt row (a torn
+//!   last line, left by a writer that died mid-append, is a warning);
+//! - `sandbox`: the kernel has seccomp, and a worker process forks, confines
+//!   itself (resource limits, system-call filter) and runs a program;
+//! - `disk`: free space under `.premath/`.
+//!
+//! Exit 0 when no check fails (warnings included), 1 otherwise. `--json`
+//! prints `{"schema": "tusk.doctor.v0", "result", "version", "commit",
+//! "directory", "checks": [{"id", "status", "message", "fix"?}]}`, where
+//! `result` is the worst status. Doctor only reads: it creates no file.
+
+use super::store::StoreFlag;
+use crate::issues::store::{IssueStore, Store, DEFAULT_ISSUES_PATH};
+use crate::logs::{LogReadError, LogStore};
+use crate::pg::LogTable;
+use clap::Args;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The `schema` member of `tusk doctor --json`.
+pub const SCHEMA: &str = "tusk.doctor.v0";
+
+/// Below this much free space a check fails: a mutation could not even write
+/// its temporary copy of a small store.
+const DISK_FAIL_BYTES: u64 = 16 << 20;
+/// Below this much (or twice the issue store, if larger) it warns.
+const DISK_WARN_BYTES: u64 = 256 << 20;
+
+/// What to do about a corrupt line of the issue file.
+const CORRUPT_FIX: &str = "repair or remove that line; the store is never rewritten while a \
+                           line is corrupt (`tusk issue check` reports the rest)";
+
+/// `tusk doctor`.
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// Print one `tusk.doctor.v0` JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Issue store file (default .premath/issues.jsonl).
+    #[arg(long)]
+    pub issues: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreFlag,
+    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Effect log (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+    /// Mutation policy file (default .premath/mutation_policy.json).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+}
+
+/// How a check came out; ordered from best to worst.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub id: &'static str,
+    pub status: Status,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(id: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Ok,
+            message: message.into(),
+            fix: None,
+        }
+    }
+
+    fn warn(id: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Warn,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+
+    fn fail(id: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Fail,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+fn shown(path: &Path) -> String {
+    let path = match path.strip_prefix(".") {
+        Ok(rest) if !rest.as_os_str().is_empty() => rest,
+        _ => path,
+    };
+    crate::terminal::field(&path.display().to_string()).into_owned()
+}
+
+/// Whether this process may write `path`, or create it (then its nearest
+/// existing ancestor must be writable).
+fn writable(path: &Path) -> Result<(), String> {
+    use nix::unistd::{access, AccessFlags};
+    let mut target = path;
+    while !target.exists() {
+        match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => target = p,
+            _ => {
+                target = Path::new(".");
+                break;
+            }
+        }
+    }
+    access(target, AccessFlags::W_OK)
+        .map_err(|e| format!("{} is not writable ({e})", shown(target)))
+}
+
+/// What to do about a database that cannot be used, by its failure class.
+fn database_fix(class: &str) -> &'static str {
+    match class {
+        "store.bad_url" => "give a URL of the form postgres://USER:PASSWORD@HOST:PORT/DATABASE (--store or TUSK_STORE)",
+        "store.unreachable" => "start the PostgreSQL server, or correct the host and port in the URL",
+        "store.auth_failed" => "correct the user and password in the URL",
+        "store.database_missing" => "create the database first (createdb NAME, or CREATE DATABASE)",
+        "store.schema_missing" => "run `tusk store init --store URL`",
+        "store.schema_version" => "run `tusk store init --store URL` to migrate an older schema; a newer one needs a newer tusk",
+        _ => "check the server's log; `tusk store status --store URL` shows the same error",
+    }
+}
+
+/// The database `--store`/`TUSK_STORE` names must at least be a usable URL.
+fn database_url(id: &'static str, args: &DoctorArgs) -> Result<(), Check> {
+    match args.store.database() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Check::fail(id, e.to_string(), database_fix(e.class()))),
+    }
+}
+
+fn check_store(args: &DoctorArgs) -> (Check, u64) {
+    const ID: &str = "store";
+    if let Err(check) = database_url(ID, args) {
+        return (check, 0);
+    }
+    let store = match args
+        .store
+        .issues(args.issues.as_deref(), Path::new(DEFAULT_ISSUES_PATH))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            return (
+                Check::fail(ID, e, "give --store URL or --issues FILE, not both"),
+                0,
+            )
+        }
+    };
+    match &store {
+        IssueStore::Postgres(pg) => {
+            let counts = match pg.counts() {
+                Ok(c) => c,
+                Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
+            };
+            let text = match store.read_text() {
+                Ok(t) => t,
+                Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
+            };
+            if let Err(e) = Store::parse(store.path(), &text) {
+                return (
+                    Check::fail(ID, e.to_string(), "repair that issue line (`tusk store export` writes the store as JSONL; `tusk store import --replace` loads a repaired one)"),
+                    0,
+                );
+            }
+            let n = |name: &str| {
+                counts
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map_or(0, |(_, v)| *v)
+            };
+            let message = format!(
+                "{}: schema version {}, {} issue line(s), {} trajectory row(s), {} effect row(s)",
+                pg.shown(),
+                crate::pg::SCHEMA_VERSION,
+                n("issueLines"),
+                n("trajectoryRows"),
+                n("effectRows")
+            );
+            (Check::ok(ID, message), 0)
+        }
+        IssueStore::Jsonl(path) => {
+            let meta = match std::fs::metadata(path) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return (
+                        Check::warn(
+                            ID,
+                            format!(
+                                "no issue store at {} (this directory is not set up)",
+                                shown(path)
+                            ),
+                            "run `tusk init` here (an absent store reads as empty until then)",
+                        ),
+                        0,
+                    )
+                }
+                Err(e) => {
+                    return (
+                        Check::fail(
+                            ID,
+                            format!("{}: {e}", shown(path)),
+                            "check the permissions of the file and its directory",
+                        ),
+                        0,
+                    )
+                }
+            };
+            if !meta.is_file() {
+                return (
+                    Check::fail(
+                        ID,
+                        format!("{} is not a file", shown(path)),
+                        "move it aside and run `tusk init`",
+                    ),
+                    0,
+                );
+            }
+            let text = match store.read_text() {
+                Ok(t) => t,
+                Err(e) => {
+                    let fix = match e.class() {
+                        "memory.store_corrupt" => CORRUPT_FIX,
+                        _ => "give this user read permission on the file",
+                    };
+                    return (Check::fail(ID, e.to_string(), fix), meta.len());
+                }
+            };
+            let parsed = match Store::parse(path, &text) {
+                Ok(s) => s,
+                Err(e) => return (Check::fail(ID, e.to_string(), CORRUPT_FIX), meta.len()),
+            };
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if let Err(why) = writable(path).and_then(|()| writable(dir)) {
+                return (
+                    Check::fail(
+                        ID,
+                        format!("{} is readable but mutations cannot write it: {why}", shown(path)),
+                        "give this user write permission on the file and its directory (a mutation writes a temporary file beside it and renames it)",
+                    ),
+                    meta.len(),
+                );
+            }
+            (
+                Check::ok(
+                    ID,
+                    format!(
+                        "{}: {} issue(s), readable and writable",
+                        shown(path),
+                        parsed.issue_count()
+                    ),
+                ),
+                meta.len(),
+            )
+        }
+    }
+}
+
+fn check_policy(args: &DoctorArgs) -> Check {
+    const ID: &str = "policy";
+    let path = args
+        .policy
+        .clone()
+        .unwrap_or_else(|| crate::host::HostPaths::under(Path::new(".")).policy);
+    let policy = match crate::runtime::load_policy(&path) {
+        Ok(p) => p,
+        Err(e) => {
+            return Check::fail(
+                ID,
+                e.to_string(),
+                format!(
+                    "correct the file (`tusk policy digest --policy {0}` shows the error), or remove it to use the built-in default",
+                    shown(&path)
+                ),
+            )
+        }
+    };
+    let Some(source) = &policy.source else {
+        return Check::ok(
+            ID,
+            format!(
+                "no policy file at {}: the built-in default is active (every mutation allowed), digest {}",
+                shown(&path),
+                policy.digest
+            ),
+        );
+    };
+    let known = crate::runtime::builtin_registry().mutation_ids();
+    let unknown: Vec<&str> = policy
+        .allowed_actions
+        .iter()
+        .filter(|id| !known.contains(id))
+        .map(String::as_str)
+        .collect();
+    let summary = format!(
+        "{}: digest {}, {} action(s) allowed{}",
+        shown(source),
+        policy.digest,
+        policy.allowed_actions.len(),
+        if policy.require_join_closed {
+            ", join closure required"
+        } else {
+            ""
+        }
+    );
+    if unknown.is_empty() {
+        Check::ok(ID, summary)
+    } else {
+        Check::warn(
+            ID,
+            format!("{summary}; allows id(s) that are no mutation of this tusk: {}", unknown.join(", ")),
+            "correct or remove them (`tusk actions` lists the mutations); the digest changes with the file",
+        )
+    }
+}
+
+fn log_error(e: LogReadError) -> (String, &'static str) {
+    match e {
+        LogReadError::Io(e) => (e.to_string(), "give this user read permission on the file"),
+        LogReadError::Store(e) => {
+            let class = e.class();
+            (e.to_string(), database_fix(class))
+        }
+    }
+}
+
+fn check_effects(args: &DoctorArgs) -> Check {
+    const ID: &str = "effects";
+    if let Err(check) = database_url(ID, args) {
+        return check;
+    }
+    let default = crate::host::HostPaths::under(Path::new("."));
+    let log = match args.store.log(
+        LogTable::Effects,
+        args.effects.as_deref(),
+        default.effects.path(),
+    ) {
+        Ok(l) => l,
+        Err(e) => return Check::fail(ID, e, "give --store URL or --effects FILE, not both"),
+    };
+    let bytes = match log.read() {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Check::ok(
+                ID,
+                format!(
+                    "no effect log yet ({} appears with the first run)",
+                    shown(log.path())
+                ),
+            )
+        }
+        Err(e) => {
+            let (message, fix) = log_error(e);
+            return Check::fail(ID, message, fix);
+        }
+    };
+    let contents = match crate::effects::parse_log(log.path(), &bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            return Check::fail(
+                ID,
+                e.to_string(),
+                format!(
+                    "repair that line, or move the log aside (mv {0} {0}.bad) and start a new \
+                     one; until then `tusk replay` refuses it",
+                    shown(log.path())
+                ),
+            )
+        }
+    };
+    let runs = contents
+        .rows
+        .iter()
+        .filter(|(_, row)| row["kind"] == crate::effects::RUN_KIND)
+        .count();
+    let summary = format!(
+        "{}: {} row(s), {} run(s)",
+        shown(log.path()),
+        contents.rows.len(),
+        runs
+    );
+    if let LogStore::File(path) = &log {
+        if !contents.warnings.is_empty() {
+            let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            return Check::warn(
+                ID,
+                format!("{summary}; its last line is torn (a writer died mid-append)"),
+                format!(
+                    "cut the fragment off before the next run appends after it and corrupts that line: \
+                     truncate -s {whole} {}",
+                    shown(path)
+                ),
+            );
+        }
+        if let Err(why) = writable(path) {
+            return Check::fail(
+                ID,
+                format!("{summary}, but runs cannot append: {why}"),
+                "give this user write permission on the log",
+            );
+        }
+    }
+    Check::ok(ID, summary)
+}
+
+fn check_trajectory(args: &DoctorArgs) -> Check {
+    const ID: &str = "trajectory";
+    if let Err(check) = database_url(ID, args) {
+        return check;
+    }
+    let default = crate::host::HostPaths::under(Path::new("."));
+    let log = match args.store.log(
+        LogTable::Trajectory,
+        args.trajectory.as_deref(),
+        default.trajectory.path(),
+    ) {
+        Ok(l) => l,
+        Err(e) => return Check::fail(ID, e, "give --store URL or --trajectory FILE, not both"),
+    };
+    if let LogStore::File(path) = &log {
+        if !path.exists() {
+            return Check::ok(
+                ID,
+                format!(
+                    "no trajectory yet ({} appears with the first host call)",
+                    shown(path)
+                ),
+            );
+        }
+    }
+    let scanned = log.with_file(
+        |e| crate::harness::trajectory::TrajectoryError::from_log(&log, e),
+        |path| {
+            crate::harness::trajectory::scan_file(path, || 0usize, |n, _, _| *n += 1, |a, b| a + b)
+        },
+    );
+    match scanned {
+        Ok(scan) => {
+            let summary = format!("{}: {} step row(s)", shown(log.path()), scan.acc);
+            if scan.warnings.is_empty() {
+                match &log {
+                    LogStore::File(path) => match writable(path) {
+                        Ok(()) => Check::ok(ID, summary),
+                        Err(why) => Check::fail(
+                            ID,
+                            format!("{summary}, but rows cannot be appended: {why}"),
+                            "give this user write permission on the file",
+                        ),
+                    },
+                    LogStore::Postgres { .. } => Check::ok(ID, summary),
+                }
+            } else {
+                Check::warn(
+                    ID,
+                    format!("{summary}; its last line is torn (a writer died mid-append)"),
+                    format!(
+                        "nothing to repair by hand: the next append moves the fragment to {}.torn",
+                        shown(log.path())
+                    ),
+                )
+            }
+        }
+        Err(e) => {
+            let fix = match e.class() {
+                "harness.trajectory_corrupt" => format!(
+                    "repair that line, or move the trajectory aside (mv {0} {0}.bad); queries and the KPI refuse it until then",
+                    shown(log.path())
+                ),
+                "harness.io_error" => "give this user read permission on the file".to_string(),
+                class => database_fix(class).to_string(),
+            };
+            Check::fail(ID, e.to_string(), fix)
+        }
+    }
+}
+
+/// Answers the (never made) host calls of the doctor's probe program.
+struct NoCalls;
+
+impl crate::sandbox::HostBridge for NoCalls {
+    fn call(
+        &self,
+        action: &str,
+        _: Option<Value>,
+        _: Option<crate::sandbox::convert::ConvertError>,
+    ) -> crate::sandbox::HostReply {
+        crate::sandbox::HostReply {
+            envelope: json!({
+                "resultClass": "scheme_eval.host_action_unallowlisted",
+                "failureClasses": ["scheme_eval.host_action_unallowlisted"],
+                "payload": {"diagnostic": format!("the doctor's probe binds no action ({action})")},
+            }),
+            breach: None,
+        }
+    }
+}
+
+fn check_sandbox() -> Check {
+    const ID: &str = "sandbox";
+    let fix_os =
+        "tusk runs each program in a forked worker that sets resource limits and installs a \
+                  seccomp filter on itself: it needs Linux with seccomp (x86_64 or aarch64); in a \
+                  container, do not deny seccomp, prctl or setrlimit to tusk";
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if !status.lines().any(|l| l.starts_with("Seccomp:")) {
+        return Check::fail(
+            ID,
+            "this kernel reports no seccomp support (/proc/self/status has no Seccomp line)",
+            fix_os,
+        );
+    }
+    let started = Instant::now();
+    let sandbox = crate::sandbox::Sandbox::new(Vec::new());
+    let out = sandbox.run(
+        "(display \"ok\") (+ 40 2)",
+        crate::sandbox::Limits::default(),
+        crate::sandbox::EngineMode::Fresh,
+        Arc::new(NoCalls),
+    );
+    let elapsed = started.elapsed().as_millis();
+    match out.error {
+        None if out.value == json!(42) && out.output == "ok" => Check::ok(
+            ID,
+            format!(
+                "a worker forked, confined itself (resource limits, system-call filter) and ran a program in {elapsed} ms"
+            ),
+        ),
+        None => Check::fail(
+            ID,
+            format!("the probe program returned {} with output {:?}, not 42 and \"ok\"", out.value, out.output),
+            "report this as a bug of tusk (with `tusk --version`)",
+        ),
+        Some(e) => Check::fail(ID, format!("the probe program did not run: {}: {}", e.class.as_str(), e.message), fix_os),
+    }
+}
+
+fn check_disk(store_bytes: u64) -> Check {
+    const ID: &str = "disk";
+    let premath = Path::new(".premath");
+    let at = if premath.is_dir() {
+        premath
+    } else {
+        Path::new(".")
+    };
+    let stat = match nix::sys::statvfs::statvfs(at) {
+        Ok(s) => s,
+        Err(e) => {
+            return Check::warn(
+                ID,
+                format!("cannot read the free space of {}: {e}", shown(at)),
+                "check the filesystem with df",
+            )
+        }
+    };
+    // Both are 64-bit on the platforms the sandbox supports (x86_64, aarch64).
+    let free: u64 = stat.blocks_available().saturating_mul(stat.fragment_size());
+    let mib = |b: u64| b >> 20;
+    let want = DISK_WARN_BYTES.max(store_bytes.saturating_mul(2));
+    let message = format!("{} MiB free under {}", mib(free), shown(at));
+    let fix = "free space on that filesystem: each mutation writes a whole new copy of the issue store before renaming it, and every run appends to the logs";
+    if free < DISK_FAIL_BYTES {
+        Check::fail(ID, message, fix)
+    } else if free < want {
+        Check::warn(ID, format!("{message} (less than {} MiB)", mib(want)), fix)
+    } else {
+        Check::ok(ID, message)
+    }
+}
+
+/// Runs every check, in the order they are reported.
+pub fn checks(args: &DoctorArgs) -> Vec<Check> {
+    let (store, store_bytes) = check_store(args);
+    vec![
+        store,
+        check_policy(args),
+        check_effects(args),
+        check_trajectory(args),
+        check_sandbox(),
+        check_disk(store_bytes),
+    ]
+}
+
+/// Runs `tusk doctor`; returns the exit code (0 nothing failed, 1 something did).
+pub fn run(args: &DoctorArgs) -> i32 {
+    let checks = checks(args);
+    let result = checks.iter().map(|c| c.status).max().unwrap_or(Status::Ok);
+    let directory = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    let text = if args.json {
+        let value = json!({
+            "schema": SCHEMA,
+            "result": result,
+            "version": env!("CARGO_PKG_VERSION"),
+            "commit": super::build_commit(),
+            "directory": directory,
+            "checks": checks,
+        });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        )
+    } else {
+        let mut out = format!(
+            "tusk {} doctor in {}\n",
+            super::VERSION,
+            crate::terminal::field(&directory)
+        );
+        for c in &checks {
+            out.push_str(&format!(
+                "{:<4}  {:<10}  {}\n",
+                c.status.word(),
+                c.id,
+                c.message
+            ));
+            if let Some(fix) = &c.fix {
+                out.push_str(&format!("{:<4}  {:<10}  fix: {fix}\n", "", ""));
+            }
+        }
+        let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
+        out.push_str(&format!(
+            "{}: {} ok, {} warning(s), {} failed\n",
+            result.word(),
+            count(Status::Ok),
+            count(Status::Warn),
+            count(Status::Fail)
+        ));
+        out
+    };
+    let code = super::write_stdout(text.as_bytes());
+    if result == Status::Fail {
+        1
+    } else {
+        code
+    }
+}

@@ -1,0 +1,83 @@
+//! The README's install line works: `cargo install --locked --path .` (here
+//! also `--offline`, into a scratch root) installs a `tusk` whose `--version`
+//! names the package version and, when built from a git checkout, the commit.
+//!
+//! The install builds the release profile in this suite's own target
+//! directory, so it reuses release artifacts when there are some and builds
+//! them once when there are none (minutes on a small machine).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The suite's target directory: `<target>/debug/tusk` is the binary under test.
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_tusk"))
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lives in <target>/<profile>/")
+        .to_path_buf()
+}
+
+/// The short commit of the checkout this package is, if it is one.
+fn checkout_commit(manifest: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(manifest)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    if std::fs::canonicalize(top).ok() != std::fs::canonicalize(manifest).ok() {
+        return None;
+    }
+    git(&["rev-parse", "--short", "HEAD"])
+}
+
+#[test]
+fn cargo_install_locked_installs_a_tusk_that_names_its_version_and_commit() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = tempfile::tempdir().expect("temp dir");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["install", "--locked", "--offline", "--path"])
+        .arg(manifest)
+        .arg("--root")
+        .arg(root.path())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cargo install");
+    assert!(
+        out.status.success(),
+        "cargo install failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let installed = root.path().join("bin").join("tusk");
+    let version = Command::new(&installed)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", installed.display()));
+    assert!(version.status.success());
+    let line = String::from_utf8(version.stdout).unwrap();
+    let pkg = env!("CARGO_PKG_VERSION");
+    match checkout_commit(manifest) {
+        Some(commit) => assert_eq!(line.trim(), format!("tusk {pkg} ({commit})")),
+        None => assert_eq!(line.trim(), format!("tusk {pkg}")),
+    }
+    // The installed binary works, not only its flags.
+    let work = tempfile::tempdir().unwrap();
+    let doctor = Command::new(&installed)
+        .args(["doctor", "--json"])
+        .current_dir(work.path())
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    assert_eq!(doctor.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    assert_eq!(report["schema"], "tusk.doctor.v0");
+}

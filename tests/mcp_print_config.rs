@@ -1,0 +1,280 @@
+//! `tusk mcp --print-config claude|cursor|codex|vscode [--with-authority]`:
+//! each output parses in its format (JSON with serde_json, Codex's TOML with
+//! the toml crate) and has the client's shape; and the official Python MCP
+//! SDK (`tests/mcp/print_config_py.py`, in the venv `bash tests/mcp/setup.sh`
+//! installs) starts the server from exactly the printed command, args, cwd and
+//! env, lists its tools and runs a mutation under the printed authority.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const CLIENTS: [&str; 4] = ["claude", "cursor", "codex", "vscode"];
+const SETUP_HINT: &str =
+    "run `bash tests/mcp/setup.sh` from the repository root to install the MCP client SDKs";
+
+/// `tusk ARGS` in `dir` (TUSK_STORE as given): exit code, stdout, stderr.
+fn tusk_in(dir: &Path, args: &[&str], store_env: Option<&str>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.args(args).current_dir(dir).env_remove("TUSK_STORE");
+    if let Some(url) = store_env {
+        cmd.env("TUSK_STORE", url);
+    }
+    let out = cmd.stdin(Stdio::null()).output().expect("spawn tusk");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// What a client starts: command, args, cwd (if the format has one), env.
+#[derive(Debug)]
+struct Launch {
+    command: String,
+    args: Vec<String>,
+    cwd: Option<String>,
+    env: Option<Value>,
+}
+
+/// Parses a printed configuration in `client`'s format and checks its shape.
+fn parse(client: &str, text: &str) -> Launch {
+    if client == "codex" {
+        let doc: toml::Table = text
+            .parse()
+            .unwrap_or_else(|e| panic!("codex config is not TOML ({e}):\n{text}"));
+        let servers = doc["mcp_servers"].as_table().expect("[mcp_servers]");
+        assert_eq!(servers.keys().collect::<Vec<_>>(), ["tusk"], "{text}");
+        let tusk = servers["tusk"].as_table().unwrap();
+        for key in tusk.keys() {
+            assert!(
+                ["command", "args", "cwd", "env"].contains(&key.as_str()),
+                "{key}"
+            );
+        }
+        let env = tusk.get("env").map(|e| {
+            let table = e.as_table().expect("env is a table");
+            Value::Object(
+                table
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v.as_str().expect("string env"))))
+                    .collect(),
+            )
+        });
+        return Launch {
+            command: tusk["command"].as_str().unwrap().to_string(),
+            args: tusk["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_string())
+                .collect(),
+            cwd: Some(tusk["cwd"].as_str().expect("cwd").to_string()),
+            env,
+        };
+    }
+    let doc: Value = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{client} config is not JSON ({e}):\n{text}"));
+    let top = if client == "vscode" {
+        "servers"
+    } else {
+        "mcpServers"
+    };
+    let servers = doc[top]
+        .as_object()
+        .unwrap_or_else(|| panic!("no {top}: {doc}"));
+    assert_eq!(doc.as_object().unwrap().len(), 1, "{doc}");
+    assert_eq!(servers.keys().collect::<Vec<_>>(), ["tusk"], "{doc}");
+    let tusk = &servers["tusk"];
+    if client == "vscode" {
+        assert_eq!(tusk["type"], "stdio", "{doc}");
+    } else {
+        assert!(tusk.get("type").is_none(), "{doc}");
+    }
+    Launch {
+        command: tusk["command"].as_str().unwrap().to_string(),
+        args: tusk["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect(),
+        cwd: None,
+        env: tusk.get("env").cloned(),
+    }
+}
+
+fn print_config(dir: &Path, extra: &[&str], store_env: Option<&str>) -> (String, Launch) {
+    let client = extra[0];
+    let mut args = vec!["mcp", "--print-config"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = tusk_in(dir, &args, store_env);
+    assert_eq!(code, 0, "{err}");
+    (out.clone(), parse(client, &out))
+}
+
+#[test]
+fn each_format_parses_and_names_this_binary_and_directory() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(work.path()).unwrap();
+    let dir_text = dir.to_str().unwrap();
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_tusk")).unwrap();
+    let (_, digest, _) = tusk_in(&dir, &["policy", "digest"], None);
+    let digest = digest.trim();
+    for client in CLIENTS {
+        let (_, plain) = print_config(&dir, &[client], None);
+        assert_eq!(Path::new(&plain.command), exe, "{client}");
+        assert_eq!(plain.args, ["-C", dir_text, "mcp"], "{client}");
+        assert_eq!(plain.env, None, "{client}");
+        assert_eq!(plain.cwd.is_some(), client == "codex", "{client}");
+        if let Some(cwd) = &plain.cwd {
+            assert_eq!(cwd, dir_text);
+        }
+        let (_, with) = print_config(&dir, &[client, "--with-authority"], None);
+        assert_eq!(
+            with.args,
+            [
+                "-C",
+                dir_text,
+                "mcp",
+                "--policy-digest",
+                digest,
+                "--instruction-ref",
+                "instr://mcp"
+            ],
+            "{client}"
+        );
+        // Flags given with --print-config reach the server; a given
+        // instruction ref replaces the default.
+        let (_, custom) = print_config(
+            &dir,
+            &[
+                client,
+                "--with-authority",
+                "--instruction-ref",
+                "instr://agent \"a\"",
+                "--read-only",
+                "--max-calls",
+                "7",
+            ],
+            Some("postgres://tusk:secret@127.0.0.1:5432/tusk"),
+        );
+        let args: Vec<&str> = custom.args.iter().map(String::as_str).collect();
+        assert_eq!(
+            args,
+            [
+                "-C",
+                dir_text,
+                "mcp",
+                "--instruction-ref",
+                "instr://agent \"a\"",
+                "--max-calls",
+                "7",
+                "--read-only",
+                "--policy-digest",
+                digest
+            ],
+            "{client}"
+        );
+        // The shell's TUSK_STORE goes into the server's environment.
+        assert_eq!(
+            custom.env,
+            Some(json!({"TUSK_STORE": "postgres://tusk:secret@127.0.0.1:5432/tusk"})),
+            "{client}"
+        );
+    }
+    // A digest given by hand and one computed cannot both be meant.
+    let (code, _, err) = tusk_in(
+        &dir,
+        &[
+            "mcp",
+            "--print-config",
+            "claude",
+            "--with-authority",
+            "--policy-digest",
+            "pol1_00",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "{err}");
+    // The configuration is for stdio: --http is refused, and so is an unknown client.
+    for args in [
+        &["mcp", "--print-config", "claude", "--http", "127.0.0.1:0"][..],
+        &["mcp", "--print-config", "emacs"][..],
+        &["mcp", "--with-authority"][..],
+    ] {
+        let (code, _, err) = tusk_in(&dir, args, None);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+    // A broken policy file cannot give a digest: exit 2, nothing printed.
+    std::fs::create_dir_all(dir.join(".premath")).unwrap();
+    std::fs::write(dir.join(".premath/mutation_policy.json"), "{").unwrap();
+    let (code, out, err) = tusk_in(
+        &dir,
+        &["mcp", "--print-config", "codex", "--with-authority"],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("mutation_policy.json"), "{err}");
+}
+
+fn venv_python() -> PathBuf {
+    let py = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv/bin/python");
+    assert!(
+        py.exists(),
+        "the Python MCP client is not installed ({} is missing): {SETUP_HINT}",
+        py.display()
+    );
+    py
+}
+
+#[test]
+fn the_python_sdk_starts_the_server_from_each_printed_config() {
+    let py = venv_python();
+    let work = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(work.path()).unwrap();
+    // The SDK starts servers without a cwd in this other directory: the
+    // printed args alone must lead the server to `dir`.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let store = dir.join(".premath/issues.jsonl");
+    let (code, _, err) = tusk_in(&dir, &["init"], None);
+    assert_eq!(code, 0, "{err}");
+    let mut launches = Vec::new();
+    for client in CLIENTS {
+        for authority in [true, false] {
+            let mut args = vec![client];
+            if authority {
+                args.push("--with-authority");
+            }
+            let (_, launch) = print_config(&dir, &args, None);
+            launches.push(json!({
+                "name": format!("{client}{}", if authority { "+authority" } else { "" }),
+                "command": launch.command,
+                "args": launch.args,
+                "cwd": launch.cwd,
+                "env": launch.env,
+                "authority": authority,
+                "store": store,
+            }));
+        }
+    }
+    let file = work.path().join("launches.json");
+    std::fs::write(&file, serde_json::to_string(&launches).unwrap()).unwrap();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/print_config_py.py");
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg(&file)
+        .current_dir(elsewhere.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}; {SETUP_HINT}", py.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("8 passed, 0 failed"),
+        "{}\n{stdout}\n{stderr}",
+        out.status
+    );
+    // Nothing was written where the SDK started the servers.
+    assert!(!elsewhere.path().join(".premath").exists());
+}

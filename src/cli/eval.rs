@@ -97,9 +97,14 @@ fn unusable(json: bool, message: impl std::fmt::Display) -> i32 {
 fn unusable_as(json: bool, class: &str, message: impl std::fmt::Display) -> i32 {
     eprintln!("tusk eval: {message}");
     if json {
+        // The CLI's one error contract (`result`, `class`, `message`) on
+        // top of the request-error object callers already read.
         let object = serde_json::json!({
             "schema": 1,
             "kind": REQUEST_ERROR_KIND,
+            "result": "rejected",
+            "class": class,
+            "message": message.to_string(),
             "error": {"class": class, "message": message.to_string()},
         });
         let text = format!("{}\n", canonical::to_pretty_sorted(&object));

@@ -34,9 +34,12 @@ pub fn build_commit() -> Option<&'static str> {
     Some(env!("TUSK_GIT_COMMIT")).filter(|c| !c.is_empty())
 }
 
+/// The exit codes every command keeps (README, "Exit codes").
+pub const EXIT_CODES: &str = "Exit codes:\n  0    accepted (the command did what was asked; a read found what it read)\n  1    rejected (a refused mutation, a rejected run, a finding, a store file that does not exist)\n  2    usage or environment: a bad flag or argument, unusable input, the store, policy or OS\n       unusable (nothing was done; with --json one error object on stdout names the class)\n  130  interrupted (SIGINT)";
+
 /// tusk: bounded Scheme programs over a shared issue queue.
 #[derive(Parser, Debug)]
-#[command(name = "tusk", version = VERSION, about)]
+#[command(name = "tusk", version = VERSION, about, after_help = EXIT_CODES)]
 pub struct Cli {
     /// Run as if started in DIR (every default path is under DIR/.premath).
     #[arg(short = 'C', value_name = "DIR")]
@@ -132,10 +135,75 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> i32 {
     }
 }
 
+/// Whether the command line asks for JSON (so that an error before any
+/// command runs is JSON too).
+fn wants_json() -> bool {
+    std::env::args_os().skip(1).any(|a| a == "--json")
+}
+
+/// A command line clap refused: with `--json`, one JSON object on stdout
+/// (`result`, `class`, `message`, `hint` with the nearest valid name when
+/// clap has one) and exit 2; otherwise clap's own text. Help and version
+/// requests print as usual.
+fn usage_error(e: clap::Error) -> i32 {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) || !wants_json()
+    {
+        e.exit();
+    }
+    let class = match e.kind() {
+        ErrorKind::InvalidSubcommand => "cli.unknown_subcommand",
+        ErrorKind::UnknownArgument => "cli.unknown_flag",
+        ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => "cli.missing_argument",
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => "cli.invalid_value",
+        _ => "cli.usage",
+    };
+    let rendered = e.render().to_string();
+    let message = rendered
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .to_string();
+    let suggestion = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
+        .into_iter()
+        .find_map(|kind| match e.get(kind) {
+            Some(ContextValue::String(s)) => Some(s.clone()),
+            Some(ContextValue::Strings(v)) => v.first().cloned(),
+            _ => None,
+        });
+    let mut object = serde_json::json!({
+        "result": "rejected",
+        "class": class,
+        "failureClasses": [class],
+        "message": message,
+        "usage": rendered.trim_end(),
+    });
+    object["hint"] = match suggestion {
+        Some(s) => serde_json::json!(format!("did you mean `{s}`?")),
+        None => serde_json::json!("see `tusk --help` (or `tusk COMMAND --help`)"),
+    };
+    eprint!("{rendered}");
+    let text = format!("{}\n", crate::canonical::to_pretty_sorted(&object));
+    let _ = write_stdout(text.as_bytes());
+    2
+}
+
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return usage_error(e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
     if let Some(dir) = &cli.directory {
         if let Err(e) = std::env::set_current_dir(dir) {
             eprintln!("tusk: cannot change to {}: {e}", dir.display());

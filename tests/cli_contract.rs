@@ -1,0 +1,154 @@
+//! The command line keeps its word: with `--json`, a usage error of any
+//! subcommand (discovered from `tusk --help`, so a new one is covered) is one
+//! JSON error object on stdout with the documented class and exit code, and
+//! so is a missing file.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tusk");
+
+fn tusk(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TUSK_STORE")
+        .env_remove("PREMATH_ISSUES_PATH")
+        .output()
+        .unwrap()
+}
+
+/// The subcommands `tusk PATH --help` lists.
+fn subcommands(dir: &std::path::Path, path: &[String]) -> Vec<String> {
+    let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+    args.push("--help");
+    let help = String::from_utf8(tusk(dir, &args).stdout).unwrap();
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every command path, parents included.
+fn command_paths(dir: &std::path::Path) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut todo = vec![Vec::new()];
+    while let Some(path) = todo.pop() {
+        for name in subcommands(dir, &path) {
+            let mut child = path.clone();
+            child.push(name);
+            todo.push(child.clone());
+            paths.push(child);
+        }
+    }
+    paths
+}
+
+fn json_error(out: &Output, what: &str) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what}: stdout is not one JSON object ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(v["result"], "rejected", "{what}: {v:#}");
+    assert!(
+        v["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{what}: {v:#}"
+    );
+    v
+}
+
+#[test]
+fn every_subcommand_answers_a_bad_flag_with_json_under_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = command_paths(dir.path());
+    assert!(paths.len() > 40, "found only {} command paths", paths.len());
+    for path in &paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.extend(["--definitely-not-a-flag", "--json"]);
+        let out = tusk(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = json_error(&out, &args.join(" "));
+        assert_eq!(v["class"], "cli.unknown_flag", "{args:?}: {v:#}");
+        assert!(v["hint"].is_string(), "{args:?}: {v:#}");
+        // Without --json, clap's text on stderr and nothing on stdout.
+        args.pop();
+        let out = tusk(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(
+        !dir.path().join(".premath").exists(),
+        "a usage error wrote something"
+    );
+}
+
+#[test]
+fn an_unknown_subcommand_or_flag_names_the_nearest() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, class, near) in [
+        (&["isue", "--json"][..], "cli.unknown_subcommand", "issue"),
+        (
+            &["issue", "lst", "--json"],
+            "cli.unknown_subcommand",
+            "list",
+        ),
+        (
+            &["issue", "list", "--jsn", "--json"],
+            "cli.unknown_flag",
+            "--json",
+        ),
+        (
+            &["eval", "--timeout-ms", "soon", "--json"],
+            "cli.invalid_value",
+            "",
+        ),
+    ] {
+        let out = tusk(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = json_error(&out, &args.join(" "));
+        assert_eq!(v["class"], class, "{args:?}: {v:#}");
+        assert!(
+            v["hint"].as_str().unwrap().contains(near),
+            "{args:?}: {v:#}"
+        );
+    }
+    // Help and version still print as text, exit 0.
+    let out = tusk(dir.path(), &["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("Exit codes:") && help.contains("130"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_a_json_error_with_its_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], i32, &str); 3] = [
+        (&["eval", "nope.scm", "--json"], 2, "request.unusable"),
+        (
+            &["issue", "list", "--issues", "typo.jsonl", "--json"],
+            1,
+            "issue_store.not_found",
+        ),
+        (
+            &["dep", "diagnostics", "--issues", "typo.jsonl", "--json"],
+            1,
+            "issue_store.not_found",
+        ),
+    ];
+    for (args, code, class) in cases {
+        let out = tusk(dir.path(), args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        let v = json_error(&out, &args.join(" "));
+        assert_eq!(v["class"], class, "{args:?}: {v:#}");
+    }
+}

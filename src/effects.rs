@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 pub const RUN_KIND: &str = "premath.scheme_eval.run.v0";
 pub const ROW_KIND: &str = "premath.host_effect.row.v0";
 pub const RUN_END_KIND: &str = "premath.scheme_eval.run_end.v0";
+/// The header's `jsonEncoding` since the empty list became `[]` (it was
+/// `null` before); a header without it was written under the old rule.
+pub const JSON_ENCODING: u64 = 2;
 
 /// An effect log that cannot be written or read.
 #[derive(Debug, thiserror::Error)]

@@ -642,3 +642,97 @@ fn decided_by_names_the_call_that_rejected_the_run() {
     let help = String::from_utf8_lossy(&s.tusk(&["eval", "--help"]).stdout).into_owned();
     assert!(help.contains("even when the program handled it"), "{help}");
 }
+
+/// Values keep their kind across the boundary: program → JSON for every
+/// kind the sandbox converts (the empty list is `[]`, void alone `null`),
+/// JSON → program through an envelope's payload, and every run replays with
+/// parity; a log written before the empty list became `[]` still replays.
+#[test]
+fn values_keep_their_kind_across_the_boundary() {
+    use serde_json::json;
+    let s = Scratch::new();
+    for (program, want) in [
+        ("'()", json!([])),
+        ("(list)", json!([])),
+        ("(list 1 2)", json!([1, 2])),
+        ("(vector)", json!([])),
+        ("(vector 1 \"a\")", json!([1, "a"])),
+        ("(hash \"k\" '())", json!({"k": []})),
+        ("(hash)", json!({})),
+        ("\"text\"", json!("text")),
+        ("'sym", json!("sym")),
+        ("#\\a", json!("a")),
+        ("42", json!(42)),
+        ("1/2", json!(0.5)),
+        ("1.5", json!(1.5)),
+        ("#t", json!(true)),
+        ("(void)", json!(null)),
+        ("(list (list) (vector) (void))", json!([[], [], null])),
+    ] {
+        let (code, r) = s.eval(program, &[]);
+        assert_eq!(code, 0, "{program}: {r:#}");
+        assert_eq!(r["value"], want, "{program}");
+    }
+    // JSON → program: an envelope's `[]` is the empty list, its `null` void.
+    assert_eq!(
+        s.tusk(&["issue", "add", "Parser", "--json"]).status.code(),
+        Some(0)
+    );
+    let (code, r) = s.eval(
+        r#"(define e (issue.blocked))
+(list (null? (hash-ref (payload e) "items")) (list? (hash-ref (payload e) "items"))
+      (void? (hash-ref e "instructionRef")) (hash-ref (payload e) "items"))"#,
+        &[],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["value"], json!([true, true, true, []]));
+    let out = s.tusk(&["replay"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // A log from before `jsonEncoding` 2 (the empty list was `null`):
+    // rewrite one run's header and footer the old way; it replays with
+    // parity, and the same footer under the new header diverges.
+    let s = Scratch::new();
+    let (_, r) = s.eval("(begin (issue.ready) '())", &[]);
+    let run_id = r["runId"].as_str().unwrap().to_string();
+    let path = s.path(".premath/host_effects.jsonl");
+    let rows: Vec<serde_json::Value> = s.jsonl(".premath/host_effects.jsonl");
+    let old_digest = tusk::canonical::sha256_digest(&serde_json::Value::Null);
+    let write = |legacy: bool| {
+        let text: String = rows
+            .iter()
+            .map(|row| {
+                let mut row = row.clone();
+                if row["kind"] == "premath.scheme_eval.run.v0" && legacy {
+                    row.as_object_mut().unwrap().remove("jsonEncoding");
+                }
+                if row["kind"] == "premath.scheme_eval.run_end.v0" {
+                    row["valueDigest"] = json!(old_digest);
+                }
+                format!("{}\n", serde_json::to_string(&row).unwrap())
+            })
+            .collect();
+        std::fs::write(&path, text).unwrap();
+    };
+    write(true);
+    let out = s.tusk(&["replay", "--run", &run_id]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    write(false);
+    let out = s.tusk(&["replay", "--run", &run_id]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -225,16 +225,17 @@ impl LiveReplayer {
             renames.insert(live_run.to_string(), run.run_id.clone());
         }
         let value = rename_paths(&result.json["value"], &renames);
-        report.divergence = super::value_divergence(&footer, &value).or_else(|| {
-            let expected = footer["failureClasses"].clone();
-            let got = result.json["failureClasses"].clone();
-            (expected != got).then(|| Divergence {
-                seq: None,
-                field: "failureClasses".into(),
-                expected,
-                got,
-            })
-        });
+        report.divergence =
+            super::value_divergence(&footer, &value, run.legacy_json).or_else(|| {
+                let expected = footer["failureClasses"].clone();
+                let got = result.json["failureClasses"].clone();
+                (expected != got).then(|| Divergence {
+                    seq: None,
+                    field: "failureClasses".into(),
+                    expected,
+                    got,
+                })
+            });
         report
     }
 }

@@ -53,6 +53,9 @@ pub struct RecordedRun {
     pub header_line: usize,
     /// The first integrity problem found in this run's rows.
     pub problem: Option<Problem>,
+    /// Written before the empty list became `[]` (no `jsonEncoding`):
+    /// digests are compared under either rule.
+    pub legacy_json: bool,
 }
 
 /// An integrity problem: where, which field, what the log should have said
@@ -252,6 +255,8 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
         started_at: text(row, "startedAt"),
         header_line: line,
         problem: None,
+        legacy_json: row.get("jsonEncoding").and_then(Value::as_u64)
+            < Some(crate::effects::JSON_ENCODING),
     };
     if row.get("program").and_then(Value::as_str).is_none() {
         note(

@@ -120,6 +120,9 @@ pub struct ReplayBridge {
     /// The recording stopped at an untimed moment: a call past the recorded
     /// ones means the replay got further than the recording, not a divergence.
     untimed_stop: bool,
+    /// The log predates `jsonEncoding` 2: an argument digest may be of the
+    /// old encoding.
+    legacy_json: bool,
     state: Mutex<BridgeState>,
 }
 
@@ -137,7 +140,7 @@ struct BridgeState {
 }
 
 impl ReplayBridge {
-    pub fn new(calls: Vec<RecordedCall>, untimed_stop: bool) -> Self {
+    pub fn new(calls: Vec<RecordedCall>, untimed_stop: bool, legacy_json: bool) -> Self {
         let (calls, envelopes) = calls
             .into_iter()
             .map(|c| ((c.action, c.args_digest), c.envelope))
@@ -145,6 +148,7 @@ impl ReplayBridge {
         Self {
             calls,
             untimed_stop,
+            legacy_json,
             state: Mutex::new(BridgeState {
                 envelopes,
                 ..BridgeState::default()
@@ -187,7 +191,14 @@ impl HostBridge for ReplayBridge {
             }
             return Self::halt(&mut state);
         };
-        let digest = canonical::args_digest(args.as_ref());
+        let mut digest = canonical::args_digest(args.as_ref());
+        if self.legacy_json && *recorded_digest != digest {
+            let old = args.as_ref().map(canonical::legacy_empty_lists);
+            let old_digest = canonical::args_digest(old.as_ref());
+            if *recorded_digest == old_digest {
+                digest = old_digest;
+            }
+        }
         let mismatch = if recorded_action != action {
             Some(("action", json!(recorded_action), json!(action)))
         } else if *recorded_digest != digest {
@@ -306,9 +317,19 @@ pub(crate) fn replay_limits(run: &RecordedRun, untimed_stop: bool) -> crate::san
 }
 
 /// The final value against the footer's `valueDigest`.
-pub(crate) fn value_divergence(footer: &Value, value: &Value) -> Option<Divergence> {
-    let got = canonical::sha256_digest(value);
+pub(crate) fn value_divergence(
+    footer: &Value,
+    value: &Value,
+    legacy_json: bool,
+) -> Option<Divergence> {
+    let mut got = canonical::sha256_digest(value);
     let expected = footer["valueDigest"].clone();
+    if legacy_json && expected != Value::String(got.clone()) {
+        let old = canonical::sha256_digest(&canonical::legacy_empty_lists(value));
+        if expected == Value::String(old.clone()) {
+            got = old;
+        }
+    }
     (expected != Value::String(got.clone())).then(|| Divergence {
         seq: None,
         field: "valueDigest".into(),
@@ -438,7 +459,7 @@ impl Replayer {
         let untimed_stop = untimed_stop(footer);
         let recorded_calls = calls.len();
         let limits = replay_limits(&run, untimed_stop);
-        let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop));
+        let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop, run.legacy_json));
         let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
         let output = match run.invalid_utf8_at {
             Some(at) => crate::sandbox::RunOutput::failed(
@@ -468,11 +489,12 @@ impl Replayer {
         }
         // A run stopped at an untimed moment is compared up to its stop: how
         // the replay stops, and what it printed by then, may differ.
-        report.divergence = value_divergence(footer, &output.value).or_else(|| {
-            (!untimed_stop)
-                .then(|| run_divergence(footer, &output, &state.classes))
-                .flatten()
-        });
+        report.divergence =
+            value_divergence(footer, &output.value, run.legacy_json).or_else(|| {
+                (!untimed_stop)
+                    .then(|| run_divergence(footer, &output, &state.classes))
+                    .flatten()
+            });
         report
     }
 

@@ -403,6 +403,9 @@ impl Host {
             // What the program could bind by name and list with (host-actions):
             // replay binds the same.
             "hostActions": sandbox.action_ids(),
+            // How values became JSON (the empty list is `[]`): replay of an
+            // older log accounts for its rule.
+            "jsonEncoding": effects::JSON_ENCODING,
             // The evidence the request carried, as the gate saw it.
             "authority": RecordedAuthority::of(&authority, request.issue_id.as_deref()),
         });

@@ -261,14 +261,9 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
         SteelVal::CharV(c) => return string(walk, &c.to_string()),
         SteelVal::StringV(s) => return string(walk, s.as_str()),
         SteelVal::SymbolV(s) => return string(walk, s.as_str()),
-        SteelVal::ListV(list) => {
-            if list.is_empty() {
-                walk.charge(4)?;
-                Value::Null
-            } else {
-                seq(list.iter(), depth, walk)?
-            }
-        }
+        // The empty list is `[]`, like any list (void alone is `null`):
+        // an agent must tell "no items" from "no value".
+        SteelVal::ListV(list) => seq(list.iter(), depth, walk)?,
         SteelVal::VectorV(v) => seq(v.iter(), depth, walk)?,
         SteelVal::MutableVector(v) => {
             let id = v.as_ptr_usize();

@@ -155,6 +155,22 @@ pub fn policy_digest(policy: &Value) -> String {
     )
 }
 
+/// `value` as the JSON encoding before `jsonEncoding` 2 wrote it: every
+/// empty array `null` (the empty list was `null` then; an empty vector was
+/// `[]`, so a digest of an old log matches one of the two forms).
+pub fn legacy_empty_lists(value: &Value) -> Value {
+    match value {
+        Value::Array(items) if items.is_empty() => Value::Null,
+        Value::Array(items) => Value::Array(items.iter().map(legacy_empty_lists).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), legacy_empty_lists(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,21 +211,5 @@ mod tests {
     fn no_args_digest_is_digest_of_empty_object() {
         assert_eq!(args_digest(None), args_digest(Some(&json!({}))));
         assert!(args_digest(None).starts_with("he1_"));
-    }
-}
-
-/// `value` as the JSON encoding before `jsonEncoding` 2 wrote it: every
-/// empty array `null` (the empty list was `null` then; an empty vector was
-/// `[]`, so a digest of an old log matches one of the two forms).
-pub fn legacy_empty_lists(value: &Value) -> Value {
-    match value {
-        Value::Array(items) if items.is_empty() => Value::Null,
-        Value::Array(items) => Value::Array(items.iter().map(legacy_empty_lists).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), legacy_empty_lists(v)))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }

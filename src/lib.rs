@@ -27,6 +27,7 @@ pub mod issues;
 pub mod logs;
 pub mod mcp;
 pub mod pg;
+pub mod render;
 pub mod repl;
 pub mod replay;
 pub mod runtime;

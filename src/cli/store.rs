@@ -4,10 +4,11 @@
 //! Exit codes: 0 done, 2 unusable input or an unusable database (nothing written).
 
 use crate::canonical::to_pretty_sorted;
+use crate::issues::postgres::ImportMode;
 use crate::issues::store::{read_text, IssueStore};
 use crate::issues::StoreError;
 use crate::logs::LogStore;
-use crate::pg::{ImportMode, LogTable, PgError, PgStore};
+use crate::pg::{LogTable, PgError, PgStore};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -202,7 +203,8 @@ pub fn run(args: StoreArgs) -> i32 {
                         source: std::io::Error::from(std::io::ErrorKind::NotFound),
                     });
                 }
-                crate::pg::import_issues(&pg, &file, &text, mode).map(|count| (count, text))
+                crate::issues::postgres::import_issues(&pg, &file, &text, mode)
+                    .map(|count| (count, text))
             });
             match imported {
                 Ok((count, text)) => {
@@ -229,7 +231,7 @@ pub fn run(args: StoreArgs) -> i32 {
             }
         }
         StoreCommand::Export { output } => {
-            let text = match crate::pg::export_issues(&pg) {
+            let text = match crate::issues::postgres::export_issues(&pg) {
                 Ok(t) => t,
                 Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
             };

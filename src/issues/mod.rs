@@ -1,5 +1,5 @@
 //! Issue memory: the beads-compatible work queue (`.premath/issues.jsonl`) that
-//! worker agents share, per `shared/spec/issue-memory.md`.
+//! worker agents share, per `docs/spec/issue-memory.md`.
 //!
 //! Where each rule lives:
 //!
@@ -22,6 +22,7 @@ pub mod graph;
 pub mod lease;
 pub mod model;
 pub mod mutate;
+pub mod postgres;
 pub mod projection;
 pub mod serial;
 pub mod store;

@@ -48,7 +48,7 @@ impl IssueStore {
     /// A mutation that needs only the ready frontier (claim-next). The file
     /// store runs it as [`IssueStore::mutate`]; the database runs it on a few
     /// row-locked ready lines, so that claims run side by side (see
-    /// [`crate::pg::mutate_ready`]).
+    /// [`super::postgres::mutate_ready`]).
     ///
     /// # Errors
     ///
@@ -60,7 +60,7 @@ impl IssueStore {
     ) -> Result<T, StoreError> {
         match self {
             IssueStore::Jsonl(path) => mutate(path, lock, apply),
-            IssueStore::Postgres(pg) => crate::pg::mutate_ready(pg, lock, apply),
+            IssueStore::Postgres(pg) => super::postgres::mutate_ready(pg, lock, apply),
         }
     }
 
@@ -81,7 +81,7 @@ impl IssueStore {
     pub fn read_text(&self) -> Result<String, StoreError> {
         match self {
             IssueStore::Jsonl(path) => read_text(path),
-            IssueStore::Postgres(pg) => Ok(crate::pg::read_issue_text(pg)?),
+            IssueStore::Postgres(pg) => Ok(super::postgres::read_issue_text(pg)?),
         }
     }
 
@@ -97,7 +97,7 @@ impl IssueStore {
     ) -> Result<T, StoreError> {
         match self {
             IssueStore::Jsonl(path) => mutate(path, lock, apply),
-            IssueStore::Postgres(pg) => crate::pg::mutate_issues(pg, lock, apply),
+            IssueStore::Postgres(pg) => super::postgres::mutate_issues(pg, lock, apply),
         }
     }
 }

@@ -641,7 +641,7 @@ impl TuskServer {
         };
         match self.run(request, session, call).await {
             Ok(result) => {
-                let summary = crate::cli::eval::summary(&result.json);
+                let summary = crate::render::summary(&result.json);
                 let mut out = CallToolResult::structured(result.json);
                 out.content = vec![ContentBlock::text(summary)];
                 out.is_error = Some(!result.accepted);
@@ -806,7 +806,7 @@ impl TuskServer {
                     out
                 }
                 None => {
-                    let summary = crate::cli::eval::summary(&result.json);
+                    let summary = crate::render::summary(&result.json);
                     let mut out = CallToolResult::structured(result.json);
                     out.content = vec![ContentBlock::text(summary)];
                     out.is_error = Some(true);

@@ -1,5 +1,7 @@
-//! The fleet backend: the issue memory, the trajectory and the effect log of
-//! several machines in one PostgreSQL database (`--store postgres://…`).
+//! The fleet backend's database layer: connections, typed errors, schema
+//! migrations and the log tables of several machines in one PostgreSQL
+//! database (`--store postgres://…`). It knows nothing of issues: the issue
+//! store on this database is `issues::postgres`, next to the JSONL store.
 //!
 //! Every table keeps the exact JSONL line text of its file twin, so each rule
 //! (leases, failure classes, unknown fields) is the file store's own code
@@ -7,12 +9,8 @@
 //! Concurrency is the database's: one transaction per mutation, serialized by an
 //! advisory lock (the file store's lock, held by the server instead of `flock`).
 
-mod issues;
 mod logs;
 
-pub use issues::{
-    export_issues, import_issues, mutate_issues, mutate_ready, read_issue_text, ImportMode,
-};
 pub use logs::{append_lines, read_lines, LogTable};
 
 use postgres::config::Host;
@@ -76,7 +74,9 @@ impl PgError {
             PgError::DatabaseMissing { .. } => "store.database_missing",
             PgError::SchemaMissing { .. } => "store.schema_missing",
             PgError::SchemaVersion { .. } => "store.schema_version",
-            PgError::LockTimeout { .. } => "lease_mutation_lock_busy",
+            // The issue store turns its own lock's timeout into the lease
+            // class (issues::postgres); the database layer knows no issues.
+            PgError::LockTimeout { .. } => "store.lock_timeout",
             PgError::Server { .. } => "store.backend_error",
         }
     }

@@ -63,7 +63,7 @@ pub fn result_text(result: &Value, program: &str) -> String {
         if Some(class) != error_class {
             out.push_str(&format!(
                 "rejected: {}\n",
-                crate::cli::eval::describe_class(class)
+                crate::render::describe_class(class)
             ));
         }
     }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// The harness-join-check input object: the evidence and the optional
-/// profile and constraint objects (see `shared/spec/typestate.md`).
+/// profile and constraint objects (see `docs/spec/typestate.md`).
 #[derive(Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JoinCheckArgs {

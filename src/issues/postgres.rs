@@ -1,10 +1,10 @@
 //! The issue memory in PostgreSQL: the store's lines as rows, mutated through
 //! the file store's own parse and edit under one transaction.
 
-use super::{PgError, PgStore, ISSUES_LOCK};
-use crate::issues::model::Issue;
-use crate::issues::store::{Edit, LockOptions, Store, StoreError};
-use crate::issues::views::natural_key;
+use super::model::Issue;
+use super::store::{Edit, LockOptions, Store, StoreError};
+use super::views::natural_key;
+use crate::pg::{PgError, PgStore, ISSUES_LOCK};
 use postgres::Transaction;
 use std::path::Path;
 

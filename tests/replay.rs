@@ -394,13 +394,16 @@ fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
             EngineMode::Session
         };
         let r = host
-            .eval_with(
+            .run(
                 &Request {
                     program: form.to_string(),
                     ..Default::default()
                 },
-                mode,
-                Some("session-test"),
+                tusk::runtime::RunOptions {
+                    mode,
+                    session_id: Some("session-test"),
+                    ..Default::default()
+                },
             )
             .unwrap();
         assert!(r.accepted, "{}", r.json);

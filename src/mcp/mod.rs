@@ -29,7 +29,7 @@ pub use auth::{Principal, Tokens};
 pub use http::{serve_http, HttpOptions};
 
 use crate::host::{ActionKind, ActionSpec};
-use crate::runtime::{CallProgress, Host, Request, RunHooks};
+use crate::runtime::{CallProgress, Host, Request, RunHooks, RunOptions};
 use crate::sandbox::{CancelToken, EngineMode, LimitsOverride, Sandbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
@@ -532,12 +532,12 @@ impl TuskServer {
         let result = match session.clone() {
             None => tokio::task::spawn_blocking(move || {
                 let _running = Running(&inner);
-                inner.host.eval_on(
-                    inner.host_sandbox(),
+                inner.host.run(
                     &request,
-                    EngineMode::Fresh,
-                    None,
-                    hooks,
+                    RunOptions {
+                        hooks,
+                        ..Default::default()
+                    },
                 )
             })
             .await
@@ -546,12 +546,14 @@ impl TuskServer {
             Some(session) => {
                 let result = tokio::task::spawn_blocking(move || {
                     let _running = Running(&inner);
-                    inner.host.eval_on(
-                        &session.sandbox,
+                    inner.host.run(
                         &request,
-                        EngineMode::Session,
-                        Some(&session.id),
-                        hooks,
+                        RunOptions {
+                            sandbox: Some(&session.sandbox),
+                            mode: EngineMode::Session,
+                            session_id: Some(&session.id),
+                            hooks,
+                        },
                     )
                 })
                 .await
@@ -909,12 +911,6 @@ impl TuskServer {
                 }
             }
         });
-    }
-}
-
-impl Inner {
-    fn host_sandbox(&self) -> &Sandbox {
-        self.host.sandbox()
     }
 }
 

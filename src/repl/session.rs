@@ -175,7 +175,14 @@ impl Session {
         } else {
             EngineMode::Session
         };
-        let result = self.host.eval_with(&request, mode, Some(&self.id))?;
+        let result = self.host.run(
+            &request,
+            crate::runtime::RunOptions {
+                mode,
+                session_id: Some(&self.id),
+                ..Default::default()
+            },
+        )?;
         self.runs += 1;
         // A lost worker takes the session engine with it; the next run starts
         // from a fresh one and says so in its header, as after `:reset`.

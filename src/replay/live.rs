@@ -20,7 +20,9 @@ use super::log::RecordedRun;
 use super::{Divergence, RunReport, Selection, SelectionError};
 use crate::canonical;
 use crate::host::ActionKind;
-use crate::runtime::{builtin_registry, CallTimes, Clock, Host, HostConfig, Request, RunHooks};
+use crate::runtime::{
+    builtin_registry, CallTimes, Clock, Host, HostConfig, Request, RunHooks, RunOptions,
+};
 use crate::sandbox::{EngineMode, LimitsOverride};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -147,16 +149,17 @@ impl LiveReplayer {
             .collect();
         let clock: Clock = Arc::new(move |seq| times.get(seq - 1).cloned().unwrap_or_default());
         let host = self.host_for(&run, mode != EngineMode::Fresh);
-        let result = match host.eval_hooked(
-            &request,
+        let options = RunOptions {
             mode,
-            run.session_id.as_deref(),
-            RunHooks {
+            session_id: run.session_id.as_deref(),
+            hooks: RunHooks {
                 join,
                 clock: Some(clock),
                 ..Default::default()
             },
-        ) {
+            ..Default::default()
+        };
+        let result = match host.run(&request, options) {
             Ok(r) => r,
             Err(e) => {
                 report.divergence = Some(Divergence {

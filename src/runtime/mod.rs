@@ -288,32 +288,7 @@ impl Host {
 
     /// Runs one request in a fresh engine.
     pub fn eval(&self, request: &Request) -> Result<RunResult, RequestError> {
-        self.eval_with(request, EngineMode::Fresh, None)
-    }
-
-    /// Runs one request; `mode` picks a fresh or the persistent session engine,
-    /// and `session_id` tags the effect-log header (REPL sessions). A session
-    /// run in [`EngineMode::ResetSession`] marks its header `sessionReset: true`
-    /// so that a replay of the session drops its definitions at the same point.
-    pub fn eval_with(
-        &self,
-        request: &Request,
-        mode: EngineMode,
-        session_id: Option<&str>,
-    ) -> Result<RunResult, RequestError> {
-        self.eval_hooked(request, mode, session_id, RunHooks::default())
-    }
-
-    /// [`Host::eval_with`], with the join verdict and the actions' clock given
-    /// instead of computed (live replay re-runs a recorded request this way).
-    pub fn eval_hooked(
-        &self,
-        request: &Request,
-        mode: EngineMode,
-        session_id: Option<&str>,
-        hooks: RunHooks,
-    ) -> Result<RunResult, RequestError> {
-        self.eval_on(&self.sandbox, request, mode, session_id, hooks)
+        self.run(request, RunOptions::default())
     }
 
     /// A sandbox with this host's bindings, for a session of its own (a
@@ -343,16 +318,25 @@ impl Host {
         Sandbox::with_bindings(bindings(registry))
     }
 
-    /// [`Host::eval_hooked`] in `sandbox` (one of [`Host::new_sandbox`]'s)
-    /// instead of the host's own.
-    pub fn eval_on(
+    /// Runs one request: the one entry point every front end uses
+    /// ([`Host::eval`] is its default). `options` picks the sandbox (a
+    /// session's, from [`Host::new_sandbox`]), the engine mode, the session
+    /// the run is recorded under, and the hooks (cancel, progress, a given
+    /// join verdict and clock for live replay). A session run in
+    /// [`EngineMode::ResetSession`] marks its header `sessionReset: true` so
+    /// a replay of the session drops its definitions at the same point.
+    pub fn run(
         &self,
-        sandbox: &Sandbox,
         request: &Request,
-        mode: EngineMode,
-        session_id: Option<&str>,
-        hooks: RunHooks,
+        options: RunOptions<'_>,
     ) -> Result<RunResult, RequestError> {
+        let RunOptions {
+            sandbox,
+            mode,
+            session_id,
+            hooks,
+        } = options;
+        let sandbox = sandbox.unwrap_or(&self.sandbox);
         request.check_bounds(session_id)?;
         let limits = request.limits.unwrap_or_default().apply(self.config.limits);
         let registry = self.registry_for(request.actions.as_deref())?;
@@ -663,6 +647,27 @@ pub struct RunHooks {
     pub cancel: Option<crate::sandbox::CancelToken>,
     /// Told of each host call once its rows are written (MCP progress).
     pub on_call: Option<OnCall>,
+}
+
+/// How [`Host::run`] runs a request.
+pub struct RunOptions<'s> {
+    /// The sandbox to run in (a session's); the host's own when `None`.
+    pub sandbox: Option<&'s Sandbox>,
+    pub mode: EngineMode,
+    /// The session the run is recorded under (header, footer, lineage).
+    pub session_id: Option<&'s str>,
+    pub hooks: RunHooks,
+}
+
+impl Default for RunOptions<'_> {
+    fn default() -> Self {
+        Self {
+            sandbox: None,
+            mode: EngineMode::Fresh,
+            session_id: None,
+            hooks: RunHooks::default(),
+        }
+    }
 }
 
 /// What [`RunHooks::on_call`] hears of one host call.

@@ -47,6 +47,10 @@ pub enum EffectLogError {
 pub struct EffectLog {
     path: PathBuf,
     sink: Sink,
+    /// The file ended in a torn line (a writer killed mid-write): the first
+    /// append starts on a new line, so the fragment stays alone on its line
+    /// and the new row is whole.
+    torn_tail: bool,
 }
 
 enum Sink {
@@ -68,11 +72,14 @@ impl EffectLog {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .read(true)
             .open(path)
             .map_err(wrap)?;
+        let torn_tail = ends_torn(&file).map_err(wrap)?;
         Ok(Self {
             path: path.to_path_buf(),
             sink: Sink::File(file),
+            torn_tail,
         })
     }
 
@@ -87,6 +94,7 @@ impl EffectLog {
             crate::logs::LogStore::Postgres { pg, .. } => Ok(Self {
                 path: log.path().to_path_buf(),
                 sink: Sink::Db(pg.clone()),
+                torn_tail: false,
             }),
         }
     }
@@ -104,6 +112,9 @@ impl EffectLog {
         match &mut self.sink {
             Sink::File(file) => {
                 line.push(b'\n');
+                if std::mem::take(&mut self.torn_tail) {
+                    line.insert(0, b'\n');
+                }
                 file.write_all(&line)
                     .and_then(|_| file.flush())
                     .map_err(|source| EffectLogError::Write {
@@ -178,6 +189,18 @@ pub fn read_log_store(log: &crate::logs::LogStore) -> Result<LogContents, Effect
     }
 }
 
+/// Whether a non-empty file's last byte is not a newline.
+fn ends_torn(file: &File) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8; 1];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}
+
 /// Parses effect-log bytes (see [`read_log`]).
 pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogError> {
     let mut rows = Vec::new();
@@ -196,25 +219,24 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
             .and_then(|text| serde_json::from_str::<Value>(text).map_err(|e| e.to_string()));
         match parsed {
             Ok(row) if row.is_object() => rows.push((line_no, row)),
-            Ok(_) => {
-                return Err(EffectLogError::Corrupt {
-                    path: path.to_path_buf(),
-                    line: line_no,
-                    reason: "not a JSON object".into(),
-                })
-            }
-            Err(reason) if is_last && !ends_with_newline => {
+            // A fragment a killed writer left (the next append starts a new
+            // line after it) or any other bad line: skipped with a warning
+            // naming it. The runs around it still replay; a run that lost a
+            // row to it is reported incomplete by the reader of the rows.
+            Ok(_) => warnings.push(format!(
+                "warning: {}: skipping line {line_no}: not a JSON object",
+                path.display()
+            )),
+            Err(reason) => {
+                let what = if is_last && !ends_with_newline {
+                    "torn last line"
+                } else {
+                    "line"
+                };
                 warnings.push(format!(
-                    "warning: {}: skipping torn last line {line_no} ({reason})",
+                    "warning: {}: skipping {what} {line_no} ({reason})",
                     path.display()
                 ));
-            }
-            Err(reason) => {
-                return Err(EffectLogError::Corrupt {
-                    path: path.to_path_buf(),
-                    line: line_no,
-                    reason,
-                })
             }
         }
     }
@@ -226,19 +248,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn torn_last_line_is_skipped_other_bad_lines_are_errors() {
+    fn bad_lines_are_skipped_with_a_warning_naming_them() {
         let p = Path::new("log.jsonl");
         let ok = parse_log(p, b"{\"a\":1}\n{\"b\":2}\n{\"c\":").unwrap();
         assert_eq!(ok.rows.len(), 2);
         assert_eq!(ok.warnings.len(), 1);
-        let err = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n")
-            .err()
-            .unwrap();
         assert!(
-            matches!(err, EffectLogError::Corrupt { line: 2, .. }),
-            "{err}"
+            ok.warnings[0].contains("torn last line 3"),
+            "{:?}",
+            ok.warnings
         );
-        // A bad last line that did end with a newline was fully written: an error.
-        assert!(parse_log(p, b"{\"a\":1}\n{oops\n").is_err());
+        let mid = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n5\n").unwrap();
+        assert_eq!(mid.rows.iter().map(|(l, _)| *l).collect::<Vec<_>>(), [1, 3]);
+        assert!(mid.warnings[0].contains("line 2"), "{:?}", mid.warnings);
+        assert!(mid.warnings[1].contains("line 4"), "{:?}", mid.warnings);
+    }
+
+    #[test]
+    fn an_append_after_a_torn_tail_starts_a_new_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, b"{\"a\":1}\n{\"kind\":\"premath.host_eff").unwrap();
+        let mut log = EffectLog::open(&path).unwrap();
+        log.append(&serde_json::json!({"b": 2})).unwrap();
+        log.append(&serde_json::json!({"c": 3})).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "{\"a\":1}\n{\"kind\":\"premath.host_eff\n{\"b\":2}\n{\"c\":3}\n"
+        );
+        let parsed = parse_log(&path, text.as_bytes()).unwrap();
+        assert_eq!(parsed.rows.len(), 3);
     }
 }

@@ -136,6 +136,32 @@ fn embedding_example_registers_its_own_action() {
     );
 }
 
+/// Runs `examples/NAME` with bash on the suite's binary (`TUSK_BIN`) and
+/// `env`, outside any fleet store; asserts exit 0 and returns its stdout.
+fn run_example_script(name: &str, env: &[(&str, &std::path::Path)]) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let mut command = std::process::Command::new("bash");
+    command
+        .arg(&script)
+        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env_remove("TUSK_STORE")
+        .env_remove("PREMATH_ISSUES_PATH");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{name}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
+
 /// The README's first command, `examples/quickstart.sh`, run as written (on
 /// the suite's binary, in a fresh directory): every step must pass, and its
 /// output must show the report, the worker loop, the claim and a replay with
@@ -144,22 +170,7 @@ fn embedding_example_registers_its_own_action() {
 fn quickstart_script_runs_every_step() {
     let dir = tempfile::tempdir().unwrap();
     let demo = dir.path().join("demo");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
-        .env("TUSK_DEMO_DIR", &demo)
-        .env_remove("TUSK_STORE")
-        .env_remove("PREMATH_ISSUES_PATH")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
+    let stdout = run_example_script("quickstart.sh", &[("TUSK_DEMO_DIR", &demo)]);
     // Each eval's summary line says accepted; none is rejected.
     let summaries: Vec<&str> = stdout
         .lines()
@@ -186,20 +197,7 @@ fn quickstart_script_runs_every_step() {
 /// on a real throwaway cluster: two workers claim two different issues.
 #[test]
 fn fleet_script_runs_two_workers_on_a_throwaway_cluster() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fleet_local.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{stdout}\nstderr:\n{stderr}"
-    );
+    let stdout = run_example_script("fleet_local.sh", &[]);
     let claimed: Vec<&str> = stdout
         .lines()
         .filter(|l| l.trim_start().starts_with("\"id\""))

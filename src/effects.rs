@@ -3,8 +3,10 @@
 //! Each run appends a header row, one row per host call and a footer row.
 //! Every row is one whole line written with a single `write` on an
 //! `O_APPEND` file and flushed, so concurrent runs never interleave within a
-//! line. Readers skip a torn last line (a crash mid-append) with a warning;
-//! any other unreadable line is an error naming its line number.
+//! line. A host killed mid-write leaves a torn line: readers skip any line
+//! that is not a JSON object with a warning naming it (the runs around it
+//! stay readable; a run missing its own rows is reported incomplete by the
+//! replayer), and the next append starts a fresh line.
 
 use serde::Serialize;
 use serde_json::Value;

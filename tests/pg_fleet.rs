@@ -255,7 +255,7 @@ fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
     // call, which found the queue empty.
     assert_eq!(trajectory_claim_rows(&db), ISSUES + WORKERS);
     // Every run of every worker is whole in the shared effect log.
-    db.run_ok(&["replay", "--json"]);
+    db.run_ok(&["replay", "--json", "--timeout-ms", "120000"]);
 }
 
 #[test]

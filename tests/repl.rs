@@ -228,7 +228,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
     // The whole session replays, the interrupted loop included, and replay
     // waits only about as long as the recording ran, not the minute's limit.
     let started = Instant::now();
-    let out = s.tusk(&["replay", "--session", &sid]);
+    let out = s.tusk(&["replay", "--session", &sid, "--timeout-ms", "60000"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("4 run(s): 4 parity, 0 not"), "{text}");

@@ -726,3 +726,54 @@ fn a_run_stopped_by_the_clock_is_compared_only_up_to_its_recorded_stop() {
         json!({"seq": 2, "field": "callCount", "expected": 1, "got": 2})
     );
 }
+
+#[test]
+fn a_header_asking_for_more_than_the_replayers_limits_is_refused_not_run() {
+    let s = Scratch::new();
+    let spin = record(&s, "(let loop () (loop))", &["--timeout-ms", "300"]);
+    let fine = record(&s, "(issue.list) 1", &[]);
+    // A forged header: a day of wall clock and more calls than eval allows.
+    edit_log(&s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run.v0" && row["runId"] == spin.as_str() {
+            row["limits"]["timeoutMs"] = json!(86_400_000u64);
+            row["limits"]["maxCalls"] = json!(100_000);
+        }
+        Some(row)
+    });
+    let started = std::time::Instant::now();
+    let (code, r) = replay(&s, &[]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "replay ran the forged run"
+    );
+    assert_eq!(code, 1, "{r:#}");
+    let runs = r["runs"].as_array().unwrap();
+    let forged = runs.iter().find(|x| x["runId"] == spin.as_str()).unwrap();
+    assert_eq!(forged["divergence"]["field"], "log.limits", "{forged:#}");
+    assert_eq!(
+        forged["divergence"]["expected"],
+        json!({"timeoutMs": "at most 5000", "maxCalls": "at most 64"})
+    );
+    assert_eq!(
+        forged["divergence"]["got"],
+        json!({"timeoutMs": 86_400_000u64, "maxCalls": 100_000})
+    );
+    assert_eq!(forged["checkedCalls"], 0);
+    let other = runs.iter().find(|x| x["runId"] == fine.as_str()).unwrap();
+    assert_eq!(other["parity"], true, "{other:#}");
+
+    // The replayer's own flags raise the ceiling: the run is then executed
+    // (under the recorded limits) and a time-limited run reaches parity.
+    edit_log(&s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run.v0" && row["runId"] == spin.as_str() {
+            row["limits"]["timeoutMs"] = json!(300);
+            row["limits"]["maxCalls"] = json!(100);
+        }
+        Some(row)
+    });
+    let (code, r) = replay(&s, &["--run", &spin]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["divergence"]["field"], "log.limits");
+    let (code, r) = replay(&s, &["--run", &spin, "--max-calls", "100"]);
+    assert_eq!(code, 0, "{r:#}");
+}

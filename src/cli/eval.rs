@@ -44,6 +44,18 @@ pub struct HostArgs {
     /// A harness-join-check input file: join evidence for the mutation gate.
     #[arg(long)]
     pub join_evidence: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: LimitFlags,
+    /// Read-only profile: mutation actions are not registered at all.
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+/// The run-limit flags, declared once for every command that runs programs:
+/// `tusk eval` and `tusk repl` run under them, `tusk replay` takes them as
+/// the ceiling a recorded run's limits may not exceed.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LimitFlags {
     /// Wall-clock limit in milliseconds (default 5000).
     #[arg(long)]
     pub timeout_ms: Option<u64>,
@@ -62,9 +74,21 @@ pub struct HostArgs {
     /// Size cap of the program's final value as JSON, in bytes (default 8388608).
     #[arg(long)]
     pub max_value_bytes: Option<u64>,
-    /// Read-only profile: mutation actions are not registered at all.
-    #[arg(long)]
-    pub read_only: bool,
+}
+
+impl LimitFlags {
+    /// The flags given, as a partial override.
+    pub fn to_override(&self) -> LimitsOverride {
+        LimitsOverride {
+            timeout_ms: self.timeout_ms,
+            max_calls: self.max_calls,
+            max_memory_mb: self.max_memory_mb,
+            max_output_bytes: self.max_output_bytes,
+            max_call_args_bytes: self.max_call_args_bytes,
+            max_value_bytes: self.max_value_bytes,
+            ..Default::default()
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -177,15 +201,7 @@ impl HostArgs {
 
     /// The limit flags alone.
     pub fn limit_flags(&self) -> LimitsOverride {
-        LimitsOverride {
-            timeout_ms: self.timeout_ms,
-            max_calls: self.max_calls,
-            max_memory_mb: self.max_memory_mb,
-            max_output_bytes: self.max_output_bytes,
-            max_call_args_bytes: self.max_call_args_bytes,
-            max_value_bytes: self.max_value_bytes,
-            ..Default::default()
-        }
+        self.limits.to_override()
     }
 
     /// Flags that fill (or override) a request's fields.

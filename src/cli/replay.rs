@@ -34,6 +34,11 @@ pub struct ReplayArgs {
     /// (laid out like .premath/), comparing results and payload digests.
     #[arg(long, value_name = "DIR")]
     pub live: Option<PathBuf>,
+    /// The highest limits a recorded run may ask for (defaults: `tusk eval`'s).
+    /// A run whose header asks for more is a `log.limits` divergence and is
+    /// not executed; raise a flag to replay it.
+    #[command(flatten)]
+    pub limits: crate::cli::eval::LimitFlags,
 }
 
 fn unusable(message: impl std::fmt::Display) -> i32 {
@@ -63,7 +68,9 @@ pub fn run(args: ReplayArgs) -> i32 {
         (_, Some(sid)) => Selection::Session(sid.clone()),
         _ => Selection::All,
     };
-    let runs = std::mem::take(&mut log.runs);
+    let mut runs = std::mem::take(&mut log.runs);
+    let ceiling = args.limits.to_override().apply(Default::default());
+    replay::enforce_ceiling(&mut runs, &ceiling);
     let replayed = match &args.live {
         None => replay::Replayer::new().replay(runs, &selection),
         Some(dir) => match replay::live::LiveReplayer::new(dir) {

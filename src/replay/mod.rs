@@ -293,6 +293,49 @@ pub(crate) fn replay_selected(
     Ok(reports)
 }
 
+/// Marks each run whose recorded limits exceed `ceiling` with a `log.limits`
+/// problem, so it is reported and never executed: the log is input, and a
+/// header edited to ask for a day of wall clock must not buy one (replay
+/// runs under the recorded limits only up to the replayer's own).
+pub fn enforce_ceiling(runs: &mut [RecordedRun], ceiling: &crate::sandbox::Limits) {
+    for run in runs {
+        let (l, c) = (&run.limits, ceiling);
+        let over: Vec<(&str, u64, u64)> = [
+            ("timeoutMs", l.timeout_ms, c.timeout_ms),
+            ("maxCalls", u64::from(l.max_calls), u64::from(c.max_calls)),
+            ("maxMemoryMb", l.max_memory_mb, c.max_memory_mb),
+            ("maxOutputBytes", l.max_output_bytes, c.max_output_bytes),
+            (
+                "maxCallArgsBytes",
+                l.max_call_args_bytes,
+                c.max_call_args_bytes,
+            ),
+            ("maxValueBytes", l.max_value_bytes, c.max_value_bytes),
+        ]
+        .into_iter()
+        .filter(|(_, recorded, ceiling)| recorded > ceiling)
+        .collect();
+        if over.is_empty() || run.problem.is_some() {
+            continue;
+        }
+        let expected: serde_json::Map<String, Value> = over
+            .iter()
+            .map(|(k, _, c)| (k.to_string(), json!(format!("at most {c}"))))
+            .collect();
+        let got: serde_json::Map<String, Value> = over
+            .iter()
+            .map(|(k, r, _)| (k.to_string(), json!(r)))
+            .collect();
+        run.problem = Some(log::Problem {
+            line: run.header_line,
+            seq: None,
+            field: "log.limits".into(),
+            expected: Value::Object(expected),
+            got: Value::Object(got),
+        });
+    }
+}
+
 /// Whether the recording was stopped at a moment the program did not choose.
 pub(crate) fn untimed_stop(footer: &Value) -> bool {
     footer["failureClasses"]

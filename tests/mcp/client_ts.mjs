@@ -456,7 +456,7 @@ const SCENARIOS = [
     });
   }],
   ['replay_whole_log', async () => {
-    const p = tusk('replay', '--effects', EFFECTS);
+    const p = tusk('replay', '--effects', EFFECTS, '--timeout-ms', '20000');
     check(p.status === 0, `\`tusk replay\` exited ${p.status}: ${replayFailure(p)}`);
   }],
   ['stdout_protocol_only', async () => {

@@ -470,7 +470,7 @@ async def s_cancel_stops_the_run() -> None:
     calls = [r for r in w.rows() if r.get("runId") == run_id and r.get("kind") == "premath.host_effect.row.v0"]
     check([c["action"] for c in calls] == ["issue.ready"], f"calls of the cancelled run: {[c['action'] for c in calls]}")
     check(w.issue("bd-1")["status"] == "open", "the mutation after the cancel landed")
-    w.replay_ok("--run", run_id)
+    w.replay_ok("--run", run_id, "--timeout-ms", "20000")
 
 
 async def s_disconnect_stops_the_run() -> None:

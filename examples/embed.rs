@@ -61,6 +61,8 @@ pub fn run_programs(dir: &std::path::Path) -> Vec<Value> {
             timeout_ms: 1_000,
             ..Limits::default()
         },
+        // Unsigned: each run's rows are still chained.
+        signer: None,
     };
     let host = Host::new(config);
     PROGRAMS

@@ -53,6 +53,8 @@ pub struct EffectLog {
     /// append starts on a new line, so the fragment stays alone on its line
     /// and the new row is whole.
     torn_tail: bool,
+    /// The digest of the last row this log appended (the run's chain so far).
+    last_row: Option<String>,
 }
 
 enum Sink {
@@ -82,6 +84,7 @@ impl EffectLog {
             path: path.to_path_buf(),
             sink: Sink::File(file),
             torn_tail,
+            last_row: None,
         })
     }
 
@@ -97,6 +100,7 @@ impl EffectLog {
                 path: log.path().to_path_buf(),
                 sink: Sink::Db(pg.clone()),
                 torn_tail: false,
+                last_row: None,
             }),
         }
     }
@@ -105,12 +109,39 @@ impl EffectLog {
         &self.path
     }
 
+    /// The digest of the last row appended: what the next row of the run
+    /// names as its `prevRowDigest` ([`crate::chain`]).
+    pub fn last_row_digest(&self) -> Option<&str> {
+        self.last_row.as_deref()
+    }
+
+    /// Appends a run's footer, sealing the chain: `prevRowDigest`, the
+    /// `chainHead` over the footer, and a signature when `signer` is given.
+    pub fn append_footer(
+        &mut self,
+        footer: &mut Value,
+        signer: Option<&crate::chain::Signer>,
+    ) -> Result<(), EffectLogError> {
+        if let Some(prev) = &self.last_row {
+            footer[crate::chain::PREV] = Value::String(prev.clone());
+        }
+        let head = crate::chain::footer_head(footer);
+        if let Some(signer) = signer {
+            footer[crate::chain::SIGNATURE] = signer.sign(&head);
+        }
+        footer[crate::chain::HEAD] = Value::String(head);
+        // The head is computed without `chainHead` and `signature`, wherever
+        // they sit: the reader removes both before recomputing.
+        self.append(footer)
+    }
+
     /// Appends one row as one line in one write.
     pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
         let mut line = serde_json::to_vec(row).map_err(|e| EffectLogError::Write {
             path: self.path.clone(),
             source: std::io::Error::other(e),
         })?;
+        self.last_row = Some(crate::chain::row_digest(&line));
         match &mut self.sink {
             Sink::File(file) => {
                 line.push(b'\n');
@@ -148,16 +179,26 @@ pub struct CallRow<'a> {
     pub args: Option<&'a Value>,
     pub args_digest: &'a str,
     pub envelope: &'a Value,
+    /// The digest of the run's previous row ([`crate::chain`]).
+    pub prev_row_digest: &'a str,
     /// The clock the action was given (to the nanosecond), so a live replay
     /// can give it the same one; absent when the action did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acted_at: Option<String>,
 }
 
-/// Rows of a log, with warnings for a skipped torn last line.
+/// One row as read: where it is, the digest of its line, and its value.
+pub struct LogRow {
+    pub line: usize,
+    /// [`crate::chain::row_digest`] of the line as written.
+    pub digest: String,
+    pub row: Value,
+}
+
+/// Rows of a log, with warnings for skipped lines.
 pub struct LogContents {
-    /// `(line number, row)` in file order.
-    pub rows: Vec<(usize, Value)>,
+    /// In file order.
+    pub rows: Vec<LogRow>,
     pub warnings: Vec<String>,
 }
 
@@ -220,7 +261,11 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
             .map_err(|e| e.to_string())
             .and_then(|text| serde_json::from_str::<Value>(text).map_err(|e| e.to_string()));
         match parsed {
-            Ok(row) if row.is_object() => rows.push((line_no, row)),
+            Ok(row) if row.is_object() => rows.push(LogRow {
+                line: line_no,
+                digest: crate::chain::row_digest(raw),
+                row,
+            }),
             // A fragment a killed writer left (the next append starts a new
             // line after it) or any other bad line: skipped with a warning
             // naming it. The runs around it still replay; a run that lost a
@@ -261,7 +306,7 @@ mod tests {
             ok.warnings
         );
         let mid = parse_log(p, b"{\"a\":1}\n{oops\n{\"b\":2}\n5\n").unwrap();
-        assert_eq!(mid.rows.iter().map(|(l, _)| *l).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(mid.rows.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
         assert!(mid.warnings[0].contains("line 2"), "{:?}", mid.warnings);
         assert!(mid.warnings[1].contains("line 4"), "{:?}", mid.warnings);
     }

@@ -4,6 +4,7 @@
 //!
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
 //! - [`effects`]: the effect log (header, one row per host call, footer).
+//! - [`chain`]: the effect log's row chain and footer signatures (tamper evidence).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
 //! - [`harness`]: session handoff, trajectory rows, feature ledger and KPI.
@@ -19,6 +20,7 @@
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
 pub mod canonical;
+pub mod chain;
 pub mod cli;
 pub mod effects;
 pub mod harness;

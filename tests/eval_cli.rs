@@ -704,18 +704,25 @@ fn values_keep_their_kind_across_the_boundary() {
     let rows: Vec<serde_json::Value> = s.jsonl(".premath/host_effects.jsonl");
     let old_digest = tusk::canonical::sha256_digest(&serde_json::Value::Null);
     let write = |legacy: bool| {
+        let mut rows = rows.clone();
+        for row in rows.iter_mut() {
+            if row["kind"] == "premath.scheme_eval.run.v0" && legacy {
+                row.as_object_mut().unwrap().remove("jsonEncoding");
+            }
+            if row["kind"] == "premath.scheme_eval.run_end.v0" {
+                row["valueDigest"] = json!(old_digest);
+            }
+        }
+        // A log from before jsonEncoding is also from before the chain; the
+        // current rule's log keeps a valid chain, so the digest rule decides.
+        if legacy {
+            unchain(&mut rows);
+        } else {
+            rechain(&mut rows);
+        }
         let text: String = rows
             .iter()
-            .map(|row| {
-                let mut row = row.clone();
-                if row["kind"] == "premath.scheme_eval.run.v0" && legacy {
-                    row.as_object_mut().unwrap().remove("jsonEncoding");
-                }
-                if row["kind"] == "premath.scheme_eval.run_end.v0" {
-                    row["valueDigest"] = json!(old_digest);
-                }
-                format!("{}\n", serde_json::to_string(&row).unwrap())
-            })
+            .map(|row| format!("{}\n", serde_json::to_string(row).unwrap()))
             .collect();
         std::fs::write(&path, text).unwrap();
     };

@@ -54,15 +54,27 @@ fn snapshot(s: &Scratch) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// Rewrites the effect log's rows through `edit` (row index, row) → rows.
-fn edit_log(s: &Scratch, mut edit: impl FnMut(usize, Value) -> Option<Value>) {
-    let rows = s.jsonl(EFFECTS);
+/// Rewrites the effect log's rows through `edit` (row index, row) → rows,
+/// then recomputes the chain: the checks under test are the others.
+fn edit_log(s: &Scratch, edit: impl FnMut(usize, Value) -> Option<Value>) {
+    rewrite_log(s, edit, true);
+}
+
+/// [`edit_log`], rechaining or not (a tamperer who does not know the chain).
+fn rewrite_log(s: &Scratch, mut edit: impl FnMut(usize, Value) -> Option<Value>, chain: bool) {
+    let mut rows: Vec<Value> = s
+        .jsonl(EFFECTS)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, row)| edit(i, row))
+        .collect();
+    if chain {
+        rechain(&mut rows);
+    }
     let mut text = String::new();
-    for (i, row) in rows.into_iter().enumerate() {
-        if let Some(row) = edit(i, row) {
-            text.push_str(&serde_json::to_string(&row).unwrap());
-            text.push('\n');
-        }
+    for row in rows {
+        text.push_str(&serde_json::to_string(&row).unwrap());
+        text.push('\n');
     }
     s.write(EFFECTS, &text);
 }
@@ -168,7 +180,7 @@ fn parity_on_reads_mutations_rejections_and_budget_breaches() {
     assert_eq!(code, 0);
     assert_eq!(
         one,
-        json!({"kind": "premath.scheme_eval.replay.v0", "runId": mutation, "parity": true, "checkedCalls": 2})
+        json!({"kind": "premath.scheme_eval.replay.v0", "runId": mutation, "parity": true, "checkedCalls": 2, "chained": true})
     );
     // The readable form says the same.
     let out = s.tusk(&["replay", "--run", &budget]);
@@ -264,7 +276,7 @@ fn the_log_is_checked_before_anything_runs() {
     assert_eq!(code, 1);
     assert_eq!(
         r["divergence"],
-        json!({"seq": 1, "field": "log.seq", "expected": 1, "got": 2})
+        json!({"seq": 1, "field": "log.seq", "expected": 1, "got": 2, "line": 2})
     );
 
     // A row of another kind inside the run, and a row for a run with no header.
@@ -776,4 +788,313 @@ fn a_header_asking_for_more_than_the_replayers_limits_is_refused_not_run() {
     assert_eq!(r["divergence"]["field"], "log.limits");
     let (code, r) = replay(&s, &["--run", &spin, "--max-calls", "100"]);
     assert_eq!(code, 0, "{r:#}");
+}
+
+/// The 1-based line of the row matching `pred` in the current log.
+fn line_of(s: &Scratch, pred: impl Fn(&Value) -> bool) -> usize {
+    s.jsonl(EFFECTS).iter().position(pred).expect("the row") + 1
+}
+
+fn call_of<'a>(run: &'a str, seq: u64) -> impl Fn(&Value) -> bool + 'a {
+    move |row: &Value| row["runId"] == run && row["seq"] == seq
+}
+
+/// `replay --verify --json` of one run: (exit code, its problem).
+fn verify(s: &Scratch, run: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["--verify", "--run", run];
+    args.extend_from_slice(extra);
+    let (code, v) = replay(s, &args);
+    assert_eq!(v["kind"], "tusk.replay.verify.v0", "{v:#}");
+    (code, v["runs"][0].clone())
+}
+
+#[test]
+fn every_tampering_breaks_the_chain_at_the_row_it_names() {
+    let s = seeded();
+    let a = record(
+        &s,
+        r#"(issue.show (hash "id" "bd-1")) (issue.list) (issue.ready) 1"#,
+        &[],
+    );
+    let b = record(&s, "(issue.blocked) (issue.list) 2", &[]);
+    let pristine = s.log_text(EFFECTS);
+    let (code, ok) = verify(&s, &a, &[]);
+    assert_eq!(code, 0, "{ok:#}");
+    assert_eq!(ok["chained"], true);
+    assert_eq!(ok["ok"], true);
+
+    // Each tampering keeps every other check satisfied (argsDigest, seq and
+    // callId recomputed): only the chain can tell.
+    let a1 = line_of(&s, call_of(&a, 1));
+    let a2 = line_of(&s, call_of(&a, 2));
+    let a3 = line_of(&s, call_of(&a, 3));
+    let footer = line_of(&s, |r| {
+        r["runId"] == a.as_str() && r["kind"] == "premath.scheme_eval.run_end.v0"
+    });
+    type Edit = Box<dyn Fn(&Scratch)>;
+    let (a_, b_) = (a.clone(), b.clone());
+    let cases: Vec<(&str, Edit, usize)> = vec![
+        (
+            "an edited argument",
+            Box::new(move |s: &Scratch| {
+                rewrite_log(
+                    s,
+                    |_, mut row| {
+                        if call_of(&a_, 1)(&row) {
+                            let args = json!({"id": "bd-2"});
+                            let digest = tusk::canonical::args_digest(Some(&args));
+                            row["args"] = args;
+                            row["argsDigest"] = json!(digest);
+                            row["envelope"]["argsDigest"] = json!(digest);
+                        }
+                        Some(row)
+                    },
+                    false,
+                )
+            }),
+            a2,
+        ),
+        (
+            "a deleted row, the rest renumbered",
+            Box::new({
+                let a = a.clone();
+                move |s: &Scratch| {
+                    rewrite_log(
+                        s,
+                        |_, mut row| {
+                            if call_of(&a, 2)(&row) {
+                                return None;
+                            }
+                            if call_of(&a, 3)(&row) {
+                                row["seq"] = json!(2);
+                                row["envelope"]["callId"] = json!("call-2");
+                            }
+                            Some(row)
+                        },
+                        false,
+                    )
+                }
+            }),
+            a3 - 1,
+        ),
+        (
+            "two rows swapped, seqs swapped back",
+            Box::new({
+                let a = a.clone();
+                move |s: &Scratch| {
+                    let mut rows = s.jsonl(EFFECTS);
+                    rows.swap(a2 - 1, a3 - 1);
+                    for (i, seq) in [(a2 - 1, 2), (a3 - 1, 3)] {
+                        rows[i]["seq"] = json!(seq);
+                        rows[i]["envelope"]["callId"] = json!(format!("call-{seq}"));
+                    }
+                    assert!(call_of(&a, 2)(&rows[a2 - 1]));
+                    let text: String = rows
+                        .iter()
+                        .map(|r| format!("{}\n", serde_json::to_string(r).unwrap()))
+                        .collect();
+                    s.write(EFFECTS, &text);
+                }
+            }),
+            a2,
+        ),
+        (
+            "a row moved from another run",
+            Box::new({
+                let (a, b) = (a.clone(), b_.clone());
+                move |s: &Scratch| {
+                    let rows = s.jsonl(EFFECTS);
+                    let mut foreign = rows.iter().find(|r| call_of(&b, 2)(r)).unwrap().clone();
+                    foreign["runId"] = json!(a);
+                    rewrite_log(
+                        s,
+                        |_, row| {
+                            if call_of(&a, 2)(&row) {
+                                Some(foreign.clone())
+                            } else {
+                                Some(row)
+                            }
+                        },
+                        false,
+                    )
+                }
+            }),
+            a2,
+        ),
+        (
+            "an edited footer",
+            Box::new({
+                let a = a.clone();
+                move |s: &Scratch| {
+                    rewrite_log(
+                        s,
+                        |_, mut row| {
+                            if row["runId"] == a.as_str()
+                                && row["kind"] == "premath.scheme_eval.run_end.v0"
+                            {
+                                row["outputTruncated"] = json!(true);
+                            }
+                            Some(row)
+                        },
+                        false,
+                    )
+                }
+            }),
+            footer,
+        ),
+        (
+            "an edited header",
+            Box::new({
+                let a = a.clone();
+                move |s: &Scratch| {
+                    rewrite_log(
+                        s,
+                        |_, mut row| {
+                            if row["runId"] == a.as_str()
+                                && row["kind"] == "premath.scheme_eval.run.v0"
+                            {
+                                row["limits"]["maxCalls"] = json!(63);
+                            }
+                            Some(row)
+                        },
+                        false,
+                    )
+                }
+            }),
+            a1,
+        ),
+    ];
+    for (what, edit, line) in cases {
+        s.write(EFFECTS, &pristine);
+        edit(&s);
+        let (code, r) = replay(&s, &["--run", &a]);
+        assert_eq!(code, 1, "{what}: {r:#}");
+        assert_eq!(r["divergence"]["field"], "log.chain", "{what}: {r:#}");
+        assert_eq!(r["divergence"]["line"], line, "{what}: {r:#}");
+        assert_eq!(r["checkedCalls"], 0, "{what}: nothing ran");
+        let (code, v) = verify(&s, &a, &[]);
+        assert_eq!(code, 1, "{what}");
+        assert_eq!(v["problem"]["field"], "log.chain", "{what}: {v:#}");
+        assert_eq!(v["problem"]["line"], line, "{what}: {v:#}");
+        if what != "a row moved from another run" {
+            // The other run is untouched and still replays.
+            let (code, r) = replay(&s, &["--run", &b]);
+            assert_eq!(code, 0, "{what}: {r:#}");
+        }
+    }
+
+    // The same edit with the chain recomputed passes the chain: an unsigned
+    // log is only tamper-evident to someone who cannot write it.
+    s.write(EFFECTS, &pristine);
+    edit_log(&s, |_, mut row| {
+        if row["runId"] == a.as_str() && row["kind"] == "premath.scheme_eval.run_end.v0" {
+            row["outputTruncated"] = json!(true);
+        }
+        Some(row)
+    });
+    assert_eq!(verify(&s, &a, &[]).0, 0);
+}
+
+#[test]
+fn signed_logs_verify_with_their_key_and_fail_with_another() {
+    let s = seeded();
+    for name in ["fleet", "other"] {
+        let out = s.tusk(&["keygen", name]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let key = s.path("fleet").display().to_string();
+    let signed = record(&s, "(issue.list) (issue.ready) 1", &["--sign-key", &key]);
+    let unsigned = record(&s, "(issue.list) 2", &[]);
+    let (code, v) = verify(&s, &signed, &["--trust", "fleet.pub"]);
+    assert_eq!(code, 0, "{v:#}");
+    let id = v["signedBy"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 16);
+    // Another key's trust refuses it; so does a run without a signature.
+    let (code, v) = verify(&s, &signed, &["--trust", "other.pub"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["problem"]["field"], "log.signature", "{v:#}");
+    assert!(v["problem"]["got"].as_str().unwrap().contains(&id), "{v:#}");
+    let (code, v) = verify(&s, &unsigned, &["--trust", "fleet.pub"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["problem"]["got"], "no signature");
+    // A replay with --trust checks first and reports the key.
+    let (code, r) = replay(&s, &["--run", &signed, "--trust", "fleet.pub"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["signedBy"], json!(id));
+    let (code, r) = replay(&s, &["--run", &unsigned, "--trust", "fleet.pub"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["divergence"]["field"], "log.signature");
+
+    // A forger who rewrites a signed run and recomputes its chain still
+    // cannot sign the new head.
+    edit_log(&s, |_, mut row| {
+        if row["runId"] == signed.as_str() && row["kind"] == "premath.scheme_eval.run_end.v0" {
+            row["outputTruncated"] = json!(true);
+        }
+        Some(row)
+    });
+    let (code, v) = verify(&s, &signed, &[]);
+    assert_eq!(code, 0, "the chain alone is recomputable: {v:#}");
+    let (code, v) = verify(&s, &signed, &["--trust", "fleet.pub"]);
+    assert_eq!(code, 1);
+    assert!(
+        v["problem"]["got"]
+            .as_str()
+            .unwrap()
+            .contains("does not match"),
+        "{v:#}"
+    );
+
+    // Keys: the secret is private to its owner, and never overwritten.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(s.path("fleet"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let out = s.tusk(&["keygen", "fleet", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["class"], "keygen.write_failed");
+    // A bad key file is refused before anything runs.
+    s.write("bad.key", "not hex\n");
+    let out = s.tusk(&["eval", "--sign-key", "bad.key", "--json", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn logs_written_before_the_chain_still_replay_as_unchained() {
+    let s = seeded();
+    let run = record(&s, "(issue.list) (issue.ready) 1", &[]);
+    let mut rows = s.jsonl(EFFECTS);
+    unchain(&mut rows);
+    let text: String = rows
+        .iter()
+        .map(|r| format!("{}\n", serde_json::to_string(r).unwrap()))
+        .collect();
+    s.write(EFFECTS, &text);
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["chained"], false);
+    let (code, v) = verify(&s, &run, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(v["chained"], false);
+    let out = s.tusk(&["replay", "--verify"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("unchained"), "{text}");
+    // Stripping only the header's link does not make a chained run unchained.
+    let run2 = record(&s, "(issue.list) 2", &[]);
+    rewrite_log(
+        &s,
+        |_, mut row| {
+            if row["runId"] == run2.as_str() && row["kind"] == "premath.scheme_eval.run.v0" {
+                row.as_object_mut().unwrap().shift_remove("prevRowDigest");
+            }
+            Some(row)
+        },
+        false,
+    );
+    let (code, v) = verify(&s, &run2, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(v["problem"]["field"], "log.chain", "{v:#}");
 }

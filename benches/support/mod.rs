@@ -47,6 +47,7 @@ pub fn host(dir: &std::path::Path) -> Host {
         policy: MutationPolicy::allowing(&registry.mutation_ids()),
         registry,
         limits: Limits::default(),
+        signer: None,
     });
     host.warm_up().expect("engine builds");
     host

@@ -411,7 +411,7 @@ fn check_effects(args: &DoctorArgs) -> Check {
     let runs = contents
         .rows
         .iter()
-        .filter(|(_, row)| row["kind"] == crate::effects::RUN_KIND)
+        .filter(|r| r.row["kind"] == crate::effects::RUN_KIND)
         .count();
     let summary = format!(
         "{}: {} row(s), {} run(s)",

@@ -49,6 +49,10 @@ pub struct HostArgs {
     /// Read-only profile: mutation actions are not registered at all.
     #[arg(long)]
     pub read_only: bool,
+    /// Sign each run's effect-log footer with this ed25519 key (`tusk keygen`);
+    /// `tusk replay --trust KEY.pub` checks the signatures.
+    #[arg(long, value_name = "FILE")]
+    pub sign_key: Option<PathBuf>,
 }
 
 /// The run-limit flags, declared once for every command that runs programs:
@@ -191,11 +195,18 @@ impl HostArgs {
         if self.read_only {
             registry = registry.read_only();
         }
+        let signer = match &self.sign_key {
+            Some(path) => Some(std::sync::Arc::new(
+                crate::chain::Signer::load(path).map_err(|e| e.to_string())?,
+            )),
+            None => None,
+        };
         Ok(HostConfig {
             paths,
             policy,
             registry,
             limits: Default::default(),
+            signer,
         })
     }
 

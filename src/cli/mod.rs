@@ -9,6 +9,7 @@ pub mod events;
 pub mod harness;
 pub mod init;
 pub mod join_check;
+pub mod keygen;
 pub mod man;
 pub mod mcp;
 pub mod mcp_config;
@@ -119,6 +120,8 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print the manual page, or write one page per command into DIR.
     Man(man::ManArgs),
+    /// A new ed25519 key pair for signed effect logs (`--sign-key`, `replay --trust`).
+    Keygen(keygen::KeygenArgs),
 }
 
 /// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
@@ -236,5 +239,6 @@ pub fn run() -> i32 {
         Command::Prime(args) => prime::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),
+        Command::Keygen(args) => keygen::run(&args),
     }
 }

@@ -39,6 +39,15 @@ pub struct ReplayArgs {
     /// not executed; raise a flag to replay it.
     #[command(flatten)]
     pub limits: crate::cli::eval::LimitFlags,
+    /// Check the log only (each run's chain, its own digests and, with
+    /// `--trust`, its signature) without running anything. A replay makes the
+    /// same checks before it runs a run.
+    #[arg(long)]
+    pub verify: bool,
+    /// A public key (`tusk keygen`'s `.pub`) whose footer signatures are
+    /// accepted; given once or more, every selected run must be signed by one.
+    #[arg(long, value_name = "KEYFILE")]
+    pub trust: Vec<PathBuf>,
 }
 
 fn unusable(message: impl std::fmt::Display) -> i32 {
@@ -69,6 +78,15 @@ pub fn run(args: ReplayArgs) -> i32 {
         _ => Selection::All,
     };
     let mut runs = std::mem::take(&mut log.runs);
+    if !args.trust.is_empty() {
+        match crate::chain::Trust::load(&args.trust) {
+            Ok(trust) => replay::check_signatures(&mut runs, &trust),
+            Err(e) => return unusable(e),
+        }
+    }
+    if args.verify {
+        return verify(&args, &source, runs, &log.stray, &selection);
+    }
     let ceiling = args.limits.to_override().apply(Default::default());
     replay::enforce_ceiling(&mut runs, &ceiling);
     let replayed = match &args.live {
@@ -181,4 +199,109 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
         diverged
     ));
     out
+}
+
+fn problem_json(p: &log::Problem) -> Value {
+    json!({"line": p.line, "seq": p.seq, "field": p.field, "expected": p.expected, "got": p.got})
+}
+
+/// `tusk replay --verify`: the log's own checks, nothing executed. Exit 0
+/// when every selected run checks out (unchained runs included: older logs
+/// hold no chain to check), 1 otherwise, 2 when the selection names nothing.
+fn verify(
+    args: &ReplayArgs,
+    source: &crate::logs::LogStore,
+    runs: Vec<log::RecordedRun>,
+    stray: &[log::Problem],
+    selection: &Selection,
+) -> i32 {
+    let selected: Vec<&log::RecordedRun> = runs
+        .iter()
+        .filter(|r| match selection {
+            Selection::All => true,
+            Selection::Run(id) => &r.run_id == id,
+            Selection::Session(sid) => r.session_id.as_ref() == Some(sid),
+        })
+        .collect();
+    if selected.is_empty() && !matches!(selection, Selection::All) {
+        return unusable("the selection names no run in the log");
+    }
+    let stray: Vec<&log::Problem> = match selection {
+        Selection::All => stray.iter().collect(),
+        _ => Vec::new(),
+    };
+    let verified = selected.iter().all(|r| r.problem.is_none()) && stray.is_empty();
+    let text = if args.json {
+        let value = json!({
+            "kind": replay::VERIFY_KIND,
+            "effectsPath": source.path().display().to_string(),
+            "verified": verified,
+            "runCount": selected.len(),
+            "runs": selected.iter().map(|r| {
+                let mut out = json!({"runId": r.run_id, "chained": r.chained, "ok": r.problem.is_none()});
+                if let Some(sid) = &r.session_id {
+                    out["sessionId"] = json!(sid);
+                }
+                if let Some(key) = &r.signed_by {
+                    out["signedBy"] = json!(key);
+                }
+                if let Some(p) = &r.problem {
+                    out["problem"] = problem_json(p);
+                }
+                out
+            }).collect::<Vec<_>>(),
+            "strayRows": stray.iter().map(|p| problem_json(p)).collect::<Vec<_>>(),
+        });
+        format!("{}\n", canonical::to_pretty_sorted(&value))
+    } else {
+        let mut out = String::new();
+        for r in &selected {
+            let line = match (&r.problem, r.chained) {
+                (Some(p), _) => format!(
+                    "{}: FAILED at line {} · {}: expected {}, got {}",
+                    r.run_id, p.line, p.field, p.expected, p.got
+                ),
+                (None, true) => format!(
+                    "{}: chain verified{}",
+                    r.run_id,
+                    r.signed_by
+                        .as_deref()
+                        .map(|k| format!(" · signed by {k}"))
+                        .unwrap_or_default()
+                ),
+                (None, false) => {
+                    format!("{}: unchained (an older log) · digests verified", r.run_id)
+                }
+            };
+            out.push_str(&crate::terminal::field(&line));
+            out.push('\n');
+        }
+        for p in &stray {
+            let line = format!(
+                "line {}: a row of no run · {}: expected {}, got {}",
+                p.line, p.field, p.expected, p.got
+            );
+            out.push_str(&crate::terminal::field(&line));
+            out.push('\n');
+        }
+        let broken = selected.iter().filter(|r| r.problem.is_some()).count();
+        let unchained = selected
+            .iter()
+            .filter(|r| r.problem.is_none() && !r.chained)
+            .count();
+        out.push_str(&format!(
+            "{} run(s): {} verified, {} unchained, {} failed\n",
+            selected.len(),
+            selected.len() - broken - unchained,
+            unchained,
+            broken
+        ));
+        out
+    };
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    if verified {
+        0
+    } else {
+        1
+    }
 }

@@ -163,6 +163,7 @@ impl LiveReplayer {
             Ok(r) => r,
             Err(e) => {
                 report.divergence = Some(Divergence {
+                    line: None,
                     seq: None,
                     field: "live.request".into(),
                     expected: json!("a request the host can serve"),
@@ -203,6 +204,7 @@ impl LiveReplayer {
             ];
             if let Some((field, expected, got)) = fields.into_iter().find(|(_, e, g)| e != g) {
                 report.divergence = Some(Divergence {
+                    line: None,
                     seq: Some(seq),
                     field: field.into(),
                     expected,
@@ -233,6 +235,7 @@ impl LiveReplayer {
                 let expected = footer["failureClasses"].clone();
                 let got = result.json["failureClasses"].clone();
                 (expected != got).then(|| Divergence {
+                    line: None,
                     seq: None,
                     field: "failureClasses".into(),
                     expected,
@@ -284,6 +287,7 @@ fn rename_paths(v: &Value, renames: &HashMap<String, String>) -> Value {
 
 fn count_divergence(seq: usize, expected: usize, got: usize) -> Divergence {
     Divergence {
+        line: None,
         seq: Some(seq),
         field: "callCount".into(),
         expected: json!(expected),

@@ -4,9 +4,12 @@
 //! the file (each row is one `O_APPEND` write). Within one run the rows must be
 //! exactly: a header, calls with `seq` 1, 2, … in order, a footer. Anything
 //! else is an integrity problem of that run; a row that belongs to no run is a
-//! problem of the log.
+//! problem of the log. Each row of a chained run must name the digest of the
+//! run's previous row and the footer its chain head ([`crate::chain`]); the
+//! first broken link is a `log.chain` problem naming the row's line.
 
 use crate::canonical;
+use crate::chain;
 use crate::effects::{self, EffectLogError};
 use crate::sandbox::Limits;
 use serde_json::Value;
@@ -51,11 +54,21 @@ pub struct RecordedRun {
     /// The header's `startedAt`.
     pub started_at: Option<String>,
     pub header_line: usize,
+    /// The footer's line (0 while there is none).
+    pub footer_line: usize,
     /// The first integrity problem found in this run's rows.
     pub problem: Option<Problem>,
     /// Written before the empty list became `[]` (no `jsonEncoding`):
     /// digests are compared under either rule.
     pub legacy_json: bool,
+    /// The header carries a `prevRowDigest`: every row of the run must link
+    /// to the one before it ([`crate::chain`]). Older logs are unchained.
+    pub chained: bool,
+    /// The key whose signature over the chain head was verified
+    /// ([`crate::replay::check_signatures`]).
+    pub signed_by: Option<String>,
+    /// Line and digest of the run's last row read: what the next row names.
+    last_row: (usize, String),
 }
 
 /// An integrity problem: where, which field, what the log should have said
@@ -118,7 +131,7 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
         ..Log::default()
     };
     let mut index: HashMap<String, usize> = HashMap::new();
-    for (line, row) in contents.rows {
+    for effects::LogRow { line, digest, row } in contents.rows {
         let kind = text(&row, "kind").unwrap_or_default();
         let Some(run_id) = text(&row, "runId") else {
             log.stray.push(problem(
@@ -147,7 +160,7 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
                     continue;
                 }
                 index.insert(run_id.clone(), log.runs.len());
-                log.runs.push(header(line, run_id, &row));
+                log.runs.push(header(line, run_id, &row, digest));
             }
             effects::ROW_KIND | effects::RUN_END_KIND => {
                 let Some(&i) = index.get(&run_id) else {
@@ -161,6 +174,9 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
                     continue;
                 };
                 let run = &mut log.runs[i];
+                // The link first: a deleted, reordered or foreign row is a
+                // broken chain before it is a wrong seq.
+                link(run, line, &row, digest);
                 if kind == effects::ROW_KIND {
                     call_row(run, line, row);
                 } else if run.footer.is_some() {
@@ -187,6 +203,8 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
                             ),
                         );
                     }
+                    seal(run, line, &row);
+                    run.footer_line = line;
                     run.footer = Some(row);
                 }
             }
@@ -233,7 +251,60 @@ fn note(run: &mut RecordedRun, p: Problem) {
     }
 }
 
-fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
+/// Checks that `row` names the run's previous row, then makes it the last.
+fn link(run: &mut RecordedRun, line: usize, row: &Value, digest: String) {
+    let seq = row.get("seq").and_then(Value::as_u64).map(|s| s as usize);
+    let stated = row.get(chain::PREV);
+    let (prev_line, prev) = &run.last_row;
+    if run.chained && stated.and_then(Value::as_str) != Some(prev.as_str()) {
+        let p = problem(
+            line,
+            seq,
+            "log.chain",
+            Value::String(format!(
+                "{prev} (the digest of line {prev_line}, the run's previous row)"
+            )),
+            stated
+                .cloned()
+                .unwrap_or(Value::String("no prevRowDigest".into())),
+        );
+        note(run, p);
+    } else if !run.chained && stated.is_some() {
+        // A chained row under an unchained header: the header lost its link.
+        let p = problem(
+            run.header_line,
+            None,
+            "log.chain",
+            Value::String("a header with a prevRowDigest (its rows are chained)".into()),
+            Value::String("none".into()),
+        );
+        note(run, p);
+    }
+    run.last_row = (line, digest);
+}
+
+/// Checks the footer's chain head (it was linked by [`link`]).
+fn seal(run: &mut RecordedRun, line: usize, footer: &Value) {
+    if !run.chained {
+        return;
+    }
+    let head = chain::footer_head(footer);
+    let stated = footer.get(chain::HEAD);
+    if stated.and_then(Value::as_str) != Some(head.as_str()) {
+        let p = problem(
+            line,
+            None,
+            "log.chain",
+            Value::String(format!("{head} (the footer's chain head)")),
+            stated
+                .cloned()
+                .unwrap_or(Value::String("no chainHead".into())),
+        );
+        note(run, p);
+    }
+}
+
+fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedRun {
     let mut run = RecordedRun {
         run_id,
         session_id: text(row, "sessionId"),
@@ -254,10 +325,26 @@ fn header(line: usize, run_id: String, row: &Value) -> RecordedRun {
         footer: None,
         started_at: text(row, "startedAt"),
         header_line: line,
+        footer_line: 0,
         problem: None,
         legacy_json: row.get("jsonEncoding").and_then(Value::as_u64)
             < Some(crate::effects::JSON_ENCODING),
+        chained: row.get(chain::PREV).is_some(),
+        signed_by: None,
+        last_row: (line, digest),
     };
+    if run.chained && row.get(chain::PREV) != row.get("programDigest") {
+        note(
+            &mut run,
+            problem(
+                line,
+                None,
+                "log.chain",
+                row.get("programDigest").cloned().unwrap_or(Value::Null),
+                row.get(chain::PREV).cloned().unwrap_or(Value::Null),
+            ),
+        );
+    }
     if row.get("program").and_then(Value::as_str).is_none() {
         note(
             &mut run,

@@ -21,6 +21,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub const REPLAY_KIND: &str = "premath.scheme_eval.replay.v0";
+/// `tusk replay --verify --json`: the log's own checks, nothing run.
+pub const VERIFY_KIND: &str = "tusk.replay.verify.v0";
 pub const REPLAY_SET_KIND: &str = "premath.scheme_eval.replay_set.v0";
 
 /// Failure classes that end a run at a moment the program does not choose
@@ -35,6 +37,8 @@ const UNTIMED_STOPS: &[&str] = &[
 /// The first place a replay (or the log) disagrees with the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
+    /// The log line concerned, for a problem of the log itself.
+    pub line: Option<usize>,
     /// The call concerned; `None` for the final value and run-level fields.
     pub seq: Option<usize>,
     pub field: String,
@@ -45,6 +49,8 @@ pub struct Divergence {
 impl From<log::Problem> for Divergence {
     fn from(p: log::Problem) -> Self {
         Divergence {
+            // Line 0 stands for "the end of the log".
+            line: (p.line > 0).then_some(p.line),
             seq: p.seq,
             field: p.field,
             expected: p.expected,
@@ -64,6 +70,10 @@ pub struct RunReport {
     pub replayed: bool,
     /// Re-executed against a store copy ([`live`]) rather than the record.
     pub live: bool,
+    /// The run's rows are chained ([`crate::chain`]); older logs are not.
+    pub chained: bool,
+    /// The trusted key whose signature over the run's chain head verified.
+    pub signed_by: Option<String>,
 }
 
 impl RunReport {
@@ -76,6 +86,8 @@ impl RunReport {
             divergence: None,
             replayed: true,
             live: false,
+            chained: run.chained,
+            signed_by: run.signed_by.clone(),
         }
     }
 
@@ -104,6 +116,13 @@ impl RunReport {
                 "expected": d.expected,
                 "got": d.got,
             });
+            if let Some(line) = d.line {
+                out["divergence"]["line"] = json!(line);
+            }
+        }
+        out["chained"] = json!(self.chained);
+        if let Some(key) = &self.signed_by {
+            out["signedBy"] = json!(key);
         }
         if !self.replayed && self.divergence.is_none() {
             out["skipped"] = json!("an earlier run of this session diverged");
@@ -183,6 +202,7 @@ impl HostBridge for ReplayBridge {
                 state.passed_recorded_stop = true;
             } else {
                 state.divergence = Some(Divergence {
+                    line: None,
                     seq: Some(seq),
                     field: "callCount".into(),
                     expected: json!(self.calls.len()),
@@ -208,6 +228,7 @@ impl HostBridge for ReplayBridge {
         };
         if let Some((field, expected, got)) = mismatch {
             state.divergence = Some(Divergence {
+                line: None,
                 seq: Some(seq),
                 field: field.into(),
                 expected,
@@ -336,6 +357,32 @@ pub fn enforce_ceiling(runs: &mut [RecordedRun], ceiling: &crate::sandbox::Limit
     }
 }
 
+/// Checks each run's footer signature against `trust`: a run without a valid
+/// signature of a trusted key gets a `log.signature` problem (and is not
+/// executed); a run that has one records the key as `signed_by`.
+pub fn check_signatures(runs: &mut [RecordedRun], trust: &crate::chain::Trust) {
+    for run in runs {
+        let verdict = match &run.footer {
+            Some(footer) if run.chained => trust.check(footer),
+            Some(_) => Err("an unchained run (written before tusk chained its log)".into()),
+            None => Err("no footer".into()),
+        };
+        match verdict {
+            Ok(key) => run.signed_by = Some(key),
+            Err(why) if run.problem.is_none() => {
+                run.problem = Some(log::Problem {
+                    line: run.footer_line,
+                    seq: None,
+                    field: "log.signature".into(),
+                    expected: json!("a signature of a trusted key over the chain head"),
+                    got: json!(why),
+                });
+            }
+            Err(_) => {}
+        }
+    }
+}
+
 /// Whether the recording was stopped at a moment the program did not choose.
 pub(crate) fn untimed_stop(footer: &Value) -> bool {
     footer["failureClasses"]
@@ -374,6 +421,7 @@ pub(crate) fn value_divergence(
         }
     }
     (expected != Value::String(got.clone())).then(|| Divergence {
+        line: None,
         seq: None,
         field: "valueDigest".into(),
         expected,
@@ -408,6 +456,7 @@ pub(crate) fn run_divergence(
     got.dedup();
     if expected != got {
         return Some(Divergence {
+            line: None,
             seq: None,
             field: "failureClasses".into(),
             expected: json!(expected),
@@ -417,6 +466,7 @@ pub(crate) fn run_divergence(
     let recorded = footer.get("outputDigest")?;
     let digest = json!(canonical::sha256_text(&output.output));
     (*recorded != digest).then(|| Divergence {
+        line: None,
         seq: None,
         field: "outputDigest".into(),
         expected: recorded.clone(),
@@ -519,6 +569,7 @@ impl Replayer {
         }
         if state.made < recorded_calls && !untimed_stop {
             report.divergence = Some(Divergence {
+                line: None,
                 seq: Some(state.made + 1),
                 field: "callCount".into(),
                 expected: json!(recorded_calls),

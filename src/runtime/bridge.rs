@@ -317,6 +317,12 @@ impl HostBridge for CallHost {
             instruction_ref,
             trajectory_row,
         });
+        let prev_row_digest = state
+            .log
+            .as_ref()
+            .and_then(|log| log.last_row_digest())
+            .unwrap_or_default()
+            .to_string();
         let row = effects::CallRow {
             kind: effects::ROW_KIND,
             run_id: &self.run_id,
@@ -325,6 +331,7 @@ impl HostBridge for CallHost {
             args: args.as_ref(),
             args_digest: &args_digest,
             envelope: &envelope,
+            prev_row_digest: &prev_row_digest,
             acted_at: decision
                 .acted_at
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),

@@ -31,6 +31,8 @@ pub struct HostConfig {
     pub registry: Registry,
     /// Defaults for every run; a request may override them.
     pub limits: Limits,
+    /// Signs each run's footer (`--sign-key`); unsigned logs are still chained.
+    pub signer: Option<Arc<crate::chain::Signer>>,
 }
 
 impl HostConfig {
@@ -45,6 +47,7 @@ impl HostConfig {
             policy,
             registry,
             limits: Limits::default(),
+            signer: None,
         })
     }
 }
@@ -405,6 +408,8 @@ impl Host {
                 header["sessionReset"] = json!(true);
             }
         }
+        // The chain's first link (crate::chain): the header follows the program.
+        header[crate::chain::PREV] = json!(program_digest);
         log.append(&header)?;
 
         let host = Arc::new(CallHost::new(
@@ -521,7 +526,7 @@ impl Host {
             footer["sessionId"] = json!(sid);
         }
         let mut log = ended.log;
-        if let Err(e) = log.append(&footer) {
+        if let Err(e) = log.append_footer(&mut footer, self.config.signer.as_deref()) {
             // The run happened; say so in the result rather than losing it.
             failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
             error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": e.to_string()}));

@@ -1098,3 +1098,82 @@ fn logs_written_before_the_chain_still_replay_as_unchained() {
     assert_eq!(code, 1);
     assert_eq!(v["problem"]["field"], "log.chain", "{v:#}");
 }
+
+#[test]
+fn redacted_values_never_reach_the_logs_and_the_run_replays() {
+    let s = seeded();
+    let secret = "s3cret-token-7f2a";
+    assert!(s
+        .tusk(&["issue", "update", "bd-1", "--notes", secret])
+        .status
+        .success());
+    let policy = json!({
+        "schema": 1,
+        "policyKind": "premath.mutation_policy.v1",
+        "allowedActions": ["issue.update"],
+        "redact": {
+            "issue.show": {"payload": ["issue.notes"]},
+            "issue.update": {"args": ["notes"], "payload": ["issue.notes"]},
+        }
+    });
+    s.write(
+        ".premath/mutation_policy.json",
+        &serde_json::to_string(&policy).unwrap(),
+    );
+    let d = digest(&s);
+    // The secret comes from the store, goes through the program into another
+    // issue: the action gets the real value, the logs only its marker.
+    let program = r#"
+(define secret (hash-ref (hash-ref (payload (issue.show (hash "id" "bd-1"))) "issue") "notes"))
+(issue.update (hash "id" "bd-2" "notes" secret))
+'copied"#;
+    let (code, r) = s.eval(
+        program,
+        &["--policy-digest", &d, "--instruction-ref", "instr://redact"],
+    );
+    assert_eq!(code, 0, "{r:#}");
+    let run = r["runId"].as_str().unwrap().to_string();
+    let stored = s.tusk(&["issue", "show", "bd-2", "--json"]);
+    assert!(String::from_utf8_lossy(&stored.stdout).contains(secret));
+    let effects = s.log_text(EFFECTS);
+    let trajectory = s.log_text(".premath/trajectory.jsonl");
+    assert!(!effects.contains(secret), "the effect log holds the secret");
+    assert!(
+        !trajectory.contains(secret),
+        "the trajectory holds the secret"
+    );
+    let marker = format!(
+        "#<redacted sha256:{}>",
+        sha256_hex(&serde_json::to_string(secret).unwrap())
+    );
+    assert!(effects.contains(&marker), "{effects}");
+    let rows = s.jsonl(EFFECTS);
+    let header = rows.iter().find(|r| r["runId"] == run.as_str()).unwrap();
+    assert_eq!(header["redact"], policy["redact"]);
+    let update = rows.iter().find(|r| call_of(&run, 2)(r)).unwrap();
+    assert_eq!(update["args"]["notes"], json!(marker));
+    assert_eq!(
+        update["argsDigest"],
+        json!(tusk::canonical::args_digest(Some(&update["args"])))
+    );
+    // Replay feeds the program the recorded (redacted) payload; it passes
+    // the marker on, and the replayed arguments redact to the same digest.
+    let (code, r) = replay(&s, &["--run", &run]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["checkedCalls"], 2);
+
+    // A rule naming an action that does not exist is refused before any run.
+    let mut typo = policy.clone();
+    typo["redact"] = json!({"issue.updte": {"args": ["notes"]}});
+    s.write(
+        ".premath/mutation_policy.json",
+        &serde_json::to_string(&typo).unwrap(),
+    );
+    let out = s.tusk(&["eval", "--json", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("issue.updte"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -42,6 +42,8 @@ pub struct MutationPolicy {
     pub document: Value,
     pub allowed_actions: BTreeSet<String>,
     pub require_join_closed: bool,
+    /// What the logs record in place of named argument and payload values.
+    pub redaction: super::redact::Redaction,
     /// `pol1_` + hex SHA-256 of the document's canonical JSON.
     pub digest: String,
     /// Where it came from; `None` for the built-in default.
@@ -104,6 +106,7 @@ impl MutationPolicy {
                 "policyKind",
                 "allowedActions",
                 "requireJoinClosed",
+                "redact",
             ]
             .contains(&key.as_str())
             {
@@ -132,14 +135,38 @@ impl MutationPolicy {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(invalid("`requireJoinClosed` must be a boolean".into())),
         };
+        let redaction = match map.get("redact") {
+            None => super::redact::Redaction::default(),
+            Some(v) => super::redact::Redaction::from_json(v).map_err(invalid)?,
+        };
         let digest = canonical::policy_digest(&document);
         Ok(Self {
             document,
             allowed_actions,
             require_join_closed,
+            redaction,
             digest,
             source,
         })
+    }
+
+    /// Refuses redaction rules naming an action `ids` does not hold: a
+    /// misspelt id would leave the secret it was meant to hide in the log.
+    pub fn check_actions(&self, ids: &[String]) -> Result<(), PolicyError> {
+        match self
+            .redaction
+            .actions()
+            .find(|a| !ids.iter().any(|id| id == a))
+        {
+            None => Ok(()),
+            Some(unknown) => Err(PolicyError::Invalid {
+                path: self
+                    .source
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("<built-in>")),
+                reason: format!("`redact` names `{unknown}`, which is not a registered action"),
+            }),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod action;
 pub mod declare;
 pub mod envelope;
 pub mod gate;
+pub mod redact;
 pub mod registry;
 
 pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, HostPaths};

@@ -184,6 +184,11 @@ impl LiveReplayer {
                 }
                 return report;
             };
+            // The record holds the redacted payload (host::redact).
+            let live_payload = run
+                .redaction
+                .payload(&recorded.action, &envelope["payload"]);
+            let live_payload = live_payload.as_ref().unwrap_or(&envelope["payload"]);
             let fields = [
                 ("action", json!(recorded.action), envelope["action"].clone()),
                 (
@@ -199,7 +204,7 @@ impl LiveReplayer {
                 (
                     "payloadDigest",
                     json!(payload_digest(&recorded.envelope["payload"])),
-                    json!(payload_digest(&envelope["payload"])),
+                    json!(payload_digest(live_payload)),
                 ),
             ];
             if let Some((field, expected, got)) = fields.into_iter().find(|(_, e, g)| e != g) {

@@ -67,6 +67,8 @@ pub struct RecordedRun {
     /// The key whose signature over the chain head was verified
     /// ([`crate::replay::check_signatures`]).
     pub signed_by: Option<String>,
+    /// The redaction rules the run was recorded under (header `redact`).
+    pub redaction: crate::host::redact::Redaction,
     /// Line and digest of the run's last row read: what the next row names.
     last_row: (usize, String),
 }
@@ -331,8 +333,24 @@ fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedR
             < Some(crate::effects::JSON_ENCODING),
         chained: row.get(chain::PREV).is_some(),
         signed_by: None,
+        redaction: Default::default(),
         last_row: (line, digest),
     };
+    if let Some(rules) = row.get("redact") {
+        match crate::host::redact::Redaction::from_json(rules) {
+            Ok(r) => run.redaction = r,
+            Err(e) => note(
+                &mut run,
+                problem(
+                    line,
+                    None,
+                    "log.redact",
+                    Value::String("the run's redaction rules".into()),
+                    Value::String(e),
+                ),
+            ),
+        }
+    }
     if run.chained && row.get(chain::PREV) != row.get("programDigest") {
         note(
             &mut run,

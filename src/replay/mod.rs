@@ -142,6 +142,9 @@ pub struct ReplayBridge {
     /// The log predates `jsonEncoding` 2: an argument digest may be of the
     /// old encoding.
     legacy_json: bool,
+    /// The redaction rules the recording ran under (its header's `redact`):
+    /// replayed arguments are redacted the same way before their digest.
+    redaction: crate::host::redact::Redaction,
     state: Mutex<BridgeState>,
 }
 
@@ -159,7 +162,12 @@ struct BridgeState {
 }
 
 impl ReplayBridge {
-    pub fn new(calls: Vec<RecordedCall>, untimed_stop: bool, legacy_json: bool) -> Self {
+    pub fn new(
+        calls: Vec<RecordedCall>,
+        untimed_stop: bool,
+        legacy_json: bool,
+        redaction: crate::host::redact::Redaction,
+    ) -> Self {
         let (calls, envelopes) = calls
             .into_iter()
             .map(|c| ((c.action, c.args_digest), c.envelope))
@@ -168,6 +176,7 @@ impl ReplayBridge {
             calls,
             untimed_stop,
             legacy_json,
+            redaction,
             state: Mutex::new(BridgeState {
                 envelopes,
                 ..BridgeState::default()
@@ -210,6 +219,10 @@ impl HostBridge for ReplayBridge {
                 });
             }
             return Self::halt(&mut state);
+        };
+        let args = match self.redaction.args(action, args.as_ref()) {
+            Some(redacted) => redacted,
+            None => args,
         };
         let mut digest = canonical::args_digest(args.as_ref());
         if self.legacy_json && *recorded_digest != digest {
@@ -552,7 +565,12 @@ impl Replayer {
         let untimed_stop = untimed_stop(footer);
         let recorded_calls = calls.len();
         let limits = replay_limits(&run, untimed_stop);
-        let bridge = Arc::new(ReplayBridge::new(calls, untimed_stop, run.legacy_json));
+        let bridge = Arc::new(ReplayBridge::new(
+            calls,
+            untimed_stop,
+            run.legacy_json,
+            run.redaction.clone(),
+        ));
         let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
         let output = match run.invalid_utf8_at {
             Some(at) => crate::sandbox::RunOutput::failed(

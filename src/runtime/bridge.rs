@@ -215,7 +215,14 @@ impl HostBridge for CallHost {
         args_error: Option<ConvertError>,
     ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let args_digest = canonical::args_digest(args.as_ref());
+        // Redacted before the digest is taken (host::redact): the envelope,
+        // the row and the trajectory name the same, recorded, arguments.
+        let redacted_args = self.policy.redaction.args(action, args.as_ref());
+        let recorded_args = match &redacted_args {
+            Some(redacted) => redacted.as_ref(),
+            None => args.as_ref(),
+        };
+        let args_digest = canonical::args_digest(recorded_args);
         if state.finished {
             // The run already has its result; an abandoned worker's late call changes nothing.
             let envelope = envelope::build(EnvelopeParts {
@@ -323,14 +330,24 @@ impl HostBridge for CallHost {
             .and_then(|log| log.last_row_digest())
             .unwrap_or_default()
             .to_string();
+        // The program gets the payload; the log, its redacted form.
+        let redacted_envelope = self
+            .policy
+            .redaction
+            .payload(action, &envelope["payload"])
+            .map(|payload| {
+                let mut e = envelope.clone();
+                e["payload"] = payload;
+                e
+            });
         let row = effects::CallRow {
             kind: effects::ROW_KIND,
             run_id: &self.run_id,
             seq: n,
             action,
-            args: args.as_ref(),
+            args: recorded_args,
             args_digest: &args_digest,
-            envelope: &envelope,
+            envelope: redacted_envelope.as_ref().unwrap_or(&envelope),
             prev_row_digest: &prev_row_digest,
             acted_at: decision
                 .acted_at

@@ -42,6 +42,7 @@ impl HostConfig {
         let paths = HostPaths::under(root);
         let registry = builtin_registry();
         let policy = MutationPolicy::load(&paths.policy, &registry.mutation_ids())?;
+        policy.check_actions(&registry.ids())?;
         Ok(Self {
             paths,
             policy,
@@ -57,7 +58,10 @@ impl HostConfig {
 pub fn load_policy(
     path: &std::path::Path,
 ) -> Result<MutationPolicy, crate::host::gate::PolicyError> {
-    MutationPolicy::load(path, &builtin_registry().mutation_ids())
+    let registry = builtin_registry();
+    let policy = MutationPolicy::load(path, &registry.mutation_ids())?;
+    policy.check_actions(&registry.ids())?;
+    Ok(policy)
 }
 
 /// Every action tusk ships: typestate, harness artifacts, issue memory.
@@ -398,6 +402,11 @@ impl Host {
         });
         if let Some(at) = request.invalid_utf8_at {
             header["invalidUtf8At"] = json!(at);
+        }
+        // What the rows record in place of named values (host::redact):
+        // replay applies the same rules to the replayed arguments.
+        if !self.config.policy.redaction.is_empty() {
+            header["redact"] = self.config.policy.redaction.to_json();
         }
         if let Some(principal) = &request.principal {
             header["principal"] = json!(principal);

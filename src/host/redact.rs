@@ -1,0 +1,208 @@
+//! Redaction at record time (issue 21, item 6): the policy names, per
+//! action, argument and payload paths whose values never reach the logs.
+//!
+//! ```json
+//! "redact": {"issue.update": {"args": ["notes"]},
+//!            "issue.show": {"payload": ["issue.notes"]}}
+//! ```
+//!
+//! A path is dotted member names; `*` stands for every member of an object
+//! or every element of a list. The recorded value is the marker
+//! `"#<redacted sha256:HEX>"`, HEX the SHA-256 of the value's canonical JSON.
+//! Arguments are redacted before their digest is taken, so the envelope, the
+//! effect row and the trajectory agree, and replay (which applies the rules
+//! the header recorded) compares digests of the same redacted form. A marker
+//! is never redacted again: a program replayed against a redacted payload
+//! passes the marker on and reaches the same digest.
+//!
+//! What it does not hide: the program text (recorded whole), and a value
+//! the program copies into an argument or payload path no rule names. A
+//! low-entropy secret (a PIN) can be found from its digest by trying every
+//! candidate.
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The redaction rules of a policy (empty: nothing redacted).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Redaction {
+    rules: BTreeMap<String, Rule>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Rule {
+    args: Vec<Vec<String>>,
+    payload: Vec<Vec<String>>,
+}
+
+const PREFIX: &str = "#<redacted sha256:";
+
+/// The marker a redacted value is recorded as.
+pub fn marker(value: &Value) -> Value {
+    let hex = crate::canonical::sha256_hex(crate::canonical::to_canonical_string(value).as_bytes());
+    Value::String(format!("{PREFIX}{hex}>"))
+}
+
+/// Whether `value` is already a marker (redaction is idempotent).
+pub fn is_marker(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|s| s.starts_with(PREFIX) && s.ends_with('>'))
+}
+
+impl Redaction {
+    /// Parses the policy's `redact` member (strictly: a typo must not leave a
+    /// secret in the log).
+    pub fn from_json(value: &Value) -> Result<Self, String> {
+        let map = value
+            .as_object()
+            .ok_or("`redact` must be an object of action ids")?;
+        let mut rules = BTreeMap::new();
+        for (action, rule) in map {
+            let rule_map = rule
+                .as_object()
+                .ok_or(format!("`redact.{action}` must be an object"))?;
+            let mut parsed = Rule::default();
+            for (part, paths) in rule_map {
+                let slot = match part.as_str() {
+                    "args" => &mut parsed.args,
+                    "payload" => &mut parsed.payload,
+                    other => {
+                        return Err(format!(
+                            "`redact.{action}` has an unknown member `{other}` (args, payload)"
+                        ))
+                    }
+                };
+                let list = paths
+                    .as_array()
+                    .ok_or(format!("`redact.{action}.{part}` must be a list of paths"))?;
+                for path in list {
+                    let text = path
+                        .as_str()
+                        .ok_or(format!("`redact.{action}.{part}` must hold strings"))?;
+                    let segments: Vec<String> = text.split('.').map(str::to_string).collect();
+                    if segments.iter().any(String::is_empty) {
+                        return Err(format!(
+                            "`redact.{action}.{part}`: {text:?} is not a dotted path"
+                        ));
+                    }
+                    slot.push(segments);
+                }
+            }
+            rules.insert(action.clone(), parsed);
+        }
+        Ok(Self { rules })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The action ids the rules name.
+    pub fn actions(&self) -> impl Iterator<Item = &str> {
+        self.rules.keys().map(String::as_str)
+    }
+
+    /// The rules as the policy states them (what the effect-log header records).
+    pub fn to_json(&self) -> Value {
+        let join = |paths: &[Vec<String>]| paths.iter().map(|p| p.join(".")).collect::<Vec<_>>();
+        Value::Object(
+            self.rules
+                .iter()
+                .map(|(action, rule)| {
+                    let mut out = serde_json::Map::new();
+                    if !rule.args.is_empty() {
+                        out.insert("args".into(), json!(join(&rule.args)));
+                    }
+                    if !rule.payload.is_empty() {
+                        out.insert("payload".into(), json!(join(&rule.payload)));
+                    }
+                    (action.clone(), Value::Object(out))
+                })
+                .collect(),
+        )
+    }
+
+    /// The arguments as recorded: `None` when no rule touches them.
+    pub fn args(&self, action: &str, args: Option<&Value>) -> Option<Option<Value>> {
+        let rule = self.rules.get(action).filter(|r| !r.args.is_empty())?;
+        Some(args.map(|a| apply(a, &rule.args)))
+    }
+
+    /// The payload as recorded: `None` when no rule touches it.
+    pub fn payload(&self, action: &str, payload: &Value) -> Option<Value> {
+        let rule = self.rules.get(action).filter(|r| !r.payload.is_empty())?;
+        Some(apply(payload, &rule.payload))
+    }
+}
+
+fn apply(value: &Value, paths: &[Vec<String>]) -> Value {
+    let mut out = value.clone();
+    for path in paths {
+        redact_at(&mut out, path);
+    }
+    out
+}
+
+fn redact_at(value: &mut Value, path: &[String]) {
+    let Some((head, rest)) = path.split_first() else {
+        if !is_marker(value) {
+            *value = marker(value);
+        }
+        return;
+    };
+    match (value, head.as_str()) {
+        (Value::Object(map), "*") => map.values_mut().for_each(|v| redact_at(v, rest)),
+        (Value::Array(items), "*") => items.iter_mut().for_each(|v| redact_at(v, rest)),
+        (Value::Object(map), key) => {
+            if let Some(v) = map.get_mut(key) {
+                redact_at(v, rest);
+            }
+        }
+        (Value::Array(items), index) => {
+            if let Some(v) = index.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                redact_at(v, rest);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_wildcards_and_idempotence() {
+        let r = Redaction::from_json(&json!({
+            "issue.update": {"args": ["notes", "fields.*.secret"]},
+            "issue.list": {"payload": ["issues.*.notes"]}
+        }))
+        .unwrap();
+        let args =
+            json!({"id": "bd-1", "notes": "s3cret", "fields": {"a": {"secret": 1}, "b": {}}});
+        let once = r.args("issue.update", Some(&args)).unwrap().unwrap();
+        assert_eq!(once["id"], "bd-1");
+        assert!(is_marker(&once["notes"]));
+        assert!(is_marker(&once["fields"]["a"]["secret"]));
+        assert_eq!(once["fields"]["b"], json!({}));
+        assert!(!once.to_string().contains("s3cret"));
+        let twice = r.args("issue.update", Some(&once)).unwrap().unwrap();
+        assert_eq!(once, twice);
+        assert_eq!(r.args("issue.show", Some(&args)), None);
+        let payload = json!({"issues": [{"id": "a", "notes": "x"}, {"id": "b"}]});
+        let p = r.payload("issue.list", &payload).unwrap();
+        assert!(is_marker(&p["issues"][0]["notes"]));
+        assert_eq!(p["issues"][1], json!({"id": "b"}));
+        assert_eq!(Redaction::from_json(&r.to_json()).unwrap(), r);
+        for bad in [
+            json!([]),
+            json!({"a.b": []}),
+            json!({"a.b": {"argz": []}}),
+            json!({"a.b": {"args": "notes"}}),
+            json!({"a.b": {"args": ["notes..x"]}}),
+        ] {
+            assert!(Redaction::from_json(&bad).is_err(), "{bad}");
+        }
+    }
+}

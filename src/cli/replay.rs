@@ -12,7 +12,10 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("select").args(["run", "session", "all"])))]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ReplayArgs {
+    #[command(subcommand)]
+    pub command: Option<ReplayCommand>,
     /// The effect log to replay (default .premath/host_effects.jsonl).
     #[arg(long)]
     pub effects: Option<PathBuf>,
@@ -50,28 +53,132 @@ pub struct ReplayArgs {
     pub trust: Vec<PathBuf>,
 }
 
+/// What `tusk replay` does besides replaying.
+#[derive(clap::Subcommand, Debug)]
+pub enum ReplayCommand {
+    /// The first difference between two recorded runs: call by call (action,
+    /// arguments, result class, payload), then value, output, failure classes
+    /// and result. Exit 0 identical, 1 different, 2 a run not in the log.
+    Diff(DiffArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    #[arg(value_name = "RUN_A")]
+    pub run_a: String,
+    #[arg(value_name = "RUN_B")]
+    pub run_b: String,
+    /// The effect log holding both runs (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::cli::store::StoreFlag,
+    /// Print one `tusk.replay.diff.v0` object.
+    #[arg(long)]
+    pub json: bool,
+}
+
 fn unusable(message: impl std::fmt::Display) -> i32 {
     eprintln!("tusk replay: {message}");
     2
 }
 
-pub fn run(args: ReplayArgs) -> i32 {
+fn open_log(
+    store: &crate::cli::store::StoreFlag,
+    effects: Option<&std::path::Path>,
+) -> Result<(crate::logs::LogStore, log::Log), String> {
     let default = crate::host::HostPaths::under(std::path::Path::new(".")).effects;
-    let source = match args.store.log(
-        crate::pg::LogTable::Effects,
-        args.effects.as_deref(),
-        default.path(),
-    ) {
-        Ok(source) => source,
-        Err(e) => return unusable(e),
-    };
-    let mut log = match log::read_store(&source) {
-        Ok(log) => log,
-        Err(e) => return unusable(e),
-    };
+    let source = store
+        .log(crate::pg::LogTable::Effects, effects, default.path())
+        .map_err(|e| e.to_string())?;
+    let log = log::read_store(&source).map_err(|e| e.to_string())?;
     for warning in &log.warnings {
         eprintln!("{warning}");
     }
+    Ok((source, log))
+}
+
+/// `tusk replay diff RUN_A RUN_B`.
+fn diff(args: &DiffArgs) -> i32 {
+    let (_, log) = match open_log(&args.store, args.effects.as_deref()) {
+        Ok(opened) => opened,
+        Err(e) => return unusable(e),
+    };
+    let find = |id: &str| log.runs.iter().find(|r| r.run_id == id);
+    let (a, b) = match (find(&args.run_a), find(&args.run_b)) {
+        (Some(a), Some(b)) => (a, b),
+        (None, _) => return unusable(format!("no run {} in the log", args.run_a)),
+        (_, None) => return unusable(format!("no run {} in the log", args.run_b)),
+    };
+    for run in [a, b] {
+        if let Some(p) = &run.problem {
+            eprintln!(
+                "warning: run {} fails the log's own checks at line {} ({}): its record may not be what ran",
+                run.run_id, p.line, p.field
+            );
+        }
+    }
+    let difference = replay::diff::first_difference(a, b);
+    let text = if args.json {
+        let mut value = replay::diff::to_json(a, b, difference.as_ref());
+        for (key, run) in [("problemA", a), ("problemB", b)] {
+            if let Some(p) = &run.problem {
+                value[key] = problem_json(p);
+            }
+        }
+        format!("{}\n", canonical::to_pretty_sorted(&value))
+    } else {
+        let mut out = format!(
+            "{} ({} call(s)) vs {} ({} call(s)){}\n",
+            a.run_id,
+            a.calls.len(),
+            b.run_id,
+            b.calls.len(),
+            if a.program == b.program {
+                ", same program"
+            } else {
+                ", different programs"
+            }
+        );
+        match &difference {
+            None => {
+                out.push_str("identical: every call, the value, the output and the result agree\n")
+            }
+            Some(d) => {
+                let place = match (d.seq, &d.action) {
+                    (Some(seq), Some(action)) => format!("call {seq} ({action})"),
+                    (Some(seq), None) => format!("call {seq}"),
+                    _ => "the run's end".into(),
+                };
+                out.push_str(&format!(
+                    "first difference at {place}: {}: {} vs {}\n",
+                    d.field, d.a, d.b
+                ));
+                if let Some((path, x, y)) = &d.at {
+                    out.push_str(&format!("  at {path}: {x} vs {y}\n"));
+                }
+            }
+        }
+        out.lines()
+            .map(|l| format!("{}\n", crate::terminal::field(l)))
+            .collect()
+    };
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    if difference.is_none() {
+        0
+    } else {
+        1
+    }
+}
+
+pub fn run(args: ReplayArgs) -> i32 {
+    if let Some(ReplayCommand::Diff(diff_args)) = &args.command {
+        return diff(diff_args);
+    }
+    let (source, mut log) = match open_log(&args.store, args.effects.as_deref()) {
+        Ok(opened) => opened,
+        Err(e) => return unusable(e),
+    };
     let selection = match (&args.run, &args.session) {
         (Some(id), _) => Selection::Run(id.clone()),
         (_, Some(sid)) => Selection::Session(sid.clone()),

@@ -10,6 +10,7 @@
 //! The runs of one REPL session (one `sessionId`) are replayed in order in one
 //! session engine, so definitions made by earlier forms exist for later ones.
 
+pub mod diff;
 pub mod live;
 pub mod log;
 

@@ -7,10 +7,14 @@ use serde_json::{json, Value};
 
 const S: &str = ".premath/harness_session.json";
 
+/// Writes a session; returns the session as printed (premath's
+/// `{action, path, session}` under `--json`).
 fn write(sb: &Sandbox, now: &str, extra: &[&str]) -> Value {
     let mut args = vec!["harness-session", "write", "--now", now, "--json"];
     args.extend_from_slice(extra);
-    sb.tusk(&args).expect(0).json()
+    let out = sb.tusk(&args).expect(0).json();
+    assert_eq!(out["action"], "harness-session.write");
+    out["session"].clone()
 }
 
 #[test]
@@ -173,8 +177,10 @@ fn real_clock_refreshes_updated_at() {
         .tusk(&["harness-session", "write", "--state", "active", "--json"])
         .expect(0)
         .json();
+    let (a, b) = (&a["session"], &b["session"]);
     assert_eq!(a["startedAt"], b["startedAt"]);
     assert_eq!(a["sessionId"], b["sessionId"]);
+    assert!(a["updatedAt"].is_string());
     assert_ne!(a["updatedAt"], b["updatedAt"]);
 }
 
@@ -251,18 +257,20 @@ fn read_prints_the_session_and_missing_is_refused() {
         "2026-02-01T10:00:00Z",
         &["--state", "active", "--summary", "hello"],
     );
-    assert_eq!(
-        sb.tusk(&["harness-session", "read", "--json"])
-            .expect(0)
-            .json(),
-        s
-    );
+    let read = sb
+        .tusk(&["harness-session", "read", "--json"])
+        .expect(0)
+        .json();
+    assert_eq!(read["action"], "harness-session.read");
+    assert_eq!(read["path"], S);
+    assert_eq!(read["session"], s);
     let text = sb.tusk(&["harness-session", "read"]).expect(0).stdout;
-    assert!(
-        text.starts_with("session hs1_20260201T100000Z_none: active"),
-        "{text}"
+    assert_eq!(
+        text,
+        format!(
+            "premath harness-session read\n  Session ID: hs1_20260201T100000Z_none\n  State: active\n  Path: {S}\n"
+        )
     );
-    assert!(text.contains("summary: hello"), "{text}");
     // --path elsewhere.
     let other = sb.path("elsewhere/s.json");
     let other = other.to_str().unwrap();
@@ -279,7 +287,8 @@ fn read_prints_the_session_and_missing_is_refused() {
         .tusk(&["harness-session", "read", "--path", other, "--json"])
         .expect(0)
         .json();
-    assert_eq!(s["state"], "stopped");
+    assert_eq!(s["session"]["state"], "stopped");
+    assert_eq!(s["path"], other);
 }
 
 #[test]
@@ -291,7 +300,14 @@ fn bootstrap_modes_and_feature_projection() {
         .json();
     assert_eq!(b["mode"], "fresh");
     assert_eq!(b["bootstrapKind"], "premath.harness.bootstrap.v1");
-    assert!(b.get("sessionId").is_none() && b.get("featureCount").is_none());
+    // premath's members are all there, null for what a fresh start lacks.
+    assert!(
+        b["sessionId"].is_null() && b["featureCount"].is_null(),
+        "{b:#}"
+    );
+    assert_eq!(b["action"], "harness-session.bootstrap");
+    assert_eq!(b["sessionRef"], S);
+    assert_eq!(b["instructionRefs"], json!([]));
 
     write(
         &sb,
@@ -380,7 +396,7 @@ fn bootstrap_modes_and_feature_projection() {
         .json();
     assert_eq!(b["featureClosureComplete"], true);
     assert_eq!(b["featureCount"], 1);
-    assert!(b.get("nextFeatureId").is_none());
+    assert!(b["nextFeatureId"].is_null());
 
     // A broken ledger is unusable input, not "no ledger".
     sb.write(led, "{\"schema\":1");
@@ -409,7 +425,9 @@ fn bootstrap_modes_and_feature_projection() {
         .expect(0)
         .stdout;
     assert!(
-        text.starts_with("harness-session bootstrap: resume"),
+        text.starts_with(&format!(
+            "premath harness-session bootstrap\n  Session Ref: {S}\n  Mode: resume\n"
+        )),
         "{text}"
     );
 }

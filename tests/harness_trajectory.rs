@@ -88,7 +88,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
     });
     assert_eq!(
         out,
-        json!({"schema": 1, "path": sb.trajectory_name(), "row": row})
+        json!({"action": "harness-trajectory.append", "schema": 1, "path": sb.trajectory_name(), "row": row})
     );
     let text = sb.read(T);
     assert_eq!(text.lines().count(), 1);
@@ -127,7 +127,13 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
         ])
         .expect(0)
         .stdout;
-    assert!(text.starts_with("appended s3 (ok)"), "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "premath harness-trajectory append\n  Step ID: s3\n  Result Class: ok\n  Path: {}\n",
+            sb.trajectory_name()
+        )
+    );
 }
 
 #[test]
@@ -265,11 +271,14 @@ fn projection_order_counts_and_modes() {
         .expect(0)
         .stdout;
     assert!(
-        text.starts_with("harness-trajectory failed: 7 rows, 4 failed, 3 retry-needed; showing 1"),
+        text.starts_with(&format!(
+            "premath harness-trajectory query\n  Path: {}\n  Mode: failed\n  Count: 1 (total=7, failed=4, retry_needed=3)\n",
+            sb.trajectory_name()
+        )),
         "{text}"
     );
     assert!(
-        text.contains("2026-02-01T12:00:00Z  a  x  Rate-Limit"),
+        text.contains("  - a [Rate-Limit] x (2026-02-01T12:00:00Z)"),
         "{text}"
     );
 

@@ -302,7 +302,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
             };
             match session::write(&a.path, &req, now) {
                 Ok(s) => {
-                    print_session(&s, a.json);
+                    print_session("write", &a.path, &s, a.json);
                     0
                 }
                 Err(e) => fail(CMD, e),
@@ -310,7 +310,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
         }
         SessionCommand::Read { path, json } => match session::read(path) {
             Ok(Some(s)) => {
-                print_session(&s, *json);
+                print_session("read", path, &s, *json);
                 0
             }
             Ok(None) => refuse(
@@ -335,17 +335,17 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                     if *json {
                         print_json(&v);
                     } else {
-                        println!("harness-session bootstrap: {}", field(&v, "mode"));
-                        for key in [
-                            "sessionId",
-                            "issueId",
-                            "summary",
-                            "nextStep",
-                            "nextFeatureId",
-                            "featureClosureComplete",
+                        // The reference's lines (a fresh start says so).
+                        println!("premath harness-session bootstrap");
+                        println!("  Session Ref: {}", field(&v, "sessionRef"));
+                        println!("  Mode: {}", field(&v, "mode"));
+                        for (key, label) in [
+                            ("resumeIssueId", "Resume Issue"),
+                            ("nextStep", "Next Step"),
+                            ("nextFeatureId", "Next Feature"),
                         ] {
-                            if v.get(key).is_some() {
-                                println!("{key}: {}", field(&v, key));
+                            if v[key].is_string() {
+                                println!("  {label}: {}", field(&v, key));
                             }
                         }
                     }
@@ -357,24 +357,32 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
     }
 }
 
-fn print_session(s: &Session, json: bool) {
-    let v = s.to_json();
+/// `write` and `read` as the reference prints them: `{action, path,
+/// session}` under `--json`, its lines otherwise.
+fn print_session(verb: &str, path: &Path, s: &Session, json: bool) {
     if json {
-        print_json(&v);
+        print_json(&serde_json::json!({
+            "action": format!("harness-session.{verb}"),
+            "path": path.display().to_string(),
+            "session": s.to_json(),
+        }));
         return;
     }
-    println!("session {}: {}", s.session_id, s.state.as_str());
-    for key in [
-        "issueId",
-        "updatedAt",
-        "summary",
-        "nextStep",
-        "issuesSnapshotRef",
-    ] {
-        if v.get(key).is_some() {
-            println!("{key}: {}", field(&v, key));
+    println!("premath harness-session {verb}");
+    println!("  Session ID: {}", crate::terminal::field(&s.session_id));
+    println!("  State: {}", s.state.as_str());
+    if let Some(issue) = &s.issue_id {
+        println!("  Issue: {}", crate::terminal::field(issue));
+    }
+    if verb == "read" {
+        if let Some(next) = &s.next_step {
+            println!("  Next Step: {}", crate::terminal::field(next));
         }
     }
+    println!(
+        "  Path: {}",
+        crate::terminal::field(&path.display().to_string())
+    );
 }
 
 /// `tusk harness-trajectory …`
@@ -405,11 +413,12 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                     if a.json {
                         print_json(&harness::actions::append_output(log.path(), v));
                     } else {
+                        println!("premath harness-trajectory append");
+                        println!("  Step ID: {}", field(&v, "stepId"));
+                        println!("  Result Class: {}", field(&v, "resultClass"));
                         println!(
-                            "appended {} ({}) to {}",
-                            field(&v, "stepId"),
-                            field(&v, "resultClass"),
-                            log.path().display()
+                            "  Path: {}",
+                            crate::terminal::field(&log.path().display().to_string())
                         );
                     }
                     0
@@ -441,24 +450,30 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                 Ok(p) => {
                     warn(&p.warnings);
                     let v = &p.value;
+                    let shown_path = log.path().display().to_string();
                     if *json {
-                        print_json(v);
+                        let mut out = v.clone();
+                        out["action"] = "harness-trajectory.query".into();
+                        out["path"] = shown_path.into();
+                        print_json(&out);
                     } else {
+                        println!("premath harness-trajectory query");
+                        println!("  Path: {}", crate::terminal::field(&shown_path));
+                        println!("  Mode: {}", field(v, "mode"));
                         println!(
-                            "harness-trajectory {}: {} rows, {} failed, {} retry-needed; showing {}",
-                            mode.as_str(),
+                            "  Count: {} (total={}, failed={}, retry_needed={})",
+                            field(v, "count"),
                             field(v, "totalCount"),
                             field(v, "failedCount"),
-                            field(v, "retryNeededCount"),
-                            field(v, "count")
+                            field(v, "retryNeededCount")
                         );
                         for item in v["items"].as_array().into_iter().flatten() {
                             println!(
-                                "{}  {}  {}  {}",
-                                field(item, "finishedAt"),
+                                "  - {} [{}] {} ({})",
                                 field(item, "stepId"),
+                                field(item, "resultClass"),
                                 field(item, "action"),
-                                field(item, "resultClass")
+                                field(item, "finishedAt")
                             );
                         }
                     }

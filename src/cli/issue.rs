@@ -920,6 +920,22 @@ fn human(action: &str, v: &Value) -> String {
         "issue.claim_next" if v.get("claimed") == Some(&Value::Bool(false)) => {
             out.push_str("issue.claim_next: accepted: nothing to claim\n");
         }
+        // The reference's lines for an edge added or removed.
+        "dep.add" | "dep.remove" => {
+            let dep = v.get("dependency").unwrap_or(v);
+            let (verb, done) = if action == "dep.add" {
+                ("add", "Added")
+            } else {
+                ("remove", "Removed")
+            };
+            out.push_str(&format!(
+                "premath dep {verb}\n  {done}: {} -> {} ({})\n  Path: {}\n",
+                s(dep, "issueId"),
+                s(dep, "dependsOnId"),
+                s(dep, "type"),
+                s(v, "issuesPath")
+            ));
+        }
         _ => {
             let id = v
                 .get("id")

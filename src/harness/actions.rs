@@ -192,15 +192,34 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 id: "harness.session.bootstrap",
                 kind: Read,
                 description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
+                // The reference's bootstrap: every member present, `null`
+                // where the session or the ledger has none.
                 payload: object(
                     &[
+                        ("action", string()),
+                        ("bootstrapKind", string()),
                         ("mode", string()),
-                        ("sessionId", string()),
-                        ("nextFeatureId", string()),
-                        ("featureClosureComplete", boolean()),
-                        ("featureCount", integer()),
+                        ("sessionRef", string()),
+                        ("sessionId", nullable(string())),
+                        ("resumeIssueId", nullable(string())),
+                        ("issueId", nullable(string())),
+                        ("state", nullable(string())),
+                        ("summary", nullable(string())),
+                        ("nextStep", nullable(string())),
+                        ("instructionRefs", strings()),
+                        ("witnessRefs", strings()),
+                        ("lineageRefs", strings()),
+                        ("issuesPath", nullable(string())),
+                        ("issuesSnapshotRef", nullable(string())),
+                        ("featureLedgerRef", string()),
+                        ("nextFeatureId", nullable(string())),
+                        ("featureClosureComplete", nullable(boolean())),
+                        ("featureCount", nullable(integer())),
+                        ("startedAt", nullable(string())),
+                        ("updatedAt", nullable(string())),
+                        ("stoppedAt", nullable(string())),
                     ],
-                    &["mode"],
+                    &["action", "bootstrapKind", "mode", "sessionRef", "featureLedgerRef"],
                 ),
                 failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
                 example: "(harness.session.bootstrap)",
@@ -519,6 +538,7 @@ fn trajectory_append(
 /// The `append --json` output: where the row went and the row as written.
 pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
     let mut m = Map::new();
+    m.insert("action".into(), "harness-trajectory.append".into());
     m.insert("schema".into(), 1.into());
     m.insert("path".into(), path.display().to_string().into());
     m.insert("row".into(), row);

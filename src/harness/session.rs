@@ -331,13 +331,32 @@ pub fn write(path: &Path, req: &SessionWrite, now: DateTime<Utc>) -> Result<Sess
     Ok(session)
 }
 
-/// `hs1_<UTC yyyymmddThhmmssZ>_<issue id or "none">`.
+/// `hs1_<UTC yyyymmddThhmmssZ>_<issue id token or "none">` (the spec's
+/// `none`; the token by the reference's rule).
 pub fn new_session_id(now: DateTime<Utc>, issue_id: Option<&str>) -> String {
     format!(
         "hs1_{}_{}",
         now.format("%Y%m%dT%H%M%SZ"),
-        issue_id.unwrap_or("none")
+        issue_id.map_or_else(|| "none".to_string(), session_token)
     )
+}
+
+/// An issue id as a session-id token, by the reference's rule: ASCII letters
+/// and digits lowercased, `-` and `_` kept, anything else `_`, then outer
+/// `_` trimmed (`BD 7` → `bd_7`); `session` when nothing is left.
+fn session_token(issue_id: &str) -> String {
+    let token: String = issue_id
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii_alphanumeric() => c.to_ascii_lowercase(),
+            '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    match token.trim_matches('_') {
+        "" => "session".to_string(),
+        trimmed => trimmed.to_string(),
+    }
 }
 
 /// The `premath.harness.bootstrap.v1` projection: mode `resume` (stopped), `attach`
@@ -350,41 +369,72 @@ pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError>
             path: ledger_path.display().to_string(),
             source,
         })?;
-    let mut m = Map::new();
-    m.insert("schema".into(), 1.into());
-    m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
-    m.insert("sessionPath".into(), path.display().to_string().into());
     let mode = match &session {
         None => "fresh",
         Some(s) if s.state == SessionState::Stopped => "resume",
         Some(_) => "attach",
     };
+    let opt = |v: Option<&String>| v.map_or(Value::Null, |s| Value::String(s.clone()));
+    let s = session.as_ref();
+    let refs =
+        |pick: fn(&Session) -> &Vec<String>| Value::from(s.map(pick).cloned().unwrap_or_default());
+    // The reference's members, in its order, nulls included.
+    let mut m = Map::new();
+    m.insert("action".into(), "harness-session.bootstrap".into());
+    m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
+    m.insert("sessionRef".into(), path.display().to_string().into());
+    m.insert("sessionId".into(), opt(s.map(|s| &s.session_id)));
     m.insert("mode".into(), mode.into());
-    if let Some(s) = &session {
-        m.insert("sessionId".into(), s.session_id.clone().into());
-        m.insert("state".into(), s.state.as_str().into());
-        m.insert("updatedAt".into(), s.updated_at.clone().into());
-        s.put_handoff(&mut m);
-        for (key, value) in [
-            ("stoppedAt", &s.stopped_at),
-            ("issuesSnapshotRef", &s.issues_snapshot_ref),
-        ] {
-            if let Some(v) = value {
-                m.insert(key.into(), v.clone().into());
-            }
-        }
-    }
-    if let Some(p) = features {
-        m.insert(
-            "featureLedgerPath".into(),
-            ledger_path.display().to_string().into(),
-        );
-        if let Some(id) = p.next_feature_id {
-            m.insert("nextFeatureId".into(), id.into());
-        }
-        m.insert("featureClosureComplete".into(), p.closure_complete.into());
-        m.insert("featureCount".into(), p.feature_count.into());
-    }
+    m.insert(
+        "resumeIssueId".into(),
+        opt(s.and_then(|s| s.issue_id.as_ref())),
+    );
+    m.insert("nextStep".into(), opt(s.and_then(|s| s.next_step.as_ref())));
+    m.insert("summary".into(), opt(s.and_then(|s| s.summary.as_ref())));
+    m.insert("instructionRefs".into(), refs(|s| &s.instruction_refs));
+    m.insert("witnessRefs".into(), refs(|s| &s.witness_refs));
+    m.insert("lineageRefs".into(), refs(|s| &s.lineage_refs));
+    m.insert(
+        "issuesPath".into(),
+        opt(s.and_then(|s| s.issues_path.as_ref())),
+    );
+    m.insert(
+        "issuesSnapshotRef".into(),
+        opt(s.and_then(|s| s.issues_snapshot_ref.as_ref())),
+    );
+    m.insert(
+        "featureLedgerRef".into(),
+        ledger_path.display().to_string().into(),
+    );
+    m.insert(
+        "nextFeatureId".into(),
+        opt(features.as_ref().and_then(|p| p.next_feature_id.as_ref())),
+    );
+    m.insert(
+        "featureClosureComplete".into(),
+        features
+            .as_ref()
+            .map_or(Value::Null, |p| p.closure_complete.into()),
+    );
+    m.insert(
+        "featureCount".into(),
+        features
+            .as_ref()
+            .map_or(Value::Null, |p| p.feature_count.into()),
+    );
+    m.insert("startedAt".into(), opt(s.map(|s| &s.started_at)));
+    m.insert("updatedAt".into(), opt(s.map(|s| &s.updated_at)));
+    m.insert(
+        "stoppedAt".into(),
+        opt(s.and_then(|s| s.stopped_at.as_ref())),
+    );
+    // tusk's additions: the spec's schema, state and issueId.
+    m.insert("schema".into(), 1.into());
+    m.insert(
+        "state".into(),
+        s.map_or(Value::Null, |s| s.state.as_str().into()),
+    );
+    m.insert("issueId".into(), opt(s.and_then(|s| s.issue_id.as_ref())));
     Ok(Value::Object(m))
 }
 
@@ -428,6 +478,11 @@ mod tests {
             .with_timezone(&Utc);
         assert_eq!(new_session_id(t, Some("bd-7")), "hs1_20260203T040506Z_bd-7");
         assert_eq!(new_session_id(t, None), "hs1_20260203T040506Z_none");
+        assert_eq!(new_session_id(t, Some("BD 7")), "hs1_20260203T040506Z_bd_7");
+        assert_eq!(
+            new_session_id(t, Some(" ?")),
+            "hs1_20260203T040506Z_session"
+        );
     }
 
     #[test]

@@ -186,6 +186,13 @@ impl ProjectionMode {
             ProjectionMode::RetryNeeded => "retry-needed",
         }
     }
+    /// The projection's `mode` member, spelt as the reference echoes it.
+    pub fn echo(self) -> &'static str {
+        match self {
+            ProjectionMode::RetryNeeded => "retry_needed",
+            other => other.as_str(),
+        }
+    }
     fn selects(self, outcome: Outcome) -> bool {
         match self {
             ProjectionMode::Latest => true,
@@ -1052,7 +1059,7 @@ fn query_with(
     let mut out = Map::new();
     out.insert("schema".into(), 1.into());
     out.insert("projectionKind".into(), PROJECTION_KIND.into());
-    out.insert("mode".into(), mode.as_str().into());
+    out.insert("mode".into(), mode.echo().into());
     out.insert("limit".into(), limit.into());
     out.insert("totalCount".into(), acc.total.into());
     out.insert("failedCount".into(), acc.failed.into());

@@ -688,6 +688,12 @@ pub fn dep_remove(
         let mut out = edge_members(edge, &removed.join(","));
         out.insert("removedTypes".into(), json!(removed));
         out.remove("type");
+        // The reference's member: the pair and the type asked for (without
+        // `--type`, tusk removes every edge of the pair: their types).
+        out.insert(
+            "dependency".into(),
+            Value::Object(edge_members(edge, dep_type.unwrap_or(&removed.join(",")))),
+        );
         out.insert("issue".into(), Value::Object(m));
         (Report::accepted(action, &path, out), Some(edit))
     })

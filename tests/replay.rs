@@ -831,142 +831,86 @@ fn every_tampering_breaks_the_chain_at_the_row_it_names() {
     let footer = line_of(&s, |r| {
         r["runId"] == a.as_str() && r["kind"] == "premath.scheme_eval.run_end.v0"
     });
-    type Edit = Box<dyn Fn(&Scratch)>;
-    let (a_, b_) = (a.clone(), b.clone());
+    // Each case edits the parsed rows; they are written back as they are
+    // (no rechaining), the way a tamperer unaware of the chain would.
+    let header_of = |r: &Value| r["kind"] == "premath.scheme_eval.run.v0";
+    let footer_of = |r: &Value| r["kind"] == "premath.scheme_eval.run_end.v0";
+    let find = |rows: &[Value], pred: &dyn Fn(&Value) -> bool| {
+        rows.iter().position(pred).expect("the row")
+    };
+    type Edit<'a> = Box<dyn Fn(&mut Vec<Value>) + 'a>;
     let cases: Vec<(&str, Edit, usize)> = vec![
         (
             "an edited argument",
-            Box::new(move |s: &Scratch| {
-                rewrite_log(
-                    s,
-                    |_, mut row| {
-                        if call_of(&a_, 1)(&row) {
-                            let args = json!({"id": "bd-2"});
-                            let digest = tusk::canonical::args_digest(Some(&args));
-                            row["args"] = args;
-                            row["argsDigest"] = json!(digest);
-                            row["envelope"]["argsDigest"] = json!(digest);
-                        }
-                        Some(row)
-                    },
-                    false,
-                )
+            Box::new(|rows| {
+                let at = find(rows, &call_of(&a, 1));
+                let row = &mut rows[at];
+                let args = json!({"id": "bd-2"});
+                let digest = tusk::canonical::args_digest(Some(&args));
+                row["args"] = args;
+                row["argsDigest"] = json!(digest);
+                row["envelope"]["argsDigest"] = json!(digest);
             }),
             a2,
         ),
         (
             "a deleted row, the rest renumbered",
-            Box::new({
-                let a = a.clone();
-                move |s: &Scratch| {
-                    rewrite_log(
-                        s,
-                        |_, mut row| {
-                            if call_of(&a, 2)(&row) {
-                                return None;
-                            }
-                            if call_of(&a, 3)(&row) {
-                                row["seq"] = json!(2);
-                                row["envelope"]["callId"] = json!("call-2");
-                            }
-                            Some(row)
-                        },
-                        false,
-                    )
-                }
+            Box::new(|rows| {
+                rows.remove(find(rows, &call_of(&a, 2)));
+                let at = find(rows, &call_of(&a, 3));
+                let row = &mut rows[at];
+                row["seq"] = json!(2);
+                row["envelope"]["callId"] = json!("call-2");
             }),
             a3 - 1,
         ),
         (
             "two rows swapped, seqs swapped back",
-            Box::new({
-                let a = a.clone();
-                move |s: &Scratch| {
-                    let mut rows = s.jsonl(EFFECTS);
-                    rows.swap(a2 - 1, a3 - 1);
-                    for (i, seq) in [(a2 - 1, 2), (a3 - 1, 3)] {
-                        rows[i]["seq"] = json!(seq);
-                        rows[i]["envelope"]["callId"] = json!(format!("call-{seq}"));
-                    }
-                    assert!(call_of(&a, 2)(&rows[a2 - 1]));
-                    let text: String = rows
-                        .iter()
-                        .map(|r| format!("{}\n", serde_json::to_string(r).unwrap()))
-                        .collect();
-                    s.write(EFFECTS, &text);
+            Box::new(|rows| {
+                rows.swap(a2 - 1, a3 - 1);
+                for (i, seq) in [(a2 - 1, 2), (a3 - 1, 3)] {
+                    rows[i]["seq"] = json!(seq);
+                    rows[i]["envelope"]["callId"] = json!(format!("call-{seq}"));
                 }
             }),
             a2,
         ),
         (
             "a row moved from another run",
-            Box::new({
-                let (a, b) = (a.clone(), b_.clone());
-                move |s: &Scratch| {
-                    let rows = s.jsonl(EFFECTS);
-                    let mut foreign = rows.iter().find(|r| call_of(&b, 2)(r)).unwrap().clone();
-                    foreign["runId"] = json!(a);
-                    rewrite_log(
-                        s,
-                        |_, row| {
-                            if call_of(&a, 2)(&row) {
-                                Some(foreign.clone())
-                            } else {
-                                Some(row)
-                            }
-                        },
-                        false,
-                    )
-                }
+            Box::new(|rows| {
+                let mut foreign = rows[find(rows, &call_of(&b, 2))].clone();
+                foreign["runId"] = json!(a);
+                let at = find(rows, &call_of(&a, 2));
+                rows[at] = foreign;
             }),
             a2,
         ),
         (
             "an edited footer",
-            Box::new({
-                let a = a.clone();
-                move |s: &Scratch| {
-                    rewrite_log(
-                        s,
-                        |_, mut row| {
-                            if row["runId"] == a.as_str()
-                                && row["kind"] == "premath.scheme_eval.run_end.v0"
-                            {
-                                row["outputTruncated"] = json!(true);
-                            }
-                            Some(row)
-                        },
-                        false,
-                    )
-                }
+            Box::new(|rows| {
+                let at = find(rows, &|r: &Value| r["runId"] == a.as_str() && footer_of(r));
+                rows[at]["outputTruncated"] = json!(true);
             }),
             footer,
         ),
         (
             "an edited header",
-            Box::new({
-                let a = a.clone();
-                move |s: &Scratch| {
-                    rewrite_log(
-                        s,
-                        |_, mut row| {
-                            if row["runId"] == a.as_str()
-                                && row["kind"] == "premath.scheme_eval.run.v0"
-                            {
-                                row["limits"]["maxCalls"] = json!(63);
-                            }
-                            Some(row)
-                        },
-                        false,
-                    )
-                }
+            Box::new(|rows| {
+                let at = find(rows, &|r: &Value| r["runId"] == a.as_str() && header_of(r));
+                rows[at]["limits"]["maxCalls"] = json!(63);
             }),
             a1,
         ),
     ];
     for (what, edit, line) in cases {
         s.write(EFFECTS, &pristine);
-        edit(&s);
+        let mut rows = s.jsonl(EFFECTS);
+        edit(&mut rows);
+        let text: String = rows
+            .iter()
+            .map(|r| format!("{}\n", serde_json::to_string(r).unwrap()))
+            .collect();
+        s.write(EFFECTS, &text);
         let (code, r) = replay(&s, &["--run", &a]);
         assert_eq!(code, 1, "{what}: {r:#}");
         assert_eq!(r["divergence"]["field"], "log.chain", "{what}: {r:#}");

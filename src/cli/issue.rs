@@ -5,6 +5,7 @@
 //! host action returns.
 
 use crate::canonical::to_pretty_sorted;
+use crate::issues::filter::{FilterFlags, IssueFilter};
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
@@ -107,19 +108,26 @@ pub enum IssueCommand {
         status: Option<String>,
         #[arg(long)]
         assignee: Option<String>,
-        #[arg(long, visible_alias = "type")]
+        /// Only issues of this type (`--type` repeats: any of them).
+        #[arg(long)]
         issue_type: Option<String>,
         #[arg(long)]
-        label: Option<String>,
-        #[arg(long)]
         priority: Option<i64>,
+        #[command(flatten)]
+        filter: FilterFlags,
     },
     /// Show one issue as stored.
     Show { id: String },
     /// Open issues whose blocking dependencies are all closed.
-    Ready,
+    Ready {
+        #[command(flatten)]
+        filter: FilterFlags,
+    },
     /// Non-closed issues that are blocked, with their blockers.
-    Blocked,
+    Blocked {
+        #[command(flatten)]
+        filter: FilterFlags,
+    },
     /// Integrity check of the issue graph (premath.issue_graph.check.v1).
     Check {
         /// Notes longer than this many characters draw a warning.
@@ -186,6 +194,9 @@ pub enum IssueCommand {
         /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
         #[arg(long)]
         lease_id: Option<String>,
+        /// Which ready issues this worker may take.
+        #[command(flatten)]
+        filter: FilterFlags,
     },
     /// Record a new issue found while working on PARENT_ID (`discovered-from` edge).
     Discover {
@@ -394,6 +405,35 @@ fn missing_store(opts: &Opts, action: &str) -> Option<i32> {
     Some(1)
 }
 
+/// The filter the flags describe, or exit 2 with the reason (a usage error:
+/// nothing was read).
+fn checked_flags(
+    opts: &Opts,
+    action: &str,
+    flags: &FilterFlags,
+    assignee: Option<String>,
+) -> Result<IssueFilter, i32> {
+    let filter = flags.to_filter(assignee);
+    match filter.check() {
+        Ok(()) => Ok(filter),
+        Err(message) => {
+            if opts.json {
+                let class = "cli.invalid_value";
+                let object = serde_json::json!({
+                    "action": action,
+                    "result": "rejected",
+                    "class": class,
+                    "failureClasses": [class],
+                    "message": message,
+                });
+                println!("{}", to_pretty_sorted(&object));
+            }
+            eprintln!("tusk: {action}: {message}");
+            Err(2)
+        }
+    }
+}
+
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "issue") else {
@@ -402,8 +442,8 @@ pub fn run_issue(args: IssueArgs) -> i32 {
     let read = match &args.command {
         IssueCommand::List { .. } => Some("issue.list"),
         IssueCommand::Show { .. } => Some("issue.show"),
-        IssueCommand::Ready => Some("issue.ready"),
-        IssueCommand::Blocked => Some("issue.blocked"),
+        IssueCommand::Ready { .. } => Some("issue.ready"),
+        IssueCommand::Blocked { .. } => Some("issue.blocked"),
         IssueCommand::Check { .. } => Some("issue.check"),
         IssueCommand::LeaseProjection => Some("issue.lease_projection"),
         _ => None,
@@ -429,29 +469,42 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             status,
             assignee,
             issue_type,
-            label,
             priority,
+            filter,
         } => {
+            let routing = match checked_flags(&opts, "issue.list", &filter, None) {
+                Ok(f) => f,
+                Err(code) => return code,
+            };
             let filter = ListFilter {
                 status,
                 assignee,
                 issue_type,
-                label,
+                label: None,
                 priority,
+                filter: routing,
             };
             return print_list(&opts, "issue.list", |s, p| {
                 views::list_view(s, p, &filter, ctx.now)
             });
         }
-        IssueCommand::Ready => {
+        IssueCommand::Ready { filter } => {
+            let filter = match checked_flags(&opts, "issue.ready", &filter, None) {
+                Ok(f) => f,
+                Err(code) => return code,
+            };
             return print_list(&opts, "issue.ready", |s, p| {
-                views::ready_view(s, p, ctx.now)
-            })
+                views::ready_view(s, p, &filter, ctx.now)
+            });
         }
-        IssueCommand::Blocked => {
+        IssueCommand::Blocked { filter } => {
+            let filter = match checked_flags(&opts, "issue.blocked", &filter, None) {
+                Ok(f) => f,
+                Err(code) => return code,
+            };
             return print_list(&opts, "issue.blocked", |s, p| {
-                views::blocked_view(s, p, ctx.now)
-            })
+                views::blocked_view(s, p, &filter, ctx.now)
+            });
         }
         IssueCommand::Show { id } => (
             "issue.show",
@@ -561,7 +614,12 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             assignee,
             lease_ttl_seconds,
             lease_id,
+            filter,
         } => {
+            let filter = match checked_flags(&opts, "issue.claim_next", &filter, None) {
+                Ok(f) => f,
+                Err(code) => return code,
+            };
             let req = LeaseRequest {
                 assignee,
                 lease_id,
@@ -570,7 +628,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                     expires_at: None,
                 },
             };
-            ("issue.claim_next", lease::claim_next(&ctx, &req))
+            ("issue.claim_next", lease::claim_next(&ctx, &req, &filter))
         }
         IssueCommand::LeaseRenew {
             id,

@@ -298,7 +298,8 @@ pub fn boot(
             "stranded": stranded, "resume": resume,
         }));
     }
-    let ready = views::ready_payload(&store, &issues_path, ctx.now).into_value();
+    let ready =
+        views::ready_payload(&store, &issues_path, &Default::default(), ctx.now).into_value();
     let next = match ready["items"].get(0) {
         Some(first) => json!({"source": "ready", "issueId": first["id"], "title": first["title"]}),
         None => match super::feature::project_next(&ctx.paths.feature_ledger) {

@@ -372,7 +372,8 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
         .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
     let store = crate::issues::store::Store::parse(ctx.issues.path(), &text)
         .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
-    let ready = crate::issues::views::ready_payload(&store, "", ctx.now).into_value();
+    let ready =
+        crate::issues::views::ready_payload(&store, "", &Default::default(), ctx.now).into_value();
     let ids: Vec<String> = ready["items"]
         .as_array()
         .into_iter()

@@ -2,6 +2,7 @@
 //! the host's configuration (`ctx.paths.issues`) and the clock from `ctx.now`; no
 //! argument can name a file. Payloads are the CLI's `--json` output.
 
+use super::filter::IssueFilter;
 use super::lease::{self, LeaseRequest, LeaseTerm};
 use super::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use super::store::{LockOptions, Store, StoreError};
@@ -51,6 +52,27 @@ pub struct ListArgs {
     pub label: Option<String>,
     /// 0 (highest) to 4.
     pub priority: Option<i64>,
+    /// The routing filter (labels all/any/none, types, priority range, …).
+    pub filter: Option<IssueFilter>,
+}
+
+/// The routing filter of a view (`issue.ready`, `issue.blocked`).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FilterArgs {
+    /// Only issues this filter passes (labels all/any/none, types, priority range, …).
+    pub filter: Option<IssueFilter>,
+}
+
+/// A checked filter, or the rejection naming what is wrong with it.
+fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, ActionOutcome> {
+    let filter = filter.unwrap_or_default();
+    filter.check().map(|()| filter).map_err(|diagnostic| {
+        ActionOutcome::rejected(
+            vec![crate::host::registry::CLASS_ARGS_INVALID.into()],
+            diagnostic,
+        )
+    })
 }
 
 /// One issue by id.
@@ -168,6 +190,8 @@ pub struct ClaimNextArgs {
     pub assignee: String,
     pub lease_ttl_seconds: Option<i64>,
     pub lease_id: Option<String>,
+    /// Claim only an issue this filter passes: a worker's routing.
+    pub filter: Option<IssueFilter>,
 }
 
 /// Extend a held lease.
@@ -409,16 +433,21 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 kind: Read,
                 description: "List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.",
                 payload: listing_schema(),
-                failure_classes: classes!(),
+                failure_classes: classes!("host.args_invalid"),
                 example: r#"(issue.list (hash "status" "open"))"#,
             },
             |ctx, a: ListArgs| {
+                let routing = match checked(a.filter) {
+                    Ok(f) => f,
+                    Err(refused) => return Ok(refused),
+                };
                 let filter = ListFilter {
                     status: a.status,
                     assignee: a.assignee,
                     issue_type: a.issue_type,
                     label: a.label,
                     priority: a.priority,
+                    filter: routing,
                 };
                 outcome(read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now)))
             },
@@ -443,10 +472,13 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 kind: Read,
                 description: "Open issues with no open blocker and no live lease: the work that can start now.",
                 payload: listing_schema(),
-                failure_classes: classes!(),
-                example: "(issue.ready)",
+                failure_classes: classes!("host.args_invalid"),
+                example: r#"(issue.ready (hash "filter" (hash "labels" (list "frontend"))))"#,
             },
-            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::ready_payload(s, p, ctx.now))),
+            |ctx, a: FilterArgs| match checked(a.filter) {
+                Ok(f) => outcome(read_view(ctx, |s, p| views::ready_payload(s, p, &f, ctx.now))),
+                Err(refused) => Ok(refused),
+            },
         ),
         declare(
             Declaration {
@@ -454,10 +486,13 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 kind: Read,
                 description: "Open issues waiting on an open blocker, with their blockers.",
                 payload: listing_schema(),
-                failure_classes: classes!(),
+                failure_classes: classes!("host.args_invalid"),
                 example: "(issue.blocked)",
             },
-            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| views::blocked_payload(s, p, ctx.now))),
+            |ctx, a: FilterArgs| match checked(a.filter) {
+                Ok(f) => outcome(read_view(ctx, |s, p| views::blocked_payload(s, p, &f, ctx.now))),
+                Err(refused) => Ok(refused),
+            },
         ),
         declare(
             Declaration {
@@ -687,7 +722,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             Declaration {
                 id: "issue.claim_next",
                 kind: Mutation,
-                description: "Claim the first ready issue (priority, then id) with a lease; claimed false when none is ready.",
+                description: "Claim the first ready issue (priority, then id) that the optional filter passes, with a lease; claimed false when none is ready.",
                 payload: object(
                     &[
                         ("action", string()),
@@ -700,12 +735,17 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 ),
                 failure_classes: classes!(
                     "lease_invalid_assignee", "lease_invalid_ttl", "lease_binding_ambiguous",
+                    "host.args_invalid",
                 ),
                 example: r#"(issue.claim_next (hash "assignee" "agent.a"))"#,
             },
             |ctx, a: ClaimNextArgs| {
+                let filter = match checked(a.filter) {
+                    Ok(f) => f,
+                    Err(refused) => return Ok(refused),
+                };
                 let req = lease_request(a.assignee, a.lease_id, a.lease_ttl_seconds, None);
-                outcome(lease::claim_next(&mutation_ctx(ctx), &req))
+                outcome(lease::claim_next(&mutation_ctx(ctx), &req, &filter))
             },
         ),
         declare(

@@ -247,7 +247,13 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
 /// `issue claim-next --assignee A [--lease-ttl-seconds S] [--lease-id L]`: the first
 /// ready issue (ready order) whose claim would not be refused, i.e. one without an
 /// active lease of another owner. None left is an accepted `claimed: false`.
-pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, StoreError> {
+/// Claims the first ready issue that `filter` passes (an empty filter: the
+/// first ready issue).
+pub fn claim_next(
+    ctx: &MutationCtx<'_>,
+    req: &LeaseRequest,
+    filter: &super::filter::IssueFilter,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let action = "issue.claim_next";
     let expires = match validate(req, ctx.now) {
@@ -257,7 +263,7 @@ pub fn claim_next(ctx: &MutationCtx<'_>, req: &LeaseRequest) -> Result<Report, S
     let assignee = req.assignee.trim();
     // Reads only the ready frontier: the database claims it row by row.
     run_ready(ctx, action, |store| {
-        for issue in ready(store) {
+        for issue in ready(store).into_iter().filter(|i| filter.matches(i)) {
             if let Ok((m, cleared)) = claim_object(
                 store,
                 issue,

@@ -18,6 +18,7 @@ pub mod actions;
 pub mod backend;
 pub mod content;
 pub mod events;
+pub mod filter;
 pub mod graph;
 pub mod lease;
 pub mod model;

@@ -254,7 +254,7 @@ pub fn dispatch(
     let id = id.unwrap_or_default();
     let outcome: Result<Report, StoreError> = match kind {
         LeaseAction::Claim => lease::claim(&ctx, &id, &req),
-        LeaseAction::ClaimNext => lease::claim_next(&ctx, &req),
+        LeaseAction::ClaimNext => lease::claim_next(&ctx, &req, &Default::default()),
         LeaseAction::Renew => lease::renew(&ctx, &id, &req),
         LeaseAction::Release => lease::release(&ctx, &id, &req),
     };

@@ -1,6 +1,7 @@
 //! The read views: ready, blocked, list, show, check, dep diagnostics, snapshot ref.
 //! Each returns the JSON payload the CLI prints with `--json` (and the host action returns).
 
+use super::filter::IssueFilter;
 use super::graph::blocking_cycles;
 use super::model::{Issue, LeaseState};
 use super::store::Store;
@@ -296,6 +297,8 @@ pub struct ListFilter {
     pub issue_type: Option<String>,
     pub label: Option<String>,
     pub priority: Option<i64>,
+    /// The routing filter (issue 22), on top of the fields above.
+    pub filter: super::filter::IssueFilter,
 }
 
 impl ListFilter {
@@ -316,13 +319,20 @@ impl ListFilter {
                 .as_deref()
                 .is_none_or(|l| i.labels.iter().any(|x| x.as_str() == l))
             && self.priority.is_none_or(|p| i.priority == p)
+            && self.filter.matches(i)
     }
 }
 
 /// `issue.ready`.
-pub fn ready_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -> ListView<'s> {
+pub fn ready_view<'s>(
+    store: &'s Store<'_>,
+    path: &'s str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+) -> ListView<'s> {
     let items: Vec<Item<'s>> = ready(store)
         .into_iter()
+        .filter(|i| filter.matches(i))
         .map(|i| Item::of(ItemShape::Ready, i, now))
         .collect();
     ListView {
@@ -335,9 +345,15 @@ pub fn ready_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -
 }
 
 /// `issue.blocked`: items carry `manualBlocked` and `blockers`.
-pub fn blocked_view<'s>(store: &'s Store<'_>, path: &'s str, now: DateTime<Utc>) -> ListView<'s> {
+pub fn blocked_view<'s>(
+    store: &'s Store<'_>,
+    path: &'s str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+) -> ListView<'s> {
     let items: Vec<Item<'s>> = blocked(store)
         .into_iter()
+        .filter(|(i, _, _)| filter.matches(i))
         .map(|(i, manual, b)| Item {
             manual_blocked: manual,
             blockers: b,
@@ -394,13 +410,23 @@ pub fn list_view<'s>(
 }
 
 /// `issue.ready` payload.
-pub fn ready_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
-    ready_view(store, path, now).into_report()
+pub fn ready_payload(
+    store: &Store<'_>,
+    path: &str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+) -> Report {
+    ready_view(store, path, filter, now).into_report()
 }
 
 /// `issue.blocked` payload.
-pub fn blocked_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
-    blocked_view(store, path, now).into_report()
+pub fn blocked_payload(
+    store: &Store<'_>,
+    path: &str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+) -> Report {
+    blocked_view(store, path, filter, now).into_report()
 }
 
 /// `issue.list` payload.

@@ -281,3 +281,41 @@ pub fn basic(stored: &Value) -> Value {
         "title": text("title", ""),
     })
 }
+
+impl Env {
+    /// Runs `program` with `tusk eval --json` against this store (in the
+    /// store's temp dir, with the default policy's authority): the result.
+    pub fn eval(&self, program: &str) -> Value {
+        use std::io::Write;
+        let digest = Command::new(BIN)
+            .args(["policy", "digest"])
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap();
+        let digest = String::from_utf8(digest.stdout).unwrap().trim().to_string();
+        let mut child = Command::new(BIN)
+            .args(["eval", "--json", "--policy-digest", &digest])
+            .args(["--instruction-ref", "instr://routing"])
+            .args(self.store_args())
+            .arg("-")
+            .current_dir(self.dir.path())
+            .env_remove("TUSK_STORE")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(program.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "eval stdout is not JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+}

@@ -1,0 +1,180 @@
+//! One filter for routing work (issue 22): which issues a view or a claim
+//! considers. The same value is the `filter` argument of the host actions
+//! `issue.list`, `issue.ready`, `issue.blocked` and `issue.claim_next`, and
+//! the filter flags of the matching commands (`--label`, `--label-any`, …).
+//!
+//! Every member is optional and they combine with *and*; an empty filter
+//! matches every issue. Labels: `labels` all of them, `labelsAny` at least
+//! one, `excludeLabels` none. A reviewer agent claims with
+//! `{"labels": ["review"]}`, a frontend agent with `{"labelsAny": ["ui",
+//! "css"], "excludeLabels": ["blocked-on-design"]}`: disjoint filters never
+//! claim the same issue.
+
+use super::model::Issue;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which issues to consider (all members optional, combined with and).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IssueFilter {
+    /// Issues carrying every one of these labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+    /// Issues carrying at least one of these labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels_any: Vec<String>,
+    /// Issues carrying none of these labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_labels: Vec<String>,
+    /// Issues of one of these types (task, bug, feature, epic, chore, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<String>,
+    /// Priority at least this number (0 is the highest priority).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_min: Option<i64>,
+    /// Priority at most this number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_max: Option<i64>,
+    /// Issues assigned to this assignee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<String>,
+    /// Issues with no assignee.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unassigned: bool,
+    /// Issues whose id starts with this text (`web-`, `bd-12`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_prefix: Option<String>,
+    /// Issues whose title contains this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_contains: Option<String>,
+    /// Children of this issue (a `parent-child` edge to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+}
+
+impl IssueFilter {
+    /// Whether nothing is filtered.
+    pub fn is_empty(&self) -> bool {
+        self == &IssueFilter::default()
+    }
+
+    /// Refuses a filter that can match nothing by construction or is
+    /// malformed (an empty label, a reversed priority range, assigned and
+    /// unassigned at once): a typo must not silently starve a worker.
+    pub fn check(&self) -> Result<(), String> {
+        for (name, list) in [
+            ("labels", &self.labels),
+            ("labelsAny", &self.labels_any),
+            ("excludeLabels", &self.exclude_labels),
+            ("types", &self.types),
+        ] {
+            if list.iter().any(|l| l.trim().is_empty()) {
+                return Err(format!("filter.{name}: an empty entry"));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.priority_min, self.priority_max) {
+            if lo > hi {
+                return Err(format!(
+                    "filter: priorityMin {lo} is above priorityMax {hi}"
+                ));
+            }
+        }
+        if self.unassigned && self.assignee.is_some() {
+            return Err("filter: assignee and unassigned exclude each other".into());
+        }
+        Ok(())
+    }
+
+    /// Whether `issue` passes.
+    pub fn matches(&self, issue: &Issue<'_>) -> bool {
+        let has = |label: &String| issue.labels.iter().any(|l| l.as_str() == label);
+        self.labels.iter().all(has)
+            && (self.labels_any.is_empty() || self.labels_any.iter().any(has))
+            && !self.exclude_labels.iter().any(has)
+            && (self.types.is_empty() || self.types.iter().any(|t| t == issue.issue_type.as_str()))
+            && self.priority_min.is_none_or(|p| issue.priority >= p)
+            && self.priority_max.is_none_or(|p| issue.priority <= p)
+            && self
+                .assignee
+                .as_deref()
+                .is_none_or(|a| issue.assignee.as_ref().is_some_and(|x| x.as_str() == a))
+            && (!self.unassigned
+                || issue
+                    .assignee
+                    .as_ref()
+                    .is_none_or(|x| x.as_str().is_empty()))
+            && self
+                .id_prefix
+                .as_deref()
+                .is_none_or(|p| issue.id.as_str().starts_with(p))
+            && self.title_contains.as_deref().is_none_or(|t| {
+                issue
+                    .title
+                    .as_str()
+                    .to_lowercase()
+                    .contains(&t.to_lowercase())
+            })
+            && self.parent.as_deref().is_none_or(|p| {
+                issue
+                    .deps
+                    .iter()
+                    .any(|d| d.dep_type == "parent-child" && d.depends_on.as_str() == p)
+            })
+    }
+}
+
+/// The filter flags, declared once for `issue list|ready|blocked|claim-next`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FilterFlags {
+    /// Only issues carrying this label (repeat: all of them).
+    #[arg(long = "label", value_name = "LABEL")]
+    pub labels: Vec<String>,
+    /// Only issues carrying at least one of these labels (repeatable).
+    #[arg(long = "label-any", value_name = "LABEL")]
+    pub labels_any: Vec<String>,
+    /// Skip issues carrying this label (repeatable).
+    #[arg(long = "exclude-label", value_name = "LABEL")]
+    pub exclude_labels: Vec<String>,
+    /// Only issues of this type (repeat: any of them).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub types: Vec<String>,
+    /// Only issues with priority at least N (0 is the highest).
+    #[arg(long, value_name = "N")]
+    pub priority_min: Option<i64>,
+    /// Only issues with priority at most N.
+    #[arg(long, value_name = "N")]
+    pub priority_max: Option<i64>,
+    /// Only issues with no assignee.
+    #[arg(long)]
+    pub unassigned: bool,
+    /// Only issues whose id starts with PREFIX.
+    #[arg(long, value_name = "PREFIX")]
+    pub id_prefix: Option<String>,
+    /// Only issues whose title contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub title_contains: Option<String>,
+    /// Only children of ID (a parent-child edge to it).
+    #[arg(long, value_name = "ID")]
+    pub parent: Option<String>,
+}
+
+impl FilterFlags {
+    /// The filter the flags describe (`assignee` comes from the command's
+    /// own flag where it has one).
+    pub fn to_filter(&self, assignee: Option<String>) -> IssueFilter {
+        IssueFilter {
+            labels: self.labels.clone(),
+            labels_any: self.labels_any.clone(),
+            exclude_labels: self.exclude_labels.clone(),
+            types: self.types.clone(),
+            priority_min: self.priority_min,
+            priority_max: self.priority_max,
+            assignee,
+            unassigned: self.unassigned,
+            id_prefix: self.id_prefix.clone(),
+            title_contains: self.title_contains.clone(),
+            parent: self.parent.clone(),
+        }
+    }
+}

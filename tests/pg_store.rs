@@ -191,13 +191,13 @@ fn init_is_idempotent_and_status_counts_rows() {
         &["store", "init", "--store", &db.url, "--json"],
     ));
     assert_eq!(first["schemaVersionBefore"], 0);
-    assert_eq!(first["schemaVersion"], 1);
+    assert_eq!(first["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(first["migrated"], true);
     let again = json_of(&tusk(
         dir.path(),
         &["store", "init", "--store", &db.url, "--json"],
     ));
-    assert_eq!(again["schemaVersionBefore"], 1);
+    assert_eq!(again["schemaVersionBefore"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(again["migrated"], false);
     assert!(
         tusk(dir.path(), &["issue", "add", "one", "--store", &db.url])
@@ -209,7 +209,7 @@ fn init_is_idempotent_and_status_counts_rows() {
         &["store", "status", "--store", &db.url, "--json"],
     ));
     assert_eq!(status["backend"], "postgres");
-    assert_eq!(status["schemaVersion"], 1);
+    assert_eq!(status["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(status["issueLines"], 1);
     assert!(
         !status
@@ -585,4 +585,150 @@ fn import_reports_undeclared_statuses() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("in_reveiw"));
     assert_eq!(export(dir.path(), &db.url), text, "kept byte for byte");
+}
+
+/// Issues of three roles with every member a filter reads, in the spellings
+/// a store may hold them.
+fn routed_store() -> String {
+    let lines = [
+        r#"{"id":"epic-1","title":"Epic","status":"closed","issue_type":"epic"}"#,
+        r#"{"id":"web-1","title":"Fix the BUTTON","priority":0,"labels":["ui","web"],"issue_type":"bug"}"#,
+        r#"{"id":"web-2","title":"Layout","priority":2,"labels":["ui"],"assignee":"","dependencies":[{"issue_id":"web-2","depends_on_id":"epic-1","type":"parent-child"}]}"#,
+        r#"{"id":"api-1","title":"Fix the handler","priority":1,"labels":["api"],"issue_type":"bug","assignee":"carol"}"#,
+        r#"{"id":"api-2","title":"Schema","priority":0,"labels":["api","slow"]}"#,
+        r#"{"id":"api-3","title":"Pagination","priority":3,"labels":["api"],"dependencies":[{"issue_id":"api-3","depends_on_id":"epic-1","type":"parent-child"}]}"#,
+        r#"{"id":"doc-1","title":"Guide","priority":1,"labels":["docs"],"issue_type":"task"}"#,
+        r#"{"id":"doc-2","title":"fix typos","priority":4}"#,
+        r#"{"id":"web-3","title":"Blocked","priority":0,"labels":["ui"],"dependencies":[{"issue_id":"web-3","depends_on_id":"api-1","type":"blocks"}]}"#,
+    ];
+    lines.join("\n") + "\n"
+}
+
+/// `drain` with filter flags.
+fn drain_routed(dir: &std::path::Path, store: &[&str], flags: &[&str]) -> Vec<String> {
+    drain(dir, &[store, flags].concat())
+}
+
+#[test]
+fn filtered_claims_pick_what_the_whole_store_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let filters: &[&[&str]] = &[
+        &["--label", "ui"],
+        &["--label", "ui", "--label", "web"],
+        &["--label-any", "api", "--exclude-label", "slow"],
+        &["--type", "bug"],
+        &["--unassigned", "--priority-max", "1"],
+        &["--priority-min", "1", "--priority-max", "3"],
+        &["--id-prefix", "doc-"],
+        &["--parent", "epic-1"],
+        &["--title-contains", "FIX"],
+        &["--label", "nobody"],
+    ];
+    for flags in filters {
+        let file = dir.path().join("r.jsonl");
+        std::fs::write(&file, routed_store()).unwrap();
+        let from_file = drain_routed(dir.path(), &["--issues", file.to_str().unwrap()], flags);
+        let indexed = TestDb::new();
+        indexed.put_issue_text(&routed_store());
+        assert_eq!(
+            drain_routed(dir.path(), &["--store", &indexed.url], flags),
+            from_file,
+            "{flags:?}"
+        );
+        let raw = TestDb::new();
+        raw.put_raw_issue_text(&routed_store());
+        assert_eq!(
+            drain_routed(dir.path(), &["--store", &raw.url], flags),
+            from_file,
+            "{flags:?} (lines another tool wrote)"
+        );
+    }
+}
+
+#[test]
+fn a_filtered_claim_does_not_wait_for_another_roles_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    // Twenty ready ui issues ahead of the two api ones.
+    let mut lines: Vec<String> = (0..20)
+        .map(|n| format!(r#"{{"id":"ui-{n}","title":"u","priority":0,"labels":["ui"]}}"#))
+        .collect();
+    lines.push(r#"{"id":"api-1","title":"a","priority":3,"labels":["api"]}"#.into());
+    lines.push(r#"{"id":"api-2","title":"a","priority":3,"labels":["api"]}"#.into());
+    let db = TestDb::new();
+    db.put_issue_text(&(lines.join("\n") + "\n"));
+    // A ui worker's claim in flight: it holds the store lock shared.
+    let mut side = db.client();
+    let mut tx = side.transaction().unwrap();
+    tx.execute(
+        "SELECT pg_advisory_xact_lock_shared($1)",
+        &[&tusk::pg::ISSUES_LOCK],
+    )
+    .unwrap();
+    // The api worker's claim considers api lines only: it needs no more than
+    // the shared lock, so it neither waits nor times out.
+    let started = std::time::Instant::now();
+    let out = tusk(
+        dir.path(),
+        &[
+            "issue",
+            "claim-next",
+            "--assignee",
+            "api.1",
+            "--label",
+            "api",
+            "--lock-timeout-ms",
+            "2000",
+            "--json",
+            "--store",
+            &db.url,
+        ],
+    );
+    let v = json_of(&out);
+    assert_eq!(v["claimed"], true, "{v:#}");
+    assert_eq!(v["issue"]["id"], "api-1");
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(1500),
+        "the claim waited for the other role's"
+    );
+    tx.rollback().unwrap();
+}
+
+#[test]
+fn a_version_1_database_migrates_and_routes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = TestDb::new();
+    db.put_issue_text(&routed_store());
+    // As a database tusk's schema 1 created.
+    db.client()
+        .batch_execute(
+            "DROP INDEX tusk_issue_lines_labels; ALTER TABLE tusk_issue_lines DROP COLUMN route; \
+             UPDATE tusk_schema_version SET version = 1",
+        )
+        .unwrap();
+    let out = tusk(dir.path(), &["issue", "ready", "--store", &db.url]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let v = json_of(&tusk(
+        dir.path(),
+        &["store", "init", "--store", &db.url, "--json"],
+    ));
+    assert_eq!(v["schemaVersionBefore"], 1);
+    assert_eq!(v["schemaVersion"], tusk::pg::SCHEMA_VERSION);
+    let file = dir.path().join("r.jsonl");
+    std::fs::write(&file, routed_store()).unwrap();
+    let flags = ["--label-any", "api", "--exclude-label", "slow"];
+    assert_eq!(
+        drain_routed(dir.path(), &["--store", &db.url], &flags),
+        drain_routed(dir.path(), &["--issues", file.to_str().unwrap()], &flags)
+    );
+    // The first whole-store claim derived the new columns of every line.
+    let row = db
+        .client()
+        .query_one(
+            "SELECT count(*) FILTER (WHERE NOT indexed), \
+                    count(*) FILTER (WHERE issue_id IS NOT NULL AND route IS NULL) \
+             FROM tusk_issue_lines",
+            &[],
+        )
+        .unwrap();
+    assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (0, 0));
 }

@@ -262,7 +262,7 @@ pub fn claim_next(
     };
     let assignee = req.assignee.trim();
     // Reads only the ready frontier: the database claims it row by row.
-    run_ready(ctx, action, |store| {
+    run_ready(ctx, action, filter, |store| {
         for issue in ready(store).into_iter().filter(|i| filter.matches(i)) {
             if let Ok((m, cleared)) = claim_object(
                 store,

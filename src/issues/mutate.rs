@@ -65,12 +65,14 @@ fn busy_as_rejection(
 }
 
 /// [`run`] for a mutation that reads only ready issues and their blockers.
+/// `filter` narrows the lines a database reads (the apply still decides).
 pub(crate) fn run_ready(
     ctx: &MutationCtx<'_>,
     action: &str,
+    filter: &super::filter::IssueFilter,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
-    busy_as_rejection(ctx, action, ctx.store.mutate_ready(ctx.lock, apply))
+    busy_as_rejection(ctx, action, ctx.store.mutate_ready(ctx.lock, filter, apply))
 }
 
 /// The full JSON object of a stored line, to be edited.

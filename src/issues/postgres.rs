@@ -1,6 +1,7 @@
 //! The issue memory in PostgreSQL: the store's lines as rows, mutated through
 //! the file store's own parse and edit under one transaction.
 
+use super::filter::IssueFilter;
 use super::model::Issue;
 use super::store::{Edit, LockOptions, Store, StoreError};
 use super::views::natural_key;
@@ -69,6 +70,8 @@ struct Derived {
     priority: Option<i64>,
     id_key: Option<Vec<u8>>,
     blockers: Vec<String>,
+    /// The routing columns as JSON text (migration 002): what a filter reads.
+    route: Option<String>,
 }
 
 impl Derived {
@@ -79,6 +82,7 @@ impl Derived {
         priority: None,
         id_key: None,
         blockers: Vec::new(),
+        route: None,
     };
 
     fn of(issue: &Issue<'_>) -> Self {
@@ -92,6 +96,7 @@ impl Derived {
                 .blocking_deps()
                 .map(|d| d.depends_on.as_str().to_string())
                 .collect(),
+            route: Some(route_of(issue)),
         }
     }
 
@@ -104,6 +109,84 @@ impl Derived {
     }
 }
 
+/// The `route` column of an issue: the members a routing filter reads, as
+/// the parser reads them.
+fn route_of(issue: &Issue<'_>) -> String {
+    serde_json::json!({
+        "labels": issue.labels.iter().map(|l| l.as_str()).collect::<Vec<_>>(),
+        "type": issue.issue_type.as_str(),
+        "assignee": issue.assignee.as_ref().map(|a| a.as_str()),
+        "parents": issue
+            .deps
+            .iter()
+            .filter(|d| d.dep_type == "parent-child")
+            .map(|d| d.depends_on.as_str())
+            .collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+/// SQL conditions on a ready line (`i`) that every issue `filter` passes
+/// meets, with their parameters (numbered from `$1`). Exact for every member
+/// but `titleContains`, which the database's case folding could decide
+/// differently from the parser's: it is left to the filter itself, run on
+/// the candidates (a superset is enough; see [`mutate_ready`]).
+fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
+    let mut sql = String::new();
+    let mut params: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();
+    let mut add = |cond: &str, param: Option<Box<dyn postgres::types::ToSql + Sync>>| {
+        let n = params.len() + 1;
+        sql.push_str(" AND ");
+        sql.push_str(&cond.replace("$?", &format!("${n}")));
+        if let Some(p) = param {
+            params.push(p);
+        }
+    };
+    if !filter.labels.is_empty() {
+        add(
+            "(i.route -> 'labels') ?& $?::text[]",
+            Some(Box::new(filter.labels.clone())),
+        );
+    }
+    if !filter.labels_any.is_empty() {
+        add(
+            "(i.route -> 'labels') ?| $?::text[]",
+            Some(Box::new(filter.labels_any.clone())),
+        );
+    }
+    if !filter.exclude_labels.is_empty() {
+        add(
+            "NOT ((i.route -> 'labels') ?| $?::text[])",
+            Some(Box::new(filter.exclude_labels.clone())),
+        );
+    }
+    if !filter.types.is_empty() {
+        add(
+            "(i.route ->> 'type') = ANY($?::text[])",
+            Some(Box::new(filter.types.clone())),
+        );
+    }
+    if let Some(p) = filter.priority_min {
+        add("i.priority >= $?", Some(Box::new(p)));
+    }
+    if let Some(p) = filter.priority_max {
+        add("i.priority <= $?", Some(Box::new(p)));
+    }
+    if let Some(a) = &filter.assignee {
+        add("(i.route ->> 'assignee') = $?", Some(Box::new(a.clone())));
+    }
+    if filter.unassigned {
+        add("coalesce(i.route ->> 'assignee', '') = ''", None);
+    }
+    if let Some(p) = &filter.id_prefix {
+        add("starts_with(i.issue_id, $?)", Some(Box::new(p.clone())));
+    }
+    if let Some(p) = &filter.parent {
+        add("(i.route -> 'parents') ? $?", Some(Box::new(p.clone())));
+    }
+    (sql, params)
+}
+
 /// Writes line `ord` with its derived columns and blockers.
 fn write_line(
     tx: &mut Transaction<'_>,
@@ -114,11 +197,11 @@ fn write_line(
 ) -> Result<(), postgres::Error> {
     let sql = if insert {
         "INSERT INTO tusk_issue_lines \
-         (ord, line, indexed, issue_id, status, closed, priority, id_key) \
-         VALUES ($1, $2, true, $3, $4, $5, $6, $7)"
+         (ord, line, indexed, issue_id, status, closed, priority, id_key, route) \
+         VALUES ($1, $2, true, $3, $4, $5, $6, $7, $8::text::jsonb)"
     } else {
         "UPDATE tusk_issue_lines SET line = $2, indexed = true, issue_id = $3, status = $4, \
-         closed = $5, priority = $6, id_key = $7 WHERE ord = $1"
+         closed = $5, priority = $6, id_key = $7, route = $8::text::jsonb WHERE ord = $1"
     };
     tx.execute(
         sql,
@@ -130,6 +213,7 @@ fn write_line(
             &d.closed,
             &d.priority,
             &d.id_key,
+            &d.route,
         ],
     )?;
     if !insert {
@@ -297,8 +381,12 @@ const CANDIDATES: i64 = 8;
 pub fn mutate_ready<T>(
     pg: &PgStore,
     lock: LockOptions,
+    filter: &IssueFilter,
     mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
 ) -> Result<T, StoreError> {
+    let (routed, route_params) = route_sql(filter);
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
+        route_params.iter().map(|p| p.as_ref()).collect();
     let shown = pg.shown().to_string();
     let busy = busy_error(pg, std::time::Instant::now());
     let db = |e: postgres::Error| busy(pg.error(e));
@@ -319,17 +407,19 @@ pub fn mutate_ready<T>(
         let rows = tx
             .query(
                 &format!(
-                    "SELECT i.ord, i.line FROM tusk_issue_lines i WHERE {READY} \
+                    "SELECT i.ord, i.line FROM tusk_issue_lines i WHERE {READY}{routed} \
                      ORDER BY {READY_ORDER} LIMIT {CANDIDATES} FOR UPDATE OF i SKIP LOCKED"
                 ),
-                &[],
+                &params,
             )
             .map_err(db)?;
         if rows.is_empty() {
             let any_ready: bool = tx
                 .query_one(
-                    &format!("SELECT EXISTS (SELECT 1 FROM tusk_issue_lines i WHERE {READY})"),
-                    &[],
+                    &format!(
+                        "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines i WHERE {READY}{routed})"
+                    ),
+                    &params,
                 )
                 .map_err(db)?
                 .get(0);
@@ -442,10 +532,10 @@ fn replace_all(
     let insert = tx
         .prepare(
             "INSERT INTO tusk_issue_lines \
-             (ord, line, indexed, issue_id, status, closed, priority, superseded, id_key) \
-             SELECT o, l, true, i, s, c, p, x, k FROM unnest($1::bigint[], $2::text[], \
-             $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[], $8::bytea[]) \
-             AS u(o, l, i, s, c, p, x, k)",
+             (ord, line, indexed, issue_id, status, closed, priority, superseded, id_key, route) \
+             SELECT o, l, true, i, s, c, p, x, k, r::jsonb FROM unnest($1::bigint[], $2::text[], \
+             $3::text[], $4::text[], $5::bool[], $6::bigint[], $7::bool[], $8::bytea[], \
+             $9::text[]) AS u(o, l, i, s, c, p, x, k, r)",
         )
         .map_err(|e| pg.error(e))?;
     let insert_blockers = tx
@@ -476,6 +566,7 @@ fn replace_all(
             .iter()
             .map(|i| i.map(|i| natural_key(i.id.as_str())))
             .collect();
+        let routes: Vec<Option<String>> = issues.iter().map(|i| i.map(route_of)).collect();
         tx.execute(
             &insert,
             &[
@@ -487,6 +578,7 @@ fn replace_all(
                 &priorities,
                 &superseded,
                 &keys,
+                &routes,
             ],
         )
         .map_err(|e| pg.error(e))?;

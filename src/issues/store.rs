@@ -56,11 +56,12 @@ impl IssueStore {
     pub fn mutate_ready<T>(
         &self,
         lock: LockOptions,
+        filter: &super::filter::IssueFilter,
         apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         match self {
             IssueStore::Jsonl(path) => mutate(path, lock, apply),
-            IssueStore::Postgres(pg) => super::postgres::mutate_ready(pg, lock, apply),
+            IssueStore::Postgres(pg) => super::postgres::mutate_ready(pg, lock, filter, apply),
         }
     }
 

@@ -21,10 +21,13 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The migrations in order: version `i + 1` is `MIGRATIONS[i]`.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/001_init.sql"),
+    include_str!("migrations/002_route.sql"),
+];
 
 /// Advisory lock keys (one per invariant the database guards).
 const SCHEMA_LOCK: i64 = 0x7475_736b_0001;

@@ -5,7 +5,7 @@ use crate::{
     gc::{
         shared::{
             MappedScopedReadContainer, MappedScopedWriteContainer, ScopedReadContainer,
-            ScopedWriteContainer, ShareableMut, StandardShared,
+            ScopedWriteContainer, ShareableMut,
         },
         unsafe_erased_pointers::{OpaqueReference, TemporaryMutableView, TemporaryReadonlyView},
         Gc, GcMut,
@@ -2385,6 +2385,11 @@ fn slow_path_eq_lists(
     */
 }
 
+// tusk patch (TUSK_PATCHES.md, steel-core §1): values that Steel tells apart
+// only by their address (primitives, native functions, continuations, ports,
+// opaque Rust values) hash by their kind alone. An address differs between
+// processes (ASLR), so hashing it made the order of such keys differ too; with
+// one hash per kind they keep the order in which the program inserted them.
 impl Hash for SteelVal {
     fn hash<H: Hasher>(&self, state: &mut H) {
         core::mem::discriminant(self).hash(state);
@@ -2398,7 +2403,7 @@ impl Hash for SteelVal {
             VectorV(v) => v.hash(state),
             Void => {}
             StringV(s) => s.hash(state),
-            FuncV(s) => s.hash(state),
+            FuncV(_) => {}
             SymbolV(sym) => sym.hash(state),
             #[cfg(feature = "custom-hash")]
             Custom(v) => match v.read().try_as_dyn_hash() {
@@ -2406,28 +2411,28 @@ impl Hash for SteelVal {
                 _ => Gc::as_ptr(v).hash(state),
             },
             #[cfg(not(feature = "custom-hash"))]
-            Custom(v) => Gc::as_ptr(v).hash(state),
+            Custom(_) => {}
             HashMapV(hm) => hm.hash(state),
             HashSetV(hs) => hs.hash(state),
             CustomStruct(s) => s.hash(state),
-            PortV(port) => port.hash(state),
+            PortV(_) => {}
             IterV(s) => s.hash(state),
             ReducerV(r) => r.hash(state),
-            FutureFunc(fun) => crate::gc::Shared::as_ptr(fun).hash(state),
-            FutureV(f) => Gc::as_ptr(f).hash(state),
-            StreamV(s) => Gc::as_ptr(s).hash(state),
-            BoxedFunction(fun) => Gc::as_ptr(fun).hash(state),
-            ContinuationFunction(cont) => StandardShared::as_ptr(&cont.inner).hash(state),
+            FutureFunc(_) => {}
+            FutureV(_) => {}
+            StreamV(_) => {}
+            BoxedFunction(_) => {}
+            ContinuationFunction(_) => {}
             ListV(l) => l.hash(state),
             Pair(p) => (**p).hash(state),
-            MutFunc(fun) => fun.hash(state),
-            BuiltIn(fun) => fun.hash(state),
+            MutFunc(_) => {}
+            BuiltIn(_) => {}
             MutableVector(vec) => vec.get().hash(state),
-            BoxedIterator(iter) => Gc::as_ptr(iter).hash(state),
+            BoxedIterator(_) => {}
             SyntaxObject(s) => s.raw.hash(state),
             Boxed(val) => val.read().hash(state),
             HeapAllocated(v) => v.get().hash(state),
-            Reference(v) => Gc::as_ptr(v).hash(state),
+            Reference(_) => {}
             BigNum(n) => n.hash(state),
             BigRational(f) => f.hash(state),
             Complex(x) => x.hash(state),
@@ -2916,6 +2921,24 @@ impl PartialOrd for SteelVal {
             }
         }
     }
+}
+
+// tusk patch (TUSK_PATCHES.md, steel-core §2): the order in which the printer
+// writes a hash map's entries and a hash set's members, which error messages
+// show.
+pub type PrintOrder = fn(&SteelVal, &SteelVal) -> std::cmp::Ordering;
+
+static PRINT_ORDER: std::sync::OnceLock<PrintOrder> = std::sync::OnceLock::new();
+
+/// Sets, once per process, the order in which the printer writes a hash map's
+/// entries (by key) and a hash set's members; without it they come in
+/// iteration order. Returns false if an order was already set.
+pub fn set_print_order(order: PrintOrder) -> bool {
+    PRINT_ORDER.set(order).is_ok()
+}
+
+pub(crate) fn print_order() -> Option<PrintOrder> {
+    PRINT_ORDER.get().copied()
 }
 
 pub(crate) struct SteelValDisplay<'a>(pub(crate) &'a SteelVal);

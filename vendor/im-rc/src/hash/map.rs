@@ -1646,9 +1646,18 @@ where
     where
         H: Hasher,
     {
+        // tusk patch (vendor/steel-core/TUSK_PATCHES.md, im-rc §2): equal
+        // collections hash alike whatever their iteration order (keys with
+        // equal hashes iterate in insertion order), so the hash of each
+        // element is summed rather than fed in iteration order.
+        let mut sum: u64 = 0;
         for i in self.iter() {
-            i.hash(state);
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            i.hash(&mut hasher);
+            sum = sum.wrapping_add(hasher.finish());
         }
+        state.write_usize(self.len());
+        state.write_u64(sum);
     }
 }
 

@@ -22,8 +22,12 @@ pub(crate) const HASH_SHIFT: usize = HashLevelSize::USIZE;
 pub(crate) const HASH_WIDTH: usize = HashWidth::USIZE;
 pub(crate) const HASH_MASK: HashBits = (HASH_WIDTH - 1) as HashBits;
 
-pub(crate) fn hash_key<K: Hash + ?Sized, S: BuildHasher>(bh: &S, key: &K) -> HashBits {
-    let mut hasher = bh.build_hasher();
+// tusk patch (vendor/steel-core/TUSK_PATCHES.md, im-rc §1): every key is
+// hashed with fixed keys, whatever hasher the map was built with. Steel builds
+// its maps with std's `RandomState`, seeded per process, which made iteration
+// order, printed maps and lookups of mutated keys differ between processes.
+pub(crate) fn hash_key<K: Hash + ?Sized, S: BuildHasher>(_bh: &S, key: &K) -> HashBits {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
     key.hash(&mut hasher);
     hasher.finish() as HashBits
 }

@@ -22,6 +22,24 @@ pub(super) struct CycleDetector {
     external: bool,
 }
 
+// tusk patch (TUSK_PATCHES.md, steel-core §2): a map's entries and a set's
+// members, already in order, written as im-rc's `Debug` writes them.
+struct OrderedEntries<'a>(Vec<(&'a SteelVal, &'a SteelVal)>);
+
+impl fmt::Debug for OrderedEntries<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.0.iter().copied()).finish()
+    }
+}
+
+struct OrderedMembers<'a>(Vec<&'a SteelVal>);
+
+impl fmt::Debug for OrderedMembers<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.0.iter().copied()).finish()
+    }
+}
+
 /// Specifies how to format for the `format_with_cycles` function.
 #[derive(PartialEq)]
 enum FormatType {
@@ -282,9 +300,25 @@ impl CycleDetector {
             },
             PortV(port) => write!(f, "{}", port),
             Closure(_) => write!(f, "#<bytecode-closure>"),
-            HashMapV(hm) => write!(f, "#<hashmap {:#?}>", hm.as_ref()),
+            // tusk patch (TUSK_PATCHES.md, steel-core §2): entries and members
+            // in the order set by `set_print_order`, in the same text as before.
+            HashMapV(hm) => match print_order() {
+                Some(order) => {
+                    let mut entries: Vec<(&SteelVal, &SteelVal)> = hm.iter().collect();
+                    entries.sort_by(|a, b| order(a.0, b.0));
+                    write!(f, "#<hashmap {:#?}>", OrderedEntries(entries))
+                }
+                None => write!(f, "#<hashmap {:#?}>", hm.as_ref()),
+            },
             IterV(_) => write!(f, "#<iterator>"),
-            HashSetV(hs) => write!(f, "#<hashset {:?}>", hs.0),
+            HashSetV(hs) => match print_order() {
+                Some(order) => {
+                    let mut members: Vec<&SteelVal> = hs.iter().collect();
+                    members.sort_by(|a, b| order(a, b));
+                    write!(f, "#<hashset Gc({:?})>", OrderedMembers(members))
+                }
+                None => write!(f, "#<hashset {:?}>", hs.0),
+            },
             FutureFunc(_) => write!(f, "#<future-func>"),
             FutureV(_) => write!(f, "#<future>"),
             StreamV(_) => write!(f, "#<stream>"),

@@ -49,7 +49,9 @@ fn tusk_json(s: &Scratch, args: &[&str]) -> Value {
     })
 }
 
-/// What differs between processes by design: ids, clocks, timings, memory.
+/// What differs between processes by design: ids, clocks, timings, memory,
+/// and the effect log's chain digests (digests of rows that hold ids and
+/// clocks; every other row member is compared).
 fn normalized(mut v: Value, run_id: &str) -> Value {
     fn strip(v: &mut Value, run_id: &str) {
         match v {
@@ -62,6 +64,9 @@ fn normalized(mut v: Value, run_id: &str) -> Value {
                     "elapsedMs",
                     "peakMemoryKb",
                     "actedAt",
+                    "prevRowDigest",
+                    "chainHead",
+                    "signature",
                 ] {
                     map.remove(key);
                 }

@@ -321,6 +321,7 @@ fn text_len(v: &SteelVal) -> usize {
 /// once, in the template; every worker is a fork of it. Host actions are
 /// bound later, in each worker ([`bind_actions`]).
 pub fn build_engine() -> Result<Engine, SteelErr> {
+    order::install();
     let mut engine = Engine::new_raw_no_kernel();
     let base = steel::steel_vm::primitives::prelude();
     for name in ALLOWLIST {
@@ -475,35 +476,36 @@ fn register_test_wideners(engine: &mut Engine) {
 /// give inexact answers.
 fn register_ordered(engine: &mut Engine) {
     native(engine, "hash-keys->list", |args| {
-        let entries = order::entries(map_of("hash-keys->list", args)?).map_err(err)?;
+        let entries = order::entries(map_of("hash-keys->list", args)?);
         Ok(SteelVal::ListV(
             entries.into_iter().map(|(k, _)| k.clone()).collect(),
         ))
     });
     native(engine, "hash-values->list", |args| {
-        let entries = order::entries(map_of("hash-values->list", args)?).map_err(err)?;
+        let entries = order::entries(map_of("hash-values->list", args)?);
         Ok(SteelVal::ListV(
             entries.into_iter().map(|(_, v)| v.clone()).collect(),
         ))
     });
-    // Pairs are built by Steel's own `cons` (its pair type is not public).
-    if let Some(SteelVal::FuncV(cons)) =
-        steel::steel_vm::primitives::prelude().try_get("cons".to_string())
-    {
-        native(engine, "hash->list", move |args| {
-            let entries = order::entries(map_of("hash->list", args)?).map_err(err)?;
+    // Pairs are built by Steel's own `cons` (its pair type is not public),
+    // which Steel binds as a primitive over mutable arguments.
+    match steel::steel_vm::primitives::prelude().try_get("cons".to_string()) {
+        Some(SteelVal::MutFunc(cons)) => native(engine, "hash->list", move |args| {
+            let entries = order::entries(map_of("hash->list", args)?);
             let pairs = entries
                 .into_iter()
-                .map(|(k, v)| cons(&[k.clone(), v.clone()]))
+                .map(|(k, v)| cons(&mut [k.clone(), v.clone()]))
                 .collect::<SteelResult<_>>()?;
             Ok(SteelVal::ListV(pairs))
-        });
+        }),
+        // Steel's own `hash->list` walks in hash order: better unbound.
+        _ => panic!("Steel's `cons` is no longer a primitive over mutable arguments"),
     }
     native(engine, "hashset->list", |args| {
         arity("hashset->list", args, 1)?;
         match &args[0] {
             SteelVal::HashSetV(set) => {
-                let members = order::members(set).map_err(err)?;
+                let members = order::members(set);
                 Ok(SteelVal::ListV(members.into_iter().cloned().collect()))
             }
             other => Err(SteelErr::new(
@@ -515,19 +517,22 @@ fn register_ordered(engine: &mut Engine) {
             )),
         }
     });
-    // A miss names the key, not the whole map (a 20,000-entry map made a 2 MiB message).
-    native(engine, "hash-ref", |args| {
-        arity("hash-ref", args, 2)?;
-        let map = map_of("hash-ref", &args[..1])?;
-        match map.get(&args[1]) {
-            Some(v) => Ok(v.clone()),
-            None => Err(err(format!(
-                "hash-ref: key not found: {} (the hash has {} keys)",
-                printer::render(&args[1], true, 256),
-                map.len()
-            ))),
-        }
-    });
+    // A miss names the key, not the whole map (a 20,000-entry map made a 2 MiB
+    // message, and Steel's `hash-get` prints the map in hash order).
+    for name in ["hash-ref", "hash-get"] {
+        native(engine, name, move |args| {
+            arity(name, args, 2)?;
+            let map = map_of(name, &args[..1])?;
+            match map.get(&args[1]) {
+                Some(v) => Ok(v.clone()),
+                None => Err(err(format!(
+                    "{name}: key not found: {} (the hash has {} keys)",
+                    printer::render(&args[1], true, 256),
+                    map.len()
+                ))),
+            }
+        });
+    }
     // Steel's `error` renders its irritants with its own printer, which
     // recurses without a cycle check; this one is cycle-safe and ordered.
     for name in ["error", "error!"] {
@@ -556,11 +561,7 @@ fn register_ordered(engine: &mut Engine) {
             "error-object-message",
             move |args| match message_of(args)? {
                 SteelVal::StringV(s) => Ok(SteelVal::StringV(
-                    super::cap_text(
-                        &order::canonical_message(s.as_str()),
-                        super::MAX_MESSAGE_BYTES,
-                    )
-                    .into(),
+                    super::cap_text(s.as_str(), super::MAX_MESSAGE_BYTES).into(),
                 )),
                 other => Ok(other),
             },

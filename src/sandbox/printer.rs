@@ -4,6 +4,7 @@
 //! itself overflows the native stack), so the sandbox prints values itself:
 //! cycle-safe, depth-bounded, and output-size bounded.
 
+use super::order;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use steel::gc::ShareableMut;
@@ -122,15 +123,14 @@ fn go(
             seen.remove(&id);
         }
         SteelVal::HashMapV(map) => {
-            let mut entries: Vec<(String, &SteelVal)> =
-                map.iter().map(|(k, v)| (render(k, true, 256), v)).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
             out.push_str("#hash(");
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in order::entries(map).into_iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
-                let _ = write!(out, "({k} . ");
+                out.push('(');
+                go(k, true, depth + 1, seen, out, budget);
+                out.push_str(" . ");
                 go(v, write_mode, depth + 1, seen, out, budget);
                 out.push(')');
                 if out.len() >= budget {

@@ -10,7 +10,6 @@ use super::confine;
 use super::convert;
 use super::lexical;
 use super::memory;
-use super::order;
 use super::proto::{self, FromWorker, ToWorker, WireError};
 use super::{cap_text, FailureClass, Limits, MAX_MESSAGE_BYTES};
 use serde_json::Value;
@@ -316,8 +315,10 @@ fn final_value(value: &SteelVal, limits: &Limits) -> (Value, Option<WireError>) 
 fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: bool) -> WireError {
     use steel::rerrs::ErrorKind;
     let message = e.to_string();
-    let message = message.strip_prefix("Error: ").unwrap_or(&message);
-    let message = order::canonical_message(message);
+    let message = message
+        .strip_prefix("Error: ")
+        .unwrap_or(&message)
+        .to_string();
     let at = e
         .span()
         .filter(|span| {

@@ -1,0 +1,1 @@
+pub use steel_gen::OpCode;

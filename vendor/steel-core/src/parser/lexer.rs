@@ -1,0 +1,1 @@
+pub use steel_parser::lexer::{OwnedTokenStream, TokenStream};

@@ -1,0 +1,3 @@
+(define n 10)
+(range n m)
+(define m (#%black-box 20))

@@ -1,0 +1,5 @@
+(define-syntax make-args
+  (syntax-rules ()
+    [() (displayln ...)]))
+
+(make-args #:arg test)

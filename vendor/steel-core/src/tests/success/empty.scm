@@ -1,0 +1,2 @@
+(assert! (empty? '()))
+(assert! (not (empty? (list 10 20 30 40))))

@@ -1,0 +1,2 @@
+(help list)
+(help steel/time steel/time)

@@ -1,0 +1,1 @@
+(require "provide-macro.scm")

@@ -549,6 +549,10 @@ fn normalized(mut v: Value, run_id: &str) -> Value {
                     "elapsedMs",
                     "peakMemoryKb",
                     "actedAt",
+                    // Digests of rows that hold the ids and clocks above.
+                    "prevRowDigest",
+                    "chainHead",
+                    "signature",
                 ] {
                     map.remove(key);
                 }

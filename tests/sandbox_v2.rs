@@ -333,17 +333,20 @@ fn replay_compares_output_and_failure_classes() {
     let run = r["runId"].as_str().unwrap().to_string();
     let path = s.path(".premath/host_effects.jsonl");
     let original = std::fs::read_to_string(&path).unwrap();
+    // A self-consistent record of another outcome (chain recomputed): the
+    // replay's own comparison must catch it.
     let tamper = |field: &str, value: Value| {
-        let lines: Vec<String> = original
+        let mut rows: Vec<Value> = original
             .lines()
-            .map(|l| {
-                let mut row: Value = serde_json::from_str(l).unwrap();
-                if row["kind"] == "premath.scheme_eval.run_end.v0" {
-                    row[field] = value.clone();
-                }
-                row.to_string()
-            })
+            .map(|l| serde_json::from_str(l).unwrap())
             .collect();
+        for row in rows.iter_mut() {
+            if row["kind"] == "premath.scheme_eval.run_end.v0" {
+                row[field] = value.clone();
+            }
+        }
+        rechain(&mut rows);
+        let lines: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let out = s.tusk(&["replay", "--json", "--run", &run]);
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();

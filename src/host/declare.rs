@@ -94,6 +94,16 @@ impl ActionSpec {
 /// A short type name for a property schema (`string`, `integer`, `list of
 /// string`, `any`).
 fn type_label(schema: &Value) -> String {
+    // An optional struct is `anyOf [{$ref}, null]`: its one non-null branch.
+    if let Some(branches) = schema["anyOf"].as_array() {
+        let non_null: Vec<&Value> = branches.iter().filter(|b| b["type"] != "null").collect();
+        if let [one] = non_null.as_slice() {
+            return type_label(one);
+        }
+    }
+    if schema.get("$ref").is_some() {
+        return "hash".to_string();
+    }
     let types: Vec<&str> = match &schema["type"] {
         Value::String(t) => vec![t.as_str()],
         Value::Array(ts) => ts

@@ -30,6 +30,8 @@ const READS: &[&str] = &[
     "harness.kpi",
     "harness.retry.decide",
     "harness.boot",
+    // issue 22: the tracker verbs.
+    "issue.comments",
 ];
 const MUTATIONS: &[&str] = &[
     "issue.add",
@@ -48,6 +50,10 @@ const MUTATIONS: &[&str] = &[
     "harness.session.write",
     "harness.trajectory.append",
     "harness.feature.write",
+    // issue 22: the tracker verbs.
+    "issue.reopen",
+    "issue.label",
+    "issue.comment",
 ];
 
 #[test]
@@ -152,7 +158,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 32])
+        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 36])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -181,7 +187,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Scratch::new();
     let out = s.tusk(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 32);
+    assert_eq!(text.lines().count(), 36);
     let out = s.tusk(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");

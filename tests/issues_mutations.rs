@@ -781,3 +781,96 @@ fn statuses_are_validated_and_custom_ones_can_be_declared() {
         );
     }
 }
+
+/// A line as beads exports it: labels, comments and close_reason on the line.
+fn beads_line(id: &str) -> serde_json::Value {
+    json!({"id": id, "title": "Parser", "description": "", "status": "open", "priority": 2,
+           "issue_type": "task", "created_at": "2026-01-01T00:00:00Z",
+           "updated_at": "2026-01-01T00:00:00Z", "labels": ["triage"],
+           "comments": [{"id": 1, "issue_id": id, "author": "alice", "text": "first",
+                         "created_at": "2026-01-01T00:00:00Z"}],
+           "x_beads_extra": {"k": 1}})
+}
+
+#[test]
+fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
+    let env = Env::with_issues(&[beads_line("bd-1"), issue("bd-2")]);
+    // Labels: added at the end once each, removed; the routing filter sees them.
+    let v = env.ok(&["issue", "label", "add", "bd-1", "review", "triage", "ui"]);
+    assert_eq!(v["labels"], json!(["triage", "review", "ui"]));
+    assert_eq!(v["changed"], true);
+    let v = env.ok(&["issue", "label", "remove", "bd-1", "triage"]);
+    assert_eq!(v["labels"], json!(["review", "ui"]));
+    assert_eq!(
+        ids(&env.ok(&["issue", "ready", "--label", "review"])),
+        ["bd-1"]
+    );
+    let unchanged = env.text();
+    let v = env.ok(&["issue", "label", "remove", "bd-1", "absent"]);
+    assert_eq!(v["changed"], false);
+    assert_eq!(env.text(), unchanged, "a no-op writes nothing");
+    env.rejected(
+        &["issue", "label", "add", "bd-1", "a,b"],
+        &["issue.invalid_label"],
+    );
+    env.ok(&["issue", "label", "remove", "bd-2", "x"]);
+    assert!(env.issue("bd-2").get("labels").is_none());
+
+    // Comments: appended in beads' shape, never rewritten.
+    let v = env.ok(&[
+        "issue",
+        "comment",
+        "add",
+        "bd-1",
+        "needs a lexer",
+        "--author",
+        "agent.a",
+    ]);
+    assert_eq!(v["comment"]["id"], 2);
+    let stored = env.issue("bd-1");
+    let comments = stored["comments"].as_array().unwrap();
+    assert_eq!(comments.len(), 2);
+    assert_eq!(comments[0], beads_line("bd-1")["comments"][0]);
+    assert_eq!(comments[1]["issue_id"], "bd-1");
+    assert_eq!(comments[1]["author"], "agent.a");
+    assert_eq!(comments[1]["text"], "needs a lexer");
+    let listed = env.ok(&["issue", "comment", "list", "bd-1"]);
+    assert_eq!(listed["count"], 2);
+    assert_eq!(listed["comments"], stored["comments"]);
+    env.rejected(
+        &["issue", "comment", "add", "bd-1", "  ", "--author", "a"],
+        &["issue.invalid_comment"],
+    );
+    env.rejected(
+        &["issue", "comment", "add", "bd-9", "x", "--author", "a"],
+        &["issue.not_found"],
+    );
+
+    // Close with a reason, reopen: beads' close_reason comes and goes with closed_at.
+    env.ok(&["issue", "close", "bd-1", "--reason", "fixed in 4f2a"]);
+    let closed = env.issue("bd-1");
+    assert_eq!(closed["status"], "closed");
+    assert_eq!(closed["close_reason"], "fixed in 4f2a");
+    env.ok(&["issue", "reopen", "bd-1"]);
+    let open = env.issue("bd-1");
+    assert_eq!(open["status"], "open");
+    assert!(open.get("close_reason").is_none() && open.get("closed_at").is_none());
+    env.rejected(&["issue", "reopen", "bd-1"], &["issue.not_closed"]);
+    // Everything beads wrote that tusk does not know is still there.
+    assert_eq!(open["x_beads_extra"], json!({"k": 1}));
+    assert_eq!(open["description"], "");
+
+    // The host actions do the same.
+    let r = env.eval(
+        r#"(issue.label (hash "id" "bd-2" "add" (list "api")))
+           (issue.comment (hash "id" "bd-2" "author" "agent.b" "text" "on it"))
+           (issue.close (hash "id" "bd-2" "reason" "done"))
+           (hash-ref (payload (issue.comments (hash "id" "bd-2"))) "count")"#,
+    );
+    assert_eq!(r["result"], "accepted", "{r:#}");
+    assert_eq!(r["value"], 1);
+    let two = env.issue("bd-2");
+    assert_eq!(two["labels"], json!(["api"]));
+    assert_eq!(two["close_reason"], "done");
+    assert_eq!(two["comments"][0]["author"], "agent.b");
+}

@@ -9,6 +9,7 @@ use crate::issues::filter::{FilterFlags, IssueFilter};
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
+use crate::issues::tracker;
 use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
 use crate::issues::{Report, StoreError};
 use chrono::{DateTime, Utc};
@@ -166,7 +167,24 @@ pub enum IssueCommand {
         labels: Option<Vec<String>>,
     },
     /// Close an issue.
-    Close { id: String },
+    Close {
+        id: String,
+        /// Why it is closed (stored as beads' `close_reason`).
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Open a closed issue again.
+    Reopen { id: String },
+    /// Add or remove labels.
+    Label {
+        #[command(subcommand)]
+        command: LabelCommand,
+    },
+    /// Comment on an issue, or list its comments.
+    Comment {
+        #[command(subcommand)]
+        command: CommentCommand,
+    },
     /// Take (or keep) the lease on an issue.
     Claim {
         id: String,
@@ -434,6 +452,38 @@ fn checked_flags(
     }
 }
 
+/// `tusk issue label …`.
+#[derive(Subcommand, Debug)]
+pub enum LabelCommand {
+    /// Add labels (at the end, once each).
+    Add {
+        id: String,
+        #[arg(required = true, value_name = "LABEL")]
+        labels: Vec<String>,
+    },
+    /// Remove labels.
+    Remove {
+        id: String,
+        #[arg(required = true, value_name = "LABEL")]
+        labels: Vec<String>,
+    },
+}
+
+/// `tusk issue comment …`.
+#[derive(Subcommand, Debug)]
+pub enum CommentCommand {
+    /// Append a comment.
+    Add {
+        id: String,
+        text: String,
+        /// Who says it (default: $USER).
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// An issue's comments, in order.
+    List { id: String },
+}
+
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "issue") else {
@@ -445,6 +495,9 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         IssueCommand::Ready { .. } => Some("issue.ready"),
         IssueCommand::Blocked { .. } => Some("issue.blocked"),
         IssueCommand::Check { .. } => Some("issue.check"),
+        IssueCommand::Comment {
+            command: CommentCommand::List { .. },
+        } => Some("issue.comments"),
         IssueCommand::LeaseProjection => Some("issue.lease_projection"),
         _ => None,
     };
@@ -592,7 +645,31 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             };
             ("issue.update", mutate::update(&ctx, &id, &changes))
         }
-        IssueCommand::Close { id } => ("issue.close", mutate::close(&ctx, &id)),
+        IssueCommand::Close { id, reason } => {
+            ("issue.close", mutate::close(&ctx, &id, reason.as_deref()))
+        }
+        IssueCommand::Reopen { id } => ("issue.reopen", tracker::reopen(&ctx, &id)),
+        IssueCommand::Label { command } => {
+            let (id, add, remove) = match command {
+                LabelCommand::Add { id, labels } => (id, labels, Vec::new()),
+                LabelCommand::Remove { id, labels } => (id, Vec::new(), labels),
+            };
+            ("issue.label", tracker::label(&ctx, &id, &add, &remove))
+        }
+        IssueCommand::Comment {
+            command: CommentCommand::Add { id, text, author },
+        } => {
+            let author = author
+                .or_else(|| std::env::var("USER").ok())
+                .unwrap_or_else(|| "unknown".into());
+            ("issue.comment", tracker::comment(&ctx, &id, &author, &text))
+        }
+        IssueCommand::Comment {
+            command: CommentCommand::List { id },
+        } => (
+            "issue.comments",
+            read_view(&opts, |s| tracker::comments_payload(s, &path_str, &id)),
+        ),
         IssueCommand::Claim {
             id,
             assignee,
@@ -978,6 +1055,18 @@ fn human(action: &str, v: &Value) -> String {
         "issue.claim_next" if v.get("claimed") == Some(&Value::Bool(false)) => {
             out.push_str("issue.claim_next: accepted: nothing to claim\n");
         }
+        "issue.comments" => {
+            for c in v["comments"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "#{} {} {}: {}\n",
+                    c["id"],
+                    s(c, "author"),
+                    s(c, "created_at"),
+                    s(c, "text")
+                ));
+            }
+            out.push_str(&format!("{} comment(s)\n", v["count"]));
+        }
         // The reference's lines for an edge added or removed.
         "dep.add" | "dep.remove" => {
             let dep = v.get("dependency").unwrap_or(v);
@@ -1013,10 +1102,15 @@ fn human(action: &str, v: &Value) -> String {
                 .and_then(|i| i.get("lease"))
                 .filter(|l| l.is_object())
             {
+                // The lease summary (camelCase) or the stored line's lease.
+                let pick = |camel: &str, snake: &str| match s(lease, camel) {
+                    "-" => s(lease, snake).to_string(),
+                    found => found.to_string(),
+                };
                 out.push_str(&format!(
                     " lease {} until {}",
-                    s(lease, "leaseId"),
-                    s(lease, "expiresAt")
+                    pick("leaseId", "lease_id"),
+                    pick("expiresAt", "expires_at")
                 ));
             }
             if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {

@@ -75,6 +75,36 @@ fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, ActionOutcome> {
     })
 }
 
+/// Close an issue, optionally saying why.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CloseArgs {
+    pub id: String,
+    /// Why it is closed (beads' `close_reason`).
+    pub reason: Option<String>,
+}
+
+/// Labels to add and to remove.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelArgs {
+    pub id: String,
+    #[serde(default)]
+    pub add: Vec<String>,
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
+/// One comment on an issue.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommentArgs {
+    pub id: String,
+    pub text: String,
+    /// Who says it (a worker's name).
+    pub author: String,
+}
+
 /// One issue by id.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -688,9 +718,89 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 description: "Close an issue (its lease ends).",
                 payload: mutation_schema(false),
                 failure_classes: classes!("issue.not_found", "issue.already_closed"),
-                example: r#"(issue.close (hash "id" "bd-1"))"#,
+                example: r#"(issue.close (hash "id" "bd-1" "reason" "fixed in 4f2a"))"#,
             },
-            |ctx, a: IdArgs| outcome(mutate::close(&mutation_ctx(ctx), &a.id)),
+            |ctx, a: CloseArgs| {
+                outcome(mutate::close(&mutation_ctx(ctx), &a.id, a.reason.as_deref()))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.reopen",
+                kind: Mutation,
+                description: "Open a closed issue again (its closed_at and close_reason go).",
+                payload: mutation_schema(false),
+                failure_classes: classes!("issue.not_found", "issue.not_closed"),
+                example: r#"(issue.reopen (hash "id" "bd-1"))"#,
+            },
+            |ctx, a: IdArgs| outcome(super::tracker::reopen(&mutation_ctx(ctx), &a.id)),
+        ),
+        declare(
+            Declaration {
+                id: "issue.label",
+                kind: Mutation,
+                description: "Add and remove labels (added at the end, once each); the issue's labels after.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("labels", strings()),
+                        ("changed", boolean()),
+                        ("issue", issue_schema()),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.not_found", "issue.invalid_label"),
+                example: r#"(issue.label (hash "id" "bd-1" "add" (list "review") "remove" (list "triage")))"#,
+            },
+            |ctx, a: LabelArgs| {
+                outcome(super::tracker::label(&mutation_ctx(ctx), &a.id, &a.add, &a.remove))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.comment",
+                kind: Mutation,
+                description: "Append a comment (beads' shape: id, issue_id, author, text, created_at); comments are never rewritten.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("comment", any()),
+                        ("issue", issue_schema()),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.not_found", "issue.invalid_comment"),
+                example: r#"(issue.comment (hash "id" "bd-1" "author" "agent.a" "text" "the parser needs a lexer first"))"#,
+            },
+            |ctx, a: CommentArgs| {
+                outcome(super::tracker::comment(&mutation_ctx(ctx), &a.id, &a.author, &a.text))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.comments",
+                kind: Read,
+                description: "An issue's comments, in order.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("count", integer()),
+                        ("comments", array(any())),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.not_found"),
+                example: r#"(issue.comments (hash "id" "bd-1"))"#,
+            },
+            |ctx, a: IdArgs| {
+                outcome(read_view(ctx, |s, p| super::tracker::comments_payload(s, p, &a.id)))
+            },
         ),
         declare(
             Declaration {

@@ -27,6 +27,7 @@ pub mod postgres;
 pub mod projection;
 pub mod serial;
 pub mod store;
+pub mod tracker;
 pub mod transport;
 pub mod views;
 

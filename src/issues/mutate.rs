@@ -483,7 +483,9 @@ pub fn update(
 }
 
 /// `issue close`: status `closed`, `closed_at` now, lease dropped.
-pub fn close(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
+/// `issue close [--reason]`: the reason is beads' `close_reason`.
+pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Report, StoreError> {
+    let reason = reason.map(str::trim).filter(|r| !r.is_empty());
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "issue.close";
@@ -504,6 +506,9 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
         }
         let mut m = object_of(store, issue);
         close_object(&mut m, &stamp);
+        if let Some(reason) = reason {
+            m.insert("close_reason".into(), json!(reason));
+        }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         (

@@ -1,0 +1,176 @@
+//! The tracker verbs agents use to leave and find context (issue 22): close
+//! with a reason, reopen, add and remove labels, comment. Each keeps beads'
+//! shape on the issue line, so a store beads wrote reads and writes the same:
+//! `close_reason` (a string), `labels` (strings, order kept, absent when
+//! empty) and `comments` (`{id, issue_id, author, text, created_at}`,
+//! appended, never rewritten; `id` one past the largest on the issue).
+
+use super::mutate::{not_found, object_of, replace, run, MutationCtx};
+use super::store::Store;
+use super::{Report, StoreError};
+use serde_json::{json, Map, Value};
+
+fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// `issue reopen`: a closed issue is open again (`closed_at` and
+/// `close_reason` go; beads' invariant: only a closed issue has them).
+pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
+    let (path, stamp) = (ctx.path_str(), ctx.stamp());
+    let action = "issue.reopen";
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (not_found(action, &path, "issue.not_found", id), None);
+        };
+        if !issue.is_closed() {
+            let diag = format!("{id} is not closed (status {})", issue.status.as_str());
+            return (
+                Report::rejected(action, &path, &["issue.not_closed"], diag),
+                None,
+            );
+        }
+        let mut m = object_of(store, issue);
+        m.insert("status".into(), json!("open"));
+        m.remove("closed_at");
+        m.remove("close_reason");
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        let out = members([("id", json!(id)), ("issue", Value::Object(m))]);
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+/// `issue label add|remove`: labels added at the end (once each) and
+/// removed; an empty list drops the member, as beads writes it.
+pub fn label(
+    ctx: &MutationCtx<'_>,
+    id: &str,
+    add: &[String],
+    remove: &[String],
+) -> Result<Report, StoreError> {
+    let (path, stamp) = (ctx.path_str(), ctx.stamp());
+    let action = "issue.label";
+    if let Some(bad) = add
+        .iter()
+        .chain(remove)
+        .find(|l| l.trim().is_empty() || l.trim() != l.as_str() || l.contains(','))
+    {
+        let diag = format!(
+            "label {bad:?}: a label is a non-empty word without surrounding spaces or commas"
+        );
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["issue.invalid_label"],
+            diag,
+        ));
+    }
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (not_found(action, &path, "issue.not_found", id), None);
+        };
+        let mut m = object_of(store, issue);
+        let mut labels: Vec<String> = m
+            .get("labels")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let before = labels.clone();
+        for l in add {
+            if !labels.contains(l) {
+                labels.push(l.clone());
+            }
+        }
+        labels.retain(|l| !remove.contains(l));
+        let changed = labels != before;
+        if changed {
+            if labels.is_empty() {
+                m.remove("labels");
+            } else {
+                m.insert("labels".into(), json!(labels));
+            }
+            m.insert("updated_at".into(), json!(stamp));
+        }
+        let out = members([
+            ("id", json!(id)),
+            ("labels", json!(labels)),
+            ("changed", json!(changed)),
+            ("issue", Value::Object(m.clone())),
+        ]);
+        let edit = changed.then(|| replace(store, issue, &m));
+        (Report::accepted(action, &path, out), edit)
+    })
+}
+
+/// `issue comment add`: appends one comment in beads' shape.
+pub fn comment(
+    ctx: &MutationCtx<'_>,
+    id: &str,
+    author: &str,
+    text: &str,
+) -> Result<Report, StoreError> {
+    let (path, stamp) = (ctx.path_str(), ctx.stamp());
+    let action = "issue.comment";
+    if text.trim().is_empty() || author.trim().is_empty() {
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &["issue.invalid_comment"],
+            "a comment needs a non-empty text and author",
+        ));
+    }
+    run(ctx, action, |store| {
+        let Some(issue) = store.get(id) else {
+            return (not_found(action, &path, "issue.not_found", id), None);
+        };
+        let mut m = object_of(store, issue);
+        let mut comments: Vec<Value> = m
+            .get("comments")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let next = comments
+            .iter()
+            .filter_map(|c| c["id"].as_i64())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let comment = json!({
+            "id": next, "issue_id": id, "author": author, "text": text, "created_at": stamp,
+        });
+        comments.push(comment.clone());
+        m.insert("comments".into(), Value::Array(comments));
+        m.insert("updated_at".into(), json!(stamp));
+        let edit = replace(store, issue, &m);
+        let out = members([
+            ("id", json!(id)),
+            ("comment", comment),
+            ("issue", Value::Object(m)),
+        ]);
+        (Report::accepted(action, &path, out), Some(edit))
+    })
+}
+
+/// `issue comment list`: an issue's comments as stored, in order.
+pub fn comments_payload(store: &Store<'_>, path: &str, id: &str) -> Report {
+    let action = "issue.comments";
+    let Some(issue) = store.get(id) else {
+        return not_found(action, path, "issue.not_found", id);
+    };
+    let line: Value = serde_json::from_str(store.raw(issue)).unwrap_or(Value::Null);
+    let comments = line["comments"].as_array().cloned().unwrap_or_default();
+    Report::accepted(
+        action,
+        path,
+        members([
+            ("id", json!(id)),
+            ("count", json!(comments.len())),
+            ("comments", Value::Array(comments)),
+        ]),
+    )
+}

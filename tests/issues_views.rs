@@ -834,3 +834,132 @@ fn acceptance_criteria_flag_satisfies_issue_check() {
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(v["summary"]["errorCount"], 2, "{v:#}");
 }
+
+#[test]
+fn search_stats_and_dep_tree_with_their_host_twins() {
+    let env = Env::with_issues(&[
+        issue_with(
+            "bd-1",
+            json!({"title": "Write the parser", "priority": 1, "labels": ["lang"],
+                   "created_at": "2026-01-02T00:00:00Z",
+                   "dependencies": [blocks("bd-1", "bd-2"),
+                                    {"issue_id": "bd-1", "depends_on_id": "bd-3", "type": "related"}]}),
+        ),
+        issue_with(
+            "bd-2",
+            json!({"title": "Lexer", "description": "tokens for the PARSER",
+                   "created_at": "2026-01-01T00:00:00Z", "assignee": "ann",
+                   "dependencies": [{"issue_id": "bd-2", "depends_on_id": "bd-4", "type": "related"}]}),
+        ),
+        issue_with(
+            "bd-3",
+            json!({"title": "Docs", "notes": "mention the parser", "status": "closed",
+                   "dependencies": [{"issue_id": "bd-3", "depends_on_id": "bd-1", "type": "related"}]}),
+        ),
+        issue_with(
+            "bd-4",
+            json!({"title": "Spec", "issue_type": "epic", "created_at": "2026-01-03T00:00:00Z",
+                   "comments": [{"id": 1, "issue_id": "bd-4", "author": "a", "text": "parser first",
+                                 "created_at": "2026-01-03T00:00:00Z"}]}),
+        ),
+    ]);
+    // Search: title 3, description 2, notes and comments 1; then priority, id.
+    let v = env.ok(&["issue", "search", "Parser"]);
+    let got: Vec<(String, u64)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap().to_string(),
+                i["score"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64)> = [("bd-1", 3), ("bd-2", 2), ("bd-3", 1), ("bd-4", 1)]
+        .iter()
+        .map(|(i, s)| (i.to_string(), *s))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(v["items"][3]["matched"], json!(["comments"]));
+    let v = env.ok(&["issue", "search", "parser", "--limit", "2"]);
+    assert_eq!(
+        (v["count"].clone(), v["totalCount"].clone()),
+        (json!(2), json!(4))
+    );
+    let (code, _) = env.json(&["issue", "search", "  "]);
+    assert_eq!(code, 1);
+    let r = env.eval(r#"(issue.search (hash "query" "parser" "limit" 2))"#);
+    assert_eq!(r["value"]["payload"]["items"], v["items"]);
+
+    // Stats.
+    let s = env.ok(&["issue", "stats"]);
+    assert_eq!(s["issueCount"], 4);
+    assert_eq!(s["byStatus"], json!({"closed": 1, "open": 3}));
+    assert_eq!(s["byType"], json!({"epic": 1, "task": 3}));
+    assert_eq!(s["byAssignee"], json!({"(unassigned)": 3, "ann": 1}));
+    assert_eq!(s["byLabel"], json!({"lang": 1}));
+    assert_eq!(
+        (s["readyCount"].clone(), s["blockedCount"].clone()),
+        (json!(2), json!(1))
+    );
+    // bd-2 and bd-4 are ready; bd-2 was created first.
+    assert_eq!(s["oldestReady"]["id"], "bd-2");
+    let r = env.eval("(issue.stats)");
+    let mut host = r["value"]["payload"].clone();
+    let mut cli = s.clone();
+    for v in [&mut host, &mut cli] {
+        v.as_object_mut().unwrap().remove("issuesPath");
+    }
+    assert_eq!(host, cli);
+
+    // Dep tree: down, up, both; a cycle is marked, not expanded; depth-limited.
+    let t = env.ok(&["dep", "tree", "bd-1"]);
+    let tree = &t["tree"];
+    assert_eq!(tree["id"], "bd-1");
+    let kids: Vec<&str> = tree["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(kids, ["bd-2", "bd-3"]);
+    assert_eq!(tree["children"][0]["children"][0]["id"], "bd-4");
+    let back = &tree["children"][1]["children"][0];
+    assert_eq!(
+        (back["id"].clone(), back["cycle"].clone()),
+        (json!("bd-1"), json!(true))
+    );
+    assert!(back.get("children").is_none());
+    let shallow = env.ok(&["dep", "tree", "bd-1", "--max-depth", "1"]);
+    assert_eq!(shallow["tree"]["children"][0]["truncated"], true);
+    let up = env.ok(&["dep", "tree", "bd-4", "--direction", "up"]);
+    assert_eq!(up["tree"]["children"][0]["id"], "bd-2");
+    assert_eq!(up["tree"]["children"][0]["children"][0]["id"], "bd-1");
+    let r = env.eval(r#"(dep.tree (hash "id" "bd-4" "direction" "up"))"#);
+    assert_eq!(r["value"]["payload"]["tree"], up["tree"]);
+    // Text, Mermaid and Graphviz forms.
+    let text = String::from_utf8(env.raw(&["dep", "tree", "bd-1"]).stdout).unwrap();
+    assert!(
+        text.starts_with("bd-1 [open] Write the parser\n  → bd-2 [open] Lexer (blocks)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("→ bd-1 [open] Write the parser (related) (cycle)"),
+        "{text}"
+    );
+    let mermaid = String::from_utf8(
+        env.raw(&["dep", "tree", "bd-1", "--format", "mermaid"])
+            .stdout,
+    )
+    .unwrap();
+    assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
+    assert!(mermaid.contains("-->|\"blocks\"|"), "{mermaid}");
+    let dot =
+        String::from_utf8(env.raw(&["dep", "tree", "bd-1", "--format", "dot"]).stdout).unwrap();
+    assert!(
+        dot.contains("\"bd-1\" -> \"bd-2\" [label=\"blocks\"];"),
+        "{dot}"
+    );
+    env.rejected(&["dep", "tree", "bd-9"], &["issue.not_found"]);
+}

@@ -6,6 +6,7 @@
 
 use crate::canonical::to_pretty_sorted;
 use crate::issues::filter::{FilterFlags, IssueFilter};
+use crate::issues::find;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
@@ -175,6 +176,17 @@ pub enum IssueCommand {
     },
     /// Open a closed issue again.
     Reopen { id: String },
+    /// Issues whose title, description, acceptance criteria, notes or comments
+    /// contain TEXT (case-insensitive), best match first.
+    Search {
+        text: String,
+        /// At most this many items.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Counts by status, type, priority, assignee and label; ready, blocked,
+    /// in progress; stale and contended leases; the oldest ready issue.
+    Stats,
     /// Add or remove labels.
     Label {
         #[command(subcommand)]
@@ -312,6 +324,19 @@ pub enum ViewArg {
 
 #[derive(Subcommand, Debug)]
 pub enum DepCommand {
+    /// The dependency tree from ID: what it depends on (down), what depends
+    /// on it (up) or both, with cycles marked.
+    Tree {
+        id: String,
+        #[arg(long, value_enum, default_value = "down")]
+        direction: find::Direction,
+        /// How deep to walk.
+        #[arg(long, default_value_t = 10)]
+        max_depth: usize,
+        /// text (default), json (as --json), mermaid or dot.
+        #[arg(long, value_enum, default_value = "text")]
+        format: TreeFormat,
+    },
     /// ISSUE_ID depends on DEPENDS_ON_ID.
     Add {
         issue_id: String,
@@ -452,6 +477,15 @@ fn checked_flags(
     }
 }
 
+/// How `dep tree` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TreeFormat {
+    Text,
+    Json,
+    Mermaid,
+    Dot,
+}
+
 /// `tusk issue label …`.
 #[derive(Subcommand, Debug)]
 pub enum LabelCommand {
@@ -495,6 +529,8 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         IssueCommand::Ready { .. } => Some("issue.ready"),
         IssueCommand::Blocked { .. } => Some("issue.blocked"),
         IssueCommand::Check { .. } => Some("issue.check"),
+        IssueCommand::Search { .. } => Some("issue.search"),
+        IssueCommand::Stats => Some("issue.stats"),
         IssueCommand::Comment {
             command: CommentCommand::List { .. },
         } => Some("issue.comments"),
@@ -649,6 +685,14 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             ("issue.close", mutate::close(&ctx, &id, reason.as_deref()))
         }
         IssueCommand::Reopen { id } => ("issue.reopen", tracker::reopen(&ctx, &id)),
+        IssueCommand::Search { text, limit } => (
+            "issue.search",
+            read_view(&opts, |s| find::search_payload(s, &path_str, &text, limit)),
+        ),
+        IssueCommand::Stats => (
+            "issue.stats",
+            read_view(&opts, |s| find::stats_payload(s, &path_str, ctx.now)),
+        ),
         IssueCommand::Label { command } => {
             let (id, add, remove) = match command {
                 LabelCommand::Add { id, labels } => (id, labels, Vec::new()),
@@ -760,6 +804,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
     };
     let read = match &args.command {
         DepCommand::Project { .. } => Some("dep.project"),
+        DepCommand::Tree { .. } => Some("dep.tree"),
         DepCommand::Diagnostics { .. } => Some("dep.diagnostics"),
         _ => None,
     };
@@ -832,6 +877,28 @@ pub fn run_dep(args: DepArgs) -> i32 {
                 "dep.project",
                 read_view(&opts, |s| views::project_payload(s, &path_str, view)),
             )
+        }
+        DepCommand::Tree {
+            id,
+            direction,
+            max_depth,
+            format,
+        } => {
+            let result = read_view(&opts, |s| {
+                find::tree_payload(s, &path_str, &id, direction, max_depth)
+            });
+            let graph = match (&result, format) {
+                (Ok(r), TreeFormat::Mermaid | TreeFormat::Dot) if r.is_accepted() && !opts.json => {
+                    let v = r.clone().into_value();
+                    Some(find::tree_graph(&v["tree"], format == TreeFormat::Dot))
+                }
+                _ => None,
+            };
+            if let Some(text) = graph {
+                print!("{text}");
+                return 0;
+            }
+            ("dep.tree", result)
         }
         DepCommand::Diagnostics { graph_scope } => {
             let scope = match graph_scope {
@@ -1054,6 +1121,53 @@ fn human(action: &str, v: &Value) -> String {
         }
         "issue.claim_next" if v.get("claimed") == Some(&Value::Bool(false)) => {
             out.push_str("issue.claim_next: accepted: nothing to claim\n");
+        }
+        "dep.tree" => out.push_str(&find::tree_text(&v["tree"])),
+        "issue.search" => {
+            for i in v["items"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "{}  [{}] {}  ({})\n",
+                    s(i, "id"),
+                    s(i, "status"),
+                    s(i, "title"),
+                    i["matched"]
+                        .as_array()
+                        .map(|m| m
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .collect::<Vec<_>>()
+                            .join(", "))
+                        .unwrap_or_default()
+                ));
+            }
+            out.push_str(&format!(
+                "{} of {} match(es)\n",
+                v["count"], v["totalCount"]
+            ));
+        }
+        "issue.stats" => {
+            out.push_str(&format!(
+                "{} issue(s): {} ready, {} blocked, {} in progress\n",
+                v["issueCount"], v["readyCount"], v["blockedCount"], v["inProgressCount"]
+            ));
+            for table in ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"] {
+                let cells: Vec<String> = v[table]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect();
+                out.push_str(&format!("{table}: {}\n", cells.join(", ")));
+            }
+            for key in ["staleLeaseIds", "contendedLeaseIds"] {
+                out.push_str(&format!("{key}: {}\n", v[key]));
+            }
+            if let Some(o) = v["oldestReady"].as_object() {
+                out.push_str(&format!(
+                    "oldest ready: {} (created {})\n",
+                    o["id"], o["createdAt"]
+                ));
+            }
         }
         "issue.comments" => {
             for c in v["comments"].as_array().into_iter().flatten() {

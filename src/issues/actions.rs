@@ -105,6 +105,27 @@ pub struct CommentArgs {
     pub author: String,
 }
 
+/// A text search.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Looked for in titles, descriptions, acceptance criteria, notes and comments (case-insensitive).
+    pub query: String,
+    /// At most this many items (default 20).
+    pub limit: Option<usize>,
+}
+
+/// A dependency tree.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TreeArgs {
+    pub id: String,
+    /// down (what it depends on, the default), up (what depends on it) or both.
+    pub direction: Option<super::find::Direction>,
+    /// How deep to walk (default 10).
+    pub max_depth: Option<usize>,
+}
+
 /// One issue by id.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -722,6 +743,88 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
             },
             |ctx, a: CloseArgs| {
                 outcome(mutate::close(&mutation_ctx(ctx), &a.id, a.reason.as_deref()))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.search",
+                kind: Read,
+                description: "Issues whose title, description, acceptance criteria, notes or comments contain the query, best match first (title 3, description 2, notes and comments 1).",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("query", string()),
+                        ("count", integer()),
+                        ("totalCount", integer()),
+                        ("items", array(object(
+                            &[("id", string()), ("title", string()), ("status", string()),
+                              ("priority", integer()), ("score", integer()), ("matched", strings())],
+                            &["id", "score", "matched"],
+                        ))),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.invalid_query"),
+                example: r#"(issue.search (hash "query" "parser" "limit" 5))"#,
+            },
+            |ctx, a: SearchArgs| {
+                let limit = a.limit.unwrap_or(20);
+                outcome(read_view(ctx, |s, p| super::find::search_payload(s, p, &a.query, limit)))
+            },
+        ),
+        declare(
+            Declaration {
+                id: "issue.stats",
+                kind: Read,
+                description: "Counts by status, type, priority, assignee and label; ready, blocked and in-progress counts; stale and contended leases; the oldest ready issue.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issueCount", integer()),
+                        ("readyCount", integer()),
+                        ("blockedCount", integer()),
+                        ("inProgressCount", integer()),
+                        ("byStatus", any()),
+                        ("byType", any()),
+                        ("byPriority", any()),
+                        ("byAssignee", any()),
+                        ("byLabel", any()),
+                        ("staleLeaseIds", strings()),
+                        ("contendedLeaseIds", strings()),
+                        ("oldestReady", any()),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!(),
+                example: "(issue.stats)",
+            },
+            |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| super::find::stats_payload(s, p, ctx.now))),
+        ),
+        declare(
+            Declaration {
+                id: "dep.tree",
+                kind: Read,
+                description: "The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.",
+                payload: object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("direction", string()),
+                        ("maxDepth", integer()),
+                        ("tree", any()),
+                    ],
+                    &["action"],
+                ),
+                failure_classes: classes!("issue.not_found"),
+                example: r#"(dep.tree (hash "id" "bd-1" "direction" "both"))"#,
+            },
+            |ctx, a: TreeArgs| {
+                let direction = a.direction.unwrap_or(super::find::Direction::Down);
+                let depth = a.max_depth.unwrap_or(10);
+                outcome(read_view(ctx, |s, p| super::find::tree_payload(s, p, &a.id, direction, depth)))
             },
         ),
         declare(

@@ -19,6 +19,7 @@ pub mod backend;
 pub mod content;
 pub mod events;
 pub mod filter;
+pub mod find;
 pub mod graph;
 pub mod lease;
 pub mod model;

@@ -1,0 +1,352 @@
+//! Finding and counting (issue 22): `issue search`, `issue stats` and
+//! `dep tree`, each a read view of the store with a host-action twin
+//! (`issue.search`, `issue.stats`, `dep.tree`).
+
+use super::model::LeaseState;
+use super::store::Store;
+use super::views::ready;
+use super::Report;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// How well a stored line matches a lower-cased query: title hits weigh 3,
+/// description and acceptance criteria 2, notes and comments 1 (each field
+/// counts once). `None` when nothing matches.
+fn score(line: &Value, query: &str) -> Option<(u32, Vec<&'static str>)> {
+    let has = |v: &Value| v.as_str().is_some_and(|t| t.to_lowercase().contains(query));
+    let mut total = 0;
+    let mut fields = Vec::new();
+    for (field, weight) in [
+        ("title", 3),
+        ("description", 2),
+        ("acceptance_criteria", 2),
+        ("notes", 1),
+    ] {
+        if has(&line[field]) {
+            total += weight;
+            fields.push(field);
+        }
+    }
+    if line["comments"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| has(&c["text"])))
+    {
+        total += 1;
+        fields.push("comments");
+    }
+    (total > 0).then_some((total, fields))
+}
+
+/// `issue.search`: issues whose title, description, acceptance criteria,
+/// notes or comments contain `query` (case-insensitive), best first (then
+/// priority, then id), at most `limit`.
+pub fn search_payload(store: &Store<'_>, path: &str, query: &str, limit: usize) -> Report {
+    let action = "issue.search";
+    let needle = query.trim().to_lowercase();
+    if needle.is_empty() {
+        return Report::rejected(action, path, &["issue.invalid_query"], "an empty query");
+    }
+    let mut hits: Vec<(u32, i64, String, Value)> = Vec::new();
+    for issue in store.issues() {
+        let Ok(line) = serde_json::from_str::<Value>(store.raw(issue)) else {
+            continue;
+        };
+        if let Some((s, fields)) = score(&line, &needle) {
+            let item = json!({
+                "id": issue.id.as_str(), "title": issue.title.as_str(),
+                "status": issue.status.as_str(), "priority": issue.priority,
+                "score": s, "matched": fields,
+            });
+            hits.push((s, issue.priority, issue.id.as_str().to_string(), item));
+        }
+    }
+    hits.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then_with(|| super::views::natural_cmp(&a.2, &b.2))
+    });
+    let total = hits.len();
+    let items: Vec<Value> = hits.into_iter().take(limit).map(|h| h.3).collect();
+    Report::accepted(
+        action,
+        path,
+        members([
+            ("query", json!(query)),
+            ("count", json!(items.len())),
+            ("totalCount", json!(total)),
+            ("items", Value::Array(items)),
+        ]),
+    )
+}
+
+/// `issue.stats`: counts by status, type, priority, assignee and label;
+/// ready, blocked and in-progress counts; stale and contended leases; the
+/// oldest ready issue (by `created_at`, then id).
+pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
+    let mut by: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut bump = |table: &'static str, key: String| {
+        *by.entry(table).or_default().entry(key).or_default() += 1;
+    };
+    let (mut stale, mut contended) = (Vec::new(), Vec::new());
+    let mut total = 0;
+    for issue in store.issues() {
+        total += 1;
+        bump("byStatus", issue.status.as_str().to_string());
+        bump("byType", issue.issue_type.as_str().to_string());
+        bump("byPriority", issue.priority.to_string());
+        let assignee = issue
+            .assignee
+            .as_ref()
+            .map(|a| a.as_str())
+            .filter(|a| !a.is_empty())
+            .unwrap_or("(unassigned)");
+        bump("byAssignee", assignee.to_string());
+        for l in &issue.labels {
+            bump("byLabel", l.as_str().to_string());
+        }
+        if issue.lease_state(now) == LeaseState::Stale {
+            stale.push(issue.id.as_str());
+        }
+        if super::projection::contended(issue, now) {
+            contended.push(issue.id.as_str());
+        }
+    }
+    let ready_issues = ready(store);
+    let oldest = ready_issues
+        .iter()
+        .filter_map(|i| {
+            let line: Value = serde_json::from_str(store.raw(i)).ok()?;
+            let created = line["created_at"].as_str()?.to_string();
+            let at = DateTime::parse_from_rfc3339(&created).ok()?;
+            Some((at, i.id.as_str(), created))
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    let blocked = super::views::blocked(store).len();
+    let in_progress = by
+        .get("byStatus")
+        .and_then(|t| t.get("in_progress"))
+        .copied()
+        .unwrap_or(0);
+    let mut out = members([
+        ("issueCount", json!(total)),
+        ("readyCount", json!(ready_issues.len())),
+        ("blockedCount", json!(blocked)),
+        ("inProgressCount", json!(in_progress)),
+        ("staleLeaseIds", json!(stale)),
+        ("contendedLeaseIds", json!(contended)),
+        (
+            "oldestReady",
+            oldest.map_or(
+                Value::Null,
+                |(_, id, created)| json!({"id": id, "createdAt": created}),
+            ),
+        ),
+    ]);
+    for table in ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"] {
+        out.insert(
+            table.into(),
+            json!(by.get(table).cloned().unwrap_or_default()),
+        );
+    }
+    Report::accepted("issue.stats", path, out)
+}
+
+/// Which way `dep tree` walks: `down` the issues this one depends on, `up`
+/// the issues that depend on it.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Down,
+    Up,
+    Both,
+}
+
+/// `dep.tree`: the dependency tree from `id`, each node `{id, title,
+/// status, type (of the edge that led here), depth, direction, children}`,
+/// to `max_depth`; a node already on the path is marked `cycle` and not
+/// expanded; one reached at the depth limit with more below is `truncated`.
+pub fn tree_payload(
+    store: &Store<'_>,
+    path: &str,
+    id: &str,
+    direction: Direction,
+    max_depth: usize,
+) -> Report {
+    let action = "dep.tree";
+    if store.get(id).is_none() {
+        return super::mutate::not_found(action, path, "issue.not_found", id);
+    }
+    // Edges both ways, in stored order.
+    let mut down: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    let mut up: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    for issue in store.issues() {
+        for d in &issue.deps {
+            down.entry(issue.id.as_str())
+                .or_default()
+                .push((d.depends_on.as_str(), d.dep_type));
+            up.entry(d.depends_on.as_str())
+                .or_default()
+                .push((issue.id.as_str(), d.dep_type));
+        }
+    }
+    let walk = |edges: &BTreeMap<&str, Vec<(&str, &str)>>, dir: &str| -> Vec<Value> {
+        let mut on_path = BTreeSet::from([id.to_string()]);
+        children(store, edges, id, dir, 1, max_depth, &mut on_path)
+    };
+    let mut root = node(store, id, None, 0, None);
+    let mut kids = Vec::new();
+    if direction != Direction::Up {
+        kids.extend(walk(&down, "down"));
+    }
+    if direction != Direction::Down {
+        kids.extend(walk(&up, "up"));
+    }
+    root["children"] = Value::Array(kids);
+    Report::accepted(
+        action,
+        path,
+        members([
+            ("id", json!(id)),
+            ("direction", json!(format!("{direction:?}").to_lowercase())),
+            ("maxDepth", json!(max_depth)),
+            ("tree", root),
+        ]),
+    )
+}
+
+fn node(store: &Store<'_>, id: &str, edge: Option<&str>, depth: usize, dir: Option<&str>) -> Value {
+    let issue = store.get(id);
+    let mut n = json!({
+        "id": id,
+        "title": issue.map(|i| i.title.as_str()),
+        "status": issue.map(|i| i.status.as_str()),
+        "depth": depth,
+    });
+    if issue.is_none() {
+        n["missing"] = json!(true);
+    }
+    if let Some(e) = edge {
+        n["type"] = json!(e);
+    }
+    if let Some(d) = dir {
+        n["direction"] = json!(d);
+    }
+    n
+}
+
+fn children(
+    store: &Store<'_>,
+    edges: &BTreeMap<&str, Vec<(&str, &str)>>,
+    from: &str,
+    dir: &str,
+    depth: usize,
+    max_depth: usize,
+    on_path: &mut BTreeSet<String>,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    for &(to, dep_type) in edges.get(from).into_iter().flatten() {
+        let mut n = node(store, to, Some(dep_type), depth, Some(dir));
+        if on_path.contains(to) {
+            n["cycle"] = json!(true);
+        } else if depth >= max_depth {
+            if edges.get(to).is_some_and(|e| !e.is_empty()) {
+                n["truncated"] = json!(true);
+            }
+        } else {
+            on_path.insert(to.to_string());
+            let below = children(store, edges, to, dir, depth + 1, max_depth, on_path);
+            on_path.remove(to);
+            if !below.is_empty() {
+                n["children"] = Value::Array(below);
+            }
+        }
+        out.push(n);
+    }
+    out
+}
+
+/// The tree as text: one line per node, indented by depth.
+pub fn tree_text(tree: &Value) -> String {
+    fn line(n: &Value, out: &mut String) {
+        let depth = n["depth"].as_u64().unwrap_or(0) as usize;
+        let arrow = match n["direction"].as_str() {
+            Some("up") => "← ",
+            Some(_) => "→ ",
+            None => "",
+        };
+        let mut text = format!(
+            "{}{arrow}{} [{}] {}",
+            "  ".repeat(depth),
+            n["id"].as_str().unwrap_or("?"),
+            n["status"].as_str().unwrap_or("missing"),
+            n["title"].as_str().unwrap_or("")
+        );
+        if let Some(t) = n["type"].as_str() {
+            text.push_str(&format!(" ({t})"));
+        }
+        if n["cycle"] == true {
+            text.push_str(" (cycle)");
+        }
+        if n["truncated"] == true {
+            text.push_str(" (…)");
+        }
+        out.push_str(&crate::terminal::field(&text));
+        out.push('\n');
+        for c in n["children"].as_array().into_iter().flatten() {
+            line(c, out);
+        }
+    }
+    let mut out = String::new();
+    line(tree, &mut out);
+    out
+}
+
+/// The tree as a Mermaid flowchart or a Graphviz digraph (edges point from
+/// the dependent issue to the one it depends on).
+pub fn tree_graph(tree: &Value, dot: bool) -> String {
+    fn edges(n: &Value, out: &mut BTreeSet<(String, String, String)>) {
+        let me = n["id"].as_str().unwrap_or("?").to_string();
+        for c in n["children"].as_array().into_iter().flatten() {
+            let other = c["id"].as_str().unwrap_or("?").to_string();
+            let t = c["type"].as_str().unwrap_or("").to_string();
+            let edge = if c["direction"] == "up" {
+                (other, me.clone(), t)
+            } else {
+                (me.clone(), other, t)
+            };
+            out.insert(edge);
+            edges(c, out);
+        }
+    }
+    let mut all = BTreeSet::new();
+    edges(tree, &mut all);
+    // Ids come from the store: quote them for the target language.
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::new();
+    if dot {
+        out.push_str("digraph deps {\n");
+        for (a, b, t) in &all {
+            out.push_str(&format!("  {} -> {} [label={}];\n", q(a), q(b), q(t)));
+        }
+        out.push_str("}\n");
+    } else {
+        out.push_str("flowchart TD\n");
+        let ids: BTreeSet<&String> = all.iter().flat_map(|(a, b, _)| [a, b]).collect();
+        let index: BTreeMap<&String, usize> =
+            ids.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+        for id in &ids {
+            out.push_str(&format!("  n{}[{}]\n", index[id], q(id)));
+        }
+        for (a, b, t) in &all {
+            out.push_str(&format!("  n{} -->|{}| n{}\n", index[a], q(t), index[b]));
+        }
+    }
+    out
+}

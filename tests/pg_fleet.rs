@@ -38,17 +38,23 @@ fn policy_digest() -> String {
 }
 
 fn seed(db: &TestDb) {
+    seed_with(db, ISSUES, |_| None);
+}
+
+/// `count` issues, each with the labels `labels(i)` gives (none for `None`).
+fn seed_with(db: &TestDb, count: usize, labels: impl Fn(usize) -> Option<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
     let mut text = String::new();
-    for i in 1..=ISSUES {
-        text.push_str(
-            &serde_json::json!({
-                "id": format!("fl-{i}"), "title": format!("fleet issue {i}"),
-                "status": "open", "priority": i % 5, "issue_type": "task",
-                "x_origin": {"batch": i / 100},
-            })
-            .to_string(),
-        );
+    for i in 1..=count {
+        let mut issue = serde_json::json!({
+            "id": format!("fl-{i}"), "title": format!("fleet issue {i}"),
+            "status": "open", "priority": i % 5, "issue_type": "task",
+            "x_origin": {"batch": i / 100},
+        });
+        if let Some(l) = labels(i) {
+            issue["labels"] = serde_json::json!(l);
+        }
+        text.push_str(&issue.to_string());
         text.push('\n');
     }
     let file = dir.path().join("seed.jsonl");
@@ -66,11 +72,13 @@ fn seed(db: &TestDb) {
     assert!(out.status.success(), "{out:?}");
 }
 
-fn program(assignee: &str, ttl: u64) -> String {
+/// `filter`: a Scheme expression for the claim's routing filter, if any.
+fn program(assignee: &str, ttl: u64, filter: Option<&str>) -> String {
+    let filter = filter.map_or(String::new(), |f| format!(" \"filter\" {f}"));
     format!(
         r#"(define (go n)
   (if (= n 0) 0
-      (let ((r (host-call "issue.claim_next" (hash "assignee" "{assignee}" "leaseTtlSeconds" {ttl}))))
+      (let ((r (host-call "issue.claim_next" (hash "assignee" "{assignee}" "leaseTtlSeconds" {ttl}{filter}))))
         (if (hash-ref (hash-ref r "payload") "claimed") (+ 1 (go (- n 1))) 0))))
 (go {CLAIMS_PER_RUN})"#
     )
@@ -92,6 +100,7 @@ fn worker(
     w: usize,
     ttl: u64,
     kill_within: Option<u64>,
+    filter: Option<&str>,
     ends: &Mutex<Vec<(String, RunEnd)>>,
 ) {
     let dir = tempfile::tempdir().unwrap();
@@ -100,7 +109,7 @@ fn worker(
     for run in 0.. {
         assert!(Instant::now() < deadline, "worker {w} did not finish");
         let assignee = format!("w{w}-r{run}");
-        std::fs::write(dir.path().join("p.scm"), program(&assignee, ttl)).unwrap();
+        std::fs::write(dir.path().join("p.scm"), program(&assignee, ttl, filter)).unwrap();
         let mut child = Command::new(BIN)
             .args([
                 "eval",
@@ -160,12 +169,23 @@ fn worker(
 }
 
 fn run_fleet(db: &TestDb, ttl: u64, kill_within: Option<u64>) -> Vec<(String, RunEnd)> {
+    run_routed_fleet(db, ttl, kill_within, |_| None)
+}
+
+/// [`run_fleet`] with worker `w` claiming through `filter(w)`.
+fn run_routed_fleet(
+    db: &TestDb,
+    ttl: u64,
+    kill_within: Option<u64>,
+    filter: impl Fn(usize) -> Option<String>,
+) -> Vec<(String, RunEnd)> {
     let digest = policy_digest();
     let ends = Arc::new(Mutex::new(Vec::new()));
     std::thread::scope(|s| {
         for w in 0..WORKERS {
             let (url, digest, ends) = (db.url.clone(), digest.clone(), ends.clone());
-            s.spawn(move || worker(&url, &digest, w, ttl, kill_within, &ends));
+            let f = filter(w);
+            s.spawn(move || worker(&url, &digest, w, ttl, kill_within, f.as_deref(), &ends));
         }
     });
     Arc::try_unwrap(ends).unwrap().into_inner().unwrap()
@@ -335,4 +355,59 @@ fn random_sigkills_lose_nothing_and_stranded_leases_are_reclaimed() {
     for id in &stranded {
         assert_eq!(after[id]["lease"]["owner"], "recovery");
     }
+}
+
+const ROUTED: usize = 4000;
+const GROUPS: [&str; 4] = ["ui", "api", "docs", "ops"];
+
+/// Runs a routed fleet over `ROUTED` issues labelled by group (`i % 4`) and
+/// checks every issue was claimed once, by a worker whose filter admits it.
+fn routed_drain(filter_of: impl Fn(usize) -> (String, Vec<&'static str>)) {
+    let db = TestDb::new();
+    seed_with(&db, ROUTED, |i| Some(vec![GROUPS[i % 4].to_string()]));
+    let admits: Vec<Vec<&str>> = (0..WORKERS).map(|w| filter_of(w).1).collect();
+    let ends = run_routed_fleet(&db, 3600, None, |w| Some(filter_of(w).0));
+    let claimed: usize = ends
+        .iter()
+        .map(|(_, e)| match e {
+            RunEnd::Claimed(n) => *n,
+            RunEnd::Killed => unreachable!(),
+        })
+        .sum();
+    assert_eq!(claimed, ROUTED, "the programs' own counts");
+    let issues = issues(&db);
+    let claims = recorded_claims(&db);
+    assert_eq!(claims.len(), ROUTED);
+    let ids: BTreeSet<&str> = claims.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(ids.len(), ROUTED, "an issue was claimed twice");
+    for (assignee, id) in &claims {
+        // Assignees are `w<worker>-r<run>`.
+        let w: usize = assignee[1..assignee.find('-').unwrap()].parse().unwrap();
+        let label = issues[id]["labels"][0].as_str().unwrap();
+        assert!(
+            admits[w].contains(&label),
+            "worker {w} ({:?}) took {id} labelled {label}",
+            admits[w]
+        );
+        assert_eq!(issues[id]["assignee"], assignee.as_str());
+    }
+}
+
+#[test]
+fn sixteen_workers_in_four_label_groups_take_only_their_groups_work() {
+    routed_drain(|w| {
+        let g = GROUPS[w % 4];
+        (format!(r#"(hash "labels" (list "{g}"))"#), vec![g])
+    });
+}
+
+#[test]
+fn overlapping_label_groups_still_claim_each_issue_once() {
+    routed_drain(|w| {
+        let (a, b) = (GROUPS[w % 4], GROUPS[(w + 1) % 4]);
+        (
+            format!(r#"(hash "labelsAny" (list "{a}" "{b}"))"#),
+            vec![a, b],
+        )
+    });
 }

@@ -10,7 +10,7 @@ directory (as fleet workers on separate machines would be), all claiming from on
 store: the JSONL file (a shared path, one machine) or the database (--store URL).
 The store is reseeded from ../shared/bench/gen_issues.py output before each
 configuration; claims/s = claims completed in the window / window length."""
-import os, subprocess, sys, tempfile, threading, time
+import json, os, subprocess, sys, tempfile, threading, time
 
 args = sys.argv[1:]
 if len(args) < 3:
@@ -23,6 +23,11 @@ def opt(name, default):
 SIZES = [int(x) for x in opt("--sizes", "10000,100000").split(",")]
 WORKERS = [int(x) for x in opt("--workers", "1,4,16").split(",")]
 SECONDS = float(opt("--seconds", "10"))
+# --filter: every issue gets one of four role labels and worker w claims with
+# --label GROUPS[w % 4] (issue 22's routing); the figures compare with the
+# unfiltered run of the same size.
+FILTER = "--filter" in args
+GROUPS = ["ui", "api", "docs", "ops"]
 
 def run(cmd, **kw):
     out = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -38,6 +43,13 @@ def seed(n, backend):
     src = os.path.join(work, f"seed-{n}.jsonl")
     if not os.path.exists(src):
         run([sys.executable, GEN, str(n), src])
+        if FILTER:
+            with open(src) as f:
+                rows = [json.loads(line) for line in f]
+            for i, row in enumerate(rows):
+                row["labels"] = [GROUPS[i % 4]]
+            with open(src, "w") as f:
+                f.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
     if backend == "jsonl":
         dst = os.path.join(work, "shared", ".premath", "issues.jsonl")
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -57,7 +69,8 @@ def measure(store_args, workers):
         while time.monotonic() < stop and not errors:
             out = subprocess.run(
                 [BIN, "issue", "claim-next", "--assignee", f"bench-{w}", "--json",
-                 "--lock-timeout-ms", "60000"] + store_args,
+                 "--lock-timeout-ms", "60000"]
+                + (["--label", GROUPS[w % 4]] if FILTER else []) + store_args,
                 cwd=d, capture_output=True, text=True, env=env)
             if out.returncode != 0:
                 errors.append(out.stdout + out.stderr)
@@ -77,7 +90,7 @@ def measure(store_args, workers):
         sys.exit(f"worker failed: {errors[0][:500]}")
     return sum(counts), elapsed
 
-print(f"# tusk issue claim-next, {SECONDS:g} s windows, {os.cpu_count()} cores")
+print(f"# tusk issue claim-next{' --label <role>' if FILTER else ''}, {SECONDS:g} s windows, {os.cpu_count()} cores")
 print(f"{'backend':<9} {'issues':>7} {'workers':>7} {'claims':>7} {'claims/s':>9} {'ms/claim':>9}")
 for n in SIZES:
     for backend in ["jsonl", "postgres"]:

@@ -2,7 +2,7 @@
 # Claims per second with 1, 4 and 16 concurrent workers on PostgreSQL and on the
 # JSONL store, at 10,000 and 100,000 issues (../shared/bench/gen_issues.py).
 #
-#   bench/fleet.sh [--sizes 10000,100000] [--workers 1,4,16] [--seconds 10]
+#   bench/fleet.sh [--sizes 10000,100000] [--workers 1,4,16] [--seconds 10] [--filter]
 #
 # Uses TUSK_BENCH_PG_URL when set; otherwise starts a throwaway cluster
 # (tests/pg/cluster.sh) and stops it afterwards. Respects CARGO_TARGET_DIR.

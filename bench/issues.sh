@@ -49,5 +49,15 @@ for n in 10000 100000; do
   printf "%-8s %-12s %10s\n" "$n" claim-next "$(time_cmd "$fresh" "$TUSK" issue claim-next --assignee bench.a --json --issues "$store")"
   printf "%-8s %-12s %10s\n" "$n" update "$(time_cmd "$fresh" "$TUSK" issue update "$target" --notes "bench note" --json --issues "$store")"
   printf "%-8s %-12s %10s\n" "$n" check "$(time_cmd : "$TUSK" issue check --json --issues "$store")"
+  # Routing (issue 22): the same store with one of four role labels per issue.
+  labelled="$WORK/l-$n.jsonl"
+  python3 -c 'import json,sys
+for i, line in enumerate(open(sys.argv[1])):
+    row = json.loads(line); row["labels"] = [["ui","api","docs","ops"][i % 4]]
+    print(json.dumps(row, separators=(",", ":")))' "$base" > "$labelled"
+  lfresh="cp $labelled $store && sync"
+  cp "$labelled" "$store" && sync
+  printf "%-8s %-12s %10s\n" "$n" "ready-label" "$(time_cmd : "$TUSK" issue ready --label api --json --issues "$store")"
+  printf "%-8s %-12s %10s\n" "$n" "next-label" "$(time_cmd "$lfresh" "$TUSK" issue claim-next --assignee bench.a --label api --json --issues "$store")"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

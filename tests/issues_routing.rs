@@ -52,7 +52,11 @@ fn store() -> Env {
             "c",
             json!({"priority": 3, "labels": ["frontend", "review"], "dependencies": [child_of("p", "c")]}),
         ),
-        issue_with("web-1", json!({"priority": 0, "labels": ["ui"]})),
+        issue_with(
+            "web-1",
+            json!({"priority": 0, "labels": ["ui"], "description": "The NAV bar",
+                   "created_at": "2026-03-01T00:00:00Z", "updated_at": "2026-03-02T00:00:00Z"}),
+        ),
         issue_with(
             "d",
             json!({"labels": ["backend"], "dependencies": [blocks("d", "b")]}),
@@ -117,6 +121,31 @@ fn every_filter_narrows_the_views_and_its_host_action_twin_agrees() {
             json!({"parent": "p"}),
             vec!["a", "c"],
         ),
+        (
+            vec!["--description-contains", "nav"],
+            json!({"descriptionContains": "nav"}),
+            vec!["web-1"],
+        ),
+        (
+            vec!["--created-after", "2026-02-01T00:00:00Z"],
+            json!({"createdAfter": "2026-02-01T00:00:00Z"}),
+            vec!["web-1"],
+        ),
+        (
+            vec!["--updated-before", "2026-03-02T00:00:00+00:00"],
+            json!({"updatedBefore": "2026-03-02T00:00:00+00:00"}),
+            vec![],
+        ),
+        (
+            vec![
+                "--updated-after",
+                "2026-03-02T00:00:00Z",
+                "--updated-before",
+                "2026-03-03T00:00:00Z",
+            ],
+            json!({"updatedAfter": "2026-03-02T00:00:00Z", "updatedBefore": "2026-03-03T00:00:00Z"}),
+            vec!["web-1"],
+        ),
     ];
     for (flags, filter, want) in cases {
         let mut args = vec!["issue", "ready"];
@@ -168,6 +197,7 @@ fn a_filter_that_cannot_be_meant_is_refused() {
         r#"(issue.ready (hash "filter" (hash "labelz" (list "ui"))))"#,
         r#"(issue.ready (hash "filter" (hash "priorityMin" 3 "priorityMax" 1)))"#,
         r#"(issue.claim_next (hash "assignee" "w" "filter" (hash "unassigned" #t "assignee" "x")))"#,
+        r#"(issue.ready (hash "filter" (hash "createdAfter" "yesterday")))"#,
     ] {
         let r = env.eval(program);
         assert_eq!(r["result"], "rejected", "{program}: {r:#}");

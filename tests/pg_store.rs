@@ -597,7 +597,7 @@ fn routed_store() -> String {
         r#"{"id":"api-1","title":"Fix the handler","priority":1,"labels":["api"],"issue_type":"bug","assignee":"carol"}"#,
         r#"{"id":"api-2","title":"Schema","priority":0,"labels":["api","slow"]}"#,
         r#"{"id":"api-3","title":"Pagination","priority":3,"labels":["api"],"dependencies":[{"issue_id":"api-3","depends_on_id":"epic-1","type":"parent-child"}]}"#,
-        r#"{"id":"doc-1","title":"Guide","priority":1,"labels":["docs"],"issue_type":"task"}"#,
+        r#"{"id":"doc-1","title":"Guide","priority":1,"labels":["docs"],"issue_type":"task","description":"Retry rules","created_at":"2026-01-05T00:00:00Z"}"#,
         r#"{"id":"doc-2","title":"fix typos","priority":4}"#,
         r#"{"id":"web-3","title":"Blocked","priority":0,"labels":["ui"],"dependencies":[{"issue_id":"web-3","depends_on_id":"api-1","type":"blocks"}]}"#,
     ];
@@ -622,6 +622,8 @@ fn filtered_claims_pick_what_the_whole_store_picks() {
         &["--id-prefix", "doc-"],
         &["--parent", "epic-1"],
         &["--title-contains", "FIX"],
+        &["--description-contains", "retry"],
+        &["--created-before", "2026-02-01T00:00:00Z"],
         &["--label", "nobody"],
     ];
     for flags in filters {

@@ -11,8 +11,11 @@
 //! claim the same issue.
 
 use super::model::Issue;
+use super::store::Store;
+use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Which issues to consider (all members optional, combined with and).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -51,6 +54,27 @@ pub struct IssueFilter {
     /// Children of this issue (a `parent-child` edge to it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// Issues whose description contains this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_contains: Option<String>,
+    /// Issues created at or after this instant (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_after: Option<String>,
+    /// Issues created before this instant (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_before: Option<String>,
+    /// Issues updated at or after this instant (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_after: Option<String>,
+    /// Issues updated before this instant (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_before: Option<String>,
+}
+
+fn instant(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 impl IssueFilter {
@@ -83,11 +107,63 @@ impl IssueFilter {
         if self.unassigned && self.assignee.is_some() {
             return Err("filter: assignee and unassigned exclude each other".into());
         }
+        for (name, value) in [
+            ("createdAfter", &self.created_after),
+            ("createdBefore", &self.created_before),
+            ("updatedAfter", &self.updated_after),
+            ("updatedBefore", &self.updated_before),
+        ] {
+            if let Some(v) = value {
+                if instant(v).is_none() {
+                    return Err(format!("filter.{name}: {v:?} is not an RFC 3339 instant"));
+                }
+            }
+        }
         Ok(())
     }
 
-    /// Whether `issue` passes.
-    pub fn matches(&self, issue: &Issue<'_>) -> bool {
+    /// Whether a member needs the stored line (the parsed model does not
+    /// hold descriptions or timestamps).
+    fn reads_line(&self) -> bool {
+        self.description_contains.is_some()
+            || self.created_after.is_some()
+            || self.created_before.is_some()
+            || self.updated_after.is_some()
+            || self.updated_before.is_some()
+    }
+
+    /// The members that read the stored line: an issue without the field
+    /// (or with an unreadable timestamp) does not pass a filter on it.
+    fn line_matches(&self, line: &Value) -> bool {
+        let at = |key: &str| line[key].as_str().and_then(instant);
+        let window = |key: &str, after: &Option<String>, before: &Option<String>| {
+            if after.is_none() && before.is_none() {
+                return true;
+            }
+            let Some(t) = at(key) else { return false };
+            after.as_deref().and_then(instant).is_none_or(|a| t >= a)
+                && before.as_deref().and_then(instant).is_none_or(|b| t < b)
+        };
+        self.description_contains.as_deref().is_none_or(|d| {
+            line["description"]
+                .as_str()
+                .is_some_and(|text| text.to_lowercase().contains(&d.to_lowercase()))
+        }) && window("created_at", &self.created_after, &self.created_before)
+            && window("updated_at", &self.updated_after, &self.updated_before)
+    }
+
+    /// Whether `issue` of `store` passes (reads its stored line only when a
+    /// member needs it).
+    pub fn passes(&self, store: &Store<'_>, issue: &Issue<'_>) -> bool {
+        self.matches(issue)
+            && (!self.reads_line()
+                || serde_json::from_str::<Value>(store.raw(issue))
+                    .is_ok_and(|line| self.line_matches(&line)))
+    }
+
+    /// Whether `issue` passes the members its parsed form answers (see
+    /// [`IssueFilter::passes`] for all of them).
+    fn matches(&self, issue: &Issue<'_>) -> bool {
         let has = |label: &String| issue.labels.iter().any(|l| l.as_str() == label);
         self.labels.iter().all(has)
             && (self.labels_any.is_empty() || self.labels_any.iter().any(has))
@@ -157,6 +233,21 @@ pub struct FilterFlags {
     /// Only children of ID (a parent-child edge to it).
     #[arg(long, value_name = "ID")]
     pub parent: Option<String>,
+    /// Only issues whose description contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub description_contains: Option<String>,
+    /// Only issues created at or after T (RFC 3339).
+    #[arg(long, value_name = "T")]
+    pub created_after: Option<String>,
+    /// Only issues created before T (RFC 3339).
+    #[arg(long, value_name = "T")]
+    pub created_before: Option<String>,
+    /// Only issues updated at or after T (RFC 3339).
+    #[arg(long, value_name = "T")]
+    pub updated_after: Option<String>,
+    /// Only issues updated before T (RFC 3339).
+    #[arg(long, value_name = "T")]
+    pub updated_before: Option<String>,
 }
 
 impl FilterFlags {
@@ -175,6 +266,11 @@ impl FilterFlags {
             id_prefix: self.id_prefix.clone(),
             title_contains: self.title_contains.clone(),
             parent: self.parent.clone(),
+            description_contains: self.description_contains.clone(),
+            created_after: self.created_after.clone(),
+            created_before: self.created_before.clone(),
+            updated_after: self.updated_after.clone(),
+            updated_before: self.updated_before.clone(),
         }
     }
 }

@@ -263,7 +263,7 @@ pub fn claim_next(
     let assignee = req.assignee.trim();
     // Reads only the ready frontier: the database claims it row by row.
     run_ready(ctx, action, filter, |store| {
-        for issue in ready(store).into_iter().filter(|i| filter.matches(i)) {
+        for issue in ready(store).into_iter().filter(|i| filter.passes(store, i)) {
             if let Ok((m, cleared)) = claim_object(
                 store,
                 issue,

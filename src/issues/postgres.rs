@@ -128,9 +128,11 @@ fn route_of(issue: &Issue<'_>) -> String {
 
 /// SQL conditions on a ready line (`i`) that every issue `filter` passes
 /// meets, with their parameters (numbered from `$1`). Exact for every member
-/// but `titleContains`, which the database's case folding could decide
-/// differently from the parser's: it is left to the filter itself, run on
-/// the candidates (a superset is enough; see [`mutate_ready`]).
+/// but the text and time ones (`titleContains`, `descriptionContains`,
+/// `created…`, `updated…`), which the database could decide differently
+/// from the parser (case folding, timestamp forms): they are left to the
+/// filter itself, run on the candidates (a superset is enough; see
+/// [`mutate_ready`]).
 fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
     let mut sql = String::new();
     let mut params: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();

@@ -319,7 +319,6 @@ impl ListFilter {
                 .as_deref()
                 .is_none_or(|l| i.labels.iter().any(|x| x.as_str() == l))
             && self.priority.is_none_or(|p| i.priority == p)
-            && self.filter.matches(i)
     }
 }
 
@@ -332,7 +331,7 @@ pub fn ready_view<'s>(
 ) -> ListView<'s> {
     let items: Vec<Item<'s>> = ready(store)
         .into_iter()
-        .filter(|i| filter.matches(i))
+        .filter(|i| filter.passes(store, i))
         .map(|i| Item::of(ItemShape::Ready, i, now))
         .collect();
     ListView {
@@ -353,7 +352,7 @@ pub fn blocked_view<'s>(
 ) -> ListView<'s> {
     let items: Vec<Item<'s>> = blocked(store)
         .into_iter()
-        .filter(|(i, _, _)| filter.matches(i))
+        .filter(|(i, _, _)| filter.passes(store, i))
         .map(|(i, manual, b)| Item {
             manual_blocked: manual,
             blockers: b,
@@ -377,7 +376,10 @@ pub fn list_view<'s>(
     filter: &ListFilter,
     now: DateTime<Utc>,
 ) -> ListView<'s> {
-    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.matches(i)).collect();
+    let mut issues: Vec<&Issue<'_>> = store
+        .issues()
+        .filter(|i| filter.matches(i) && filter.filter.passes(store, i))
+        .collect();
     issues.sort_by(by_priority_then_id);
     let stale = issues
         .iter()

@@ -703,7 +703,7 @@ fn a_version_1_database_migrates_and_routes() {
     // As a database tusk's schema 1 created.
     db.client()
         .batch_execute(
-            "DROP INDEX tusk_issue_lines_labels; ALTER TABLE tusk_issue_lines DROP COLUMN route; \
+            "ALTER TABLE tusk_issue_lines DROP COLUMN route; \
              UPDATE tusk_schema_version SET version = 1",
         )
         .unwrap();

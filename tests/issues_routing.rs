@@ -172,6 +172,15 @@ fn every_filter_narrows_the_views_and_its_host_action_twin_agrees() {
     assert_eq!(ids(&r["value"]["payload"]), ["b", "d"]);
     let r = env.eval(r#"(issue.blocked (hash "filter" (hash "labelsAny" (list "backend"))))"#);
     assert_eq!(ids(&r["value"]["payload"]), ["d"]);
+    // The lease projection too: two leases, one per role.
+    env.ok(&["issue", "claim", "a", "--assignee", "web.1"]);
+    env.ok(&["issue", "claim", "b", "--assignee", "alice"]);
+    assert_eq!(ids(&env.ok(&["issue", "lease-projection"])), ["a", "b"]);
+    let v = env.ok(&["issue", "lease-projection", "--label", "frontend"]);
+    assert_eq!(ids(&v), ["a"]);
+    let r =
+        env.eval(r#"(issue.lease_projection (hash "filter" (hash "labels" (list "backend"))))"#);
+    assert_eq!(ids(&r["value"]["payload"]), ["b"]);
 }
 
 #[test]

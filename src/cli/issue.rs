@@ -263,7 +263,10 @@ pub enum IssueCommand {
     },
     /// Stale and contended leases, and every leased issue with its lease state
     /// (premath's MCP tool `issue_lease_projection`).
-    LeaseProjection,
+    LeaseProjection {
+        #[command(flatten)]
+        filter: FilterFlags,
+    },
     /// Write the store as premath's issue event log (`issue.event.v1`) and
     /// check that replaying the log gives the same store.
     MigrateEvents {
@@ -534,7 +537,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         IssueCommand::Comment {
             command: CommentCommand::List { .. },
         } => Some("issue.comments"),
-        IssueCommand::LeaseProjection => Some("issue.lease_projection"),
+        IssueCommand::LeaseProjection { .. } => Some("issue.lease_projection"),
         _ => None,
     };
     if let Some(code) = read.and_then(|action| missing_store(&opts, action)) {
@@ -620,13 +623,17 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 opts.lock,
             );
         }
-        IssueCommand::LeaseProjection => {
+        IssueCommand::LeaseProjection { filter } => {
+            let filter = match checked_flags(&opts, "issue.lease_projection", &filter, None) {
+                Ok(f) => f,
+                Err(code) => return code,
+            };
             let backend = crate::issues::projection::backend_name(&opts.store);
             (
                 "issue.lease_projection",
                 read_view(&opts, |s| {
                     crate::issues::projection::lease_projection_payload(
-                        s, &path_str, backend, ctx.now,
+                        s, &path_str, backend, &filter, ctx.now,
                     )
                 }),
             )

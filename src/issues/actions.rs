@@ -34,10 +34,13 @@ fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionEr
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-/// No arguments: the projection covers the whole configured store.
+/// The projection covers the whole configured store, or what `filter` passes.
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LeaseProjectionArgs {}
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LeaseProjectionArgs {
+    /// Only issues this filter passes (labels all/any/none, types, priority range, …).
+    pub filter: Option<IssueFilter>,
+}
 
 /// Filters of `issue.list` (all optional, combined with and).
 #[derive(Deserialize, JsonSchema)]
@@ -583,10 +586,14 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
                 failure_classes: classes!(),
                 example: "(issue.lease_projection)",
             },
-            |ctx, _: LeaseProjectionArgs| {
+            |ctx, a: LeaseProjectionArgs| {
+                let filter = match checked(a.filter) {
+                    Ok(f) => f,
+                    Err(refused) => return Ok(refused),
+                };
                 let backend = super::projection::backend_name(&ctx.paths.issues);
                 outcome(read_view(ctx, |s, p| {
-                    super::projection::lease_projection_payload(s, p, backend, ctx.now)
+                    super::projection::lease_projection_payload(s, p, backend, &filter, ctx.now)
                 }))
             },
         ),

@@ -109,8 +109,13 @@ pub fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {
 /// `projection {checkedAt, contendedCount, contendedIssueIds, staleCount,
 /// staleIssueIds}` over every issue, and one item `{assignee, contended, id,
 /// lease {…, state}, status}` per leased issue, in id order.
-pub fn lease_projection(store: &Store<'_>, now: DateTime<Utc>) -> Map<String, Value> {
-    let mut issues: Vec<&Issue<'_>> = store.issues().collect();
+/// `filter` narrows the issues considered (items and counts alike).
+pub fn lease_projection(
+    store: &Store<'_>,
+    filter: &super::filter::IssueFilter,
+    now: DateTime<Utc>,
+) -> Map<String, Value> {
+    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.passes(store, i)).collect();
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     let mut stale = Vec::new();
     let mut contended_ids = Vec::new();
@@ -167,9 +172,10 @@ pub fn lease_projection_payload(
     store: &Store<'_>,
     path: &str,
     backend: &str,
+    filter: &super::filter::IssueFilter,
     now: DateTime<Utc>,
 ) -> super::Report {
-    let mut m = lease_projection(store, now);
+    let mut m = lease_projection(store, filter, now);
     m.insert("action".into(), json!("issue.lease_projection"));
     m.insert("issuesPath".into(), json!(path));
     m.insert("queryBackend".into(), json!(backend));

@@ -300,7 +300,7 @@ pub fn dispatch(
             m.insert("issue".into(), projection::transport_summary(&obj, now));
         }
     }
-    let projected = projection::lease_projection(&parsed, now);
+    let projected = projection::lease_projection(&parsed, &Default::default(), now);
     m.insert(
         "leaseProjection".into(),
         projected.get("projection").cloned().unwrap_or(Value::Null),

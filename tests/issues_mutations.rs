@@ -795,6 +795,24 @@ fn beads_line(id: &str) -> serde_json::Value {
 #[test]
 fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
     let env = Env::with_issues(&[beads_line("bd-1"), issue("bd-2")]);
+    // A label added and removed again gives back beads' line byte for byte
+    // (but for updated_at), and the other line is never rewritten.
+    let original: Vec<String> = env.text().lines().map(str::to_string).collect();
+    env.ok(&["issue", "label", "add", "bd-1", "temp"]);
+    env.ok(&["issue", "label", "remove", "bd-1", "temp"]);
+    let after: Vec<String> = env.text().lines().map(str::to_string).collect();
+    assert_eq!(after[1], original[1]);
+    let stamp = env.issue("bd-1")["updated_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        after[0],
+        original[0].replace(
+            "\"updated_at\":\"2026-01-01T00:00:00Z\"",
+            &format!("\"updated_at\":\"{stamp}\"")
+        )
+    );
     // Labels: added at the end once each, removed; the routing filter sees them.
     let v = env.ok(&["issue", "label", "add", "bd-1", "review", "triage", "ui"]);
     assert_eq!(v["labels"], json!(["triage", "review", "ui"]));

@@ -1203,19 +1203,26 @@ mod tests {
                 "dep.project",
                 "dep.remove",
                 "dep.replace",
+                "dep.tree",
                 "issue.add",
                 "issue.blocked",
                 "issue.check",
                 "issue.claim",
                 "issue.claim_next",
                 "issue.close",
+                "issue.comment",
+                "issue.comments",
                 "issue.discover",
+                "issue.label",
                 "issue.lease_projection",
                 "issue.lease_release",
                 "issue.lease_renew",
                 "issue.list",
                 "issue.ready",
+                "issue.reopen",
+                "issue.search",
                 "issue.show",
+                "issue.stats",
                 "issue.update",
             ]
         );
@@ -1228,6 +1235,10 @@ mod tests {
             "dep.diagnostics",
             "dep.project",
             "issue.lease_projection",
+            "issue.comments",
+            "issue.search",
+            "issue.stats",
+            "dep.tree",
         ];
         for a in &all {
             let expected = if reads.contains(&a.id()) {

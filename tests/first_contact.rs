@@ -333,7 +333,41 @@ fn doctor_reports_torn_and_corrupt_logs() {
         )),
         "{fix}"
     );
-    // A bad row in the middle is a failure.
+    // A torn row in the middle (the next run started a new line) is skipped
+    // with a warning, and a row edited after the fact breaks its run's chain.
+    let mut lines: Vec<String> = String::from_utf8(whole.clone())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.insert(1, "{\"kind\":\"premath.sch".into());
+    std::fs::write(&effects, lines.join("\n") + "\n").unwrap();
+    let (code, report) = dir.doctor(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    let c = check(&report, "effects");
+    assert_eq!(c["status"], "warn", "{c}");
+    assert!(
+        c["message"].as_str().unwrap().contains("skipping line 2"),
+        "{c}"
+    );
+    assert!(
+        c["fix"].as_str().unwrap().contains("replay --verify"),
+        "{c}"
+    );
+    lines.remove(1);
+    lines[1] = lines[1].replace("\"issue.ready\"", "\"issue.list\"");
+    std::fs::write(&effects, lines.join("\n") + "\n").unwrap();
+    let (_, report) = dir.doctor(&[]);
+    let c = check(&report, "effects");
+    assert_eq!(c["status"], "warn", "{c}");
+    let message = c["message"].as_str().unwrap();
+    assert!(
+        message.contains("1 run(s) fail the log's own checks"),
+        "{c}"
+    );
+    std::fs::write(&effects, &whole).unwrap();
+    assert_eq!(check(&dir.doctor(&[]).1, "effects")["status"], "ok");
+    // A bad row in the middle of the trajectory is a failure.
     let trajectory = dir.path(".premath/harness_trajectory.jsonl");
     let mut text = std::fs::read_to_string(&trajectory).unwrap();
     text.insert_str(0, "{oops\n");

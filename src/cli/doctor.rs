@@ -420,16 +420,26 @@ fn check_effects(args: &DoctorArgs) -> Check {
         runs
     );
     if let LogStore::File(path) = &log {
-        if !contents.warnings.is_empty() {
+        if bytes.last().is_some_and(|b| *b != b'\n') && !contents.warnings.is_empty() {
             let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
             return Check::warn(
                 ID,
                 format!("{summary}; its last line is torn (a writer died mid-append)"),
                 format!(
-                    "cut the fragment off before the next run appends after it and corrupts that line: \
-                     truncate -s {whole} {}",
+                    "cut the fragment off (the next run starts a new line after it, but readers \
+                     warn about it each time): truncate -s {whole} {}",
                     shown(path)
                 ),
+            );
+        }
+        if let Some(first) = contents.warnings.first() {
+            return Check::warn(
+                ID,
+                format!(
+                    "{summary}; {} line(s) are not rows and are skipped ({first})",
+                    contents.warnings.len()
+                ),
+                "`tusk replay --verify` names the runs that lost a row to them",
             );
         }
         if let Err(why) = writable(path) {
@@ -439,6 +449,40 @@ fn check_effects(args: &DoctorArgs) -> Check {
                 "give this user write permission on the log",
             );
         }
+    }
+    // The log's own checks (digests, seqs, the row chain), as `replay --verify`.
+    let log_runs = match crate::replay::log::read_store(&log) {
+        Ok(l) => l,
+        Err(e) => return Check::fail(ID, e.to_string(), "`tusk replay --verify` shows it"),
+    };
+    let broken: Vec<&crate::replay::log::RecordedRun> = log_runs
+        .runs
+        .iter()
+        .filter(|r| r.problem.is_some())
+        .collect();
+    let unchained = log_runs.runs.iter().filter(|r| !r.chained).count();
+    let summary = if unchained > 0 {
+        format!("{summary} ({unchained} written before the row chain)")
+    } else {
+        summary
+    };
+    if let Some(run) = broken.first() {
+        let p = run.problem.as_ref().expect("filtered on a problem");
+        return Check::warn(
+            ID,
+            format!(
+                "{summary}; {} run(s) fail the log's own checks, first {} at line {} ({})",
+                broken.len(),
+                run.run_id,
+                p.line,
+                p.field
+            ),
+            format!(
+                "`tusk replay --verify --run {}` shows what does not hold (a run still \
+                 going has no footer yet)",
+                run.run_id
+            ),
+        );
     }
     Check::ok(ID, summary)
 }

@@ -115,14 +115,18 @@ impl serde::Serialize for SortedView<'_> {
     }
 }
 
+/// Lower-case hex of raw bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
 /// Lower-case hex SHA-256 of raw bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
+    hex(&Sha256::digest(bytes))
 }
 
 /// `sha256:<hex>` over the canonical form of `value`.

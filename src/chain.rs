@@ -14,7 +14,7 @@
 //! signature a writer with access to the log can recompute every digest of a
 //! run; the signature is what makes a forged run detectable.
 
-use crate::canonical::sha256_hex;
+use crate::canonical::{hex, sha256_hex};
 use ed25519_dalek::{Signature, Signer as _, SigningKey, Verifier as _, VerifyingKey};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -62,10 +62,6 @@ pub enum KeyError {
 /// The short id of a public key: the first 16 hex digits of its SHA-256.
 pub fn key_id(key: &VerifyingKey) -> String {
     sha256_hex(key.as_bytes())[..16].to_string()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {

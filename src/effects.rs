@@ -115,6 +115,13 @@ impl EffectLog {
         self.last_row.as_deref()
     }
 
+    /// Appends a run's header, the first link of its chain: `prevRowDigest`
+    /// is the header's own `programDigest` ([`crate::chain`]).
+    pub fn append_header(&mut self, header: &mut Value) -> Result<(), EffectLogError> {
+        header[crate::chain::PREV] = header["programDigest"].clone();
+        self.append(header)
+    }
+
     /// Appends a run's footer, sealing the chain: `prevRowDigest`, the
     /// `chainHead` over the footer, and a signature when `signer` is given.
     pub fn append_footer(

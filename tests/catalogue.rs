@@ -199,6 +199,45 @@ fn tusk_actions_lists_and_describes() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A store of three issues for the examples (`bd-1` … `bd-3`).
+fn example_store() -> Scratch {
+    let s = Scratch::new();
+    for title in ["one", "two", "three"] {
+        assert!(s.tusk(&["issue", "add", title]).status.success());
+    }
+    s
+}
+
+/// Runs `spec`'s example with the default policy's authority; the envelopes.
+fn run_example(s: &Scratch, spec: &tusk::host::ActionSpec) -> Vec<Value> {
+    let digest = String::from_utf8(s.tusk(&["policy", "digest"]).stdout).unwrap();
+    let (_, r) = s.eval(
+        &spec.example,
+        &[
+            "--policy-digest",
+            digest.trim(),
+            "--instruction-ref",
+            "instr://schemas",
+        ],
+    );
+    r["effects"].as_array().unwrap().clone()
+}
+
+/// Asserts an accepted payload is valid under `spec`'s payload schema.
+fn assert_matches_schema(spec: &tusk::host::ActionSpec, payload: &Value) {
+    let validator = jsonschema::validator_for(&spec.payload)
+        .unwrap_or_else(|e| panic!("{}: payload schema: {e}", spec.id));
+    let errors: Vec<String> = validator
+        .iter_errors(payload)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{}: the payload does not match its schema: {errors:?}\n{payload:#}",
+        spec.id
+    );
+}
+
 /// Every action's declared payload schema holds for what it really answers:
 /// each example runs (twice over, so that one action's effect can enable
 /// another's, as reopen needs a close) on a seeded store through the real
@@ -206,64 +245,28 @@ fn tusk_actions_lists_and_describes() {
 /// Schema validator.
 #[test]
 fn every_accepted_payload_matches_its_declared_schema() {
-    let s = Scratch::new();
-    for title in ["one", "two", "three"] {
-        assert!(s.tusk(&["issue", "add", title]).status.success());
-    }
+    let s = example_store();
     assert!(s.tusk(&["dep", "add", "bd-2", "bd-3"]).status.success());
-    let digest = {
-        let out = s.tusk(&["policy", "digest"]);
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    };
     let registry = builtin_registry();
     let mut checked = std::collections::BTreeSet::new();
     for _pass in 0..2 {
         for spec in registry.specs() {
-            let (_, r) = s.eval(
-                &spec.example,
-                &[
-                    "--policy-digest",
-                    &digest,
-                    "--instruction-ref",
-                    "instr://schemas",
-                ],
-            );
-            let validator = jsonschema::validator_for(&spec.payload)
-                .unwrap_or_else(|e| panic!("{}: payload schema: {e}", spec.id));
-            for envelope in r["effects"].as_array().unwrap() {
-                if envelope["resultClass"] != "accepted" {
-                    continue;
+            for envelope in run_example(&s, spec) {
+                if envelope["resultClass"] == "accepted" {
+                    assert_matches_schema(spec, &envelope["payload"]);
+                    checked.insert(spec.id.clone());
                 }
-                let payload = &envelope["payload"];
-                let errors: Vec<String> = validator
-                    .iter_errors(payload)
-                    .map(|e| format!("{} at {}", e, e.instance_path))
-                    .collect();
-                assert!(
-                    errors.is_empty(),
-                    "{}: the payload does not match its schema: {errors:?}\n{payload:#}",
-                    spec.id
-                );
-                checked.insert(spec.id.clone());
             }
         }
     }
     // Examples that need state of their own get it in a fresh store.
     let sound = "Acceptance: it works.\n\n- `cargo test`";
+    let claimed: &[&[&str]] = &[&["issue", "claim", "bd-1", "--assignee", "agent.a"]];
     let setups: &[(&str, &[&[&str]])] = &[
         ("dep.replace", &[&["dep", "add", "bd-2", "bd-1"]]),
-        (
-            "issue.lease_renew",
-            &[&["issue", "claim", "bd-1", "--assignee", "agent.a"]],
-        ),
-        (
-            "issue.lease_release",
-            &[&["issue", "claim", "bd-1", "--assignee", "agent.a"]],
-        ),
-        (
-            "harness.stop",
-            &[&["issue", "claim", "bd-1", "--assignee", "agent.a"]],
-        ),
+        ("issue.lease_renew", claimed),
+        ("issue.lease_release", claimed),
+        ("harness.stop", claimed),
         (
             "issue.check",
             &[
@@ -274,32 +277,18 @@ fn every_accepted_payload_matches_its_declared_schema() {
         ),
     ];
     for (id, steps) in setups {
-        let s = Scratch::new();
-        for title in ["one", "two", "three"] {
-            assert!(s.tusk(&["issue", "add", title]).status.success());
-        }
+        let s = example_store();
         for step in *steps {
             let out = s.tusk(step);
             assert!(out.status.success(), "{id} setup {step:?}: {out:?}");
         }
         let spec = registry.specs().find(|s| s.id == *id).unwrap();
-        let (_, r) = s.eval(
-            &spec.example,
-            &[
-                "--policy-digest",
-                &digest,
-                "--instruction-ref",
-                "instr://schemas",
-            ],
+        let envelopes = run_example(&s, spec);
+        assert_eq!(
+            envelopes[0]["resultClass"], "accepted",
+            "{id}: {envelopes:#?}"
         );
-        let envelope = &r["effects"][0];
-        assert_eq!(envelope["resultClass"], "accepted", "{id}: {r:#}");
-        let validator = jsonschema::validator_for(&spec.payload).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&envelope["payload"])
-            .map(|e| format!("{} at {}", e, e.instance_path))
-            .collect();
-        assert!(errors.is_empty(), "{id}: {errors:?}");
+        assert_matches_schema(spec, &envelopes[0]["payload"]);
         checked.insert(spec.id.clone());
     }
     let unchecked: Vec<&str> = registry

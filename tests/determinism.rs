@@ -49,37 +49,6 @@ fn tusk_json(s: &Scratch, args: &[&str]) -> Value {
     })
 }
 
-/// What differs between processes by design: ids, clocks, timings, memory,
-/// and the effect log's chain digests (digests of rows that hold ids and
-/// clocks; every other row member is compared).
-fn normalized(mut v: Value, run_id: &str) -> Value {
-    fn strip(v: &mut Value, run_id: &str) {
-        match v {
-            Value::String(s) if s.contains(run_id) => *s = s.replace(run_id, "<run>"),
-            Value::Object(map) => {
-                for key in [
-                    "runId",
-                    "startedAt",
-                    "finishedAt",
-                    "elapsedMs",
-                    "peakMemoryKb",
-                    "actedAt",
-                    "prevRowDigest",
-                    "chainHead",
-                    "signature",
-                ] {
-                    map.remove(key);
-                }
-                map.values_mut().for_each(|v| strip(v, run_id));
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, run_id)),
-            _ => {}
-        }
-    }
-    strip(&mut v, run_id);
-    v
-}
-
 /// One process's view of a run: the result (normalized) and the effect log.
 struct Run {
     result: Value,

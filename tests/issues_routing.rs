@@ -244,7 +244,7 @@ fn workers_with_disjoint_filters_drain_only_their_own_work() {
             json!({"labels": [group], "priority": n % 4}),
         ));
     }
-    let env = store_of(&issues);
+    let env = Env::with_issues(&issues);
     let taken: Vec<(String, Vec<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = ["ui", "api"]
             .into_iter()
@@ -277,8 +277,4 @@ fn workers_with_disjoint_filters_drain_only_their_own_work() {
     assert_eq!(env.issue(&claimed)["labels"], json!(["docs"]));
     assert_eq!(drain(&env, "agent.docs", &["--label", "docs"]).len(), 3);
     assert!(drain(&env, "agent.any", &[]).is_empty());
-}
-
-fn store_of(issues: &[Value]) -> Env {
-    Env::with_issues(issues)
 }

@@ -537,38 +537,6 @@ const CORPUS: &[&str] = &[
     "(hash-ref (hash \"a\" 1 \"b\" 2 \"c\" 3) \"missing\")",
 ];
 
-/// The parts of a result or an effect row that differ between processes by
-/// design: ids, clocks, timings, memory.
-/// (Step ids end with their run's id: it is masked where it appears.)
-fn normalized(mut v: Value, run_id: &str) -> Value {
-    fn strip(v: &mut Value, run_id: &str) {
-        match v {
-            Value::String(s) if s.contains(run_id) => *s = s.replace(run_id, "<run>"),
-            Value::Object(map) => {
-                for key in [
-                    "runId",
-                    "startedAt",
-                    "finishedAt",
-                    "elapsedMs",
-                    "peakMemoryKb",
-                    "actedAt",
-                    // Digests of rows that hold the ids and clocks above.
-                    "prevRowDigest",
-                    "chainHead",
-                    "signature",
-                ] {
-                    map.remove(key);
-                }
-                map.values_mut().for_each(|v| strip(v, run_id));
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, run_id)),
-            _ => {}
-        }
-    }
-    strip(&mut v, run_id);
-    v
-}
-
 #[test]
 fn the_same_program_gives_the_same_bytes_in_five_processes() {
     let mut first: Option<Vec<(String, String)>> = None;

@@ -453,13 +453,8 @@ fn missing_store(opts: &Opts, action: &str) -> Option<i32> {
 
 /// The filter the flags describe, or exit 2 with the reason (a usage error:
 /// nothing was read).
-fn checked_flags(
-    opts: &Opts,
-    action: &str,
-    flags: &FilterFlags,
-    assignee: Option<String>,
-) -> Result<IssueFilter, i32> {
-    let filter = flags.to_filter(assignee);
+fn checked_flags(opts: &Opts, action: &str, flags: &FilterFlags) -> Result<IssueFilter, i32> {
+    let filter = flags.to_filter();
     match filter.check() {
         Ok(()) => Ok(filter),
         Err(message) => {
@@ -564,7 +559,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             priority,
             filter,
         } => {
-            let routing = match checked_flags(&opts, "issue.list", &filter, None) {
+            let routing = match checked_flags(&opts, "issue.list", &filter) {
                 Ok(f) => f,
                 Err(code) => return code,
             };
@@ -581,7 +576,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             });
         }
         IssueCommand::Ready { filter } => {
-            let filter = match checked_flags(&opts, "issue.ready", &filter, None) {
+            let filter = match checked_flags(&opts, "issue.ready", &filter) {
                 Ok(f) => f,
                 Err(code) => return code,
             };
@@ -590,7 +585,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             });
         }
         IssueCommand::Blocked { filter } => {
-            let filter = match checked_flags(&opts, "issue.blocked", &filter, None) {
+            let filter = match checked_flags(&opts, "issue.blocked", &filter) {
                 Ok(f) => f,
                 Err(code) => return code,
             };
@@ -624,7 +619,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             );
         }
         IssueCommand::LeaseProjection { filter } => {
-            let filter = match checked_flags(&opts, "issue.lease_projection", &filter, None) {
+            let filter = match checked_flags(&opts, "issue.lease_projection", &filter) {
                 Ok(f) => f,
                 Err(code) => return code,
             };
@@ -744,7 +739,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             lease_id,
             filter,
         } => {
-            let filter = match checked_flags(&opts, "issue.claim_next", &filter, None) {
+            let filter = match checked_flags(&opts, "issue.claim_next", &filter) {
                 Ok(f) => f,
                 Err(code) => return code,
             };

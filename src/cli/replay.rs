@@ -322,14 +322,7 @@ fn verify(
     stray: &[log::Problem],
     selection: &Selection,
 ) -> i32 {
-    let selected: Vec<&log::RecordedRun> = runs
-        .iter()
-        .filter(|r| match selection {
-            Selection::All => true,
-            Selection::Run(id) => &r.run_id == id,
-            Selection::Session(sid) => r.session_id.as_ref() == Some(sid),
-        })
-        .collect();
+    let selected: Vec<&log::RecordedRun> = runs.iter().filter(|r| selection.matches(r)).collect();
     if selected.is_empty() && !matches!(selection, Selection::All) {
         return unusable("the selection names no run in the log");
     }

@@ -39,8 +39,11 @@ const PREFIX: &str = "#<redacted sha256:";
 
 /// The marker a redacted value is recorded as.
 pub fn marker(value: &Value) -> Value {
-    let hex = crate::canonical::sha256_hex(crate::canonical::to_canonical_string(value).as_bytes());
-    Value::String(format!("{PREFIX}{hex}>"))
+    // `sha256:` + hex of the canonical JSON: the PREFIX's digest form.
+    Value::String(format!(
+        "#<redacted {}>",
+        crate::canonical::sha256_digest(value)
+    ))
 }
 
 /// Whether `value` is already a marker (redaction is idempotent).

@@ -251,9 +251,9 @@ pub struct FilterFlags {
 }
 
 impl FilterFlags {
-    /// The filter the flags describe (`assignee` comes from the command's
-    /// own flag where it has one).
-    pub fn to_filter(&self, assignee: Option<String>) -> IssueFilter {
+    /// The filter the flags describe (the commands' own `--assignee` is the
+    /// claimer or, for `list`, its own exact filter, never this one).
+    pub fn to_filter(&self) -> IssueFilter {
         IssueFilter {
             labels: self.labels.clone(),
             labels_any: self.labels_any.clone(),
@@ -261,7 +261,7 @@ impl FilterFlags {
             types: self.types.clone(),
             priority_min: self.priority_min,
             priority_max: self.priority_max,
-            assignee,
+            assignee: None,
             unassigned: self.unassigned,
             id_prefix: self.id_prefix.clone(),
             title_contains: self.title_contains.clone(),

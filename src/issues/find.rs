@@ -3,16 +3,13 @@
 //! (`issue.search`, `issue.stats`, `dep.tree`).
 
 use super::model::LeaseState;
+use super::mutate::members;
 use super::store::Store;
 use super::views::ready;
 use super::Report;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-
-fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-}
 
 /// How well a stored line matches a lower-cased query: title hits weigh 3,
 /// description and acceptance criteria 2, notes and comments 1 (each field

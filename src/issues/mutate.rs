@@ -104,7 +104,9 @@ fn encode(object: &Map<String, Value>) -> String {
     serde_json::to_string(object).expect("a JSON map always encodes")
 }
 
-fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
+pub(crate) fn members(
+    pairs: impl IntoIterator<Item = (&'static str, Value)>,
+) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 

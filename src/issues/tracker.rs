@@ -5,14 +5,10 @@
 //! empty) and `comments` (`{id, issue_id, author, text, created_at}`,
 //! appended, never rewritten; `id` one past the largest on the issue).
 
-use super::mutate::{not_found, object_of, replace, run, MutationCtx};
+use super::mutate::{members, not_found, object_of, replace, run, MutationCtx};
 use super::store::Store;
 use super::{Report, StoreError};
-use serde_json::{json, Map, Value};
-
-fn members(pairs: impl IntoIterator<Item = (&'static str, Value)>) -> Map<String, Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-}
+use serde_json::{json, Value};
 
 /// `issue reopen`: a closed issue is open again (`closed_at` and
 /// `close_reason` go; beads' invariant: only a closed issue has them).

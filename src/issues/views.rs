@@ -302,7 +302,8 @@ pub struct ListFilter {
 }
 
 impl ListFilter {
-    fn matches(&self, i: &Issue<'_>) -> bool {
+    /// Whether `i` of `store` passes the list's own fields and its routing filter.
+    fn passes(&self, store: &Store<'_>, i: &Issue<'_>) -> bool {
         self.status
             .as_deref()
             .is_none_or(|s| i.status.as_str() == s)
@@ -319,6 +320,7 @@ impl ListFilter {
                 .as_deref()
                 .is_none_or(|l| i.labels.iter().any(|x| x.as_str() == l))
             && self.priority.is_none_or(|p| i.priority == p)
+            && self.filter.passes(store, i)
     }
 }
 
@@ -376,10 +378,7 @@ pub fn list_view<'s>(
     filter: &ListFilter,
     now: DateTime<Utc>,
 ) -> ListView<'s> {
-    let mut issues: Vec<&Issue<'_>> = store
-        .issues()
-        .filter(|i| filter.matches(i) && filter.filter.passes(store, i))
-        .collect();
+    let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.passes(store, i)).collect();
     issues.sort_by(by_priority_then_id);
     let stale = issues
         .iter()

@@ -216,7 +216,7 @@ fn schema_object(value: Value) -> Arc<Map<String, Value>> {
 fn random_hex() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system's random generator");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::canonical::hex(&bytes)
 }
 
 /// A session id: `mcp-<time>-<public>.<secret>`. What precedes the last dot

@@ -127,7 +127,11 @@ pub fn read(path: &Path) -> Result<Log, LogError> {
 ///
 /// The log cannot be read, or a line other than a torn last one is not JSON.
 pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
-    let contents = effects::read_log_store(log)?;
+    Ok(group(effects::read_log_store(log)?))
+}
+
+/// Groups rows already read into runs and checks them (see the module doc).
+pub fn group(contents: effects::LogContents) -> Log {
     let mut log = Log {
         warnings: contents.warnings,
         ..Log::default()
@@ -234,7 +238,7 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
             );
         }
     }
-    Ok(log)
+    log
 }
 
 impl RecordedRun {

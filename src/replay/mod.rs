@@ -277,14 +277,7 @@ pub(crate) fn replay_selected(
     selection: &Selection,
     mut replay_one: impl FnMut(RecordedRun, EngineMode) -> RunReport,
 ) -> Result<Vec<RunReport>, SelectionError> {
-    let runs: Vec<RecordedRun> = runs
-        .into_iter()
-        .filter(|r| match selection {
-            Selection::All => true,
-            Selection::Run(id) => &r.run_id == id,
-            Selection::Session(sid) => r.session_id.as_deref() == Some(sid.as_str()),
-        })
-        .collect();
+    let runs: Vec<RecordedRun> = runs.into_iter().filter(|r| selection.matches(r)).collect();
     if runs.is_empty() {
         return Err(match selection {
             Selection::All => SelectionError::Empty,
@@ -513,6 +506,17 @@ pub enum Selection {
     All,
     Run(String),
     Session(String),
+}
+
+impl Selection {
+    /// Whether `run` is one of the selected runs.
+    pub fn matches(&self, run: &RecordedRun) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Run(id) => &run.run_id == id,
+            Selection::Session(sid) => run.session_id.as_deref() == Some(sid.as_str()),
+        }
+    }
 }
 
 /// A selection names nothing in the log.

@@ -417,9 +417,7 @@ impl Host {
                 header["sessionReset"] = json!(true);
             }
         }
-        // The chain's first link (crate::chain): the header follows the program.
-        header[crate::chain::PREV] = json!(program_digest);
-        log.append(&header)?;
+        log.append_header(&mut header)?;
 
         let host = Arc::new(CallHost::new(
             &self.config,

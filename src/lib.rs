@@ -16,6 +16,7 @@
 //! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
+//! - [`telemetry`]: OpenTelemetry export of runs, host calls and store mutations.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
@@ -34,5 +35,6 @@ pub mod repl;
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;
+pub mod telemetry;
 pub mod terminal;
 pub mod typestate;

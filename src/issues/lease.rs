@@ -248,7 +248,9 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
 /// Counts a claim's outcome (telemetry) and passes it on.
 fn counted(report: Result<Report, StoreError>) -> Result<Report, StoreError> {
     if let Ok(r) = &report {
-        crate::telemetry::record::claim(r.failure_classes.first().map_or("accepted", String::as_str));
+        crate::telemetry::record::claim(
+            r.failure_classes.first().map_or("accepted", String::as_str),
+        );
     }
     report
 }

@@ -61,9 +61,9 @@ impl IssueStore {
         apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         match self {
-            IssueStore::Jsonl(path) => store_mutation("jsonl", "claim_ready", || {
-                mutate(path, lock, apply)
-            }),
+            IssueStore::Jsonl(path) => {
+                store_mutation("jsonl", "claim_ready", || mutate(path, lock, apply))
+            }
             IssueStore::Postgres(pg) => store_mutation("postgresql", "claim_ready", || {
                 super::postgres::mutate_ready(pg, lock, filter, apply)
             }),
@@ -102,7 +102,9 @@ impl IssueStore {
         apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         match self {
-            IssueStore::Jsonl(path) => store_mutation("jsonl", "mutate", || mutate(path, lock, apply)),
+            IssueStore::Jsonl(path) => {
+                store_mutation("jsonl", "mutate", || mutate(path, lock, apply))
+            }
             IssueStore::Postgres(pg) => store_mutation("postgresql", "mutate", || {
                 super::postgres::mutate_issues(pg, lock, apply)
             }),
@@ -496,7 +498,9 @@ impl Edit {
     pub fn rows(&self) -> u64 {
         match self {
             Edit::Replace { .. } | Edit::Append { .. } => 1,
-            Edit::ReplaceAll { text } => text.lines().filter(|l| !l.trim().is_empty()).count() as u64,
+            Edit::ReplaceAll { text } => {
+                text.lines().filter(|l| !l.trim().is_empty()).count() as u64
+            }
         }
     }
 }

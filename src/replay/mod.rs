@@ -570,7 +570,11 @@ impl Replayer {
         crate::telemetry::record::replayed(
             &run_id,
             trace_id.as_deref(),
-            if report.parity() { "parity" } else { "diverged" },
+            if report.parity() {
+                "parity"
+            } else {
+                "diverged"
+            },
             started,
         );
         report

@@ -103,17 +103,13 @@ impl Settings {
         let protocol = match var("OTEL_EXPORTER_OTLP_PROTOCOL").as_deref() {
             None | Some("http/protobuf") => Protocol::HttpProtobuf,
             Some("grpc") => Protocol::Grpc,
-            Some(other) => {
-                return Err(format!(
-                    "OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (use http/protobuf or grpc)"
-                ))
-            }
+            Some(other) => return Err(format!(
+                "OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (use http/protobuf or grpc)"
+            )),
         };
         if let Some(url) = flag {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!(
-                    "--otlp {url}: expected an http:// or https:// URL"
-                ));
+                return Err(format!("--otlp {url}: expected an http:// or https:// URL"));
             }
         }
         let timeout = (var("OTEL_EXPORTER_OTLP_TIMEOUT").is_none()
@@ -173,8 +169,10 @@ impl<E: SpanExporter> SpanExporter for Counted<E> {
             let result = export.await;
             if let Err(e) = &result {
                 undelivered.spans.fetch_add(n, Ordering::Relaxed);
-                *undelivered.last_error.lock().unwrap_or_else(|p| p.into_inner()) =
-                    Some(e.to_string());
+                *undelivered
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
                 record::undelivered(n);
             }
             result

@@ -103,9 +103,11 @@ impl Settings {
         let protocol = match var("OTEL_EXPORTER_OTLP_PROTOCOL").as_deref() {
             None | Some("http/protobuf") => Protocol::HttpProtobuf,
             Some("grpc") => Protocol::Grpc,
-            Some(other) => return Err(format!(
+            Some(other) => {
+                return Err(format!(
                 "OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (use http/protobuf or grpc)"
-            )),
+            ))
+            }
         };
         if let Some(url) = flag {
             if !(url.starts_with("http://") || url.starts_with("https://")) {

@@ -18,6 +18,7 @@ pub mod prime;
 pub mod repl;
 pub mod replay;
 pub mod store;
+pub mod scheme_eval;
 pub mod transport;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -112,6 +113,9 @@ pub enum Command {
     /// premath's lease transport: one lease action with a JSON payload, answered
     /// with premath's envelope (exit 0 accepted or rejected).
     TransportDispatch(transport::TransportArgs),
+    /// premath's JSON programs: host calls with capability claims against a
+    /// contract-derived allowlist, premath's result JSON; recorded as a tusk run.
+    SchemeEval(scheme_eval::SchemeEvalArgs),
     /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
     Doctor(doctor::DoctorArgs),
     /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
@@ -235,6 +239,7 @@ pub fn run() -> i32 {
         Command::Dep(args) => issue::run_dep(args),
         Command::Store(args) => store::run(args),
         Command::TransportDispatch(args) => transport::run(&args),
+        Command::SchemeEval(args) => scheme_eval::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::Prime(args) => prime::run(&args),
         Command::Completions(args) => completions::run(&args),

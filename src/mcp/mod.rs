@@ -622,6 +622,7 @@ impl TuskServer {
             actions,
             principal: Some(principal.name.clone()),
             invalid_utf8_at: None,
+            capability_claims: None,
         })
     }
 

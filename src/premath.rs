@@ -456,6 +456,15 @@ pub fn premath_result(frame: &Frame<'_>, run: &Value) -> Value {
             let action = e["action"].as_str().unwrap_or_default();
             let result_class = e["resultClass"].as_str().unwrap_or("accepted");
             let mut payload = e["payload"].clone();
+            // A check report is premath's payload as it stands, findings
+            // and all: tusk's envelope adds `schema` and `diagnostic` to
+            // every rejected payload, premath's evaluator not to this one.
+            if result_class != "accepted" && payload.get("checkKind").is_some() {
+                if let Some(m) = payload.as_object_mut() {
+                    m.remove("schema");
+                    m.remove("diagnostic");
+                }
+            }
             if let Some(text) = premath_diagnostic(result_class, action) {
                 if payload["diagnostic"].is_string() {
                     payload["diagnostic"] = json!(text);
@@ -575,6 +584,12 @@ impl HostAction for PremathAction {
     }
 }
 
+/// The argument schema of an action that refuses whatever it is given:
+/// every (non-path) member is accepted, as premath's refusals take any args.
+fn any_args() -> Value {
+    json!({"type": "object", "properties": {}, "additionalProperties": true})
+}
+
 fn args_schema(props: &[(&str, &str)]) -> Value {
     let properties: Map<String, Value> = props
         .iter()
@@ -608,14 +623,18 @@ fn action(
 /// An action premath's evaluator refuses with `class` before it dispatches.
 fn refusing(id: &str, class: &str, diagnostic: String) -> Arc<dyn HostAction> {
     let c = class.to_string();
-    action(
-        id,
-        ActionKind::Read,
-        "refused by premath's evaluator profile before dispatch",
-        &[],
-        &[class],
-        Box::new(move |_, _| Ok(ActionOutcome::rejected(vec![c.clone()], diagnostic.clone()))),
-    )
+    Arc::new(PremathAction {
+        spec: ActionSpec {
+            id: id.to_string(),
+            kind: ActionKind::Read,
+            description: "refused by premath's evaluator profile before dispatch".into(),
+            args: any_args(),
+            payload: json!({"type": "object"}),
+            failure_classes: vec![class.to_string()],
+            example: format!("(host-call \"{id}\" (hash))"),
+        },
+        run: Box::new(move |_, _| Ok(ActionOutcome::rejected(vec![c.clone()], diagnostic.clone()))),
+    })
 }
 
 /// The issue store, read as premath's evaluator reads it: a missing file is

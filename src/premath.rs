@@ -643,7 +643,9 @@ fn with_store(
     ctx: &ActionContext<'_>,
     view: impl FnOnce(&Store<'_>, &str) -> Result<ActionOutcome, ActionError>,
 ) -> Result<ActionOutcome, ActionError> {
-    let path = ctx.paths.issues.path().display().to_string();
+    // Shown as premath shows its default (`.premath/issues.jsonl`, not `./…`).
+    let shown = ctx.paths.issues.path();
+    let path = shown.strip_prefix(".").unwrap_or(shown).display().to_string();
     if let crate::issues::IssueStore::Jsonl(file) = &ctx.paths.issues {
         if !file.exists() {
             return Ok(ActionOutcome::rejected(
@@ -961,4 +963,276 @@ mod tests {
             Err(ProgramError::Premath { class: FAILURE_CALL_BUDGET_EXCEEDED, .. })
         ));
     }
+}
+
+// ------------------------------------------------------------- MCP tools
+
+/// One tool of premath's `mcp-serve` that tusk serves (`tusk mcp
+/// --premath-tools`): premath's name, description and input schema, and the
+/// premath-shaped read action (`premath.<tool>`) a call runs as.
+pub struct McpTool {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The arguments besides `issues_path`: (premath's snake_case name, its
+    /// camelCase alias, JSON type).
+    pub args: &'static [(&'static str, &'static str, &'static str)],
+}
+
+impl McpTool {
+    /// The action a call of this tool runs as.
+    pub fn action_id(&self) -> String {
+        format!("premath.{}", self.name)
+    }
+
+    /// premath's input schema (as its SDK derives it).
+    pub fn input_schema(&self) -> Value {
+        let mut properties = Map::new();
+        properties.insert(
+            "issues_path".into(),
+            json!({"nullable": true, "type": "string"}),
+        );
+        let mut required = Vec::new();
+        for (name, _, ty) in self.args {
+            if *ty == "scope" {
+                properties.insert(
+                    name.to_string(),
+                    json!({"oneOf": [{"enum": ["Active"]}, {"enum": ["Full"]}]}),
+                );
+                required.push(*name);
+            } else {
+                properties.insert(name.to_string(), json!({"nullable": true, "type": ty}));
+            }
+        }
+        let mut schema = json!({"properties": properties, "type": "object"});
+        if !required.is_empty() {
+            schema["required"] = json!(required);
+        }
+        schema
+    }
+
+    /// The action's arguments from a call's (premath's snake_case names or
+    /// camelCase aliases). `issues_path` may only name the served store
+    /// (`served`): a tusk program never chooses a file.
+    ///
+    /// # Errors
+    /// An argument of the wrong type, or another store named.
+    pub fn action_args(&self, given: &Map<String, Value>, served: &str) -> Result<Value, String> {
+        let mut out = Map::new();
+        for (key, value) in given {
+            if value.is_null() {
+                continue;
+            }
+            if key == "issues_path" || key == "issuesPath" {
+                let named = value.as_str().unwrap_or_default();
+                let same = std::path::Path::new(named) == std::path::Path::new(served)
+                    || std::fs::canonicalize(named).ok() == std::fs::canonicalize(served).ok()
+                        && std::path::Path::new(named).exists();
+                if !same {
+                    return Err(format!(
+                        "issues_path `{named}`: this server serves one issue store, {served}; \
+                         name it or leave issues_path out"
+                    ));
+                }
+                continue;
+            }
+            let Some((_, camel, ty)) = self
+                .args
+                .iter()
+                .find(|(snake, camel, _)| key == snake || key == camel)
+            else {
+                // premath's tools ignore members they do not know.
+                continue;
+            };
+            let value = match *ty {
+                "scope" => match value.as_str().map(str::to_ascii_lowercase).as_deref() {
+                    Some(s @ ("active" | "full")) => json!(s),
+                    _ => return Err(format!("{key}: expected `active` or `full`")),
+                },
+                "integer" if !value.is_u64() => {
+                    return Err(format!("{key}: expected a non-negative integer"))
+                }
+                "string" if !value.is_string() => return Err(format!("{key}: expected a string")),
+                _ => value.clone(),
+            };
+            out.insert(camel.to_string(), value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// premath's tools with a tusk twin that `tusk mcp --premath-tools` serves.
+pub const MCP_TOOLS: [McpTool; 6] = [
+    McpTool {
+        name: "issue_ready",
+        description: "List open issues that have no unresolved blocking dependencies",
+        args: &[],
+    },
+    McpTool {
+        name: "issue_list",
+        description: "List issues with optional status/assignee filtering",
+        args: &[("status", "status", "string"), ("assignee", "assignee", "string")],
+    },
+    McpTool {
+        name: "issue_check",
+        description: "Run deterministic issue-graph contract checks",
+        args: &[("note_warn_threshold", "noteWarnThreshold", "integer")],
+    },
+    McpTool {
+        name: "issue_blocked",
+        description: "List non-closed issues that are explicitly blocked or have unresolved blocking dependencies",
+        args: &[],
+    },
+    McpTool {
+        name: "dep_diagnostics",
+        description: "Report dependency graph cycle diagnostics for active or full graph scope",
+        args: &[("graph_scope", "graphScope", "scope")],
+    },
+    McpTool {
+        name: "issue_lease_projection",
+        description: "Return deterministic lease projection for stale/contended claims",
+        args: &[],
+    },
+];
+
+/// premath's issue summary: `{assignee, id, issueType, owner, priority,
+/// status, title, lease {…, state} | null}`.
+fn mcp_summary(store: &Store<'_>, issue: &crate::issues::model::Issue<'_>, now: chrono::DateTime<chrono::Utc>) -> Value {
+    let object = crate::issues::views::full_object(store, issue);
+    let empty = Map::new();
+    let m = object.as_object().unwrap_or(&empty);
+    let mut out = crate::issues::projection::basic(m);
+    let state = issue.lease_state(now);
+    out["lease"] = crate::issues::projection::lease_json(m, Some(state.as_str()));
+    out
+}
+
+/// The members premath's MCP listings share.
+fn mcp_listing(action: &str, path: &str, items: Vec<Value>) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("action".into(), json!(action));
+    m.insert("issuesPath".into(), json!(path));
+    m.insert("queryBackend".into(), json!("jsonl"));
+    m.insert("querySource".into(), json!("jsonl"));
+    m.insert("count".into(), json!(items.len()));
+    m.insert("items".into(), Value::Array(items));
+    m
+}
+
+/// premath's `leaseProjection`/`projection` member.
+fn mcp_projection(store: &Store<'_>, now: chrono::DateTime<chrono::Utc>) -> Value {
+    crate::issues::projection::lease_projection(store, &Default::default(), now)
+        .remove("projection")
+        .unwrap_or(Value::Null)
+}
+
+fn mcp_ready(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
+    with_store(ctx, |store, path| {
+        let ready: BTreeSet<&str> = crate::issues::views::ready(store)
+            .into_iter()
+            .map(|i| i.id.as_str())
+            .collect();
+        let items = by_id(store)
+            .into_iter()
+            .filter(|i| ready.contains(i.id.as_str()))
+            .map(|i| mcp_summary(store, i, ctx.now))
+            .collect();
+        let mut m = mcp_listing("issue.ready", path, items);
+        m.insert("leaseProjection".into(), mcp_projection(store, ctx.now));
+        Ok(ActionOutcome::accepted(Value::Object(m)))
+    })
+}
+
+fn mcp_list(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let status = str_arg(args, "status");
+    let assignee = str_arg(args, "assignee");
+    with_store(ctx, |store, path| {
+        let items = by_id(store)
+            .into_iter()
+            .filter(|i| status.as_deref().is_none_or(|s| i.status.as_str() == s))
+            .filter(|i| {
+                assignee
+                    .as_deref()
+                    .is_none_or(|a| i.assignee.as_ref().map_or("", |x| x.as_str()) == a)
+            })
+            .map(|i| mcp_summary(store, i, ctx.now))
+            .collect();
+        Ok(ActionOutcome::accepted(Value::Object(mcp_listing(
+            "issue.list",
+            path,
+            items,
+        ))))
+    })
+}
+
+fn mcp_blocked(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let outcome = blocked(ctx, args)?;
+    if !outcome.is_accepted() {
+        return Ok(outcome);
+    }
+    let mut m = outcome.payload.as_object().cloned().unwrap_or_default();
+    m.insert("queryBackend".into(), json!("jsonl"));
+    m.insert("querySource".into(), json!("jsonl"));
+    Ok(ActionOutcome::accepted(Value::Object(m)))
+}
+
+/// premath's MCP `issue_check` answers the report whatever its verdict.
+fn mcp_check(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let mut outcome = check_issues(ctx, args)?;
+    if outcome.payload.get("checkKind").is_some() {
+        outcome.failure_classes.clear();
+    }
+    Ok(outcome)
+}
+
+fn mcp_diagnostics(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let mut outcome = diagnostics(ctx, args)?;
+    if outcome.is_accepted() {
+        outcome.payload["queryBackend"] = json!("jsonl");
+    }
+    Ok(outcome)
+}
+
+fn mcp_lease_projection(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
+    with_store(ctx, |store, path| {
+        let report = crate::issues::projection::lease_projection_payload(
+            store,
+            path,
+            "jsonl",
+            &Default::default(),
+            ctx.now,
+        );
+        Ok(ActionOutcome::accepted(report.into_value()))
+    })
+}
+
+/// The read actions behind [`MCP_TOOLS`] (`premath.issue_ready`, …), each
+/// answering premath's MCP result object; a missing store is premath's
+/// refusal (`issues file not found: PATH`).
+pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
+    MCP_TOOLS
+        .iter()
+        .map(|tool| {
+            let run: Box<Run> = match tool.name {
+                "issue_ready" => Box::new(mcp_ready),
+                "issue_list" => Box::new(mcp_list),
+                "issue_check" => Box::new(mcp_check),
+                "issue_blocked" => Box::new(mcp_blocked),
+                "dep_diagnostics" => Box::new(mcp_diagnostics),
+                _ => Box::new(mcp_lease_projection),
+            };
+            let args: Vec<(&str, &str)> = tool
+                .args
+                .iter()
+                .map(|(_, camel, ty)| (*camel, if *ty == "scope" { "string" } else { *ty }))
+                .collect();
+            action(
+                &tool.action_id(),
+                ActionKind::Read,
+                tool.description,
+                &args,
+                &[FAILURE_EXECUTION_ERROR],
+                run,
+            )
+        })
+        .collect()
 }

@@ -36,8 +36,7 @@ pub const FAILURE_UNIMPLEMENTED: &str = "scheme_eval.host_action_unimplemented";
 pub const FAILURE_EXECUTION_ERROR: &str = "scheme_eval.host_action_execution_error";
 pub const FAILURE_USE_EVIDENCE_MISSING: &str = "mutation.use_evidence_missing";
 pub const FAILURE_CLAIM_MISSING: &str = "mutation.capability_claim_missing";
-pub const FAILURE_MCP_TRANSPORT_REQUIRED: &str =
-    "control_plane_host_action_mcp_transport_required";
+pub const FAILURE_MCP_TRANSPORT_REQUIRED: &str = "control_plane_host_action_mcp_transport_required";
 pub const FAILURE_BINDING_MISMATCH: &str = "control_plane_host_action_binding_mismatch";
 pub const FAILURE_CONTRACT_UNBOUND: &str = "control_plane_host_action_contract_unbound";
 
@@ -121,7 +120,10 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProgramError {
     /// premath refuses it the same way.
-    Premath { class: &'static str, message: String },
+    Premath {
+        class: &'static str,
+        message: String,
+    },
     /// premath would run it; tusk cannot run it as one faithful run.
     Unsupported(String),
 }
@@ -167,8 +169,7 @@ impl Contract {
         let Some(required) = surface["requiredActions"].as_object() else {
             return Err(ProgramError::Premath {
                 class: FAILURE_INVALID_PROGRAM,
-                message: "control-plane contract missing hostActionSurface.requiredActions"
-                    .into(),
+                message: "control-plane contract missing hostActionSurface.requiredActions".into(),
             });
         };
         let actions = required
@@ -258,11 +259,17 @@ pub fn check(program: &Program, max_calls: usize) -> Result<(), ProgramError> {
         };
         own("issueId", &call.issue_id, &program.issue_id)?;
         own("policyDigest", &call.policy_digest, &program.policy_digest)?;
-        own("instructionRef", &call.instruction_ref, &program.instruction_ref)?;
+        own(
+            "instructionRef",
+            &call.instruction_ref,
+            &program.instruction_ref,
+        )?;
         let extra: Vec<&String> = call
             .capability_claims
             .iter()
-            .filter(|c| !c.trim().is_empty() && !program.capability_claims.contains(&c.trim().to_string()))
+            .filter(|c| {
+                !c.trim().is_empty() && !program.capability_claims.contains(&c.trim().to_string())
+            })
             .collect();
         if !extra.is_empty() {
             return Err(ProgramError::Unsupported(format!(
@@ -645,7 +652,11 @@ fn with_store(
 ) -> Result<ActionOutcome, ActionError> {
     // Shown as premath shows its default (`.premath/issues.jsonl`, not `./…`).
     let shown = ctx.paths.issues.path();
-    let path = shown.strip_prefix(".").unwrap_or(shown).display().to_string();
+    let path = shown
+        .strip_prefix(".")
+        .unwrap_or(shown)
+        .display()
+        .to_string();
     if let crate::issues::IssueStore::Jsonl(file) = &ctx.paths.issues {
         if !file.exists() {
             return Ok(ActionOutcome::rejected(
@@ -878,7 +889,14 @@ pub fn registry(contract: &Contract) -> Registry {
                 &[],
                 Box::new(list),
             ),
-            "issue.blocked" => action(id, read, "premath's issue.blocked", &[], &[], Box::new(blocked)),
+            "issue.blocked" => action(
+                id,
+                read,
+                "premath's issue.blocked",
+                &[],
+                &[],
+                Box::new(blocked),
+            ),
             "issue.check" => action(
                 id,
                 read,
@@ -896,7 +914,11 @@ pub fn registry(contract: &Contract) -> Registry {
                 Box::new(diagnostics),
             ),
             m if LEASE_MUTATIONS.contains(&m) => {
-                let static_id = LEASE_MUTATIONS.iter().find(|x| **x == m).copied().unwrap_or("issue.claim");
+                let static_id = LEASE_MUTATIONS
+                    .iter()
+                    .find(|x| **x == m)
+                    .copied()
+                    .unwrap_or("issue.claim");
                 action(
                     id,
                     ActionKind::Mutation,
@@ -925,44 +947,6 @@ pub fn registry(contract: &Contract) -> Registry {
         add(a);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn step_ids_are_premaths() {
-        assert_eq!(
-            step_id("", "Call 1!", "issue.ready", "he1_ab", 1),
-            "scheme_eval.1.call_1.issue.ready.he1_ab"
-        );
-        assert_eq!(sanitize("__"), "x");
-        assert_eq!(sanitize("A/b"), "a_b");
-    }
-
-    #[test]
-    fn scheme_literals_round_trip_their_text() {
-        assert_eq!(scheme_string("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\x1;\"");
-        assert_eq!(
-            scheme_value(&json!({"a": [1, true], "b": null})),
-            "(hash \"a\" (vector 1 #t) \"b\" (void))"
-        );
-    }
-
-    #[test]
-    fn per_call_authority_is_refused_clearly() {
-        let program: Program = serde_json::from_value(json!({
-            "calls": [{"action": "issue.ready", "policyDigest": "pol1_x"}]
-        }))
-        .unwrap();
-        assert!(matches!(check(&program, 32), Err(ProgramError::Unsupported(m)) if m.contains("policyDigest")));
-        let over: Program = serde_json::from_value(json!({"calls": [{"action": "a"}, {"action": "b"}]})).unwrap();
-        assert!(matches!(
-            check(&over, 1),
-            Err(ProgramError::Premath { class: FAILURE_CALL_BUDGET_EXCEEDED, .. })
-        ));
-    }
 }
 
 // ------------------------------------------------------------- MCP tools
@@ -1096,7 +1080,11 @@ pub const MCP_TOOLS: [McpTool; 6] = [
 
 /// premath's issue summary: `{assignee, id, issueType, owner, priority,
 /// status, title, lease {…, state} | null}`.
-fn mcp_summary(store: &Store<'_>, issue: &crate::issues::model::Issue<'_>, now: chrono::DateTime<chrono::Utc>) -> Value {
+fn mcp_summary(
+    store: &Store<'_>,
+    issue: &crate::issues::model::Issue<'_>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Value {
     let object = crate::issues::views::full_object(store, issue);
     let empty = Map::new();
     let m = object.as_object().unwrap_or(&empty);
@@ -1235,4 +1223,48 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_ids_are_premaths() {
+        assert_eq!(
+            step_id("", "Call 1!", "issue.ready", "he1_ab", 1),
+            "scheme_eval.1.call_1.issue.ready.he1_ab"
+        );
+        assert_eq!(sanitize("__"), "x");
+        assert_eq!(sanitize("A/b"), "a_b");
+    }
+
+    #[test]
+    fn scheme_literals_round_trip_their_text() {
+        assert_eq!(scheme_string("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\x1;\"");
+        assert_eq!(
+            scheme_value(&json!({"a": [1, true], "b": null})),
+            "(hash \"a\" (vector 1 #t) \"b\" (void))"
+        );
+    }
+
+    #[test]
+    fn per_call_authority_is_refused_clearly() {
+        let program: Program = serde_json::from_value(json!({
+            "calls": [{"action": "issue.ready", "policyDigest": "pol1_x"}]
+        }))
+        .unwrap();
+        assert!(
+            matches!(check(&program, 32), Err(ProgramError::Unsupported(m)) if m.contains("policyDigest"))
+        );
+        let over: Program =
+            serde_json::from_value(json!({"calls": [{"action": "a"}, {"action": "b"}]})).unwrap();
+        assert!(matches!(
+            check(&over, 1),
+            Err(ProgramError::Premath {
+                class: FAILURE_CALL_BUDGET_EXCEEDED,
+                ..
+            })
+        ));
+    }
 }

@@ -308,7 +308,10 @@ fn without_resolver(value: &Value) -> Value {
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .filter(|v| !v.as_str().is_some_and(|s| s.starts_with("resolver://site-resolve/")))
+                .filter(|v| {
+                    !v.as_str()
+                        .is_some_and(|s| s.starts_with("resolver://site-resolve/"))
+                })
                 .map(without_resolver)
                 .collect(),
         ),
@@ -329,7 +332,10 @@ fn json_rows(text: &str, keys: &[&str], drop_resolver: bool) -> Vec<Value> {
         .map(|l| {
             let mut row: Value = serde_json::from_str(l).unwrap_or(Value::String(l.to_string()));
             for key in keys {
-                if row[*key].as_str().is_some_and(|t| is_whole_second_utc(t.as_bytes())) {
+                if row[*key]
+                    .as_str()
+                    .is_some_and(|t| is_whole_second_utc(t.as_bytes()))
+                {
                     row[*key] = Value::String("<normalized>".into());
                 }
             }
@@ -370,7 +376,10 @@ fn tusk_matches_every_recorded_premath_vector() {
         let drop_resolver = match sc.get("dropResolver") {
             None => false,
             Some(why) => {
-                assert!(why.as_str().is_some_and(|w| !w.trim().is_empty()), "{name}: dropResolver needs a reason");
+                assert!(
+                    why.as_str().is_some_and(|w| !w.trim().is_empty()),
+                    "{name}: dropResolver needs a reason"
+                );
                 true
             }
         };
@@ -440,10 +449,15 @@ fn tusk_matches_every_recorded_premath_vector() {
                         let mine: Value = serde_json::from_str(got.as_str().unwrap_or_default())
                             .unwrap_or(Value::Null);
                         if has_resolver(&mine) {
-                            mismatches.push(format!("{name} (step {i}): tusk prints a site-resolver witness"));
+                            mismatches.push(format!(
+                                "{name} (step {i}): tusk prints a site-resolver witness"
+                            ));
                         }
                         let theirs: Value = serde_json::from_str(s).expect("premath printed JSON");
-                        let text = format!("{}\n", serde_json::to_string_pretty(&without_resolver(&theirs)).unwrap());
+                        let text = format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(&without_resolver(&theirs)).unwrap()
+                        );
                         Value::String(norm(&text))
                     }
                     Value::String(s) if key == "stdout" && !missing.is_empty() => {
@@ -473,9 +487,15 @@ fn tusk_matches_every_recorded_premath_vector() {
                 let got = std::fs::read_to_string(&path).unwrap_or_default();
                 let got_rows = json_rows(&got, &keys, false);
                 if got_rows.iter().any(has_resolver) {
-                    mismatches.push(format!("{name}: file {rel}: tusk writes a site-resolver ref"));
+                    mismatches.push(format!(
+                        "{name}: file {rel}: tusk writes a site-resolver ref"
+                    ));
                 }
-                let want_rows = json_rows(want["files"][rel].as_str().unwrap_or_default(), &keys, drop_resolver);
+                let want_rows = json_rows(
+                    want["files"][rel].as_str().unwrap_or_default(),
+                    &keys,
+                    drop_resolver,
+                );
                 if got_rows != want_rows {
                     mismatches.push(format!(
                         "{name}: file {rel} (rows)\n  premath: {want_rows:?}\n  tusk:    {got_rows:?}"

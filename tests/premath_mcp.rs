@@ -37,5 +37,8 @@ fn premaths_mcp_tool_calls_get_premaths_answers_from_tusk() {
     .unwrap();
     let n = cases["cases"].as_array().unwrap().len();
     assert!(n >= 10, "{n} cases");
-    assert!(stdout.contains(&format!("{n} passed, 0 failed")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{n} passed, 0 failed")),
+        "{stdout}"
+    );
 }

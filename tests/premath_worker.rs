@@ -150,7 +150,10 @@ fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
     assert_eq!(boot["resumeIssueId"], "bd-2");
     assert_eq!(boot["featureCount"], 2);
     assert_eq!(boot["featureClosureComplete"], false);
-    assert_eq!(boot["witnessRefs"], json!([ACTIVE_2, POLICY_REF_2, RENEW_2]));
+    assert_eq!(
+        boot["witnessRefs"],
+        json!([ACTIVE_2, POLICY_REF_2, RENEW_2])
+    );
 
     let rows: Vec<Value> = std::fs::read_to_string(root.join(".premath/harness_trajectory.jsonl"))
         .unwrap()
@@ -165,7 +168,12 @@ fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
     );
     assert_eq!(
         last["witnessRefs"],
-        json!([ACTIVE_2, POLICY_REF_2, RENEW_2, "worker://loop/w1/bd-2/failed"])
+        json!([
+            ACTIVE_2,
+            POLICY_REF_2,
+            RENEW_2,
+            "worker://loop/w1/bd-2/failed"
+        ])
     );
     let ledger: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join(".premath/harness_feature_ledger.json")).unwrap(),
@@ -175,7 +183,12 @@ fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["featureId"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .map(|f| {
+            (
+                f["featureId"].as_str().unwrap(),
+                f["status"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(statuses, [("bd-1", "completed"), ("bd-2", "blocked")]);
 }

@@ -23,7 +23,10 @@ fn scratch(program: &Value) -> tempfile::TempDir {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     };
-    write("specs/premath/draft/CONTROL-PLANE-CONTRACT.json", &contract());
+    write(
+        "specs/premath/draft/CONTROL-PLANE-CONTRACT.json",
+        &contract(),
+    );
     write(
         ".premath/issues.jsonl",
         "{\"id\":\"bd-1\",\"title\":\"One\",\"status\":\"open\",\"priority\":1}\n",
@@ -109,7 +112,10 @@ fn a_program_is_one_recorded_run_that_replays() {
 
     // premath's rows: one per call, premath's step ids, no run row.
     let steps = jsonl(&dir.path().join(".premath/harness_trajectory.jsonl"));
-    let ids: Vec<&str> = steps.iter().map(|s| s["stepId"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = steps
+        .iter()
+        .map(|s| s["stepId"].as_str().unwrap())
+        .collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
     assert!(ids[1].starts_with("scheme_eval.2.call-2.issue.claim.he1_"));
     assert_eq!(steps[1]["instructionRefs"], json!(["instr://t"]));
@@ -132,7 +138,8 @@ fn a_program_is_one_recorded_run_that_replays() {
 #[test]
 fn tusks_gate_still_wants_the_active_policys_digest() {
     // premath accepts any non-empty digest; tusk's gate the active policy's.
-    let program = json!({"calls": [{"action": "issue.claim", "args": {"id": "bd-1", "assignee": "w1"}}]});
+    let program =
+        json!({"calls": [{"action": "issue.claim", "args": {"id": "bd-1", "assignee": "w1"}}]});
     let dir = scratch(&program);
     let before = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
     let mut args = vec![
@@ -160,7 +167,10 @@ fn tusks_gate_still_wants_the_active_policys_digest() {
 #[test]
 fn what_tusk_does_not_run_is_refused_by_name() {
     let dir = scratch(&json!({"calls": [{"action": "fiber.spawn", "args": {"taskRef": "t"}}]}));
-    let out = tusk(dir.path(), &["scheme-eval", "--program", "p.json", "--json"]);
+    let out = tusk(
+        dir.path(),
+        &["scheme-eval", "--program", "p.json", "--json"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -194,21 +204,31 @@ fn programs_tusk_cannot_run_as_one_run_are_refused_before_anything_is_written() 
         ),
     ] {
         let dir = scratch(&program);
-        let out = tusk(dir.path(), &["scheme-eval", "--program", "p.json", "--json"]);
+        let out = tusk(
+            dir.path(),
+            &["scheme-eval", "--program", "p.json", "--json"],
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{program}: {stderr}");
         assert!(stderr.contains(needle), "{program}: {stderr}");
         assert!(out.stdout.is_empty());
         assert!(!dir.path().join(".premath/host_effects.jsonl").exists());
-        assert!(!dir.path().join(".premath/harness_trajectory.jsonl").exists());
+        assert!(!dir
+            .path()
+            .join(".premath/harness_trajectory.jsonl")
+            .exists());
     }
 }
 
 #[test]
 fn a_path_argument_is_refused_as_tusk_refuses_every_file_argument() {
     // premath's actions take `issuesPath`; a tusk program never names a file.
-    let dir = scratch(&json!({"calls": [{"action": "issue.ready", "args": {"issuesPath": "/etc/x"}}]}));
-    let out = tusk(dir.path(), &["scheme-eval", "--program", "p.json", "--json"]);
+    let dir =
+        scratch(&json!({"calls": [{"action": "issue.ready", "args": {"issuesPath": "/etc/x"}}]}));
+    let out = tusk(
+        dir.path(),
+        &["scheme-eval", "--program", "p.json", "--json"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["effects"][0]["resultClass"], "host.args_invalid");

@@ -17,8 +17,8 @@ pub mod policy;
 pub mod prime;
 pub mod repl;
 pub mod replay;
-pub mod store;
 pub mod scheme_eval;
+pub mod store;
 pub mod transport;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

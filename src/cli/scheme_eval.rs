@@ -21,7 +21,10 @@ pub struct SchemeEvalArgs {
     #[arg(long)]
     pub program: String,
     /// Control-plane contract JSON path used to derive the host-action allowlist.
-    #[arg(long, default_value = "specs/premath/draft/CONTROL-PLANE-CONTRACT.json")]
+    #[arg(
+        long,
+        default_value = "specs/premath/draft/CONTROL-PLANE-CONTRACT.json"
+    )]
     pub control_plane_contract: String,
     /// Harness trajectory JSONL path where host effects are bound.
     #[arg(long, default_value = ".premath/harness_trajectory.jsonl")]
@@ -107,17 +110,25 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<i32, i32> {
     if let Some(v) = flag(&args.instruction_ref) {
         program.instruction_ref = Some(v);
     }
-    program.capability_claims =
-        premath::merge_refs(program.capability_claims.iter().chain(&args.capability_claims));
+    program.capability_claims = premath::merge_refs(
+        program
+            .capability_claims
+            .iter()
+            .chain(&args.capability_claims),
+    );
     let contract_json = read_json(&args.control_plane_contract, "control-plane contract")?;
     match premath::check(&program, args.max_calls) {
         Ok(()) => {}
-        Err(ProgramError::Premath { class, message }) => return Err(premath_error(class, &message)),
+        Err(ProgramError::Premath { class, message }) => {
+            return Err(premath_error(class, &message))
+        }
         Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
     }
     let contract = match Contract::parse(&contract_json) {
         Ok(c) => c,
-        Err(ProgramError::Premath { class, message }) => return Err(premath_error(class, &message)),
+        Err(ProgramError::Premath { class, message }) => {
+            return Err(premath_error(class, &message))
+        }
         Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
     };
     let allowlist = contract.allowlist();
@@ -217,7 +228,10 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<i32, i32> {
 fn print_text(args: &SchemeEvalArgs, output: &Value) {
     println!("premath scheme-eval");
     println!("  Program: {}", args.program);
-    println!("  Result: {}", output["result"].as_str().unwrap_or("unknown"));
+    println!(
+        "  Result: {}",
+        output["result"].as_str().unwrap_or("unknown")
+    );
     println!(
         "  Executed calls: {}",
         output["executedCallCount"].as_u64().unwrap_or(0)

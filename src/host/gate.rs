@@ -357,22 +357,41 @@ mod tests {
             capability_claims: Some(claims.iter().map(|c| c.to_string()).collect()),
             ..authority(&policy)
         };
-        let refused = |claims: &[&str], action: &str| admit(&policy, &with(claims), action).unwrap_err();
+        let refused =
+            |claims: &[&str], action: &str| admit(&policy, &with(claims), action).unwrap_err();
         assert_eq!(refused(&[], "issue.claim").class, CAPABILITY_CLAIM_MISSING);
         assert!(refused(&[CHANGE_MORPHISMS], "issue.claim")
             .diagnostic
             .contains("capabilities.change_morphisms.issue_claim"));
-        assert!(refused(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL], "issue.update")
-            .diagnostic
-            .contains("no capability mapping"));
-        assert!(admit(&policy, &with(&[CHANGE_MORPHISMS, "capabilities.change_morphisms.issue_claim"]), "issue.claim_next").is_ok());
-        assert!(admit(&policy, &with(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL]), "issue.lease_renew").is_ok());
+        assert!(
+            refused(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL], "issue.update")
+                .diagnostic
+                .contains("no capability mapping")
+        );
+        assert!(admit(
+            &policy,
+            &with(&[
+                CHANGE_MORPHISMS,
+                "capabilities.change_morphisms.issue_claim"
+            ]),
+            "issue.claim_next"
+        )
+        .is_ok());
+        assert!(admit(
+            &policy,
+            &with(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL]),
+            "issue.lease_renew"
+        )
+        .is_ok());
         // Evidence is checked first, as premath does.
         let bare = Authority {
             capability_claims: Some(Vec::new()),
             ..Authority::default()
         };
-        assert_eq!(admit(&policy, &bare, "issue.claim").unwrap_err().class, USE_EVIDENCE_MISSING);
+        assert_eq!(
+            admit(&policy, &bare, "issue.claim").unwrap_err().class,
+            USE_EVIDENCE_MISSING
+        );
     }
 
     #[test]

@@ -357,14 +357,18 @@ impl TuskServer {
         if self.inner.options.premath_tools {
             for tool in crate::premath::MCP_TOOLS.iter() {
                 tools.push(
-                    Tool::new(tool.name, tool.description, schema_object(tool.input_schema()))
-                        .with_annotations(
-                            ToolAnnotations::new()
-                                .read_only(true)
-                                .destructive(false)
-                                .idempotent(true)
-                                .open_world(false),
-                        ),
+                    Tool::new(
+                        tool.name,
+                        tool.description,
+                        schema_object(tool.input_schema()),
+                    )
+                    .with_annotations(
+                        ToolAnnotations::new()
+                            .read_only(true)
+                            .destructive(false)
+                            .idempotent(true)
+                            .open_world(false),
+                    ),
                 );
             }
         }
@@ -785,14 +789,25 @@ impl TuskServer {
         args: Map<String, Value>,
         call: &CallContext,
     ) -> CallToolResult {
-        let served = self.inner.host.config().paths.issues.path().display().to_string();
+        let served = self
+            .inner
+            .host
+            .config()
+            .paths
+            .issues
+            .path()
+            .display()
+            .to_string();
         let action_args = match tool.action_args(&args, &served) {
             Ok(a) => a,
             Err(e) => return tool_error(e),
         };
         let id = tool.action_id();
         let input = EvalInput {
-            program: format!("(host-call \"{id}\" {})", text::scheme_literal(&action_args)),
+            program: format!(
+                "(host-call \"{id}\" {})",
+                text::scheme_literal(&action_args)
+            ),
             session_id: None,
             issue_id: None,
             policy_digest: None,

@@ -253,7 +253,10 @@ impl HostBridge for CallHost {
             None => crate::runtime::rfc3339(t),
         };
         let started_at = stamp(Utc::now());
-        let named = self.steps.as_ref().map(|steps| steps(n, action, &args_digest));
+        let named = self
+            .steps
+            .as_ref()
+            .map(|steps| steps(n, action, &args_digest));
         let decision = self.decide(n, action, args.as_ref(), args_error);
         if decision.executed {
             state.executed += 1;

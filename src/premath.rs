@@ -1045,7 +1045,7 @@ impl McpTool {
 }
 
 /// premath's tools with a tusk twin that `tusk mcp --premath-tools` serves.
-pub const MCP_TOOLS: [McpTool; 6] = [
+pub const MCP_TOOLS: [McpTool; 7] = [
     McpTool {
         name: "issue_ready",
         description: "List open issues that have no unresolved blocking dependencies",
@@ -1070,6 +1070,11 @@ pub const MCP_TOOLS: [McpTool; 6] = [
         name: "dep_diagnostics",
         description: "Report dependency graph cycle diagnostics for active or full graph scope",
         args: &[("graph_scope", "graphScope", "scope")],
+    },
+    McpTool {
+        name: "issue_backend_status",
+        description: "Report issue backend integration state (jsonl authority, surreal projection, jj)",
+        args: &[],
     },
     McpTool {
         name: "issue_lease_projection",
@@ -1193,6 +1198,29 @@ fn mcp_lease_projection(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutc
     })
 }
 
+/// premath's MCP `issue_backend_status`: `issue backend-status`'s report with
+/// `queryBackend`, the repository root being the server's directory as
+/// premath names it (`<cwd>/.`) and the projection cache under it.
+fn mcp_backend_status(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        ActionError::new(
+            FAILURE_EXECUTION_ERROR,
+            format!("the server's directory: {e}"),
+        )
+    })?;
+    let repo = cwd.join(".");
+    let projection = repo.join(".premath/surreal_issue_cache.json");
+    let store = match &ctx.paths.issues {
+        crate::issues::IssueStore::Jsonl(file) => {
+            crate::issues::IssueStore::Jsonl(file.strip_prefix(".").unwrap_or(file).to_path_buf())
+        }
+        other => other.clone(),
+    };
+    let mut payload = crate::issues::backend::backend_status(&store, &repo, &projection);
+    payload["queryBackend"] = json!(crate::issues::projection::backend_name(&store));
+    Ok(ActionOutcome::accepted(payload))
+}
+
 /// The read actions behind [`MCP_TOOLS`] (`premath.issue_ready`, …), each
 /// answering premath's MCP result object; a missing store is premath's
 /// refusal (`issues file not found: PATH`).
@@ -1206,6 +1234,7 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
                 "issue_check" => Box::new(mcp_check),
                 "issue_blocked" => Box::new(mcp_blocked),
                 "dep_diagnostics" => Box::new(mcp_diagnostics),
+                "issue_backend_status" => Box::new(mcp_backend_status),
                 _ => Box::new(mcp_lease_projection),
             };
             let args: Vec<(&str, &str)> = tool

@@ -24,7 +24,7 @@ pub struct McpArgs {
     pub direct_tools: bool,
     /// Serve premath's `mcp-serve` tools that have a tusk twin (issue_ready,
     /// issue_list, issue_check, issue_blocked, dep_diagnostics,
-    /// issue_lease_projection) with premath's names, input schemas and result
+    /// issue_lease_projection, issue_backend_status) with premath's names, input schemas and result
     /// text; each call is a recorded tusk run.
     #[arg(long, conflicts_with = "direct_tools")]
     pub premath_tools: bool,

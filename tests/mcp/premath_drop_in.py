@@ -57,6 +57,8 @@ def check(binary, case):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         got = asyncio.run(call(binary, root, case["tool"], case["arguments"]))
+        if isinstance(got["text"], str):  # the directory, as record.py records it
+            got["text"] = got["text"].replace(os.path.realpath(root), "<root>").replace(root, "<root>")
         log = os.path.join(root, ".premath", "host_effects.jsonl")
         rows = [json.loads(l) for l in open(log)] if os.path.exists(log) else []
     problems = []

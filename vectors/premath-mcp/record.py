@@ -54,6 +54,10 @@ def main():
         with tempfile.TemporaryDirectory() as root:
             setup(root, case)
             answer = asyncio.run(call(binary, ["mcp-serve"], root, case["tool"], case["arguments"]))
+            # premath names the scenario's directory in some answers
+            # (backend status): recorded as <root>.
+            if isinstance(answer["text"], str):
+                answer["text"] = answer["text"].replace(os.path.realpath(root), "<root>").replace(root, "<root>")
         vector = {"case": case["name"], "recordedWith": "premath-cli @ " + sys.argv[2], **answer}
         with open(os.path.join(HERE, case["name"] + ".json"), "w") as f:
             json.dump(vector, f, indent=2, ensure_ascii=False, sort_keys=True)

@@ -12,6 +12,7 @@
 //! - [`sandbox`]: the deny-by-default Steel evaluator, its limits and supervisor.
 //! - [`runtime`]: one request in, one result out: sandbox + registry + gate + logs.
 //! - [`replay`]: re-running recorded runs against their recorded envelopes.
+//! - [`premath`]: premath's `scheme-eval` JSON programs on tusk's runtime.
 //! - [`pg`]: the fleet backend (issues, trajectory, effect log on PostgreSQL).
 //! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
@@ -30,6 +31,7 @@ pub mod issues;
 pub mod logs;
 pub mod mcp;
 pub mod pg;
+pub mod premath;
 pub mod render;
 pub mod repl;
 pub mod replay;

@@ -21,6 +21,14 @@
 //!   premath prints and tusk deliberately does not (premath's doctrine
 //!   resolver witness); they are removed from premath's JSON stdout, re-rendered
 //!   the same way, and tusk's must not have them;
+//! - `dropResolver: REASON`: premath's doctrine site resolver (its
+//!   `resolverWitness`, `resolverWitnessRef` members at any depth and its
+//!   `resolver://site-resolve/…` witness refs), which tusk does not compute,
+//!   are removed from premath's JSON stdout and from its captured JSON Lines
+//!   rows before the comparison; tusk's must not have them;
+//! - `jsonLines: [PATH, ...]`: captured files compared row by row as JSON
+//!   values (tusk writes trajectory rows with sorted keys, premath in its
+//!   struct order), `normalize` keys replaced in both;
 //! - `skip: {STREAM: REASON}`: a stream (`stdout` or `stderr`) that is not
 //!   compared, with the documented reason (a known difference outside the
 //!   scenario's subject).
@@ -55,6 +63,10 @@ fn setup(root: &Path, scenario: &Value) {
     }
     for (rel, text) in scenario["files"].as_object().into_iter().flatten() {
         write_file(root, rel, text.as_str().unwrap());
+    }
+    for (rel, source) in scenario["filesCopy"].as_object().into_iter().flatten() {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(source.as_str().unwrap());
+        write_file(root, rel, &std::fs::read_to_string(from).unwrap());
     }
     for (rel, source) in scenario["filesFrom"].as_object().into_iter().flatten() {
         let (name, captured) = source.as_str().unwrap().split_once(':').unwrap();
@@ -284,6 +296,57 @@ fn normalization_is_narrow() {
     }
 }
 
+/// premath's site-resolver members and refs removed, at any depth.
+fn without_resolver(value: &Value) -> Value {
+    match value {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "resolverWitness" | "resolverWitnessRef"))
+                .map(|(k, v)| (k.clone(), without_resolver(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .filter(|v| {
+                    !v.as_str()
+                        .is_some_and(|s| s.starts_with("resolver://site-resolve/"))
+                })
+                .map(without_resolver)
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// True when `value` holds a site-resolver member or ref anywhere.
+fn has_resolver(value: &Value) -> bool {
+    without_resolver(value) != *value
+}
+
+/// JSON Lines text as values, the `keys` members that are whole-second UTC
+/// timestamps (at the top of each row) replaced by `<normalized>`.
+fn json_rows(text: &str, keys: &[&str], drop_resolver: bool) -> Vec<Value> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut row: Value = serde_json::from_str(l).unwrap_or(Value::String(l.to_string()));
+            for key in keys {
+                if row[*key]
+                    .as_str()
+                    .is_some_and(|t| is_whole_second_utc(t.as_bytes()))
+                {
+                    row[*key] = Value::String("<normalized>".into());
+                }
+            }
+            if drop_resolver {
+                row = without_resolver(&row);
+            }
+            row
+        })
+        .collect()
+}
+
 /// A scenario's list of strings under `key` (absent: empty).
 fn str_list<'a>(sc: &'a Value, key: &str) -> Vec<&'a str> {
     sc[key]
@@ -310,6 +373,17 @@ fn tusk_matches_every_recorded_premath_vector() {
         let extras = reasoned_list(sc, "extraKeys");
         let missing = reasoned_list(sc, "missingKeys");
         let norm = |text: &str| normalize_instants(&normalize(text, &keys), &instants);
+        let drop_resolver = match sc.get("dropResolver") {
+            None => false,
+            Some(why) => {
+                assert!(
+                    why.as_str().is_some_and(|w| !w.trim().is_empty()),
+                    "{name}: dropResolver needs a reason"
+                );
+                true
+            }
+        };
+        let json_lines = str_list(sc, "jsonLines");
         let skip = sc["skip"].as_object().cloned().unwrap_or_default();
         for (stream, why) in &skip {
             assert!(
@@ -371,6 +445,21 @@ fn tusk_matches_every_recorded_premath_vector() {
                     continue;
                 }
                 let want = match &recorded[key] {
+                    Value::String(s) if key == "stdout" && drop_resolver => {
+                        let mine: Value = serde_json::from_str(got.as_str().unwrap_or_default())
+                            .unwrap_or(Value::Null);
+                        if has_resolver(&mine) {
+                            mismatches.push(format!(
+                                "{name} (step {i}): tusk prints a site-resolver witness"
+                            ));
+                        }
+                        let theirs: Value = serde_json::from_str(s).expect("premath printed JSON");
+                        let text = format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(&without_resolver(&theirs)).unwrap()
+                        );
+                        Value::String(norm(&text))
+                    }
                     Value::String(s) if key == "stdout" && !missing.is_empty() => {
                         let mine: Value = serde_json::from_str(got.as_str().unwrap_or_default())
                             .unwrap_or(Value::Null);
@@ -394,6 +483,26 @@ fn tusk_matches_every_recorded_premath_vector() {
         for rel in sc["capture"].as_array().into_iter().flatten() {
             let rel = rel.as_str().unwrap();
             let path = root.path().join(rel);
+            if json_lines.contains(&rel) {
+                let got = std::fs::read_to_string(&path).unwrap_or_default();
+                let got_rows = json_rows(&got, &keys, false);
+                if got_rows.iter().any(has_resolver) {
+                    mismatches.push(format!(
+                        "{name}: file {rel}: tusk writes a site-resolver ref"
+                    ));
+                }
+                let want_rows = json_rows(
+                    want["files"][rel].as_str().unwrap_or_default(),
+                    &keys,
+                    drop_resolver,
+                );
+                if got_rows != want_rows {
+                    mismatches.push(format!(
+                        "{name}: file {rel} (rows)\n  premath: {want_rows:?}\n  tusk:    {got_rows:?}"
+                    ));
+                }
+                continue;
+            }
             let got = if path.is_file() {
                 Value::String(norm(
                     &String::from_utf8(std::fs::read(path).unwrap()).unwrap(),

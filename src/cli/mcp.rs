@@ -22,6 +22,12 @@ pub struct McpArgs {
     /// `issue_claim`, …) for clients that do not want code mode.
     #[arg(long)]
     pub direct_tools: bool,
+    /// Serve premath's `mcp-serve` tools that have a tusk twin (issue_ready,
+    /// issue_list, issue_check, issue_blocked, dep_diagnostics,
+    /// issue_lease_projection, issue_backend_status) with premath's names, input schemas and result
+    /// text; each call is a recorded tusk run.
+    #[arg(long, conflicts_with = "direct_tools")]
+    pub premath_tools: bool,
     /// Close sessions idle this long (seconds).
     #[arg(long, default_value_t = 1800)]
     pub session_ttl_seconds: u64,
@@ -64,6 +70,14 @@ pub fn run(args: McpArgs) -> i32 {
         Ok(mut c) => {
             // Flags set the server's limits: a call may only lower them.
             c.limits = args.host.limit_flags().apply(c.limits);
+            if args.premath_tools {
+                for action in crate::premath::mcp_actions() {
+                    if let Err(e) = c.registry.register(action) {
+                        eprintln!("tusk mcp: {e}");
+                        return 2;
+                    }
+                }
+            }
             c
         }
         Err(e) => {
@@ -76,6 +90,7 @@ pub fn run(args: McpArgs) -> i32 {
         instruction_ref: args.host.instruction_ref.clone(),
         issue_id: args.host.issue_id.clone(),
         direct_tools: args.direct_tools,
+        premath_tools: args.premath_tools,
         session_ttl: Duration::from_secs(args.session_ttl_seconds),
         max_sessions: args.max_sessions,
         max_concurrency: args.max_concurrency,

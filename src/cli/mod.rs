@@ -17,6 +17,7 @@ pub mod policy;
 pub mod prime;
 pub mod repl;
 pub mod replay;
+pub mod scheme_eval;
 pub mod store;
 pub mod transport;
 
@@ -117,6 +118,9 @@ pub enum Command {
     /// premath's lease transport: one lease action with a JSON payload, answered
     /// with premath's envelope (exit 0 accepted or rejected).
     TransportDispatch(transport::TransportArgs),
+    /// premath's JSON programs: host calls with capability claims against a
+    /// contract-derived allowlist, premath's result JSON; recorded as a tusk run.
+    SchemeEval(scheme_eval::SchemeEvalArgs),
     /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
     Doctor(doctor::DoctorArgs),
     /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
@@ -280,6 +284,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> i32 {
         Command::Dep(args) => issue::run_dep(args),
         Command::Store(args) => store::run(args),
         Command::TransportDispatch(args) => transport::run(&args),
+        Command::SchemeEval(args) => scheme_eval::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::Prime(args) => prime::run(&args),
         Command::Completions(args) => completions::run(&args),

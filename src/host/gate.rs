@@ -23,6 +23,52 @@ pub const POLICY_KIND: &str = "premath.mutation_policy.v1";
 pub const USE_EVIDENCE_MISSING: &str = "mutation.use_evidence_missing";
 pub const POLICY_DIGEST_MISMATCH: &str = "mutation.policy_digest_mismatch";
 pub const ACTION_NOT_ALLOWED: &str = "mutation.action_not_allowed";
+/// premath's capability-claim refusal (`scheme-eval`'s claims, checked only
+/// when a request carries claims).
+pub const CAPABILITY_CLAIM_MISSING: &str = "mutation.capability_claim_missing";
+/// The claim every mutation of a claims-carrying request needs.
+pub const CHANGE_MORPHISMS: &str = "capabilities.change_morphisms";
+/// The claim that stands for every action's own claim.
+pub const CHANGE_MORPHISMS_ALL: &str = "capabilities.change_morphisms.all";
+
+/// premath's per-action claim (`capabilities.change_morphisms.<...>`) for a
+/// lease mutation; `None` for an action premath maps to no claim.
+pub fn required_claim(action: &str) -> Option<&'static str> {
+    match action {
+        "issue.claim" | "issue.claim_next" => Some("capabilities.change_morphisms.issue_claim"),
+        "issue.lease_renew" => Some("capabilities.change_morphisms.issue_lease_renew"),
+        "issue.lease_release" => Some("capabilities.change_morphisms.issue_lease_release"),
+        _ => None,
+    }
+}
+
+/// premath's claim rule: the base claim, then the action's own claim or the
+/// `.all` claim. Diagnostics are premath's.
+pub fn check_claims(action: &str, claims: &[String]) -> Result<(), GateRejection> {
+    let refuse = |diagnostic: String| GateRejection {
+        class: CAPABILITY_CLAIM_MISSING,
+        diagnostic,
+    };
+    if !claims.iter().any(|c| c == CHANGE_MORPHISMS) {
+        return Err(refuse(format!(
+            "mutation action `{action}` requires capability claim `{CHANGE_MORPHISMS}`"
+        )));
+    }
+    let Some(required) = required_claim(action) else {
+        return Err(refuse(format!(
+            "mutation action `{action}` has no capability mapping"
+        )));
+    };
+    if !claims
+        .iter()
+        .any(|c| c == required || c == CHANGE_MORPHISMS_ALL)
+    {
+        return Err(refuse(format!(
+            "mutation action `{action}` requires capability claim `{required}` or `{CHANGE_MORPHISMS_ALL}`"
+        )));
+    }
+    Ok(())
+}
 
 /// A policy file that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -200,6 +246,9 @@ pub struct Authority {
     pub policy_digest: Option<String>,
     pub instruction_ref: Option<String>,
     pub join: Option<JoinEvidence>,
+    /// premath's capability claims (`tusk scheme-eval`): when present, every
+    /// mutation also needs its claims ([`check_claims`]) after the evidence.
+    pub capability_claims: Option<Vec<String>>,
 }
 
 /// A refused mutation.
@@ -234,6 +283,9 @@ pub fn admit(
                 missing.join(", ")
             ),
         });
+    }
+    if let Some(claims) = &authority.capability_claims {
+        check_claims(action, claims)?;
     }
     let given = authority
         .policy_digest
@@ -294,7 +346,52 @@ mod tests {
             policy_digest: Some(policy.digest.clone()),
             instruction_ref: Some("instr://test".into()),
             join: None,
+            capability_claims: None,
         }
+    }
+
+    #[test]
+    fn claims_follow_premaths_rule() {
+        let policy = MutationPolicy::allowing(&crate::runtime::builtin_registry().mutation_ids());
+        let with = |claims: &[&str]| Authority {
+            capability_claims: Some(claims.iter().map(|c| c.to_string()).collect()),
+            ..authority(&policy)
+        };
+        let refused =
+            |claims: &[&str], action: &str| admit(&policy, &with(claims), action).unwrap_err();
+        assert_eq!(refused(&[], "issue.claim").class, CAPABILITY_CLAIM_MISSING);
+        assert!(refused(&[CHANGE_MORPHISMS], "issue.claim")
+            .diagnostic
+            .contains("capabilities.change_morphisms.issue_claim"));
+        assert!(
+            refused(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL], "issue.update")
+                .diagnostic
+                .contains("no capability mapping")
+        );
+        assert!(admit(
+            &policy,
+            &with(&[
+                CHANGE_MORPHISMS,
+                "capabilities.change_morphisms.issue_claim"
+            ]),
+            "issue.claim_next"
+        )
+        .is_ok());
+        assert!(admit(
+            &policy,
+            &with(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL]),
+            "issue.lease_renew"
+        )
+        .is_ok());
+        // Evidence is checked first, as premath does.
+        let bare = Authority {
+            capability_claims: Some(Vec::new()),
+            ..Authority::default()
+        };
+        assert_eq!(
+            admit(&policy, &bare, "issue.claim").unwrap_err().class,
+            USE_EVIDENCE_MISSING
+        );
     }
 
     #[test]

@@ -272,7 +272,10 @@ pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, Stri
             names.join(", ")
         ));
     }
-    if !unknown.is_empty() {
+    // A schema that admits other members (`additionalProperties: true`)
+    // takes unknown keys as they are; path-like ones are refused all the same.
+    let open = schema["additionalProperties"] == Value::Bool(true);
+    if !unknown.is_empty() && !open {
         let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
         problems.push(if properties.is_empty() {
             format!(

@@ -40,7 +40,7 @@ pub fn basic(m: &Map<String, Value>) -> Value {
 /// The lease of a stored object in camelCase: `{acquiredAt, expiresAt,
 /// leaseId, owner, renewedAt}` (`renewedAt` null when never renewed), plus
 /// `state` when given; `null` without a lease.
-fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
+pub fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
     let Some(lease) = m.get("lease").and_then(Value::as_object) else {
         return Value::Null;
     };

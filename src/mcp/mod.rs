@@ -56,6 +56,10 @@ pub struct ServerOptions {
     pub issue_id: Option<String>,
     /// Expose each host action as a tool of its own too.
     pub direct_tools: bool,
+    /// Serve premath's `mcp-serve` tools that have a tusk twin
+    /// ([`crate::premath::MCP_TOOLS`]) under premath's names; the host's
+    /// registry must hold [`crate::premath::mcp_actions`].
+    pub premath_tools: bool,
     /// Idle sessions are closed after this long.
     pub session_ttl: Duration,
     pub max_sessions: usize,
@@ -70,6 +74,7 @@ impl Default for ServerOptions {
             instruction_ref: None,
             issue_id: None,
             direct_tools: false,
+            premath_tools: false,
             session_ttl: Duration::from_secs(1800),
             max_sessions: 64,
             max_concurrency: 8,
@@ -357,6 +362,24 @@ impl TuskServer {
                     .open_world(false),
             ),
         ];
+        if self.inner.options.premath_tools {
+            for tool in crate::premath::MCP_TOOLS.iter() {
+                tools.push(
+                    Tool::new(
+                        tool.name,
+                        tool.description,
+                        schema_object(tool.input_schema()),
+                    )
+                    .with_annotations(
+                        ToolAnnotations::new()
+                            .read_only(true)
+                            .destructive(false)
+                            .idempotent(true)
+                            .open_world(false),
+                    ),
+                );
+            }
+        }
         let mut direct: Vec<(&String, &ActionSpec)> = self.inner.direct.iter().collect();
         direct.sort_by(|a, b| a.0.cmp(b.0));
         for (name, spec) in direct.into_iter().filter(|(_, s)| may_use(s)) {
@@ -631,6 +654,7 @@ impl TuskServer {
             actions,
             principal: Some(principal.name.clone()),
             invalid_utf8_at: None,
+            capability_claims: None,
         })
     }
 
@@ -761,6 +785,68 @@ impl TuskServer {
                 "unknown or expired session `{}`",
                 shown(&input.session_id)
             )),
+        }
+    }
+
+    /// One of premath's tools: its arguments mapped to its `premath.<tool>`
+    /// action's, the action called once as the program `(host-call
+    /// "premath.<tool>" <args>)` (recorded, replayable), and premath's
+    /// answer: the payload as pretty JSON, or the refusal's diagnostic as a
+    /// tool error.
+    async fn premath_tool(
+        &self,
+        tool: &crate::premath::McpTool,
+        args: Map<String, Value>,
+        call: &CallContext,
+    ) -> CallToolResult {
+        let served = self
+            .inner
+            .host
+            .config()
+            .paths
+            .issues
+            .path()
+            .display()
+            .to_string();
+        let action_args = match tool.action_args(&args, &served) {
+            Ok(a) => a,
+            Err(e) => return tool_error(e),
+        };
+        let id = tool.action_id();
+        let input = EvalInput {
+            program: format!(
+                "(host-call \"{id}\" {})",
+                text::scheme_literal(&action_args)
+            ),
+            session_id: None,
+            issue_id: None,
+            policy_digest: None,
+            instruction_ref: None,
+            join_evidence: None,
+            actions: Some(vec![id]),
+            limits: None,
+        };
+        let request = match self.request(input, None, &call.principal) {
+            Ok(r) => r,
+            Err(e) => return tool_error(e),
+        };
+        match self.run(request, None, call).await {
+            Ok(result) => {
+                let envelope = &result.json["effects"][0];
+                if envelope["resultClass"] == "accepted" {
+                    let text = crate::canonical::to_pretty_sorted(&envelope["payload"]);
+                    let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+                    out.is_error = Some(false);
+                    out
+                } else {
+                    let diagnostic = envelope["payload"]["diagnostic"]
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| crate::render::summary(&result.json));
+                    tool_error(diagnostic)
+                }
+            }
+            Err(e) => tool_error(format!("the request could not be served: {e}")),
         }
     }
 
@@ -1103,6 +1189,16 @@ impl ServerHandler for TuskServer {
                 Ok(input) => self.session_close(input, &call),
                 Err(e) => tool_error(e),
             },
+            name if self.inner.options.premath_tools
+                && crate::premath::MCP_TOOLS.iter().any(|t| t.name == name) =>
+            {
+                let tool = crate::premath::MCP_TOOLS
+                    .iter()
+                    .find(|t| t.name == name)
+                    .expect("listed");
+                self.premath_tool(tool, request.arguments.unwrap_or_default(), &call)
+                    .await
+            }
             name => match self
                 .inner
                 .direct

@@ -126,6 +126,7 @@ impl LiveReplayer {
             issue_id: authority.issue_id,
             policy_digest: authority.policy_digest,
             instruction_ref: authority.instruction_ref,
+            capability_claims: authority.capability_claims,
             join_evidence: None,
             limits: Some(LimitsOverride::from(limits)),
             invalid_utf8_at: run.invalid_utf8_at,

@@ -28,6 +28,7 @@ pub(crate) struct CallHost {
     on_call: Option<super::OnCall>,
     /// The run's span (telemetry): each call's span is its child.
     trace: Option<opentelemetry::Context>,
+    steps: Option<super::StepNames>,
     state: Mutex<State>,
 }
 
@@ -43,6 +44,7 @@ pub(crate) struct RunSetup {
     pub clock: Option<super::Clock>,
     pub on_call: Option<super::OnCall>,
     pub trace: Option<opentelemetry::Context>,
+    pub steps: Option<super::StepNames>,
 }
 
 struct State {
@@ -106,6 +108,7 @@ impl CallHost {
             clock: setup.clock,
             on_call: setup.on_call,
             trace: setup.trace,
+            steps: setup.steps,
             state: Mutex::new(State {
                 calls: 0,
                 executed: 0,
@@ -248,6 +251,16 @@ impl HostBridge for CallHost {
         }
         state.calls += 1;
         let n = state.calls;
+        // premath's rows carry whole seconds; tusk's own, milliseconds.
+        let stamp = |t: chrono::DateTime<Utc>| match self.steps {
+            Some(_) => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            None => crate::runtime::rfc3339(t),
+        };
+        let started_at = stamp(Utc::now());
+        let named = self
+            .steps
+            .as_ref()
+            .map(|steps| steps(n, action, &args_digest));
         let span = crate::telemetry::record::call_started(
             self.trace.as_ref(),
             action,
@@ -277,6 +290,11 @@ impl HostBridge for CallHost {
             .unwrap_or_else(|| "accepted".to_string());
         let mut refs = decision.refs.clone();
         refs.push(envelope::host_effect_ref(action, &args_digest, n));
+        if let Some(named) = &named {
+            refs.extend(named.witness_refs.iter().cloned());
+            refs.sort();
+            refs.dedup();
+        }
         let is_mutation = self
             .registry
             .get(action)
@@ -295,28 +313,40 @@ impl HostBridge for CallHost {
             .clock
             .as_ref()
             .and_then(|clock| clock(n).finished_at)
-            .unwrap_or_else(|| crate::runtime::rfc3339(Utc::now()));
-        // The spec's shape, then the run: unique across runs.
-        let step_id = format!(
-            "scheme_eval.{n}.call-{n}.{action}.{args_digest}.{}",
-            self.run_id
-        );
+            .unwrap_or_else(|| stamp(Utc::now()));
+        // The spec's shape, then the run: unique across runs (premath's own
+        // step ids under `tusk scheme-eval`).
+        let step_id = match &named {
+            Some(named) => named.step_id.clone(),
+            None => format!(
+                "scheme_eval.{n}.call-{n}.{action}.{args_digest}.{}",
+                self.run_id
+            ),
+        };
+        let principal_refs = self.principal.iter().map(|p| format!("principal://{p}"));
         let row = StepRow {
             step_id: step_id.clone(),
             action: format!("scheme_eval.{action}"),
             result_class: result_class.clone(),
             finished_at: finished_at.clone(),
             issue_id: self.issue_id.clone(),
-            instruction_refs: instruction_ref
-                .map(|r| vec![r.to_string()])
-                .unwrap_or_default(),
+            instruction_refs: match &named {
+                Some(named) => named.instruction_refs.clone(),
+                None => instruction_ref
+                    .map(|r| vec![r.to_string()])
+                    .unwrap_or_default(),
+            },
             witness_refs: refs.clone(),
-            lineage_refs: self
-                .principal
-                .iter()
-                .map(|p| format!("principal://{p}"))
-                .collect(),
-            started_at: None,
+            lineage_refs: match &named {
+                Some(named) => named
+                    .lineage_refs
+                    .iter()
+                    .cloned()
+                    .chain(principal_refs)
+                    .collect(),
+                None => principal_refs.collect(),
+            },
+            started_at: named.as_ref().map(|_| started_at),
         };
         let trajectory_row = match self.append_trajectory(&mut state, &row) {
             Ok(()) => json!({

@@ -133,6 +133,10 @@ pub struct Request {
     /// request runs nothing and is rejected as an invalid program.
     #[serde(skip)]
     pub invalid_utf8_at: Option<usize>,
+    /// premath's capability claims (set by `tusk scheme-eval`, never by a
+    /// JSON request): mutations then also need them (`gate::check_claims`).
+    #[serde(skip)]
+    pub capability_claims: Option<Vec<String>>,
 }
 
 /// The largest size, in bytes, of each request field that every run records
@@ -379,6 +383,7 @@ impl Host {
             policy_digest: request.policy_digest.clone(),
             instruction_ref: request.instruction_ref.clone(),
             join,
+            capability_claims: request.capability_claims.clone(),
         };
         let run_id = new_run_id(&request.program, started);
         let program_digest = canonical::sha256_text(&request.program);
@@ -451,6 +456,7 @@ impl Host {
                 clock: hooks.clock,
                 on_call: hooks.on_call,
                 trace: span.clone(),
+                steps: hooks.steps.clone(),
             },
             log,
         ));
@@ -529,8 +535,13 @@ impl Host {
                 .collect(),
             started_at: Some(rfc3339(started)),
         };
-        if let Err(e) = crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
-        {
+        let step_written = if hooks.steps.is_some() {
+            // premath's rows are the calls' own; it writes no run row.
+            Ok(Value::Null)
+        } else {
+            crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
+        };
+        if let Err(e) = step_written {
             failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
             error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
             failure_classes.sort();
@@ -714,7 +725,25 @@ pub struct RunHooks {
     /// records the trace. Without it, the thread's current context (the
     /// CLI's `TRACEPARENT`) is the parent.
     pub traceparent: Option<(String, Option<String>)>,
+    /// premath's trajectory rows (`tusk scheme-eval`): each call's step id,
+    /// refs and start time come from here, and the run writes no step row of
+    /// its own.
+    pub steps: Option<StepNames>,
 }
+
+/// What a call's trajectory row carries under [`RunHooks::steps`].
+#[derive(Clone, Debug, Default)]
+pub struct CallStep {
+    pub step_id: String,
+    /// Added to the call's witness refs (its envelope's too).
+    pub witness_refs: Vec<String>,
+    pub lineage_refs: Vec<String>,
+    /// The row's instruction refs, whatever the action's kind.
+    pub instruction_refs: Vec<String>,
+}
+
+/// A call's [`CallStep`] from its seq, action id and args digest.
+pub type StepNames = Arc<dyn Fn(usize, &str, &str) -> CallStep + Send + Sync>;
 
 /// How [`Host::run`] runs a request.
 pub struct RunOptions<'s> {
@@ -761,6 +790,8 @@ pub struct RecordedAuthority {
     pub issue_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_evidence: Option<JoinEvidence>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability_claims: Option<Vec<String>>,
 }
 
 impl RecordedAuthority {
@@ -770,6 +801,7 @@ impl RecordedAuthority {
             instruction_ref: authority.instruction_ref.clone(),
             issue_id: issue_id.map(str::to_string),
             join_evidence: authority.join.clone(),
+            capability_claims: authority.capability_claims.clone(),
         }
     }
 }

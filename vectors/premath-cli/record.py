@@ -18,6 +18,9 @@ A scenario has:
   files     files to create first (path -> text);
   filesFrom files to create first from an earlier vector's captured files
             (path -> "<vector name>:<captured path>"), e.g. a ledger premath wrote;
+  filesCopy files to create first as copies of files of this repository
+            (path -> repository-relative path), e.g. premath's control-plane
+            contract kept under tests/premath_worker/;
   capture   files whose final content is recorded;
   mcp       {tool, arguments}: the reference has no such CLI command, only an
             MCP tool (e.g. issue_lease_projection): the tool is called through
@@ -26,7 +29,8 @@ A scenario has:
             content plus the newline `println!` adds, exit is 0 for a tool
             result and 1 for a tool error, stderr is empty (the server's
             banner on stderr is not part of the answer). tusk runs `args`.
-The keys `normalize`, `normalizeInstant`, `extraKeys` and `skip` only affect
+The keys `normalize`, `normalizeInstant`, `extraKeys`, `missingKeys`,
+`dropResolver`, `jsonLines` and `skip` only affect
 the comparison (parity_vectors.rs).
 """
 import json
@@ -36,6 +40,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def write_file(root, rel, text):
@@ -50,6 +55,9 @@ def setup(root, scenario):
         os.makedirs(os.path.join(root, rel), exist_ok=True)
     for rel, text in scenario.get("files", {}).items():
         write_file(root, rel, text)
+    for rel, source in scenario.get("filesCopy", {}).items():
+        with open(os.path.join(REPO, source), encoding="utf-8") as f:
+            write_file(root, rel, f.read())
     for rel, source in scenario.get("filesFrom", {}).items():
         name, captured = source.split(":", 1)
         with open(os.path.join(HERE, name + ".json")) as f:

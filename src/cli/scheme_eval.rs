@@ -1,0 +1,266 @@
+//! `tusk scheme-eval --program FILE`: premath's JSON programs (a list of host
+//! calls with capability claims) with premath's flags, result JSON, text and
+//! exit codes (0 accepted, 1 rejected or a refused program), each run as a
+//! tusk run (effect-log header, rows, footer) that `tusk replay` replays.
+//! Exit 2: a program tusk cannot run as one faithful run, or an unusable
+//! policy or log (nothing ran).
+
+use crate::canonical::to_pretty_sorted;
+use crate::premath::{self, Contract, Frame, Program, ProgramError};
+use crate::runtime::{CallStep, Host, HostConfig, Request, RunHooks, RunOptions, StepNames};
+use crate::sandbox::LimitsOverride;
+use clap::Args;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Flags of `tusk scheme-eval` (premath's, plus where tusk keeps its logs).
+#[derive(Args, Debug)]
+pub struct SchemeEvalArgs {
+    /// Program JSON path.
+    #[arg(long)]
+    pub program: String,
+    /// Control-plane contract JSON path used to derive the host-action allowlist.
+    #[arg(
+        long,
+        default_value = "specs/premath/draft/CONTROL-PLANE-CONTRACT.json"
+    )]
+    pub control_plane_contract: String,
+    /// Harness trajectory JSONL path where host effects are bound.
+    #[arg(long, default_value = ".premath/harness_trajectory.jsonl")]
+    pub trajectory_path: String,
+    /// Step-id prefix for emitted trajectory rows.
+    #[arg(long, default_value = "scheme_eval")]
+    pub step_prefix: String,
+    /// Maximum host calls per program.
+    #[arg(long, default_value_t = 32)]
+    pub max_calls: usize,
+    /// Default issue id for emitted rows.
+    #[arg(long)]
+    pub issue_id: Option<String>,
+    /// Default policy digest (mutations need the active policy's: `tusk policy digest`).
+    #[arg(long)]
+    pub policy_digest: Option<String>,
+    /// Default instruction ref (required for mutations).
+    #[arg(long)]
+    pub instruction_ref: Option<String>,
+    /// Capability claim (repeatable).
+    #[arg(long = "capability-claim")]
+    pub capability_claims: Vec<String>,
+    /// Output as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// tusk: the issue store (default .premath/issues.jsonl).
+    #[arg(long)]
+    pub issues: Option<PathBuf>,
+    /// tusk: the effect log the run is recorded in (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+    /// tusk: the mutation policy file (default .premath/mutation_policy.json).
+    #[arg(long)]
+    pub policy: Option<PathBuf>,
+}
+
+/// premath's refusal: `error: TEXT (CLASS)` on stderr, exit 1.
+fn premath_error(class: &str, message: &str) -> i32 {
+    eprintln!("error: {message} ({class})");
+    1
+}
+
+/// A file read and parsed as JSON, with premath's messages.
+fn read_json(path: &str, label: &str) -> Result<Value, i32> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        eprintln!("error: failed to read {label} at {path}: {e}");
+        1
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        eprintln!("error: failed to parse {label} JSON at {path}: {e}");
+        1
+    })
+}
+
+fn unsupported(message: impl std::fmt::Display) -> i32 {
+    eprintln!("tusk scheme-eval: {message}");
+    2
+}
+
+/// Runs `tusk scheme-eval`.
+pub fn run(args: &SchemeEvalArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn run_inner(args: &SchemeEvalArgs) -> Result<i32, i32> {
+    let program_json = read_json(&args.program, "scheme-eval program")?;
+    let mut program: Program = serde_json::from_value(program_json).map_err(|e| {
+        premath_error(
+            premath::FAILURE_INVALID_PROGRAM,
+            &format!("invalid evaluator program shape: {e}"),
+        )
+    })?;
+    // The flags override the program's defaults; claims merge (premath's rule).
+    let flag = |v: &Option<String>| premath::non_empty(v.as_deref());
+    if let Some(v) = flag(&args.issue_id) {
+        program.issue_id = Some(v);
+    }
+    if let Some(v) = flag(&args.policy_digest) {
+        program.policy_digest = Some(v);
+    }
+    if let Some(v) = flag(&args.instruction_ref) {
+        program.instruction_ref = Some(v);
+    }
+    program.capability_claims = premath::merge_refs(
+        program
+            .capability_claims
+            .iter()
+            .chain(&args.capability_claims),
+    );
+    let contract_json = read_json(&args.control_plane_contract, "control-plane contract")?;
+    match premath::check(&program, args.max_calls) {
+        Ok(()) => {}
+        Err(ProgramError::Premath { class, message }) => {
+            return Err(premath_error(class, &message))
+        }
+        Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
+    }
+    let contract = match Contract::parse(&contract_json) {
+        Ok(c) => c,
+        Err(ProgramError::Premath { class, message }) => {
+            return Err(premath_error(class, &message))
+        }
+        Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
+    };
+    let allowlist = contract.allowlist();
+    let issue_id = premath::non_empty(program.issue_id.as_deref());
+    let policy_digest = premath::non_empty(program.policy_digest.as_deref());
+    let instruction_ref = premath::non_empty(program.instruction_ref.as_deref());
+
+    let mut paths = crate::host::HostPaths::under(std::path::Path::new("."));
+    paths.issues = crate::issues::IssueStore::Jsonl(
+        args.issues
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH)),
+    );
+    paths.trajectory = crate::logs::LogStore::File(PathBuf::from(&args.trajectory_path));
+    paths.effects = crate::logs::LogStore::File(
+        args.effects
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(".premath/host_effects.jsonl")),
+    );
+    if let Some(p) = &args.policy {
+        paths.policy = p.clone();
+    }
+    let policy = crate::runtime::load_policy(&paths.policy).map_err(unsupported)?;
+    let config = HostConfig {
+        paths,
+        policy,
+        registry: premath::registry(&contract),
+        limits: crate::sandbox::Limits::default(),
+        signer: None,
+    };
+    let host = Host::new(config);
+
+    let call_ids = premath::call_ids(&program);
+    let prefix = args.step_prefix.clone();
+    let instruction_refs: Vec<String> = instruction_ref.iter().cloned().collect();
+    let per_call: Vec<(String, Vec<String>, Vec<String>)> = program
+        .calls
+        .iter()
+        .zip(&call_ids)
+        .map(|(c, id)| {
+            (
+                id.clone(),
+                premath::merge_refs(&c.witness_refs),
+                premath::merge_refs(&c.lineage_refs),
+            )
+        })
+        .collect();
+    let steps: StepNames = Arc::new(move |n, action, digest| {
+        let (id, witness, lineage) = per_call.get(n - 1).cloned().unwrap_or_default();
+        CallStep {
+            step_id: premath::step_id(&prefix, &id, action, digest, n),
+            witness_refs: witness,
+            lineage_refs: lineage,
+            instruction_refs: instruction_refs.clone(),
+        }
+    });
+    let request = Request {
+        program: premath::scheme_program(&program),
+        issue_id,
+        policy_digest: policy_digest.clone(),
+        instruction_ref: instruction_ref.clone(),
+        capability_claims: Some(program.capability_claims.clone()),
+        limits: Some(LimitsOverride {
+            max_calls: Some(u32::try_from(args.max_calls).unwrap_or(u32::MAX)),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let options = RunOptions {
+        hooks: RunHooks {
+            steps: Some(steps),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let result = host.run(&request, options).map_err(unsupported)?;
+    let frame = Frame {
+        program_path: &args.program,
+        contract_path: &args.control_plane_contract,
+        trajectory_path: &args.trajectory_path,
+        allowlist: &allowlist,
+        call_ids: &call_ids,
+        policy_digest: policy_digest.as_deref(),
+        instruction_ref: instruction_ref.as_deref(),
+    };
+    let output = premath::premath_result(&frame, &result.json);
+    if args.json {
+        println!("{}", to_pretty_sorted(&output));
+    } else {
+        print_text(args, &output);
+    }
+    Ok(if output["result"] == "accepted" { 0 } else { 1 })
+}
+
+/// premath's text summary (with the first refusal's class, stage, action
+/// and diagnostic).
+fn print_text(args: &SchemeEvalArgs, output: &Value) {
+    println!("premath scheme-eval");
+    println!("  Program: {}", args.program);
+    println!(
+        "  Result: {}",
+        output["result"].as_str().unwrap_or("unknown")
+    );
+    println!(
+        "  Executed calls: {}",
+        output["executedCallCount"].as_u64().unwrap_or(0)
+    );
+    println!("  Trajectory path: {}", args.trajectory_path);
+    if output["result"] != "rejected" {
+        return;
+    }
+    let Some(effect) = output["effects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["resultClass"] != "accepted")
+    else {
+        return;
+    };
+    let trimmed = |v: &Value| premath::non_empty(v.as_str());
+    let class = trimmed(&effect["resultClass"])
+        .or_else(|| trimmed(&output["failureClasses"][0]))
+        .unwrap_or_else(|| premath::FAILURE_EXECUTION_ERROR.to_string());
+    let action = trimmed(&effect["action"]).unwrap_or_else(|| "unknown".into());
+    let diagnostic = trimmed(&effect["payload"]["diagnostic"])
+        .unwrap_or_else(|| "no diagnostic provided".into());
+    println!("  Failure class: {class}");
+    println!(
+        "  Failure stage: {}",
+        premath::rejection_stage(&class, &diagnostic)
+    );
+    println!("  Failed action: {action}");
+    println!("  Diagnostic: {diagnostic}");
+    println!("  Hint: rerun with --json for full failure envelope");
+}

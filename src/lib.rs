@@ -15,6 +15,7 @@
 //! - [`pg`]: the fleet backend (issues, trajectory, effect log on PostgreSQL).
 //! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
+//! - [`observe`]: `tusk observe`'s web dashboard and JSON API (read-only).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
@@ -28,6 +29,7 @@ pub mod host;
 pub mod issues;
 pub mod logs;
 pub mod mcp;
+pub mod observe;
 pub mod pg;
 pub mod render;
 pub mod repl;

@@ -7,58 +7,12 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 const EFFECTS: &str = ".premath/host_effects.jsonl";
 const HOSTILE: &str = "<script>alert('owned')</script>";
-
-/// A running `tusk observe`, stopped when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn(s: &Scratch, args: &[&str]) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    cmd.arg("observe")
-        .args(args)
-        .current_dir(s.dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tusk observe")
-}
-
-/// Starts the dashboard on a free loopback port (plus `extra` flags).
-fn serve(s: &Scratch, extra: &[&str]) -> Server {
-    let mut args = vec!["--http", "127.0.0.1:0"];
-    args.extend_from_slice(extra);
-    let mut child = spawn(s, &args);
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("tusk observe: serving http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("no address announced: {line:?}"))
-        .to_string();
-    Server { child, addr }
-}
 
 /// One HTTP/1.1 exchange: (status, headers, body).
 fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
@@ -102,12 +56,12 @@ fn dechunk(mut body: &str) -> String {
     }
 }
 
-fn get(server: &Server, path: &str) -> (u16, String) {
+fn get(server: &ObserveServer, path: &str) -> (u16, String) {
     let (status, _, body) = request(&server.addr, "GET", path, &[]);
     (status, body)
 }
 
-fn get_json(server: &Server, path: &str) -> Value {
+fn get_json(server: &ObserveServer, path: &str) -> Value {
     let sep = if path.contains('?') { '&' } else { '?' };
     let (status, body) = get(server, &format!("{path}{sep}format=json"));
     assert_eq!(status, 200, "{path}: {body}");
@@ -174,7 +128,7 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
     let (code, failed) = s.eval("(define x 1)\n(car (list))\n", &[]);
     assert_eq!(code, 1);
 
-    let server = serve(&s, &[]);
+    let server = s.observe(&[]);
 
     // The queue: counts, the ready frontier, the blocked with blockers.
     let queue = get_json(&server, "/queue");
@@ -326,7 +280,7 @@ fn pages_paginate_the_queue_and_the_runs() {
     let forms: String = (1..=19).map(|n| format!("(+ {n} 0)\n")).collect();
     let out = s.tusk_stdin(&["repl", "--json"], &forms);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let server = serve(&s, &[]);
+    let server = s.observe(&[]);
 
     let mut seen = Vec::new();
     let mut offset = 0;
@@ -376,7 +330,7 @@ fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
     let text = s.log_text(EFFECTS);
     s.write(EFFECTS, &format!("{text}{{this is not json\n[1,2]\n"));
     let (_, second) = s.eval("(issue.ready)", &[]);
-    let server = serve(&s, &[]);
+    let server = s.observe(&[]);
     let runs = get_json(&server, "/runs");
     let kinds: Vec<&str> = runs["items"]
         .as_array()
@@ -418,10 +372,7 @@ fn with_auth_every_request_needs_a_listed_bearer_token() {
     );
     // --allow-remote on a loopback address: the remote rules (no Host check)
     // without opening a port to other hosts in a test.
-    let server = serve(
-        &s,
-        &["--allow-remote", "--auth", tokens.to_str().unwrap()],
-    );
+    let server = s.observe(&["--allow-remote", "--auth", tokens.to_str().unwrap()]);
     let (status, head, _) = request(&server.addr, "GET", "/queue?format=json", &[]);
     assert_eq!(status, 401);
     assert!(head.to_ascii_lowercase().contains("www-authenticate: bearer"));

@@ -583,7 +583,7 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
     body.raw("<pre class=\"program\" id=\"program\">");
     for (n, line) in run.program.lines().enumerate() {
         body.raw(&format!(
-            "<span class=\"line\" id=\"L{}\"><span class=\"ln\">{}</span>{}</span>\n",
+            "<span class=\"line\" id=\"L{}\"><span class=\"ln\">{}</span>{}</span>",
             n + 1,
             n + 1,
             esc(line)

@@ -9,8 +9,10 @@ const HEIGHT: f64 = 220.0;
 const LEFT: f64 = 48.0;
 const BOTTOM: f64 = 36.0;
 const TOP: f64 = 12.0;
+/// The colour of completed work.
+pub const SUCCESS: [&str; 1] = ["#239b56"];
 /// Series colours, in legend order (the last one is reused past the end).
-const COLOURS: [&str; 8] = [
+pub const COLOURS: [&str; 8] = [
     "#c0392b", "#d68910", "#7d3c98", "#2471a3", "#17a589", "#839192", "#a04000", "#5d6d7e",
 ];
 
@@ -24,7 +26,15 @@ fn axis_max(max: f64) -> f64 {
 
 /// Stacked vertical bars: one bar per bucket, one segment per series.
 /// `buckets` are the x labels; each series is (name, value per bucket).
-pub fn stacked_bars(id: &str, title: &str, buckets: &[String], series: &[(String, Vec<f64>)]) -> String {
+/// `palette` colours the series in order (its last colour is reused).
+pub fn stacked_bars(
+    id: &str,
+    title: &str,
+    buckets: &[String],
+    series: &[(String, Vec<f64>)],
+    palette: &[&str],
+) -> String {
+    let colour = |s: usize| palette.get(s).or(palette.last()).copied().unwrap_or("#839192");
     let n = buckets.len().max(1);
     let totals: Vec<f64> = (0..buckets.len())
         .map(|b| series.iter().map(|(_, v)| v.get(b).copied().unwrap_or(0.0)).sum())
@@ -69,7 +79,7 @@ pub fn stacked_bars(id: &str, title: &str, buckets: &[String], series: &[(String
             let _ = write!(
                 out,
                 "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{bar:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{} · {}: {v}</title></rect>",
-                COLOURS[s.min(COLOURS.len() - 1)],
+                colour(s),
                 esc(label),
                 esc(name)
             );
@@ -92,7 +102,7 @@ pub fn stacked_bars(id: &str, title: &str, buckets: &[String], series: &[(String
             "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>\
              <text x=\"{}\" y=\"{y}\" class=\"legend\">{}</text>",
             y - 9.0,
-            COLOURS[s.min(COLOURS.len() - 1)],
+            colour(s),
             x + 14.0,
             esc(name)
         );
@@ -150,6 +160,7 @@ mod tests {
             "<b>",
             &["<script>".into()],
             &[("<i>".into(), vec![1.0])],
+            &COLOURS,
         );
         assert!(!svg.contains("<script>") && !svg.contains("<i>") && !svg.contains("<b>"));
         let svg = horizontal_bars("h", "x", &[("<script>".into(), 2.0)]);

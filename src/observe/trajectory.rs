@@ -241,19 +241,21 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         "Completed steps per hour",
         &labels,
         &[("completed".into(), completed.clone())],
+        &svg::SUCCESS,
     ));
     body.raw(&svg::stacked_bars(
         "failures",
         "Failed steps per hour, by failure class",
         &labels,
         &failure_series,
+        &svg::COLOURS,
     ));
     body.raw(&svg::horizontal_bars(
         "wip",
         "Work in progress per worker (in_progress issues by assignee)",
         &wip_bars,
     ));
-    body.el("h2", "", "Newest rows");
+    body.el("h2", "", "Last rows of the log");
     let rows_html: Vec<Vec<String>> = newest
         .iter()
         .map(|r| match r.get("error") {

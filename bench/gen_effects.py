@@ -4,11 +4,12 @@
 usage: gen_effects.py TEMPLATE_LOG ROWS OUT
 
 Cycles through the runs of TEMPLATE_LOG (an effect log `tusk eval` wrote),
-giving each copy a fresh runId and recomputing its row chain
+giving each copy a fresh runId (tusk's shape, 10 ms apart) and recomputing its row chain
 (`prevRowDigest`, the footer's `chainHead`) the way tusk writes it, until
 OUT holds at least ROWS rows. Every copied run still passes the log's own
 checks and replays with parity.
 """
+import datetime
 import hashlib
 import json
 import sys
@@ -37,13 +38,18 @@ for line in open(template):
     runs[rid].append(row)
 templates = [runs[r] for r in order]
 
+START = datetime.datetime(2026, 1, 1)
 written = 0
 n = 0
 with open(out, "w") as f:
     while written < rows:
         for template_rows in templates:
             n += 1
-            rid = f"run-bench-{n:08d}"
+            # tusk's id shape: the start instant, then 12 hex digits.
+            at = START + datetime.timedelta(milliseconds=10 * n)
+            rid = "run-{}.{:03d}Z-{}".format(
+                at.strftime("%Y%m%dT%H%M%S"), at.microsecond // 1000,
+                hashlib.sha256(str(n).encode()).hexdigest()[:12])
             prev = None
             for row in template_rows:
                 row = dict(row)

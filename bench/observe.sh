@@ -64,10 +64,12 @@ BASE=$(sed -n 's|.*serving \(http://[^/]*\)/.*|\1|p' "$WORK/observe.err")
 [ -n "$BASE" ] || { cat "$WORK/observe.err" >&2; exit 1; }
 
 median() { sort -n | awk '{a[NR]=$1} END {m=int((NR+1)/2); printf "%.1f", a[m]*1000}'; }
-# page NAME METHOD PATH: the median time of RUNS requests (each must succeed).
+# page NAME METHOD PATH [PREP]: the median time of RUNS requests (each must
+# succeed), PREP run untimed before each.
 page() {
-  local name=$1 method=$2 path=$3
+  local name=$1 method=$2 path=$3 prep=${4:-:}
   for _ in $(seq "$RUNS"); do
+    eval "$prep"
     curl -sS -o /dev/null -X "$method" -w '%{http_code} %{time_total}\n' "$BASE$path"
   done > "$WORK/times"
   if grep -qv '^200 ' "$WORK/times"; then
@@ -80,12 +82,15 @@ page() {
 json() { curl -sS "$BASE$1" | python3 -c "import json,sys; v=json.load(sys.stdin); print($2)"; }
 newest=$(json "/runs?format=json&limit=1" 'v["items"][0]["href"]')
 mid_cursor=$(json "/runs?format=json&limit=1" 'v["items"][0]["pos"] // 2')
-oldest_id=run-bench-00000001
+oldest_id=$(head -c 4096 "$WORK/effects.jsonl" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["runId"])')
 replay=$(json "$newest&format=json" 'v["replay"]["href"]')
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-34s %10s\n" page "median ms"
 page "queue" GET "/queue"
+# The parsed store is kept until the file changes: the first page after a
+# change parses it again.
+page "queue, store just changed" GET "/queue" "touch $WORK/issues.jsonl"
 page "queue, ready page 1000" GET "/queue?readyOffset=50000"
 page "queue, filtered (type=bug)" GET "/queue?type=bug"
 page "leases" GET "/leases"

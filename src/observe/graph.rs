@@ -3,7 +3,7 @@
 
 use super::html::{esc, Html};
 use super::queue::issue_link;
-use super::{number, parse_store, Observer, Page, PageError, Params};
+use super::{number, Observer, Page, PageError, Params};
 use crate::issues::find::{tree_payload, Direction};
 use serde_json::Value;
 
@@ -50,10 +50,10 @@ fn node_html(n: &Value, out: &mut String, budget: &mut usize) {
 /// The graph page of `id`.
 pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> {
     let depth = number(params, "depth", DEFAULT_DEPTH, MAX_DEPTH)?.max(1) as usize;
-    let text = o.issue_text()?;
-    let store = parse_store(&o.stores, &text)?;
+    let parsed = o.store()?;
+    let store = parsed.borrow_dependent();
     let path = o.stores.issues.path().display().to_string();
-    let report = tree_payload(&store, &path, id, Direction::Both, depth);
+    let report = tree_payload(store, &path, id, Direction::Both, depth);
     if !report.is_accepted() {
         return Err(PageError::NotFound(
             report.diagnostic().unwrap_or("no such issue").to_string(),

@@ -4,7 +4,7 @@
 
 use super::html::{esc, table, Html};
 use super::queue::{filter_form, filter_of, issue_link, pager, DEFAULT_LIMIT, MAX_LIMIT};
-use super::{number, parse_store, Observer, Page, PageError, Params};
+use super::{number, Observer, Page, PageError, Params};
 use crate::issues::model::LeaseState;
 use crate::issues::projection;
 use chrono::{TimeDelta, Utc};
@@ -31,9 +31,9 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let soon_minutes = number(params, "soonMinutes", DEFAULT_SOON_MINUTES, 24 * 60)?;
     let now = Utc::now();
     let soon = now + TimeDelta::minutes(soon_minutes as i64);
-    let text = o.issue_text()?;
-    let store = parse_store(&o.stores, &text)?;
-    let projected = projection::lease_projection(&store, &filter, now);
+    let parsed = o.store()?;
+    let store = parsed.borrow_dependent();
+    let projected = projection::lease_projection(store, &filter, now);
     let items: &[Value] = projected
         .get("items")
         .and_then(Value::as_array)
@@ -41,7 +41,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
 
     let mut workers: BTreeMap<&str, Worker> = BTreeMap::new();
     let mut expiring = Vec::new();
-    for issue in store.issues().filter(|i| filter.passes(&store, i)) {
+    for issue in store.issues().filter(|i| filter.passes(store, i)) {
         let Some(lease) = &issue.lease else { continue };
         let w = workers.entry(lease.owner.as_str()).or_default();
         match issue.lease_state(now) {

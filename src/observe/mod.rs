@@ -39,10 +39,42 @@ pub struct Stores {
     pub effects: LogStore,
 }
 
-/// The dashboard's state: its stores, and one replay at a time (a replay
-/// runs a program; a burst of clicks must not fork a worker each).
+self_cell::self_cell!(
+    /// A parsed issue store together with the text it borrows.
+    pub struct ParsedStore {
+        owner: String,
+        #[covariant]
+        dependent: Store,
+    }
+);
+
+/// What identifies one version of the store file: a rewrite (temp file and
+/// rename) changes the inode, an edit in place the length or mtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileKey {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+}
+
+fn file_key(path: &std::path::Path) -> Option<FileKey> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some(FileKey {
+        dev: m.dev(),
+        ino: m.ino(),
+        len: m.len(),
+        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+    })
+}
+
+/// The dashboard's state: its stores, the last parse of the store file, and
+/// one replay at a time (a replay runs a program; a burst of clicks must not
+/// fork a worker each).
 pub struct Observer {
     pub stores: Stores,
+    parsed: std::sync::Mutex<Option<(FileKey, Arc<ParsedStore>)>>,
     replays: tokio::sync::Semaphore,
 }
 
@@ -50,25 +82,42 @@ impl Observer {
     pub fn new(stores: Stores) -> Arc<Self> {
         Arc::new(Self {
             stores,
+            parsed: std::sync::Mutex::new(None),
             replays: tokio::sync::Semaphore::new(1),
         })
     }
 
-    /// The issue store's text (an absent file is the empty store).
-    pub(crate) fn issue_text(&self) -> Result<String, PageError> {
-        self.stores
+    /// The issue store, parsed (an absent file is the empty store). A file
+    /// unchanged since the last page is not read again; a database is read
+    /// for every page (it has no cheap version to compare).
+    pub(crate) fn store(&self) -> Result<Arc<ParsedStore>, PageError> {
+        let key = match &self.stores.issues {
+            IssueStore::Jsonl(path) => file_key(path),
+            IssueStore::Postgres(_) => None,
+        };
+        if let Some(key) = key {
+            let cached = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((k, parsed)) = cached.as_ref() {
+                if *k == key {
+                    return Ok(parsed.clone());
+                }
+            }
+        }
+        let text = self
+            .stores
             .issues
             .read_text()
-            .map_err(|e| PageError::Store(e.to_string()))
+            .map_err(|e| PageError::Store(e.to_string()))?;
+        let path = self.stores.issues.path();
+        let parsed = Arc::new(
+            ParsedStore::try_new(text, |t| Store::parse(path, t))
+                .map_err(|e| PageError::Store(e.to_string()))?,
+        );
+        if let Some(key) = key {
+            *self.parsed.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, parsed.clone()));
+        }
+        Ok(parsed)
     }
-}
-
-/// Parses the store text for a page.
-pub(crate) fn parse_store<'a>(
-    stores: &Stores,
-    text: &'a str,
-) -> Result<Store<'a>, PageError> {
-    Store::parse(stores.issues.path(), text).map_err(|e| PageError::Store(e.to_string()))
 }
 
 /// Why a page could not be made.
@@ -412,7 +461,7 @@ pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> s
         .await
 }
 
-/// An RFC 3339 instant for display, or the text as it came.
+/// A JSON value as display text: a string as it is, null as nothing.
 pub(crate) fn value_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),

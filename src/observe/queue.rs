@@ -3,7 +3,7 @@
 //! routing filter of `issue ready|blocked`), one page of each at a time.
 
 use super::html::{esc, table, url_part, Html};
-use super::{number, parse_store, text, Observer, Page, PageError, Params};
+use super::{number, text, Observer, Page, PageError, Params};
 use crate::issues::filter::IssueFilter;
 use crate::issues::model::Issue;
 use crate::issues::views;
@@ -100,26 +100,38 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1);
     let ready_offset = number(params, "readyOffset", 0, u64::MAX)?;
     let blocked_offset = number(params, "blockedOffset", 0, u64::MAX)?;
-    let text = o.issue_text()?;
-    let store = parse_store(&o.stores, &text)?;
+    let parsed = o.store()?;
+    let store = parsed.borrow_dependent();
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
     for issue in store.issues() {
         *counts.entry(issue.status.as_str()).or_default() += 1;
     }
-    let ready: Vec<&Issue<'_>> = views::ready(&store)
+    let ready: Vec<&Issue<'_>> = views::ready(store)
         .into_iter()
-        .filter(|i| filter.passes(&store, i))
+        .filter(|i| filter.passes(store, i))
         .collect();
-    let blocked: Vec<_> = views::blocked(&store)
-        .into_iter()
-        .filter(|(i, _, _)| filter.passes(&store, i))
+    // `issue blocked`'s membership (manually blocked, or an open blocker),
+    // decided without building every issue's blocker list: only the page's
+    // rows get theirs.
+    let mut blocked: Vec<(&Issue<'_>, bool)> = store
+        .issues()
+        .filter(|i| !i.is_closed())
+        .filter_map(|i| {
+            let manual = i.status.as_str() == "blocked";
+            (manual || !views::unblocked(store, i)).then_some((i, manual))
+        })
+        .filter(|(i, _)| filter.passes(store, i))
         .collect();
+    blocked.sort_by(|a, b| views::by_priority_then_id(&a.0, &b.0));
     let slice = |len: usize, offset: u64| {
         let start = (offset as usize).min(len);
         start..(start + limit as usize).min(len)
     };
     let ready_page = &ready[slice(ready.len(), ready_offset)];
-    let blocked_page = &blocked[slice(blocked.len(), blocked_offset)];
+    let blocked_page: Vec<_> = blocked[slice(blocked.len(), blocked_offset)]
+        .iter()
+        .map(|&(i, manual)| (i, manual, views::blockers(store, i)))
+        .collect();
 
     let json = json!({
         "kind": "tusk.observe.queue.v0",

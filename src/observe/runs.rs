@@ -403,16 +403,97 @@ fn rows_from(o: &Observer, run_id: &str, at: u64) -> Result<Option<RunRows>, Pag
     Ok(Some(RunRows { rows }))
 }
 
+/// The start instant a tusk run id carries (`run-20261125T114353.135Z-…`).
+fn id_instant(id: &str) -> Option<chrono::NaiveDateTime> {
+    let stamp = id.strip_prefix("run-")?.get(..19)?;
+    chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.3f").ok()
+}
+
+/// Bytes on each side of the bisection's last interval that are scanned for
+/// a header (runs of concurrent writers interleave around it).
+const BISECT_WINDOW: u64 = 4 << 20;
+
+/// The instant of the run of the first whole row after byte `at`, `None`
+/// when none is found in the next 256 KiB.
+fn instant_after(file: &std::fs::File, at: u64) -> Option<chrono::NaiveDateTime> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 256 * 1024];
+    let n = file.read_at(&mut buf, at).ok()?;
+    let buf = &buf[..n];
+    let start = memchr::memchr(b'\n', buf)? + 1;
+    let key = b"\"runId\":\"";
+    let line_end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |e| start + e);
+    let line = &buf[start..line_end];
+    let from = memchr::memmem::find(line, key)? + key.len();
+    let end = memchr::memchr(b'"', &line[from..])? + from;
+    id_instant(std::str::from_utf8(&line[from..end]).ok()?)
+}
+
+/// Finds a header in an effect-log file by the instant in the run's id:
+/// tusk's ids start with the run's start time and runs are appended as they
+/// start, so the file is bisected by it and only a window is read. `None`
+/// when the id carries no instant or the window does not hold the header.
+fn bisect_header(path: &std::path::Path, run_id: &str, prefix: &[u8]) -> Result<Option<u64>, PageError> {
+    let Some(target) = id_instant(run_id) else {
+        return Ok(None);
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(PageError::Store(format!("cannot read {}: {e}", path.display()))),
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| PageError::Store(format!("cannot read {}: {e}", path.display())))?
+        .len();
+    let (mut lo, mut hi) = (0u64, len);
+    while hi - lo > BISECT_WINDOW {
+        let mid = lo + (hi - lo) / 2;
+        match instant_after(&file, mid) {
+            Some(t) if t < target => lo = mid,
+            Some(_) => hi = mid,
+            None => return Ok(None),
+        }
+    }
+    let end = hi.saturating_add(BISECT_WINDOW);
+    let mut fwd = Forward::open(&o_file(path), lo.saturating_sub(BISECT_WINDOW))?;
+    while let Some(line) = fwd.next_line()? {
+        if line.pos > end {
+            break;
+        }
+        if line.bytes.starts_with(prefix) {
+            if let Read::Row(row) = read_row(&line) {
+                if is_header(&row, run_id) {
+                    return Ok(Some(line.pos));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn o_file(path: &std::path::Path) -> crate::logs::LogStore {
+    crate::logs::LogStore::File(path.to_path_buf())
+}
+
 /// Finds a run's header without a position: on the database by one query,
-/// in a file by reading backwards from the end.
+/// in a file by bisecting on the id's instant, else by reading backwards
+/// from the end.
 fn find_header(o: &Observer, run_id: &str) -> Result<Option<u64>, PageError> {
     let id = serde_json::to_string(run_id).unwrap_or_default();
     let prefix = format!("{{\"kind\":\"{RUN_KIND}\",\"runId\":{id}");
-    if let crate::logs::LogStore::Postgres { pg, table, .. } = &o.stores.effects {
-        if let Some(seq) =
-            crate::pg::find_last(pg, *table, &prefix).map_err(|e| PageError::Store(e.to_string()))?
-        {
-            return Ok(Some(seq.max(0) as u64));
+    match &o.stores.effects {
+        crate::logs::LogStore::Postgres { pg, table, .. } => {
+            if let Some(seq) = crate::pg::find_last(pg, *table, &prefix)
+                .map_err(|e| PageError::Store(e.to_string()))?
+            {
+                return Ok(Some(seq.max(0) as u64));
+            }
+        }
+        crate::logs::LogStore::File(path) => {
+            if let Some(pos) = bisect_header(path, run_id, prefix.as_bytes())? {
+                return Ok(Some(pos));
+            }
         }
     }
     let finder = memchr::memmem::Finder::new(id.as_bytes());
@@ -640,6 +721,13 @@ pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageE
         .next()
         .ok_or_else(|| PageError::NotFound(format!("no run {run_id}")))?;
     let mut json = report.to_json();
+    if report.session_id.is_some() {
+        // As `tusk replay --run`: a session's form alone, without the
+        // definitions its earlier forms made.
+        json["note"] = json!(
+            "a form of a REPL or MCP session, replayed alone; `tusk replay --session SID` replays the whole session"
+        );
+    }
     if let Some(outcome) = &report.outcome {
         json["value"] = outcome.value.clone();
         json["output"] = json!(outcome.output);

@@ -6,7 +6,7 @@
 use super::html::{esc, table, Html};
 use super::svg;
 use super::tail::Backward;
-use super::{number, parse_store, text, Observer, Page, PageError, Params};
+use super::{number, text, Observer, Page, PageError, Params};
 use crate::harness::kpi::{self, WindowCounts};
 use crate::harness::trajectory::{is_host_call_row, parse_line};
 use crate::issues::model::LeaseState;
@@ -163,8 +163,8 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
 
     // Work in progress per worker: in-progress issues by assignee, active
     // leases by owner.
-    let text = o.issue_text()?;
-    let store = parse_store(&o.stores, &text)?;
+    let parsed = o.store()?;
+    let store = parsed.borrow_dependent();
     let mut wip: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for issue in store.issues() {
         if issue.status.as_str() == "in_progress" {

@@ -115,6 +115,9 @@ function replayRun() {
           "diverged" + (d.seq ? " at call " + d.seq : "") + " · " + (d.field || "") +
           ": expected " + JSON.stringify(d.expected) + ", got " + JSON.stringify(d.got);
       }
+      if (report.note) {
+        detail.appendChild(el("p", "muted", report.note));
+      }
       if (report.output) {
         detail.appendChild(el("h3", "", "Output"));
         detail.appendChild(el("pre", "", report.output));

@@ -15,9 +15,16 @@ const EFFECTS: &str = ".premath/host_effects.jsonl";
 const HOSTILE: &str = "<script>alert('owned')</script>";
 
 /// One HTTP/1.1 exchange: (status, headers, body).
-fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         req.push_str(&format!("Host: {addr}\r\n"));
@@ -35,7 +42,10 @@ fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u
     let text = String::from_utf8(raw).expect("UTF-8 response");
     let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(body)
     } else {
         body.to_string()
@@ -144,7 +154,10 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
     assert_eq!(ready_ids, ["bd-1"]);
     assert_eq!(queue["ready"]["items"][0]["title"], HOSTILE);
     assert_eq!(queue["blocked"]["items"][0]["id"], "bd-3");
-    assert_eq!(queue["blocked"]["items"][0]["blockers"][0]["dependsOnId"], "bd-2");
+    assert_eq!(
+        queue["blocked"]["items"][0]["blockers"][0]["dependsOnId"],
+        "bd-2"
+    );
     // Filters narrow the lists.
     let by_label = get_json(&server, "/queue?label=backend");
     assert_eq!(by_label["ready"]["total"], 0);
@@ -157,14 +170,24 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
         &[("Accept", "application/json")],
     );
     assert_eq!(status, 200);
-    assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["total"], 3);
 
     // HTML: the hostile title is text, never markup.
     let (status, html) = get(&server, "/queue");
     assert_eq!(status, 200);
-    assert!(html.contains("&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;"), "{html}");
-    assert!(!html.contains(HOSTILE), "a hostile title reached the page as markup");
+    assert!(
+        html.contains("&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;"),
+        "{html}"
+    );
+    assert!(
+        !html.contains(HOSTILE),
+        "a hostile title reached the page as markup"
+    );
     let (_, head, _) = request(&server.addr, "GET", "/queue", &[]);
     assert!(head.contains("script-src 'self'"), "no CSP: {head}");
 
@@ -193,7 +216,10 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
         ]
     );
     assert_eq!(runs["items"][0]["result"], "rejected");
-    assert_eq!(runs["items"][0]["failureClasses"][0], "scheme_eval.runtime_error");
+    assert_eq!(
+        runs["items"][0]["failureClasses"][0],
+        "scheme_eval.runtime_error"
+    );
     assert_eq!(runs["items"][1]["callCount"], 1);
     assert!(runs["items"][1]["durationMs"].as_i64().unwrap() >= 0);
     assert_eq!(runs["next"], Value::Null);
@@ -206,10 +232,16 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
     assert_eq!(run["calls"][0]["envelope"]["resultClass"], "accepted");
     assert_eq!(run["verify"]["ok"], true);
     let (_, html) = get(&server, &href);
-    assert!(html.contains("(display &quot;&lt;script&gt;alert(&#39;owned&#39;)"), "{html}");
+    assert!(
+        html.contains("(display &quot;&lt;script&gt;alert(&#39;owned&#39;)"),
+        "{html}"
+    );
     assert!(!html.contains(HOSTILE));
     // Found without the position too.
-    let by_id = get_json(&server, &format!("/runs/{}", claim["runId"].as_str().unwrap()));
+    let by_id = get_json(
+        &server,
+        &format!("/runs/{}", claim["runId"].as_str().unwrap()),
+    );
     assert_eq!(by_id["calls"][0]["args"]["assignee"], "agent.<b>");
     // Replay: parity, with the value and output it reproduced.
     let replay_path = run["replay"]["href"].as_str().unwrap().to_string();
@@ -279,7 +311,11 @@ fn pages_paginate_the_queue_and_the_runs() {
     // Nineteen runs from one REPL process, one per form.
     let forms: String = (1..=19).map(|n| format!("(+ {n} 0)\n")).collect();
     let out = s.tusk_stdin(&["repl", "--json"], &forms);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let server = s.observe(&[]);
 
     let mut seen = Vec::new();
@@ -307,7 +343,11 @@ fn pages_paginate_the_queue_and_the_runs() {
         let page = get_json(&server, &path);
         let items = page["items"].as_array().unwrap();
         assert!(items.len() <= 7);
-        listed.extend(items.iter().map(|r| r["runId"].as_str().unwrap().to_string()));
+        listed.extend(
+            items
+                .iter()
+                .map(|r| r["runId"].as_str().unwrap().to_string()),
+        );
         for r in items {
             assert_eq!(r["result"], "accepted", "{r}");
         }
@@ -316,7 +356,10 @@ fn pages_paginate_the_queue_and_the_runs() {
             None => break,
         }
     }
-    assert_eq!(listed, logged, "pages must list every run once, newest first");
+    assert_eq!(
+        listed, logged,
+        "pages must list every run once, newest first"
+    );
     // The HTML pager links the next page.
     let (_, html) = get(&server, "/runs?limit=7");
     assert!(html.contains("rel=\"next\" href=\"/runs?before="), "{html}");
@@ -341,7 +384,10 @@ fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
     assert_eq!(kinds, ["run", "error", "error", "run"], "{runs}");
     assert_eq!(runs["items"][0]["runId"], second["runId"]);
     assert_eq!(runs["items"][3]["runId"], first["runId"]);
-    assert!(runs["items"][2]["message"].as_str().unwrap().contains("not JSON"));
+    assert!(runs["items"][2]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not JSON"));
     let (status, html) = get(&server, "/runs");
     assert_eq!(status, 200);
     assert!(html.contains("bad row"));
@@ -353,7 +399,10 @@ fn a_non_loopback_address_needs_allow_remote_and_auth() {
     let out = s.tusk(&["observe", "--http", "0.0.0.0:0"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not a loopback address") && err.contains("--allow-remote"), "{err}");
+    assert!(
+        err.contains("not a loopback address") && err.contains("--allow-remote"),
+        "{err}"
+    );
     // --allow-remote without --auth is a usage error.
     let out = s.tusk(&["observe", "--http", "0.0.0.0:0", "--allow-remote"]);
     assert_eq!(out.status.code(), Some(2));
@@ -375,7 +424,9 @@ fn with_auth_every_request_needs_a_listed_bearer_token() {
     let server = s.observe(&["--allow-remote", "--auth", tokens.to_str().unwrap()]);
     let (status, head, _) = request(&server.addr, "GET", "/queue?format=json", &[]);
     assert_eq!(status, 401);
-    assert!(head.to_ascii_lowercase().contains("www-authenticate: bearer"));
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("www-authenticate: bearer"));
     let (status, _, _) = request(
         &server.addr,
         "GET",

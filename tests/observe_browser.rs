@@ -34,13 +34,28 @@ fn seed_store(s: &Scratch) {
         "open",
         ",\"labels\":[\"ui\"]",
     );
-    text.push_str(&issue("bd-2", "Write the parser", "open", ",\"labels\":[\"core\"]"));
+    text.push_str(&issue(
+        "bd-2",
+        "Write the parser",
+        "open",
+        ",\"labels\":[\"core\"]",
+    ));
     text.push_str(&issue("bd-3", "Type-check the AST", "open", &dep("bd-2")));
     text.push_str(&issue("bd-4", "Emit bytecode", "open", &dep("bd-3")));
     text.push_str(&issue("bd-5", "Benchmark the VM", "blocked", ""));
     text.push_str(&issue("bd-6", "Set up CI", "closed", ""));
-    text.push_str(&issue("bd-7", "Document the CLI", "open", ",\"labels\":[\"docs\"]"));
-    text.push_str(&issue("bd-8", "Fix the flaky test", "open", ",\"labels\":[\"core\"]"));
+    text.push_str(&issue(
+        "bd-7",
+        "Document the CLI",
+        "open",
+        ",\"labels\":[\"docs\"]",
+    ));
+    text.push_str(&issue(
+        "bd-8",
+        "Fix the flaky test",
+        "open",
+        ",\"labels\":[\"core\"]",
+    ));
     match &s.db {
         Some(db) => db.put_issue_text(&text),
         None => {

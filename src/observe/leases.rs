@@ -149,10 +149,24 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .collect();
     body.raw(&table(
         "leases",
-        &["issue", "state", "owner", "assignee", "status", "expires at"],
+        &[
+            "issue",
+            "state",
+            "owner",
+            "assignee",
+            "status",
+            "expires at",
+        ],
         &rows,
     ));
-    body.raw(&pager("/leases", params, "offset", offset, limit, items.len() as u64));
+    body.raw(&pager(
+        "/leases",
+        params,
+        "offset",
+        offset,
+        limit,
+        items.len() as u64,
+    ));
     Ok(Page {
         title: "Leases".into(),
         nav: "/leases",

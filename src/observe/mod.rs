@@ -175,19 +175,26 @@ pub struct Page {
 pub type Params = HashMap<String, String>;
 
 /// A non-negative integer parameter, `default` when absent, at most `max`.
-pub(crate) fn number(params: &Params, name: &str, default: u64, max: u64) -> Result<u64, PageError> {
+pub(crate) fn number(
+    params: &Params,
+    name: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, PageError> {
     match params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) {
         None => Ok(default),
-        Some(v) => v
-            .parse::<u64>()
-            .map(|n| n.min(max))
-            .map_err(|_| PageError::BadRequest(format!("{name}: {v:?} is not a non-negative integer"))),
+        Some(v) => v.parse::<u64>().map(|n| n.min(max)).map_err(|_| {
+            PageError::BadRequest(format!("{name}: {v:?} is not a non-negative integer"))
+        }),
     }
 }
 
 /// A text parameter, `None` when absent or empty.
 pub(crate) fn text<'p>(params: &'p Params, name: &str) -> Option<&'p str> {
-    params.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    params
+        .get(name)
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
 }
 
 /// Whether the client asked for JSON.
@@ -214,19 +221,17 @@ fn harden(response: &mut Response) {
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         ),
     );
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
 fn json_response(status: StatusCode, value: &Value) -> Response {
     let body = serde_json::to_vec_pretty(value).unwrap_or_default();
-    let mut r = (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body,
-    )
-        .into_response();
+    let mut r = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
     harden(&mut r);
     r
 }
@@ -245,7 +250,10 @@ fn html_response(status: StatusCode, body: String) -> Response {
 fn respond(json: bool, made: Result<Page, PageError>) -> Response {
     match made {
         Ok(page) if json => json_response(StatusCode::OK, &page.json),
-        Ok(page) => html_response(StatusCode::OK, html::page(&page.title, page.nav, &page.body)),
+        Ok(page) => html_response(
+            StatusCode::OK,
+            html::page(&page.title, page.nav, &page.body),
+        ),
         Err(e) if json => json_response(
             e.status(),
             &json!({"error": e.class(), "message": e.to_string()}),
@@ -306,20 +314,18 @@ async fn replay_run(
     Query(p): Query<Params>,
 ) -> Response {
     // One replay at a time; a second waits a little, then is told to retry.
-    let permit = match tokio::time::timeout(
-        std::time::Duration::from_secs(30),
-        o.replays.acquire(),
-    )
-    .await
-    {
-        Ok(Ok(permit)) => permit,
-        _ => {
-            return respond(
-                true,
-                Err(PageError::Busy("another replay is running; try again".into())),
-            )
-        }
-    };
+    let permit =
+        match tokio::time::timeout(std::time::Duration::from_secs(30), o.replays.acquire()).await {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                return respond(
+                    true,
+                    Err(PageError::Busy(
+                        "another replay is running; try again".into(),
+                    )),
+                )
+            }
+        };
     let observer = o.clone();
     let made = blocking(move || runs::replay(&observer, &id, &p)).await;
     drop(permit);
@@ -343,7 +349,10 @@ async fn graph_page(
 
 async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (kind, body) = match name.as_str() {
-        "observe.css" => ("text/css; charset=utf-8", include_str!("assets/observe.css")),
+        "observe.css" => (
+            "text/css; charset=utf-8",
+            include_str!("assets/observe.css"),
+        ),
         "observe.js" => (
             "text/javascript; charset=utf-8",
             include_str!("assets/observe.js"),
@@ -363,12 +372,7 @@ async fn not_found(h: HeaderMap, Query(p): Query<Params>) -> Response {
 }
 
 async fn home() -> Response {
-    let mut r = (
-        StatusCode::SEE_OTHER,
-        [(header::LOCATION, "/queue")],
-        "",
-    )
-        .into_response();
+    let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, "/queue")], "").into_response();
     harden(&mut r);
     r
 }
@@ -415,7 +419,10 @@ pub async fn loopback_only(
 }
 
 /// Refuses a POST whose `Origin` names another host than the request's.
-pub async fn same_origin(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+pub async fn same_origin(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
     if request.method() == axum::http::Method::POST {
         let host = request
             .headers()
@@ -447,7 +454,8 @@ pub async fn same_origin(request: axum::extract::Request, next: axum::middleware
 pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> std::io::Result<()> {
     axum::serve(listener, router)
         .with_graceful_shutdown(async {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = async {

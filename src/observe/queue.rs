@@ -18,8 +18,14 @@ pub const MAX_LIMIT: u64 = 500;
 /// The filter the query names (`label`, `type`, `assignee`).
 pub(crate) fn filter_of(params: &Params) -> Result<IssueFilter, PageError> {
     let filter = IssueFilter {
-        labels: text(params, "label").map(str::to_string).into_iter().collect(),
-        types: text(params, "type").map(str::to_string).into_iter().collect(),
+        labels: text(params, "label")
+            .map(str::to_string)
+            .into_iter()
+            .collect(),
+        types: text(params, "type")
+            .map(str::to_string)
+            .into_iter()
+            .collect(),
         assignee: text(params, "assignee").map(str::to_string),
         ..IssueFilter::default()
     };
@@ -56,16 +62,19 @@ fn issue_json(issue: &Issue<'_>) -> Value {
 
 /// The link to an issue's dependency graph.
 pub(crate) fn issue_link(id: &str) -> String {
-    format!(
-        "<a href=\"/issues/{}/graph\">{}</a>",
-        url_part(id),
-        esc(id)
-    )
+    format!("<a href=\"/issues/{}/graph\">{}</a>", url_part(id), esc(id))
 }
 
 /// Links to the previous and next pages of one list (`key` is its offset
 /// parameter; the other parameters are kept).
-pub(crate) fn pager(path: &str, params: &Params, key: &str, offset: u64, limit: u64, total: u64) -> String {
+pub(crate) fn pager(
+    path: &str,
+    params: &Params,
+    key: &str,
+    offset: u64,
+    limit: u64,
+    total: u64,
+) -> String {
     let link = |to: u64| {
         let mut query: Vec<String> = params
             .iter()
@@ -88,7 +97,10 @@ pub(crate) fn pager(path: &str, params: &Params, key: &str, offset: u64, limit: 
         ));
     }
     if offset + limit < total {
-        out.push_str(&format!(" · <a href=\"{}\" rel=\"next\">next</a>", esc(&link(offset + limit))));
+        out.push_str(&format!(
+            " · <a href=\"{}\" rel=\"next\">next</a>",
+            esc(&link(offset + limit))
+        ));
     }
     out.push_str("</p>");
     out
@@ -183,7 +195,12 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                 i.priority.to_string(),
                 esc(i.issue_type.as_str()),
                 esc(i.assignee.as_ref().map_or("", |a| a.as_str())),
-                esc(&i.labels.iter().map(|l| l.as_str()).collect::<Vec<_>>().join(", ")),
+                esc(&i
+                    .labels
+                    .iter()
+                    .map(|l| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")),
             ]
         })
         .collect();
@@ -192,7 +209,14 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         &["id", "title", "priority", "type", "assignee", "labels"],
         &rows,
     ));
-    body.raw(&pager("/queue", params, "readyOffset", ready_offset, limit, ready.len() as u64));
+    body.raw(&pager(
+        "/queue",
+        params,
+        "readyOffset",
+        ready_offset,
+        limit,
+        ready.len() as u64,
+    ));
     body.el("h2", "", "Blocked");
     let rows: Vec<Vec<String>> = blocked_page
         .iter()

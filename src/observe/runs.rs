@@ -55,12 +55,13 @@ impl Later {
         let seq = row.get("seq").and_then(Value::as_u64).unwrap_or(0);
         self.calls = self.calls.max(seq);
         let class = row["envelope"]["resultClass"].as_str().unwrap_or("");
-        if class != "accepted" && self.first_rejected.as_ref().is_none_or(|(s, _, _)| seq < *s) {
-            self.first_rejected = Some((
-                seq,
-                value_text(&row["action"]),
-                class.to_string(),
-            ));
+        if class != "accepted"
+            && self
+                .first_rejected
+                .as_ref()
+                .is_none_or(|(s, _, _)| seq < *s)
+        {
+            self.first_rejected = Some((seq, value_text(&row["action"]), class.to_string()));
         }
     }
 }
@@ -193,7 +194,11 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                 continue;
             }
         };
-        let kind = row.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+        let kind = row
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let Some(run_id) = row.get("runId").and_then(Value::as_str).map(str::to_string) else {
             entries.push(Err(error_entry(
                 line.pos,
@@ -227,13 +232,20 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         if !open.is_empty() {
             let mut wanted: HashMap<String, Later> = open
                 .iter()
-                .filter_map(|&i| entries[i].as_ref().ok().map(|s| (s.run_id.clone(), Later::default())))
+                .filter_map(|&i| {
+                    entries[i]
+                        .as_ref()
+                        .ok()
+                        .map(|s| (s.run_id.clone(), Later::default()))
+                })
                 .collect();
             let mut fwd = Forward::open(log, from)?;
             let mut found = 0;
             for _ in 0..MAX_FOOTER_LOOKAHEAD {
                 let Some(line) = fwd.next_line()? else { break };
-                let Read::Row(row) = read_row(&line) else { continue };
+                let Read::Row(row) = read_row(&line) else {
+                    continue;
+                };
                 let Some(w) = row
                     .get("runId")
                     .and_then(Value::as_str)
@@ -294,7 +306,16 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let rows: Vec<Vec<String>> = items.iter().map(run_cells).collect();
     body.raw(&table(
         "runs",
-        &["run", "started", "result", "failure classes", "calls", "duration", "issue", "program"],
+        &[
+            "run",
+            "started",
+            "result",
+            "failure classes",
+            "calls",
+            "duration",
+            "issue",
+            "program",
+        ],
         &rows,
     ));
     body.raw(&format!(
@@ -390,7 +411,9 @@ fn rows_from(o: &Observer, run_id: &str, at: u64) -> Result<Option<RunRows>, Pag
         if finder.find(&line.bytes).is_none() {
             continue;
         }
-        let Read::Row(row) = read_row(&line) else { continue };
+        let Read::Row(row) = read_row(&line) else {
+            continue;
+        };
         if row.get("runId").and_then(Value::as_str) != Some(run_id) {
             continue;
         }
@@ -433,14 +456,23 @@ fn instant_after(file: &std::fs::File, at: u64) -> Option<chrono::NaiveDateTime>
 /// tusk's ids start with the run's start time and runs are appended as they
 /// start, so the file is bisected by it and only a window is read. `None`
 /// when the id carries no instant or the window does not hold the header.
-fn bisect_header(path: &std::path::Path, run_id: &str, prefix: &[u8]) -> Result<Option<u64>, PageError> {
+fn bisect_header(
+    path: &std::path::Path,
+    run_id: &str,
+    prefix: &[u8],
+) -> Result<Option<u64>, PageError> {
     let Some(target) = id_instant(run_id) else {
         return Ok(None);
     };
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(PageError::Store(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => {
+            return Err(PageError::Store(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
     };
     let len = file
         .metadata()
@@ -618,7 +650,10 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
     let mut fact = |k: &str, v: String| {
         body.raw(&format!("<dt>{k}</dt><dd>{v}</dd>"));
     };
-    fact("run", format!("<code id=\"run-id\">{}</code>", esc(&run.run_id)));
+    fact(
+        "run",
+        format!("<code id=\"run-id\">{}</code>", esc(&run.run_id)),
+    );
     fact(
         "result",
         format!(
@@ -697,7 +732,11 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
             ]
         })
         .collect();
-    body.raw(&table("calls", &["seq", "action", "result", "args", "envelope"], &rows));
+    body.raw(&table(
+        "calls",
+        &["seq", "action", "result", "args", "envelope"],
+        &rows,
+    ));
     Ok(Page {
         title: format!("Run {}", run.run_id),
         nav: "/runs",

@@ -34,10 +34,21 @@ pub fn stacked_bars(
     series: &[(String, Vec<f64>)],
     palette: &[&str],
 ) -> String {
-    let colour = |s: usize| palette.get(s).or(palette.last()).copied().unwrap_or("#839192");
+    let colour = |s: usize| {
+        palette
+            .get(s)
+            .or(palette.last())
+            .copied()
+            .unwrap_or("#839192")
+    };
     let n = buckets.len().max(1);
     let totals: Vec<f64> = (0..buckets.len())
-        .map(|b| series.iter().map(|(_, v)| v.get(b).copied().unwrap_or(0.0)).sum())
+        .map(|b| {
+            series
+                .iter()
+                .map(|(_, v)| v.get(b).copied().unwrap_or(0.0))
+                .sum()
+        })
         .collect();
     let max = axis_max(totals.iter().copied().fold(0.0, f64::max));
     let plot_w = WIDTH - LEFT - 8.0;
@@ -125,7 +136,11 @@ pub fn horizontal_bars(id: &str, title: &str, bars: &[(String, f64)]) -> String 
         esc(title)
     );
     if bars.is_empty() {
-        let _ = write!(out, "<text x=\"{LEFT}\" y=\"{}\" class=\"tick\">none</text>", TOP + 12.0);
+        let _ = write!(
+            out,
+            "<text x=\"{LEFT}\" y=\"{}\" class=\"tick\">none</text>",
+            TOP + 12.0
+        );
     }
     for (i, (label, v)) in bars.iter().enumerate() {
         let y = TOP + row * i as f64;

@@ -156,10 +156,11 @@ impl Backward {
                 if let Some((seq, _)) = rows.last() {
                     *before = Some(*seq);
                 }
-                self.pending.extend(rows.into_iter().map(|(seq, line)| Line {
-                    pos: seq.max(0) as u64,
-                    bytes: line.into_bytes(),
-                }));
+                self.pending
+                    .extend(rows.into_iter().map(|(seq, line)| Line {
+                        pos: seq.max(0) as u64,
+                        bytes: line.into_bytes(),
+                    }));
                 Ok(!self.pending.is_empty() || !*done)
             }
             Back::File {

@@ -79,7 +79,10 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                     step: !is_host_call_row(&r.action),
                     success: r.outcome.is_success(),
                     class: r.result_class.into_owned(),
-                    issue: r.issue_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()),
+                    issue: r
+                        .issue_id
+                        .map(|i| i.trim().to_string())
+                        .filter(|i| !i.is_empty()),
                 });
             }
             Err(why) => {
@@ -104,16 +107,21 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .unwrap_or(now);
     let first = anchor - TimeDelta::hours(hours - 1);
     let bucket_of = |t: DateTime<Utc>| -> Option<usize> {
-        (t >= first && t < anchor + TimeDelta::hours(1))
-            .then(|| ((t - first).num_hours()) as usize)
+        (t >= first && t < anchor + TimeDelta::hours(1)).then(|| ((t - first).num_hours()) as usize)
     };
     let labels: Vec<String> = (0..hours)
-        .map(|h| (first + TimeDelta::hours(h)).format("%m-%d %H:00").to_string())
+        .map(|h| {
+            (first + TimeDelta::hours(h))
+                .format("%m-%d %H:00")
+                .to_string()
+        })
         .collect();
     let mut completed = vec![0.0; hours as usize];
     let mut failed: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.step) {
-        let Some(b) = bucket_of(r.finished_at) else { continue };
+        let Some(b) = bucket_of(r.finished_at) else {
+            continue;
+        };
         if r.success {
             completed[b] += 1.0;
         } else {
@@ -147,7 +155,10 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let start = now - span;
     let mut counts = WindowCounts::default();
     let mut issues = HashSet::new();
-    for r in rows.iter().filter(|r| r.step && r.finished_at > start && r.finished_at <= now) {
+    for r in rows
+        .iter()
+        .filter(|r| r.step && r.finished_at > start && r.finished_at <= now)
+    {
         counts.window_rows += 1;
         if r.success {
             counts.completed_rows += 1;
@@ -168,7 +179,10 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let mut wip: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for issue in store.issues() {
         if issue.status.as_str() == "in_progress" {
-            let who = issue.assignee.as_ref().map_or("(unassigned)", |a| a.as_str());
+            let who = issue
+                .assignee
+                .as_ref()
+                .map_or("(unassigned)", |a| a.as_str());
             wip.entry(who).or_default().0 += 1;
         }
         if let Some(lease) = &issue.lease {

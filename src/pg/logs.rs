@@ -135,9 +135,7 @@ pub fn find_last(pg: &PgStore, table: LogTable, needle: &str) -> Result<Option<i
         table.table_name()
     );
     pg.with_client(|client| {
-        let rows = client
-            .query(&sql, &[&needle])
-            .map_err(|e| pg.error(e))?;
+        let rows = client.query(&sql, &[&needle]).map_err(|e| pg.error(e))?;
         Ok(rows.first().map(|r| r.get(0)))
     })
 }

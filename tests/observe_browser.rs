@@ -38,11 +38,32 @@ fn seed_store(s: &Scratch) {
         "bd-2",
         "Write the parser",
         "open",
-        ",\"labels\":[\"core\"]",
+        &format!(",\"labels\":[\"core\"]{}", dep("bd-6")),
     ));
     text.push_str(&issue("bd-3", "Type-check the AST", "open", &dep("bd-2")));
-    text.push_str(&issue("bd-4", "Emit bytecode", "open", &dep("bd-3")));
-    text.push_str(&issue("bd-5", "Benchmark the VM", "blocked", ""));
+    let lease = |owner: &str, expires: &str| {
+        format!(
+            ",\"lease\":{{\"lease_id\":\"lease1_{owner}\",\"owner\":\"{owner}\",\"acquired_at\":\"2026-01-01T00:00:00Z\",\"expires_at\":\"{expires}\"}}"
+        )
+    };
+    // A stale lease (expired long ago) and a contended one (active, but
+    // the issue is not in progress for its owner).
+    text.push_str(&issue(
+        "bd-4",
+        "Emit bytecode",
+        "in_progress",
+        &format!(
+            "{},\"assignee\":\"agent.c\"{}",
+            dep("bd-3"),
+            lease("agent.c", "2026-01-01T01:00:00Z")
+        ),
+    ));
+    text.push_str(&issue(
+        "bd-5",
+        "Benchmark the VM",
+        "blocked",
+        &lease("agent.a", "2099-01-01T00:00:00Z"),
+    ));
     text.push_str(&issue("bd-6", "Set up CI", "closed", ""));
     text.push_str(&issue(
         "bd-7",
@@ -131,6 +152,10 @@ fn the_dashboard_works_in_headless_chromium() {
             &authority[..],
         ),
         ("(issue.claim (hash \"id\" \"bd-8\"))", &[][..]),
+        (
+            "(issue.claim (hash \"id\" \"bd-8\" \"assignee\" \"agent.c\" \"leaseTtlSeconds\" 300))",
+            &authority[..],
+        ),
         (
             "(define note \"<script>window.__owned=1</script>\")\n(car (list))\n",
             &[][..],

@@ -64,7 +64,9 @@ with sync_playwright() as p:
     check(page.locator("#counts").inner_text().strip() != "", "no counts")
 
     visit("/leases", "leases")
-    check("agent.a" in page.locator("#workers").inner_text(), "no worker on the leases page")
+    workers = page.locator("#workers").inner_text()
+    check("agent.a" in workers and "agent.c" in workers, f"workers missing: {workers!r}")
+    check("bd-8" in page.locator("#expiring").inner_text(), "bd-8's lease is not expiring soon")
     visit("/trajectory", "trajectory")
     check(page.locator("svg#throughput rect").count() > 0, "no throughput bars")
     check(page.locator("svg#failures rect").count() > 0, "no failure bars")

@@ -11,6 +11,9 @@
 # (each copy keeps a valid chain, so run pages check and replay it for
 # real). Serves them with `tusk observe` and prints, per page, the median
 # wall time of RUNS requests (curl's time_total, a fresh connection each).
+# With TUSK_BENCH_PG_URL (a database it may overwrite, schema made with
+# `tusk store init`), the same pages again over the same data in PostgreSQL
+# (loaded with `tusk store import` and psql's \copy).
 # Builds the release binary unless TUSK_BIN names one; respects
 # CARGO_TARGET_DIR.
 set -euo pipefail
@@ -56,12 +59,17 @@ python3 bench/gen_effects.py "$WORK/tpl/.premath/host_effects.jsonl" "$EFFECT_RO
 ls -l "$WORK"/*.jsonl | awk '{printf "   %-40s %12s bytes\n", $9, $5}' | sed "s|$WORK/||"
 cat "$WORK"/*.jsonl >/dev/null   # a warm page cache, as a live fleet's logs are
 
-"$TUSK" observe --http 127.0.0.1:0 --issues "$WORK/issues.jsonl" \
-  --effects "$WORK/effects.jsonl" --trajectory "$WORK/trajectory.jsonl" 2>"$WORK/observe.err" &
-SERVER=$!
-for _ in $(seq 100); do grep -q serving "$WORK/observe.err" && break; sleep 0.1; done
-BASE=$(sed -n 's|.*serving \(http://[^/]*\)/.*|\1|p' "$WORK/observe.err")
-[ -n "$BASE" ] || { cat "$WORK/observe.err" >&2; exit 1; }
+# start_server ARGS…: serves the data, sets BASE.
+start_server() {
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true
+  "$TUSK" observe --http 127.0.0.1:0 "$@" 2>"$WORK/observe.err" &
+  SERVER=$!
+  for _ in $(seq 100); do grep -q serving "$WORK/observe.err" && break; sleep 0.1; done
+  BASE=$(sed -n 's|.*serving \(http://[^/]*\)/.*|\1|p' "$WORK/observe.err")
+  [ -n "$BASE" ] || { cat "$WORK/observe.err" >&2; exit 1; }
+}
+start_server --issues "$WORK/issues.jsonl" --effects "$WORK/effects.jsonl" \
+  --trajectory "$WORK/trajectory.jsonl"
 
 median() { sort -n | awk '{a[NR]=$1} END {m=int((NR+1)/2); printf "%.1f", a[m]*1000}'; }
 # page NAME METHOD PATH [PREP]: the median time of RUNS requests (each must
@@ -79,27 +87,47 @@ page() {
   printf "%-34s %10s\n" "$name" "$(cut -d' ' -f2 "$WORK/times" | median)"
 }
 
-json() { curl -sS "$BASE$1" | python3 -c "import json,sys; v=json.load(sys.stdin); print($2)"; }
-newest=$(json "/runs?format=json&limit=1" 'v["items"][0]["href"]')
-mid_cursor=$(json "/runs?format=json&limit=1" 'v["items"][0]["pos"] // 2')
-oldest_id=$(head -c 4096 "$WORK/effects.jsonl" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["runId"])')
-replay=$(json "$newest&format=json" 'v["replay"]["href"]')
+# pages PREP: every page, PREP changing the store before the cold measure.
+pages() {
+  json() { curl -sS "$BASE$1" | python3 -c "import json,sys; v=json.load(sys.stdin); print($2)"; }
+  newest=$(json "/runs?format=json&limit=1" 'v["items"][0]["href"]')
+  mid_cursor=$(json "/runs?format=json&limit=1" 'v["items"][0]["pos"] // 2')
+  oldest_id=$(head -c 4096 "$WORK/effects.jsonl" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["runId"])')
+  replay=$(json "$newest&format=json" 'v["replay"]["href"]')
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-34s %10s\n" page "median ms"
-page "queue" GET "/queue"
-# The parsed store is kept until the file changes: the first page after a
-# change parses it again.
-page "queue, store just changed" GET "/queue" "touch $WORK/issues.jsonl"
-page "queue, ready page 1000" GET "/queue?readyOffset=50000"
-page "queue, filtered (type=bug)" GET "/queue?type=bug"
-page "leases" GET "/leases"
-page "runs (newest 25)" GET "/runs"
-page "runs (mid-log page)" GET "/runs?before=$mid_cursor"
-page "runs JSON (the live poll)" GET "/runs?format=json"
-page "run (from the list's link)" GET "$newest"
-page "run (oldest, found by id)" GET "/runs/$oldest_id"
-page "replay (POST)" POST "$replay"
-page "trajectory & KPI (20k rows)" GET "/trajectory"
-page "trajectory & KPI (100k rows)" GET "/trajectory?rows=100000"
-page "dependency graph" GET "/issues/bd-$((ISSUES / 2))/graph"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf "%-34s %10s\n" page "median ms"
+  page "queue" GET "/queue"
+  # The parsed store is kept until the store changes: the first page after a
+  # change parses it again.
+  page "queue, store just changed" GET "/queue" "$1"
+  page "queue, ready page 1000" GET "/queue?readyOffset=50000"
+  page "queue, filtered (type=bug)" GET "/queue?type=bug"
+  page "leases" GET "/leases"
+  page "runs (newest 25)" GET "/runs"
+  page "runs (mid-log page)" GET "/runs?before=$mid_cursor"
+  page "runs JSON (the live poll)" GET "/runs?format=json"
+  page "run (from the list's link)" GET "$newest"
+  page "run (oldest, found by id)" GET "/runs/$oldest_id"
+  page "replay (POST)" POST "$replay"
+  page "trajectory & KPI (20k rows)" GET "/trajectory"
+  page "trajectory & KPI (100k rows)" GET "/trajectory?rows=100000"
+  page "dependency graph" GET "/issues/bd-$((ISSUES / 2))/graph"
+}
+
+echo "== JSONL files"
+pages "touch $WORK/issues.jsonl"
+
+if [ -n "${TUSK_BENCH_PG_URL:-}" ]; then
+  echo "== PostgreSQL (loading the same data)"
+  "$TUSK" store init --store "$TUSK_BENCH_PG_URL" >/dev/null
+  "$TUSK" store import --replace "$WORK/issues.jsonl" --store "$TUSK_BENCH_PG_URL" >/dev/null
+  # CSV with delimiter and quote bytes JSON never holds: each line verbatim.
+  for t in trajectory effects; do
+    psql -q "$TUSK_BENCH_PG_URL" -c "TRUNCATE tusk_$t" \
+      -c "\\copy tusk_$t (line) FROM '$WORK/$t.jsonl' WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')"
+  done
+  start_server --store "$TUSK_BENCH_PG_URL"
+  # A change to one issue line (its row rewritten as it is).
+  pages "psql -q '$TUSK_BENCH_PG_URL' -c 'UPDATE tusk_issue_lines SET line = line WHERE ord = 1'"
+fi

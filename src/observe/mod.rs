@@ -48,25 +48,44 @@ self_cell::self_cell!(
     }
 );
 
-/// What identifies one version of the store file: a rewrite (temp file and
-/// rename) changes the inode, an edit in place the length or mtime.
+/// What identifies one version of the store: for the file, its device,
+/// inode, length and mtime (a rewrite by temp file and rename changes the
+/// inode, an edit in place the length or mtime); for the database, the
+/// lines' count and newest row version ([`crate::issues::postgres::lines_version`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FileKey {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime_ns: i128,
+enum StoreKey {
+    File {
+        dev: u64,
+        ino: u64,
+        len: u64,
+        mtime_ns: i128,
+    },
+    Db {
+        lines: i64,
+        newest: i64,
+    },
 }
 
-fn file_key(path: &std::path::Path) -> Option<FileKey> {
+/// A database parse is reused for at most this long even when its key is
+/// unchanged (the key cannot see a change across transaction-id wraparound).
+const DB_CACHE_AGE: std::time::Duration = std::time::Duration::from_secs(30);
+
+fn store_key(store: &IssueStore) -> Option<StoreKey> {
     use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).ok()?;
-    Some(FileKey {
-        dev: m.dev(),
-        ino: m.ino(),
-        len: m.len(),
-        mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-    })
+    match store {
+        IssueStore::Jsonl(path) => {
+            let m = std::fs::metadata(path).ok()?;
+            Some(StoreKey::File {
+                dev: m.dev(),
+                ino: m.ino(),
+                len: m.len(),
+                mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            })
+        }
+        IssueStore::Postgres(pg) => crate::issues::postgres::lines_version(pg)
+            .ok()
+            .map(|(lines, newest)| StoreKey::Db { lines, newest }),
+    }
 }
 
 /// The dashboard's state: its stores, the last parse of the store file, and
@@ -74,7 +93,7 @@ fn file_key(path: &std::path::Path) -> Option<FileKey> {
 /// fork a worker each).
 pub struct Observer {
     pub stores: Stores,
-    parsed: std::sync::Mutex<Option<(FileKey, Arc<ParsedStore>)>>,
+    parsed: std::sync::Mutex<Option<(StoreKey, std::time::Instant, Arc<ParsedStore>)>>,
     replays: tokio::sync::Semaphore,
 }
 
@@ -87,18 +106,16 @@ impl Observer {
         })
     }
 
-    /// The issue store, parsed (an absent file is the empty store). A file
-    /// unchanged since the last page is not read again; a database is read
-    /// for every page (it has no cheap version to compare).
+    /// The issue store, parsed (an absent file is the empty store). A store
+    /// unchanged since the last page ([`StoreKey`]) is not read again.
     pub(crate) fn store(&self) -> Result<Arc<ParsedStore>, PageError> {
-        let key = match &self.stores.issues {
-            IssueStore::Jsonl(path) => file_key(path),
-            IssueStore::Postgres(_) => None,
-        };
+        // Taken before the read: a change after it shows as a new key next time.
+        let key = store_key(&self.stores.issues);
         if let Some(key) = key {
             let cached = self.parsed.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((k, parsed)) = cached.as_ref() {
-                if *k == key {
+            if let Some((k, at, parsed)) = cached.as_ref() {
+                let fresh = matches!(k, StoreKey::File { .. }) || at.elapsed() < DB_CACHE_AGE;
+                if *k == key && fresh {
                     return Ok(parsed.clone());
                 }
             }
@@ -114,7 +131,8 @@ impl Observer {
                 .map_err(|e| PageError::Store(e.to_string()))?,
         );
         if let Some(key) = key {
-            *self.parsed.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, parsed.clone()));
+            *self.parsed.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((key, std::time::Instant::now(), parsed.clone()));
         }
         Ok(parsed)
     }

@@ -89,7 +89,8 @@ pub fn run(args: ObserveArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return unusable(format!("cannot start the runtime: {e}")),
     };
-    let mut router = crate::observe::router(Observer::new(stores));
+    let observer = Observer::new(stores);
+    let mut router = crate::observe::router(observer.clone());
     router = if args.allow_remote {
         router.layer(axum::middleware::from_fn(crate::observe::same_origin))
     } else {
@@ -111,6 +112,11 @@ pub fn run(args: ObserveArgs) -> i32 {
             .await
             .map_err(|e| e.to_string())
     });
+    // The last reference to the stores goes here, outside the runtime: a
+    // database client owns a runtime of its own, which must not be dropped
+    // inside an async context (it panics there, and the process aborts).
+    drop(runtime);
+    drop(observer);
     match served {
         Ok(()) => 0,
         Err(e) => unusable(e),

@@ -432,63 +432,90 @@ fn id_instant(id: &str) -> Option<chrono::NaiveDateTime> {
     chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S%.3f").ok()
 }
 
-/// Bytes on each side of the bisection's last interval that are scanned for
-/// a header (runs of concurrent writers interleave around it).
-const BISECT_WINDOW: u64 = 4 << 20;
+/// Positions on each side of the bisection's last interval that are scanned
+/// for a header (runs of concurrent writers interleave around it): bytes of
+/// a file, rows of a table.
+const FILE_WINDOW: u64 = 4 << 20;
+const TABLE_WINDOW: u64 = 4000;
 
-/// The instant of the run of the first whole row after byte `at`, `None`
-/// when none is found in the next 256 KiB.
+/// The instant of the run a row names (`"runId":"run-…"`), read without
+/// parsing the row.
+fn row_instant(line: &[u8]) -> Option<chrono::NaiveDateTime> {
+    let key = b"\"runId\":\"";
+    let from = memchr::memmem::find(line, key)? + key.len();
+    let end = memchr::memchr(b'"', &line[from..])? + from;
+    id_instant(std::str::from_utf8(&line[from..end]).ok()?)
+}
+
+/// The instant of the run of the first whole row after byte `at` of a file,
+/// `None` when none ends in the next 256 KiB.
 fn instant_after(file: &std::fs::File, at: u64) -> Option<chrono::NaiveDateTime> {
     use std::os::unix::fs::FileExt;
     let mut buf = vec![0u8; 256 * 1024];
     let n = file.read_at(&mut buf, at).ok()?;
     let buf = &buf[..n];
     let start = memchr::memchr(b'\n', buf)? + 1;
-    let key = b"\"runId\":\"";
-    let line_end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |e| start + e);
-    let line = &buf[start..line_end];
-    let from = memchr::memmem::find(line, key)? + key.len();
-    let end = memchr::memchr(b'"', &line[from..])? + from;
-    id_instant(std::str::from_utf8(&line[from..end]).ok()?)
+    let end = memchr::memchr(b'\n', &buf[start..])? + start;
+    row_instant(&buf[start..end])
 }
 
-/// Finds a header in an effect-log file by the instant in the run's id:
-/// tusk's ids start with the run's start time and runs are appended as they
-/// start, so the file is bisected by it and only a window is read. `None`
-/// when the id carries no instant or the window does not hold the header.
-fn bisect_header(
-    path: &std::path::Path,
-    run_id: &str,
-    prefix: &[u8],
-) -> Result<Option<u64>, PageError> {
+/// Finds a header by the instant in the run's id: tusk's ids start with the
+/// run's start time and runs are appended as they start, so the log is
+/// bisected by it (on byte offsets of a file, on `seq` of a table) and only a
+/// window around the result is read. `None` when the id carries no instant
+/// or the window does not hold the header.
+fn bisect_header(o: &Observer, run_id: &str, prefix: &[u8]) -> Result<Option<u64>, PageError> {
     let Some(target) = id_instant(run_id) else {
         return Ok(None);
     };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(PageError::Store(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )))
+    let log = &o.stores.effects;
+    let unreadable =
+        |e: std::io::Error| PageError::Store(format!("cannot read {}: {e}", log.path().display()));
+    type Probe<'a> = Box<dyn FnMut(u64) -> Option<chrono::NaiveDateTime> + 'a>;
+    let (mut lo, mut hi, window, mut probe): (u64, u64, u64, Probe<'_>) = match log {
+        crate::logs::LogStore::File(path) => {
+            let file = match std::fs::File::open(path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unreadable(e)),
+            };
+            let len = file.metadata().map_err(unreadable)?.len();
+            (
+                0,
+                len,
+                FILE_WINDOW,
+                Box::new(move |at| instant_after(&file, at)),
+            )
+        }
+        crate::logs::LogStore::Postgres { pg, table, .. } => {
+            let Some((first, last)) =
+                crate::pg::seq_bounds(pg, *table).map_err(|e| PageError::Store(e.to_string()))?
+            else {
+                return Ok(None);
+            };
+            let (pg, table) = (pg.clone(), *table);
+            let probe = move |at: u64| {
+                let rows = crate::pg::read_from(&pg, table, at as i64, 1).ok()?;
+                row_instant(rows.first()?.1.as_bytes())
+            };
+            (
+                first.max(0) as u64,
+                last.max(0) as u64 + 1,
+                TABLE_WINDOW,
+                Box::new(probe),
+            )
         }
     };
-    let len = file
-        .metadata()
-        .map_err(|e| PageError::Store(format!("cannot read {}: {e}", path.display())))?
-        .len();
-    let (mut lo, mut hi) = (0u64, len);
-    while hi - lo > BISECT_WINDOW {
+    while hi - lo > window {
         let mid = lo + (hi - lo) / 2;
-        match instant_after(&file, mid) {
+        match probe(mid) {
             Some(t) if t < target => lo = mid,
             Some(_) => hi = mid,
             None => return Ok(None),
         }
     }
-    let end = hi.saturating_add(BISECT_WINDOW);
-    let mut fwd = Forward::open(&o_file(path), lo.saturating_sub(BISECT_WINDOW))?;
+    let end = hi.saturating_add(window);
+    let mut fwd = Forward::open(log, lo.saturating_sub(window))?;
     while let Some(line) = fwd.next_line()? {
         if line.pos > end {
             break;
@@ -504,29 +531,19 @@ fn bisect_header(
     Ok(None)
 }
 
-fn o_file(path: &std::path::Path) -> crate::logs::LogStore {
-    crate::logs::LogStore::File(path.to_path_buf())
-}
-
-/// Finds a run's header without a position: on the database by one query,
-/// in a file by bisecting on the id's instant, else by reading backwards
-/// from the end.
+/// Finds a run's header without a position: by bisecting the log on the
+/// id's instant ([`bisect_header`]), else on the database by one query, in
+/// a file by reading backwards from the end.
 fn find_header(o: &Observer, run_id: &str) -> Result<Option<u64>, PageError> {
     let id = serde_json::to_string(run_id).unwrap_or_default();
     let prefix = format!("{{\"kind\":\"{RUN_KIND}\",\"runId\":{id}");
-    match &o.stores.effects {
-        crate::logs::LogStore::Postgres { pg, table, .. } => {
-            if let Some(seq) = crate::pg::find_last(pg, *table, &prefix)
-                .map_err(|e| PageError::Store(e.to_string()))?
-            {
-                return Ok(Some(seq.max(0) as u64));
-            }
-        }
-        crate::logs::LogStore::File(path) => {
-            if let Some(pos) = bisect_header(path, run_id, prefix.as_bytes())? {
-                return Ok(Some(pos));
-            }
-        }
+    if let Some(pos) = bisect_header(o, run_id, prefix.as_bytes())? {
+        return Ok(Some(pos));
+    }
+    if let crate::logs::LogStore::Postgres { pg, table, .. } = &o.stores.effects {
+        return Ok(crate::pg::find_last(pg, *table, &prefix)
+            .map_err(|e| PageError::Store(e.to_string()))?
+            .map(|seq| seq.max(0) as u64));
     }
     let finder = memchr::memmem::Finder::new(id.as_bytes());
     let mut back = Backward::open(&o.stores.effects, None)?;

@@ -139,3 +139,18 @@ pub fn find_last(pg: &PgStore, table: LogTable, needle: &str) -> Result<Option<i
         Ok(rows.first().map(|r| r.get(0)))
     })
 }
+
+/// The first and last `seq` of a log table (`None` when it is empty): the
+/// range a search by position bisects.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn seq_bounds(pg: &PgStore, table: LogTable) -> Result<Option<(i64, i64)>, PgError> {
+    let sql = format!("SELECT min(seq), max(seq) FROM {}", table.table_name());
+    pg.with_client(|client| {
+        let row = client.query_one(&sql, &[]).map_err(|e| pg.error(e))?;
+        let (min, max): (Option<i64>, Option<i64>) = (row.get(0), row.get(1));
+        Ok(min.zip(max))
+    })
+}

@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -70,15 +70,7 @@ impl EffectLog {
             path: path.to_path_buf(),
             source,
         };
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(wrap)?;
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)
-            .map_err(wrap)?;
+        let file = crate::logs::open_append(path).map_err(wrap)?;
         let torn_tail = ends_torn(&file).map_err(wrap)?;
         Ok(Self {
             path: path.to_path_buf(),

@@ -17,6 +17,7 @@
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`observe`]: `tusk observe`'s web dashboard and JSON API (read-only).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
+//! - [`telemetry`]: OpenTelemetry export of runs, host calls and store mutations.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
 
@@ -36,5 +37,6 @@ pub mod repl;
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;
+pub mod telemetry;
 pub mod terminal;
 pub mod typestate;

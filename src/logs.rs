@@ -91,3 +91,27 @@ impl LogStore {
         }
     }
 }
+
+/// Opens a log file for reading and appending, creating it, and its
+/// directory only when the first open finds none: the warm path opens logs
+/// in a directory that exists, and pays one `openat` for it, not a `mkdir`
+/// and a `statx` besides (tests/syscalls.rs counts them).
+pub(crate) fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                Some(dir) => std::fs::create_dir_all(dir)?,
+                None => return Err(e),
+            }
+            open()
+        }
+        other => other,
+    }
+}

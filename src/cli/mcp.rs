@@ -86,6 +86,10 @@ pub fn run(args: McpArgs) -> i32 {
         return 2;
     }
     let server = TuskServer::new(host, options);
+    // Held here until the runtime is gone: the host's last reference must
+    // not be dropped by a runtime task (a PostgreSQL client's drop blocks,
+    // which panics on a runtime thread and aborts the process at exit).
+    let keep = server.clone();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -122,6 +126,8 @@ pub fn run(args: McpArgs) -> i32 {
         }
         None => runtime.block_on(crate::mcp::serve_stdio(server)),
     };
+    drop(runtime);
+    drop(keep);
     match served {
         Ok(()) => 0,
         Err(e) => {

@@ -46,6 +46,11 @@ pub struct Cli {
     /// Run as if started in DIR (every default path is under DIR/.premath).
     #[arg(short = 'C', value_name = "DIR")]
     pub directory: Option<PathBuf>,
+    /// Export spans and metrics over OTLP to this collector (base URL, e.g.
+    /// http://localhost:4318); the OTEL_EXPORTER_OTLP_* variables also turn
+    /// export on. A caller's TRACEPARENT makes the work a child of its span.
+    #[arg(long, value_name = "URL", global = true)]
+    pub otlp: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -217,7 +222,47 @@ pub fn run() -> i32 {
             return 2;
         }
     }
-    match cli.command {
+    // Runs are their own spans (tusk.run, tusk.replay); every other command
+    // is one span, the parent of its store mutations.
+    let runs_programs = matches!(
+        cli.command,
+        Command::Eval(_) | Command::Repl(_) | Command::Mcp(_) | Command::Replay(_)
+    );
+    let long_lived = matches!(cli.command, Command::Repl(_) | Command::Mcp(_));
+    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived, || {
+        if runs_programs {
+            crate::sandbox::prestart();
+        }
+    });
+    let _caller = crate::telemetry::parent_from_env().map(|cx| cx.attach());
+    let span = if runs_programs {
+        None
+    } else {
+        crate::telemetry::record::command_started(&command_name(&matches))
+    };
+    let code = dispatch(cli.command, &matches);
+    if let Some(span) = span {
+        span.finish(code);
+    }
+    if let Some(t) = telemetry {
+        t.finish();
+    }
+    code
+}
+
+/// `issue claim`, `harness-session write`, …: the command path a span names.
+fn command_name(matches: &clap::ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut m = matches;
+    while let Some((name, sub)) = m.subcommand() {
+        names.push(name.to_string());
+        m = sub;
+    }
+    names.join(" ")
+}
+
+fn dispatch(command: Command, matches: &clap::ArgMatches) -> i32 {
+    match command {
         Command::Eval(args) => eval::run(args),
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("select").args(["run", "session", "all"])))]
+#[command(group(clap::ArgGroup::new("select").args(["run", "session", "trace", "all"])))]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ReplayArgs {
     #[command(subcommand)]
@@ -27,6 +27,10 @@ pub struct ReplayArgs {
     /// Replay every run of one REPL session, in order, in one session engine.
     #[arg(long, value_name = "SID")]
     pub session: Option<String>,
+    /// Replay the runs of one OpenTelemetry trace (the trace id their
+    /// effect-log header records), each in a fresh engine.
+    #[arg(long, value_name = "TRACEID")]
+    pub trace: Option<String>,
     /// Replay every run in the log (the default).
     #[arg(long)]
     pub all: bool,
@@ -179,9 +183,10 @@ pub fn run(args: ReplayArgs) -> i32 {
         Ok(opened) => opened,
         Err(e) => return unusable(e),
     };
-    let selection = match (&args.run, &args.session) {
-        (Some(id), _) => Selection::Run(id.clone()),
-        (_, Some(sid)) => Selection::Session(sid.clone()),
+    let selection = match (&args.run, &args.session, &args.trace) {
+        (Some(id), _, _) => Selection::Run(id.clone()),
+        (_, Some(sid), _) => Selection::Session(sid.clone()),
+        (_, _, Some(trace)) => Selection::Trace(trace.to_ascii_lowercase()),
         _ => Selection::All,
     };
     let mut runs = std::mem::take(&mut log.runs);

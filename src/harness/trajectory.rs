@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -377,15 +377,7 @@ pub struct TrajectoryWriter {
 impl TrajectoryWriter {
     /// Opens (creating when absent) the trajectory at `path` for appending.
     pub fn open(path: &Path) -> Result<Self, TrajectoryError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir).map_err(|e| TrajectoryError::io(dir, e))?;
-        }
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| TrajectoryError::io(path, e))?;
+        let file = crate::logs::open_append(path).map_err(|e| TrajectoryError::io(path, e))?;
         Ok(Self {
             file,
             path: path.to_path_buf(),

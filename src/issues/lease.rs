@@ -217,7 +217,7 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
         Err(r) => return Ok(rejection_report(action, &path, r)),
     };
     let assignee = req.assignee.trim();
-    run(ctx, action, |store| {
+    let report = run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
@@ -241,7 +241,18 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
                 )
             }
         }
-    })
+    });
+    counted(report)
+}
+
+/// Counts a claim's outcome (telemetry) and passes it on.
+fn counted(report: Result<Report, StoreError>) -> Result<Report, StoreError> {
+    if let Ok(r) = &report {
+        crate::telemetry::record::claim(
+            r.failure_classes.first().map_or("accepted", String::as_str),
+        );
+    }
+    report
 }
 
 /// `issue claim-next --assignee A [--lease-ttl-seconds S] [--lease-id L]`: the first
@@ -262,7 +273,7 @@ pub fn claim_next(
     };
     let assignee = req.assignee.trim();
     // Reads only the ready frontier: the database claims it row by row.
-    run_ready(ctx, action, filter, |store| {
+    let report = run_ready(ctx, action, filter, |store| {
         for issue in ready(store).into_iter().filter(|i| filter.passes(store, i)) {
             if let Ok((m, cleared)) = claim_object(
                 store,
@@ -282,7 +293,8 @@ pub fn claim_next(
         out.insert("claimed".into(), json!(false));
         out.insert("issue".into(), Value::Null);
         (Report::accepted(action, &path, out), None)
-    })
+    });
+    counted(report)
 }
 
 /// Owner and id checks shared by renew and release.

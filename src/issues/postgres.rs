@@ -305,7 +305,9 @@ fn lock_issues(
     } else {
         "SELECT pg_advisory_xact_lock($1)"
     };
+    let waiting = std::time::Instant::now();
     tx.execute(sql, &[&ISSUES_LOCK])?;
+    crate::telemetry::record::lock_waited(waiting.elapsed());
     tx.batch_execute("SET LOCAL lock_timeout = 0")
 }
 
@@ -341,6 +343,9 @@ pub fn mutate_issues<T>(
         let store = Store::parse(Path::new(&shown), &text)?;
         index_unindexed(&mut tx, &store).map_err(db)?;
         let (out, edit) = apply(&store);
+        if let Some(edit) = &edit {
+            crate::telemetry::record::rows_touched(edit.rows());
+        }
         match edit {
             None => {}
             Some(Edit::Replace { line_index, json }) => {
@@ -477,6 +482,7 @@ pub fn mutate_ready<T>(
             {
                 let ord = ords[store.lines[line_index].line - 1];
                 write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+                crate::telemetry::record::rows_touched(1);
             }
             // Every candidate refused (or an edit this path does not make).
             _ => return Ok(None),

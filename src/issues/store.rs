@@ -12,6 +12,7 @@ use super::model::{
     dep_type_info, parse_time, Dep, Issue, Lease, RawIssue, Text, DEFAULT_ISSUE_TYPE,
     DEFAULT_PRIORITY, DEFAULT_STATUS,
 };
+use crate::telemetry::record::store_mutation;
 use fs4::FileExt;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
@@ -60,8 +61,12 @@ impl IssueStore {
         apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         match self {
-            IssueStore::Jsonl(path) => mutate(path, lock, apply),
-            IssueStore::Postgres(pg) => super::postgres::mutate_ready(pg, lock, filter, apply),
+            IssueStore::Jsonl(path) => {
+                store_mutation("jsonl", "claim_ready", || mutate(path, lock, apply))
+            }
+            IssueStore::Postgres(pg) => store_mutation("postgresql", "claim_ready", || {
+                super::postgres::mutate_ready(pg, lock, filter, apply)
+            }),
         }
     }
 
@@ -97,8 +102,12 @@ impl IssueStore {
         apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         match self {
-            IssueStore::Jsonl(path) => mutate(path, lock, apply),
-            IssueStore::Postgres(pg) => super::postgres::mutate_issues(pg, lock, apply),
+            IssueStore::Jsonl(path) => {
+                store_mutation("jsonl", "mutate", || mutate(path, lock, apply))
+            }
+            IssueStore::Postgres(pg) => store_mutation("postgresql", "mutate", || {
+                super::postgres::mutate_issues(pg, lock, apply)
+            }),
         }
     }
 }
@@ -170,6 +179,12 @@ pub struct Store<'a> {
 /// Stores above this size are read and parsed on several threads (below it,
 /// spawning costs more than it saves).
 const PARALLEL_PARSE_BYTES: usize = 4 << 20;
+
+impl crate::telemetry::record::StoreClass for StoreError {
+    fn class(&self) -> &'static str {
+        StoreError::class(self)
+    }
+}
 
 fn parse_threads(len: usize) -> usize {
     if len < PARALLEL_PARSE_BYTES {
@@ -478,6 +493,18 @@ pub enum Edit {
     },
 }
 
+impl Edit {
+    /// How many store lines the edit writes (what a mutation's span reports).
+    pub fn rows(&self) -> u64 {
+        match self {
+            Edit::Replace { .. } | Edit::Append { .. } => 1,
+            Edit::ReplaceAll { text } => {
+                text.lines().filter(|l| !l.trim().is_empty()).count() as u64
+            }
+        }
+    }
+}
+
 /// Lock settings for mutations.
 #[derive(Clone, Copy, Debug)]
 pub struct LockOptions {
@@ -545,6 +572,7 @@ pub fn mutate<T>(
     let (out, edit) = apply(&store);
     if let Some(edit) = edit {
         replace_atomically(path, &dir, &splice(&store, &edit))?;
+        crate::telemetry::record::rows_touched(edit.rows());
     }
     Ok(out)
 }
@@ -578,7 +606,10 @@ fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError>
     let mut pause = Duration::from_millis(1);
     loop {
         match FileExt::try_lock(&file) {
-            Ok(()) => return Ok(LockGuard(file)),
+            Ok(()) => {
+                crate::telemetry::record::lock_waited(started.elapsed());
+                return Ok(LockGuard(file));
+            }
             Err(fs4::TryLockError::WouldBlock) => {}
             Err(fs4::TryLockError::Error(e)) => return Err(StoreError::io(&lock_file, e)),
         }

@@ -157,6 +157,14 @@ struct Session {
     last_used: Mutex<Instant>,
 }
 
+/// The active-sessions gauge goes down however a session ends (closed,
+/// expired, its transport gone).
+impl Drop for Session {
+    fn drop(&mut self) {
+        crate::telemetry::record::sessions(-1);
+    }
+}
+
 impl Session {
     fn touch(&self) {
         *self.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
@@ -525,6 +533,7 @@ impl TuskServer {
         let hooks = RunHooks {
             cancel: Some(cancel),
             on_call: call.progress.clone(),
+            traceparent: call.traceparent.clone(),
             ..Default::default()
         };
         self.inner.running.fetch_add(1, Ordering::SeqCst);
@@ -719,6 +728,7 @@ impl TuskServer {
                 last_used: Mutex::new(Instant::now()),
             }),
         );
+        crate::telemetry::record::sessions(1);
         let mut out = CallToolResult::structured(json!({ "sessionId": id }));
         out.content = vec![ContentBlock::text(format!("session {id} opened"))];
         out
@@ -974,6 +984,8 @@ struct CallContext {
     ct: tokio_util::sync::CancellationToken,
     /// Sends a progress notification per host call, when the request asked.
     progress: Option<crate::runtime::OnCall>,
+    /// The request's `_meta.traceparent` and `tracestate` (W3C trace context).
+    traceparent: Option<(String, Option<String>)>,
 }
 
 /// A caller-supplied name as an error message shows it: at most 128 bytes.
@@ -1067,6 +1079,12 @@ impl ServerHandler for TuskServer {
             owner,
             ct: context.ct.clone(),
             progress: progress_listener(&context),
+            traceparent: context.meta.0.get_traceparent().map(|parent| {
+                (
+                    parent.to_string(),
+                    context.meta.0.get_tracestate().map(str::to_string),
+                )
+            }),
         };
         let result = match request.name.as_ref() {
             "scheme_eval" => match parse::<EvalInput>(request.arguments) {

@@ -34,6 +34,8 @@ pub struct RecordedCall {
 #[derive(Clone, Debug)]
 pub struct RecordedRun {
     pub run_id: String,
+    /// The header's `trace.traceId`: the trace the run was part of.
+    pub trace_id: Option<String>,
     pub session_id: Option<String>,
     /// The session's definitions were dropped before this run (`:reset`, or a
     /// worker lost): replay drops them at the same point.
@@ -313,6 +315,11 @@ fn seal(run: &mut RecordedRun, line: usize, footer: &Value) {
 fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedRun {
     let mut run = RecordedRun {
         run_id,
+        trace_id: row
+            .get("trace")
+            .and_then(|t| t.get("traceId"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
         session_id: text(row, "sessionId"),
         session_reset: row.get("sessionReset") == Some(&Value::Bool(true)),
         program: text(row, "program").unwrap_or_default(),

@@ -296,11 +296,12 @@ pub(crate) fn replay_selected(
             Selection::All => SelectionError::Empty,
             Selection::Run(id) => SelectionError::NoRun(id.clone()),
             Selection::Session(sid) => SelectionError::NoSession(sid.clone()),
+            Selection::Trace(id) => SelectionError::NoTrace(id.clone()),
         });
     }
     // A session's state is built by all of its forms: replaying one form of
     // a session alone would miss the definitions the earlier ones made.
-    let whole_sessions = !matches!(selection, Selection::Run(_));
+    let whole_sessions = !matches!(selection, Selection::Run(_) | Selection::Trace(_));
     // Two REPLs sharing one log interleave their runs; the one session
     // engine must see each session's runs together, so each session is
     // replayed whole at the place of its first run.
@@ -519,6 +520,8 @@ pub enum Selection {
     All,
     Run(String),
     Session(String),
+    /// The runs whose header records this trace id (`tusk replay --trace`).
+    Trace(String),
 }
 
 impl Selection {
@@ -528,6 +531,7 @@ impl Selection {
             Selection::All => true,
             Selection::Run(id) => &run.run_id == id,
             Selection::Session(sid) => run.session_id.as_deref() == Some(sid.as_str()),
+            Selection::Trace(id) => run.trace_id.as_deref() == Some(id.as_str()),
         }
     }
 }
@@ -539,6 +543,8 @@ pub enum SelectionError {
     NoRun(String),
     #[error("no session {0} in the effect log")]
     NoSession(String),
+    #[error("no run of trace {0} in the effect log")]
+    NoTrace(String),
     #[error("the effect log has no runs")]
     Empty,
 }
@@ -567,8 +573,27 @@ impl Replayer {
         replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
     }
 
-    /// Replays one run in the given engine mode.
-    pub fn replay_run(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
+    /// Replays one run in the given engine mode (a `tusk.replay` span when
+    /// telemetry is on).
+    pub fn replay_run(&mut self, run: RecordedRun, mode: EngineMode) -> RunReport {
+        let started = std::time::Instant::now();
+        let run_id = run.run_id.clone();
+        let trace_id = run.trace_id.clone();
+        let report = self.replay_one(run, mode);
+        crate::telemetry::record::replayed(
+            &run_id,
+            trace_id.as_deref(),
+            if report.parity() {
+                "parity"
+            } else {
+                "diverged"
+            },
+            started,
+        );
+        report
+    }
+
+    fn replay_one(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
         // Moved into the bridge, not copied: a long run holds many envelopes.
         let calls = std::mem::take(&mut run.calls);
         let mut report = RunReport::new(&run);

@@ -26,6 +26,8 @@ pub(crate) struct CallHost {
     principal: Option<String>,
     clock: Option<super::Clock>,
     on_call: Option<super::OnCall>,
+    /// The run's span (telemetry): each call's span is its child.
+    trace: Option<opentelemetry::Context>,
     state: Mutex<State>,
 }
 
@@ -40,6 +42,7 @@ pub(crate) struct RunSetup {
     pub principal: Option<String>,
     pub clock: Option<super::Clock>,
     pub on_call: Option<super::OnCall>,
+    pub trace: Option<opentelemetry::Context>,
 }
 
 struct State {
@@ -102,6 +105,7 @@ impl CallHost {
             principal: setup.principal,
             clock: setup.clock,
             on_call: setup.on_call,
+            trace: setup.trace,
             state: Mutex::new(State {
                 calls: 0,
                 executed: 0,
@@ -244,7 +248,22 @@ impl HostBridge for CallHost {
         }
         state.calls += 1;
         let n = state.calls;
-        let decision = self.decide(n, action, args.as_ref(), args_error);
+        let span = crate::telemetry::record::call_started(
+            self.trace.as_ref(),
+            action,
+            match self.registry.get(action).map(|a| a.kind()) {
+                Some(ActionKind::Mutation) => "mutation",
+                Some(_) => "read",
+                None => "unbound",
+            },
+            n,
+            &args_digest,
+        );
+        let decision = {
+            // The store's mutation spans nest under this call.
+            let _current = span.as_ref().map(|s| s.enter());
+            self.decide(n, action, args.as_ref(), args_error)
+        };
         if decision.executed {
             state.executed += 1;
         }
@@ -359,6 +378,9 @@ impl HostBridge for CallHost {
             }
         }
         state.effects.push(envelope.clone());
+        if let Some(span) = span {
+            span.finish(&result_class);
+        }
         if let Some(on_call) = &self.on_call {
             on_call(super::CallProgress {
                 seq: n,

@@ -382,6 +382,21 @@ impl Host {
         };
         let run_id = new_run_id(&request.program, started);
         let program_digest = canonical::sha256_text(&request.program);
+        let caller = hooks
+            .traceparent
+            .as_ref()
+            .and_then(|(parent, state)| crate::telemetry::parent_from(parent, state.as_deref()))
+            .unwrap_or_else(opentelemetry::Context::current);
+        let span = crate::telemetry::record::run_started(
+            &caller,
+            &crate::telemetry::record::RunStart {
+                run_id: &run_id,
+                program_digest: &program_digest,
+                issue_id: request.issue_id.as_deref(),
+                principal: request.principal.as_deref(),
+                session: session_id.map(public_session_ref),
+            },
+        );
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = json!({
             "kind": effects::RUN_KIND,
@@ -417,6 +432,11 @@ impl Host {
                 header["sessionReset"] = json!(true);
             }
         }
+        // The trace the run belongs to: found from a trace, a run; from a
+        // run, its trace.
+        if let Some(trace) = trace_record(span.as_ref(), &caller) {
+            header["trace"] = trace;
+        }
         log.append_header(&mut header)?;
 
         let host = Arc::new(CallHost::new(
@@ -430,6 +450,7 @@ impl Host {
                 principal: request.principal.clone(),
                 clock: hooks.clock,
                 on_call: hooks.on_call,
+                trace: span.clone(),
             },
             log,
         ));
@@ -565,6 +586,16 @@ impl Host {
         if !accepted {
             json["decidedBy"] = decided_by(&json["effects"], error.as_ref());
         }
+        crate::telemetry::record::run_finished(
+            span.as_ref(),
+            &crate::telemetry::record::RunEnd {
+                result,
+                failure_classes: &failure_classes,
+                host_calls: ended.calls,
+                duration: output.elapsed,
+                peak_memory_kb: output.peak_memory_kb,
+            },
+        );
         if let Some(error) = error {
             json["error"] = error;
         }
@@ -577,6 +608,25 @@ impl Host {
             worker_abandoned: output.worker_abandoned,
         })
     }
+}
+
+/// The header's `trace`: `traceId`, the run's own `spanId` when its span is
+/// exported, and the caller's span as `parentSpanId`; `None` outside a trace.
+fn trace_record(
+    span: Option<&opentelemetry::Context>,
+    caller: &opentelemetry::Context,
+) -> Option<Value> {
+    let run = span.and_then(crate::telemetry::trace_ref);
+    let parent = crate::telemetry::trace_ref(caller);
+    let trace_id = run.as_ref().or(parent.as_ref())?["traceId"].clone();
+    let mut out = json!({ "traceId": trace_id });
+    if let Some(run) = run {
+        out["spanId"] = run["spanId"].clone();
+    }
+    if let Some(parent) = parent {
+        out["parentSpanId"] = parent["spanId"].clone();
+    }
+    Some(out)
 }
 
 /// What made a run rejected: the first host call whose envelope was rejected
@@ -659,6 +709,11 @@ pub struct RunHooks {
     pub cancel: Option<crate::sandbox::CancelToken>,
     /// Told of each host call once its rows are written (MCP progress).
     pub on_call: Option<OnCall>,
+    /// The caller's W3C trace context (an MCP request's `_meta.traceparent`
+    /// and `tracestate`): the run's span is its child, and the header
+    /// records the trace. Without it, the thread's current context (the
+    /// CLI's `TRACEPARENT`) is the parent.
+    pub traceparent: Option<(String, Option<String>)>,
 }
 
 /// How [`Host::run`] runs a request.

@@ -520,6 +520,7 @@ impl Worker {
         self.kill();
         run.peak_memory_kb = self.reap().1;
         if run.breach.is_none() {
+            crate::telemetry::record::worker_crashed("garbled");
             run.breach = Some(Breach::WorkerCrashed(why.to_string()));
         }
         run.finish(Value::Null, None, started)
@@ -532,7 +533,12 @@ impl Worker {
         let (ended, peak) = self.reap();
         run.peak_memory_kb = peak;
         if run.breach.is_none() {
-            run.breach = Some(death_breach(ended, run.fatal.as_deref()));
+            let breach = death_breach(ended, run.fatal.as_deref());
+            crate::telemetry::record::worker_crashed(match &breach {
+                Breach::Memory => "memory",
+                _ => "crashed",
+            });
+            run.breach = Some(breach);
         }
         run.finish(Value::Null, None, started)
     }

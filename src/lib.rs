@@ -16,6 +16,7 @@
 //! - [`pg`]: the fleet backend (issues, trajectory, effect log on PostgreSQL).
 //! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
+//! - [`observe`]: `tusk observe`'s web dashboard and JSON API (read-only).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`telemetry`]: OpenTelemetry export of runs, host calls and store mutations.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
@@ -30,6 +31,7 @@ pub mod host;
 pub mod issues;
 pub mod logs;
 pub mod mcp;
+pub mod observe;
 pub mod pg;
 pub mod premath;
 pub mod render;

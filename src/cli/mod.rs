@@ -13,6 +13,7 @@ pub mod keygen;
 pub mod man;
 pub mod mcp;
 pub mod mcp_config;
+pub mod observe;
 pub mod policy;
 pub mod prime;
 pub mod repl;
@@ -123,6 +124,9 @@ pub enum Command {
     SchemeEval(scheme_eval::SchemeEvalArgs),
     /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
     Doctor(doctor::DoctorArgs),
+    /// A read-only web dashboard and JSON API: queue, leases, runs, replay,
+    /// trajectory and KPI, dependency graphs.
+    Observe(observe::ObserveArgs),
     /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
     Prime(prime::PrimeArgs),
     /// Print a shell completion script.
@@ -286,6 +290,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> i32 {
         Command::TransportDispatch(args) => transport::run(&args),
         Command::SchemeEval(args) => scheme_eval::run(&args),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Observe(args) => observe::run(args),
         Command::Prime(args) => prime::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),

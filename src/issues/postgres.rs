@@ -12,6 +12,27 @@ use std::path::Path;
 /// Whether the file ended with a newline (restored by export).
 const TRAILING_NEWLINE: &str = "issues.trailing_newline";
 
+/// A cheap token of the issue lines' version: their count and the newest
+/// row version (`xmin`) among them. Every mutation writes new row versions,
+/// so the token changes with the lines; reading it scans no line text.
+/// (After transaction-id wraparound a change could keep the old maximum: a
+/// reader that caches on it should also bound the cache's age.)
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn lines_version(pg: &PgStore) -> Result<(i64, i64), PgError> {
+    pg.with_client(|client| {
+        let row = client
+            .query_one(
+                "SELECT count(*), coalesce(max(xmin::text::bigint), 0) FROM tusk_issue_lines",
+                &[],
+            )
+            .map_err(|e| pg.error(e))?;
+        Ok((row.get(0), row.get(1)))
+    })
+}
+
 /// The store text: every line in order, joined as the file held them.
 ///
 /// # Errors

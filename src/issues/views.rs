@@ -184,7 +184,7 @@ pub fn natural_key(id: &str) -> Vec<u8> {
 
 /// Priority (0 first), then id in natural order: the order of ready, blocked,
 /// list and claim-next.
-fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
+pub fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
     a.priority
         .cmp(&b.priority)
         .then_with(|| natural_cmp(a.id.as_str(), b.id.as_str()))
@@ -192,7 +192,7 @@ fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering {
 
 /// Whether every blocking dependency of `issue` points at an existing, closed issue
 /// (a missing target blocks).
-fn unblocked(store: &Store<'_>, issue: &Issue<'_>) -> bool {
+pub fn unblocked(store: &Store<'_>, issue: &Issue<'_>) -> bool {
     issue.blocking_deps().all(|d| {
         store
             .get(d.depends_on.as_str())

@@ -64,3 +64,93 @@ pub fn read_lines(pg: &PgStore, table: LogTable) -> Result<Vec<u8>, PgError> {
         Ok(out)
     })
 }
+
+impl LogTable {
+    fn table_name(self) -> &'static str {
+        match self {
+            LogTable::Trajectory => "tusk_trajectory",
+            LogTable::Effects => "tusk_effects",
+        }
+    }
+}
+
+/// Up to `limit` rows `(seq, line)` with `seq < before` (all rows when
+/// `before` is `None`), newest first: a page read from the log's end without
+/// reading the rest (the primary key orders and bounds it).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn read_before(
+    pg: &PgStore,
+    table: LogTable,
+    before: Option<i64>,
+    limit: i64,
+) -> Result<Vec<(i64, String)>, PgError> {
+    let sql = format!(
+        "SELECT seq, line FROM {} WHERE seq < $1 ORDER BY seq DESC LIMIT $2",
+        table.table_name()
+    );
+    let before = before.unwrap_or(i64::MAX);
+    pg.with_client(|client| {
+        let rows = client
+            .query(&sql, &[&before, &limit])
+            .map_err(|e| pg.error(e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    })
+}
+
+/// Up to `limit` rows `(seq, line)` with `seq >= from`, oldest first.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn read_from(
+    pg: &PgStore,
+    table: LogTable,
+    from: i64,
+    limit: i64,
+) -> Result<Vec<(i64, String)>, PgError> {
+    let sql = format!(
+        "SELECT seq, line FROM {} WHERE seq >= $1 ORDER BY seq LIMIT $2",
+        table.table_name()
+    );
+    pg.with_client(|client| {
+        let rows = client
+            .query(&sql, &[&from, &limit])
+            .map_err(|e| pg.error(e))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    })
+}
+
+/// The newest row whose line contains `needle`, if any (a sequential scan:
+/// for finding a run nobody gave the position of).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn find_last(pg: &PgStore, table: LogTable, needle: &str) -> Result<Option<i64>, PgError> {
+    let sql = format!(
+        "SELECT seq FROM {} WHERE strpos(line, $1) > 0 ORDER BY seq DESC LIMIT 1",
+        table.table_name()
+    );
+    pg.with_client(|client| {
+        let rows = client.query(&sql, &[&needle]).map_err(|e| pg.error(e))?;
+        Ok(rows.first().map(|r| r.get(0)))
+    })
+}
+
+/// The first and last `seq` of a log table (`None` when it is empty): the
+/// range a search by position bisects.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn seq_bounds(pg: &PgStore, table: LogTable) -> Result<Option<(i64, i64)>, PgError> {
+    let sql = format!("SELECT min(seq), max(seq) FROM {}", table.table_name());
+    pg.with_client(|client| {
+        let row = client.query_one(&sql, &[]).map_err(|e| pg.error(e))?;
+        let (min, max): (Option<i64>, Option<i64>) = (row.get(0), row.get(1));
+        Ok(min.zip(max))
+    })
+}

@@ -11,7 +11,7 @@
 
 mod logs;
 
-pub use logs::{append_lines, read_lines, LogTable};
+pub use logs::{append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
 
 use postgres::config::Host;
 use postgres::error::SqlState;

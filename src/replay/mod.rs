@@ -75,6 +75,18 @@ pub struct RunReport {
     pub chained: bool,
     /// The trusted key whose signature over the run's chain head verified.
     pub signed_by: Option<String>,
+    /// What the replayed program produced (the log keeps only digests of the
+    /// value and output); `None` when the run was not executed.
+    pub outcome: Option<Replayed>,
+}
+
+/// What a replayed program produced: its value, output and error (with the
+/// position of the failing form when the evaluator knows it).
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub value: Value,
+    pub output: String,
+    pub error: Option<crate::sandbox::EvalError>,
 }
 
 impl RunReport {
@@ -89,6 +101,7 @@ impl RunReport {
             live: false,
             chained: run.chained,
             signed_by: run.signed_by.clone(),
+            outcome: None,
         }
     }
 
@@ -609,6 +622,11 @@ impl Replayer {
             ),
             None => sandbox.run(&run.program, limits, mode, bridge.clone()),
         };
+        report.outcome = Some(Replayed {
+            value: output.value.clone(),
+            output: output.output.clone(),
+            error: output.error.clone(),
+        });
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;
         if let Some(d) = &state.divergence {

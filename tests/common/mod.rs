@@ -130,6 +130,51 @@ impl Scratch {
     }
 }
 
+/// A running `tusk observe`, stopped when dropped.
+pub struct ObserveServer {
+    pub child: std::process::Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+impl Drop for ObserveServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Scratch {
+    /// Starts `tusk observe` on a free loopback port (plus `extra` flags)
+    /// over this scratch dir's stores; returns once it listens.
+    pub fn observe(&self, extra: &[&str]) -> ObserveServer {
+        use std::io::BufRead;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+        if let Some(db) = &self.db {
+            cmd.env("TUSK_STORE", &db.url);
+        }
+        let mut child = cmd
+            .args(["observe", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tusk observe");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("tusk observe: serving http://")
+            .and_then(|a| a.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("tusk observe announced no address: {line:?}"))
+            .to_string();
+        ObserveServer { child, addr }
+    }
+}
+
 pub fn read_jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()

@@ -1,0 +1,124 @@
+//! `tusk observe --http ADDR`: the read-only web dashboard and JSON API
+//! (`crate::observe`) over the issue store, the effect log and the
+//! trajectory. Loopback only unless `--allow-remote`, which needs `--auth`
+//! (the bearer-token file of `tusk mcp --auth`, checked by the same code).
+//! Exit 0 after Ctrl-C or SIGTERM, 2 when it cannot serve.
+
+use super::store::StoreFlag;
+use crate::issues::store::DEFAULT_ISSUES_PATH;
+use crate::observe::{Observer, Stores};
+use crate::pg::LogTable;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct ObserveArgs {
+    /// Serve the dashboard at ADDR (e.g. 127.0.0.1:8766; port 0 picks one,
+    /// printed on stderr). Loopback only unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: std::net::SocketAddr,
+    /// Let --http bind a non-loopback address (needs --auth).
+    #[arg(long, requires = "auth")]
+    pub allow_remote: bool,
+    /// Bearer tokens, the file of `tusk mcp --auth` ({"tokens": [{"sha256",
+    /// "principal", …}]}); a request without a listed token is 401.
+    #[arg(long, value_name = "FILE")]
+    pub auth: Option<PathBuf>,
+    /// Issue store file (default .premath/issues.jsonl).
+    #[arg(long)]
+    pub issues: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreFlag,
+    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Effect log (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+}
+
+fn unusable(message: impl std::fmt::Display) -> i32 {
+    eprintln!("tusk observe: {message}");
+    2
+}
+
+fn stores(args: &ObserveArgs) -> Result<Stores, String> {
+    let defaults = crate::host::HostPaths::under(Path::new("."));
+    Ok(Stores {
+        issues: args
+            .store
+            .issues(args.issues.as_deref(), Path::new(DEFAULT_ISSUES_PATH))?,
+        trajectory: args.store.log(
+            LogTable::Trajectory,
+            args.trajectory.as_deref(),
+            defaults.trajectory.path(),
+        )?,
+        effects: args.store.log(
+            LogTable::Effects,
+            args.effects.as_deref(),
+            defaults.effects.path(),
+        )?,
+    })
+}
+
+pub fn run(args: ObserveArgs) -> i32 {
+    let addr = args.http;
+    if !addr.ip().is_loopback() && !args.allow_remote {
+        return unusable(format!(
+            "{addr} is not a loopback address; pass --allow-remote (with --auth FILE) to serve other hosts"
+        ));
+    }
+    let stores = match stores(&args) {
+        Ok(s) => s,
+        Err(e) => return unusable(e),
+    };
+    let tokens = match &args.auth {
+        None => None,
+        Some(path) => match crate::mcp::Tokens::load(path, (&None, &None)) {
+            Ok(t) => Some(std::sync::Arc::new(t)),
+            Err(e) => return unusable(e),
+        },
+    };
+    // A replay forks sandbox workers: start their template before threads.
+    crate::sandbox::prestart();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return unusable(format!("cannot start the runtime: {e}")),
+    };
+    let observer = Observer::new(stores);
+    let mut router = crate::observe::router(observer.clone());
+    router = if args.allow_remote {
+        router.layer(axum::middleware::from_fn(crate::observe::same_origin))
+    } else {
+        router.layer(axum::middleware::from_fn(crate::observe::loopback_only))
+    };
+    if let Some(tokens) = tokens {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            tokens,
+            crate::mcp::auth::require_token,
+        ));
+    }
+    let served = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        eprintln!("tusk observe: serving http://{bound}/");
+        crate::observe::serve(listener, router)
+            .await
+            .map_err(|e| e.to_string())
+    });
+    // The last reference to the stores goes here, outside the runtime: a
+    // database client owns a runtime of its own, which must not be dropped
+    // inside an async context (it panics there, and the process aborts).
+    drop(runtime);
+    drop(observer);
+    match served {
+        Ok(()) => 0,
+        Err(e) => unusable(e),
+    }
+}

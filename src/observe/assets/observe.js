@@ -1,0 +1,151 @@
+// tusk observe: the little script the pages need, served by the binary.
+// Every string from the server is set with textContent, never as markup.
+"use strict";
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+function cell(tr, child) {
+  const td = document.createElement("td");
+  if (child !== undefined && child !== null) {
+    td.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  tr.appendChild(td);
+}
+
+function tag(className, text) {
+  return el("span", "tag " + className, text);
+}
+
+// The runs list: refresh the newest page from its JSON while "live" is on.
+function runRow(item) {
+  const tr = document.createElement("tr");
+  if (item.kind === "error") {
+    cell(tr, tag("state-stale", "bad row"));
+    cell(tr, "at " + item.pos);
+    cell(tr, "");
+    cell(tr, item.message);
+    for (let i = 0; i < 4; i++) cell(tr, "");
+    return tr;
+  }
+  const link = el("a", "", item.runId);
+  link.href = item.href;
+  cell(tr, link);
+  cell(tr, item.startedAt || "");
+  cell(tr, tag("result-" + encodeURIComponent(item.result), item.result));
+  cell(tr, (item.failureClasses || []).join(", "));
+  cell(tr, String(item.callCount));
+  cell(tr, item.durationMs === null || item.durationMs === undefined ? "" : item.durationMs + " ms");
+  if (item.issueId) {
+    const a = el("a", "", item.issueId);
+    a.href = "/issues/" + encodeURIComponent(item.issueId) + "/graph";
+    cell(tr, a);
+  } else {
+    cell(tr, "");
+  }
+  cell(tr, el("code", "", item.programHead));
+  return tr;
+}
+
+function liveRuns() {
+  const table = document.getElementById("runs");
+  const live = document.getElementById("live");
+  const status = document.getElementById("live-status");
+  const pager = document.getElementById("runs-pager");
+  if (!table || !live) return;
+  const limit = (pager && pager.dataset.limit) || "25";
+  let shown = "";
+  async function refresh() {
+    if (!live.checked) return;
+    try {
+      const r = await fetch("/runs?format=json&limit=" + encodeURIComponent(limit), {
+        headers: { Accept: "application/json" },
+      });
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      const page = await r.json();
+      const key = JSON.stringify(page.items.map((i) => [i.runId || i.pos, i.result]));
+      if (key !== shown) {
+        shown = key;
+        const body = table.tBodies[0];
+        body.replaceChildren(...page.items.map(runRow));
+        if (page.items.length === 0) {
+          const tr = document.createElement("tr");
+          const td = el("td", "none", "none");
+          td.colSpan = 8;
+          tr.appendChild(td);
+          body.appendChild(tr);
+        }
+      }
+      status.textContent = "updated " + new Date().toLocaleTimeString();
+    } catch (e) {
+      status.textContent = "cannot refresh: " + e.message;
+    }
+  }
+  setInterval(refresh, 1500);
+  live.addEventListener("change", refresh);
+}
+
+// One run: replay it against its record, show the verdict and what the
+// program produced, and mark the failing form's line.
+function replayRun() {
+  const button = document.getElementById("replay");
+  const verdict = document.getElementById("replay-verdict");
+  const detail = document.getElementById("replay-detail");
+  if (!button) return;
+  async function go() {
+    button.disabled = true;
+    verdict.className = "muted";
+    verdict.textContent = "replaying…";
+    detail.replaceChildren();
+    try {
+      const r = await fetch(button.dataset.href, { method: "POST", headers: { Accept: "application/json" } });
+      const report = await r.json();
+      if (!r.ok) throw new Error(report.message || "HTTP " + r.status);
+      if (report.parity) {
+        verdict.className = "tag result-accepted";
+        verdict.textContent = "parity · " + report.checkedCalls + " call(s) checked";
+      } else {
+        const d = report.divergence || {};
+        verdict.className = "tag result-rejected";
+        verdict.textContent =
+          "diverged" + (d.seq ? " at call " + d.seq : "") + " · " + (d.field || "") +
+          ": expected " + JSON.stringify(d.expected) + ", got " + JSON.stringify(d.got);
+      }
+      if (report.note) {
+        detail.appendChild(el("p", "muted", report.note));
+      }
+      if (report.output) {
+        detail.appendChild(el("h3", "", "Output"));
+        detail.appendChild(el("pre", "", report.output));
+      }
+      if (report.value !== undefined) {
+        detail.appendChild(el("h3", "", "Value"));
+        detail.appendChild(el("pre", "", JSON.stringify(report.value, null, 2)));
+      }
+      document.querySelectorAll(".line.failing").forEach((l) => l.classList.remove("failing"));
+      if (report.error) {
+        detail.appendChild(el("h3", "", "Error"));
+        const where = report.error.line ? " (line " + report.error.line + (report.error.column ? ", column " + report.error.column : "") + ")" : "";
+        detail.appendChild(el("pre", "error", report.error.class + where + ": " + report.error.message));
+        const line = report.error.line && document.getElementById("L" + report.error.line);
+        if (line) line.classList.add("failing");
+      }
+    } catch (e) {
+      verdict.className = "tag result-rejected";
+      verdict.textContent = "cannot replay: " + e.message;
+    } finally {
+      button.disabled = false;
+    }
+  }
+  button.addEventListener("click", go);
+  go();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  liveRuns();
+  replayRun();
+});

@@ -399,7 +399,6 @@ fn eval_exports_the_run_tree_under_the_callers_span() {
         "tusk.runs",
         "tusk.host_calls",
         "tusk.run.duration",
-        "tusk.host_call.duration",
         "tusk.store.lock_wait",
         "tusk.store.duration",
     ] {

@@ -243,6 +243,7 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
             inner: exporter,
             undelivered: undelivered.clone(),
         })
+        .with_batch_config(batch_config())
         .build();
         Some(
             SdkTracerProvider::builder()
@@ -281,6 +282,21 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
         timeout,
         runtime,
     })
+}
+
+/// The batch processor's bounds: the `OTEL_BSP_*` variables when set, else
+/// a queue of 8192 and batches of 2048 spans. A program makes a span per
+/// host call, tens of thousands a second: the SDK's 2048 and 512 would drop
+/// spans of a busy run and send many small requests.
+fn batch_config() -> opentelemetry_sdk::trace::BatchConfig {
+    let mut b = opentelemetry_sdk::trace::BatchConfigBuilder::default();
+    if var("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
+        b = b.with_max_queue_size(8192);
+    }
+    if var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
+        b = b.with_max_export_batch_size(2048);
+    }
+    b.build()
 }
 
 fn span_exporter(settings: &Settings) -> Result<opentelemetry_otlp::SpanExporter, String> {

@@ -12,7 +12,7 @@
 //!
 //! Metrics (names and units after the OpenTelemetry conventions):
 //! `tusk.runs` and `tusk.host_calls` (by result class), `tusk.run.duration`,
-//! `tusk.host_call.duration`, `tusk.issue.claims` (by result class),
+//! `tusk.issue.claims` (by result class),
 //! `tusk.lease.contentions`, `tusk.store.lock_wait`, `tusk.store.duration`
 //! (by backend and operation), `tusk.worker.crashes` (by how the worker
 //! ended), `tusk.mcp.sessions.active`, and `tusk.telemetry.undelivered_spans`.
@@ -33,7 +33,6 @@ struct Instruments {
     runs: Counter<u64>,
     host_calls: Counter<u64>,
     run_duration: Histogram<f64>,
-    call_duration: Histogram<f64>,
     claims: Counter<u64>,
     contentions: Counter<u64>,
     lock_wait: Histogram<f64>,
@@ -57,10 +56,6 @@ fn instruments() -> &'static Instruments {
                 .with_description("Host calls, by action and result class")
                 .build(),
             run_duration: m.f64_histogram("tusk.run.duration").with_unit("s").build(),
-            call_duration: m
-                .f64_histogram("tusk.host_call.duration")
-                .with_unit("s")
-                .build(),
             claims: m
                 .u64_counter("tusk.issue.claims")
                 .with_description("Lease claims, by result class")
@@ -95,8 +90,11 @@ fn instruments() -> &'static Instruments {
     })
 }
 
-fn tracer() -> opentelemetry::global::BoxedTracer {
-    opentelemetry::global::tracer(SCOPE)
+/// The tracer, looked up once: the global lookup takes a lock and boxes a
+/// new tracer each time, a cost every host call would pay.
+fn tracer() -> &'static opentelemetry::global::BoxedTracer {
+    static T: OnceLock<opentelemetry::global::BoxedTracer> = OnceLock::new();
+    T.get_or_init(|| opentelemetry::global::tracer(SCOPE))
 }
 
 fn strings(items: &[String]) -> Value {
@@ -142,7 +140,7 @@ pub fn run_started(parent: &Context, run: &RunStart<'_>) -> Option<Context> {
         .span_builder("tusk.run")
         .with_kind(SpanKind::Internal)
         .with_attributes(attrs)
-        .start_with_context(&tracer(), parent);
+        .start_with_context(tracer(), parent);
     Some(parent.with_span(span))
 }
 
@@ -217,7 +215,7 @@ pub fn call_started(
             KeyValue::new("tusk.call.seq", seq as i64),
             KeyValue::new("tusk.args.digest", args_digest.to_string()),
         ])
-        .start_with_context(&tracer(), &parent);
+        .start_with_context(tracer(), &parent);
     Some(CallSpan {
         cx: parent.with_span(span),
         started: Instant::now(),
@@ -238,9 +236,7 @@ impl CallSpan {
             KeyValue::new("tusk.action.id", self.action.clone()),
             KeyValue::new("tusk.result_class", result_class.to_string()),
         ];
-        let i = instruments();
-        i.host_calls.add(1, &labels);
-        i.call_duration.record(elapsed.as_secs_f64(), &labels);
+        instruments().host_calls.add(1, &labels);
         let span = self.cx.span();
         span.set_attribute(KeyValue::new("tusk.result_class", result_class.to_string()));
         span.set_attribute(KeyValue::new("tusk.call.duration_ms", ms(elapsed)));
@@ -298,7 +294,7 @@ pub fn store_mutation<T, E: StoreClass>(
             SpanKind::Internal
         })
         .with_attributes(attrs)
-        .start_with_context(&tracer(), &Context::current());
+        .start_with_context(tracer(), &Context::current());
     let cx = Context::current().with_span(span);
     let started = Instant::now();
     let out = mutate();
@@ -383,7 +379,7 @@ pub fn replayed(run_id: &str, recorded_trace: Option<&str>, verdict: &str, start
         .span_builder("tusk.replay")
         .with_start_time(std::time::SystemTime::now() - started.elapsed())
         .with_attributes(attrs)
-        .start_with_context(&tracer(), &Context::current());
+        .start_with_context(tracer(), &Context::current());
     if verdict != "parity" {
         opentelemetry::trace::Span::set_status(&mut span, Status::error(verdict.to_string()));
     }
@@ -406,7 +402,7 @@ pub fn command_started(name: &str) -> Option<CommandSpan> {
     let span = tracer()
         .span_builder(format!("tusk {name}"))
         .with_attributes([KeyValue::new("tusk.command", name.to_string())])
-        .start_with_context(&tracer(), &parent);
+        .start_with_context(tracer(), &parent);
     let cx = parent.with_span(span);
     Some(CommandSpan {
         _guard: cx.clone().attach(),

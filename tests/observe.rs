@@ -366,6 +366,37 @@ fn pages_paginate_the_queue_and_the_runs() {
 }
 
 #[test]
+fn a_run_page_names_the_trace_the_run_was_part_of() {
+    let s = Scratch::new();
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let file = s.write("traced.scm", "(+ 1 2)");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.args(["eval", "--json"])
+        .arg(&file)
+        .current_dir(s.dir.path())
+        .env("TRACEPARENT", format!("00-{trace}-00f067aa0ba902b7-01"))
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    if let Some(db) = &s.db {
+        cmd.env("TUSK_STORE", &db.url);
+    }
+    let out = cmd.output().unwrap();
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, untraced) = s.eval("(+ 2 3)", &[]);
+    let server = s.observe(&[]);
+    let id = run["runId"].as_str().unwrap();
+    let page = get_json(&server, &format!("/runs/{id}"));
+    assert_eq!(page["traceId"], trace, "{page}");
+    let (status, html) = get(&server, &format!("/runs/{id}"));
+    assert_eq!(status, 200);
+    assert!(html.contains(&format!("<code id=\"trace-id\">{trace}</code>")));
+    let other = get_json(
+        &server,
+        &format!("/runs/{}", untraced["runId"].as_str().unwrap()),
+    );
+    assert_eq!(other["traceId"], Value::Null);
+}
+
+#[test]
 fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
     let s = Scratch::new();
     put_issues(&s, &issue_line("bd-1", "One", ""));

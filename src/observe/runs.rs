@@ -640,6 +640,7 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
         "runId": run.run_id,
         "pos": pos,
         "sessionId": run.session_id,
+        "traceId": run.trace_id,
         "startedAt": run.started_at,
         "finishedAt": footer.get("finishedAt"),
         "durationMs": duration_ms(run.started_at.as_deref(), run.footer.as_ref()),
@@ -690,6 +691,14 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
     }
     if let Some(sid) = &run.session_id {
         fact("session", esc(sid));
+    }
+    // The trace the run was part of (docs/telemetry.md): what to look up in
+    // the collector, and `tusk replay --trace` the way back.
+    if let Some(trace) = &run.trace_id {
+        fact(
+            "trace",
+            format!("<code id=\"trace-id\">{}</code>", esc(trace)),
+        );
     }
     let verify = match (&run.problem, run.chained) {
         (None, true) => "<span class=\"tag result-accepted\">chain verified</span>".to_string(),

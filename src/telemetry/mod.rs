@@ -299,66 +299,51 @@ fn batch_config() -> opentelemetry_sdk::trace::BatchConfig {
     b.build()
 }
 
+/// The endpoint and timeout every exporter takes from `settings`.
+fn configured<B: WithExportConfig>(mut b: B, settings: &Settings, signal: &str) -> B {
+    if let Some(url) = settings.url(signal) {
+        b = b.with_endpoint(url);
+    }
+    if let Some(t) = settings.timeout {
+        b = b.with_timeout(t);
+    }
+    b
+}
+
+/// One signal's exporter over the transport `settings` name (the two
+/// signals' builders are different types with the same methods).
+macro_rules! exporter {
+    ($kind:ty, $settings:expr, $signal:literal) => {{
+        let s: &Settings = $settings;
+        match s.protocol {
+            Protocol::HttpProtobuf => configured(
+                <$kind>::builder()
+                    .with_http()
+                    .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+                    .with_retry_policy(s.retry_policy()),
+                s,
+                $signal,
+            )
+            .build(),
+            Protocol::Grpc => configured(
+                <$kind>::builder()
+                    .with_tonic()
+                    .with_retry_policy(s.retry_policy()),
+                s,
+                $signal,
+            )
+            .build(),
+        }
+        .map_err(|e| format!("the {} exporter: {e}", $signal))
+    }};
+}
+
 fn span_exporter(settings: &Settings) -> Result<opentelemetry_otlp::SpanExporter, String> {
-    let built = match settings.protocol {
-        Protocol::HttpProtobuf => {
-            let mut b = opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-                .with_retry_policy(settings.retry_policy());
-            if let Some(url) = settings.url("traces") {
-                b = b.with_endpoint(url);
-            }
-            if let Some(t) = settings.timeout {
-                b = b.with_timeout(t);
-            }
-            b.build()
-        }
-        Protocol::Grpc => {
-            let mut b = opentelemetry_otlp::SpanExporter::builder()
-                .with_tonic()
-                .with_retry_policy(settings.retry_policy());
-            if let Some(url) = settings.url("traces") {
-                b = b.with_endpoint(url);
-            }
-            if let Some(t) = settings.timeout {
-                b = b.with_timeout(t);
-            }
-            b.build()
-        }
-    };
-    built.map_err(|e| format!("the span exporter: {e}"))
+    exporter!(opentelemetry_otlp::SpanExporter, settings, "traces")
 }
 
 fn metric_exporter(settings: &Settings) -> Result<opentelemetry_otlp::MetricExporter, String> {
-    let built = match settings.protocol {
-        Protocol::HttpProtobuf => {
-            let mut b = opentelemetry_otlp::MetricExporter::builder()
-                .with_http()
-                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
-                .with_retry_policy(settings.retry_policy());
-            if let Some(url) = settings.url("metrics") {
-                b = b.with_endpoint(url);
-            }
-            if let Some(t) = settings.timeout {
-                b = b.with_timeout(t);
-            }
-            b.build()
-        }
-        Protocol::Grpc => {
-            let mut b = opentelemetry_otlp::MetricExporter::builder()
-                .with_tonic()
-                .with_retry_policy(settings.retry_policy());
-            if let Some(url) = settings.url("metrics") {
-                b = b.with_endpoint(url);
-            }
-            if let Some(t) = settings.timeout {
-                b = b.with_timeout(t);
-            }
-            b.build()
-        }
-    };
-    built.map_err(|e| format!("the metric exporter: {e}"))
+    exporter!(opentelemetry_otlp::MetricExporter, settings, "metrics")
 }
 
 impl Telemetry {

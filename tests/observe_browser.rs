@@ -3,8 +3,9 @@
 //! (`tests/browser/observe_browser.py`) over a seeded store and logs. Each
 //! page loads without console errors, a hostile title renders as text, the
 //! runs page shows a run made after it was opened, a run page shows its
-//! replay verdict. The screenshots it takes are the README's
-//! (`docs/images/observe-*.png`).
+//! replay verdict. The screenshots it takes go to a fresh directory (and
+//! must be there); with `TUSK_UPDATE_SCREENSHOTS=1` they replace the
+//! README's (`docs/images/observe-*.png`), which is how those were made.
 //!
 //! Needs `bash tests/browser/setup.sh` (`.ci/run` runs it); fails, never
 //! skips, without it.
@@ -170,7 +171,9 @@ fn the_dashboard_works_in_headless_chromium() {
     }
     seed_trajectory(&s);
     let server = s.observe(&[]);
-    let shots = root.join("docs/images");
+    // A fresh directory: a screenshot counts only if this run wrote it.
+    let shots_dir = tempfile::tempdir().unwrap();
+    let shots = shots_dir.path().to_path_buf();
     let out = Command::new(&python)
         .arg(root.join("tests/browser/observe_browser.py"))
         .arg(format!("http://{}", server.addr))
@@ -186,13 +189,18 @@ fn the_dashboard_works_in_headless_chromium() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    let update = std::env::var_os("TUSK_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1");
     for page in ["queue", "leases", "runs", "run", "trajectory", "graph"] {
-        let shot = shots.join(format!("observe-{page}.png"));
+        let name = format!("observe-{page}.png");
+        let shot = shots.join(&name);
         let bytes = std::fs::read(&shot).unwrap_or_default();
         assert!(
             bytes.starts_with(b"\x89PNG"),
             "{} was not written",
             shot.display()
         );
+        if update {
+            std::fs::write(root.join("docs/images").join(&name), &bytes).unwrap();
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::host::declare::ActionSpec;
 use crate::host::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, Registry};
 use crate::issues::store::{LockOptions, Store};
 use crate::issues::views::Scope;
+use crate::sandbox::convert::{scheme_source, scheme_string, ArrayForm};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -306,51 +307,10 @@ fn empty_array_at(value: &Value, at: &str) -> Option<String> {
     }
 }
 
-/// A Scheme string literal.
-fn scheme_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:x};", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A JSON value as the Scheme expression that converts back to it
-/// (objects → `hash`, arrays → `vector`, null → `(void)`).
+/// (arrays as vectors).
 fn scheme_value(value: &Value) -> String {
-    match value {
-        Value::Null => "(void)".into(),
-        Value::Bool(b) => if *b { "#t" } else { "#f" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => scheme_string(s),
-        Value::Array(items) => {
-            let inner: Vec<String> = items.iter().map(scheme_value).collect();
-            format!("(vector {})", inner.join(" "))
-        }
-        Value::Object(map) => {
-            let inner: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{} {}", scheme_string(k), scheme_value(v)))
-                .collect();
-            if inner.is_empty() {
-                "(hash)".into()
-            } else {
-                format!("(hash {})", inner.join(" "))
-            }
-        }
-    }
+    scheme_source(value, ArrayForm::Vector)
 }
 
 /// The Scheme program that makes the program's calls in order and stops at

@@ -11,11 +11,12 @@
 //! counts do not depend on the machine's load. strace is installed by
 //! `.ci/run` (Debian's package).
 
-use serde_json::{json, Value};
+mod common;
+
+use serde_json::json;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The ceilings, from the counts measured when the guard was written (host
 /// call 9.0, warm run 123.6-124.2 after the logs stopped creating their
@@ -144,49 +145,21 @@ fn one_host_call_costs_no_more_system_calls_than_today() {
 
 fn mcp_counts(dir: &Path, runs: usize) -> BTreeMap<String, f64> {
     let out_file = dir.join(format!("mcp-{runs}.strace"));
-    let mut child = strace()
-        .args(["-f", "-c", "-o"])
+    let mut cmd = strace();
+    cmd.args(["-f", "-c", "-o"])
         .arg(&out_file)
         .arg(env!("CARGO_BIN_EXE_tusk"))
         .arg("mcp")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut requests = vec![
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "syscalls", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ];
+        .current_dir(dir);
+    let mut requests = common::mcp_handshake("syscalls");
     requests.extend((1..=runs).map(|id| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "scheme_eval", "arguments": {"program": "(issue.ready)"}}})
     }));
-    for request in &requests {
-        writeln!(stdin, "{request}").unwrap();
-        stdin.flush().unwrap();
-        if request.get("id").is_none() {
-            continue;
-        }
-        loop {
-            let mut line = String::new();
-            assert!(stdout.read_line(&mut line).unwrap() > 0, "server closed");
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply.get("id") == request.get("id") {
-                if request["method"] == "tools/call" {
-                    assert_eq!(reply["result"]["isError"], false, "{reply}");
-                }
-                break;
-            }
-        }
+    let replies = common::jsonrpc_stdio(&mut cmd, &requests);
+    for reply in &replies[1..] {
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
     }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
     summary(&out_file)
 }
 

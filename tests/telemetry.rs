@@ -22,7 +22,7 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::{status::StatusCode, Span};
 use prost::Message;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -532,42 +532,11 @@ fn an_issue_command_is_a_span_with_its_mutation() {
     );
 }
 
-/// A line-delimited JSON-RPC exchange with `tusk mcp` over stdio.
+/// A line-delimited JSON-RPC exchange with `tusk mcp --otlp URL` over stdio.
 fn mcp_exchange(s: &Scratch, url: &str, requests: &[Value]) -> Vec<Value> {
     let mut cmd = tusk(s);
-    cmd.args(["mcp", "--otlp", url])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut replies = Vec::new();
-    for request in requests {
-        writeln!(stdin, "{request}").unwrap();
-        stdin.flush().unwrap();
-        if request.get("id").is_none() {
-            continue;
-        }
-        loop {
-            let mut line = String::new();
-            assert!(stdout.read_line(&mut line).unwrap() > 0, "server closed");
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply.get("id") == request.get("id") {
-                replies.push(reply);
-                break;
-            }
-        }
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "tusk mcp exited {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    replies
+    cmd.args(["mcp", "--otlp", url]);
+    common::jsonrpc_stdio(&mut cmd, requests)
 }
 
 #[test]
@@ -575,24 +544,18 @@ fn an_mcp_run_is_a_child_of_the_requests_traceparent() {
     let s = Scratch::new();
     let rx = Receiver::http();
     let other = "0af7651916cd43dd8448eb211c80319c";
-    let replies = mcp_exchange(
-        &s,
-        &rx.url,
-        &[
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "telemetry-test", "version": "0"}}}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let mut requests = common::mcp_handshake("telemetry-test");
+    requests.extend([
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
                 "name": "scheme_eval", "arguments": {"program": "(issue.ready)"},
                 "_meta": {"traceparent": traceparent()}}}),
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
                 "name": "scheme_eval", "arguments": {"program": "(+ 1 2)"},
                 "_meta": {"traceparent": format!("00-{other}-b7ad6b7169203331-01")}}}),
-            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
                 "name": "session_open", "arguments": {}}}),
-        ],
-    );
+    ]);
+    let replies = mcp_exchange(&s, &rx.url, &requests);
     assert_eq!(replies[1]["result"]["isError"], false, "{:#}", replies[1]);
     let spans = rx.wait_for("tusk.run", 2);
     let runs = named(&spans, "tusk.run");

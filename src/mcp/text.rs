@@ -106,42 +106,9 @@ pub fn direct_input_schema(spec: &ActionSpec) -> Value {
 }
 
 /// A JSON value written as a Scheme expression that evaluates to it (the
-/// direct tools' programs).
+/// direct tools' programs; arrays as lists).
 pub fn scheme_literal(value: &Value) -> String {
-    match value {
-        Value::Null => "(void)".into(),
-        Value::Bool(b) => if *b { "#t" } else { "#f" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => string_literal(s),
-        Value::Array(items) => {
-            let inner: Vec<String> = items.iter().map(scheme_literal).collect();
-            format!("(list {})", inner.join(" "))
-        }
-        Value::Object(map) => {
-            let inner: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{} {}", string_literal(k), scheme_literal(v)))
-                .collect();
-            format!("(hash {})", inner.join(" "))
-        }
-    }
-}
-
-fn string_literal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::sandbox::convert::scheme_source(value, crate::sandbox::convert::ArrayForm::List)
 }
 
 #[cfg(test)]

@@ -438,6 +438,66 @@ impl<'de> serde::de::Visitor<'de> for SteelVisitor {
 }
 
 /// Converts JSON (an envelope, say) into an immutable Scheme value.
+/// How [`scheme_source`] writes a JSON array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayForm {
+    /// `(list …)`
+    List,
+    /// `(vector …)`
+    Vector,
+}
+
+/// A Scheme string literal that reads back as `text`: quotes, backslashes
+/// and control characters escaped (`\xN;` for the rest of C0 and DEL).
+pub fn scheme_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:x};", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value written as Scheme source that evaluates to a value
+/// converting back to it: objects as `(hash …)`, arrays as `arrays` says,
+/// null as `(void)`. What the front ends use to turn JSON arguments into a
+/// program (MCP direct tools, premath's `scheme-eval` programs).
+pub fn scheme_source(value: &Value, arrays: ArrayForm) -> String {
+    match value {
+        Value::Null => "(void)".into(),
+        Value::Bool(b) => if *b { "#t" } else { "#f" }.into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => scheme_string(s),
+        Value::Array(items) => {
+            let head = match arrays {
+                ArrayForm::List => "list",
+                ArrayForm::Vector => "vector",
+            };
+            let inner: Vec<String> = items.iter().map(|v| scheme_source(v, arrays)).collect();
+            format!("({head} {})", inner.join(" "))
+        }
+        Value::Object(map) if map.is_empty() => "(hash)".into(),
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{} {}", scheme_string(k), scheme_source(v, arrays)))
+                .collect();
+            format!("(hash {})", inner.join(" "))
+        }
+    }
+}
+
 pub fn json_to_value(value: &Value) -> SteelVal {
     match value {
         Value::Null => SteelVal::Void,

@@ -304,3 +304,56 @@ pub fn normalized(mut v: Value, run_id: &str) -> Value {
     strip(&mut v, run_id);
     v
 }
+
+/// `initialize` and `notifications/initialized`: what an MCP client sends
+/// before its first call.
+pub fn mcp_handshake(client: &str) -> Vec<Value> {
+    vec![
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+/// Speaks line-delimited JSON-RPC to the server `cmd` starts (stdio): sends
+/// each request, waits for the reply with its id (notifications get none),
+/// closes stdin and waits for the exit, which must be a success. Returns
+/// the replies in request order.
+pub fn jsonrpc_stdio(cmd: &mut Command, requests: &[Value]) -> Vec<Value> {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the server");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut replies = Vec::new();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        if request.get("id").is_none() {
+            continue;
+        }
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "server closed");
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply.get("id") == request.get("id") {
+                replies.push(reply);
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the server exited {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    replies
+}

@@ -78,7 +78,7 @@ pub fn run_programs(dir: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
-#[allow(dead_code)] // The suite includes this file as a module (tests/examples.rs).
+#[allow(dead_code)] // The suite includes this file as a module (tests/it/examples.rs).
 fn main() {
     let dir = std::env::temp_dir().join(format!("tusk-embed-{}", std::process::id()));
     for (program, result) in PROGRAMS.iter().zip(run_programs(&dir)) {

@@ -95,7 +95,7 @@ impl LogStore {
 /// Opens a log file for reading and appending, creating it, and its
 /// directory only when the first open finds none: the warm path opens logs
 /// in a directory that exists, and pays one `openat` for it, not a `mkdir`
-/// and a `statx` besides (tests/syscalls.rs counts them).
+/// and a `statx` besides (tests/it/syscalls.rs counts them).
 pub(crate) fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
     let open = || {
         std::fs::OpenOptions::new()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what tests/observe_browser.rs drives `tusk observe` with:
+# Installs what tests/it/observe_browser.rs drives `tusk observe` with:
 #   - Debian's `chromium` (at /usr/bin/chromium), from the OS packages when missing;
 #   - Playwright for Python, pinned in tests/browser/requirements.txt, in a venv
 #     at target/browser-venv. Playwright drives the system browser

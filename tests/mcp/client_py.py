@@ -464,7 +464,7 @@ async def s_replay_whole_log(_: Client) -> None:
 
 
 async def s_postgres_store(_: Client) -> None:
-    # A fresh database from tests/mcp_clients.rs (the cluster .ci/run starts).
+    # A fresh database from tests/it/mcp_clients.rs (the cluster .ci/run starts).
     url = os.environ.get("TUSK_MCP_PG_URL", "")
     check(url.startswith("postgres://"), "TUSK_MCP_PG_URL is not set: start a cluster with tests/pg/cluster.sh")
     for n in range(3):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the MCP client SDKs that tests/mcp_clients.rs drives `tusk mcp` with:
+# Installs the MCP client SDKs that tests/it/mcp_clients.rs drives `tusk mcp` with:
 #   - Python: a venv at target/mcp-venv with tests/mcp/requirements.txt (pinned mcp)
 #   - Node:   tests/mcp/node_modules from tests/mcp/package-lock.json (npm ci)
 # Idempotent: when the installed versions match the pins (and the pin files have not

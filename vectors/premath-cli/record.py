@@ -7,7 +7,7 @@ Usage: record.py PREMATH_BIN SOURCE_COMMIT [SCENARIO ...]
 Runs each scenario of scenarios.json in a fresh temporary directory with the
 reference premath-cli and writes vectors/premath-cli/<name>.json holding its exit
 code, stdout, stderr and the captured files (null when absent), byte for byte as
-premath produced them. tusk's test (tests/parity_vectors.rs) replays the same
+premath produced them. tusk's test (tests/it/parity_vectors.rs) replays the same
 scenarios and must match.
 
 A scenario has:

@@ -7,7 +7,7 @@ For each case of cases.json, in a fresh directory holding the case's files,
 starts `premath mcp-serve` over stdio with the SDK's client, calls the tool
 with the case's arguments and writes vectors/premath-mcp/<name>.json with the
 tool's inputSchema (from tools/list), isError and its text content. The same
-cases drive `tusk mcp --premath-tools` in tests/premath_mcp.rs (through
+cases drive `tusk mcp --premath-tools` in tests/it/premath_mcp.rs (through
 tests/mcp/premath_drop_in.py, the same SDK), which must answer alike.
 """
 import asyncio

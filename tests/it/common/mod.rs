@@ -1,0 +1,358 @@
+//! Shared helpers: run the real `tusk` binary in a scratch directory.
+#![allow(dead_code)]
+
+use crate::pg_support;
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The logs a PostgreSQL store holds instead of these files.
+const DB_LOGS: [(&str, &str); 2] = [
+    (".premath/host_effects.jsonl", "tusk_effects"),
+    (".premath/harness_trajectory.jsonl", "tusk_trajectory"),
+];
+
+/// A scratch working directory; with `TUSK_TEST_BACKEND=postgres` its shared
+/// state (issues, trajectory, effect log) is a fresh database instead
+/// (`TUSK_STORE` for every command), and the log helpers read its tables.
+pub struct Scratch {
+    pub dir: tempfile::TempDir,
+    pub db: Option<pg_support::TestDb>,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+            db: pg_support::backend_is_pg().then(pg_support::TestDb::new),
+        }
+    }
+
+    /// The table holding the log at `rel`, on a database backend.
+    fn db_log(&self, rel: &str) -> Option<(&pg_support::TestDb, &'static str)> {
+        let db = self.db.as_ref()?;
+        DB_LOGS
+            .iter()
+            .find(|(file, _)| *file == rel)
+            .map(|(_, table)| (db, *table))
+    }
+
+    /// The host configuration of this scratch dir (its database, if any).
+    pub fn host_config(&self) -> tusk::runtime::HostConfig {
+        let mut config = tusk::runtime::HostConfig::under(self.dir.path()).unwrap();
+        if let Some(db) = &self.db {
+            let pg = std::sync::Arc::new(tusk::pg::PgStore::open(&db.url).unwrap());
+            config.paths.issues = tusk::issues::IssueStore::Postgres(pg.clone());
+            config.paths.trajectory =
+                tusk::logs::LogStore::postgres(pg.clone(), tusk::pg::LogTable::Trajectory);
+            config.paths.effects = tusk::logs::LogStore::postgres(pg, tusk::pg::LogTable::Effects);
+        }
+        config
+    }
+
+    /// The text of the log at `rel` (file, or the database's rows as lines).
+    pub fn log_text(&self, rel: &str) -> String {
+        match self.db_log(rel) {
+            Some((db, table)) => db.log_text(table),
+            None => std::fs::read_to_string(self.path(rel)).unwrap_or_default(),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        if let Some((db, table)) = self.db_log(rel) {
+            db.put_log_text(table, text);
+            return self.path(rel);
+        }
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn tusk(&self, args: &[&str]) -> Output {
+        self.tusk_stdin(args, "")
+    }
+
+    pub fn tusk_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+        if let Some(db) = &self.db {
+            cmd.env("TUSK_STORE", &db.url);
+        }
+        let mut child = cmd
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tusk");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// `tusk eval --json` of `program` (plus extra flags); returns (exit code, result).
+    pub fn eval(&self, program: &str, extra: &[&str]) -> (i32, Value) {
+        let file = self.write("program.scm", program);
+        let mut args = vec!["eval", "--json", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = self.tusk(&args);
+        let code = out.status.code().expect("tusk exited by signal");
+        let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
+        let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (code, result)
+    }
+
+    pub fn jsonl(&self, rel: &str) -> Vec<Value> {
+        self.log_text(rel)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("valid JSONL line"))
+            .collect()
+    }
+}
+
+/// A running `tusk observe`, stopped when dropped.
+pub struct ObserveServer {
+    pub child: std::process::Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+impl Drop for ObserveServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Scratch {
+    /// Starts `tusk observe` on a free loopback port (plus `extra` flags)
+    /// over this scratch dir's stores; returns once it listens.
+    pub fn observe(&self, extra: &[&str]) -> ObserveServer {
+        use std::io::BufRead;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+        if let Some(db) = &self.db {
+            cmd.env("TUSK_STORE", &db.url);
+        }
+        let mut child = cmd
+            .args(["observe", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn tusk observe");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("tusk observe: serving http://")
+            .and_then(|a| a.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("tusk observe announced no address: {line:?}"))
+            .to_string();
+        ObserveServer { child, addr }
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("valid JSONL line"))
+        .collect()
+}
+
+pub fn classes(result: &Value) -> Vec<String> {
+    result["failureClasses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Canonical JSON written independently of the crate (keys sorted, compact).
+pub fn canonical(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(k).unwrap(),
+                        canonical(&map[k])
+                    )
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => serde_json::to_string(other).unwrap(),
+    }
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `sha256:` of a row's line as written (the chain's row digest).
+pub fn row_digest(row: &Value) -> String {
+    format!(
+        "sha256:{}",
+        sha256_hex(&serde_json::to_string(row).unwrap())
+    )
+}
+
+/// Recomputes every run's chain after an edit (`prevRowDigest` on each row,
+/// `chainHead` on each footer), as anyone who can write the log could: what
+/// is left to catch is what the other checks or a signature catch.
+#[allow(dead_code)]
+pub fn rechain(rows: &mut [Value]) {
+    let mut last: std::collections::HashMap<String, String> = Default::default();
+    for row in rows.iter_mut() {
+        let run = row["runId"].as_str().unwrap_or_default().to_string();
+        if row["kind"] == "premath.scheme_eval.run.v0" {
+            row["prevRowDigest"] = row["programDigest"].clone();
+        } else if let Some(prev) = last.get(&run) {
+            row["prevRowDigest"] = Value::String(prev.clone());
+        }
+        if row["kind"] == "premath.scheme_eval.run_end.v0" {
+            // The head covers the footer without chainHead and signature; a
+            // signature, kept as it was, no longer matches a changed head.
+            let mut body = row.clone();
+            let map = body.as_object_mut().unwrap();
+            map.shift_remove("chainHead");
+            map.shift_remove("signature");
+            row["chainHead"] = Value::String(row_digest(&body));
+        }
+        last.insert(run, row_digest(row));
+    }
+}
+
+/// Strips the chain from every row, as in a log written before tusk chained it.
+#[allow(dead_code)]
+pub fn unchain(rows: &mut [Value]) {
+    for row in rows.iter_mut() {
+        if let Some(map) = row.as_object_mut() {
+            for key in ["prevRowDigest", "chainHead", "signature"] {
+                map.shift_remove(key);
+            }
+        }
+    }
+}
+
+/// The parts of a result or an effect row that differ between processes by
+/// design: ids, clocks, timings, memory, and the chain's digests of rows that
+/// hold them. (Step ids end with their run's id: it is masked where it appears.)
+#[allow(dead_code)]
+pub fn normalized(mut v: Value, run_id: &str) -> Value {
+    fn strip(v: &mut Value, run_id: &str) {
+        match v {
+            Value::String(s) if s.contains(run_id) => *s = s.replace(run_id, "<run>"),
+            Value::Object(map) => {
+                for key in [
+                    "runId",
+                    "startedAt",
+                    "finishedAt",
+                    "elapsedMs",
+                    "peakMemoryKb",
+                    "actedAt",
+                    "prevRowDigest",
+                    "chainHead",
+                    "signature",
+                ] {
+                    map.remove(key);
+                }
+                map.values_mut().for_each(|v| strip(v, run_id));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| strip(v, run_id)),
+            _ => {}
+        }
+    }
+    strip(&mut v, run_id);
+    v
+}
+
+/// `initialize` and `notifications/initialized`: what an MCP client sends
+/// before its first call.
+pub fn mcp_handshake(client: &str) -> Vec<Value> {
+    vec![
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+/// Speaks line-delimited JSON-RPC to the server `cmd` starts (stdio): sends
+/// each request, waits for the reply with its id (notifications get none),
+/// closes stdin and waits for the exit, which must be a success. Returns
+/// the replies in request order.
+pub fn jsonrpc_stdio(cmd: &mut Command, requests: &[Value]) -> Vec<Value> {
+    use std::io::BufRead;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the server");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut replies = Vec::new();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        if request.get("id").is_none() {
+            continue;
+        }
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "server closed");
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply.get("id") == request.get("id") {
+                replies.push(reply);
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the server exited {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    replies
+}

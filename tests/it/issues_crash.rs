@@ -1,0 +1,236 @@
+//! Writers SIGKILLed at random instants during mutations of a 20,000-issue store:
+//! afterwards the store always parses and holds every issue (old or new, never a mix).
+
+use crate::issues_support::*;
+use std::collections::BTreeSet;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ISSUES: usize = 20_000;
+/// Rounds of concurrent writers, all SIGKILLed.
+const ROUNDS: usize = 20;
+/// Writers started together in each round.
+const WRITERS: usize = 3;
+/// Extra rounds allowed until one kill lands inside the write window.
+const MAX_ROUNDS: usize = 60;
+
+/// xorshift64*: enough randomness for kill instants without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn big_store() -> Env {
+    let mut text = String::with_capacity(ISSUES * 260);
+    for i in 1..=ISSUES {
+        let deps = if i > 10 {
+            format!(",\"dependencies\":[{{\"issue_id\":\"bd-{i}\",\"depends_on_id\":\"bd-{}\",\"type\":\"blocks\"}}]", i / 3)
+        } else {
+            String::new()
+        };
+        let status = ["open", "open", "in_progress", "closed"][i % 4];
+        text.push_str(&format!(
+            "{{\"id\":\"bd-{i}\",\"title\":\"Synthetic issue {i}\",\"description\":\"Generated for the crash test. Generated for the crash test.\",\"status\":\"{status}\",\"priority\":{},\"issue_type\":\"task\",\"created_at\":\"2026-01-01T00:00:00Z\",\"updated_at\":\"2026-01-02T00:00:00Z\"{deps}}}\n",
+            i % 5
+        ));
+    }
+    Env::with_text(&text)
+}
+
+/// Parses the store with the library (the same parser every command uses) and
+/// returns its ids, failing on any corrupt line.
+fn ids_in_store(env: &Env) -> BTreeSet<String> {
+    let text = tusk::issues::store::read_text(&env.path).expect("store reads");
+    let store = tusk::issues::store::Store::parse(&env.path, &text)
+        .unwrap_or_else(|e| panic!("store corrupt after kill: {e}"));
+    store.issues().map(|i| i.id.as_str().to_string()).collect()
+}
+
+/// Temp files beside the store (a writer's new store before its rename).
+fn temp_files(env: &Env) -> impl Iterator<Item = String> {
+    std::fs::read_dir(env.path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+}
+
+fn mutation(rng: &mut Rng, n: usize) -> Vec<String> {
+    let target = format!("bd-{}", 1 + rng.below(ISSUES as u64));
+    let args: Vec<String> = match n % 5 {
+        0 => vec![
+            "issue".into(),
+            "claim-next".into(),
+            "--assignee".into(),
+            format!("crash-{n}"),
+        ],
+        1 => vec![
+            "issue".into(),
+            "update".into(),
+            target,
+            "--notes".into(),
+            format!("writer {n}"),
+        ],
+        2 => vec!["issue".into(), "add".into(), format!("added by writer {n}")],
+        3 => vec![
+            "issue".into(),
+            "claim".into(),
+            target,
+            "--assignee".into(),
+            format!("crash-{n}"),
+        ],
+        _ => vec![
+            "issue".into(),
+            "discover".into(),
+            target,
+            format!("found by writer {n}"),
+        ],
+    };
+    args
+}
+
+#[test]
+fn sigkill_during_mutations_leaves_old_or_new_store() {
+    let env = big_store();
+    let original = ids_in_store(&env);
+    assert_eq!(original.len(), ISSUES);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut rng = Rng(seed);
+
+    // How long one mutation takes here, so kills land across its whole span.
+    let t = Instant::now();
+    let status = Command::new(BIN)
+        .stdout(Stdio::null())
+        .args(["issue", "update", "bd-1", "--notes", "warm-up", "--issues"])
+        .arg(&env.path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let span = t.elapsed().as_micros() as u64;
+
+    let mut killed = 0;
+    let mut spawned = 0;
+    let mut changed = 0;
+    // Rounds that left a temp file: some writer died inside its write window.
+    let mut in_write = 0;
+    let mut known: BTreeSet<String> = original.clone();
+    let mut round = 0;
+    while round < ROUNDS || (in_write == 0 && round < MAX_ROUNDS) {
+        round += 1;
+        let before = std::fs::read(&env.path).unwrap();
+        // Odd rounds: one writer, killed around its end (where the write happens) half
+        // of the time. Even rounds: several writers at once (they queue on the lock),
+        // each killed at its own instant.
+        let writers = if round % 2 == 1 { 1 } else { WRITERS };
+        let mut children = Vec::new();
+        for w in 0..writers {
+            let args = mutation(&mut rng, round * WRITERS + w);
+            let child = Command::new(BIN)
+                .args(&args)
+                .arg("--issues")
+                .arg(&env.path)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let horizon = span * writers as u64;
+            let at = if rng.below(2) == 0 {
+                rng.below(horizon + span / 5)
+            } else {
+                horizon - span / 2 + rng.below(span * 3 / 4)
+            };
+            children.push((at, child, args));
+        }
+        children.sort_by_key(|(at, _, _)| *at);
+        let started = Instant::now();
+        let mut args_run = Vec::new();
+        for (at, mut child, args) in children {
+            let at = Duration::from_micros(at);
+            if let Some(wait) = at.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            spawned += 1;
+            if status.signal() == Some(9) {
+                killed += 1;
+            }
+            args_run.push(args);
+        }
+        if temp_files(&env).next().is_some() {
+            in_write += 1;
+        }
+        let after = std::fs::read(&env.path).unwrap();
+        let now = ids_in_store(&env);
+        assert!(
+            now.is_superset(&known),
+            "seed {seed}, round {round} ({args_run:?}): issues lost"
+        );
+        assert!(
+            now.len() <= known.len() + WRITERS,
+            "seed {seed}: at most one new issue per writer"
+        );
+        if after != before {
+            changed += 1;
+            // Whole stores replaced whole stores: at most one line per writer differs.
+            let (old_lines, new_lines): (Vec<&[u8]>, Vec<&[u8]>) = (
+                before.split(|b| *b == b'\n').collect(),
+                after.split(|b| *b == b'\n').collect(),
+            );
+            let differing = old_lines
+                .iter()
+                .zip(&new_lines)
+                .filter(|(a, b)| a != b)
+                .count();
+            let grown =
+                new_lines.len() >= old_lines.len() && new_lines.len() <= old_lines.len() + WRITERS;
+            assert!(
+                differing <= WRITERS && grown,
+                "seed {seed}, round {round}: {differing} lines differ"
+            );
+        }
+        known = now;
+    }
+    eprintln!(
+        "seed {seed}: {killed} of {spawned} writers killed mid-way over {round} rounds, \
+         {in_write} rounds with a kill inside the write window, {changed} rounds changed the store \
+         (one mutation takes {span} us)"
+    );
+    assert!(
+        killed >= spawned / 5,
+        "only {killed} of {spawned} writers were killed mid-way (seed {seed})"
+    );
+    assert!(
+        in_write > 0,
+        "no kill landed inside the write window in {round} rounds (seed {seed})"
+    );
+
+    // Temp files of killed writers are cleaned by the next mutation; the store is whole.
+    let status = Command::new(BIN)
+        .stdout(Stdio::null())
+        .args(["issue", "update", "bd-2", "--notes", "final", "--issues"])
+        .arg(&env.path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let leftovers: Vec<String> = temp_files(&env).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let check = env.integrity_check();
+    assert_eq!(
+        check["issueCount"].as_u64().unwrap() as usize,
+        ids_in_store(&env).len()
+    );
+    assert!(ids_in_store(&env).is_superset(&original));
+}

@@ -1,0 +1,52 @@
+//! The whole integration suite, one test binary (one link instead of one per
+//! area). Each area is a module; run one with `cargo test --test it AREA::`
+//! (e.g. `cargo test --test it issues_views::`), or several by naming several.
+//! Shared fixtures live in the support modules below.
+
+// Fixtures shared by the areas.
+mod common;
+mod harness_support;
+mod issues_support;
+mod pg_support;
+
+// Areas.
+mod catalogue;
+mod cli_contract;
+mod determinism;
+mod eval_cli;
+mod examples;
+mod first_contact;
+mod harness_feature;
+mod harness_hooks;
+mod harness_kpi;
+mod harness_retry;
+mod harness_session;
+mod harness_trajectory;
+mod init_cli;
+mod install;
+mod issues_concurrency;
+mod issues_crash;
+mod issues_leases;
+mod issues_mutations;
+mod issues_routing;
+mod issues_views;
+mod layers;
+mod mcp_clients;
+mod mcp_print_config;
+mod observe;
+mod observe_browser;
+mod parity_vectors;
+mod pg_fleet;
+mod pg_store;
+mod premath_mcp;
+mod premath_worker;
+mod repl;
+mod replay;
+mod sandbox_escape;
+mod sandbox_v2;
+mod scheme_eval;
+mod step_rows;
+mod syscalls;
+mod telemetry;
+mod typestate_properties;
+mod typestate_vectors;

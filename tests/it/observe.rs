@@ -1,0 +1,479 @@
+//! `tusk observe --http` through the real binary (issue 24): every page's
+//! JSON, pagination of the queue and the runs, escaping of hostile titles
+//! and programs, a malformed effect-log row shown as an error row, replay
+//! from the run page, the loopback rule and the bearer tokens. Runs on the
+//! file store and, with TUSK_TEST_BACKEND=postgres, on a database.
+
+use crate::common::*;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+const EFFECTS: &str = ".premath/host_effects.jsonl";
+const HOSTILE: &str = "<script>alert('owned')</script>";
+
+/// One HTTP/1.1 exchange: (status, headers, body).
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if method == "POST" {
+        req.push_str("Content-Length: 0\r\n");
+    }
+    req.push_str("\r\n");
+    stream.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8(raw).expect("UTF-8 response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, head.to_string(), body)
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = body.split_once("\r\n").unwrap();
+        let n = usize::from_str_radix(size.trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+}
+
+fn get(server: &ObserveServer, path: &str) -> (u16, String) {
+    let (status, _, body) = request(&server.addr, "GET", path, &[]);
+    (status, body)
+}
+
+fn get_json(server: &ObserveServer, path: &str) -> Value {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let (status, body) = get(server, &format!("{path}{sep}format=json"));
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"))
+}
+
+/// Writes the issue store (the file, or the database's issue lines).
+fn put_issues(s: &Scratch, text: &str) {
+    match &s.db {
+        Some(db) => db.put_issue_text(text),
+        None => {
+            s.write(".premath/issues.jsonl", text);
+        }
+    }
+}
+
+fn issue_line(id: &str, title: &str, extra: &str) -> String {
+    format!(
+        "{{\"id\":{},\"title\":{},\"status\":\"open\",\"priority\":2,\"issue_type\":\"task\",\"created_at\":\"2026-11-01T00:00:00Z\",\"updated_at\":\"2026-11-01T00:00:00Z\"{extra}}}\n",
+        serde_json::to_string(id).unwrap(),
+        serde_json::to_string(title).unwrap()
+    )
+}
+
+fn authority(s: &Scratch) -> Vec<String> {
+    let out = s.tusk(&["policy", "digest"]);
+    let digest = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    vec![
+        "--policy-digest".into(),
+        digest,
+        "--instruction-ref".into(),
+        "instr://observe-test".into(),
+    ]
+}
+
+/// Every run id of the effect log's headers, in log order.
+fn logged_runs(s: &Scratch) -> Vec<String> {
+    s.jsonl(EFFECTS)
+        .iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .map(|r| r["runId"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
+    let s = Scratch::new();
+    let mut store = issue_line("bd-1", HOSTILE, ",\"labels\":[\"ui\"]");
+    store.push_str(&issue_line("bd-2", "Second", ",\"labels\":[\"backend\"]"));
+    store.push_str(&issue_line(
+        "bd-3",
+        "Waits on two",
+        ",\"dependencies\":[{\"issue_id\":\"bd-3\",\"depends_on_id\":\"bd-2\",\"type\":\"blocks\"}]",
+    ));
+    put_issues(&s, &store);
+    let auth = authority(&s);
+    let auth: Vec<&str> = auth.iter().map(String::as_str).collect();
+    let (_, ready) = s.eval(&format!("(display {:?}) (issue.ready)", HOSTILE), &[]);
+    let (_, claim) = s.eval(
+        "(issue.claim (hash \"id\" \"bd-2\" \"assignee\" \"agent.<b>\"))",
+        &auth,
+    );
+    assert_eq!(claim["result"], "accepted", "{claim}");
+    let (code, failed) = s.eval("(define x 1)\n(car (list))\n", &[]);
+    assert_eq!(code, 1);
+
+    let server = s.observe(&[]);
+
+    // The queue: counts, the ready frontier, the blocked with blockers.
+    let queue = get_json(&server, "/queue");
+    assert_eq!(queue["total"], 3);
+    assert_eq!(queue["counts"]["open"], 2);
+    assert_eq!(queue["counts"]["in_progress"], 1);
+    let ready_ids: Vec<&str> = queue["ready"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ready_ids, ["bd-1"]);
+    assert_eq!(queue["ready"]["items"][0]["title"], HOSTILE);
+    assert_eq!(queue["blocked"]["items"][0]["id"], "bd-3");
+    assert_eq!(
+        queue["blocked"]["items"][0]["blockers"][0]["dependsOnId"],
+        "bd-2"
+    );
+    // Filters narrow the lists.
+    let by_label = get_json(&server, "/queue?label=backend");
+    assert_eq!(by_label["ready"]["total"], 0);
+    assert_eq!(get_json(&server, "/queue?type=bug")["blocked"]["total"], 0);
+    // The same path answers JSON by Accept.
+    let (status, head, body) = request(
+        &server.addr,
+        "GET",
+        "/queue",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["total"], 3);
+
+    // HTML: the hostile title is text, never markup.
+    let (status, html) = get(&server, "/queue");
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;"),
+        "{html}"
+    );
+    assert!(
+        !html.contains(HOSTILE),
+        "a hostile title reached the page as markup"
+    );
+    let (_, head, _) = request(&server.addr, "GET", "/queue", &[]);
+    assert!(head.contains("script-src 'self'"), "no CSP: {head}");
+
+    // Leases: the claim is active, per worker.
+    let leases = get_json(&server, "/leases");
+    assert_eq!(leases["leaseCount"], 1);
+    assert_eq!(leases["items"][0]["id"], "bd-2");
+    assert_eq!(leases["workers"]["agent.<b>"]["active"], 1);
+    let (_, html) = get(&server, "/leases");
+    assert!(html.contains("agent.&lt;b&gt;") && !html.contains("agent.<b>"));
+
+    // Runs: newest first, with result, classes, calls and a link.
+    let runs = get_json(&server, "/runs");
+    let ids: Vec<&str> = runs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["runId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            failed["runId"].as_str().unwrap(),
+            claim["runId"].as_str().unwrap(),
+            ready["runId"].as_str().unwrap()
+        ]
+    );
+    assert_eq!(runs["items"][0]["result"], "rejected");
+    assert_eq!(
+        runs["items"][0]["failureClasses"][0],
+        "scheme_eval.runtime_error"
+    );
+    assert_eq!(runs["items"][1]["callCount"], 1);
+    assert!(runs["items"][1]["durationMs"].as_i64().unwrap() >= 0);
+    assert_eq!(runs["next"], Value::Null);
+
+    // One run: program, calls with args and envelopes, the log's checks.
+    let href = runs["items"][2]["href"].as_str().unwrap().to_string();
+    let run = get_json(&server, &href);
+    assert_eq!(run["runId"], ready["runId"]);
+    assert_eq!(run["calls"][0]["action"], "issue.ready");
+    assert_eq!(run["calls"][0]["envelope"]["resultClass"], "accepted");
+    assert_eq!(run["verify"]["ok"], true);
+    let (_, html) = get(&server, &href);
+    assert!(
+        html.contains("(display &quot;&lt;script&gt;alert(&#39;owned&#39;)"),
+        "{html}"
+    );
+    assert!(!html.contains(HOSTILE));
+    // Found without the position too.
+    let by_id = get_json(
+        &server,
+        &format!("/runs/{}", claim["runId"].as_str().unwrap()),
+    );
+    assert_eq!(by_id["calls"][0]["args"]["assignee"], "agent.<b>");
+    // Replay: parity, with the value and output it reproduced.
+    let replay_path = run["replay"]["href"].as_str().unwrap().to_string();
+    let (status, _, body) = request(&server.addr, "POST", &replay_path, &[]);
+    assert_eq!(status, 200, "{body}");
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["parity"], true, "{verdict}");
+    assert_eq!(verdict["output"], HOSTILE);
+    // The failing form is located by the replay.
+    let failed_href = runs["items"][0]["href"].as_str().unwrap();
+    let failed_run = get_json(&server, failed_href);
+    let (_, _, body) = request(
+        &server.addr,
+        "POST",
+        failed_run["replay"]["href"].as_str().unwrap(),
+        &[],
+    );
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["parity"], true, "{verdict}");
+    assert_eq!(verdict["error"]["line"], 2, "{verdict}");
+    // A replay from another site's page is refused.
+    let (status, _, _) = request(
+        &server.addr,
+        "POST",
+        &replay_path,
+        &[("Origin", "http://evil.example")],
+    );
+    assert_eq!(status, 403);
+    assert_eq!(get(&server, "/runs/run-nope").0, 404);
+
+    // Trajectory and KPI: rows read, plots drawn, the KPI computed.
+    let traj = get_json(&server, "/trajectory");
+    assert!(traj["rowsRead"].as_u64().unwrap() >= 3, "{traj}");
+    assert_eq!(traj["kpi"]["kind"], "premath.multithread.throughput.v1");
+    assert_eq!(traj["wip"][0]["worker"], "agent.<b>");
+    let (status, html) = get(&server, "/trajectory");
+    assert_eq!(status, 200);
+    assert!(html.contains("<svg id=\"throughput\"") && html.contains("<svg id=\"wip\""));
+    assert!(!html.contains("agent.<b>"));
+
+    // The dependency graph, both ways.
+    let graph = get_json(&server, "/issues/bd-2/graph");
+    assert_eq!(graph["tree"]["children"][0]["id"], "bd-3");
+    assert_eq!(graph["tree"]["children"][0]["direction"], "up");
+    let (status, html) = get(&server, "/issues/bd-1/graph");
+    assert_eq!(status, 200);
+    assert!(!html.contains(HOSTILE) && html.contains("&lt;script&gt;"));
+    assert_eq!(get(&server, "/issues/bd-404/graph").0, 404);
+
+    // Bad parameters are 400 with a message, never a crash.
+    let (status, body) = get(&server, "/runs?limit=many&format=json");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("limit"));
+    // A request naming another host is refused (DNS rebinding).
+    let (status, _, _) = request(&server.addr, "GET", "/queue", &[("Host", "evil.example")]);
+    assert_eq!(status, 403);
+}
+
+#[test]
+fn pages_paginate_the_queue_and_the_runs() {
+    let s = Scratch::new();
+    let mut store = String::new();
+    for n in 1..=12 {
+        store.push_str(&issue_line(&format!("bd-{n}"), &format!("Issue {n}"), ""));
+    }
+    put_issues(&s, &store);
+    // Nineteen runs from one REPL process, one per form.
+    let forms: String = (1..=19).map(|n| format!("(+ {n} 0)\n")).collect();
+    let out = s.tusk_stdin(&["repl", "--json"], &forms);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let server = s.observe(&[]);
+
+    let mut seen = Vec::new();
+    let mut offset = 0;
+    loop {
+        let page = get_json(&server, &format!("/queue?limit=5&readyOffset={offset}"));
+        assert_eq!(page["ready"]["total"], 12);
+        let items = page["ready"]["items"].as_array().unwrap();
+        if items.is_empty() {
+            break;
+        }
+        assert!(items.len() <= 5);
+        seen.extend(items.iter().map(|i| i["id"].as_str().unwrap().to_string()));
+        offset += 5;
+    }
+    let expected: Vec<String> = (1..=12).map(|n| format!("bd-{n}")).collect();
+    assert_eq!(seen, expected);
+
+    let mut logged = logged_runs(&s);
+    logged.reverse();
+    assert_eq!(logged.len(), 19);
+    let mut listed = Vec::new();
+    let mut path = "/runs?limit=7".to_string();
+    loop {
+        let page = get_json(&server, &path);
+        let items = page["items"].as_array().unwrap();
+        assert!(items.len() <= 7);
+        listed.extend(
+            items
+                .iter()
+                .map(|r| r["runId"].as_str().unwrap().to_string()),
+        );
+        for r in items {
+            assert_eq!(r["result"], "accepted", "{r}");
+        }
+        match page["next"].as_u64() {
+            Some(next) => path = format!("/runs?limit=7&before={next}"),
+            None => break,
+        }
+    }
+    assert_eq!(
+        listed, logged,
+        "pages must list every run once, newest first"
+    );
+    // The HTML pager links the next page.
+    let (_, html) = get(&server, "/runs?limit=7");
+    assert!(html.contains("rel=\"next\" href=\"/runs?before="), "{html}");
+}
+
+#[test]
+fn a_run_page_names_the_trace_the_run_was_part_of() {
+    let s = Scratch::new();
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let file = s.write("traced.scm", "(+ 1 2)");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.args(["eval", "--json"])
+        .arg(&file)
+        .current_dir(s.dir.path())
+        .env("TRACEPARENT", format!("00-{trace}-00f067aa0ba902b7-01"))
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+    if let Some(db) = &s.db {
+        cmd.env("TUSK_STORE", &db.url);
+    }
+    let out = cmd.output().unwrap();
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, untraced) = s.eval("(+ 2 3)", &[]);
+    let server = s.observe(&[]);
+    let id = run["runId"].as_str().unwrap();
+    let page = get_json(&server, &format!("/runs/{id}"));
+    assert_eq!(page["traceId"], trace, "{page}");
+    let (status, html) = get(&server, &format!("/runs/{id}"));
+    assert_eq!(status, 200);
+    assert!(html.contains(&format!("<code id=\"trace-id\">{trace}</code>")));
+    let other = get_json(
+        &server,
+        &format!("/runs/{}", untraced["runId"].as_str().unwrap()),
+    );
+    assert_eq!(other["traceId"], Value::Null);
+}
+
+#[test]
+fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
+    let s = Scratch::new();
+    put_issues(&s, &issue_line("bd-1", "One", ""));
+    let (_, first) = s.eval("(+ 1 2)", &[]);
+    let text = s.log_text(EFFECTS);
+    s.write(EFFECTS, &format!("{text}{{this is not json\n[1,2]\n"));
+    let (_, second) = s.eval("(issue.ready)", &[]);
+    let server = s.observe(&[]);
+    let runs = get_json(&server, "/runs");
+    let kinds: Vec<&str> = runs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["run", "error", "error", "run"], "{runs}");
+    assert_eq!(runs["items"][0]["runId"], second["runId"]);
+    assert_eq!(runs["items"][3]["runId"], first["runId"]);
+    assert!(runs["items"][2]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not JSON"));
+    let (status, html) = get(&server, "/runs");
+    assert_eq!(status, 200);
+    assert!(html.contains("bad row"));
+}
+
+#[test]
+fn a_non_loopback_address_needs_allow_remote_and_auth() {
+    let s = Scratch::new();
+    let out = s.tusk(&["observe", "--http", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a loopback address") && err.contains("--allow-remote"),
+        "{err}"
+    );
+    // --allow-remote without --auth is a usage error.
+    let out = s.tusk(&["observe", "--http", "0.0.0.0:0", "--allow-remote"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--auth"));
+}
+
+#[test]
+fn with_auth_every_request_needs_a_listed_bearer_token() {
+    let s = Scratch::new();
+    put_issues(&s, &issue_line("bd-1", "One", ""));
+    let token = "observe-secret-token";
+    let digest = tusk::canonical::sha256_hex(token.as_bytes());
+    let tokens = s.write(
+        "tokens.json",
+        &format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":"ops"}}]}}"#),
+    );
+    // --allow-remote on a loopback address: the remote rules (no Host check)
+    // without opening a port to other hosts in a test.
+    let server = s.observe(&["--allow-remote", "--auth", tokens.to_str().unwrap()]);
+    let (status, head, _) = request(&server.addr, "GET", "/queue?format=json", &[]);
+    assert_eq!(status, 401);
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("www-authenticate: bearer"));
+    let (status, _, _) = request(
+        &server.addr,
+        "GET",
+        "/queue?format=json",
+        &[("Authorization", "Bearer wrong")],
+    );
+    assert_eq!(status, 401);
+    let bearer = format!("Bearer {token}");
+    let (status, _, body) = request(
+        &server.addr,
+        "GET",
+        "/queue?format=json",
+        &[("Authorization", &bearer), ("Host", "dashboard.example:80")],
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["total"], 1);
+    // Assets too: nothing is served without the token.
+    let (status, _, _) = request(&server.addr, "GET", "/assets/observe.js", &[]);
+    assert_eq!(status, 401);
+}

@@ -1,0 +1,410 @@
+//! A fleet on one PostgreSQL queue: 16 worker processes, each in its own
+//! working directory (no shared files), drain 5,000 issues with `tusk eval`
+//! programs that call `issue.claim_next`. Every issue is claimed exactly once
+//! and the shared trajectory holds exactly one claim row per issue; with
+//! workers SIGKILLed at random, nothing is lost or double-claimed and every
+//! stranded lease expires and is reclaimed.
+
+use crate::pg_support::TestDb;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tusk");
+const ISSUES: usize = 5000;
+const WORKERS: usize = 16;
+/// Claims per program run (under the default host-call budget).
+const CLAIMS_PER_RUN: usize = 40;
+/// In the SIGKILL test, one run in this many is killed at a random moment.
+const KILL_ONE_IN: u64 = 3;
+
+fn policy_digest() -> String {
+    let out = Command::new(BIN)
+        .args(["policy", "digest"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn seed(db: &TestDb) {
+    seed_with(db, ISSUES, |_| None);
+}
+
+/// `count` issues, each with the labels `labels(i)` gives (none for `None`).
+fn seed_with(db: &TestDb, count: usize, labels: impl Fn(usize) -> Option<Vec<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 1..=count {
+        let mut issue = serde_json::json!({
+            "id": format!("fl-{i}"), "title": format!("fleet issue {i}"),
+            "status": "open", "priority": i % 5, "issue_type": "task",
+            "x_origin": {"batch": i / 100},
+        });
+        if let Some(l) = labels(i) {
+            issue["labels"] = serde_json::json!(l);
+        }
+        text.push_str(&issue.to_string());
+        text.push('\n');
+    }
+    let file = dir.path().join("seed.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "store",
+            "import",
+            file.to_str().unwrap(),
+            "--store",
+            &db.url,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// `filter`: a Scheme expression for the claim's routing filter, if any.
+fn program(assignee: &str, ttl: u64, filter: Option<&str>) -> String {
+    let filter = filter.map_or(String::new(), |f| format!(" \"filter\" {f}"));
+    format!(
+        r#"(define (go n)
+  (if (= n 0) 0
+      (let ((r (host-call "issue.claim_next" (hash "assignee" "{assignee}" "leaseTtlSeconds" {ttl}{filter}))))
+        (if (hash-ref (hash-ref r "payload") "claimed") (+ 1 (go (- n 1))) 0))))
+(go {CLAIMS_PER_RUN})"#
+    )
+}
+
+/// What one program run reported: completed with this many claims, or killed.
+#[derive(Debug)]
+enum RunEnd {
+    Claimed(usize),
+    Killed,
+}
+
+/// One worker: runs programs in its own directory until a run claims nothing.
+/// `killer` may SIGKILL the running `tusk eval` (then the worker goes on with a
+/// new assignee, as a restarted worker would).
+fn worker(
+    url: &str,
+    digest: &str,
+    w: usize,
+    ttl: u64,
+    kill_within: Option<u64>,
+    filter: Option<&str>,
+    ends: &Mutex<Vec<(String, RunEnd)>>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    for run in 0.. {
+        assert!(Instant::now() < deadline, "worker {w} did not finish");
+        let assignee = format!("w{w}-r{run}");
+        std::fs::write(dir.path().join("p.scm"), program(&assignee, ttl, filter)).unwrap();
+        let mut child = Command::new(BIN)
+            .args([
+                "eval",
+                "--json",
+                "--store",
+                url,
+                "--policy-digest",
+                digest,
+                "--instruction-ref",
+                "instr://fleet",
+                "--timeout-ms",
+                "120000",
+                "p.scm",
+            ])
+            .current_dir(dir.path())
+            .env_remove("TUSK_STORE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut killed = false;
+        // xorshift: reproducible but irregular choices of which runs die and when.
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        if let Some(max_ms) = kill_within.filter(|_| rng.is_multiple_of(KILL_ONE_IN)) {
+            let after = Duration::from_millis((rng >> 8) % max_ms);
+            let started = Instant::now();
+            while started.elapsed() < after {
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap(); // SIGKILL
+                killed = true;
+            }
+        }
+        let out = child.wait_with_output().unwrap();
+        if killed && !out.status.success() {
+            ends.lock().unwrap().push((assignee, RunEnd::Killed));
+            continue;
+        }
+        assert!(out.status.success(), "worker {w} run {run}: {out:?}");
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let claimed = result["value"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{result}")) as usize;
+        ends.lock()
+            .unwrap()
+            .push((assignee, RunEnd::Claimed(claimed)));
+        if claimed < CLAIMS_PER_RUN {
+            return;
+        }
+    }
+}
+
+fn run_fleet(db: &TestDb, ttl: u64, kill_within: Option<u64>) -> Vec<(String, RunEnd)> {
+    run_routed_fleet(db, ttl, kill_within, |_| None)
+}
+
+/// [`run_fleet`] with worker `w` claiming through `filter(w)`.
+fn run_routed_fleet(
+    db: &TestDb,
+    ttl: u64,
+    kill_within: Option<u64>,
+    filter: impl Fn(usize) -> Option<String>,
+) -> Vec<(String, RunEnd)> {
+    let digest = policy_digest();
+    let ends = Arc::new(Mutex::new(Vec::new()));
+    std::thread::scope(|s| {
+        for w in 0..WORKERS {
+            let (url, digest, ends) = (db.url.clone(), digest.clone(), ends.clone());
+            let f = filter(w);
+            s.spawn(move || worker(&url, &digest, w, ttl, kill_within, f.as_deref(), &ends));
+        }
+    });
+    Arc::try_unwrap(ends).unwrap().into_inner().unwrap()
+}
+
+/// The store's issues by id (from the export, as a file user would see it).
+fn issues(db: &TestDb) -> BTreeMap<String, Value> {
+    let out = Command::new(BIN)
+        .args(["store", "export", "--store", &db.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut map = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let id = v["id"].as_str().unwrap().to_string();
+        assert!(map.insert(id.clone(), v).is_none(), "{id} appears twice");
+    }
+    map
+}
+
+/// Accepted `issue.claim_next` calls in the effect log that claimed an issue:
+/// (assignee, issue id).
+fn recorded_claims(db: &TestDb) -> Vec<(String, String)> {
+    let mut c = db.client();
+    let mut out = Vec::new();
+    for row in c
+        .query("SELECT line FROM tusk_effects ORDER BY seq", &[])
+        .unwrap()
+    {
+        let v: Value = serde_json::from_str(row.get(0)).unwrap();
+        if v["action"] != "issue.claim_next" {
+            continue;
+        }
+        let payload = &v["envelope"]["payload"];
+        if payload["claimed"] == true {
+            out.push((
+                payload["issue"]["assignee"].as_str().unwrap().to_string(),
+                payload["issue"]["id"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// Trajectory rows of accepted claim calls.
+fn trajectory_claim_rows(db: &TestDb) -> usize {
+    let mut c = db.client();
+    c.query("SELECT line FROM tusk_trajectory", &[])
+        .unwrap()
+        .iter()
+        .filter(|row| {
+            let v: Value = serde_json::from_str(row.get(0)).unwrap();
+            v["action"] == "scheme_eval.issue.claim_next" && v["resultClass"] == "accepted"
+        })
+        .count()
+}
+
+#[test]
+fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
+    let db = TestDb::new();
+    seed(&db);
+    let ends = run_fleet(&db, 3600, None);
+    let issues = issues(&db);
+    assert_eq!(issues.len(), ISSUES, "an issue was lost or added");
+    let claimed_total: usize = ends
+        .iter()
+        .map(|(_, e)| match e {
+            RunEnd::Claimed(n) => *n,
+            RunEnd::Killed => unreachable!(),
+        })
+        .sum();
+    assert_eq!(claimed_total, ISSUES, "the programs' own counts");
+    // The store: every issue in progress, held by the run that says it claimed it.
+    let claims = recorded_claims(&db);
+    assert_eq!(claims.len(), ISSUES);
+    let ids: BTreeSet<&str> = claims.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(ids.len(), ISSUES, "an issue was claimed twice");
+    for (assignee, id) in &claims {
+        let stored = &issues[id];
+        assert_eq!(stored["status"], "in_progress", "{id}");
+        assert_eq!(stored["assignee"], assignee.as_str(), "{id}");
+        assert_eq!(stored["lease"]["owner"], assignee.as_str(), "{id}");
+        assert!(stored["x_origin"]["batch"].as_u64().is_some(), "{id}");
+    }
+    // The shared trajectory: one claim row per issue, plus each worker's last
+    // call, which found the queue empty.
+    assert_eq!(trajectory_claim_rows(&db), ISSUES + WORKERS);
+    // Every run of every worker is whole in the shared effect log.
+    db.run_ok(&["replay", "--json", "--timeout-ms", "120000"]);
+}
+
+#[test]
+fn random_sigkills_lose_nothing_and_stranded_leases_are_reclaimed() {
+    const TTL: u64 = 30;
+    let db = TestDb::new();
+    seed(&db);
+    let ends = run_fleet(&db, TTL, Some(3000));
+    let killed: BTreeSet<&str> = ends
+        .iter()
+        .filter(|(_, e)| matches!(e, RunEnd::Killed))
+        .map(|(a, _)| a.as_str())
+        .collect();
+    assert!(
+        killed.len() >= 8,
+        "too few kills to mean anything: {}",
+        killed.len()
+    );
+    let issues = issues(&db);
+    assert_eq!(issues.len(), ISSUES, "an issue was lost or added");
+    // No issue is left open, and none was handed out twice.
+    let claims = recorded_claims(&db);
+    let mut seen = BTreeSet::new();
+    for (_, id) in &claims {
+        assert!(seen.insert(id.clone()), "{id} claimed twice");
+    }
+    let mut stranded = Vec::new();
+    for (id, v) in &issues {
+        assert_eq!(v["status"], "in_progress", "{id} was not claimed");
+        let owner = v["lease"]["owner"].as_str().unwrap();
+        if killed.contains(owner) {
+            stranded.push(id.clone());
+        } else {
+            // A finished run's claim is in the log under its own name.
+            assert!(
+                claims.iter().any(|(a, i)| a == owner && i == id),
+                "{id} held by {owner} without a recorded claim"
+            );
+        }
+    }
+    assert!(!stranded.is_empty(), "no run was killed holding a claim");
+    // Stranded leases expire; then a recovery worker reclaims every one.
+    let last_expiry = stranded
+        .iter()
+        .map(|id| {
+            chrono::DateTime::parse_from_rfc3339(
+                issues[id]["lease"]["expires_at"].as_str().unwrap(),
+            )
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+        })
+        .max()
+        .unwrap();
+    let wait = (last_expiry - chrono::Utc::now()).num_milliseconds() + 1100;
+    std::thread::sleep(Duration::from_millis(wait.max(0) as u64));
+    let dir = tempfile::tempdir().unwrap();
+    for id in &stranded {
+        let out = Command::new(BIN)
+            .args([
+                "issue",
+                "claim",
+                id,
+                "--assignee",
+                "recovery",
+                "--json",
+                "--store",
+                &db.url,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{id}: {out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["staleLeaseCleared"], true, "{id}: {v}");
+    }
+    let after = self::issues(&db);
+    for id in &stranded {
+        assert_eq!(after[id]["lease"]["owner"], "recovery");
+    }
+}
+
+const ROUTED: usize = 4000;
+const GROUPS: [&str; 4] = ["ui", "api", "docs", "ops"];
+
+/// Runs a routed fleet over `ROUTED` issues labelled by group (`i % 4`) and
+/// checks every issue was claimed once, by a worker whose filter admits it.
+fn routed_drain(filter_of: impl Fn(usize) -> (String, Vec<&'static str>)) {
+    let db = TestDb::new();
+    seed_with(&db, ROUTED, |i| Some(vec![GROUPS[i % 4].to_string()]));
+    let admits: Vec<Vec<&str>> = (0..WORKERS).map(|w| filter_of(w).1).collect();
+    let ends = run_routed_fleet(&db, 3600, None, |w| Some(filter_of(w).0));
+    let claimed: usize = ends
+        .iter()
+        .map(|(_, e)| match e {
+            RunEnd::Claimed(n) => *n,
+            RunEnd::Killed => unreachable!(),
+        })
+        .sum();
+    assert_eq!(claimed, ROUTED, "the programs' own counts");
+    let issues = issues(&db);
+    let claims = recorded_claims(&db);
+    assert_eq!(claims.len(), ROUTED);
+    let ids: BTreeSet<&str> = claims.iter().map(|(_, id)| id.as_str()).collect();
+    assert_eq!(ids.len(), ROUTED, "an issue was claimed twice");
+    for (assignee, id) in &claims {
+        // Assignees are `w<worker>-r<run>`.
+        let w: usize = assignee[1..assignee.find('-').unwrap()].parse().unwrap();
+        let label = issues[id]["labels"][0].as_str().unwrap();
+        assert!(
+            admits[w].contains(&label),
+            "worker {w} ({:?}) took {id} labelled {label}",
+            admits[w]
+        );
+        assert_eq!(issues[id]["assignee"], assignee.as_str());
+    }
+}
+
+#[test]
+fn sixteen_workers_in_four_label_groups_take_only_their_groups_work() {
+    routed_drain(|w| {
+        let g = GROUPS[w % 4];
+        (format!(r#"(hash "labels" (list "{g}"))"#), vec![g])
+    });
+}
+
+#[test]
+fn overlapping_label_groups_still_claim_each_issue_once() {
+    routed_drain(|w| {
+        let (a, b) = (GROUPS[w % 4], GROUPS[(w + 1) % 4]);
+        (
+            format!(r#"(hash "labelsAny" (list "{a}" "{b}"))"#),
+            vec![a, b],
+        )
+    });
+}

@@ -1,0 +1,636 @@
+//! `tusk repl` through the real binary: in a pseudo-terminal (rustyline,
+//! Ctrl-C, completion, history) and scripted from a pipe.
+
+use crate::common::*;
+use rexpect::session::PtySession;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous: the machine may be busy building or testing something else.
+const EXPECT_MS: u64 = 60_000;
+
+/// A `tusk repl` in a pseudo-terminal, at its first prompt.
+struct Pty {
+    session: PtySession,
+    /// The session id printed in the banner.
+    sid: String,
+}
+
+impl Pty {
+    fn start(s: &Scratch, extra: &[&str]) -> Pty {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tusk"));
+        command
+            .arg("repl")
+            .args(extra)
+            .current_dir(s.dir.path())
+            .env("XDG_STATE_HOME", s.path("state"))
+            .env("TERM", "xterm");
+        let options = rexpect::reader::Options::new()
+            .timeout_ms(Some(EXPECT_MS))
+            .strip_ansi_escape_codes(true);
+        let mut session = rexpect::spawn_with_options(command, options).expect("spawn tusk repl");
+        let (_, matched) = session
+            .exp_regex(r"session session-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9a-f]{12}")
+            .expect("banner with the session id");
+        let sid = matched.trim_start_matches("session ").to_string();
+        session.exp_string("tusk> ").expect("first prompt");
+        Pty { session, sid }
+    }
+
+    /// Types `text` and Enter (a carriage return, as a terminal sends it).
+    fn enter(&mut self, text: &str) {
+        self.session.send(text).unwrap();
+        self.session.send("\r").unwrap();
+        self.session.flush().unwrap();
+    }
+
+    /// Waits for `needle`; returns everything before it.
+    fn expect(&mut self, needle: &str) -> String {
+        // rexpect turns each byte read into one char: match UTF-8 the same way.
+        let bytes: String = needle.bytes().map(char::from).collect();
+        self.session
+            .exp_string(&bytes)
+            .unwrap_or_else(|e| panic!("waiting for {needle:?}: {e}"))
+    }
+
+    /// Waits for the next prompt (after a result).
+    fn prompt(&mut self) {
+        self.expect("tusk> ");
+    }
+
+    /// Ctrl-C at the prompt: the line is dropped and a new prompt comes.
+    /// rustyline drops keys typed ahead of that prompt, so wait for it.
+    fn cancel_line(&mut self) {
+        std::thread::sleep(Duration::from_millis(300));
+        self.session.send_control('c').unwrap();
+        self.prompt();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+
+    /// `:quit` and wait for the process to end with exit code 0.
+    fn quit(mut self) {
+        self.enter(":quit");
+        self.session.exp_eof().expect("tusk repl exits on :quit");
+        assert_exit_0(&mut self.session);
+    }
+}
+
+/// The pty child ended with exit code 0 (nix's `WaitStatus`, read via Debug:
+/// rexpect does not re-export the type).
+fn assert_exit_0(session: &mut PtySession) {
+    let status = format!("{:?}", session.process_mut().wait().unwrap());
+    assert!(
+        status.starts_with("Exited(") && status.ends_with(", 0)"),
+        "{status}"
+    );
+}
+
+#[test]
+fn pty_evaluates_forms_with_definitions_across_lines_and_runs() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &[]);
+    p.enter("(+ 1 2)");
+    p.expect("=> 3");
+    p.prompt();
+    // Multi-line: Enter inside an open form continues it, strings and
+    // comments do not count as parens.
+    p.enter("(define (shout x) ; a ( comment");
+    p.enter("  (string-append x \")\"))");
+    p.expect("=> null");
+    p.prompt();
+    p.enter("(shout \"hey\") (+ 40 2)");
+    p.expect("=> \"hey)\"");
+    p.expect("=> 42");
+    p.prompt();
+    p.quit();
+
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let programs: Vec<&str> = log
+        .iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .map(|r| r["program"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        programs,
+        [
+            "(+ 1 2)",
+            "(define (shout x) ; a ( comment\n  (string-append x \")\"))",
+            "(shout \"hey\")",
+            "(+ 40 2)"
+        ]
+    );
+}
+
+#[test]
+fn pty_host_call_goes_to_the_effect_log_under_the_session_id() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &[]);
+    p.enter("(issue.list)");
+    p.expect("call-1 issue.list → accepted");
+    p.expect("=> envelope call-1 issue.list → accepted");
+    p.prompt();
+    p.enter("(host-actions)");
+    p.expect("\"issue.ready\"");
+    p.prompt();
+    p.enter(":effects");
+    p.expect("run 1");
+    p.expect("call-1 issue.list → accepted");
+    p.prompt();
+    let sid = p.sid.clone();
+    p.quit();
+
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let kinds: Vec<&str> = log.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "premath.scheme_eval.run.v0",
+            "premath.host_effect.row.v0",
+            "premath.scheme_eval.run_end.v0",
+            "premath.scheme_eval.run.v0",
+            "premath.scheme_eval.run_end.v0"
+        ]
+    );
+    assert_eq!(log[0]["program"], "(issue.list)");
+    assert_eq!(log[1]["action"], "issue.list");
+    assert_eq!(log[1]["runId"], log[0]["runId"]);
+    for row in [&log[0], &log[2], &log[3], &log[4]] {
+        assert_eq!(row["sessionId"], sid.as_str(), "{row}");
+    }
+    assert_ne!(log[0]["runId"], log[3]["runId"]);
+    // The call row, and one step row per form, tagged with the session.
+    let trajectory = s.jsonl(".premath/harness_trajectory.jsonl");
+    let calls: Vec<&Value> = trajectory
+        .iter()
+        .filter(|r| r["action"] != "scheme_eval.run")
+        .collect();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["action"], "scheme_eval.issue.list");
+    let steps = trajectory.len() - calls.len();
+    assert_eq!(
+        steps,
+        log.iter()
+            .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+            .count()
+    );
+    assert!(trajectory
+        .iter()
+        .filter(|r| r["action"] == "scheme_eval.run")
+        .all(|r| r["lineageRefs"][0] == format!("session://{sid}")));
+}
+
+#[test]
+fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
+    let s = Scratch::new();
+    // Only the interrupt can end the loop early: its own limit is a minute.
+    let mut p = Pty::start(&s, &["--timeout-ms", "60000"]);
+    let sid = p.sid.clone();
+    p.enter("(define kept 39)");
+    p.expect("=> null");
+    p.prompt();
+    let started = Instant::now();
+    p.enter("(let loop () (loop))");
+    // Let the form start running (the terminal leaves raw mode for it).
+    std::thread::sleep(Duration::from_millis(1000));
+    p.session.send_control('c').unwrap();
+    p.expect("error: scheme_eval.interrupted");
+    p.prompt();
+    p.enter("(+ 1 2 kept)");
+    p.expect("=> 42");
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "the loop was not interrupted promptly: {elapsed:?}"
+    );
+    p.prompt();
+    // Ctrl-C at the prompt clears the line and does not end the REPL.
+    p.session.send("(+ 1").unwrap();
+    p.session.flush().unwrap();
+    p.cancel_line();
+    p.enter("(* 6 7)");
+    p.expect("=> 42");
+    p.prompt();
+    p.quit();
+
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let footers: Vec<&Value> = log
+        .iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run_end.v0")
+        .collect();
+    assert_eq!(footers.len(), 4, "{log:#?}");
+    assert_eq!(
+        footers[1]["failureClasses"],
+        serde_json::json!(["scheme_eval.interrupted"])
+    );
+
+    // The whole session replays, the interrupted loop included, and replay
+    // waits only about as long as the recording ran, not the minute's limit.
+    let started = Instant::now();
+    let out = s.tusk(&["replay", "--session", &sid, "--timeout-ms", "60000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("4 run(s): 4 parity, 0 not"), "{text}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "replay of the interrupted run waited {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn pty_errors_show_a_caret_and_the_prompt_goes_on() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &[]);
+    p.enter("(list 1 2 nope)");
+    p.expect("error: scheme_eval.invalid_program: unbound identifier `nope`");
+    p.expect("  (list 1 2 nope)");
+    let caret_line = p.expect("^");
+    // The caret sits under column 11, where `nope` starts.
+    let pad = caret_line.rsplit('\n').next().unwrap();
+    assert_eq!(pad.trim_end_matches('\r'), format!("  {}", " ".repeat(10)));
+    p.prompt();
+    p.enter("(car 1)");
+    p.expect("error: scheme_eval.runtime_error");
+    p.prompt();
+    p.enter(":nonsense");
+    p.expect("unknown command `:nonsense`");
+    p.prompt();
+    p.enter("(+ 2 2)");
+    p.expect("=> 4");
+    p.prompt();
+    p.quit();
+}
+
+#[test]
+fn pty_history_is_written_under_xdg_state_home() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &[]);
+    p.enter("(+ 20 22)");
+    p.expect("=> 42");
+    p.prompt();
+    p.enter("(list 1");
+    p.enter(" 2)");
+    p.expect("=> [1,2]");
+    p.prompt();
+    p.quit();
+    let history = std::fs::read_to_string(s.path("state/tusk/repl_history"))
+        .expect("history file under $XDG_STATE_HOME/tusk");
+    assert!(history.contains("(+ 20 22)"), "{history}");
+    assert!(history.contains(":quit"), "{history}");
+    // A multi-line entry is one history entry.
+    assert!(history.contains(r"(list 1\n 2)"), "{history}");
+
+    // The next session starts with it: Up recalls the last entry.
+    let mut p = Pty::start(&s, &[]);
+    p.session.send("\x1b[A\x1b[A").unwrap(); // Up twice: past `:quit`
+    p.session.send("\r").unwrap();
+    p.session.flush().unwrap();
+    p.expect("=> [1,2]");
+    p.prompt();
+    p.quit();
+}
+
+#[test]
+fn pty_tab_completes_action_ids() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &[]);
+    // `issue.rea` has one completion: Tab inserts it, and it runs.
+    p.session.send("(issue.rea\t").unwrap();
+    p.session.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.enter(")");
+    p.expect("call-1 issue.ready → accepted");
+    p.prompt();
+    // An ambiguous prefix lists the candidates on a second Tab.
+    p.session.send("(issue.cl\t\t").unwrap();
+    p.session.flush().unwrap();
+    p.expect("issue.claim_next");
+    p.expect("issue.close");
+    p.cancel_line();
+    p.quit();
+}
+
+#[test]
+fn pty_ctrl_d_on_an_empty_line_leaves() {
+    let s = Scratch::new();
+    let mut p = Pty::start(&s, &["--json"]);
+    p.enter("(+ 1 1)");
+    p.expect("\"value\": 2");
+    p.prompt();
+    p.session.send_control('d').unwrap();
+    p.session.exp_eof().expect("exit on Ctrl-D");
+    assert_exit_0(&mut p.session);
+}
+
+// ---- scripted (stdin is not a terminal) ----
+
+fn script(s: &Scratch, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut all = vec!["repl"];
+    all.extend_from_slice(args);
+    let out = s.tusk_stdin(&all, stdin);
+    (
+        out.status.code().expect("exited by signal"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn script_prints_one_result_per_form() {
+    let s = Scratch::new();
+    let (code, out, err) = script(
+        &s,
+        &[],
+        "(define x 41)\n(+ x 1) (display \"hi\")\n; a comment\n(define (f n)\n  (* n 2))\n(f 21)\n",
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(out, "=> null\n=> 42\nhi\n=> null\n=> null\n=> 42\n");
+}
+
+#[test]
+fn script_json_lines_share_one_session_id_in_the_effect_log() {
+    let s = Scratch::new();
+    let (code, out, err) = script(&s, &["--json"], "(define x 1)\n(issue.ready)\n(+ x 1)\n");
+    assert_eq!(code, 0, "{err}");
+    let results = json_lines(&out);
+    assert_eq!(results.len(), 3);
+    let sid = results[0]["sessionId"].as_str().unwrap().to_string();
+    assert!(sid.starts_with("session-"));
+    for r in &results {
+        assert_eq!(r["kind"], "premath.scheme_eval.result.v0");
+        assert_eq!(r["sessionId"], sid.as_str());
+    }
+    assert_eq!(results[2]["value"], 2);
+    assert_eq!(results[1]["effects"][0]["action"], "issue.ready");
+
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let headers: Vec<&Value> = log
+        .iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .collect();
+    let programs: Vec<&str> = headers
+        .iter()
+        .map(|h| h["program"].as_str().unwrap())
+        .collect();
+    assert_eq!(programs, ["(define x 1)", "(issue.ready)", "(+ x 1)"]);
+    for (h, r) in headers.iter().zip(&results) {
+        assert_eq!(h["sessionId"], sid.as_str());
+        assert_eq!(h["runId"], r["runId"]);
+        assert!(h.get("sessionReset").is_none());
+    }
+    assert!(
+        log.iter()
+            .all(|row| row["kind"] == "premath.host_effect.row.v0"
+                || row["sessionId"] == sid.as_str())
+    );
+}
+
+#[test]
+fn script_rejections_and_an_unbalanced_last_form_exit_1() {
+    let s = Scratch::new();
+    let (code, out, _) = script(&s, &[], "(+ 1 2)\n(car 1)\n");
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("=> 3\nerror: scheme_eval.runtime_error"),
+        "{out}"
+    );
+
+    let (code, out, _) = script(&s, &["--json"], "(+ 1 2)\n(list 1\n  (+ 2 3)\n");
+    assert_eq!(code, 1);
+    let results = json_lines(&out);
+    assert_eq!(results.len(), 2, "{out}");
+    assert_eq!(results[1]["result"], "rejected");
+    assert_eq!(
+        classes(&results[1]),
+        ["scheme_eval.invalid_program".to_string()]
+    );
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let last_header = log
+        .iter()
+        .rev()
+        .find(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .unwrap();
+    assert_eq!(last_header["program"], "(list 1\n  (+ 2 3)");
+
+    let (code, out, _) = script(&s, &[], "\"never closed\n");
+    assert_eq!(code, 1);
+    assert!(out.contains("error: scheme_eval.invalid_program"), "{out}");
+}
+
+#[test]
+fn script_commands_limits_policy_effects_json() {
+    let s = Scratch::new();
+    let (code, out, err) = script(
+        &s,
+        &["--timeout-ms", "1234", "--max-calls", "7", "--read-only"],
+        ":help\n:effects\n:limits\n(issue.ready)\n:effects 5\n:policy\n:json\n(+ 1 1)\n:limits\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  :load FILE     run each top-level form of FILE"),
+        "{out}"
+    );
+    assert!(out.contains("no host calls in this session yet\n"), "{out}");
+    assert!(
+        out.contains("timeout        1234 ms\nhost calls     7\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("run 1   call-1 issue.ready → accepted"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mutations       none registered (read-only)"),
+        "{out}"
+    );
+    // From `:json` on, every line is one JSON object, the toggle's included.
+    let json_part = &out[out
+        .find("{\"command\":\"json\"")
+        .expect("json toggle reported")..];
+    let tail: Vec<Value> = json_lines(json_part);
+    assert_eq!(tail[0]["json"], true);
+    assert_eq!(tail[1]["value"], 2);
+    assert_eq!(tail[2]["command"], "limits");
+    assert_eq!(tail[2]["limits"]["timeoutMs"], 1234);
+
+    let (code, _, err) = script(&s, &[], ":frobnicate\n(+ 1 1)\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown command `:frobnicate`"), "{err}");
+}
+
+#[test]
+fn script_policy_reports_authority_and_mutations_pass_with_it() {
+    let s = Scratch::new();
+    let digest_out = s.tusk(&["policy", "digest"]);
+    let digest = String::from_utf8(digest_out.stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    let (code, out, err) = script(
+        &s,
+        &[
+            "--json",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://repl-test",
+        ],
+        ":policy\n(issue.add (hash \"title\" \"From the REPL\"))\n",
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["command"], "policy");
+    assert_eq!(lines[0]["evidence"]["policyDigestMatches"], true);
+    assert_eq!(lines[0]["evidence"]["instructionRef"], "instr://repl-test");
+    assert_eq!(
+        lines[0]["verdict"],
+        "mutations the policy allows will be admitted"
+    );
+    assert_eq!(lines[1]["effects"][0]["resultClass"], "accepted");
+    let issues = s.jsonl(".premath/issues.jsonl");
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0]["title"], "From the REPL");
+
+    // Without the evidence the same mutation is rejected, and :policy says why.
+    let (code, out, _) = script(&s, &[], ":policy\n(issue.add (hash \"title\" \"No\"))\n");
+    assert_eq!(code, 1);
+    assert!(out.contains("mutation.use_evidence_missing"), "{out}");
+    assert_eq!(s.jsonl(".premath/issues.jsonl").len(), 1);
+}
+
+#[test]
+fn script_load_runs_each_form_and_reset_drops_definitions() {
+    let s = Scratch::new();
+    s.write(
+        "lib.scm",
+        "; helpers\n(define (inc n) (+ n 1))\n\n(define base 40)\n(inc (inc base))\n",
+    );
+    let (code, out, err) = script(
+        &s,
+        &["--json", "--load-root", "."],
+        ":load lib.scm\n(inc base)\n:reset\n(inc 1)\n:load missing.scm\n",
+    );
+    assert_eq!(code, 1, "the missing file fails the script: {out}\n{err}");
+    assert!(err.contains("cannot read missing.scm"), "{err}");
+    let lines = json_lines(&out);
+    assert_eq!(lines[2]["value"], 42);
+    assert_eq!(lines[3]["value"], 41);
+    assert_eq!(lines[4]["command"], "reset");
+    assert_eq!(lines[5]["result"], "rejected");
+    assert!(
+        lines[5]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("inc"),
+        "{}",
+        lines[5]
+    );
+
+    let log = s.jsonl(".premath/host_effects.jsonl");
+    let headers: Vec<&Value> = log
+        .iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .collect();
+    let programs: Vec<&str> = headers
+        .iter()
+        .map(|h| h["program"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        programs,
+        [
+            "(define (inc n) (+ n 1))",
+            "(define base 40)",
+            "(inc (inc base))",
+            "(inc base)",
+            "(inc 1)"
+        ]
+    );
+    // The first run after :reset says so, for a replay of the session.
+    let resets: Vec<bool> = headers.iter().map(|h| h["sessionReset"] == true).collect();
+    assert_eq!(resets, [false, false, false, false, true]);
+    // Replay drops the definitions at the same point: `(inc 1)` fails again.
+    let out = s.tusk(&["replay"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("5 run(s): 5 parity, 0 not"), "{text}");
+
+    // Text mode names the file and line of each loaded form.
+    let (code, out, _) = script(&s, &["--load-root", "."], ":load lib.scm\n");
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("; lib.scm:2\n=> null\n; lib.scm:4\n=> null\n; lib.scm:5\n=> 42\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn script_setup_failures_exit_2() {
+    let s = Scratch::new();
+    s.write("bad_policy.json", "{\"schema\": 2}");
+    // No stdin: the session must fail before reading any.
+    let (code, out, err) = script(&s, &["--policy", "bad_policy.json"], "");
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("tusk repl:"), "{err}");
+    s.write("join.json", "{\"not\": \"evidence\"}");
+    let (code, _, err) = script(&s, &["--join-evidence", "join.json"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("join evidence"), "{err}");
+    assert!(!s.path(".premath/host_effects.jsonl").exists());
+}
+
+#[test]
+fn script_sigint_stops_the_running_form_and_the_script() {
+    let s = Scratch::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["repl", "--json", "--timeout-ms", "60000"])
+        .current_dir(s.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin
+            .write_all(b"(+ 1 1)\n(let loop () (loop))\n(+ 2 2)\n")
+            .unwrap();
+    }
+    // The first result means the session is up and the loop comes next.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    drop(child.stdin.take());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(130));
+    let results = json_lines(&format!("{first}{rest}"));
+    assert_eq!(
+        results.len(),
+        2,
+        "the form after the interrupted one does not run"
+    );
+    assert_eq!(results[0]["value"], 2);
+    assert_eq!(
+        classes(&results[1]),
+        ["scheme_eval.interrupted".to_string()]
+    );
+}

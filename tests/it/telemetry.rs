@@ -1,0 +1,656 @@
+//! OpenTelemetry export, received the way a collector receives it: an OTLP
+//! receiver in this process (HTTP/protobuf with axum, gRPC with tonic)
+//! decodes what the real `tusk` binary sends with the protocol's generated
+//! types, and the tests check the span tree, the attributes, the caller's
+//! `traceparent` as parent, the trace in the effect-log header, the metrics,
+//! and that a collector that is down changes nothing about a run.
+//! Runs on the file store and, with `TUSK_TEST_BACKEND=postgres`, on the
+//! database (the store span then speaks `db.system.name = postgresql`).
+
+use crate::common;
+
+use crate::common::Scratch;
+use opentelemetry_proto::tonic::collector::metrics::v1::{
+    metrics_service_server::{MetricsService, MetricsServiceServer},
+    ExportMetricsServiceRequest, ExportMetricsServiceResponse,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    trace_service_server::{TraceService, TraceServiceServer},
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::trace::v1::{status::StatusCode, Span};
+use prost::Message;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER: &str = "00f067aa0ba902b7";
+
+fn traceparent() -> String {
+    format!("00-{TRACE}-{CALLER}-01")
+}
+
+/// One received span with the service that sent it.
+#[derive(Clone, Debug)]
+struct Got {
+    service: String,
+    span: Span,
+}
+
+#[derive(Default)]
+struct Received {
+    spans: Mutex<Vec<Got>>,
+    metrics: Mutex<Vec<String>>,
+}
+
+impl Received {
+    fn take_traces(&self, req: ExportTraceServiceRequest) {
+        let mut spans = self.spans.lock().unwrap();
+        for rs in req.resource_spans {
+            let service = rs
+                .resource
+                .as_ref()
+                .and_then(|r| r.attributes.iter().find(|a| a.key == "service.name"))
+                .and_then(|a| a.value.as_ref())
+                .and_then(|v| match &v.value {
+                    Some(Any::StringValue(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            for ss in rs.scope_spans {
+                for span in ss.spans {
+                    spans.push(Got {
+                        service: service.clone(),
+                        span,
+                    });
+                }
+            }
+        }
+    }
+
+    fn take_metrics(&self, req: ExportMetricsServiceRequest) {
+        let mut names = self.metrics.lock().unwrap();
+        for rm in req.resource_metrics {
+            for sm in rm.scope_metrics {
+                names.extend(sm.metrics.into_iter().map(|m| m.name));
+            }
+        }
+    }
+}
+
+/// An OTLP receiver on a loopback port, running until dropped.
+struct Receiver {
+    _runtime: tokio::runtime::Runtime,
+    url: String,
+    got: Arc<Received>,
+}
+
+impl Receiver {
+    /// OTLP/HTTP with protobuf bodies (`/v1/traces`, `/v1/metrics`).
+    fn http() -> Self {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let got = Arc::new(Received::default());
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let traces = got.clone();
+        let metrics = got.clone();
+        let app = axum::Router::new()
+            .route(
+                "/v1/traces",
+                axum::routing::post(move |body: axum::body::Bytes| {
+                    let got = traces.clone();
+                    async move {
+                        got.take_traces(ExportTraceServiceRequest::decode(body).unwrap());
+                        ExportTraceServiceResponse::default().encode_to_vec()
+                    }
+                }),
+            )
+            .route(
+                "/v1/metrics",
+                axum::routing::post(move |body: axum::body::Bytes| {
+                    let got = metrics.clone();
+                    async move {
+                        got.take_metrics(ExportMetricsServiceRequest::decode(body).unwrap());
+                        ExportMetricsServiceResponse::default().encode_to_vec()
+                    }
+                }),
+            );
+        runtime.spawn(async move { axum::serve(listener, app).await });
+        Self {
+            _runtime: runtime,
+            url,
+            got,
+        }
+    }
+
+    /// OTLP/gRPC.
+    fn grpc() -> Self {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let got = Arc::new(Received::default());
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        let service = Grpc(got.clone());
+        runtime.spawn(async move {
+            tonic::transport::Server::builder()
+                .add_service(TraceServiceServer::new(service.clone()))
+                .add_service(MetricsServiceServer::new(service))
+                .serve_with_incoming(incoming)
+                .await
+        });
+        Self {
+            _runtime: runtime,
+            url,
+            got,
+        }
+    }
+
+    fn spans(&self) -> Vec<Got> {
+        self.got.spans.lock().unwrap().clone()
+    }
+
+    fn metric_names(&self) -> Vec<String> {
+        self.got.metrics.lock().unwrap().clone()
+    }
+
+    /// Waits (bounded) until `n` spans named `name` have arrived.
+    fn wait_for(&self, name: &str, n: usize) -> Vec<Got> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let spans = self.spans();
+            if spans.iter().filter(|g| g.span.name == name).count() >= n
+                || Instant::now() > deadline
+            {
+                return spans;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Grpc(Arc<Received>);
+
+#[tonic::async_trait]
+impl TraceService for Grpc {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        self.0.take_traces(request.into_inner());
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
+
+#[tonic::async_trait]
+impl MetricsService for Grpc {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportMetricsServiceRequest>,
+    ) -> Result<tonic::Response<ExportMetricsServiceResponse>, tonic::Status> {
+        self.0.take_metrics(request.into_inner());
+        Ok(tonic::Response::new(ExportMetricsServiceResponse::default()))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// An attribute's value as JSON (strings, ints, doubles, bools, arrays).
+fn attr(span: &Span, key: &str) -> Value {
+    fn any(v: &Option<Any>) -> Value {
+        match v {
+            Some(Any::StringValue(s)) => json!(s),
+            Some(Any::IntValue(i)) => json!(i),
+            Some(Any::DoubleValue(d)) => json!(d),
+            Some(Any::BoolValue(b)) => json!(b),
+            Some(Any::ArrayValue(a)) => {
+                Value::Array(a.values.iter().map(|v| any(&v.value)).collect())
+            }
+            _ => Value::Null,
+        }
+    }
+    span.attributes
+        .iter()
+        .find(|a| a.key == key)
+        .map_or(Value::Null, |a| {
+            any(&a.value.as_ref().and_then(|v| v.value.clone()))
+        })
+}
+
+fn named<'a>(spans: &'a [Got], name: &str) -> Vec<&'a Span> {
+    spans
+        .iter()
+        .filter(|g| g.span.name == name)
+        .map(|g| &g.span)
+        .collect()
+}
+
+fn is_error(span: &Span) -> bool {
+    span.status
+        .as_ref()
+        .is_some_and(|s| s.code == StatusCode::Error as i32)
+}
+
+/// `tusk` in the scratch dir with no telemetry variable from the outside.
+fn tusk(s: &Scratch) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
+    cmd.current_dir(s.dir.path());
+    for (key, _) in std::env::vars() {
+        if key.starts_with("OTEL_") || key == "TRACEPARENT" || key == "TRACESTATE" {
+            cmd.env_remove(key);
+        }
+    }
+    if let Some(db) = &s.db {
+        cmd.env("TUSK_STORE", &db.url);
+    }
+    cmd
+}
+
+fn run(mut cmd: Command, stdin: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn policy_digest(s: &Scratch) -> String {
+    let out = tusk(s).args(["policy", "digest"]).output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn headers(s: &Scratch) -> Vec<Value> {
+    s.jsonl(".premath/host_effects.jsonl")
+        .into_iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .collect()
+}
+
+const PROGRAM: &str = r#"(issue.add (hash "title" "Traced work" "id" "bd-1")) (issue.ready)"#;
+
+#[test]
+fn eval_exports_the_run_tree_under_the_callers_span() {
+    let s = Scratch::new();
+    let rx = Receiver::http();
+    let digest = policy_digest(&s);
+    let mut cmd = tusk(&s);
+    cmd.args([
+        "eval",
+        "--json",
+        "-",
+        "--otlp",
+        &rx.url,
+        "--issue-id",
+        "bd-1",
+        "--policy-digest",
+        &digest,
+        "--instruction-ref",
+        "instr://traced",
+    ])
+    .env("TRACEPARENT", traceparent());
+    let out = run(cmd, PROGRAM);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = json_out(&out);
+    let spans = rx.spans();
+
+    let runs = named(&spans, "tusk.run");
+    assert_eq!(runs.len(), 1, "{spans:#?}");
+    let run_span = runs[0];
+    assert_eq!(hex(&run_span.trace_id), TRACE);
+    assert_eq!(hex(&run_span.parent_span_id), CALLER);
+    assert_eq!(attr(run_span, "tusk.run.id"), result["runId"]);
+    assert_eq!(
+        attr(run_span, "tusk.program.digest"),
+        result["programDigest"]
+    );
+    assert_eq!(attr(run_span, "tusk.issue.id"), "bd-1");
+    assert_eq!(attr(run_span, "tusk.run.result"), "accepted");
+    assert_eq!(attr(run_span, "tusk.run.failure_classes"), json!([]));
+    assert_eq!(attr(run_span, "tusk.run.host_calls"), 2);
+    assert!(attr(run_span, "tusk.run.duration_ms").as_f64().unwrap() >= 0.0);
+    assert!(attr(run_span, "tusk.run.peak_memory_kb").as_i64().unwrap() > 0);
+    assert!(!is_error(run_span));
+    assert!(spans.iter().all(|g| g.service == "tusk"));
+
+    // One child per host call, in call order, with the effect rows' digests.
+    let rows: Vec<Value> = s
+        .jsonl(".premath/host_effects.jsonl")
+        .into_iter()
+        .filter(|r| r.get("seq").is_some())
+        .collect();
+    let add = named(&spans, "tusk.host_call issue.add");
+    let ready = named(&spans, "tusk.host_call issue.ready");
+    assert_eq!((add.len(), ready.len()), (1, 1), "{spans:#?}");
+    for (span, seq, action, kind) in [
+        (add[0], 1, "issue.add", "mutation"),
+        (ready[0], 2, "issue.ready", "read"),
+    ] {
+        assert_eq!(span.parent_span_id, run_span.span_id);
+        assert_eq!(span.trace_id, run_span.trace_id);
+        assert_eq!(attr(span, "tusk.action.id"), action);
+        assert_eq!(attr(span, "tusk.action.kind"), kind);
+        assert_eq!(attr(span, "tusk.call.seq"), seq);
+        assert_eq!(attr(span, "tusk.result_class"), "accepted");
+        let row = rows
+            .iter()
+            .find(|r| r["seq"] == seq)
+            .expect("its effect row");
+        assert_eq!(attr(span, "tusk.args.digest"), row["argsDigest"]);
+    }
+
+    // The store mutation is the mutating call's child.
+    let stores = named(&spans, "tusk.store.mutate");
+    assert_eq!(stores.len(), 1, "{spans:#?}");
+    let store = stores[0];
+    assert_eq!(store.parent_span_id, add[0].span_id);
+    assert_eq!(attr(store, "tusk.store.rows_touched"), 1);
+    assert!(attr(store, "tusk.store.lock_wait_ms").as_f64().is_some());
+    assert_eq!(attr(store, "db.operation.name"), "mutate");
+    if s.db.is_some() {
+        assert_eq!(attr(store, "tusk.store.backend"), "postgresql");
+        assert_eq!(attr(store, "db.system.name"), "postgresql");
+    } else {
+        assert_eq!(attr(store, "tusk.store.backend"), "jsonl");
+        assert_eq!(attr(store, "db.system.name"), Value::Null);
+    }
+
+    // The header names the trace, the run's span and the caller's.
+    let header = &headers(&s)[0];
+    assert_eq!(
+        header["trace"],
+        json!({"traceId": TRACE, "spanId": hex(&run_span.span_id), "parentSpanId": CALLER})
+    );
+
+    let metrics = rx.metric_names();
+    for name in [
+        "tusk.runs",
+        "tusk.host_calls",
+        "tusk.run.duration",
+        "tusk.store.lock_wait",
+        "tusk.store.duration",
+    ] {
+        assert!(metrics.iter().any(|m| m == name), "{name} in {metrics:?}");
+    }
+
+    // From the trace back to the run: replay selects it by trace id.
+    let out = tusk(&s)
+        .args(["replay", "--json", "--trace", TRACE])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replayed = json_out(&out);
+    assert_eq!(replayed["runCount"], 1, "{replayed:#}");
+    let out = tusk(&s)
+        .args(["replay", "--trace", "0af7651916cd43dd8448eb211c80319c"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run of trace"));
+}
+
+#[test]
+fn a_refused_call_and_its_run_are_error_spans() {
+    let s = Scratch::new();
+    let rx = Receiver::http();
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-", "--otlp", &rx.url]);
+    let out = run(cmd, r#"(issue.add (hash "title" "no authority"))"#);
+    assert_eq!(out.status.code(), Some(1));
+    let spans = rx.spans();
+    let run_span = named(&spans, "tusk.run")[0];
+    // No caller: the run is a root.
+    assert!(run_span.parent_span_id.is_empty());
+    assert!(is_error(run_span));
+    assert_eq!(
+        attr(run_span, "tusk.run.failure_classes"),
+        json!(["mutation.use_evidence_missing"])
+    );
+    let call = named(&spans, "tusk.host_call issue.add")[0];
+    assert!(is_error(call));
+    assert_eq!(
+        attr(call, "tusk.result_class"),
+        "mutation.use_evidence_missing"
+    );
+    // Refused before the store: no mutation span.
+    assert!(named(&spans, "tusk.store.mutate").is_empty());
+    let header = &headers(&s)[0];
+    assert_eq!(header["trace"]["spanId"], hex(&run_span.span_id));
+    assert_eq!(header["trace"].get("parentSpanId"), None);
+}
+
+#[test]
+fn grpc_export_carries_the_same_tree() {
+    let s = Scratch::new();
+    let rx = Receiver::grpc();
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &rx.url)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env("OTEL_SERVICE_NAME", "worker-7")
+        .env("TRACEPARENT", traceparent());
+    let out = run(cmd, "(issue.ready)");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = rx.wait_for("tusk.run", 1);
+    let run_span = named(&spans, "tusk.run")[0];
+    assert_eq!(hex(&run_span.parent_span_id), CALLER);
+    assert!(spans.iter().all(|g| g.service == "worker-7"), "{spans:#?}");
+    let call = named(&spans, "tusk.host_call issue.ready")[0];
+    assert_eq!(call.parent_span_id, run_span.span_id);
+    assert!(rx.metric_names().iter().any(|m| m == "tusk.runs"));
+}
+
+#[test]
+fn an_issue_command_is_a_span_with_its_mutation() {
+    let s = Scratch::new();
+    let rx = Receiver::http();
+    let mut cmd = tusk(&s);
+    cmd.args(["issue", "add", "From the CLI", "--json", "--otlp", &rx.url]);
+    let out = run(cmd, "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = rx.spans();
+    let command = named(&spans, "tusk issue add");
+    assert_eq!(command.len(), 1, "{spans:#?}");
+    assert_eq!(attr(command[0], "tusk.command"), "issue add");
+    assert_eq!(attr(command[0], "process.exit.code"), 0);
+    let store = named(&spans, "tusk.store.mutate");
+    assert_eq!(store.len(), 1);
+    assert_eq!(store[0].parent_span_id, command[0].span_id);
+    assert_eq!(attr(store[0], "tusk.store.rows_touched"), 1);
+
+    // A claim is counted, and a contended one as a contention.
+    let id = json_out(&out)["issue"]["id"].as_str().unwrap().to_string();
+    for who in ["agent.a", "agent.b"] {
+        let mut cmd = tusk(&s);
+        cmd.args([
+            "issue",
+            "claim",
+            &id,
+            "--assignee",
+            who,
+            "--json",
+            "--otlp",
+            &rx.url,
+        ]);
+        run(cmd, "");
+    }
+    let metrics = rx.metric_names();
+    assert!(
+        metrics.iter().any(|m| m == "tusk.issue.claims"),
+        "{metrics:?}"
+    );
+    assert!(
+        metrics.iter().any(|m| m == "tusk.lease.contentions"),
+        "{metrics:?}"
+    );
+}
+
+/// A line-delimited JSON-RPC exchange with `tusk mcp --otlp URL` over stdio.
+fn mcp_exchange(s: &Scratch, url: &str, requests: &[Value]) -> Vec<Value> {
+    let mut cmd = tusk(s);
+    cmd.args(["mcp", "--otlp", url]);
+    common::jsonrpc_stdio(&mut cmd, requests)
+}
+
+#[test]
+fn an_mcp_run_is_a_child_of_the_requests_traceparent() {
+    let s = Scratch::new();
+    let rx = Receiver::http();
+    let other = "0af7651916cd43dd8448eb211c80319c";
+    let mut requests = common::mcp_handshake("telemetry-test");
+    requests.extend([
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "scheme_eval", "arguments": {"program": "(issue.ready)"},
+                "_meta": {"traceparent": traceparent()}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                "name": "scheme_eval", "arguments": {"program": "(+ 1 2)"},
+                "_meta": {"traceparent": format!("00-{other}-b7ad6b7169203331-01")}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+                "name": "session_open", "arguments": {}}}),
+    ]);
+    let replies = mcp_exchange(&s, &rx.url, &requests);
+    assert_eq!(replies[1]["result"]["isError"], false, "{:#}", replies[1]);
+    let spans = rx.wait_for("tusk.run", 2);
+    let runs = named(&spans, "tusk.run");
+    assert_eq!(runs.len(), 2, "{spans:#?}");
+    let first = runs
+        .iter()
+        .find(|r| hex(&r.trace_id) == TRACE)
+        .expect("the first call's trace");
+    assert_eq!(hex(&first.parent_span_id), CALLER);
+    assert_eq!(attr(first, "tusk.principal"), "local");
+    let second = runs
+        .iter()
+        .find(|r| hex(&r.trace_id) == other)
+        .expect("the second call's own trace");
+    assert_eq!(hex(&second.parent_span_id), "b7ad6b7169203331");
+    let call = named(&spans, "tusk.host_call issue.ready")[0];
+    assert_eq!(call.parent_span_id, first.span_id);
+
+    let traces: Vec<Value> = headers(&s)
+        .iter()
+        .map(|h| h["trace"]["traceId"].clone())
+        .collect();
+    assert_eq!(traces, [json!(TRACE), json!(other)]);
+    let metrics = rx.metric_names();
+    assert!(
+        metrics.iter().any(|m| m == "tusk.mcp.sessions.active"),
+        "{metrics:?}"
+    );
+}
+
+/// The parts of a result that do not name the run or its times.
+fn outcome(result: &Value) -> Value {
+    json!({
+        "result": result["result"],
+        "failureClasses": result["failureClasses"],
+        "value": result["value"],
+        "output": result["output"],
+        "calls": result["effects"].as_array().unwrap().iter()
+            .map(|e| json!([e["action"], e["resultClass"], e["payload"]["issue"]["title"]]))
+            .collect::<Vec<_>>(),
+    })
+}
+
+#[test]
+fn a_collector_that_is_down_changes_nothing_about_the_run() {
+    // A port nothing listens on: bind, note, close.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let program = r#"(display "hi") (issue.list) (list 1 2 3)"#;
+    let plain = Scratch::new();
+    let mut cmd = tusk(&plain);
+    cmd.args(["eval", "--json", "-"]);
+    let without = run(cmd, program);
+
+    let s = Scratch::new();
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-", "--otlp", &dead]);
+    let with = run(cmd, program);
+    assert_eq!(with.status.code(), without.status.code());
+    assert_eq!(outcome(&json_out(&with)), outcome(&json_out(&without)));
+    let stderr = String::from_utf8_lossy(&with.stderr);
+    assert!(stderr.contains("span(s) not exported"), "{stderr}");
+    // The run's records are whole: the log replays.
+    let out = tusk(&s).args(["replay"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+
+    // A configuration tusk cannot use: one warning, the run as ever.
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &dead)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");
+    let odd = run(cmd, program);
+    assert_eq!(odd.status.code(), without.status.code());
+    assert_eq!(outcome(&json_out(&odd)), outcome(&json_out(&without)));
+    assert!(String::from_utf8_lossy(&odd.stderr).contains("telemetry off"));
+}
+
+#[test]
+fn without_export_a_callers_trace_is_still_recorded() {
+    let s = Scratch::new();
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-"])
+        .env("TRACEPARENT", traceparent());
+    let out = run(cmd, "(+ 1 1)");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        headers(&s)[0]["trace"],
+        json!({"traceId": TRACE, "parentSpanId": CALLER})
+    );
+    // A malformed traceparent is no trace at all.
+    let mut cmd = tusk(&s);
+    cmd.args(["eval", "--json", "-"])
+        .env("TRACEPARENT", "00-zz-yy-01");
+    run(cmd, "(+ 1 1)");
+    assert_eq!(headers(&s)[1].get("trace"), None);
+}

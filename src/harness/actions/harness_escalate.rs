@@ -1,0 +1,73 @@
+//! `harness.escalate`: Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.
+
+use super::*;
+
+/// An escalation once a step's attempts are spent.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EscalateArgs {
+    pub failure_classes: Vec<String>,
+    pub attempt: Option<i64>,
+    /// The active issue (default: the request's issue, then the host's
+    /// PREMATH_ACTIVE_ISSUE_ID / PREMATH_ISSUE_ID, the session's, the only ready one).
+    pub issue_id: Option<String>,
+}
+
+/// The declaration of `harness.escalate`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "harness.escalate",
+        kind: ActionKind::Mutation,
+        description: "Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.",
+        payload: object(
+            &[
+                ("outcome", string()),
+                ("issueId", string()),
+                ("createdIssueId", string()),
+                ("note", string()),
+            ],
+            &["outcome"],
+        ),
+        failure_classes: &[
+            "retry_policy_invalid_shape",
+            "retry_policy_invalid_digest",
+            "escalation_issue_context_unbound",
+            "escalation_issue_context_ambiguous",
+            "escalation_session_invalid",
+            "escalation_session_read_failed",
+            "escalation_issue_not_found",
+            "escalation_issue_command_failed",
+            "escalation_unknown_action",
+        ],
+        example: r#"(harness.escalate (hash "failureClasses" (list "scheme_eval.invalid_program") "issueId" "bd-1"))"#,
+    },
+    escalate,
+)
+}
+
+fn escalate(ctx: &ActionContext<'_>, args: EscalateArgs) -> Result<ActionOutcome, ActionError> {
+    use crate::harness::retry::{self, RetryPolicy};
+    let decided = RetryPolicy::load(&ctx.paths.retry_policy).and_then(|p| {
+        p.decide(&args.failure_classes, args.attempt.unwrap_or(1))
+            .map(|d| (p, d))
+    });
+    let (policy, decision) = match decided {
+        Ok(x) => x,
+        Err(e) => return Ok(retry_outcome(e)),
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    let escalation = retry::EscalationCtx {
+        issues: &ctx.paths.issues,
+        session: &ctx.paths.session,
+        issue_id: args.issue_id.as_deref().or(ctx.issue_id),
+        env_issue_ids: [env("PREMATH_ACTIVE_ISSUE_ID"), env("PREMATH_ISSUE_ID")],
+        scope: "tusk.scheme_eval",
+        now: ctx.now,
+    };
+    Ok(match retry::escalate(&policy, &decision, &escalation) {
+        Ok(v) => ActionOutcome::accepted(v),
+        Err(e) => retry_outcome(e),
+    })
+}

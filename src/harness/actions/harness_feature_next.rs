@@ -1,0 +1,47 @@
+//! `harness.feature.next`: The next unfinished feature of the feature ledger (as `harness-feature next --json`).
+
+use super::*;
+
+/// The declaration of `harness.feature.next`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "harness.feature.next",
+        kind: ActionKind::Read,
+        description: "The next unfinished feature of the feature ledger (as `harness-feature next --json`).",
+        payload: object(
+            &[
+                ("action", string()),
+                ("path", string()),
+                ("exists", boolean()),
+                ("nextFeatureId", nullable(string())),
+                ("closureComplete", nullable(boolean())),
+                ("featureCount", nullable(integer())),
+            ],
+            &["exists"],
+        ),
+        failure_classes: &["harness.feature_ledger_rejected", "harness.feature_ledger_corrupt", "harness.io_error"],
+        example: "(harness.feature.next)",
+    },
+    feature_next,
+)
+}
+
+fn feature_next(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
+    let path = &ctx.paths.feature_ledger;
+    match feature::project_next(path) {
+        Ok(p) => Ok(ActionOutcome::accepted(feature::next_json(
+            path,
+            p.as_ref(),
+        ))),
+        Err(e @ FeatureError::Rejected { .. }) => Ok(ActionOutcome::rejected(
+            vec![e.class().into()],
+            format!(
+                "failed to compute next feature from {}: {e}",
+                path.display()
+            ),
+        )),
+        Err(e) => Err(feature_err(e)),
+    }
+}

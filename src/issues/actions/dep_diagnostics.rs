@@ -1,0 +1,51 @@
+//! `dep.diagnostics`: Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.
+
+use super::*;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DiagnosticsArgs {
+    /// `active` (open or in_progress issues, the default) or `full` (`all` is accepted too).
+    pub graph_scope: Option<String>,
+}
+
+/// The declaration of `dep.diagnostics`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "dep.diagnostics",
+        kind: ActionKind::Read,
+        description: "Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.",
+        payload: object(
+            &[
+                ("action", string()),
+                ("issuesPath", string()),
+                ("graphScope", string()),
+                ("integrity", object(
+                    &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
+                    &["cyclePath", "hasCycle"],
+                )),
+                ("cycles", array(strings())),
+                ("danglingEdges", array(any())),
+            ],
+            &["action", "graphScope", "integrity"],
+        ),
+        failure_classes: classes!("dep.invalid_scope"),
+        example: r#"(dep.diagnostics (hash "graphScope" "full"))"#,
+    },
+    |ctx, a: DiagnosticsArgs| {
+        let scope_text = a.graph_scope.unwrap_or_else(|| "active".into());
+        let Some(scope) = Scope::parse(&scope_text) else {
+            let diag = format!("graph scope {scope_text:?} is not `active` or `full`");
+            return outcome(Ok(Report::rejected(
+                "dep.diagnostics",
+                &path_of(ctx),
+                &["dep.invalid_scope"],
+                diag,
+            )));
+        };
+        outcome(read_view(ctx, |s, p| views::diagnostics_payload(s, p, scope)))
+    },
+)
+}

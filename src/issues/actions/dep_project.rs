@@ -1,0 +1,63 @@
+//! `dep.project`: Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.
+
+use super::*;
+
+/// The view of `dep.project`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectArgs {
+    /// `execution` (the default), `gtd` or `groupoid`.
+    pub view: Option<String>,
+}
+
+/// The declaration of `dep.project`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "dep.project",
+        kind: ActionKind::Read,
+        description: "Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.",
+        payload: object(
+            &[
+                ("action", string()),
+                ("issuesPath", string()),
+                ("view", string()),
+                ("count", integer()),
+                ("integrity", object(
+                    &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
+                    &["cyclePath", "hasCycle"],
+                )),
+                ("items", array(object(
+                    &[
+                        ("blocking", boolean()),
+                        ("createdBy", string()),
+                        ("dependsOnId", string()),
+                        ("issueId", string()),
+                        ("role", string()),
+                        ("type", string()),
+                        ("view", string()),
+                    ],
+                    &["blocking", "createdBy", "dependsOnId", "issueId", "role", "type", "view"],
+                ))),
+            ],
+            &["action", "view", "count", "integrity", "items"],
+        ),
+        failure_classes: classes!("dep.invalid_view"),
+        example: r#"(dep.project (hash "view" "gtd"))"#,
+    },
+    |ctx, a: ProjectArgs| {
+        let view_text = a.view.unwrap_or_else(|| "execution".into());
+        let Some(view) = views::DepView::parse(&view_text) else {
+            let diag = format!("view {view_text:?} is not `execution`, `gtd` or `groupoid`");
+            return outcome(Ok(Report::rejected(
+                "dep.project",
+                &path_of(ctx),
+                &["dep.invalid_view"],
+                diag,
+            )));
+        };
+        outcome(read_view(ctx, |s, p| views::project_payload(s, p, view)))
+    },
+)
+}

@@ -1,0 +1,44 @@
+//! `dep.tree`: The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.
+
+use super::*;
+
+/// A dependency tree.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TreeArgs {
+    pub id: String,
+    /// down (what it depends on, the default), up (what depends on it) or both.
+    pub direction: Option<crate::issues::find::Direction>,
+    /// How deep to walk (default 10).
+    pub max_depth: Option<usize>,
+}
+
+/// The declaration of `dep.tree`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "dep.tree",
+        kind: ActionKind::Read,
+        description: "The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.",
+        payload: object(
+            &[
+                ("action", string()),
+                ("issuesPath", string()),
+                ("id", string()),
+                ("direction", string()),
+                ("maxDepth", integer()),
+                ("tree", any()),
+            ],
+            &["action"],
+        ),
+        failure_classes: classes!("issue.not_found"),
+        example: r#"(dep.tree (hash "id" "bd-1" "direction" "both"))"#,
+    },
+    |ctx, a: TreeArgs| {
+        let direction = a.direction.unwrap_or(crate::issues::find::Direction::Down);
+        let depth = a.max_depth.unwrap_or(10);
+        outcome(read_view(ctx, |s, p| crate::issues::find::tree_payload(s, p, &a.id, direction, depth)))
+    },
+)
+}

@@ -1,0 +1,23 @@
+//! `issue.blocked`: Open issues waiting on an open blocker, with their blockers.
+
+use super::*;
+
+/// The declaration of `issue.blocked`.
+pub fn action() -> Arc<dyn HostAction> {
+    declare(
+        Declaration {
+            id: "issue.blocked",
+            kind: ActionKind::Read,
+            description: "Open issues waiting on an open blocker, with their blockers.",
+            payload: listing_schema(),
+            failure_classes: classes!("host.args_invalid"),
+            example: "(issue.blocked)",
+        },
+        |ctx, a: FilterArgs| match checked(a.filter) {
+            Ok(f) => outcome(read_view(ctx, |s, p| {
+                views::blocked_payload(s, p, &f, ctx.now)
+            })),
+            Err(refused) => Ok(refused),
+        },
+    )
+}

@@ -1,0 +1,32 @@
+//! `issue.comments`: An issue's comments, in order.
+
+use super::*;
+
+/// The declaration of `issue.comments`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+        Declaration {
+            id: "issue.comments",
+            kind: ActionKind::Read,
+            description: "An issue's comments, in order.",
+            payload: object(
+                &[
+                    ("action", string()),
+                    ("issuesPath", string()),
+                    ("id", string()),
+                    ("count", integer()),
+                    ("comments", array(any())),
+                ],
+                &["action"],
+            ),
+            failure_classes: classes!("issue.not_found"),
+            example: r#"(issue.comments (hash "id" "bd-1"))"#,
+        },
+        |ctx, a: IdArgs| {
+            outcome(read_view(ctx, |s, p| {
+                crate::issues::tracker::comments_payload(s, p, &a.id)
+            }))
+        },
+    )
+}

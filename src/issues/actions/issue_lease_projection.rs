@@ -1,0 +1,65 @@
+//! `issue.lease_projection`: Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).
+
+use super::*;
+
+/// The projection covers the whole configured store, or what `filter` passes.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LeaseProjectionArgs {
+    /// Only issues this filter passes (labels all/any/none, types, priority range, …).
+    pub filter: Option<IssueFilter>,
+}
+
+/// The declaration of `issue.lease_projection`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "issue.lease_projection",
+        kind: ActionKind::Read,
+        description: "Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).",
+        payload: object(
+            &[
+                ("action", string()),
+                ("issuesPath", string()),
+                ("count", integer()),
+                ("items", array(object(
+                    &[
+                        ("assignee", string()),
+                        ("contended", boolean()),
+                        ("id", string()),
+                        ("lease", lease_schema(true)),
+                        ("status", string()),
+                    ],
+                    &["assignee", "contended", "id", "lease", "status"],
+                ))),
+                ("projection", object(
+                    &[
+                        ("checkedAt", string()),
+                        ("contendedCount", integer()),
+                        ("contendedIssueIds", strings()),
+                        ("staleCount", integer()),
+                        ("staleIssueIds", strings()),
+                    ],
+                    &["checkedAt", "contendedCount", "contendedIssueIds", "staleCount", "staleIssueIds"],
+                )),
+                ("queryBackend", string()),
+                ("querySource", string()),
+            ],
+            &["action", "count", "items", "projection"],
+        ),
+        failure_classes: classes!(),
+        example: "(issue.lease_projection)",
+    },
+    |ctx, a: LeaseProjectionArgs| {
+        let filter = match checked(a.filter) {
+            Ok(f) => f,
+            Err(refused) => return Ok(refused),
+        };
+        let backend = crate::issues::projection::backend_name(&ctx.paths.issues);
+        outcome(read_view(ctx, |s, p| {
+            crate::issues::projection::lease_projection_payload(s, p, backend, &filter, ctx.now)
+        }))
+    },
+)
+}

@@ -1,0 +1,24 @@
+//! `issue.ready`: Open issues with no open blocker and no live lease: the work that can start now.
+
+use super::*;
+
+/// The declaration of `issue.ready`.
+pub fn action() -> Arc<dyn HostAction> {
+    declare(
+        Declaration {
+            id: "issue.ready",
+            kind: ActionKind::Read,
+            description:
+                "Open issues with no open blocker and no live lease: the work that can start now.",
+            payload: listing_schema(),
+            failure_classes: classes!("host.args_invalid"),
+            example: r#"(issue.ready (hash "filter" (hash "labels" (list "frontend"))))"#,
+        },
+        |ctx, a: FilterArgs| match checked(a.filter) {
+            Ok(f) => outcome(read_view(ctx, |s, p| {
+                views::ready_payload(s, p, &f, ctx.now)
+            })),
+            Err(refused) => Ok(refused),
+        },
+    )
+}

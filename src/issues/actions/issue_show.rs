@@ -1,0 +1,30 @@
+//! `issue.show`: One issue with its dependencies and lease state.
+
+use super::*;
+
+/// The declaration of `issue.show`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+        Declaration {
+            id: "issue.show",
+            kind: ActionKind::Read,
+            description: "One issue with its dependencies and lease state.",
+            payload: object(
+                &[
+                    ("action", string()),
+                    ("issue", issue_schema()),
+                    ("leaseState", string()),
+                ],
+                &["action"],
+            ),
+            failure_classes: classes!("issue.not_found"),
+            example: r#"(issue.show (hash "id" "bd-1"))"#,
+        },
+        |ctx, a: IdArgs| {
+            outcome(read_view(ctx, |s, p| {
+                views::show_payload(s, p, &a.id, ctx.now)
+            }))
+        },
+    )
+}

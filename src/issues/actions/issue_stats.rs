@@ -1,0 +1,42 @@
+//! `issue.stats`: Counts by status, type, priority, assignee and label; ready, blocked and in-progress counts; stale and contended leases; the oldest ready issue.
+
+use super::*;
+
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// The declaration of `issue.stats`.
+pub fn action() -> Arc<dyn HostAction> {
+    use schema::*;
+    declare(
+    Declaration {
+        id: "issue.stats",
+        kind: ActionKind::Read,
+        description: "Counts by status, type, priority, assignee and label; ready, blocked and in-progress counts; stale and contended leases; the oldest ready issue.",
+        payload: object(
+            &[
+                ("action", string()),
+                ("issuesPath", string()),
+                ("issueCount", integer()),
+                ("readyCount", integer()),
+                ("blockedCount", integer()),
+                ("inProgressCount", integer()),
+                ("byStatus", any()),
+                ("byType", any()),
+                ("byPriority", any()),
+                ("byAssignee", any()),
+                ("byLabel", any()),
+                ("staleLeaseIds", strings()),
+                ("contendedLeaseIds", strings()),
+                ("oldestReady", any()),
+            ],
+            &["action"],
+        ),
+        failure_classes: classes!(),
+        example: "(issue.stats)",
+    },
+    |ctx, _: NoArgs| outcome(read_view(ctx, |s, p| crate::issues::find::stats_payload(s, p, ctx.now))),
+)
+}

@@ -5,6 +5,13 @@
 //! host action returns.
 
 use crate::canonical::to_pretty_sorted;
+use crate::issues::actions::dep_add::{self, DepAddArgs};
+use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
+use crate::issues::actions::issue_claim::{self, ClaimArgs};
+use crate::issues::actions::issue_close::{self, CloseArgs};
+use crate::issues::actions::issue_lease_release::{self, ReleaseArgs};
+use crate::issues::actions::issue_lease_renew::{self, RenewArgs};
+use crate::issues::actions::{issue_reopen, IdArgs};
 use crate::issues::filter::{FilterFlags, IssueFilter};
 use crate::issues::find;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
@@ -119,7 +126,7 @@ pub enum IssueCommand {
         filter: FilterFlags,
     },
     /// Show one issue as stored.
-    Show { id: String },
+    Show(IdArgs),
     /// Open issues whose blocking dependencies are all closed.
     Ready {
         #[command(flatten)]
@@ -168,14 +175,9 @@ pub enum IssueCommand {
         labels: Option<Vec<String>>,
     },
     /// Close an issue.
-    Close {
-        id: String,
-        /// Why it is closed (stored as beads' `close_reason`).
-        #[arg(long)]
-        reason: Option<String>,
-    },
+    Close(CloseArgs),
     /// Open a closed issue again.
-    Reopen { id: String },
+    Reopen(IdArgs),
     /// Issues whose title, description, acceptance criteria, notes or comments
     /// contain TEXT (case-insensitive), best match first.
     Search {
@@ -198,21 +200,7 @@ pub enum IssueCommand {
         command: CommentCommand,
     },
     /// Take (or keep) the lease on an issue.
-    Claim {
-        id: String,
-        /// The worker taking or holding the lease.
-        #[arg(long)]
-        assignee: String,
-        /// Lease length, 30–86400 s (default 3600).
-        #[arg(long)]
-        lease_ttl_seconds: Option<i64>,
-        /// Explicit lease expiry (RFC3339, in the future); excludes --lease-ttl-seconds.
-        #[arg(long)]
-        lease_expires_at: Option<String>,
-        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
-        #[arg(long)]
-        lease_id: Option<String>,
-    },
+    Claim(ClaimArgs),
     /// Claim the first ready issue not leased by someone else.
     ClaimNext {
         /// The worker taking or holding the lease.
@@ -236,21 +224,7 @@ pub enum IssueCommand {
         fields: NewIssueFlags,
     },
     /// Extend an active lease.
-    LeaseRenew {
-        id: String,
-        /// The worker taking or holding the lease.
-        #[arg(long)]
-        assignee: String,
-        /// The id of the lease being renewed.
-        #[arg(long)]
-        lease_id: String,
-        /// Lease length, 30–86400 s (default 3600).
-        #[arg(long)]
-        lease_ttl_seconds: Option<i64>,
-        /// Explicit lease expiry (RFC3339, in the future); excludes --lease-ttl-seconds.
-        #[arg(long)]
-        lease_expires_at: Option<String>,
-    },
+    LeaseRenew(RenewArgs),
     /// Where the issue memory lives (file or database), premath's query
     /// projection cache and the jj workspace; never fails.
     BackendStatus {
@@ -285,15 +259,7 @@ pub enum IssueCommand {
         cache: Option<PathBuf>,
     },
     /// Give a lease back.
-    LeaseRelease {
-        id: String,
-        /// The worker taking or holding the lease.
-        #[arg(long)]
-        assignee: String,
-        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
-        #[arg(long)]
-        lease_id: Option<String>,
-    },
+    LeaseRelease(ReleaseArgs),
 }
 
 /// `tusk dep`.
@@ -341,22 +307,9 @@ pub enum DepCommand {
         format: TreeFormat,
     },
     /// ISSUE_ID depends on DEPENDS_ON_ID.
-    Add {
-        issue_id: String,
-        depends_on_id: String,
-        #[arg(long = "type", default_value = "blocks")]
-        dep_type: String,
-        /// Who made the edge (stored as the edge's created_by; empty: none).
-        #[arg(long, default_value = "")]
-        created_by: String,
-    },
+    Add(DepAddArgs),
     /// Remove the edge between the pair (only of --type when given).
-    Remove {
-        issue_id: String,
-        depends_on_id: String,
-        #[arg(long = "type")]
-        dep_type: Option<String>,
-    },
+    Remove(DepRemoveArgs),
     /// Change the type of the pair's edge of --from-type to --to-type.
     Replace {
         issue_id: String,
@@ -513,7 +466,7 @@ pub enum CommentCommand {
         author: Option<String>,
     },
     /// An issue's comments, in order.
-    List { id: String },
+    List(IdArgs),
 }
 
 /// Runs `tusk issue …`.
@@ -593,7 +546,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 views::blocked_view(s, p, &filter, ctx.now)
             });
         }
-        IssueCommand::Show { id } => (
+        IssueCommand::Show(IdArgs { id }) => (
             "issue.show",
             read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
         ),
@@ -683,10 +636,8 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             };
             ("issue.update", mutate::update(&ctx, &id, &changes))
         }
-        IssueCommand::Close { id, reason } => {
-            ("issue.close", mutate::close(&ctx, &id, reason.as_deref()))
-        }
-        IssueCommand::Reopen { id } => ("issue.reopen", tracker::reopen(&ctx, &id)),
+        IssueCommand::Close(a) => ("issue.close", issue_close::report(&ctx, a)),
+        IssueCommand::Reopen(a) => ("issue.reopen", issue_reopen::report(&ctx, a)),
         IssueCommand::Search { text, limit } => (
             "issue.search",
             read_view(&opts, |s| find::search_payload(s, &path_str, &text, limit)),
@@ -711,28 +662,12 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             ("issue.comment", tracker::comment(&ctx, &id, &author, &text))
         }
         IssueCommand::Comment {
-            command: CommentCommand::List { id },
+            command: CommentCommand::List(IdArgs { id }),
         } => (
             "issue.comments",
             read_view(&opts, |s| tracker::comments_payload(s, &path_str, &id)),
         ),
-        IssueCommand::Claim {
-            id,
-            assignee,
-            lease_ttl_seconds,
-            lease_expires_at,
-            lease_id,
-        } => {
-            let req = LeaseRequest {
-                assignee,
-                lease_id,
-                term: LeaseTerm {
-                    ttl_seconds: lease_ttl_seconds,
-                    expires_at: lease_expires_at,
-                },
-            };
-            ("issue.claim", lease::claim(&ctx, &id, &req))
-        }
+        IssueCommand::Claim(a) => ("issue.claim", issue_claim::report(&ctx, a)),
         IssueCommand::ClaimNext {
             assignee,
             lease_ttl_seconds,
@@ -753,34 +688,9 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             };
             ("issue.claim_next", lease::claim_next(&ctx, &req, &filter))
         }
-        IssueCommand::LeaseRenew {
-            id,
-            assignee,
-            lease_id,
-            lease_ttl_seconds,
-            lease_expires_at,
-        } => {
-            let req = LeaseRequest {
-                assignee,
-                lease_id: Some(lease_id),
-                term: LeaseTerm {
-                    ttl_seconds: lease_ttl_seconds,
-                    expires_at: lease_expires_at,
-                },
-            };
-            ("issue.lease_renew", lease::renew(&ctx, &id, &req))
-        }
-        IssueCommand::LeaseRelease {
-            id,
-            assignee,
-            lease_id,
-        } => {
-            let req = LeaseRequest {
-                assignee,
-                lease_id,
-                term: LeaseTerm::default(),
-            };
-            ("issue.lease_release", lease::release(&ctx, &id, &req))
+        IssueCommand::LeaseRenew(a) => ("issue.lease_renew", issue_lease_renew::report(&ctx, a)),
+        IssueCommand::LeaseRelease(a) => {
+            ("issue.lease_release", issue_lease_release::report(&ctx, a))
         }
     };
     finish(&opts, action, result)
@@ -816,38 +726,8 @@ pub fn run_dep(args: DepArgs) -> i32 {
     let path_str = opts.store.path().display().to_string();
     let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {
-        DepCommand::Add {
-            issue_id,
-            depends_on_id,
-            dep_type,
-            created_by,
-        } => (
-            "dep.add",
-            mutate::dep_add(
-                &ctx,
-                &EdgeRef {
-                    issue_id,
-                    depends_on_id,
-                },
-                &dep_type,
-                &created_by,
-            ),
-        ),
-        DepCommand::Remove {
-            issue_id,
-            depends_on_id,
-            dep_type,
-        } => (
-            "dep.remove",
-            mutate::dep_remove(
-                &ctx,
-                &EdgeRef {
-                    issue_id,
-                    depends_on_id,
-                },
-                dep_type.as_deref(),
-            ),
-        ),
+        DepCommand::Add(a) => ("dep.add", dep_add::report(&ctx, a)),
+        DepCommand::Remove(a) => ("dep.remove", dep_remove::report(&ctx, a)),
         DepCommand::Replace {
             issue_id,
             depends_on_id,

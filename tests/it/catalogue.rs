@@ -160,7 +160,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker claiming it."}, false, 39])
+        json!(["mutation", {"type": "string", "description": "The worker taking or holding the lease."}, false, 39])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(

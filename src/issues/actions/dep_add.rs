@@ -3,15 +3,22 @@
 use super::*;
 
 /// A new dependency edge: `issueId` depends on `dependsOnId`.
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and the command line
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepAddArgs {
+    /// The issue that depends on the other.
     pub issue_id: String,
+    /// The issue it depends on.
     pub depends_on_id: String,
     /// blocks (default), related, parent-child or discovered-from.
     #[serde(rename = "type")]
+    #[arg(long = "type")]
     pub dep_type: Option<String>,
     /// Who made the edge, stored as its `created_by` (default: none).
+    #[arg(long)]
     pub created_by: Option<String>,
 }
 
@@ -33,14 +40,18 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(dep.add (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
         },
-        |ctx, a: DepAddArgs| {
-            let dep_type = a.dep_type.unwrap_or_else(|| "blocks".into());
-            outcome(mutate::dep_add(
-                &mutation_ctx(ctx),
-                &edge(a.issue_id, a.depends_on_id),
-                &dep_type,
-                a.created_by.as_deref().unwrap_or_default(),
-            ))
-        },
+        |ctx, a: DepAddArgs| outcome(report(&mutation_ctx(ctx), a)),
+    )
+}
+
+/// The new edge, as the host action and `tusk dep add` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: DepAddArgs) -> Result<Report, StoreError> {
+    let dep_type = a.dep_type.unwrap_or_else(|| "blocks".into());
+    let created_by = a.created_by.unwrap_or_default();
+    mutate::dep_add(
+        ctx,
+        &edge(a.issue_id, a.depends_on_id),
+        &dep_type,
+        &created_by,
     )
 }

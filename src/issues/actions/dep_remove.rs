@@ -3,13 +3,19 @@
 use super::*;
 
 /// One dependency edge: `issueId` depends on `dependsOnId`.
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and the command line
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepArgs {
+    /// The issue that depends on the other.
     pub issue_id: String,
+    /// The issue it depends on.
     pub depends_on_id: String,
-    /// blocks (default), related, parent-child or discovered-from.
+    /// Only the edge of this type (default: every edge of the pair).
     #[serde(rename = "type")]
+    #[arg(long = "type")]
     pub dep_type: Option<String>,
 }
 
@@ -24,12 +30,15 @@ pub fn action() -> Arc<dyn HostAction> {
             failure_classes: classes!("dep.issue_not_found", "dep.not_found", "dep.invalid_type"),
             example: r#"(dep.remove (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
         },
-        |ctx, a: DepArgs| {
-            outcome(mutate::dep_remove(
-                &mutation_ctx(ctx),
-                &edge(a.issue_id, a.depends_on_id),
-                a.dep_type.as_deref(),
-            ))
-        },
+        |ctx, a: DepArgs| outcome(report(&mutation_ctx(ctx), a)),
+    )
+}
+
+/// The removal, as the host action and `tusk dep remove` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: DepArgs) -> Result<Report, StoreError> {
+    mutate::dep_remove(
+        ctx,
+        &edge(a.issue_id, a.depends_on_id),
+        a.dep_type.as_deref(),
     )
 }

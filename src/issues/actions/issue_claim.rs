@@ -3,17 +3,25 @@
 use super::*;
 
 /// Claim one issue with a lease.
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and `tusk issue claim`
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimArgs {
+    /// The issue to claim.
     pub id: String,
-    /// The worker claiming it.
+    /// The worker taking or holding the lease.
+    #[arg(long)]
     pub assignee: String,
-    /// Lease length (default 3600).
+    /// Lease length, 30–86400 s (default 3600).
+    #[arg(long)]
     pub lease_ttl_seconds: Option<i64>,
-    /// An explicit expiry instead of a length (RFC 3339).
+    /// Explicit lease expiry (RFC 3339, in the future); excludes the lease length.
+    #[arg(long)]
     pub lease_expires_at: Option<String>,
-    /// An explicit lease id (default `lease1_<id>_<assignee>`).
+    /// Lease id to use or to match (default for a new lease: `lease1_<issue>_<assignee>`).
+    #[arg(long)]
     pub lease_id: Option<String>,
 }
 
@@ -46,14 +54,17 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a" "leaseTtlSeconds" 1800))"#,
         },
-        |ctx, a: ClaimArgs| {
-            let req = lease_request(
-                a.assignee,
-                a.lease_id,
-                a.lease_ttl_seconds,
-                a.lease_expires_at,
-            );
-            outcome(lease::claim(&mutation_ctx(ctx), &a.id, &req))
-        },
+        |ctx, a: ClaimArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The claim, as the host action and `tusk issue claim` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: ClaimArgs) -> Result<Report, StoreError> {
+    let req = lease_request(
+        a.assignee,
+        a.lease_id,
+        a.lease_ttl_seconds,
+        a.lease_expires_at,
+    );
+    lease::claim(ctx, &a.id, &req)
 }

@@ -3,11 +3,16 @@
 use super::*;
 
 /// Close an issue, optionally saying why.
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and the command line
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CloseArgs {
+    /// The issue to close.
     pub id: String,
-    /// Why it is closed (beads' `close_reason`).
+    /// Why it is closed (stored as beads' `close_reason`).
+    #[arg(long)]
     pub reason: Option<String>,
 }
 
@@ -22,12 +27,11 @@ pub fn action() -> Arc<dyn HostAction> {
             failure_classes: classes!("issue.not_found", "issue.already_closed"),
             example: r#"(issue.close (hash "id" "bd-1" "reason" "fixed in 4f2a"))"#,
         },
-        |ctx, a: CloseArgs| {
-            outcome(mutate::close(
-                &mutation_ctx(ctx),
-                &a.id,
-                a.reason.as_deref(),
-            ))
-        },
+        |ctx, a: CloseArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The close, as the host action and `tusk issue close` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: CloseArgs) -> Result<Report, StoreError> {
+    mutate::close(ctx, &a.id, a.reason.as_deref())
 }

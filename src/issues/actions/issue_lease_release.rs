@@ -3,11 +3,19 @@
 use super::*;
 
 /// Give a lease back (the issue returns to open).
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and the command line
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReleaseArgs {
+    /// The leased issue.
     pub id: String,
+    /// The worker holding the lease.
+    #[arg(long)]
     pub assignee: String,
+    /// The lease id to match (default: whichever lease the worker holds).
+    #[arg(long)]
     pub lease_id: Option<String>,
 }
 
@@ -29,9 +37,12 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(issue.lease_release (hash "id" "bd-1" "assignee" "agent.a"))"#,
         },
-        |ctx, a: ReleaseArgs| {
-            let req = lease_request(a.assignee, a.lease_id, None, None);
-            outcome(lease::release(&mutation_ctx(ctx), &a.id, &req))
-        },
+        |ctx, a: ReleaseArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The release, as the host action and `tusk issue lease-release` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: ReleaseArgs) -> Result<Report, StoreError> {
+    let req = lease_request(a.assignee, a.lease_id, None, None);
+    lease::release(ctx, &a.id, &req)
 }

@@ -3,13 +3,25 @@
 use super::*;
 
 /// Extend a held lease.
-#[derive(Deserialize, JsonSchema)]
+///
+/// One declaration for the host action (camelCase keys) and the command line
+/// (kebab-case flags).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenewArgs {
+    /// The leased issue.
     pub id: String,
+    /// The worker holding the lease.
+    #[arg(long)]
     pub assignee: String,
+    /// The id of the lease being renewed.
+    #[arg(long)]
     pub lease_id: String,
+    /// Lease length, 30–86400 s (default 3600).
+    #[arg(long)]
     pub lease_ttl_seconds: Option<i64>,
+    /// Explicit lease expiry (RFC 3339, in the future); excludes the lease length.
+    #[arg(long)]
     pub lease_expires_at: Option<String>,
 }
 
@@ -34,14 +46,17 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(issue.lease_renew (hash "id" "bd-1" "assignee" "agent.a" "leaseId" "lease1_bd-1_agent.a"))"#,
         },
-        |ctx, a: RenewArgs| {
-            let req = lease_request(
-                a.assignee,
-                Some(a.lease_id),
-                a.lease_ttl_seconds,
-                a.lease_expires_at,
-            );
-            outcome(lease::renew(&mutation_ctx(ctx), &a.id, &req))
-        },
+        |ctx, a: RenewArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The renewal, as the host action and `tusk issue lease-renew` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: RenewArgs) -> Result<Report, StoreError> {
+    let req = lease_request(
+        a.assignee,
+        Some(a.lease_id),
+        a.lease_ttl_seconds,
+        a.lease_expires_at,
+    );
+    lease::renew(ctx, &a.id, &req)
 }

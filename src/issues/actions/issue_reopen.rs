@@ -13,6 +13,11 @@ pub fn action() -> Arc<dyn HostAction> {
             failure_classes: classes!("issue.not_found", "issue.not_closed"),
             example: r#"(issue.reopen (hash "id" "bd-1"))"#,
         },
-        |ctx, a: IdArgs| outcome(crate::issues::tracker::reopen(&mutation_ctx(ctx), &a.id)),
+        |ctx, a: IdArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The reopening, as the host action and `tusk issue reopen` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: IdArgs) -> Result<Report, StoreError> {
+    crate::issues::tracker::reopen(ctx, &a.id)
 }

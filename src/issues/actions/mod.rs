@@ -54,10 +54,11 @@ fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, ActionOutcome> {
     })
 }
 
-/// One issue by id.
-#[derive(Deserialize, JsonSchema)]
+/// One issue by id (the host actions' `id`, the commands' ID).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct IdArgs {
+    /// The issue's id.
     pub id: String,
 }
 
@@ -231,32 +232,32 @@ macro_rules! classes {
 }
 
 // One module per action: its arguments, its declaration, its run function.
-mod dep_add;
-mod dep_diagnostics;
-mod dep_project;
-mod dep_remove;
-mod dep_replace;
-mod dep_tree;
-mod issue_add;
-mod issue_blocked;
-mod issue_check;
-mod issue_claim;
-mod issue_claim_next;
-mod issue_close;
-mod issue_comment;
-mod issue_comments;
-mod issue_discover;
-mod issue_label;
-mod issue_lease_projection;
-mod issue_lease_release;
-mod issue_lease_renew;
-mod issue_list;
-mod issue_ready;
-mod issue_reopen;
-mod issue_search;
-mod issue_show;
-mod issue_stats;
-mod issue_update;
+pub mod dep_add;
+pub mod dep_diagnostics;
+pub mod dep_project;
+pub mod dep_remove;
+pub mod dep_replace;
+pub mod dep_tree;
+pub mod issue_add;
+pub mod issue_blocked;
+pub mod issue_check;
+pub mod issue_claim;
+pub mod issue_claim_next;
+pub mod issue_close;
+pub mod issue_comment;
+pub mod issue_comments;
+pub mod issue_discover;
+pub mod issue_label;
+pub mod issue_lease_projection;
+pub mod issue_lease_release;
+pub mod issue_lease_renew;
+pub mod issue_list;
+pub mod issue_ready;
+pub mod issue_reopen;
+pub mod issue_search;
+pub mod issue_show;
+pub mod issue_stats;
+pub mod issue_update;
 
 /// Every issue and dep host action of host-api §4, one module each (the
 /// module is the action id with `_` for `.`).

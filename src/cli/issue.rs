@@ -9,13 +9,15 @@ use crate::issues::actions::dep_add::{self, DepAddArgs};
 use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
 use crate::issues::actions::issue_claim::{self, ClaimArgs};
 use crate::issues::actions::issue_close::{self, CloseArgs};
+use crate::issues::actions::issue_discover::DiscoverArgs;
 use crate::issues::actions::issue_lease_release::{self, ReleaseArgs};
 use crate::issues::actions::issue_lease_renew::{self, RenewArgs};
+use crate::issues::actions::issue_update::UpdateArgs;
 use crate::issues::actions::{issue_reopen, IdArgs};
 use crate::issues::filter::{FilterFlags, IssueFilter};
 use crate::issues::find;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
-use crate::issues::mutate::{self, DepReplacement, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::mutate::{self, DepReplacement, EdgeRef, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::tracker;
 use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
@@ -52,65 +54,10 @@ pub struct IssueArgs {
     pub command: IssueCommand,
 }
 
-/// Fields of a new issue.
-#[derive(Args, Debug, Clone)]
-pub struct NewIssueFlags {
-    /// Explicit id (default: next `<prefix>-<n>` of the store).
-    #[arg(long)]
-    pub id: Option<String>,
-    #[arg(long)]
-    pub description: Option<String>,
-    #[arg(long)]
-    pub design: Option<String>,
-    #[arg(long)]
-    pub acceptance_criteria: Option<String>,
-    #[arg(long)]
-    pub notes: Option<String>,
-    #[arg(long)]
-    pub status: Option<String>,
-    /// 0 (highest) to 4.
-    #[arg(long)]
-    pub priority: Option<i64>,
-    /// task, epic, bug, feature or chore.
-    #[arg(long, visible_alias = "type")]
-    pub issue_type: Option<String>,
-    #[arg(long)]
-    pub assignee: Option<String>,
-    /// The issue's owner (not the lease holder).
-    #[arg(long)]
-    pub owner: Option<String>,
-    /// Comma-separated labels.
-    #[arg(long, value_delimiter = ',')]
-    pub labels: Option<Vec<String>>,
-}
-
-impl NewIssueFlags {
-    fn into_new(self, title: String) -> NewIssue {
-        NewIssue {
-            id: self.id,
-            title,
-            description: self.description,
-            design: self.design,
-            acceptance_criteria: self.acceptance_criteria,
-            notes: self.notes,
-            status: self.status,
-            priority: self.priority,
-            issue_type: self.issue_type,
-            assignee: self.assignee,
-            owner: self.owner,
-            labels: self.labels,
-        }
-    }
-}
-
 #[derive(Subcommand, Debug)]
 pub enum IssueCommand {
     /// Add an issue (creates the store if absent).
-    Add {
-        title: String,
-        #[command(flatten)]
-        fields: NewIssueFlags,
-    },
+    Add(NewIssue),
     /// List issues, optionally filtered.
     List {
         #[arg(long)]
@@ -145,34 +92,11 @@ pub enum IssueCommand {
     },
     /// Change fields of an issue; an empty value clears a text field.
     Update {
-        id: String,
-        #[arg(long)]
-        title: Option<String>,
-        #[arg(long)]
-        description: Option<String>,
-        #[arg(long)]
-        design: Option<String>,
-        #[arg(long)]
-        acceptance_criteria: Option<String>,
-        #[arg(long, conflicts_with = "notes_file")]
-        notes: Option<String>,
+        #[command(flatten)]
+        args: UpdateArgs,
         /// Read the notes from a file (`-`: standard input).
-        #[arg(long, value_name = "PATH")]
+        #[arg(long, value_name = "PATH", conflicts_with = "notes")]
         notes_file: Option<PathBuf>,
-        #[arg(long)]
-        status: Option<String>,
-        #[arg(long)]
-        priority: Option<i64>,
-        #[arg(long, visible_alias = "type")]
-        issue_type: Option<String>,
-        #[arg(long)]
-        assignee: Option<String>,
-        /// The issue's owner (not the lease holder); empty clears it.
-        #[arg(long)]
-        owner: Option<String>,
-        /// Comma-separated labels (replaces the list; empty clears it).
-        #[arg(long, value_delimiter = ',')]
-        labels: Option<Vec<String>>,
     },
     /// Close an issue.
     Close(CloseArgs),
@@ -217,12 +141,7 @@ pub enum IssueCommand {
         filter: FilterFlags,
     },
     /// Record a new issue found while working on PARENT_ID (`discovered-from` edge).
-    Discover {
-        parent_id: String,
-        title: String,
-        #[command(flatten)]
-        fields: NewIssueFlags,
-    },
+    Discover(DiscoverArgs),
     /// Extend an active lease.
     LeaseRenew(RenewArgs),
     /// Where the issue memory lives (file or database), premath's query
@@ -494,17 +413,11 @@ pub fn run_issue(args: IssueArgs) -> i32 {
     let path_str = opts.store.path().display().to_string();
     let ctx = MutationCtx::new(&opts.store, opts.lock, now());
     let (action, result) = match args.command {
-        IssueCommand::Add { title, fields } => {
-            ("issue.add", mutate::add(&ctx, &fields.into_new(title)))
+        IssueCommand::Add(new) => ("issue.add", mutate::add(&ctx, &new)),
+        IssueCommand::Discover(a) => {
+            let (parent_id, new) = a.split();
+            ("issue.discover", mutate::discover(&ctx, &parent_id, &new))
         }
-        IssueCommand::Discover {
-            parent_id,
-            title,
-            fields,
-        } => (
-            "issue.discover",
-            mutate::discover(&ctx, &parent_id, &fields.into_new(title)),
-        ),
         IssueCommand::List {
             status,
             assignee,
@@ -594,46 +507,21 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 views::check_payload(s, &path_str, ctx.now, note_warn_threshold)
             }),
         ),
-        IssueCommand::Update {
-            id,
-            title,
-            description,
-            design,
-            acceptance_criteria,
-            notes,
-            notes_file,
-            status,
-            priority,
-            issue_type,
-            assignee,
-            owner,
-            labels,
-        } => {
-            let notes = match notes_file {
-                None => notes,
-                Some(file) => match read_notes(&file) {
-                    Ok(text) => Some(text),
+        IssueCommand::Update { args, notes_file } => {
+            let (id, mut changes) = args.split();
+            if let Some(file) = notes_file {
+                match read_notes(&file) {
+                    Ok(text) => changes.notes = Some(text),
                     Err(e) => {
                         eprintln!("tusk: issue.update: {e}");
                         return 2;
                     }
-                },
-            };
+                }
+            }
             // `--labels ""` means "no labels", not one empty label.
-            let labels = labels.map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
-            let changes = IssueChanges {
-                title,
-                description,
-                design,
-                acceptance_criteria,
-                notes,
-                status,
-                priority,
-                issue_type,
-                assignee,
-                owner,
-                labels,
-            };
+            changes.labels = changes
+                .labels
+                .map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
             ("issue.update", mutate::update(&ctx, &id, &changes))
         }
         IssueCommand::Close(a) => ("issue.close", issue_close::report(&ctx, a)),

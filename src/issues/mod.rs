@@ -18,6 +18,7 @@ pub mod actions;
 pub mod backend;
 pub mod content;
 pub mod events;
+pub(crate) mod fields;
 pub mod filter;
 pub mod find;
 pub mod graph;

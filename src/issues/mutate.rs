@@ -126,43 +126,27 @@ fn close_object(m: &mut Map<String, Value>, stamp: &str) {
     m.remove("lease");
 }
 
-// The fields of `issue add` and `issue discover`, and the arguments of the
-// `issue.add` host action: its JSON Schema derives from this struct, so the doc
-// comment below is the schema's description.
-/// A new issue.
-#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NewIssue {
-    pub title: String,
-    /// An explicit id; by default the highest `bd-N` plus one.
-    pub id: Option<String>,
-    pub description: Option<String>,
-    pub design: Option<String>,
-    pub acceptance_criteria: Option<String>,
-    pub notes: Option<String>,
-    pub status: Option<String>,
-    pub priority: Option<i64>,
-    pub issue_type: Option<String>,
-    pub assignee: Option<String>,
-    /// The issue's owner (beads `owner`; not the lease holder).
-    pub owner: Option<String>,
-    pub labels: Option<Vec<String>>,
+crate::issues::fields::issue_fields! {
+    /// A new issue (`issue.add`'s arguments and `tusk issue add`'s flags).
+    #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct NewIssue {
+        /// The title.
+        pub title: String,
+        /// An explicit id; by default the highest `bd-N` plus one.
+        #[arg(long)]
+        pub id: Option<String>,
+    }
 }
 
-/// Optional field changes of `issue update`; an empty string clears a text field.
-#[derive(Clone, Debug, Default)]
-pub struct IssueChanges {
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub design: Option<String>,
-    pub acceptance_criteria: Option<String>,
-    pub notes: Option<String>,
-    pub status: Option<String>,
-    pub priority: Option<i64>,
-    pub issue_type: Option<String>,
-    pub assignee: Option<String>,
-    pub owner: Option<String>,
-    pub labels: Option<Vec<String>>,
+crate::issues::fields::issue_fields! {
+    /// Optional field changes of `issue update`; an empty string clears a text field.
+    #[derive(Clone, Debug, Default, clap::Args)]
+    pub struct IssueChanges {
+        /// A new title.
+        #[arg(long)]
+        pub title: Option<String>,
+    }
 }
 
 impl IssueChanges {

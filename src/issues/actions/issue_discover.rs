@@ -2,46 +2,29 @@
 
 use super::*;
 
-// The fields of `NewIssue` written out again: serde cannot flatten a struct
-// into one that denies unknown fields.
-/// A new issue discovered while working on `parentId` (linked
-/// `discovered-from`).
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct DiscoverArgs {
-    pub parent_id: String,
-    pub title: String,
-    pub id: Option<String>,
-    pub description: Option<String>,
-    pub design: Option<String>,
-    pub acceptance_criteria: Option<String>,
-    pub notes: Option<String>,
-    pub status: Option<String>,
-    pub priority: Option<i64>,
-    pub issue_type: Option<String>,
-    pub assignee: Option<String>,
-    /// The issue's owner (not the lease holder).
-    pub owner: Option<String>,
-    pub labels: Option<Vec<String>>,
+crate::issues::fields::issue_fields! {
+    /// A new issue discovered while working on `parentId` (linked
+    /// `discovered-from`).
+    #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct DiscoverArgs {
+        /// The issue being worked on when this one was found.
+        pub parent_id: String,
+        /// The title.
+        pub title: String,
+        /// An explicit id; by default the highest `bd-N` plus one.
+        #[arg(long)]
+        pub id: Option<String>,
+    }
 }
 
 impl DiscoverArgs {
     /// The parent and the new issue (the same fields as `issue.add`'s).
-    fn split(self) -> (String, NewIssue) {
-        let issue = NewIssue {
+    pub fn split(self) -> (String, NewIssue) {
+        let issue = crate::issues::fields::issue_fields!(move self into NewIssue {
             title: self.title,
             id: self.id,
-            description: self.description,
-            design: self.design,
-            acceptance_criteria: self.acceptance_criteria,
-            notes: self.notes,
-            status: self.status,
-            priority: self.priority,
-            issue_type: self.issue_type,
-            assignee: self.assignee,
-            owner: self.owner,
-            labels: self.labels,
-        };
+        });
         (self.parent_id, issue)
     }
 }

@@ -2,23 +2,27 @@
 
 use super::*;
 
-/// The fields to change; at least one.
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateArgs {
-    pub id: String,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub design: Option<String>,
-    pub acceptance_criteria: Option<String>,
-    pub notes: Option<String>,
-    pub status: Option<String>,
-    pub priority: Option<i64>,
-    pub issue_type: Option<String>,
-    pub assignee: Option<String>,
-    /// The issue's owner (not the lease holder).
-    pub owner: Option<String>,
-    pub labels: Option<Vec<String>>,
+crate::issues::fields::issue_fields! {
+    /// The fields to change; at least one.
+    #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct UpdateArgs {
+        /// The issue to change.
+        pub id: String,
+        /// A new title.
+        #[arg(long)]
+        pub title: Option<String>,
+    }
+}
+
+impl UpdateArgs {
+    /// The issue and what changes.
+    pub fn split(self) -> (String, IssueChanges) {
+        let changes = crate::issues::fields::issue_fields!(move self into IssueChanges {
+            title: self.title,
+        });
+        (self.id, changes)
+    }
 }
 
 /// The declaration of `issue.update`.
@@ -41,20 +45,8 @@ pub fn action() -> Arc<dyn HostAction> {
             example: r#"(issue.update (hash "id" "bd-1" "notes" "parser done"))"#,
         },
         |ctx, a: UpdateArgs| {
-            let changes = IssueChanges {
-                title: a.title,
-                description: a.description,
-                design: a.design,
-                acceptance_criteria: a.acceptance_criteria,
-                notes: a.notes,
-                status: a.status,
-                priority: a.priority,
-                issue_type: a.issue_type,
-                assignee: a.assignee,
-                owner: a.owner,
-                labels: a.labels,
-            };
-            outcome(mutate::update(&mutation_ctx(ctx), &a.id, &changes))
+            let (id, changes) = a.split();
+            outcome(mutate::update(&mutation_ctx(ctx), &id, &changes))
         },
     )
 }

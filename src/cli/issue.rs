@@ -393,76 +393,14 @@ pub fn run_issue(args: IssueArgs) -> i32 {
     let Some(opts) = resolve(&args.opts, "issue") else {
         return 2;
     };
-    let read = match &args.command {
-        IssueCommand::List { .. } => Some("issue.list"),
-        IssueCommand::Show { .. } => Some("issue.show"),
-        IssueCommand::Ready { .. } => Some("issue.ready"),
-        IssueCommand::Blocked { .. } => Some("issue.blocked"),
-        IssueCommand::Check { .. } => Some("issue.check"),
-        IssueCommand::Search { .. } => Some("issue.search"),
-        IssueCommand::Stats => Some("issue.stats"),
-        IssueCommand::Comment {
-            command: CommentCommand::List { .. },
-        } => Some("issue.comments"),
-        IssueCommand::LeaseProjection { .. } => Some("issue.lease_projection"),
-        _ => None,
-    };
-    if let Some(code) = read.and_then(|action| missing_store(&opts, action)) {
+    if let Some(code) = read_action(&args.command).and_then(|action| missing_store(&opts, action)) {
         return code;
     }
-    let path_str = opts.store.path().display().to_string();
-    let ctx = MutationCtx::new(&opts.store, opts.lock, now());
-    let (action, result) = match args.command {
-        IssueCommand::Add(new) => ("issue.add", mutate::add(&ctx, &new)),
-        IssueCommand::Discover(a) => {
-            let (parent_id, new) = a.split();
-            ("issue.discover", mutate::discover(&ctx, &parent_id, &new))
+    let now = now();
+    let outcome = match args.command {
+        IssueCommand::List { .. } | IssueCommand::Ready { .. } | IssueCommand::Blocked { .. } => {
+            return list_command(&opts, args.command, now)
         }
-        IssueCommand::List {
-            status,
-            assignee,
-            issue_type,
-            priority,
-            filter,
-        } => {
-            let routing = match checked_flags(&opts, "issue.list", &filter) {
-                Ok(f) => f,
-                Err(code) => return code,
-            };
-            let filter = ListFilter {
-                status,
-                assignee,
-                issue_type,
-                label: None,
-                priority,
-                filter: routing,
-            };
-            return print_list(&opts, "issue.list", |s, p| {
-                views::list_view(s, p, &filter, ctx.now)
-            });
-        }
-        IssueCommand::Ready { filter } => {
-            let filter = match checked_flags(&opts, "issue.ready", &filter) {
-                Ok(f) => f,
-                Err(code) => return code,
-            };
-            return print_list(&opts, "issue.ready", |s, p| {
-                views::ready_view(s, p, &filter, ctx.now)
-            });
-        }
-        IssueCommand::Blocked { filter } => {
-            let filter = match checked_flags(&opts, "issue.blocked", &filter) {
-                Ok(f) => f,
-                Err(code) => return code,
-            };
-            return print_list(&opts, "issue.blocked", |s, p| {
-                views::blocked_view(s, p, &filter, ctx.now)
-            });
-        }
-        IssueCommand::Show(IdArgs { id }) => (
-            "issue.show",
-            read_view(&opts, |s| views::show_payload(s, &path_str, &id, ctx.now)),
-        ),
         IssueCommand::BackendStatus { repo, projection } => {
             let v = crate::issues::backend::backend_status(&opts.store, &repo, &projection);
             if opts.json {
@@ -473,28 +411,99 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             return 0;
         }
         IssueCommand::MigrateEvents { events } => {
-            return crate::cli::events::migrate(&opts.store, &events, opts.json, ctx.now);
+            return crate::cli::events::migrate(&opts.store, &events, opts.json, now);
         }
         IssueCommand::ReplayEvents { events, cache } => {
-            return crate::cli::events::replay(
-                &opts.store,
-                &events,
-                cache.as_deref(),
-                opts.json,
-                opts.lock,
-            );
+            let cache = cache.as_deref();
+            return crate::cli::events::replay(&opts.store, &events, cache, opts.json, opts.lock);
         }
-        IssueCommand::LeaseProjection { filter } => {
-            let filter = match checked_flags(&opts, "issue.lease_projection", &filter) {
-                Ok(f) => f,
-                Err(code) => return code,
+        command if read_action(&command).is_some() => read_report(&opts, command, now),
+        command => mutation_report(&opts, command, now),
+    };
+    match outcome {
+        Ok((action, result)) => finish(&opts, action, result),
+        Err(code) => code,
+    }
+}
+
+/// The host action a reading command twins (its store must exist).
+fn read_action(command: &IssueCommand) -> Option<&'static str> {
+    Some(match command {
+        IssueCommand::List { .. } => "issue.list",
+        IssueCommand::Show { .. } => "issue.show",
+        IssueCommand::Ready { .. } => "issue.ready",
+        IssueCommand::Blocked { .. } => "issue.blocked",
+        IssueCommand::Check { .. } => "issue.check",
+        IssueCommand::Search { .. } => "issue.search",
+        IssueCommand::Stats => "issue.stats",
+        IssueCommand::Comment {
+            command: CommentCommand::List { .. },
+        } => "issue.comments",
+        IssueCommand::LeaseProjection { .. } => "issue.lease_projection",
+        _ => return None,
+    })
+}
+
+/// What a command reports: its action and its report, or the exit code of a
+/// usage error it already printed.
+type Outcome = Result<(&'static str, Result<Report, StoreError>), i32>;
+
+/// `issue list`, `ready` and `blocked`, printed straight from their items.
+fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> i32 {
+    let (action, flags) = match &command {
+        IssueCommand::List { filter, .. } => ("issue.list", filter),
+        IssueCommand::Ready { filter } => ("issue.ready", filter),
+        IssueCommand::Blocked { filter } => ("issue.blocked", filter),
+        _ => unreachable!("list_command takes the list commands"),
+    };
+    let routing = match checked_flags(opts, action, flags) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    match command {
+        IssueCommand::List {
+            status,
+            assignee,
+            issue_type,
+            priority,
+            ..
+        } => {
+            let filter = ListFilter {
+                status,
+                assignee,
+                issue_type,
+                label: None,
+                priority,
+                filter: routing,
             };
+            print_list(opts, action, |s, p| views::list_view(s, p, &filter, now))
+        }
+        IssueCommand::Ready { .. } => {
+            print_list(opts, action, |s, p| views::ready_view(s, p, &routing, now))
+        }
+        _ => print_list(opts, action, |s, p| {
+            views::blocked_view(s, p, &routing, now)
+        }),
+    }
+}
+
+/// The reading commands with a host twin.
+fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
+    let path = opts.store.path().display().to_string();
+    let path = path.as_str();
+    Ok(match command {
+        IssueCommand::Show(IdArgs { id }) => (
+            "issue.show",
+            read_view(opts, |s| views::show_payload(s, path, &id, now)),
+        ),
+        IssueCommand::LeaseProjection { filter } => {
+            let filter = checked_flags(opts, "issue.lease_projection", &filter)?;
             let backend = crate::issues::projection::backend_name(&opts.store);
             (
                 "issue.lease_projection",
-                read_view(&opts, |s| {
+                read_view(opts, |s| {
                     crate::issues::projection::lease_projection_payload(
-                        s, &path_str, backend, &filter, ctx.now,
+                        s, path, backend, &filter, now,
                     )
                 }),
             )
@@ -503,10 +512,37 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             note_warn_threshold,
         } => (
             "issue.check",
-            read_view(&opts, |s| {
-                views::check_payload(s, &path_str, ctx.now, note_warn_threshold)
+            read_view(opts, |s| {
+                views::check_payload(s, path, now, note_warn_threshold)
             }),
         ),
+        IssueCommand::Search { text, limit } => (
+            "issue.search",
+            read_view(opts, |s| find::search_payload(s, path, &text, limit)),
+        ),
+        IssueCommand::Stats => (
+            "issue.stats",
+            read_view(opts, |s| find::stats_payload(s, path, now)),
+        ),
+        IssueCommand::Comment {
+            command: CommentCommand::List(IdArgs { id }),
+        } => (
+            "issue.comments",
+            read_view(opts, |s| tracker::comments_payload(s, path, &id)),
+        ),
+        _ => unreachable!("read_report takes the commands read_action names"),
+    })
+}
+
+/// The mutating commands, each through its action's domain function.
+fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
+    let ctx = MutationCtx::new(&opts.store, opts.lock, now);
+    Ok(match command {
+        IssueCommand::Add(new) => ("issue.add", mutate::add(&ctx, &new)),
+        IssueCommand::Discover(a) => {
+            let (parent_id, new) = a.split();
+            ("issue.discover", mutate::discover(&ctx, &parent_id, &new))
+        }
         IssueCommand::Update { args, notes_file } => {
             let (id, mut changes) = args.split();
             if let Some(file) = notes_file {
@@ -514,7 +550,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                     Ok(text) => changes.notes = Some(text),
                     Err(e) => {
                         eprintln!("tusk: issue.update: {e}");
-                        return 2;
+                        return Err(2);
                     }
                 }
             }
@@ -526,14 +562,6 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         }
         IssueCommand::Close(a) => ("issue.close", issue_close::report(&ctx, a)),
         IssueCommand::Reopen(a) => ("issue.reopen", issue_reopen::report(&ctx, a)),
-        IssueCommand::Search { text, limit } => (
-            "issue.search",
-            read_view(&opts, |s| find::search_payload(s, &path_str, &text, limit)),
-        ),
-        IssueCommand::Stats => (
-            "issue.stats",
-            read_view(&opts, |s| find::stats_payload(s, &path_str, ctx.now)),
-        ),
         IssueCommand::Label { command } => {
             let (id, add, remove) = match command {
                 LabelCommand::Add { id, labels } => (id, labels, Vec::new()),
@@ -549,12 +577,6 @@ pub fn run_issue(args: IssueArgs) -> i32 {
                 .unwrap_or_else(|| "unknown".into());
             ("issue.comment", tracker::comment(&ctx, &id, &author, &text))
         }
-        IssueCommand::Comment {
-            command: CommentCommand::List(IdArgs { id }),
-        } => (
-            "issue.comments",
-            read_view(&opts, |s| tracker::comments_payload(s, &path_str, &id)),
-        ),
         IssueCommand::Claim(a) => ("issue.claim", issue_claim::report(&ctx, a)),
         IssueCommand::ClaimNext {
             assignee,
@@ -562,10 +584,7 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             lease_id,
             filter,
         } => {
-            let filter = match checked_flags(&opts, "issue.claim_next", &filter) {
-                Ok(f) => f,
-                Err(code) => return code,
-            };
+            let filter = checked_flags(opts, "issue.claim_next", &filter)?;
             let req = LeaseRequest {
                 assignee,
                 lease_id,
@@ -580,8 +599,8 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         IssueCommand::LeaseRelease(a) => {
             ("issue.lease_release", issue_lease_release::report(&ctx, a))
         }
-    };
-    finish(&opts, action, result)
+        _ => unreachable!("mutation_report takes the mutating commands"),
+    })
 }
 
 /// The text of `--notes-file` (`-` reads standard input to its end), as is.
@@ -789,220 +808,270 @@ fn human(action: &str, v: &Value) -> String {
         return out;
     }
     match action {
-        "issue.show" => {
-            let issue = &v["issue"];
-            if let Some(obj) = issue.as_object() {
-                for (key, value) in obj {
-                    let text = value
-                        .as_str()
-                        .map_or_else(|| value.to_string(), str::to_string);
-                    out.push_str(&format!("{key:>20}: {text}\n"));
-                }
-            }
-            out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
-        }
-        "dep.project" => {
-            // premath's text.
-            out.push_str(&format!(
-                "premath dep project\n  View: {}\n  Path: {}\n  Count: {}\n  Integrity: {}\n",
-                s(v, "view"),
-                s(v, "issuesPath"),
-                v["count"],
-                integrity_text(v)
-            ));
-            for item in v["items"].as_array().into_iter().flatten() {
-                out.push_str(&format!(
-                    "  - {} -> {} ({}, role={}, blocking={})\n",
-                    s(item, "issueId"),
-                    s(item, "dependsOnId"),
-                    s(item, "type"),
-                    s(item, "role"),
-                    item["blocking"]
-                ));
-            }
-        }
-        "dep.diagnostics" => {
-            let integrity = integrity_text(v);
-            out.push_str(&format!(
-                "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
-                s(v, "issuesPath"),
-                s(v, "graphScope")
-            ));
-        }
-        "issue.check" => {
-            // premath's text.
-            let summary = &v["summary"];
-            out.push_str(&format!(
-                "[issue-graph] {} (issues={}, errors={}, warnings={})\n",
-                if s(v, "result") == "accepted" {
-                    "OK"
-                } else {
-                    "FAIL"
-                },
-                summary["issueCount"],
-                summary["errorCount"],
-                summary["warningCount"]
-            ));
-            for (key, tag) in [("errors", ""), ("warnings", "WARN ")] {
-                for item in v
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default()
-                {
-                    out.push_str(&format!(
-                        "  - {tag}{} {} ({})\n",
-                        s(item, "issueId"),
-                        s(item, "class"),
-                        s(item, "message")
-                    ));
-                }
-            }
-        }
-        "issue.lease_projection" => {
-            let p = &v["projection"];
-            for (label, key) in [
-                ("stale", "staleIssueIds"),
-                ("contended", "contendedIssueIds"),
-            ] {
-                let ids: Vec<&str> = p[key]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                out.push_str(&format!("{label}: {} {}\n", ids.len(), ids.join(" ")));
-            }
-            for item in v["items"].as_array().into_iter().flatten() {
-                out.push_str(&format!(
-                    "  {} [{}] {} {} until {}{}\n",
-                    s(item, "id"),
-                    s(item, "status"),
-                    s(&item["lease"], "state"),
-                    s(&item["lease"], "owner"),
-                    s(&item["lease"], "expiresAt"),
-                    if item["contended"] == Value::Bool(true) {
-                        " (contended)"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-        }
+        "issue.show" => out.push_str(&show_text(v)),
+        "dep.project" => out.push_str(&dep_project_text(v)),
+        "dep.diagnostics" => out.push_str(&dep_diagnostics_text(v)),
+        "issue.check" => out.push_str(&check_text(v)),
+        "issue.lease_projection" => out.push_str(&lease_projection_text(v)),
         "issue.claim_next" if v.get("claimed") == Some(&Value::Bool(false)) => {
             out.push_str("issue.claim_next: accepted: nothing to claim\n");
         }
         "dep.tree" => out.push_str(&find::tree_text(&v["tree"])),
-        "issue.search" => {
-            for i in v["items"].as_array().into_iter().flatten() {
-                out.push_str(&format!(
-                    "{}  [{}] {}  ({})\n",
-                    s(i, "id"),
-                    s(i, "status"),
-                    s(i, "title"),
-                    i["matched"]
-                        .as_array()
-                        .map(|m| m
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .collect::<Vec<_>>()
-                            .join(", "))
-                        .unwrap_or_default()
-                ));
-            }
-            out.push_str(&format!(
-                "{} of {} match(es)\n",
-                v["count"], v["totalCount"]
-            ));
-        }
-        "issue.stats" => {
-            out.push_str(&format!(
-                "{} issue(s): {} ready, {} blocked, {} in progress\n",
-                v["issueCount"], v["readyCount"], v["blockedCount"], v["inProgressCount"]
-            ));
-            for table in ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"] {
-                let cells: Vec<String> = v[table]
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, n)| format!("{k} {n}"))
-                    .collect();
-                out.push_str(&format!("{table}: {}\n", cells.join(", ")));
-            }
-            for key in ["staleLeaseIds", "contendedLeaseIds"] {
-                out.push_str(&format!("{key}: {}\n", v[key]));
-            }
-            if let Some(o) = v["oldestReady"].as_object() {
-                out.push_str(&format!(
-                    "oldest ready: {} (created {})\n",
-                    o["id"], o["createdAt"]
-                ));
-            }
-        }
-        "issue.comments" => {
-            for c in v["comments"].as_array().into_iter().flatten() {
-                out.push_str(&format!(
-                    "#{} {} {}: {}\n",
-                    c["id"],
-                    s(c, "author"),
-                    s(c, "created_at"),
-                    s(c, "text")
-                ));
-            }
-            out.push_str(&format!("{} comment(s)\n", v["count"]));
-        }
+        "issue.search" => out.push_str(&search_text(v)),
+        "issue.stats" => out.push_str(&stats_text(v)),
+        "issue.comments" => out.push_str(&comments_text(v)),
         // The reference's lines for an edge added or removed.
-        "dep.add" | "dep.remove" => {
-            let dep = v.get("dependency").unwrap_or(v);
-            let (verb, done) = if action == "dep.add" {
-                ("add", "Added")
-            } else {
-                ("remove", "Removed")
-            };
-            out.push_str(&format!(
-                "premath dep {verb}\n  {done}: {} -> {} ({})\n  Path: {}\n",
-                s(dep, "issueId"),
-                s(dep, "dependsOnId"),
-                s(dep, "type"),
-                s(v, "issuesPath")
-            ));
-        }
-        _ => {
-            let id = v
-                .get("id")
-                .or_else(|| v.get("issue").and_then(|i| i.get("id")))
-                .or_else(|| v.get("issueId"))
-                .and_then(Value::as_str)
-                .unwrap_or("-");
-            out.push_str(&format!("{action}: accepted {id}"));
-            if let Some(lease) = v.get("lease").filter(|l| l.is_object()) {
-                out.push_str(&format!(
-                    " lease {} until {}",
-                    s(lease, "lease_id"),
-                    s(lease, "expires_at")
-                ));
-            } else if let Some(lease) = v
-                .get("issue")
-                .and_then(|i| i.get("lease"))
-                .filter(|l| l.is_object())
-            {
-                // The lease summary (camelCase) or the stored line's lease.
-                let pick = |camel: &str, snake: &str| match s(lease, camel) {
-                    "-" => s(lease, snake).to_string(),
-                    found => found.to_string(),
-                };
-                out.push_str(&format!(
-                    " lease {} until {}",
-                    pick("leaseId", "lease_id"),
-                    pick("expiresAt", "expires_at")
-                ));
-            }
-            if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
-                out.push_str(&format!(" -> {t}"));
-            }
-            out.push('\n');
+        "dep.add" | "dep.remove" => out.push_str(&edge_text(action, v)),
+        _ => out.push_str(&accepted_text(action, v)),
+    }
+    out
+}
+
+/// The stored issue, one member a line.
+fn show_text(v: &Value) -> String {
+    let mut out = String::new();
+    let issue = &v["issue"];
+    if let Some(obj) = issue.as_object() {
+        for (key, value) in obj {
+            let text = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_string);
+            out.push_str(&format!("{key:>20}: {text}\n"));
         }
     }
+    out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
+    out
+}
+
+/// premath's text of `dep project`.
+fn dep_project_text(v: &Value) -> String {
+    let mut out = String::new();
+    // premath's text.
+    out.push_str(&format!(
+        "premath dep project\n  View: {}\n  Path: {}\n  Count: {}\n  Integrity: {}\n",
+        s(v, "view"),
+        s(v, "issuesPath"),
+        v["count"],
+        integrity_text(v)
+    ));
+    for item in v["items"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "  - {} -> {} ({}, role={}, blocking={})\n",
+            s(item, "issueId"),
+            s(item, "dependsOnId"),
+            s(item, "type"),
+            s(item, "role"),
+            item["blocking"]
+        ));
+    }
+    out
+}
+
+/// premath's text of `dep diagnostics`.
+fn dep_diagnostics_text(v: &Value) -> String {
+    let mut out = String::new();
+    let integrity = integrity_text(v);
+    out.push_str(&format!(
+        "premath dep diagnostics\n  Path: {}\n  Graph scope: {}\n  Integrity: {integrity}\n",
+        s(v, "issuesPath"),
+        s(v, "graphScope")
+    ));
+    out
+}
+
+/// premath's text of `issue check`.
+fn check_text(v: &Value) -> String {
+    let mut out = String::new();
+    // premath's text.
+    let summary = &v["summary"];
+    out.push_str(&format!(
+        "[issue-graph] {} (issues={}, errors={}, warnings={})\n",
+        if s(v, "result") == "accepted" {
+            "OK"
+        } else {
+            "FAIL"
+        },
+        summary["issueCount"],
+        summary["errorCount"],
+        summary["warningCount"]
+    ));
+    for (key, tag) in [("errors", ""), ("warnings", "WARN ")] {
+        for item in v
+            .get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            out.push_str(&format!(
+                "  - {tag}{} {} ({})\n",
+                s(item, "issueId"),
+                s(item, "class"),
+                s(item, "message")
+            ));
+        }
+    }
+    out
+}
+
+/// Stale and contended leases, then each leased issue.
+fn lease_projection_text(v: &Value) -> String {
+    let mut out = String::new();
+    let p = &v["projection"];
+    for (label, key) in [
+        ("stale", "staleIssueIds"),
+        ("contended", "contendedIssueIds"),
+    ] {
+        let ids: Vec<&str> = p[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        out.push_str(&format!("{label}: {} {}\n", ids.len(), ids.join(" ")));
+    }
+    for item in v["items"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "  {} [{}] {} {} until {}{}\n",
+            s(item, "id"),
+            s(item, "status"),
+            s(&item["lease"], "state"),
+            s(&item["lease"], "owner"),
+            s(&item["lease"], "expiresAt"),
+            if item["contended"] == Value::Bool(true) {
+                " (contended)"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
+}
+
+/// One line per match, then the count.
+fn search_text(v: &Value) -> String {
+    let mut out = String::new();
+    for i in v["items"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "{}  [{}] {}  ({})\n",
+            s(i, "id"),
+            s(i, "status"),
+            s(i, "title"),
+            i["matched"]
+                .as_array()
+                .map(|m| m
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!(
+        "{} of {} match(es)\n",
+        v["count"], v["totalCount"]
+    ));
+    out
+}
+
+/// The counts, a table a line.
+fn stats_text(v: &Value) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{} issue(s): {} ready, {} blocked, {} in progress\n",
+        v["issueCount"], v["readyCount"], v["blockedCount"], v["inProgressCount"]
+    ));
+    for table in ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"] {
+        let cells: Vec<String> = v[table]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        out.push_str(&format!("{table}: {}\n", cells.join(", ")));
+    }
+    for key in ["staleLeaseIds", "contendedLeaseIds"] {
+        out.push_str(&format!("{key}: {}\n", v[key]));
+    }
+    if let Some(o) = v["oldestReady"].as_object() {
+        out.push_str(&format!(
+            "oldest ready: {} (created {})\n",
+            o["id"], o["createdAt"]
+        ));
+    }
+    out
+}
+
+/// One line per comment, then the count.
+fn comments_text(v: &Value) -> String {
+    let mut out = String::new();
+    for c in v["comments"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "#{} {} {}: {}\n",
+            c["id"],
+            s(c, "author"),
+            s(c, "created_at"),
+            s(c, "text")
+        ));
+    }
+    out.push_str(&format!("{} comment(s)\n", v["count"]));
+    out
+}
+
+/// The reference's lines for an edge added or removed.
+fn edge_text(action: &str, v: &Value) -> String {
+    let mut out = String::new();
+    let dep = v.get("dependency").unwrap_or(v);
+    let (verb, done) = if action == "dep.add" {
+        ("add", "Added")
+    } else {
+        ("remove", "Removed")
+    };
+    out.push_str(&format!(
+        "premath dep {verb}\n  {done}: {} -> {} ({})\n  Path: {}\n",
+        s(dep, "issueId"),
+        s(dep, "dependsOnId"),
+        s(dep, "type"),
+        s(v, "issuesPath")
+    ));
+    out
+}
+
+/// The id, and the lease or edge a mutation left.
+fn accepted_text(action: &str, v: &Value) -> String {
+    let mut out = String::new();
+    let id = v
+        .get("id")
+        .or_else(|| v.get("issue").and_then(|i| i.get("id")))
+        .or_else(|| v.get("issueId"))
+        .and_then(Value::as_str)
+        .unwrap_or("-");
+    out.push_str(&format!("{action}: accepted {id}"));
+    if let Some(lease) = v.get("lease").filter(|l| l.is_object()) {
+        out.push_str(&format!(
+            " lease {} until {}",
+            s(lease, "lease_id"),
+            s(lease, "expires_at")
+        ));
+    } else if let Some(lease) = v
+        .get("issue")
+        .and_then(|i| i.get("lease"))
+        .filter(|l| l.is_object())
+    {
+        // The lease summary (camelCase) or the stored line's lease.
+        let pick = |camel: &str, snake: &str| match s(lease, camel) {
+            "-" => s(lease, snake).to_string(),
+            found => found.to_string(),
+        };
+        out.push_str(&format!(
+            " lease {} until {}",
+            pick("leaseId", "lease_id"),
+            pick("expiresAt", "expires_at")
+        ));
+    }
+    if let Some(t) = v.get("dependsOnId").and_then(Value::as_str) {
+        out.push_str(&format!(" -> {t}"));
+    }
+    out.push('\n');
     out
 }
 

@@ -185,115 +185,124 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
         }
     };
     match &store {
-        IssueStore::Postgres(pg) => {
-            let counts = match pg.counts() {
-                Ok(c) => c,
-                Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
-            };
-            let text = match store.read_text() {
-                Ok(t) => t,
-                Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
-            };
-            if let Err(e) = Store::parse(store.path(), &text) {
-                return (
-                    Check::fail(ID, e.to_string(), "repair that issue line (`tusk store export` writes the store as JSONL; `tusk store import --replace` loads a repaired one)"),
-                    0,
-                );
-            }
-            let n = |name: &str| {
-                counts
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map_or(0, |(_, v)| *v)
-            };
-            let message = format!(
-                "{}: schema version {}, {} issue line(s), {} trajectory row(s), {} effect row(s)",
-                pg.shown(),
-                crate::pg::SCHEMA_VERSION,
-                n("issueLines"),
-                n("trajectoryRows"),
-                n("effectRows")
-            );
-            (Check::ok(ID, message), 0)
-        }
-        IssueStore::Jsonl(path) => {
-            let meta = match std::fs::metadata(path) {
-                Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return (
-                        Check::warn(
-                            ID,
-                            format!(
-                                "no issue store at {} (this directory is not set up)",
-                                shown(path)
-                            ),
-                            "run `tusk init` here (an absent store reads as empty until then)",
-                        ),
-                        0,
-                    )
-                }
-                Err(e) => {
-                    return (
-                        Check::fail(
-                            ID,
-                            format!("{}: {e}", shown(path)),
-                            "check the permissions of the file and its directory",
-                        ),
-                        0,
-                    )
-                }
-            };
-            if !meta.is_file() {
-                return (
-                    Check::fail(
-                        ID,
-                        format!("{} is not a file", shown(path)),
-                        "move it aside and run `tusk init`",
-                    ),
-                    0,
-                );
-            }
-            let text = match store.read_text() {
-                Ok(t) => t,
-                Err(e) => {
-                    let fix = match e.class() {
-                        "memory.store_corrupt" => CORRUPT_FIX,
-                        _ => "give this user read permission on the file",
-                    };
-                    return (Check::fail(ID, e.to_string(), fix), meta.len());
-                }
-            };
-            let parsed = match Store::parse(path, &text) {
-                Ok(s) => s,
-                Err(e) => return (Check::fail(ID, e.to_string(), CORRUPT_FIX), meta.len()),
-            };
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            if let Err(why) = writable(path).and_then(|()| writable(dir)) {
-                return (
-                    Check::fail(
-                        ID,
-                        format!("{} is readable but mutations cannot write it: {why}", shown(path)),
-                        "give this user write permission on the file and its directory (a mutation writes a temporary file beside it and renames it)",
-                    ),
-                    meta.len(),
-                );
-            }
-            (
-                Check::ok(
+        IssueStore::Postgres(pg) => check_database_store(&store, pg),
+        IssueStore::Jsonl(path) => check_file_store(&store, path),
+    }
+}
+
+/// The store on a database: reachable, parseable, and its counts.
+fn check_database_store(store: &IssueStore, pg: &crate::pg::PgStore) -> (Check, u64) {
+    const ID: &str = "store";
+    let counts = match pg.counts() {
+        Ok(c) => c,
+        Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
+    };
+    let text = match store.read_text() {
+        Ok(t) => t,
+        Err(e) => return (Check::fail(ID, e.to_string(), database_fix(e.class())), 0),
+    };
+    if let Err(e) = Store::parse(store.path(), &text) {
+        return (
+            Check::fail(ID, e.to_string(), "repair that issue line (`tusk store export` writes the store as JSONL; `tusk store import --replace` loads a repaired one)"),
+            0,
+        );
+    }
+    let n = |name: &str| {
+        counts
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(0, |(_, v)| *v)
+    };
+    let message = format!(
+        "{}: schema version {}, {} issue line(s), {} trajectory row(s), {} effect row(s)",
+        pg.shown(),
+        crate::pg::SCHEMA_VERSION,
+        n("issueLines"),
+        n("trajectoryRows"),
+        n("effectRows")
+    );
+    (Check::ok(ID, message), 0)
+}
+
+/// The store file: there, a file, parseable, writable with its directory; and
+/// its size.
+fn check_file_store(store: &IssueStore, path: &Path) -> (Check, u64) {
+    const ID: &str = "store";
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return (
+                Check::warn(
                     ID,
                     format!(
-                        "{}: {} issue(s), readable and writable",
-                        shown(path),
-                        parsed.issue_count()
+                        "no issue store at {} (this directory is not set up)",
+                        shown(path)
                     ),
+                    "run `tusk init` here (an absent store reads as empty until then)",
                 ),
-                meta.len(),
+                0,
             )
         }
+        Err(e) => {
+            return (
+                Check::fail(
+                    ID,
+                    format!("{}: {e}", shown(path)),
+                    "check the permissions of the file and its directory",
+                ),
+                0,
+            )
+        }
+    };
+    if !meta.is_file() {
+        return (
+            Check::fail(
+                ID,
+                format!("{} is not a file", shown(path)),
+                "move it aside and run `tusk init`",
+            ),
+            0,
+        );
     }
+    let text = match store.read_text() {
+        Ok(t) => t,
+        Err(e) => {
+            let fix = match e.class() {
+                "memory.store_corrupt" => CORRUPT_FIX,
+                _ => "give this user read permission on the file",
+            };
+            return (Check::fail(ID, e.to_string(), fix), meta.len());
+        }
+    };
+    let parsed = match Store::parse(path, &text) {
+        Ok(s) => s,
+        Err(e) => return (Check::fail(ID, e.to_string(), CORRUPT_FIX), meta.len()),
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if let Err(why) = writable(path).and_then(|()| writable(dir)) {
+        return (
+            Check::fail(
+                ID,
+                format!("{} is readable but mutations cannot write it: {why}", shown(path)),
+                "give this user write permission on the file and its directory (a mutation writes a temporary file beside it and renames it)",
+            ),
+            meta.len(),
+        );
+    }
+    (
+        Check::ok(
+            ID,
+            format!(
+                "{}: {} issue(s), readable and writable",
+                shown(path),
+                parsed.issue_count()
+            ),
+        ),
+        meta.len(),
+    )
 }
 
 fn check_policy(args: &DoctorArgs) -> Check {
@@ -420,38 +429,57 @@ fn check_effects(args: &DoctorArgs) -> Check {
         runs
     );
     if let LogStore::File(path) = &log {
-        if bytes.last().is_some_and(|b| *b != b'\n') && !contents.warnings.is_empty() {
-            let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-            return Check::warn(
-                ID,
-                format!("{summary}; its last line is torn (a writer died mid-append)"),
-                format!(
-                    "cut the fragment off (the next run starts a new line after it, but readers \
-                     warn about it each time): truncate -s {whole} {}",
-                    shown(path)
-                ),
-            );
-        }
-        if let Some(first) = contents.warnings.first() {
-            return Check::warn(
-                ID,
-                format!(
-                    "{summary}; {} line(s) are not rows and are skipped ({first})",
-                    contents.warnings.len()
-                ),
-                "`tusk replay --verify` names the runs that lost a row to them",
-            );
-        }
-        if let Err(why) = writable(path) {
-            return Check::fail(
-                ID,
-                format!("{summary}, but runs cannot append: {why}"),
-                "give this user write permission on the log",
-            );
+        if let Some(check) = check_effects_file(path, &bytes, &contents, &summary) {
+            return check;
         }
     }
-    // The log's own checks (digests, seqs, the row chain), as `replay --verify`,
-    // on the rows already read.
+    check_effects_chain(contents, summary)
+}
+
+/// A torn last line, skipped lines, or a log runs cannot append to.
+fn check_effects_file(
+    path: &Path,
+    bytes: &[u8],
+    contents: &crate::effects::LogContents,
+    summary: &str,
+) -> Option<Check> {
+    const ID: &str = "effects";
+    if bytes.last().is_some_and(|b| *b != b'\n') && !contents.warnings.is_empty() {
+        let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        return Some(Check::warn(
+            ID,
+            format!("{summary}; its last line is torn (a writer died mid-append)"),
+            format!(
+                "cut the fragment off (the next run starts a new line after it, but readers \
+                 warn about it each time): truncate -s {whole} {}",
+                shown(path)
+            ),
+        ));
+    }
+    if let Some(first) = contents.warnings.first() {
+        return Some(Check::warn(
+            ID,
+            format!(
+                "{summary}; {} line(s) are not rows and are skipped ({first})",
+                contents.warnings.len()
+            ),
+            "`tusk replay --verify` names the runs that lost a row to them",
+        ));
+    }
+    if let Err(why) = writable(path) {
+        return Some(Check::fail(
+            ID,
+            format!("{summary}, but runs cannot append: {why}"),
+            "give this user write permission on the log",
+        ));
+    }
+    None
+}
+
+/// The log's own checks (digests, seqs, the row chain), as `replay --verify`,
+/// on the rows already read.
+fn check_effects_chain(contents: crate::effects::LogContents, summary: String) -> Check {
+    const ID: &str = "effects";
     let log_runs = crate::replay::log::group(contents);
     let broken: Vec<&crate::replay::log::RecordedRun> = log_runs
         .runs

@@ -187,40 +187,9 @@ pub fn dispatch(
             format!("unsupported transport action: {action}"),
         );
     };
-    let invalid = |e: String| refused(kind.action(), kind.action_id(), INVALID_PAYLOAD, e);
-    let p: Payload = match serde_json::from_value(payload.clone()) {
-        Ok(p) => p,
-        Err(e) => return invalid(format!("invalid {} payload: {e}", kind.payload_name())),
-    };
-    let required = |v: &Option<String>, name| field(v, name, kind);
-    let (id, assignee, lease_id) = match kind {
-        LeaseAction::ClaimNext => (None, required(&p.assignee, "assignee"), p.lease_id.clone()),
-        LeaseAction::Claim => (
-            Some(required(&p.id, "id")),
-            required(&p.assignee, "assignee"),
-            p.lease_id.clone(),
-        ),
-        LeaseAction::Renew => match required(&p.lease_id, "leaseId") {
-            Ok(l) => (
-                Some(required(&p.id, "id")),
-                required(&p.assignee, "assignee"),
-                Some(l),
-            ),
-            Err(e) => return invalid(e),
-        },
-        LeaseAction::Release => (
-            Some(required(&p.id, "id")),
-            Ok(p.assignee.clone().unwrap_or_default()),
-            p.lease_id.clone(),
-        ),
-    };
-    let id = match id.transpose() {
-        Ok(id) => id,
-        Err(e) => return invalid(e),
-    };
-    let assignee = match assignee {
-        Ok(a) => a,
-        Err(e) => return invalid(e),
+    let (p, id, req) = match lease_request_of(kind, payload) {
+        Ok(parsed) => parsed,
+        Err(refusal) => return refusal,
     };
     let path = p
         .issues_path
@@ -235,21 +204,6 @@ pub fn dispatch(
         }
     };
     let issues_path = store.path().display().to_string();
-    let req = LeaseRequest {
-        assignee,
-        lease_id: lease_id.filter(|l| !l.trim().is_empty()),
-        term: match kind {
-            LeaseAction::Release => LeaseTerm::default(),
-            LeaseAction::ClaimNext => LeaseTerm {
-                ttl_seconds: p.lease_ttl_seconds,
-                expires_at: None,
-            },
-            _ => LeaseTerm {
-                ttl_seconds: p.lease_ttl_seconds,
-                expires_at: p.lease_expires_at.clone(),
-            },
-        },
-    };
     let ctx = MutationCtx::new(&store, lock, now);
     let id = id.unwrap_or_default();
     let outcome: Result<Report, StoreError> = match kind {
@@ -281,21 +235,79 @@ pub fn dispatch(
             .map(str::to_string),
         _ => Some(id),
     };
-    // The issue and the projection as the store stands after the action
-    // (premath re-reads the store the same way).
+    accepted(kind, &store, &issues_path, target.as_deref(), now)
+}
+
+/// The payload's members for `kind`: the payload, the issue id (none for
+/// claim-next) and the lease request; or the refusal of a payload that lacks
+/// one.
+fn lease_request_of(
+    kind: LeaseAction,
+    payload: &Value,
+) -> Result<(Payload, Option<String>, LeaseRequest), Value> {
+    let invalid = |e: String| refused(kind.action(), kind.action_id(), INVALID_PAYLOAD, e);
+    let p: Payload = serde_json::from_value(payload.clone())
+        .map_err(|e| invalid(format!("invalid {} payload: {e}", kind.payload_name())))?;
+    let required = |v: &Option<String>, name| field(v, name, kind);
+    let (id, assignee, lease_id) = match kind {
+        LeaseAction::ClaimNext => (None, required(&p.assignee, "assignee"), p.lease_id.clone()),
+        LeaseAction::Claim => (
+            Some(required(&p.id, "id")),
+            required(&p.assignee, "assignee"),
+            p.lease_id.clone(),
+        ),
+        LeaseAction::Renew => (
+            Some(required(&p.id, "id")),
+            required(&p.assignee, "assignee"),
+            Some(required(&p.lease_id, "leaseId").map_err(invalid)?),
+        ),
+        LeaseAction::Release => (
+            Some(required(&p.id, "id")),
+            Ok(p.assignee.clone().unwrap_or_default()),
+            p.lease_id.clone(),
+        ),
+    };
+    let id = id.transpose().map_err(invalid)?;
+    let assignee = assignee.map_err(invalid)?;
+    let req = LeaseRequest {
+        assignee,
+        lease_id: lease_id.filter(|l| !l.trim().is_empty()),
+        term: match kind {
+            LeaseAction::Release => LeaseTerm::default(),
+            LeaseAction::ClaimNext => LeaseTerm {
+                ttl_seconds: p.lease_ttl_seconds,
+                expires_at: None,
+            },
+            _ => LeaseTerm {
+                ttl_seconds: p.lease_ttl_seconds,
+                expires_at: p.lease_expires_at.clone(),
+            },
+        },
+    };
+    Ok((p, id, req))
+}
+
+/// The accepted envelope: the issue and the lease projection as the store
+/// stands after the action (premath re-reads the store the same way).
+fn accepted(
+    kind: LeaseAction,
+    store: &IssueStore,
+    issues_path: &str,
+    target: Option<&str>,
+    now: DateTime<Utc>,
+) -> Value {
     let text = match store.read_text() {
         Ok(t) => t,
-        Err(e) => return rejected(kind, &issues_path, &[STORE_IO.to_string()], &e.to_string()),
+        Err(e) => return rejected(kind, issues_path, &[STORE_IO.to_string()], &e.to_string()),
     };
     let parsed = match Store::parse(store.path(), &text) {
         Ok(s) => s,
-        Err(e) => return rejected(kind, &issues_path, &[STORE_IO.to_string()], &e.to_string()),
+        Err(e) => return rejected(kind, issues_path, &[STORE_IO.to_string()], &e.to_string()),
     };
-    let now = ctx.now;
-    let mut m = envelope(kind, &issues_path, "accepted");
+    let mut m = envelope(kind, issues_path, "accepted");
     m.insert("failureClasses".into(), json!([]));
     m.insert("changed".into(), json!(target.is_some()));
-    if let Some(issue) = target.as_deref().and_then(|t| parsed.get(t)) {
+    if let Some(issue) = target.and_then(|t| parsed.get(t)) {
         if let Value::Object(obj) = full_object(&parsed, issue) {
             m.insert("issue".into(), projection::transport_summary(&obj, now));
         }

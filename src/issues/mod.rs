@@ -21,6 +21,7 @@ pub mod events;
 pub mod filter;
 pub mod find;
 pub mod graph;
+pub mod layout;
 pub mod lease;
 pub mod model;
 pub mod mutate;

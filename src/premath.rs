@@ -958,6 +958,8 @@ pub struct McpTool {
     /// The arguments premath requires, in its order.
     pub required: &'static [&'static str],
     pub effect: Effect,
+    /// What a call does (the `premath.<tool>` action's body).
+    run: fn(&ActionContext<'_>, &Value) -> Result<ActionOutcome, ActionError>,
 }
 
 /// A tool call's arguments, sorted out.
@@ -1131,6 +1133,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: ISSUES_PATH_ONLY,
         required: &[],
         effect: Effect::Read,
+        run: mcp_ready,
     },
     McpTool {
         name: "issue_list",
@@ -1138,6 +1141,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: &[("status", "status", "string"), ("assignee", "assignee", "string")],
         required: &[],
         effect: Effect::Read,
+        run: mcp_list,
     },
     McpTool {
         name: "issue_check",
@@ -1145,6 +1149,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: &[("note_warn_threshold", "noteWarnThreshold", "integer")],
         required: &[],
         effect: Effect::Read,
+        run: mcp_check,
     },
     McpTool {
         name: "issue_backend_status",
@@ -1152,6 +1157,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: ISSUES_PATH_ONLY,
         required: &[],
         effect: Effect::Read,
+        run: mcp_backend_status,
     },
     McpTool {
         name: "issue_blocked",
@@ -1159,6 +1165,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: ISSUES_PATH_ONLY,
         required: &[],
         effect: Effect::Read,
+        run: mcp_blocked,
     },
     McpTool {
         name: "issue_add",
@@ -1169,6 +1176,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.add",
             join: false,
         },
+        run: mcp_issue_add,
     },
     McpTool {
         name: "issue_claim",
@@ -1179,6 +1187,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.claim",
             join: false,
         },
+        run: mcp_claim,
     },
     McpTool {
         name: "issue_lease_renew",
@@ -1189,6 +1198,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.lease_renew",
             join: false,
         },
+        run: mcp_lease_renew,
     },
     McpTool {
         name: "issue_lease_release",
@@ -1203,6 +1213,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.lease_release",
             join: false,
         },
+        run: mcp_lease_release,
     },
     McpTool {
         name: "issue_discover",
@@ -1222,6 +1233,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.discover",
             join: true,
         },
+        run: mcp_issue_discover,
     },
     McpTool {
         name: "issue_update",
@@ -1241,6 +1253,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "issue.update",
             join: true,
         },
+        run: mcp_issue_update,
     },
     McpTool {
         name: "dep_add",
@@ -1256,6 +1269,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "dep.add",
             join: true,
         },
+        run: mcp_dep_add,
     },
     McpTool {
         name: "dep_remove",
@@ -1270,6 +1284,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "dep.remove",
             join: true,
         },
+        run: mcp_dep_remove,
     },
     McpTool {
         name: "dep_replace",
@@ -1286,6 +1301,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
             action: "dep.replace",
             join: true,
         },
+        run: mcp_dep_replace,
     },
     McpTool {
         name: "dep_diagnostics",
@@ -1293,6 +1309,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: &[("graph_scope", "graphScope", "scope")],
         required: &["graph_scope"],
         effect: Effect::Read,
+        run: mcp_diagnostics,
     },
     McpTool {
         name: "init_tool",
@@ -1300,6 +1317,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: ISSUES_PATH_ONLY,
         required: &[],
         effect: Effect::Init,
+        run: mcp_init,
     },
     McpTool {
         name: "issue_lease_projection",
@@ -1307,6 +1325,7 @@ pub const MCP_TOOLS: [McpTool; 17] = [
         args: ISSUES_PATH_ONLY,
         required: &[],
         effect: Effect::Read,
+        run: mcp_lease_projection,
     },
 ];
 
@@ -2032,52 +2051,61 @@ fn mcp_dep_replace(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcom
 /// code): a refusal is premath's `[failureClass=C] diagnostic`; an answer
 /// premath's `{…, issue, changed, leaseProjection, writeWitness}` (the write
 /// witness only when the store changed).
-fn mcp_lease(action: &'static str) -> Box<Run> {
-    Box::new(move |ctx, args| {
-        let mut payload = args.clone();
-        if let Some(m) = payload.as_object_mut() {
-            m.remove("instruction");
-        }
-        let store = ctx.paths.issues.clone();
-        let open = move |_: Option<&str>| Ok(store.clone());
-        let answer = crate::issues::transport::dispatch(
-            action,
-            &payload,
-            open,
-            LockOptions::default(),
-            ctx.now,
-        );
-        if answer["result"] != "accepted" {
-            let class = non_empty(answer["failureClasses"][0].as_str())
-                .unwrap_or_else(|| "transport_rejected".into());
-            let diagnostic = non_empty(answer["diagnostic"].as_str())
-                .unwrap_or_else(|| format!("transport action rejected: {action}"));
-            return Ok(ActionOutcome::rejected(
-                vec![class.clone()],
-                format!("[failureClass={class}] {diagnostic}"),
-            ));
-        }
-        let changed = answer["changed"].as_bool().unwrap_or(false);
-        let id = args["id"].as_str().unwrap_or_default();
-        let mut outcome = mutation_answer(
-            ctx,
-            action,
-            id,
-            args,
-            Map::from_iter([
-                ("issue".to_string(), answer["issue"].clone()),
-                ("changed".to_string(), json!(changed)),
-                (
-                    "leaseProjection".to_string(),
-                    answer["leaseProjection"].clone(),
-                ),
-            ]),
-        )?;
-        if !changed {
-            outcome.payload["writeWitness"] = Value::Null;
-        }
-        Ok(outcome)
-    })
+fn mcp_lease(
+    action: &str,
+    ctx: &ActionContext<'_>,
+    args: &Value,
+) -> Result<ActionOutcome, ActionError> {
+    let mut payload = args.clone();
+    if let Some(m) = payload.as_object_mut() {
+        m.remove("instruction");
+    }
+    let store = ctx.paths.issues.clone();
+    let open = move |_: Option<&str>| Ok(store.clone());
+    let answer =
+        crate::issues::transport::dispatch(action, &payload, open, LockOptions::default(), ctx.now);
+    if answer["result"] != "accepted" {
+        let class = non_empty(answer["failureClasses"][0].as_str())
+            .unwrap_or_else(|| "transport_rejected".into());
+        let diagnostic = non_empty(answer["diagnostic"].as_str())
+            .unwrap_or_else(|| format!("transport action rejected: {action}"));
+        return Ok(ActionOutcome::rejected(
+            vec![class.clone()],
+            format!("[failureClass={class}] {diagnostic}"),
+        ));
+    }
+    let changed = answer["changed"].as_bool().unwrap_or(false);
+    let id = args["id"].as_str().unwrap_or_default();
+    let mut outcome = mutation_answer(
+        ctx,
+        action,
+        id,
+        args,
+        Map::from_iter([
+            ("issue".to_string(), answer["issue"].clone()),
+            ("changed".to_string(), json!(changed)),
+            (
+                "leaseProjection".to_string(),
+                answer["leaseProjection"].clone(),
+            ),
+        ]),
+    )?;
+    if !changed {
+        outcome.payload["writeWitness"] = Value::Null;
+    }
+    Ok(outcome)
+}
+
+fn mcp_claim(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.claim", ctx, args)
+}
+
+fn mcp_lease_renew(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.lease_renew", ctx, args)
+}
+
+fn mcp_lease_release(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.lease_release", ctx, args)
 }
 
 /// The actions behind [`MCP_TOOLS`] (`premath.issue_ready`, …), each
@@ -2089,25 +2117,6 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
     MCP_TOOLS
         .iter()
         .map(|tool| {
-            let run: Box<Run> = match tool.name {
-                "issue_ready" => Box::new(mcp_ready),
-                "issue_list" => Box::new(mcp_list),
-                "issue_check" => Box::new(mcp_check),
-                "issue_blocked" => Box::new(mcp_blocked),
-                "dep_diagnostics" => Box::new(mcp_diagnostics),
-                "issue_backend_status" => Box::new(mcp_backend_status),
-                "issue_add" => Box::new(mcp_issue_add),
-                "issue_discover" => Box::new(mcp_issue_discover),
-                "issue_update" => Box::new(mcp_issue_update),
-                "dep_add" => Box::new(mcp_dep_add),
-                "dep_remove" => Box::new(mcp_dep_remove),
-                "dep_replace" => Box::new(mcp_dep_replace),
-                "issue_claim" => mcp_lease("issue.claim"),
-                "issue_lease_renew" => mcp_lease("issue.lease_renew"),
-                "issue_lease_release" => mcp_lease("issue.lease_release"),
-                "init_tool" => Box::new(mcp_init),
-                _ => Box::new(mcp_lease_projection),
-            };
             let mut args: Vec<(&str, &str)> = tool
                 .args
                 .iter()
@@ -2137,7 +2146,7 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
                 tool.description,
                 &args,
                 &[FAILURE_EXECUTION_ERROR],
-                run,
+                Box::new(tool.run),
             );
             a.governed = governed;
             Arc::new(a) as Arc<dyn HostAction>

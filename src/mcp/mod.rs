@@ -363,7 +363,10 @@ impl TuskServer {
             ),
         ];
         if self.inner.options.premath_tools {
-            for tool in crate::premath::MCP_TOOLS.iter() {
+            for tool in crate::premath::MCP_TOOLS
+                .iter()
+                .filter(|t| self.principal_allows(principal, &t.action_id()))
+            {
                 // premath's hints: reads, the idempotent init, and mutations.
                 let effect = tool.effect;
                 let read = effect == crate::premath::Effect::Read;

@@ -2114,6 +2114,7 @@ fn mcp_lease_release(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutc
 /// their tusk twins and take the front end's instruction link (its JSON
 /// text) as `instruction`.
 pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
+    let twins = crate::runtime::builtin_registry();
     MCP_TOOLS
         .iter()
         .map(|tool| {
@@ -2140,12 +2141,23 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
                     (ActionKind::Mutation, Some("issue.add"))
                 }
             };
+            // A mutation reports its twin's classes (premath's type refusals among them).
+            let mut classes = vec![FAILURE_EXECUTION_ERROR];
+            let twin = match tool.effect {
+                Effect::Mutation { action, .. } => twins.get(action),
+                _ => None,
+            };
+            if let Some(twin) = twin {
+                classes.extend(twin.spec().failure_classes.iter().map(String::as_str));
+            }
+            classes.sort_unstable();
+            classes.dedup();
             let mut a = PremathAction::new(
                 &tool.action_id(),
                 kind,
                 tool.description,
                 &args,
-                &[FAILURE_EXECUTION_ERROR],
+                &classes,
                 Box::new(tool.run),
             );
             a.governed = governed;

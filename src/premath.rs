@@ -2190,6 +2190,58 @@ mod tests {
     }
 
     #[test]
+    fn tool_arguments_are_sorted_as_premath_takes_them() {
+        let tool = |name: &str| MCP_TOOLS.iter().find(|t| t.name == name).unwrap();
+        let given = |v: Value| v.as_object().cloned().unwrap();
+        let claim = tool("issue_claim")
+            .action_args(
+                &given(
+                    json!({"id": "bd-1", "assignee": "a", "lease_ttl_seconds": -5,
+                              "instructionId": "i-1", "unknown": 1}),
+                ),
+                ".premath/issues.jsonl",
+            )
+            .unwrap();
+        // Aliases become the action's camelCase names; the instruction id
+        // is not an action argument; unknown members are ignored, as premath does.
+        assert_eq!(
+            Value::Object(claim.args),
+            json!({"id": "bd-1", "assignee": "a", "leaseTtlSeconds": -5})
+        );
+        assert_eq!(claim.instruction_id.as_deref(), Some("i-1"));
+        let blank = tool("dep_add")
+            .action_args(
+                &given(json!({"issue_id": "a", "depends_on_id": "b", "instruction_id": " "})),
+                ".premath/issues.jsonl",
+            )
+            .unwrap();
+        assert_eq!(blank.instruction_id, None);
+        let missing = tool("issue_lease_renew")
+            .action_args(&given(json!({"id": "bd-1", "assignee": "a"})), "s")
+            .err()
+            .unwrap();
+        assert!(missing.contains("leaseId"), "{missing}");
+        let schema = tool("issue_lease_renew").input_schema();
+        assert_eq!(schema["required"], json!(["id", "assignee", "lease_id"]));
+        assert_eq!(schema["properties"]["lease_id"], json!({"type": "string"}));
+        assert_eq!(
+            schema["properties"]["instruction_id"],
+            json!({"nullable": true, "type": "string"})
+        );
+    }
+
+    #[test]
+    fn an_instruction_id_is_not_a_path() {
+        let dir = std::env::temp_dir();
+        for id in ["../x", "a/b", "..", "a\\b"] {
+            let refused = instruction_link(&dir, id, "issue.add", false)
+                .err()
+                .unwrap();
+            assert!(refused.contains("not a path"), "{refused}");
+        }
+    }
+
+    #[test]
     fn per_call_authority_is_refused_clearly() {
         let program: Program = serde_json::from_value(json!({
             "calls": [{"action": "issue.ready", "policyDigest": "pol1_x"}]

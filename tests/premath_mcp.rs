@@ -3,8 +3,11 @@
 //! there), replayed against `tusk mcp --premath-tools` with the same SDK
 //! (`tests/mcp/premath_drop_in.py`): each tool is listed with premath's input
 //! schema and answers premath's text and error flag (a mutation also leaves
-//! premath's store), and each call is a recorded tusk run. Needs the venv of
-//! `bash tests/mcp/setup.sh` (fails, never skips, without it).
+//! premath's store), and each call is a recorded tusk run. Only what is truly
+//! variable is normalized (clock instants, a write witness's id and
+//! milliseconds), and premath's lease `resolverWitness` set aside (tusk does
+//! not compute it); the script's docstring says exactly what. Needs the venv
+//! of `bash tests/mcp/setup.sh` (fails, never skips, without it).
 //!
 //! The other tests cover what is tusk's: a mutation through a premath tool
 //! is a run `tusk replay` replays, and tusk's gate still stands behind

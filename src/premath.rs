@@ -1843,7 +1843,9 @@ fn mutation_answer(
     Ok(ActionOutcome::accepted(Value::Object(m)))
 }
 
-/// The issue `id` as premath's summary, read back after a mutation.
+/// The issue `id` as premath's summary, read back after a mutation (tusk's
+/// mutation reports carry no lease; a writer in between would show here,
+/// where premath shows the issue as it wrote it).
 fn summary_of(ctx: &ActionContext<'_>, id: &str) -> Result<Value, ActionError> {
     let text = ctx
         .paths

@@ -1783,13 +1783,22 @@ fn premath_refusal(tool: &str, class: &str, args: &Value, report: &Value) -> Str
     }
 }
 
+/// The server directory's jj snapshot as premath takes it, before the
+/// mutation writes (`null` outside a jj workspace).
+fn jj_before() -> Result<Value, ActionError> {
+    let root = server_root().map_err(root_error)?;
+    Ok(crate::issues::backend::jj_snapshot(&root).unwrap_or(Value::Null))
+}
+
 /// premath's write witness (`bd.issue.write.v1`) of a mutation made at
-/// `ctx.now` (a replay sees the recorded instant, so the same witness).
+/// `ctx.now` (a replay sees the recorded instant, so the same witness),
+/// `jj` taken before it wrote.
 fn write_witness(
     ctx: &ActionContext<'_>,
     action: &str,
     issue_id: &str,
     instruction: &Value,
+    jj: Value,
 ) -> Result<Value, ActionError> {
     let root = server_root().map_err(root_error)?;
     Ok(json!({
@@ -1804,7 +1813,7 @@ fn write_witness(
         "mutationPolicy": "instruction-linked",
         "queryBackend": crate::issues::projection::backend_name(&ctx.paths.issues),
         "instruction": instruction,
-        "jjSnapshot": null,
+        "jjSnapshot": jj,
     }))
 }
 
@@ -1825,6 +1834,7 @@ fn mutation_answer(
     action: &str,
     issue_id: &str,
     args: &Value,
+    jj: Value,
     members: Map<String, Value>,
 ) -> Result<ActionOutcome, ActionError> {
     let instruction = instruction_arg(args)?;
@@ -1837,7 +1847,7 @@ fn mutation_answer(
     );
     m.insert(
         "writeWitness".into(),
-        write_witness(ctx, action, issue_id, &instruction)?,
+        write_witness(ctx, action, issue_id, &instruction, jj)?,
     );
     m.insert("instruction".into(), instruction);
     Ok(ActionOutcome::accepted(Value::Object(m)))
@@ -1912,6 +1922,7 @@ fn new_issue(
 }
 
 fn mcp_issue_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     let issue_type = refused!(premath_issue_type(args));
     let new = new_issue(args, issue_type, str_arg(args, "status"));
     let made = refused!(mutate_as(
@@ -1922,10 +1933,11 @@ fn mcp_issue_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome,
     let id = made["issue"]["id"].as_str().unwrap_or_default().to_string();
     let mut m = Map::new();
     m.insert("issue".into(), summary_of(ctx, &id)?);
-    mutation_answer(ctx, "issue.add", &id, args, m)
+    mutation_answer(ctx, "issue.add", &id, args, jj, m)
 }
 
 fn mcp_issue_discover(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     if let Some(refusal) = store_missing(ctx) {
         return Ok(refusal);
     }
@@ -1944,10 +1956,11 @@ fn mcp_issue_discover(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOut
         "dependency".into(),
         json!({"issueId": id, "dependsOnId": parent, "type": "discovered-from"}),
     );
-    mutation_answer(ctx, "issue.discover", &id, args, m)
+    mutation_answer(ctx, "issue.discover", &id, args, jj, m)
 }
 
 fn mcp_issue_update(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     if let Some(refusal) = store_missing(ctx) {
         return Ok(refusal);
     }
@@ -1971,7 +1984,7 @@ fn mcp_issue_update(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutco
     )?);
     let mut m = Map::new();
     m.insert("issue".into(), summary_of(ctx, &id)?);
-    mutation_answer(ctx, "issue.update", &id, args, m)
+    mutation_answer(ctx, "issue.update", &id, args, jj, m)
 }
 
 fn edge_of(args: &Value) -> crate::issues::mutate::EdgeRef {
@@ -1982,6 +1995,7 @@ fn edge_of(args: &Value) -> crate::issues::mutate::EdgeRef {
 }
 
 fn mcp_dep_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     if let Some(refusal) = store_missing(ctx) {
         return Ok(refusal);
     }
@@ -1998,10 +2012,11 @@ fn mcp_dep_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, A
         "dependency".into(),
         json!({"issueId": edge.issue_id, "dependsOnId": edge.depends_on_id, "type": dep_type, "createdBy": created_by}),
     );
-    mutation_answer(ctx, "dep.add", &edge.issue_id, args, m)
+    mutation_answer(ctx, "dep.add", &edge.issue_id, args, jj, m)
 }
 
 fn mcp_dep_remove(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     if let Some(refusal) = store_missing(ctx) {
         return Ok(refusal);
     }
@@ -2017,10 +2032,11 @@ fn mcp_dep_remove(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome
         "dependency".into(),
         json!({"issueId": edge.issue_id, "dependsOnId": edge.depends_on_id, "type": dep_type}),
     );
-    mutation_answer(ctx, "dep.remove", &edge.issue_id, args, m)
+    mutation_answer(ctx, "dep.remove", &edge.issue_id, args, jj, m)
 }
 
 fn mcp_dep_replace(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     if let Some(refusal) = store_missing(ctx) {
         return Ok(refusal);
     }
@@ -2046,7 +2062,7 @@ fn mcp_dep_replace(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcom
             "fromType": from_type, "toType": to_type, "createdBy": created_by,
         }),
     );
-    mutation_answer(ctx, "dep.replace", &edge.issue_id, args, m)
+    mutation_answer(ctx, "dep.replace", &edge.issue_id, args, jj, m)
 }
 
 /// A lease tool through premath's transport (`tusk transport-dispatch`'s
@@ -2058,6 +2074,7 @@ fn mcp_lease(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
     let mut payload = args.clone();
     if let Some(m) = payload.as_object_mut() {
         m.remove("instruction");
@@ -2083,6 +2100,7 @@ fn mcp_lease(
         action,
         id,
         args,
+        jj,
         Map::from_iter([
             ("issue".to_string(), answer["issue"].clone()),
             ("changed".to_string(), json!(changed)),

@@ -57,8 +57,13 @@ def normalized(text):
     return re.sub(r'("recordedAtUnixMs": )\d+', r'\1"<ms>"', text)
 
 
-async def call(binary, digest, root, tool, arguments, then_list):
+async def call(binary, digest, root, tool, arguments, then_list, prepend):
     env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
+    if prepend:  # the case's stand-in tools (jj) first on PATH
+        bin_dir = os.path.join(root, prepend)
+        for name in os.listdir(bin_dir):
+            os.chmod(os.path.join(bin_dir, name), 0o755)
+        env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     args = ["mcp", "--premath-tools", "--policy-digest", digest, "--instruction-ref", INSTRUCTION_REF]
     params = StdioServerParameters(command=binary, args=args, cwd=root, env=env)
     async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
@@ -98,7 +103,8 @@ def check(binary, digest, case):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         before = snapshot(root)
-        got = asyncio.run(call(binary, digest, root, case["tool"], case["arguments"], mutation))
+        got = asyncio.run(call(binary, digest, root, case["tool"], case["arguments"], mutation,
+                               case.get("pathPrepend")))
         for key in ("text", "after"):  # the directory, as record.py records it
             if isinstance(got.get(key), str):
                 got[key] = got[key].replace(os.path.realpath(root), "<root>").replace(root, "<root>")

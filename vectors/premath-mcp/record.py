@@ -25,16 +25,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def setup(root, case):
+    """Writes the case's files; a `pathPrepend` directory's files are made
+    executable and that directory goes first on PATH (returns PATH)."""
     for rel, text in case.get("files", {}).items():
         path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    path = os.environ.get("PATH", "")
+    if case.get("pathPrepend"):
+        bin_dir = os.path.join(root, case["pathPrepend"])
+        for name in os.listdir(bin_dir):
+            os.chmod(os.path.join(bin_dir, name), 0o755)
+        path = bin_dir + os.pathsep + path
+    return path
 
 
-async def call(binary, args, root, tool, arguments, then_list):
+async def call(binary, args, root, tool, arguments, then_list, path):
     params = StdioServerParameters(command=binary, args=args, cwd=root,
-                                   env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"})
+                                   env={"PATH": path, "LC_ALL": "C"})
     async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -61,9 +70,9 @@ def main():
         if only and case["name"] not in only:
             continue
         with tempfile.TemporaryDirectory() as root:
-            setup(root, case)
+            path = setup(root, case)
             answer = asyncio.run(call(binary, ["mcp-serve"], root, case["tool"], case["arguments"],
-                                      case.get("mutation", False)))
+                                      case.get("mutation", False), path))
             # premath names the scenario's directory in some answers
             # (backend status, init, instruction witnesses): recorded as <root>.
             for key in ("text", "after"):

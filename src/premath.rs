@@ -540,6 +540,33 @@ type Run = dyn Fn(&ActionContext<'_>, &Value) -> Result<ActionOutcome, ActionErr
 struct PremathAction {
     spec: ActionSpec,
     run: Box<Run>,
+    /// The tusk mutation the gate admits it as (premath's MCP mutations).
+    governed: Option<&'static str>,
+}
+
+impl PremathAction {
+    fn new(
+        id: &str,
+        kind: ActionKind,
+        description: &str,
+        args: &[(&str, &str)],
+        failure_classes: &[&str],
+        run: Box<Run>,
+    ) -> Self {
+        Self {
+            spec: ActionSpec {
+                id: id.to_string(),
+                kind,
+                description: description.to_string(),
+                args: args_schema(args),
+                payload: json!({"type": "object"}),
+                failure_classes: failure_classes.iter().map(|c| c.to_string()).collect(),
+                example: format!("(host-call \"{id}\" (hash))"),
+            },
+            run,
+            governed: None,
+        }
+    }
 }
 
 impl HostAction for PremathAction {
@@ -548,6 +575,9 @@ impl HostAction for PremathAction {
     }
     fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError> {
         (self.run)(ctx, &args)
+    }
+    fn governed_as(&self) -> &str {
+        self.governed.unwrap_or(&self.spec.id)
     }
 }
 
@@ -573,18 +603,14 @@ fn action(
     failure_classes: &[&str],
     run: Box<Run>,
 ) -> Arc<dyn HostAction> {
-    Arc::new(PremathAction {
-        spec: ActionSpec {
-            id: id.to_string(),
-            kind,
-            description: description.to_string(),
-            args: args_schema(args),
-            payload: json!({"type": "object"}),
-            failure_classes: failure_classes.iter().map(|c| c.to_string()).collect(),
-            example: format!("(host-call \"{id}\" (hash))"),
-        },
+    Arc::new(PremathAction::new(
+        id,
+        kind,
+        description,
+        args,
+        failure_classes,
         run,
-    })
+    ))
 }
 
 /// An action premath's evaluator refuses with `class` before it dispatches.
@@ -601,6 +627,7 @@ fn refusing(id: &str, class: &str, diagnostic: String) -> Arc<dyn HostAction> {
             example: format!("(host-call \"{id}\" (hash))"),
         },
         run: Box::new(move |_, _| Ok(ActionOutcome::rejected(vec![c.clone()], diagnostic.clone()))),
+        governed: None,
     })
 }
 
@@ -610,21 +637,10 @@ fn with_store(
     ctx: &ActionContext<'_>,
     view: impl FnOnce(&Store<'_>, &str) -> Result<ActionOutcome, ActionError>,
 ) -> Result<ActionOutcome, ActionError> {
-    // Shown as premath shows its default (`.premath/issues.jsonl`, not `./…`).
-    let shown = ctx.paths.issues.path();
-    let path = shown
-        .strip_prefix(".")
-        .unwrap_or(shown)
-        .display()
-        .to_string();
-    if let crate::issues::IssueStore::Jsonl(file) = &ctx.paths.issues {
-        if !file.exists() {
-            return Ok(ActionOutcome::rejected(
-                vec![FAILURE_EXECUTION_ERROR.into()],
-                format!("issues file not found: {path}"),
-            ));
-        }
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
     }
+    let path = shown_store(ctx);
     let text = match ctx.paths.issues.read_text() {
         Ok(t) => t,
         Err(e) => {
@@ -911,15 +927,47 @@ pub fn registry(contract: &Contract) -> Registry {
 
 // ------------------------------------------------------------- MCP tools
 
+/// What one of premath's tools does, and how tusk's gate admits it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    Read,
+    /// A mutation premath mediates by an instruction witness: premath's
+    /// action id (its capability claim and messages name it, and tusk's
+    /// policy governs the tool as that tusk mutation); `join`: premath also
+    /// needs the witness's join gate closed.
+    Mutation {
+        action: &'static str,
+        join: bool,
+    },
+    /// `init_tool`: lays out the server's root. premath asks no instruction
+    /// for it; tusk admits it as `issue.add` (it creates the store that
+    /// would), on the server's authority.
+    Init,
+}
+
 /// One tool of premath's `mcp-serve` that tusk serves (`tusk mcp
 /// --premath-tools`): premath's name, description and input schema, and the
-/// premath-shaped read action (`premath.<tool>`) a call runs as.
+/// premath-shaped action (`premath.<tool>`) a call runs as.
 pub struct McpTool {
     pub name: &'static str,
     pub description: &'static str,
-    /// The arguments besides `issues_path`: (premath's snake_case name, its
-    /// camelCase alias, JSON type).
+    /// The arguments besides `issues_path`, `instruction_id` and `root_path`:
+    /// (premath's snake_case name, its camelCase alias, type). Types:
+    /// `string`, `integer` (non-negative), `int` (any integer), `scope`.
     pub args: &'static [(&'static str, &'static str, &'static str)],
+    /// The arguments premath requires, in its order.
+    pub required: &'static [&'static str],
+    pub effect: Effect,
+    /// What a call does (the `premath.<tool>` action's body).
+    run: fn(&ActionContext<'_>, &Value) -> Result<ActionOutcome, ActionError>,
+}
+
+/// A tool call's arguments, sorted out.
+pub struct ToolArgs {
+    /// The action's arguments (camelCase).
+    pub args: Map<String, Value>,
+    /// premath's `instruction_id`, when given and not blank.
+    pub instruction_id: Option<String>,
 }
 
 impl McpTool {
@@ -930,54 +978,90 @@ impl McpTool {
 
     /// premath's input schema (as its SDK derives it).
     pub fn input_schema(&self) -> Value {
+        let nullable_string = json!({"nullable": true, "type": "string"});
         let mut properties = Map::new();
-        properties.insert(
-            "issues_path".into(),
-            json!({"nullable": true, "type": "string"}),
-        );
-        let mut required = Vec::new();
+        if self.effect == Effect::Init {
+            properties.insert("root_path".into(), nullable_string.clone());
+        } else {
+            properties.insert("issues_path".into(), nullable_string.clone());
+        }
+        if matches!(self.effect, Effect::Mutation { .. }) {
+            properties.insert("instruction_id".into(), nullable_string);
+        }
         for (name, _, ty) in self.args {
-            if *ty == "scope" {
-                properties.insert(
-                    name.to_string(),
-                    json!({"oneOf": [{"enum": ["Active"]}, {"enum": ["Full"]}]}),
-                );
-                required.push(*name);
+            let json_type = if matches!(*ty, "int" | "integer") {
+                "integer"
             } else {
-                properties.insert(name.to_string(), json!({"nullable": true, "type": ty}));
-            }
+                "string"
+            };
+            let schema = if *ty == "scope" {
+                json!({"oneOf": [{"enum": ["Active"]}, {"enum": ["Full"]}]})
+            } else if self.required.contains(name) {
+                json!({"type": json_type})
+            } else {
+                json!({"nullable": true, "type": json_type})
+            };
+            properties.insert(name.to_string(), schema);
         }
         let mut schema = json!({"properties": properties, "type": "object"});
-        if !required.is_empty() {
-            schema["required"] = json!(required);
+        if !self.required.is_empty() {
+            schema["required"] = json!(self.required);
         }
         schema
     }
 
-    /// The action's arguments from a call's (premath's snake_case names or
-    /// camelCase aliases). `issues_path` may only name the served store
-    /// (`served`): a tusk program never chooses a file.
+    /// Sorts a call's arguments (premath's snake_case names or camelCase
+    /// aliases) into the action's. `issues_path` may only name the served
+    /// store (`served`) and `root_path` the server's directory: a tusk
+    /// program never chooses a file.
     ///
     /// # Errors
-    /// An argument of the wrong type, or another store named.
-    pub fn action_args(&self, given: &Map<String, Value>, served: &str) -> Result<Value, String> {
-        let mut out = Map::new();
+    /// A missing required argument, one of the wrong type, or another store
+    /// or root named.
+    pub fn action_args(
+        &self,
+        given: &Map<String, Value>,
+        served: &str,
+    ) -> Result<ToolArgs, String> {
+        let mut out = ToolArgs {
+            args: Map::new(),
+            instruction_id: None,
+        };
         for (key, value) in given {
             if value.is_null() {
                 continue;
             }
-            if key == "issues_path" || key == "issuesPath" {
-                let named = value.as_str().unwrap_or_default();
-                let same = std::path::Path::new(named) == std::path::Path::new(served)
-                    || std::fs::canonicalize(named).ok() == std::fs::canonicalize(served).ok()
-                        && std::path::Path::new(named).exists();
-                if !same {
-                    return Err(format!(
-                        "issues_path `{named}`: this server serves one issue store, {served}; \
-                         name it or leave issues_path out"
-                    ));
+            match key.as_str() {
+                "issues_path" | "issuesPath" if self.effect != Effect::Init => {
+                    let named = value.as_str().unwrap_or_default();
+                    if !same_file(named, served) {
+                        return Err(format!(
+                            "issues_path `{named}`: this server serves one issue store, {served}; \
+                             name it or leave issues_path out"
+                        ));
+                    }
+                    continue;
                 }
-                continue;
+                "root_path" | "rootPath" if self.effect == Effect::Init => {
+                    let named = value.as_str().unwrap_or_default();
+                    if !named.trim().is_empty() && !same_file(named, ".") {
+                        return Err(format!(
+                            "root_path `{named}`: this server lays out its own directory only; \
+                             name it or leave root_path out"
+                        ));
+                    }
+                    continue;
+                }
+                "instruction_id" | "instructionId"
+                    if matches!(self.effect, Effect::Mutation { .. }) =>
+                {
+                    let Some(id) = value.as_str() else {
+                        return Err(format!("{key}: expected a string"));
+                    };
+                    out.instruction_id = non_empty(Some(id)).map(|_| id.to_string());
+                    continue;
+                }
+                _ => {}
             }
             let Some((_, camel, ty)) = self
                 .args
@@ -995,53 +1079,416 @@ impl McpTool {
                 "integer" if !value.is_u64() => {
                     return Err(format!("{key}: expected a non-negative integer"))
                 }
+                "int" if !value.is_i64() => return Err(format!("{key}: expected an integer")),
                 "string" if !value.is_string() => return Err(format!("{key}: expected a string")),
                 _ => value.clone(),
             };
-            out.insert(camel.to_string(), value);
+            out.args.insert(camel.to_string(), value);
         }
-        Ok(Value::Object(out))
+        for name in self.required {
+            let camel = self
+                .args
+                .iter()
+                .find(|(snake, _, _)| snake == name)
+                .map_or(*name, |(_, camel, _)| *camel);
+            if *name != "graph_scope" && !out.args.contains_key(camel) {
+                return Err(format!("missing field `{camel}`"));
+            }
+        }
+        Ok(out)
     }
 }
 
-/// premath's tools with a tusk twin that `tusk mcp --premath-tools` serves.
-pub const MCP_TOOLS: [McpTool; 7] = [
+/// Whether two names a caller gave name the same file (or directory).
+fn same_file(named: &str, served: &str) -> bool {
+    let (a, b) = (std::path::Path::new(named), std::path::Path::new(served));
+    a == b || a.exists() && std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+}
+
+const ISSUES_PATH_ONLY: &[(&str, &str, &str)] = &[];
+const NEW_ISSUE: &[(&str, &str, &str)] = &[
+    ("title", "title", "string"),
+    ("id", "id", "string"),
+    ("description", "description", "string"),
+    ("status", "status", "string"),
+    ("priority", "priority", "int"),
+    ("issue_type", "issueType", "string"),
+    ("assignee", "assignee", "string"),
+    ("owner", "owner", "string"),
+];
+const LEASE_TERM: &[(&str, &str, &str)] = &[
+    ("id", "id", "string"),
+    ("assignee", "assignee", "string"),
+    ("lease_id", "leaseId", "string"),
+    ("lease_ttl_seconds", "leaseTtlSeconds", "int"),
+    ("lease_expires_at", "leaseExpiresAt", "string"),
+];
+
+/// premath's tools with a tusk twin that `tusk mcp --premath-tools` serves,
+/// in premath's order.
+pub const MCP_TOOLS: [McpTool; 17] = [
     McpTool {
         name: "issue_ready",
         description: "List open issues that have no unresolved blocking dependencies",
-        args: &[],
+        args: ISSUES_PATH_ONLY,
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_ready,
     },
     McpTool {
         name: "issue_list",
         description: "List issues with optional status/assignee filtering",
         args: &[("status", "status", "string"), ("assignee", "assignee", "string")],
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_list,
     },
     McpTool {
         name: "issue_check",
         description: "Run deterministic issue-graph contract checks",
         args: &[("note_warn_threshold", "noteWarnThreshold", "integer")],
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_check,
+    },
+    McpTool {
+        name: "issue_backend_status",
+        description: "Report issue backend integration state (jsonl authority, surreal projection, jj)",
+        args: ISSUES_PATH_ONLY,
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_backend_status,
     },
     McpTool {
         name: "issue_blocked",
         description: "List non-closed issues that are explicitly blocked or have unresolved blocking dependencies",
-        args: &[],
+        args: ISSUES_PATH_ONLY,
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_blocked,
+    },
+    McpTool {
+        name: "issue_add",
+        description: "Add an issue to the JSONL substrate",
+        args: NEW_ISSUE,
+        required: &["title"],
+        effect: Effect::Mutation {
+            action: "issue.add",
+            join: false,
+        },
+        run: mcp_issue_add,
+    },
+    McpTool {
+        name: "issue_claim",
+        description: "Atomically claim an issue for work (sets assignee + in_progress)",
+        args: LEASE_TERM,
+        required: &["id", "assignee"],
+        effect: Effect::Mutation {
+            action: "issue.claim",
+            join: false,
+        },
+        run: mcp_claim,
+    },
+    McpTool {
+        name: "issue_lease_renew",
+        description: "Renew an active issue lease by id/assignee/lease_id",
+        args: LEASE_TERM,
+        required: &["id", "assignee", "lease_id"],
+        effect: Effect::Mutation {
+            action: "issue.lease_renew",
+            join: false,
+        },
+        run: mcp_lease_renew,
+    },
+    McpTool {
+        name: "issue_lease_release",
+        description: "Release an issue lease by id (optionally validating assignee/lease_id)",
+        args: &[
+            ("id", "id", "string"),
+            ("assignee", "assignee", "string"),
+            ("lease_id", "leaseId", "string"),
+        ],
+        required: &["id"],
+        effect: Effect::Mutation {
+            action: "issue.lease_release",
+            join: false,
+        },
+        run: mcp_lease_release,
+    },
+    McpTool {
+        name: "issue_discover",
+        description: "Create a follow-up issue and link it with discovered-from dependency",
+        args: &[
+            ("parent_issue_id", "parentIssueId", "string"),
+            ("title", "title", "string"),
+            ("id", "id", "string"),
+            ("description", "description", "string"),
+            ("priority", "priority", "int"),
+            ("issue_type", "issueType", "string"),
+            ("assignee", "assignee", "string"),
+            ("owner", "owner", "string"),
+        ],
+        required: &["parent_issue_id", "title"],
+        effect: Effect::Mutation {
+            action: "issue.discover",
+            join: true,
+        },
+        run: mcp_issue_discover,
+    },
+    McpTool {
+        name: "issue_update",
+        description: "Update mutable issue fields by id",
+        args: &[
+            ("id", "id", "string"),
+            ("title", "title", "string"),
+            ("description", "description", "string"),
+            ("notes", "notes", "string"),
+            ("status", "status", "string"),
+            ("priority", "priority", "int"),
+            ("assignee", "assignee", "string"),
+            ("owner", "owner", "string"),
+        ],
+        required: &["id"],
+        effect: Effect::Mutation {
+            action: "issue.update",
+            join: true,
+        },
+        run: mcp_issue_update,
+    },
+    McpTool {
+        name: "dep_add",
+        description: "Add a dependency edge between issues",
+        args: &[
+            ("issue_id", "issueId", "string"),
+            ("depends_on_id", "dependsOnId", "string"),
+            ("dep_type", "depType", "string"),
+            ("created_by", "createdBy", "string"),
+        ],
+        required: &["issue_id", "depends_on_id"],
+        effect: Effect::Mutation {
+            action: "dep.add",
+            join: true,
+        },
+        run: mcp_dep_add,
+    },
+    McpTool {
+        name: "dep_remove",
+        description: "Remove a dependency edge between issues",
+        args: &[
+            ("issue_id", "issueId", "string"),
+            ("depends_on_id", "dependsOnId", "string"),
+            ("dep_type", "depType", "string"),
+        ],
+        required: &["issue_id", "depends_on_id"],
+        effect: Effect::Mutation {
+            action: "dep.remove",
+            join: true,
+        },
+        run: mcp_dep_remove,
+    },
+    McpTool {
+        name: "dep_replace",
+        description: "Replace one dependency edge type with another",
+        args: &[
+            ("issue_id", "issueId", "string"),
+            ("depends_on_id", "dependsOnId", "string"),
+            ("from_dep_type", "fromDepType", "string"),
+            ("to_dep_type", "toDepType", "string"),
+            ("created_by", "createdBy", "string"),
+        ],
+        required: &["issue_id", "depends_on_id", "to_dep_type"],
+        effect: Effect::Mutation {
+            action: "dep.replace",
+            join: true,
+        },
+        run: mcp_dep_replace,
     },
     McpTool {
         name: "dep_diagnostics",
         description: "Report dependency graph cycle diagnostics for active or full graph scope",
         args: &[("graph_scope", "graphScope", "scope")],
+        required: &["graph_scope"],
+        effect: Effect::Read,
+        run: mcp_diagnostics,
     },
     McpTool {
-        name: "issue_backend_status",
-        description: "Report issue backend integration state (jsonl authority, surreal projection, jj)",
-        args: &[],
+        name: "init_tool",
+        description: "Initialize premath local substrate (.premath/issues.jsonl), migrating legacy .beads store when present",
+        args: ISSUES_PATH_ONLY,
+        required: &[],
+        effect: Effect::Init,
+        run: mcp_init,
     },
     McpTool {
         name: "issue_lease_projection",
         description: "Return deterministic lease projection for stale/contended claims",
-        args: &[],
+        args: ISSUES_PATH_ONLY,
+        required: &[],
+        effect: Effect::Read,
+        run: mcp_lease_projection,
     },
 ];
+
+// ------------------------------------------------ instruction witnesses
+
+const POLICY_DIGEST_CI_V1: &str =
+    "pol1_4ba916ce38da5c5607eb7f41d963294b34b644deb1fa6d55e133b072ca001b39";
+const POLICY_DIGEST_TEST_V1: &str =
+    "pol1_1ab3e7f398a472c2cf0f3fbd7ead7ece7bd74e836cbde924f1e33f02895d18ab";
+/// premath's refusal of a mutation tool call without `instruction_id`.
+pub const INSTRUCTION_REQUIRED: &str =
+    "mutation policy `instruction-linked` requires `instruction_id` on mutation tools";
+
+/// An instruction witness premath admits a mutation on.
+pub struct InstructionLink {
+    /// premath's `instruction` member (`instructionId`, `witnessPath`, …).
+    pub json: Value,
+    pub claims: Vec<String>,
+}
+
+/// The directory premath's server takes as its repository root, named as
+/// premath names it (`<cwd>/.`).
+pub fn server_root() -> std::io::Result<std::path::PathBuf> {
+    Ok(std::env::current_dir()?.join("."))
+}
+
+/// premath's instruction-linked admission of mutation `action`: the witness
+/// `<root>/artifacts/ciwitness/<id>.json` must exist, carry the id, be
+/// accepted, be scoped by one of premath's policy digests, claim
+/// `capabilities.change_morphisms` and the action's own claim (or `.all`),
+/// have no failure class, and, when `join`, a closed join gate. Checked in
+/// premath's order with its messages.
+///
+/// # Errors
+/// premath's message for the first check that fails; an id that is not a
+/// plain file name (tusk reads no other file).
+pub fn instruction_link(
+    root: &std::path::Path,
+    id: &str,
+    action: &str,
+    join: bool,
+) -> Result<InstructionLink, String> {
+    if id.contains(['/', '\\', '\0']) || id == "." || id == ".." {
+        return Err(format!(
+            "instruction_id `{id}`: an instruction id names a witness in artifacts/ciwitness, not a path"
+        ));
+    }
+    let path = root
+        .join("artifacts")
+        .join("ciwitness")
+        .join(format!("{id}.json"));
+    let shown = path.display().to_string();
+    if !path.exists() {
+        return Err(format!("instruction witness not found: {shown}"));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("failed to read {shown}: {e}"))?;
+    let payload: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("failed to parse instruction witness {shown}: {e}"))?;
+    let Some(in_witness) = payload["instructionId"].as_str() else {
+        return Err(format!(
+            "instruction witness missing `instructionId`: {shown}"
+        ));
+    };
+    if in_witness != id {
+        return Err(format!(
+            "instruction witness id mismatch (expected `{id}`, got `{in_witness}`)"
+        ));
+    }
+    let verdict = payload["verdictClass"].as_str();
+    if verdict != Some("accepted") {
+        return Err(format!(
+            "instruction witness is not accepted for `{id}` (verdictClass={})",
+            verdict.unwrap_or("missing")
+        ));
+    }
+    let strings = |key: &str| -> Vec<String> {
+        payload[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let claims = strings("capabilityClaims");
+    let failures = strings("failureClasses");
+    let join_failures = strings("joinFailureClasses");
+    let join_closed = payload["joinClosed"].as_bool();
+    let join_ref = payload["joinWitnessRef"].as_str();
+    let join_present = ["joinClosed", "joinFailureClasses", "joinWitnessRef"]
+        .iter()
+        .any(|k| payload.get(*k).is_some());
+    let policy = payload["policyDigest"].as_str();
+    let json = json!({
+        "instructionId": id,
+        "witnessPath": shown,
+        "instructionDigest": payload["instructionDigest"].as_str(),
+        "policyDigest": policy,
+        "capabilityClaims": claims,
+        "requiredChecks": strings("requiredChecks"),
+        "executedChecks": strings("executedChecks"),
+        "failureClasses": failures,
+        "joinGatePresent": join_present,
+        "joinClosed": join_closed,
+        "joinFailureClasses": join_failures,
+        "joinWitnessRef": join_ref,
+    });
+    let Some(policy) = policy else {
+        return Err(format!(
+            "instruction witness `{id}` missing `policyDigest` required for mutation policy scope"
+        ));
+    };
+    if policy != POLICY_DIGEST_CI_V1 && policy != POLICY_DIGEST_TEST_V1 {
+        return Err(format!(
+            "instruction policyDigest `{policy}` is not scoped for mutation action `{action}`"
+        ));
+    }
+    use crate::host::gate::{required_claim, CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL};
+    if !claims.iter().any(|c| c == CHANGE_MORPHISMS) {
+        return Err(format!(
+            "instruction `{id}` missing required capability claim `{CHANGE_MORPHISMS}` for mutation action `{action}`"
+        ));
+    }
+    let own = required_claim(action).unwrap_or(CHANGE_MORPHISMS_ALL);
+    if !claims.iter().any(|c| c == own || c == CHANGE_MORPHISMS_ALL) {
+        return Err(format!(
+            "instruction `{id}` missing required action capability claim `{own}` for mutation action `{action}`"
+        ));
+    }
+    let first = |classes: &[String]| {
+        classes
+            .iter()
+            .map(|c| c.trim())
+            .find(|c| !c.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(class) = first(&failures) {
+        return Err(format!(
+            "[failureClass={class}] instruction witness rejected mutation action `{action}` (instructionWitness={shown})"
+        ));
+    }
+    if join {
+        let join_ref = join_ref.unwrap_or("missing");
+        if !join_present {
+            return Err(format!(
+                "[failureClass={FAILURE_USE_EVIDENCE_MISSING}] instruction witness `{id}` missing join-gate evidence for mutation action `{action}` (instructionWitness={shown})"
+            ));
+        }
+        if let Some(class) = first(&join_failures) {
+            return Err(format!(
+                "[failureClass={class}] instruction join gate rejected mutation action `{action}` (instructionWitness={shown}, joinWitnessRef={join_ref})"
+            ));
+        }
+        if join_closed != Some(true) {
+            return Err(format!(
+                "[failureClass=tool.join_incomplete] instruction join gate is not closed for mutation action `{action}` (instructionWitness={shown}, joinWitnessRef={join_ref})"
+            ));
+        }
+    }
+    Ok(InstructionLink { json, claims })
+}
+
+// ------------------------------------------------------- the tools' actions
 
 /// premath's issue summary: `{assignee, id, issueType, owner, priority,
 /// status, title, lease {…, state} | null}`.
@@ -1158,17 +1605,18 @@ fn mcp_lease_projection(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutc
     })
 }
 
+fn root_error(e: std::io::Error) -> ActionError {
+    ActionError::new(
+        FAILURE_EXECUTION_ERROR,
+        format!("the server's directory: {e}"),
+    )
+}
+
 /// premath's MCP `issue_backend_status`: `issue backend-status`'s report with
 /// `queryBackend`, the repository root being the server's directory as
 /// premath names it (`<cwd>/.`) and the projection cache under it.
 fn mcp_backend_status(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
-    let cwd = std::env::current_dir().map_err(|e| {
-        ActionError::new(
-            FAILURE_EXECUTION_ERROR,
-            format!("the server's directory: {e}"),
-        )
-    })?;
-    let repo = cwd.join(".");
+    let repo = server_root().map_err(root_error)?;
     let projection = repo.join(".premath/surreal_issue_cache.json");
     let store = match &ctx.paths.issues {
         crate::issues::IssueStore::Jsonl(file) => {
@@ -1181,35 +1629,559 @@ fn mcp_backend_status(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcom
     Ok(ActionOutcome::accepted(payload))
 }
 
-/// The read actions behind [`MCP_TOOLS`] (`premath.issue_ready`, …), each
+/// premath's MCP `init_tool`: tusk's `init` of the server's directory, in
+/// premath's MCP shape (`init.tool`, absolute paths as premath names them).
+/// `layoutAbsent`: the front end found no `.premath/` before the call,
+/// so this call made it (the run's own log, written before the action runs,
+/// lives there).
+fn mcp_init(_: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let root = server_root().map_err(root_error)?;
+    let layout = match crate::issues::layout::init_layout(&root) {
+        Ok(l) => l,
+        Err(message) => {
+            return Ok(ActionOutcome::rejected(
+                vec![FAILURE_EXECUTION_ERROR.into()],
+                message,
+            ))
+        }
+    };
+    let show = |p: &std::path::Path| p.display().to_string();
+    Ok(ActionOutcome::accepted(json!({
+        "action": "init.tool",
+        "repoRoot": show(&layout.repo_root),
+        "premathDir": show(&layout.premath_dir),
+        "issuesPath": show(&layout.issues_path),
+        "createdRepoRoot": layout.created_root,
+        "createdPremathDir": layout.created_premath_dir
+            || args["layoutAbsent"].as_bool().unwrap_or(false),
+        "createdIssuesFile": layout.created_issues,
+        "migratedFromLegacy": layout.migrated_from.as_deref().map(show),
+    })))
+}
+
+/// The store path as premath shows its default (`.premath/issues.jsonl`).
+fn shown_store(ctx: &ActionContext<'_>) -> String {
+    let shown = ctx.paths.issues.path();
+    shown
+        .strip_prefix(".")
+        .unwrap_or(shown)
+        .display()
+        .to_string()
+}
+
+/// premath's refusal of a mutation on a store file that does not exist.
+fn store_missing(ctx: &ActionContext<'_>) -> Option<ActionOutcome> {
+    match &ctx.paths.issues {
+        crate::issues::IssueStore::Jsonl(file) if !file.exists() => Some(ActionOutcome::rejected(
+            vec![FAILURE_EXECUTION_ERROR.into()],
+            format!("issues file not found: {}", shown_store(ctx)),
+        )),
+        _ => None,
+    }
+}
+
+/// premath's issue types (its MCP tools refuse the others).
+const PREMATH_ISSUE_TYPES: [&str; 2] = ["epic", "task"];
+/// premath's dependency types, in its order.
+const PREMATH_DEP_TYPES: [&str; 10] = [
+    "blocks",
+    "parent-child",
+    "conditional-blocks",
+    "related",
+    "discovered-from",
+    "relates-to",
+    "duplicates",
+    "supersedes",
+    "waits-for",
+    "replies-to",
+];
+
+/// An issue type as premath's tools take it (default `task`).
+fn premath_issue_type(args: &Value) -> Result<String, ActionOutcome> {
+    let raw = str_arg(args, "issueType").unwrap_or_else(|| "task".into());
+    if PREMATH_ISSUE_TYPES.contains(&raw.as_str()) {
+        return Ok(raw);
+    }
+    Err(ActionOutcome::rejected(
+        vec!["issue.invalid_type".into()],
+        format!(
+            "invalid issue_type `{raw}` (expected one of: {})",
+            PREMATH_ISSUE_TYPES.join(", ")
+        ),
+    ))
+}
+
+/// A dependency type as premath's tools take it (default `blocks`).
+fn premath_dep_type(args: &Value, key: &str) -> Result<String, ActionOutcome> {
+    let raw = str_arg(args, key).unwrap_or_else(|| "blocks".into());
+    if PREMATH_DEP_TYPES.contains(&raw.as_str()) {
+        return Ok(raw);
+    }
+    Err(ActionOutcome::rejected(
+        vec!["dep.invalid_type".into()],
+        format!(
+            "invalid dep_type `{raw}` (expected one of: {})",
+            PREMATH_DEP_TYPES.join(", ")
+        ),
+    ))
+}
+
+/// premath's text for a refusal tusk's issue memory reports by `class`
+/// (premath words its store errors its own way), or tusk's diagnostic
+/// where premath has no such refusal.
+fn premath_refusal(tool: &str, class: &str, args: &Value, report: &Value) -> String {
+    let arg = |k: &str| args[k].as_str().unwrap_or_default().to_string();
+    let (issue, target) = (arg("issueId"), arg("dependsOnId"));
+    let dep_type = |key: &str| str_arg(args, key).unwrap_or_else(|| "blocks".into());
+    let store = match tool {
+        "dep_add" => "failed to add dependency: ",
+        "dep_remove" => "failed to remove dependency: ",
+        _ => "failed to replace dependency: ",
+    };
+    let own = report["diagnostic"].as_str().unwrap_or(class).to_string();
+    match (tool, class) {
+        ("issue_add" | "issue_discover", "issue.duplicate_id") => {
+            format!("issue already exists: {}", arg("id"))
+        }
+        ("issue_discover", "issue.parent_not_found") => {
+            format!("parent issue not found: {}", arg("parentIssueId"))
+        }
+        ("issue_update", "issue.not_found") => format!("issue not found: {}", arg("id")),
+        ("issue_update", "issue.update_empty") => "no update fields provided".into(),
+        (_, "dep.issue_not_found") => format!("{store}issue not found: {issue}"),
+        (_, "dep.target_not_found") => format!("{store}issue not found: {target}"),
+        ("dep_add", "dep.self_loop") => format!(
+            "{store}dependency self-loop is not allowed: {issue} ({})",
+            dep_type("depType")
+        ),
+        ("dep_add", "dep.duplicate") => format!(
+            "{store}dependency already exists: {issue} -> {target} ({})",
+            dep_type("depType")
+        ),
+        ("dep_add", "dep.cycle") => {
+            let path: Vec<&str> = report["cycle"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            format!(
+                "{store}dependency cycle detected: {issue} -> {target} ({}); path: {}",
+                dep_type("depType"),
+                path.join(" -> ")
+            )
+        }
+        ("dep_remove", "dep.not_found") => format!(
+            "{store}dependency not found: {issue} -> {target} ({})",
+            dep_type("depType")
+        ),
+        ("dep_replace", "dep.not_found") => format!(
+            "{store}dependency not found: {issue} -> {target} ({})",
+            dep_type("fromDepType")
+        ),
+        _ => own,
+    }
+}
+
+/// The server directory's jj snapshot as premath takes it, before the
+/// mutation writes (`null` outside a jj workspace).
+fn jj_before() -> Result<Value, ActionError> {
+    let root = server_root().map_err(root_error)?;
+    Ok(crate::issues::backend::jj_snapshot(&root).unwrap_or(Value::Null))
+}
+
+/// premath's write witness (`bd.issue.write.v1`) of a mutation made at
+/// `ctx.now` (a replay sees the recorded instant, so the same witness),
+/// `jj` taken before it wrote.
+fn write_witness(
+    ctx: &ActionContext<'_>,
+    action: &str,
+    issue_id: &str,
+    instruction: &Value,
+    jj: Value,
+) -> Result<Value, ActionError> {
+    let root = server_root().map_err(root_error)?;
+    Ok(json!({
+        "schema": 1,
+        "witnessKind": "bd.issue.write.v1",
+        "witnessId": format!("bdw1_{}", ctx.now.timestamp_nanos_opt().unwrap_or_default()),
+        "action": action,
+        "issueId": issue_id,
+        "issuesPath": shown_store(ctx),
+        "recordedAtUnixMs": ctx.now.timestamp_millis(),
+        "repoRoot": root.display().to_string(),
+        "mutationPolicy": "instruction-linked",
+        "queryBackend": crate::issues::projection::backend_name(&ctx.paths.issues),
+        "instruction": instruction,
+        "jjSnapshot": jj,
+    }))
+}
+
+/// The `instruction` argument the front end passes: the link's JSON text.
+fn instruction_arg(args: &Value) -> Result<Value, ActionError> {
+    serde_json::from_str(args["instruction"].as_str().unwrap_or("null")).map_err(|e| {
+        ActionError::new(
+            crate::host::registry::CLASS_ARGS_INVALID,
+            format!("instruction: not the JSON of an instruction link: {e}"),
+        )
+    })
+}
+
+/// premath's answer to an accepted issue/dep mutation: `{action,
+/// issuesPath, queryBackend, instruction, writeWitness}` plus `members`.
+fn mutation_answer(
+    ctx: &ActionContext<'_>,
+    action: &str,
+    issue_id: &str,
+    args: &Value,
+    jj: Value,
+    members: Map<String, Value>,
+) -> Result<ActionOutcome, ActionError> {
+    let instruction = instruction_arg(args)?;
+    let mut m = members;
+    m.insert("action".into(), json!(action));
+    m.insert("issuesPath".into(), json!(shown_store(ctx)));
+    m.insert(
+        "queryBackend".into(),
+        json!(crate::issues::projection::backend_name(&ctx.paths.issues)),
+    );
+    m.insert(
+        "writeWitness".into(),
+        write_witness(ctx, action, issue_id, &instruction, jj)?,
+    );
+    m.insert("instruction".into(), instruction);
+    Ok(ActionOutcome::accepted(Value::Object(m)))
+}
+
+/// The issue `id` as premath's summary, read back after a mutation (tusk's
+/// mutation reports carry no lease; a writer in between would show here,
+/// where premath shows the issue as it wrote it).
+fn summary_of(ctx: &ActionContext<'_>, id: &str) -> Result<Value, ActionError> {
+    let text = ctx
+        .paths
+        .issues
+        .read_text()
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let store = Store::parse(ctx.paths.issues.path(), &text)
+        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    Ok(store
+        .get(id)
+        .map_or(Value::Null, |i| mcp_summary(&store, i, ctx.now)))
+}
+
+/// Runs one of tusk's issue-memory mutations; a refusal answers premath's
+/// text (with tusk's class).
+fn mutate_as(
+    tool: &str,
+    args: &Value,
+    report: Result<crate::issues::Report, crate::issues::store::StoreError>,
+) -> Result<Result<Value, ActionOutcome>, ActionError> {
+    let report = report.map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let classes = report.failure_classes.clone();
+    let payload = report.into_value();
+    match classes.first() {
+        None => Ok(Ok(payload)),
+        Some(class) => Ok(Err(ActionOutcome::rejected(
+            classes.clone(),
+            premath_refusal(tool, class, args, &payload),
+        ))),
+    }
+}
+
+fn mutation_ctx<'p>(ctx: &'p ActionContext<'_>) -> crate::issues::mutate::MutationCtx<'p> {
+    crate::issues::mutate::MutationCtx::new(&ctx.paths.issues, LockOptions::default(), ctx.now)
+}
+
+/// Returns early with a refusal.
+macro_rules! refused {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(refusal) => return Ok(refusal),
+        }
+    };
+}
+
+fn new_issue(
+    args: &Value,
+    issue_type: String,
+    status: Option<String>,
+) -> crate::issues::mutate::NewIssue {
+    let text = |k: &str| args[k].as_str().map(str::to_string);
+    crate::issues::mutate::NewIssue {
+        title: text("title").unwrap_or_default(),
+        id: str_arg(args, "id"),
+        description: text("description"),
+        status,
+        priority: Some(args["priority"].as_i64().unwrap_or(2)),
+        issue_type: Some(issue_type),
+        assignee: text("assignee"),
+        owner: text("owner"),
+        ..Default::default()
+    }
+}
+
+fn mcp_issue_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    let issue_type = refused!(premath_issue_type(args));
+    let new = new_issue(args, issue_type, str_arg(args, "status"));
+    let made = refused!(mutate_as(
+        "issue_add",
+        args,
+        crate::issues::mutate::add(&mutation_ctx(ctx), &new)
+    )?);
+    let id = made["issue"]["id"].as_str().unwrap_or_default().to_string();
+    let mut m = Map::new();
+    m.insert("issue".into(), summary_of(ctx, &id)?);
+    mutation_answer(ctx, "issue.add", &id, args, jj, m)
+}
+
+fn mcp_issue_discover(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
+    }
+    let issue_type = refused!(premath_issue_type(args));
+    let parent = args["parentIssueId"].as_str().unwrap_or_default();
+    let new = new_issue(args, issue_type, Some("open".into()));
+    let made = refused!(mutate_as(
+        "issue_discover",
+        args,
+        crate::issues::mutate::discover(&mutation_ctx(ctx), parent, &new)
+    )?);
+    let id = made["issue"]["id"].as_str().unwrap_or_default().to_string();
+    let mut m = Map::new();
+    m.insert("issue".into(), summary_of(ctx, &id)?);
+    m.insert(
+        "dependency".into(),
+        json!({"issueId": id, "dependsOnId": parent, "type": "discovered-from"}),
+    );
+    mutation_answer(ctx, "issue.discover", &id, args, jj, m)
+}
+
+fn mcp_issue_update(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
+    }
+    let id = args["id"].as_str().unwrap_or_default().to_string();
+    let text = |k: &str| args[k].as_str().map(str::to_string);
+    let changes = crate::issues::mutate::IssueChanges {
+        title: text("title"),
+        description: text("description"),
+        notes: text("notes"),
+        // premath ignores a blank status.
+        status: str_arg(args, "status"),
+        priority: args["priority"].as_i64(),
+        assignee: text("assignee"),
+        owner: text("owner"),
+        ..Default::default()
+    };
+    refused!(mutate_as(
+        "issue_update",
+        args,
+        crate::issues::mutate::update(&mutation_ctx(ctx), &id, &changes)
+    )?);
+    let mut m = Map::new();
+    m.insert("issue".into(), summary_of(ctx, &id)?);
+    mutation_answer(ctx, "issue.update", &id, args, jj, m)
+}
+
+fn edge_of(args: &Value) -> crate::issues::mutate::EdgeRef {
+    crate::issues::mutate::EdgeRef {
+        issue_id: args["issueId"].as_str().unwrap_or_default().to_string(),
+        depends_on_id: args["dependsOnId"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+fn mcp_dep_add(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
+    }
+    let dep_type = refused!(premath_dep_type(args, "depType"));
+    let created_by = args["createdBy"].as_str().unwrap_or_default();
+    let edge = edge_of(args);
+    refused!(mutate_as(
+        "dep_add",
+        args,
+        crate::issues::mutate::dep_add(&mutation_ctx(ctx), &edge, &dep_type, created_by)
+    )?);
+    let mut m = Map::new();
+    m.insert(
+        "dependency".into(),
+        json!({"issueId": edge.issue_id, "dependsOnId": edge.depends_on_id, "type": dep_type, "createdBy": created_by}),
+    );
+    mutation_answer(ctx, "dep.add", &edge.issue_id, args, jj, m)
+}
+
+fn mcp_dep_remove(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
+    }
+    let dep_type = refused!(premath_dep_type(args, "depType"));
+    let edge = edge_of(args);
+    refused!(mutate_as(
+        "dep_remove",
+        args,
+        crate::issues::mutate::dep_remove(&mutation_ctx(ctx), &edge, Some(&dep_type))
+    )?);
+    let mut m = Map::new();
+    m.insert(
+        "dependency".into(),
+        json!({"issueId": edge.issue_id, "dependsOnId": edge.depends_on_id, "type": dep_type}),
+    );
+    mutation_answer(ctx, "dep.remove", &edge.issue_id, args, jj, m)
+}
+
+fn mcp_dep_replace(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    if let Some(refusal) = store_missing(ctx) {
+        return Ok(refusal);
+    }
+    let from_type = refused!(premath_dep_type(args, "fromDepType"));
+    let to_type = refused!(premath_dep_type(args, "toDepType"));
+    let created_by = args["createdBy"].as_str().unwrap_or_default();
+    let edge = edge_of(args);
+    let change = crate::issues::mutate::DepReplacement {
+        from_type: Some(&from_type),
+        to_type: &to_type,
+        created_by,
+    };
+    refused!(mutate_as(
+        "dep_replace",
+        args,
+        crate::issues::mutate::dep_replace(&mutation_ctx(ctx), &edge, &change)
+    )?);
+    let mut m = Map::new();
+    m.insert(
+        "dependency".into(),
+        json!({
+            "issueId": edge.issue_id, "dependsOnId": edge.depends_on_id,
+            "fromType": from_type, "toType": to_type, "createdBy": created_by,
+        }),
+    );
+    mutation_answer(ctx, "dep.replace", &edge.issue_id, args, jj, m)
+}
+
+/// A lease tool through premath's transport (`tusk transport-dispatch`'s
+/// code): a refusal is premath's `[failureClass=C] diagnostic`; an answer
+/// premath's `{…, issue, changed, leaseProjection, writeWitness}` (the write
+/// witness only when the store changed).
+fn mcp_lease(
+    action: &str,
+    ctx: &ActionContext<'_>,
+    args: &Value,
+) -> Result<ActionOutcome, ActionError> {
+    let jj = jj_before()?;
+    let mut payload = args.clone();
+    if let Some(m) = payload.as_object_mut() {
+        m.remove("instruction");
+    }
+    let store = ctx.paths.issues.clone();
+    let open = move |_: Option<&str>| Ok(store.clone());
+    let answer =
+        crate::issues::transport::dispatch(action, &payload, open, LockOptions::default(), ctx.now);
+    if answer["result"] != "accepted" {
+        let class = non_empty(answer["failureClasses"][0].as_str())
+            .unwrap_or_else(|| "transport_rejected".into());
+        let diagnostic = non_empty(answer["diagnostic"].as_str())
+            .unwrap_or_else(|| format!("transport action rejected: {action}"));
+        return Ok(ActionOutcome::rejected(
+            vec![class.clone()],
+            format!("[failureClass={class}] {diagnostic}"),
+        ));
+    }
+    let changed = answer["changed"].as_bool().unwrap_or(false);
+    let id = args["id"].as_str().unwrap_or_default();
+    let mut outcome = mutation_answer(
+        ctx,
+        action,
+        id,
+        args,
+        jj,
+        Map::from_iter([
+            ("issue".to_string(), answer["issue"].clone()),
+            ("changed".to_string(), json!(changed)),
+            (
+                "leaseProjection".to_string(),
+                answer["leaseProjection"].clone(),
+            ),
+        ]),
+    )?;
+    if !changed {
+        outcome.payload["writeWitness"] = Value::Null;
+    }
+    Ok(outcome)
+}
+
+fn mcp_claim(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.claim", ctx, args)
+}
+
+fn mcp_lease_renew(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.lease_renew", ctx, args)
+}
+
+fn mcp_lease_release(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
+    mcp_lease("issue.lease_release", ctx, args)
+}
+
+/// The actions behind [`MCP_TOOLS`] (`premath.issue_ready`, …), each
 /// answering premath's MCP result object; a missing store is premath's
-/// refusal (`issues file not found: PATH`).
+/// refusal (`issues file not found: PATH`). The mutations are governed as
+/// their tusk twins and take the front end's instruction link (its JSON
+/// text) as `instruction`.
 pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
+    let twins = crate::runtime::builtin_registry();
     MCP_TOOLS
         .iter()
         .map(|tool| {
-            let run: Box<Run> = match tool.name {
-                "issue_ready" => Box::new(mcp_ready),
-                "issue_list" => Box::new(mcp_list),
-                "issue_check" => Box::new(mcp_check),
-                "issue_blocked" => Box::new(mcp_blocked),
-                "dep_diagnostics" => Box::new(mcp_diagnostics),
-                "issue_backend_status" => Box::new(mcp_backend_status),
-                _ => Box::new(mcp_lease_projection),
-            };
-            let args: Vec<(&str, &str)> = tool
+            let mut args: Vec<(&str, &str)> = tool
                 .args
                 .iter()
-                .map(|(_, camel, ty)| (*camel, if *ty == "scope" { "string" } else { *ty }))
+                .map(|(_, camel, ty)| {
+                    let ty = match *ty {
+                        "scope" => "string",
+                        "int" => "integer",
+                        other => other,
+                    };
+                    (*camel, ty)
+                })
                 .collect();
-            action(
+            let (kind, governed) = match tool.effect {
+                Effect::Read => (ActionKind::Read, None),
+                Effect::Mutation { action, .. } => {
+                    args.push(("instruction", "string"));
+                    (ActionKind::Mutation, Some(action))
+                }
+                Effect::Init => {
+                    args.push(("layoutAbsent", "boolean"));
+                    (ActionKind::Mutation, Some("issue.add"))
+                }
+            };
+            // A mutation reports its twin's classes (premath's type refusals among them).
+            let mut classes = vec![FAILURE_EXECUTION_ERROR];
+            let twin = match tool.effect {
+                Effect::Mutation { action, .. } => twins.get(action),
+                _ => None,
+            };
+            if let Some(twin) = twin {
+                classes.extend(twin.spec().failure_classes.iter().map(String::as_str));
+            }
+            classes.sort_unstable();
+            classes.dedup();
+            let mut a = PremathAction::new(
                 &tool.action_id(),
-                ActionKind::Read,
+                kind,
                 tool.description,
                 &args,
-                &[FAILURE_EXECUTION_ERROR],
-                run,
-            )
+                &classes,
+                Box::new(tool.run),
+            );
+            a.governed = governed;
+            Arc::new(a) as Arc<dyn HostAction>
         })
         .collect()
 }
@@ -1235,6 +2207,58 @@ mod tests {
             scheme_value(&json!({"a": [1, true], "b": null})),
             "(hash \"a\" (vector 1 #t) \"b\" (void))"
         );
+    }
+
+    #[test]
+    fn tool_arguments_are_sorted_as_premath_takes_them() {
+        let tool = |name: &str| MCP_TOOLS.iter().find(|t| t.name == name).unwrap();
+        let given = |v: Value| v.as_object().cloned().unwrap();
+        let claim = tool("issue_claim")
+            .action_args(
+                &given(
+                    json!({"id": "bd-1", "assignee": "a", "lease_ttl_seconds": -5,
+                              "instructionId": "i-1", "unknown": 1}),
+                ),
+                ".premath/issues.jsonl",
+            )
+            .unwrap();
+        // Aliases become the action's camelCase names; the instruction id
+        // is not an action argument; unknown members are ignored, as premath does.
+        assert_eq!(
+            Value::Object(claim.args),
+            json!({"id": "bd-1", "assignee": "a", "leaseTtlSeconds": -5})
+        );
+        assert_eq!(claim.instruction_id.as_deref(), Some("i-1"));
+        let blank = tool("dep_add")
+            .action_args(
+                &given(json!({"issue_id": "a", "depends_on_id": "b", "instruction_id": " "})),
+                ".premath/issues.jsonl",
+            )
+            .unwrap();
+        assert_eq!(blank.instruction_id, None);
+        let missing = tool("issue_lease_renew")
+            .action_args(&given(json!({"id": "bd-1", "assignee": "a"})), "s")
+            .err()
+            .unwrap();
+        assert!(missing.contains("leaseId"), "{missing}");
+        let schema = tool("issue_lease_renew").input_schema();
+        assert_eq!(schema["required"], json!(["id", "assignee", "lease_id"]));
+        assert_eq!(schema["properties"]["lease_id"], json!({"type": "string"}));
+        assert_eq!(
+            schema["properties"]["instruction_id"],
+            json!({"nullable": true, "type": "string"})
+        );
+    }
+
+    #[test]
+    fn an_instruction_id_is_not_a_path() {
+        let dir = std::env::temp_dir();
+        for id in ["../x", "a/b", "..", "a\\b"] {
+            let refused = instruction_link(&dir, id, "issue.add", false)
+                .err()
+                .unwrap();
+            assert!(refused.contains("not a path"), "{refused}");
+        }
     }
 
     #[test]

@@ -22,10 +22,11 @@ pub struct McpArgs {
     /// `issue_claim`, …) for clients that do not want code mode.
     #[arg(long)]
     pub direct_tools: bool,
-    /// Serve premath's `mcp-serve` tools that have a tusk twin (issue_ready,
-    /// issue_list, issue_check, issue_blocked, dep_diagnostics,
-    /// issue_lease_projection, issue_backend_status) with premath's names, input schemas and result
-    /// text; each call is a recorded tusk run.
+    /// Serve premath's `mcp-serve` tools that have a tusk twin (its issue and
+    /// dep reads and mutations, issue_lease_projection, issue_backend_status,
+    /// init_tool) with premath's names, input schemas and result text; each
+    /// call is a recorded tusk run. A mutation needs premath's instruction_id
+    /// (its witness under artifacts/ciwitness) and --policy-digest.
     #[arg(long, conflicts_with = "direct_tools")]
     pub premath_tools: bool,
     /// Close sessions idle this long (seconds).

@@ -124,4 +124,11 @@ pub trait HostAction: Send + Sync {
     fn kind(&self) -> ActionKind {
         self.spec().kind
     }
+    /// The id the mutation gate admits a call of this action as (the
+    /// policy's `allowedActions`, the capability claims): its own, unless
+    /// it is another front end's shape of a tusk mutation (premath's MCP
+    /// tools), which the policy governs as that mutation.
+    fn governed_as(&self) -> &str {
+        self.id()
+    }
 }

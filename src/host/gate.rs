@@ -31,13 +31,20 @@ pub const CHANGE_MORPHISMS: &str = "capabilities.change_morphisms";
 /// The claim that stands for every action's own claim.
 pub const CHANGE_MORPHISMS_ALL: &str = "capabilities.change_morphisms.all";
 
-/// premath's per-action claim (`capabilities.change_morphisms.<...>`) for a
-/// lease mutation; `None` for an action premath maps to no claim.
+/// premath's per-action claim (`capabilities.change_morphisms.<...>`), the
+/// union of its evaluator's (lease mutations) and its MCP server's (issue and
+/// dependency mutations); `None` for an action premath maps to no claim.
 pub fn required_claim(action: &str) -> Option<&'static str> {
     match action {
         "issue.claim" | "issue.claim_next" => Some("capabilities.change_morphisms.issue_claim"),
         "issue.lease_renew" => Some("capabilities.change_morphisms.issue_lease_renew"),
         "issue.lease_release" => Some("capabilities.change_morphisms.issue_lease_release"),
+        "issue.add" => Some("capabilities.change_morphisms.issue_add"),
+        "issue.discover" => Some("capabilities.change_morphisms.issue_discover"),
+        "issue.update" => Some("capabilities.change_morphisms.issue_update"),
+        "dep.add" => Some("capabilities.change_morphisms.dep_add"),
+        "dep.remove" => Some("capabilities.change_morphisms.dep_remove"),
+        "dep.replace" => Some("capabilities.change_morphisms.dep_replace"),
         _ => None,
     }
 }
@@ -364,7 +371,7 @@ mod tests {
             .diagnostic
             .contains("capabilities.change_morphisms.issue_claim"));
         assert!(
-            refused(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL], "issue.update")
+            refused(&[CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL], "issue.close")
                 .diagnostic
                 .contains("no capability mapping")
         );

@@ -226,6 +226,23 @@ fn run_jj(cwd: &Path, args: &[&str]) -> Result<String, String> {
     ))
 }
 
+/// premath's jj snapshot of the workspace holding `dir` (a write witness's
+/// `jjSnapshot`): `{repoRoot, changeId, status}` (`jj root`, the change at
+/// `@`, `jj status`'s text), or `None` when any of them fails (no jj, no
+/// workspace), as premath leaves it out.
+pub fn jj_snapshot(dir: &Path) -> Option<Value> {
+    let root = run_jj(dir, &["root"]).ok()?;
+    let root = first_nonempty_line(&root)?.to_string();
+    let change = run_jj(
+        Path::new(&root),
+        &["log", "-r", "@", "--no-graph", "-T", "change_id ++ \"\\n\""],
+    )
+    .ok()?;
+    let change = first_nonempty_line(&change)?.to_string();
+    let status = run_jj(Path::new(&root), &["status"]).ok()?;
+    Some(json!({"repoRoot": root, "changeId": change, "status": status}))
+}
+
 /// `jj`: `{available, error, headChangeId, repoRoot, state}` with state
 /// `unavailable`, `ready` or `error`.
 fn jj_status(repo: &Path) -> Value {

@@ -22,6 +22,7 @@ pub(crate) mod fields;
 pub mod filter;
 pub mod find;
 pub mod graph;
+pub mod layout;
 pub mod lease;
 pub mod model;
 pub mod mutate;

@@ -363,7 +363,13 @@ impl TuskServer {
             ),
         ];
         if self.inner.options.premath_tools {
-            for tool in crate::premath::MCP_TOOLS.iter() {
+            for tool in crate::premath::MCP_TOOLS
+                .iter()
+                .filter(|t| self.principal_allows(principal, &t.action_id()))
+            {
+                // premath's hints: reads, the idempotent init, and mutations.
+                let effect = tool.effect;
+                let read = effect == crate::premath::Effect::Read;
                 tools.push(
                     Tool::new(
                         tool.name,
@@ -372,9 +378,9 @@ impl TuskServer {
                     )
                     .with_annotations(
                         ToolAnnotations::new()
-                            .read_only(true)
+                            .read_only(read)
                             .destructive(false)
-                            .idempotent(true)
+                            .idempotent(read || effect == crate::premath::Effect::Init)
                             .open_world(false),
                     ),
                 );
@@ -793,12 +799,22 @@ impl TuskServer {
     /// "premath.<tool>" <args>)` (recorded, replayable), and premath's
     /// answer: the payload as pretty JSON, or the refusal's diagnostic as a
     /// tool error.
+    ///
+    /// Authority for a mutation tool: premath's `instruction_id` is the
+    /// request's `instructionRef`, admitted first by premath's rules on its
+    /// instruction witness ([`crate::premath::instruction_link`]; refused
+    /// before any run, as premath refuses before it writes), the witness's
+    /// capability claims are the request's, and the policy digest is the
+    /// caller's default (the server's `--policy-digest`, or its token's):
+    /// tusk's gate then admits the call as any other mutation. `init_tool`
+    /// takes no instruction: it runs on the caller's default authority.
     async fn premath_tool(
         &self,
         tool: &crate::premath::McpTool,
         args: Map<String, Value>,
         call: &CallContext,
     ) -> CallToolResult {
+        use crate::premath::Effect;
         let served = self
             .inner
             .host
@@ -808,28 +824,54 @@ impl TuskServer {
             .path()
             .display()
             .to_string();
-        let action_args = match tool.action_args(&args, &served) {
+        let crate::premath::ToolArgs {
+            args: mut action_args,
+            instruction_id,
+        } = match tool.action_args(&args, &served) {
             Ok(a) => a,
             Err(e) => return tool_error(e),
         };
+        let mut instruction_ref = None;
+        let mut claims = None;
+        if let Effect::Mutation { action, join } = tool.effect {
+            let Some(id) = instruction_id else {
+                return tool_error(crate::premath::INSTRUCTION_REQUIRED.into());
+            };
+            let root = match crate::premath::server_root() {
+                Ok(r) => r,
+                Err(e) => return tool_error(format!("the server's directory: {e}")),
+            };
+            let link = match crate::premath::instruction_link(&root, &id, action, join) {
+                Ok(l) => l,
+                Err(e) => return tool_error(e),
+            };
+            action_args.insert("instruction".into(), json!(link.json.to_string()));
+            claims = Some(link.claims);
+            instruction_ref = Some(id);
+        }
+        if tool.effect == Effect::Init {
+            let absent = crate::premath::server_root().is_ok_and(|r| !r.join(".premath").exists());
+            action_args.insert("layoutAbsent".into(), json!(absent));
+        }
         let id = tool.action_id();
         let input = EvalInput {
             program: format!(
                 "(host-call \"{id}\" {})",
-                text::scheme_literal(&action_args)
+                text::scheme_literal(&Value::Object(action_args))
             ),
             session_id: None,
             issue_id: None,
             policy_digest: None,
-            instruction_ref: None,
+            instruction_ref,
             join_evidence: None,
             actions: Some(vec![id]),
             limits: None,
         };
-        let request = match self.request(input, None, &call.principal) {
+        let mut request = match self.request(input, None, &call.principal) {
             Ok(r) => r,
             Err(e) => return tool_error(e),
         };
+        request.capability_claims = claims;
         match self.run(request, None, call).await {
             Ok(result) => {
                 let envelope = &result.json["effects"][0];

@@ -172,7 +172,7 @@ impl CallHost {
         };
         let mut refs = Vec::new();
         if action_impl.kind() == ActionKind::Mutation {
-            match gate::admit(&self.policy, &self.authority, action) {
+            match gate::admit(&self.policy, &self.authority, action_impl.governed_as()) {
                 Ok(join_refs) => refs.extend(join_refs),
                 Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
             }

@@ -33,6 +33,26 @@ struct Row {
     issue: Option<String>,
 }
 
+/// The newest rows of the log, as far back as `max_rows` allows.
+struct Read {
+    rows: Vec<Row>,
+    /// The newest rows for the table (a row or `{pos, error}`).
+    newest: Vec<Value>,
+    errors: Vec<Value>,
+    error_count: u64,
+    /// The whole log was read.
+    exhausted: bool,
+}
+
+/// Steps per hour, ending at the newest row's hour.
+struct Hours {
+    first: DateTime<Utc>,
+    labels: Vec<String>,
+    completed: Vec<f64>,
+    /// The named failure classes, most frequent first, then "other".
+    failures: Vec<(String, Vec<f64>)>,
+}
+
 /// The trajectory and KPI page.
 pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let max_rows = number(params, "rows", DEFAULT_ROWS, MAX_ROWS)?.max(1) as usize;
@@ -51,21 +71,65 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
             .map_err(|_| PageError::BadRequest(format!("now: {t:?} is not an RFC 3339 instant")))?,
     };
     let log = &o.stores.trajectory;
+    let read = read_rows(log, max_rows)?;
+    let per_hour = hourly(&read.rows, hours, now);
+    let (k, window_complete) = window_kpi(&read, window_hours, now);
+    let wip = work_in_progress(o, now)?;
+    let path = log.path().display().to_string();
+    let json = json!({
+        "kind": "tusk.observe.trajectory.v0",
+        "trajectoryPath": path,
+        "rowsRead": read.rows.len() as u64 + read.error_count,
+        "reachedStart": read.exhausted,
+        "errorCount": read.error_count,
+        "errors": read.errors,
+        "hours": {
+            "from": per_hour.first.to_rfc3339(),
+            "labels": per_hour.labels,
+            "completed": per_hour.completed,
+            "failed": per_hour.failures.iter().map(|(c, v)| json!({"class": c, "counts": v})).collect::<Vec<_>>(),
+        },
+        "kpi": k.to_json(),
+        "kpiWindowComplete": window_complete,
+        "wip": wip.iter().map(|(w, (n, l))| json!({"worker": w, "inProgress": n, "activeLeases": l})).collect::<Vec<_>>(),
+        "newest": read.newest,
+    });
+    let body = page_html(
+        &read,
+        &per_hour,
+        &k,
+        window_hours,
+        window_complete,
+        &wip,
+        &path,
+    );
+    Ok(Page {
+        title: "Trajectory & KPI".into(),
+        nav: "/trajectory",
+        body,
+        json,
+    })
+}
+
+/// Reads the log backwards from its end, at most `max_rows` lines.
+fn read_rows(log: &crate::logs::LogStore, max_rows: usize) -> Result<Read, PageError> {
     let mut back = Backward::open(log, None)?;
-    let mut rows = Vec::new();
-    let mut newest: Vec<Value> = Vec::new();
-    let mut errors: Vec<Value> = Vec::new();
-    let mut error_count = 0u64;
-    let mut exhausted = false;
-    while rows.len() + (error_count as usize) < max_rows {
+    let mut read = Read {
+        rows: Vec::new(),
+        newest: Vec::new(),
+        errors: Vec::new(),
+        error_count: 0,
+        exhausted: false,
+    };
+    while read.rows.len() + (read.error_count as usize) < max_rows {
         let Some(line) = back.next_line()? else {
-            exhausted = true;
+            read.exhausted = true;
             break;
         };
         match parse_line(&line.bytes) {
             Ok(r) => {
-                if newest.len() < TABLE_ROWS {
-                    newest.push(json!({
+                if read.newest.len() < TABLE_ROWS {
+                    read.newest.push(json!({
                         "pos": line.pos,
                         "stepId": r.step_id,
                         "action": r.action,
@@ -74,7 +138,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                         "issueId": r.issue_id,
                     }));
                 }
-                rows.push(Row {
+                read.rows.push(Row {
                     finished_at: r.finished_at,
                     step: !is_host_call_row(&r.action),
                     success: r.outcome.is_success(),
@@ -86,18 +150,22 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                 });
             }
             Err(why) => {
-                error_count += 1;
-                if errors.len() < TABLE_ROWS {
-                    errors.push(json!({"pos": line.pos, "message": why}));
+                read.error_count += 1;
+                if read.errors.len() < TABLE_ROWS {
+                    read.errors.push(json!({"pos": line.pos, "message": why}));
                 }
-                if newest.len() < TABLE_ROWS {
-                    newest.push(json!({"pos": line.pos, "error": why}));
+                if read.newest.len() < TABLE_ROWS {
+                    read.newest.push(json!({"pos": line.pos, "error": why}));
                 }
             }
         }
     }
+    Ok(read)
+}
 
-    // Per hour, ending at the newest row's hour.
+/// Completed and failed steps per hour, `hours` hours ending at the newest
+/// row's hour (or now's).
+fn hourly(rows: &[Row], hours: i64, now: DateTime<Utc>) -> Hours {
     let anchor = rows
         .iter()
         .map(|r| r.finished_at)
@@ -135,11 +203,11 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         let sum = |v: &Vec<f64>| v.iter().sum::<f64>();
         sum(&b.1).total_cmp(&sum(&a.1)).then(a.0.cmp(b.0))
     });
-    let mut failure_series: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut failures: Vec<(String, Vec<f64>)> = Vec::new();
     let mut other = vec![0.0; hours as usize];
     for (i, (class, values)) in by_total.into_iter().enumerate() {
         if i < NAMED_CLASSES {
-            failure_series.push((class.to_string(), values));
+            failures.push((class.to_string(), values));
         } else {
             for (o, v) in other.iter_mut().zip(values) {
                 *o += v;
@@ -147,15 +215,25 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         }
     }
     if other.iter().any(|v| *v > 0.0) {
-        failure_series.push(("other".into(), other));
+        failures.push(("other".into(), other));
     }
+    Hours {
+        first,
+        labels,
+        completed,
+        failures,
+    }
+}
 
-    // The KPI over its window, from the rows read.
+/// The KPI over its window, from the rows read, and whether they reach the
+/// window's start.
+fn window_kpi(read: &Read, window_hours: f64, now: DateTime<Utc>) -> (kpi::Kpi, bool) {
     let span = TimeDelta::nanoseconds((window_hours * 3_600_000_000_000.0).round() as i64);
     let start = now - span;
     let mut counts = WindowCounts::default();
     let mut issues = HashSet::new();
-    for r in rows
+    for r in read
+        .rows
         .iter()
         .filter(|r| r.step && r.finished_at > start && r.finished_at <= now)
     {
@@ -168,55 +246,56 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         }
     }
     counts.distinct_issues = issues.len() as u64;
-    let oldest = rows.iter().map(|r| r.finished_at).min();
-    let window_complete = exhausted || oldest.is_some_and(|t| t <= start);
-    let k = kpi::compute(counts, window_hours, None, now);
+    let oldest = read.rows.iter().map(|r| r.finished_at).min();
+    let window_complete = read.exhausted || oldest.is_some_and(|t| t <= start);
+    (
+        kpi::compute(counts, window_hours, None, now),
+        window_complete,
+    )
+}
 
-    // Work in progress per worker: in-progress issues by assignee, active
-    // leases by owner.
+/// Work in progress per worker: in-progress issues by assignee, active
+/// leases by owner.
+fn work_in_progress(
+    o: &Observer,
+    now: DateTime<Utc>,
+) -> Result<BTreeMap<String, (u64, u64)>, PageError> {
     let parsed = o.store()?;
     let store = parsed.borrow_dependent();
-    let mut wip: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut wip: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for issue in store.issues() {
         if issue.status.as_str() == "in_progress" {
             let who = issue
                 .assignee
                 .as_ref()
                 .map_or("(unassigned)", |a| a.as_str());
-            wip.entry(who).or_default().0 += 1;
+            wip.entry(who.to_string()).or_default().0 += 1;
         }
         if let Some(lease) = &issue.lease {
             if issue.lease_state(now) == LeaseState::Active {
-                wip.entry(lease.owner.as_str()).or_default().1 += 1;
+                wip.entry(lease.owner.as_str().to_string()).or_default().1 += 1;
             }
         }
     }
+    Ok(wip)
+}
+
+/// The page's HTML: KPI counts, the plots and the newest rows.
+fn page_html(
+    read: &Read,
+    per_hour: &Hours,
+    k: &kpi::Kpi,
+    window_hours: f64,
+    window_complete: bool,
+    wip: &BTreeMap<String, (u64, u64)>,
+    path: &str,
+) -> String {
     let mut wip_bars: Vec<(String, f64)> = wip
         .iter()
         .map(|(w, (n, _))| (w.to_string(), *n as f64))
         .collect();
     wip_bars.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     wip_bars.truncate(30);
-
-    let json = json!({
-        "kind": "tusk.observe.trajectory.v0",
-        "trajectoryPath": log.path().display().to_string(),
-        "rowsRead": rows.len() as u64 + error_count,
-        "reachedStart": exhausted,
-        "errorCount": error_count,
-        "errors": errors,
-        "hours": {
-            "from": first.to_rfc3339(),
-            "labels": labels,
-            "completed": completed,
-            "failed": failure_series.iter().map(|(c, v)| json!({"class": c, "counts": v})).collect::<Vec<_>>(),
-        },
-        "kpi": k.to_json(),
-        "kpiWindowComplete": window_complete,
-        "wip": wip.iter().map(|(w, (n, l))| json!({"worker": w, "inProgress": n, "activeLeases": l})).collect::<Vec<_>>(),
-        "newest": newest,
-    });
-
     let mut body = Html::default();
     body.raw(&format!(
         "<section class=\"counts\" id=\"kpi\">\
@@ -236,16 +315,16 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     if !window_complete {
         body.raw(&format!(
             "<p class=\"warn\">The KPI counts the newest {} rows only: the window reaches further back (raise <code>rows</code>, at most {MAX_ROWS}, or use <code>tusk harness-kpi</code>).</p>",
-            rows.len()
+            read.rows.len()
         ));
     }
     body.raw(&format!(
         "<p class=\"muted\">{} row(s) read from the end of <code>{}</code>{}{}.</p>",
-        rows.len() as u64 + error_count,
-        esc(&log.path().display().to_string()),
-        if exhausted { " (all of it)" } else { "" },
-        if error_count > 0 {
-            format!(", {error_count} of them unreadable")
+        read.rows.len() as u64 + read.error_count,
+        esc(path),
+        if read.exhausted { " (all of it)" } else { "" },
+        if read.error_count > 0 {
+            format!(", {} of them unreadable", read.error_count)
         } else {
             String::new()
         }
@@ -253,15 +332,15 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     body.raw(&svg::stacked_bars(
         "throughput",
         "Completed steps per hour",
-        &labels,
-        &[("completed".into(), completed.clone())],
+        &per_hour.labels,
+        &[("completed".into(), per_hour.completed.clone())],
         &svg::SUCCESS,
     ));
     body.raw(&svg::stacked_bars(
         "failures",
         "Failed steps per hour, by failure class",
-        &labels,
-        &failure_series,
+        &per_hour.labels,
+        &per_hour.failures,
         &svg::COLOURS,
     ));
     body.raw(&svg::horizontal_bars(
@@ -270,7 +349,17 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         &wip_bars,
     ));
     body.el("h2", "", "Last rows of the log");
-    let rows_html: Vec<Vec<String>> = newest
+    body.raw(&table(
+        "trajectory-rows",
+        &["finished", "action", "result class", "issue", "step"],
+        &newest_rows(&read.newest),
+    ));
+    body.0
+}
+
+/// The table's cells for the newest rows.
+fn newest_rows(newest: &[Value]) -> Vec<Vec<String>> {
+    newest
         .iter()
         .map(|r| match r.get("error") {
             Some(e) => vec![
@@ -291,16 +380,5 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                 esc(&super::value_text(&r["stepId"])),
             ],
         })
-        .collect();
-    body.raw(&table(
-        "trajectory-rows",
-        &["finished", "action", "result class", "issue", "step"],
-        &rows_html,
-    ));
-    Ok(Page {
-        title: "Trajectory & KPI".into(),
-        nav: "/trajectory",
-        body: body.0,
-        json,
-    })
+        .collect()
 }

@@ -122,19 +122,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .into_iter()
         .filter(|i| filter.passes(store, i))
         .collect();
-    // `issue blocked`'s membership (manually blocked, or an open blocker),
-    // decided without building every issue's blocker list: only the page's
-    // rows get theirs.
-    let mut blocked: Vec<(&Issue<'_>, bool)> = store
-        .issues()
-        .filter(|i| !i.is_closed())
-        .filter_map(|i| {
-            let manual = i.status.as_str() == "blocked";
-            (manual || !views::unblocked(store, i)).then_some((i, manual))
-        })
-        .filter(|(i, _)| filter.passes(store, i))
-        .collect();
-    blocked.sort_by(|a, b| views::by_priority_then_id(&a.0, &b.0));
+    let blocked = blocked_members(store, &filter);
     let slice = |len: usize, offset: u64| {
         let start = (offset as usize).min(len);
         start..(start + limit as usize).min(len)
@@ -171,12 +159,75 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     });
 
     let mut body = Html::default();
+    body.raw(&counts_html(store.issue_count(), &counts));
+    body.raw(&filter_form("/queue", params));
+    body.el("h2", "", "Ready");
+    let rows = ready_rows(ready_page);
+    body.raw(&table(
+        "ready",
+        &["id", "title", "priority", "type", "assignee", "labels"],
+        &rows,
+    ));
+    body.raw(&pager(
+        "/queue",
+        params,
+        "readyOffset",
+        ready_offset,
+        limit,
+        ready.len() as u64,
+    ));
+    body.el("h2", "", "Blocked");
+    let rows = blocked_rows(&blocked_page);
+    body.raw(&table(
+        "blocked",
+        &["id", "title", "priority", "status", "blocked by"],
+        &rows,
+    ));
+    body.raw(&pager(
+        "/queue",
+        params,
+        "blockedOffset",
+        blocked_offset,
+        limit,
+        blocked.len() as u64,
+    ));
+    Ok(Page {
+        title: "Queue".into(),
+        nav: "/queue",
+        body: body.0,
+        json,
+    })
+}
+
+/// `issue blocked`'s membership (manually blocked, or an open blocker) among
+/// the issues the filter passes, by priority then id; decided without
+/// building every issue's blocker list (only the page's rows get theirs).
+fn blocked_members<'s>(
+    store: &'s crate::issues::store::Store<'_>,
+    filter: &IssueFilter,
+) -> Vec<(&'s Issue<'s>, bool)> {
+    let mut blocked: Vec<(&'s Issue<'s>, bool)> = store
+        .issues()
+        .filter(|i| !i.is_closed())
+        .filter_map(|i| {
+            let manual = i.status.as_str() == "blocked";
+            (manual || !views::unblocked(store, i)).then_some((i, manual))
+        })
+        .filter(|(i, _)| filter.passes(store, i))
+        .collect();
+    blocked.sort_by(|a, b| views::by_priority_then_id(&a.0, &b.0));
+    blocked
+}
+
+/// The counts by status.
+fn counts_html(total: usize, counts: &BTreeMap<&str, u64>) -> String {
+    let mut body = Html::default();
     body.raw("<section class=\"counts\" id=\"counts\">");
     body.raw(&format!(
         "<div class=\"count\"><b>{}</b><span>issues</span></div>",
-        store.issue_count()
+        total
     ));
-    for (status, n) in &counts {
+    for (status, n) in counts {
         body.raw(&format!(
             "<div class=\"count status-{}\"><b>{n}</b><span>{}</span></div>",
             url_part(status),
@@ -184,10 +235,12 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         ));
     }
     body.raw("</section>");
-    body.raw(&filter_form("/queue", params));
-    body.el("h2", "", "Ready");
-    let rows: Vec<Vec<String>> = ready_page
-        .iter()
+    body.0
+}
+
+/// The ready table's cells.
+fn ready_rows(page: &[&Issue<'_>]) -> Vec<Vec<String>> {
+    page.iter()
         .map(|i| {
             vec![
                 issue_link(i.id.as_str()),
@@ -203,23 +256,12 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                     .join(", ")),
             ]
         })
-        .collect();
-    body.raw(&table(
-        "ready",
-        &["id", "title", "priority", "type", "assignee", "labels"],
-        &rows,
-    ));
-    body.raw(&pager(
-        "/queue",
-        params,
-        "readyOffset",
-        ready_offset,
-        limit,
-        ready.len() as u64,
-    ));
-    body.el("h2", "", "Blocked");
-    let rows: Vec<Vec<String>> = blocked_page
-        .iter()
+        .collect()
+}
+
+/// The blocked table's cells: each issue with what blocks it.
+fn blocked_rows(page: &[(&Issue<'_>, bool, Vec<views::Blocker<'_>>)]) -> Vec<Vec<String>> {
+    page.iter()
         .map(|(i, manual, blockers)| {
             let mut by = blockers
                 .iter()
@@ -248,24 +290,5 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                 by.join("<br>"),
             ]
         })
-        .collect();
-    body.raw(&table(
-        "blocked",
-        &["id", "title", "priority", "status", "blocked by"],
-        &rows,
-    ));
-    body.raw(&pager(
-        "/queue",
-        params,
-        "blockedOffset",
-        blocked_offset,
-        limit,
-        blocked.len() as u64,
-    ));
-    Ok(Page {
-        title: "Queue".into(),
-        nav: "/queue",
-        body: body.0,
-        json,
-    })
+        .collect()
 }

@@ -9,6 +9,7 @@ use super::html::{esc, table, url_part, Html};
 use super::tail::{Backward, Forward, Line};
 use super::{number, text, value_text, Observer, Page, PageError, Params};
 use crate::effects::{LogContents, LogRow, ROW_KIND, RUN_END_KIND, RUN_KIND};
+use crate::logs::LogStore;
 use crate::replay::{self, log, Selection};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -173,110 +174,13 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         Some(_) => Some(number(params, "before", 0, u64::MAX)?),
     };
     let log = &o.stores.effects;
-    let mut back = Backward::open(log, before)?;
-    let mut later: HashMap<String, Later> = HashMap::new();
-    // Runs and error rows, newest first.
-    let mut entries: Vec<Result<Summary, Value>> = Vec::new();
-    let mut scanned = 0usize;
-    let mut last_pos = None;
-    let mut exhausted = false;
-    while entries.len() < limit && scanned < MAX_SCAN_ROWS {
-        let Some(line) = back.next_line()? else {
-            exhausted = true;
-            break;
-        };
-        scanned += 1;
-        last_pos = Some(line.pos);
-        let row = match read_row(&line) {
-            Read::Row(row) => row,
-            Read::Bad(why) => {
-                entries.push(Err(error_entry(line.pos, &why)));
-                continue;
-            }
-        };
-        let kind = row
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let Some(run_id) = row.get("runId").and_then(Value::as_str).map(str::to_string) else {
-            entries.push(Err(error_entry(
-                line.pos,
-                &format!("a {kind:?} row without a runId"),
-            )));
-            continue;
-        };
-        match kind.as_str() {
-            RUN_END_KIND => {
-                later.entry(run_id).or_default().footer = Some(row);
-            }
-            ROW_KIND => later.entry(run_id).or_default().note_call(&row),
-            RUN_KIND => {
-                let newer = later.remove(&run_id).unwrap_or_default();
-                entries.push(Ok(Summary::of(line.pos, &row, newer)));
-            }
-            other => entries.push(Err(error_entry(
-                line.pos,
-                &format!("an unknown row kind {other:?}"),
-            ))),
-        }
-    }
-    // A run that began before the cursor may have ended after it.
+    let Scan {
+        mut entries,
+        last_pos,
+        exhausted,
+    } = scan_back(log, before, limit)?;
     if let Some(from) = before {
-        let open: Vec<usize> = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| matches!(e, Ok(s) if s.footer.is_none()))
-            .map(|(i, _)| i)
-            .collect();
-        if !open.is_empty() {
-            let mut wanted: HashMap<String, Later> = open
-                .iter()
-                .filter_map(|&i| {
-                    entries[i]
-                        .as_ref()
-                        .ok()
-                        .map(|s| (s.run_id.clone(), Later::default()))
-                })
-                .collect();
-            let mut fwd = Forward::open(log, from)?;
-            let mut found = 0;
-            for _ in 0..MAX_FOOTER_LOOKAHEAD {
-                let Some(line) = fwd.next_line()? else { break };
-                let Read::Row(row) = read_row(&line) else {
-                    continue;
-                };
-                let Some(w) = row
-                    .get("runId")
-                    .and_then(Value::as_str)
-                    .and_then(|id| wanted.get_mut(id))
-                else {
-                    continue;
-                };
-                match row.get("kind").and_then(Value::as_str) {
-                    Some(ROW_KIND) => w.note_call(&row),
-                    Some(RUN_END_KIND) => {
-                        w.footer = Some(row);
-                        found += 1;
-                    }
-                    _ => {}
-                }
-                if found == wanted.len() {
-                    break;
-                }
-            }
-            for i in open {
-                if let Ok(s) = &mut entries[i] {
-                    if let Some(w) = wanted.remove(&s.run_id) {
-                        s.calls = s.calls.max(w.calls);
-                        s.footer = w.footer;
-                        if s.first_rejected.is_none() {
-                            s.first_rejected = w.first_rejected;
-                        }
-                    }
-                }
-            }
-        }
+        complete_open_runs(log, from, &mut entries)?;
     }
     let next = if exhausted { None } else { last_pos };
     let items: Vec<Value> = entries
@@ -333,6 +237,135 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         body: body.0,
         json,
     })
+}
+
+/// Runs and error rows, newest first, read backwards from `before` (or the
+/// end); where the scan stopped, and whether it reached the log's start.
+struct Scan {
+    entries: Vec<Result<Summary, Value>>,
+    last_pos: Option<u64>,
+    exhausted: bool,
+}
+
+/// Reads the log backwards until `limit` entries (or the scan bound).
+fn scan_back(log: &LogStore, before: Option<u64>, limit: usize) -> Result<Scan, PageError> {
+    let mut back = Backward::open(log, before)?;
+    let mut later: HashMap<String, Later> = HashMap::new();
+    // Runs and error rows, newest first.
+    let mut entries: Vec<Result<Summary, Value>> = Vec::new();
+    let mut scanned = 0usize;
+    let mut last_pos = None;
+    let mut exhausted = false;
+    while entries.len() < limit && scanned < MAX_SCAN_ROWS {
+        let Some(line) = back.next_line()? else {
+            exhausted = true;
+            break;
+        };
+        scanned += 1;
+        last_pos = Some(line.pos);
+        let row = match read_row(&line) {
+            Read::Row(row) => row,
+            Read::Bad(why) => {
+                entries.push(Err(error_entry(line.pos, &why)));
+                continue;
+            }
+        };
+        let kind = row
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let Some(run_id) = row.get("runId").and_then(Value::as_str).map(str::to_string) else {
+            entries.push(Err(error_entry(
+                line.pos,
+                &format!("a {kind:?} row without a runId"),
+            )));
+            continue;
+        };
+        match kind.as_str() {
+            RUN_END_KIND => {
+                later.entry(run_id).or_default().footer = Some(row);
+            }
+            ROW_KIND => later.entry(run_id).or_default().note_call(&row),
+            RUN_KIND => {
+                let newer = later.remove(&run_id).unwrap_or_default();
+                entries.push(Ok(Summary::of(line.pos, &row, newer)));
+            }
+            other => entries.push(Err(error_entry(
+                line.pos,
+                &format!("an unknown row kind {other:?}"),
+            ))),
+        }
+    }
+    Ok(Scan {
+        entries,
+        last_pos,
+        exhausted,
+    })
+}
+
+/// A run that began before the cursor may have ended after it: reads forward
+/// from the cursor for the calls and footers of the page's open runs.
+fn complete_open_runs(
+    log: &LogStore,
+    from: u64,
+    entries: &mut [Result<Summary, Value>],
+) -> Result<(), PageError> {
+    let open: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Ok(s) if s.footer.is_none()))
+        .map(|(i, _)| i)
+        .collect();
+    if !open.is_empty() {
+        let mut wanted: HashMap<String, Later> = open
+            .iter()
+            .filter_map(|&i| {
+                entries[i]
+                    .as_ref()
+                    .ok()
+                    .map(|s| (s.run_id.clone(), Later::default()))
+            })
+            .collect();
+        let mut fwd = Forward::open(log, from)?;
+        let mut found = 0;
+        for _ in 0..MAX_FOOTER_LOOKAHEAD {
+            let Some(line) = fwd.next_line()? else { break };
+            let Read::Row(row) = read_row(&line) else {
+                continue;
+            };
+            let Some(w) = row
+                .get("runId")
+                .and_then(Value::as_str)
+                .and_then(|id| wanted.get_mut(id))
+            else {
+                continue;
+            };
+            match row.get("kind").and_then(Value::as_str) {
+                Some(ROW_KIND) => w.note_call(&row),
+                Some(RUN_END_KIND) => {
+                    w.footer = Some(row);
+                    found += 1;
+                }
+                _ => {}
+            }
+            if found == wanted.len() {
+                break;
+            }
+        }
+        for i in open {
+            if let Ok(s) = &mut entries[i] {
+                if let Some(w) = wanted.remove(&s.run_id) {
+                    s.calls = s.calls.max(w.calls);
+                    s.footer = w.footer;
+                    if s.first_rejected.is_none() {
+                        s.first_rejected = w.first_rejected;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The cells of one list entry (the page's JavaScript builds the same cells

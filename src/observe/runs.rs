@@ -693,6 +693,33 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
     });
 
     let mut body = Html::default();
+    body.raw(&facts_html(&run, &footer, &result));
+    body.raw(&format!(
+        "<section class=\"replay\"><button type=\"button\" id=\"replay\" data-href=\"{}\">Replay</button> \
+         <span id=\"replay-verdict\" class=\"muted\">replaying…</span>\
+         <div id=\"replay-detail\"></div></section>",
+        esc(&replay_href)
+    ));
+    body.el("h2", "", "Program");
+    body.raw(&program_html(&run.program));
+    body.el("h2", "", "Host calls");
+    let rows = call_rows(&run.calls);
+    body.raw(&table(
+        "calls",
+        &["seq", "action", "result", "args", "envelope"],
+        &rows,
+    ));
+    Ok(Page {
+        title: format!("Run {}", run.run_id),
+        nav: "/runs",
+        body: body.0,
+        json,
+    })
+}
+
+/// The run's facts: id, result, times, issue, session, trace, log checks.
+fn facts_html(run: &log::RecordedRun, footer: &Value, result: &str) -> String {
+    let mut body = Html::default();
     let classes = footer["failureClasses"]
         .as_array()
         .map(|a| a.iter().map(value_text).collect::<Vec<_>>().join(", "))
@@ -709,8 +736,8 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
         "result",
         format!(
             "<span class=\"tag result-{}\" id=\"run-result\">{}</span> {}",
-            url_part(&result),
-            esc(&result),
+            url_part(result),
+            esc(result),
             esc(&classes)
         ),
     );
@@ -733,7 +760,15 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
             format!("<code id=\"trace-id\">{}</code>", esc(trace)),
         );
     }
-    let verify = match (&run.problem, run.chained) {
+    let verify = verify_html(run.problem.as_ref(), run.chained);
+    fact("log checks", format!("<span id=\"verify\">{verify}</span>"));
+    body.raw("</dl>");
+    body.0
+}
+
+/// The log's own checks on the run: verified, unchained, or what failed.
+fn verify_html(problem: Option<&log::Problem>, chained: bool) -> String {
+    match (problem, chained) {
         (None, true) => "<span class=\"tag result-accepted\">chain verified</span>".to_string(),
         (None, false) => {
             "<span class=\"tag\">unchained (an older log) · digests verified</span>".to_string()
@@ -745,18 +780,14 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
             esc(&p.expected.to_string()),
             esc(&p.got.to_string())
         ),
-    };
-    fact("log checks", format!("<span id=\"verify\">{verify}</span>"));
-    body.raw("</dl>");
-    body.raw(&format!(
-        "<section class=\"replay\"><button type=\"button\" id=\"replay\" data-href=\"{}\">Replay</button> \
-         <span id=\"replay-verdict\" class=\"muted\">replaying…</span>\
-         <div id=\"replay-detail\"></div></section>",
-        esc(&replay_href)
-    ));
-    body.el("h2", "", "Program");
+    }
+}
+
+/// The program with numbered lines (the replay marks the failing one).
+fn program_html(program: &str) -> String {
+    let mut body = Html::default();
     body.raw("<pre class=\"program\" id=\"program\">");
-    for (n, line) in run.program.lines().enumerate() {
+    for (n, line) in program.lines().enumerate() {
         body.raw(&format!(
             "<span class=\"line\" id=\"L{}\"><span class=\"ln\">{}</span>{}</span>",
             n + 1,
@@ -765,9 +796,12 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
         ));
     }
     body.raw("</pre>");
-    body.el("h2", "", "Host calls");
-    let rows: Vec<Vec<String>> = run
-        .calls
+    body.0
+}
+
+/// The host calls table's cells.
+fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
+    calls
         .iter()
         .map(|c| {
             let class = value_text(&c.envelope["resultClass"]);
@@ -790,18 +824,7 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
                 ),
             ]
         })
-        .collect();
-    body.raw(&table(
-        "calls",
-        &["seq", "action", "result", "args", "envelope"],
-        &rows,
-    ));
-    Ok(Page {
-        title: format!("Run {}", run.run_id),
-        nav: "/runs",
-        body: body.0,
-        json,
-    })
+        .collect()
 }
 
 /// Replays one run against its record (as `tusk replay --run` does, under

@@ -5,9 +5,11 @@
 use super::html::{esc, table, Html};
 use super::queue::{filter_form, filter_of, issue_link, pager, DEFAULT_LIMIT, MAX_LIMIT};
 use super::{number, Observer, Page, PageError, Params};
+use crate::issues::filter::IssueFilter;
 use crate::issues::model::LeaseState;
 use crate::issues::projection;
-use chrono::{TimeDelta, Utc};
+use crate::issues::store::Store;
+use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -39,27 +41,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
 
-    let mut workers: BTreeMap<&str, Worker> = BTreeMap::new();
-    let mut expiring = Vec::new();
-    for issue in store.issues().filter(|i| filter.passes(store, i)) {
-        let Some(lease) = &issue.lease else { continue };
-        let w = workers.entry(lease.owner.as_str()).or_default();
-        match issue.lease_state(now) {
-            LeaseState::Active => {
-                w.active += 1;
-                if projection::contended(issue, now) {
-                    w.contended += 1;
-                }
-                if lease.expires_at <= soon {
-                    w.expiring_soon += 1;
-                    expiring.push((lease.expires_at, issue.id.as_str(), lease.owner.as_str()));
-                }
-            }
-            LeaseState::Stale => w.stale += 1,
-            LeaseState::Unleased => {}
-        }
-    }
-    expiring.sort();
+    let (workers, expiring) = per_worker(store, &filter, now, soon);
     let start = (offset as usize).min(items.len());
     let page_items = &items[start..(start + limit as usize).min(items.len())];
 
@@ -98,18 +80,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     ));
     body.raw(&filter_form("/leases", params));
     body.el("h2", "", "Per worker");
-    let rows: Vec<Vec<String>> = workers
-        .iter()
-        .map(|(owner, w)| {
-            vec![
-                esc(owner),
-                w.active.to_string(),
-                w.stale.to_string(),
-                w.contended.to_string(),
-                w.expiring_soon.to_string(),
-            ]
-        })
-        .collect();
+    let rows = worker_rows(&workers);
     body.raw(&table(
         "workers",
         &["worker", "active", "stale", "contended", "expiring soon"],
@@ -123,30 +94,7 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .collect();
     body.raw(&table("expiring", &["issue", "owner", "expires at"], &rows));
     body.el("h2", "", "Leases");
-    let rows: Vec<Vec<String>> = page_items
-        .iter()
-        .map(|i| {
-            let state = super::value_text(&i["lease"]["state"]);
-            let contended = i["contended"] == true;
-            vec![
-                issue_link(&super::value_text(&i["id"])),
-                format!(
-                    "<span class=\"tag state-{}\">{}</span>{}",
-                    esc(&state),
-                    esc(&state),
-                    if contended {
-                        " <span class=\"tag state-contended\">contended</span>"
-                    } else {
-                        ""
-                    }
-                ),
-                esc(&super::value_text(&i["lease"]["owner"])),
-                esc(&super::value_text(&i["assignee"])),
-                esc(&super::value_text(&i["status"])),
-                esc(&super::value_text(&i["lease"]["expiresAt"])),
-            ]
-        })
-        .collect();
+    let rows = lease_rows(page_items);
     body.raw(&table(
         "leases",
         &[
@@ -173,4 +121,83 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         body: body.0,
         json,
     })
+}
+
+/// The per-worker table's cells.
+fn worker_rows(workers: &BTreeMap<&str, Worker>) -> Vec<Vec<String>> {
+    workers
+        .iter()
+        .map(|(owner, w)| {
+            vec![
+                esc(owner),
+                w.active.to_string(),
+                w.stale.to_string(),
+                w.contended.to_string(),
+                w.expiring_soon.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// A lease about to expire: when, the issue, the owner.
+type Expiring<'s> = (DateTime<Utc>, &'s str, &'s str);
+
+/// Each lease holder's counts, and the active leases expiring before `soon`
+/// (soonest first), over the issues the filter passes.
+fn per_worker<'s>(
+    store: &'s Store<'_>,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+    soon: DateTime<Utc>,
+) -> (BTreeMap<&'s str, Worker>, Vec<Expiring<'s>>) {
+    let mut workers: BTreeMap<&str, Worker> = BTreeMap::new();
+    let mut expiring = Vec::new();
+    for issue in store.issues().filter(|i| filter.passes(store, i)) {
+        let Some(lease) = &issue.lease else { continue };
+        let w = workers.entry(lease.owner.as_str()).or_default();
+        match issue.lease_state(now) {
+            LeaseState::Active => {
+                w.active += 1;
+                if projection::contended(issue, now) {
+                    w.contended += 1;
+                }
+                if lease.expires_at <= soon {
+                    w.expiring_soon += 1;
+                    expiring.push((lease.expires_at, issue.id.as_str(), lease.owner.as_str()));
+                }
+            }
+            LeaseState::Stale => w.stale += 1,
+            LeaseState::Unleased => {}
+        }
+    }
+    expiring.sort();
+    (workers, expiring)
+}
+
+/// The leases table's cells.
+fn lease_rows(items: &[Value]) -> Vec<Vec<String>> {
+    items
+        .iter()
+        .map(|i| {
+            let state = super::value_text(&i["lease"]["state"]);
+            let contended = i["contended"] == true;
+            vec![
+                issue_link(&super::value_text(&i["id"])),
+                format!(
+                    "<span class=\"tag state-{}\">{}</span>{}",
+                    esc(&state),
+                    esc(&state),
+                    if contended {
+                        " <span class=\"tag state-contended\">contended</span>"
+                    } else {
+                        ""
+                    }
+                ),
+                esc(&super::value_text(&i["lease"]["owner"])),
+                esc(&super::value_text(&i["assignee"])),
+                esc(&super::value_text(&i["status"])),
+                esc(&super::value_text(&i["lease"]["expiresAt"])),
+            ]
+        })
+        .collect()
 }

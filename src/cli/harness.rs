@@ -487,119 +487,142 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
 
 /// `tusk harness-feature …`: premath's output, messages and exit codes.
 pub fn run_feature(cmd: &FeatureCommand) -> i32 {
-    let error = |context: String, e: FeatureError| {
-        eprintln!("error: {context}{e}");
-        e.exit_code()
-    };
-    let read_context =
-        |path: &PathBuf| format!("failed to read harness feature ledger {}: ", path.display());
     match cmd {
-        FeatureCommand::Write(a) => {
-            let now = match now_or(&a.now) {
-                Ok(t) => t,
-                Err(e) => return fail("harness-feature", e),
-            };
-            let req = FeatureWrite {
-                feature_id: a.feature_id.clone(),
-                status: a.status.as_str().to_string(),
-                issue_id: a.issue_id.clone(),
-                summary: a.summary.clone(),
-                session_ref: a.session_ref.clone(),
-                instruction_refs: a.instruction_refs.clone(),
-                verification_refs: a.verification_refs.clone(),
-            };
-            match feature::write(&a.path, &req, now) {
-                Ok((id, ledger)) => {
-                    if a.json {
-                        print_json(&feature::write_json(&a.path, &id, &ledger));
-                    } else {
-                        println!("premath harness-feature write");
-                        println!("  Feature: {}", text(&id));
-                        println!("  Path: {}", text(&a.path.display().to_string()));
-                    }
-                    0
-                }
-                Err(e @ (FeatureError::InvalidInput(_) | FeatureError::Write { .. })) => {
-                    error(String::new(), e)
-                }
-                Err(e) => error(read_context(&a.path), e),
-            }
-        }
-        FeatureCommand::Read { path, json } => match feature::read(path) {
-            Ok(ledger) => {
-                if *json {
-                    print_json(&feature::read_json(path, &ledger));
-                } else {
-                    println!("premath harness-feature read");
-                    println!("  Path: {}", text(&path.display().to_string()));
-                    println!("  Features: {}", ledger.features.len());
-                    if let Some(r) = &ledger.session_ref {
-                        println!("  Session Ref: {}", text(r));
-                    }
-                }
-                0
-            }
-            Err(e) => error(read_context(path), e),
-        },
+        FeatureCommand::Write(a) => feature_write(a),
+        FeatureCommand::Read { path, json } => feature_read(path, *json),
         FeatureCommand::Check {
             path,
             require_closure,
             json,
-        } => match feature::read(path) {
-            Ok(ledger) => {
-                let report = feature::check_report(&ledger, *require_closure);
-                if *json {
-                    print_json(&report.to_json(path, *require_closure));
-                } else {
+        } => feature_check(path, *require_closure, *json),
+        FeatureCommand::Next { path, json } => feature_next(path, *json),
+    }
+}
+
+/// Prints a ledger error as premath does (`error: CONTEXTmessage`); its exit code.
+fn feature_error(context: String, e: FeatureError) -> i32 {
+    eprintln!("error: {context}{e}");
+    e.exit_code()
+}
+
+/// premath's context for a ledger that cannot be read.
+fn read_context(path: &Path) -> String {
+    format!("failed to read harness feature ledger {}: ", path.display())
+}
+
+/// `harness-feature write`.
+fn feature_write(a: &FeatureWriteArgs) -> i32 {
+    let now = match now_or(&a.now) {
+        Ok(t) => t,
+        Err(e) => return fail("harness-feature", e),
+    };
+    let req = FeatureWrite {
+        feature_id: a.feature_id.clone(),
+        status: a.status.as_str().to_string(),
+        issue_id: a.issue_id.clone(),
+        summary: a.summary.clone(),
+        session_ref: a.session_ref.clone(),
+        instruction_refs: a.instruction_refs.clone(),
+        verification_refs: a.verification_refs.clone(),
+    };
+    match feature::write(&a.path, &req, now) {
+        Ok((id, ledger)) => {
+            if a.json {
+                print_json(&feature::write_json(&a.path, &id, &ledger));
+            } else {
+                println!("premath harness-feature write");
+                println!("  Feature: {}", text(&id));
+                println!("  Path: {}", text(&a.path.display().to_string()));
+            }
+            0
+        }
+        Err(e @ (FeatureError::InvalidInput(_) | FeatureError::Write { .. })) => {
+            feature_error(String::new(), e)
+        }
+        Err(e) => feature_error(read_context(&a.path), e),
+    }
+}
+
+/// `harness-feature read`.
+fn feature_read(path: &Path, json: bool) -> i32 {
+    match feature::read(path) {
+        Ok(ledger) => {
+            if json {
+                print_json(&feature::read_json(path, &ledger));
+            } else {
+                println!("premath harness-feature read");
+                println!("  Path: {}", text(&path.display().to_string()));
+                println!("  Features: {}", ledger.features.len());
+                if let Some(r) = &ledger.session_ref {
+                    println!("  Session Ref: {}", text(r));
+                }
+            }
+            0
+        }
+        Err(e) => feature_error(read_context(path), e),
+    }
+}
+
+/// `harness-feature check`: exit 1 on a rejected ledger.
+fn feature_check(path: &Path, require_closure: bool, json: bool) -> i32 {
+    match feature::read(path) {
+        Ok(ledger) => {
+            let report = feature::check_report(&ledger, require_closure);
+            if json {
+                print_json(&report.to_json(path, require_closure));
+            } else {
+                println!(
+                    "[harness-feature] {} (features={}, closureComplete={}, nextFeature={})",
+                    if report.accepted() { "OK" } else { "FAIL" },
+                    report.feature_count,
+                    report.closure_complete,
+                    text(report.next_feature_id.as_deref().unwrap_or("none"))
+                );
+                for f in &report.errors {
                     println!(
-                        "[harness-feature] {} (features={}, closureComplete={}, nextFeature={})",
-                        if report.accepted() { "OK" } else { "FAIL" },
-                        report.feature_count,
-                        report.closure_complete,
-                        text(report.next_feature_id.as_deref().unwrap_or("none"))
+                        "  - {}{} ({})",
+                        f.class,
+                        f.feature_id
+                            .as_ref()
+                            .map(|id| format!(" feature={}", text(id)))
+                            .unwrap_or_default(),
+                        f.message
                     );
-                    for f in &report.errors {
+                }
+            }
+            i32::from(!report.accepted())
+        }
+        Err(e) => feature_error(read_context(path), e),
+    }
+}
+
+/// `harness-feature next`.
+fn feature_next(path: &Path, json: bool) -> i32 {
+    match feature::project_next(path) {
+        Ok(p) => {
+            if json {
+                print_json(&feature::next_json(path, p.as_ref()));
+            } else {
+                println!("premath harness-feature next");
+                println!("  Path: {}", text(&path.display().to_string()));
+                match p {
+                    Some(p) => {
                         println!(
-                            "  - {}{} ({})",
-                            f.class,
-                            f.feature_id
-                                .as_ref()
-                                .map(|id| format!(" feature={}", text(id)))
-                                .unwrap_or_default(),
-                            f.message
+                            "  Next Feature: {}",
+                            text(p.next_feature_id.as_deref().unwrap_or("none"))
                         );
+                        println!("  Closure Complete: {}", p.closure_complete);
+                        println!("  Feature Count: {}", p.feature_count);
                     }
+                    None => println!("  Next Feature: none (ledger missing)"),
                 }
-                i32::from(!report.accepted())
             }
-            Err(e) => error(read_context(path), e),
-        },
-        FeatureCommand::Next { path, json } => match feature::project_next(path) {
-            Ok(p) => {
-                if *json {
-                    print_json(&feature::next_json(path, p.as_ref()));
-                } else {
-                    println!("premath harness-feature next");
-                    println!("  Path: {}", text(&path.display().to_string()));
-                    match p {
-                        Some(p) => {
-                            println!(
-                                "  Next Feature: {}",
-                                text(p.next_feature_id.as_deref().unwrap_or("none"))
-                            );
-                            println!("  Closure Complete: {}", p.closure_complete);
-                            println!("  Feature Count: {}", p.feature_count);
-                        }
-                        None => println!("  Next Feature: none (ledger missing)"),
-                    }
-                }
-                0
-            }
-            Err(e) => error(
-                format!("failed to compute next feature from {}: ", path.display()),
-                e,
-            ),
-        },
+            0
+        }
+        Err(e) => feature_error(
+            format!("failed to compute next feature from {}: ", path.display()),
+            e,
+        ),
     }
 }
 

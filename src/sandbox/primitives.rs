@@ -341,10 +341,11 @@ pub fn build_engine() -> Result<Engine, SteelErr> {
 
 /// Binds one procedure per host action id, `(host-actions)` listing them, and
 /// `(host-describe ["id"])` answering from their declarations.
-pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String], catalogue: String) {
+pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String]) {
     let parsed: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     native(engine, "host-describe", move |args| {
-        let all = parsed.get_or_init(|| serde_json::from_str(&catalogue).unwrap_or_default());
+        let all =
+            parsed.get_or_init(|| serde_json::from_str(&worker::catalogue()).unwrap_or_default());
         match args {
             [] => Ok(convert::json_to_value(all)),
             [SteelVal::StringV(id)] | [SteelVal::SymbolV(id)] => Ok(match all.get(id.as_str()) {

@@ -21,11 +21,6 @@ pub(crate) const GRACE: Duration = Duration::from_millis(250);
 const TICK: Duration = Duration::from_millis(10);
 /// How long a new worker may take to confine itself and say it is ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Spare workers a sandbox keeps ready once it has run twice. Two, not one:
-/// with back-to-back runs the refill of the spare just taken is often not
-/// done when the next run starts, which then forked its own worker on its
-/// clock (and, on two cores, alongside the refill).
-const POOL: usize = 2;
 /// Longest action id a worker may send (the worker cuts longer ones).
 const MAX_ACTION_BYTES: usize = 256;
 
@@ -118,11 +113,11 @@ fn max_frame(limits: &Limits) -> usize {
 }
 
 /// Fresh workers for one sandbox. The first fresh run spawns its worker
-/// itself; from the second on, a background thread keeps [`POOL`] spare
-/// workers ready (confined, bound, waiting for a program), so a long-lived
-/// host pays for the fork and the confinement while other runs are being
-/// run and recorded rather than on the next run's clock. A one-shot host
-/// (`tusk eval`) never starts the thread.
+/// itself; from the second on, a background thread keeps one spare worker
+/// ready (confined, bound, waiting for a program), so a long-lived host pays
+/// for the fork and the confinement while the previous run is being
+/// recorded rather than on the next run's clock. A one-shot host (`tusk
+/// eval`) never starts the thread.
 pub(crate) struct Spares {
     shared: Arc<SpareShared>,
 }
@@ -135,8 +130,8 @@ struct SpareShared {
 
 #[derive(Default)]
 struct SpareState {
-    /// Ready workers and the limits they were confined for, oldest first.
-    ready: std::collections::VecDeque<(Worker, Limits)>,
+    /// A ready worker and the limits it was confined for.
+    ready: Option<(Worker, Limits)>,
     /// The limits the next spare should have (those of the last run).
     wanted: Option<Limits>,
     runs: u64,
@@ -169,12 +164,7 @@ impl Spares {
                     .spawn(move || refill(shared));
                 state.thread_started = started.is_ok();
             }
-            // Spares confined for other limits will not serve the next runs
-            // either (the refill follows the last run's limits).
-            while state.ready.front().is_some_and(|(_, l)| l != limits) {
-                state.ready.pop_front();
-            }
-            let spare = state.ready.pop_front();
+            let spare = state.ready.take();
             self.shared.wake.notify_all();
             spare
         };
@@ -191,7 +181,7 @@ impl Drop for Spares {
     fn drop(&mut self) {
         let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         state.closed = true;
-        state.ready.clear();
+        state.ready = None;
         self.shared.wake.notify_all();
     }
 }
@@ -204,7 +194,7 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
         };
         let limits = {
             let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            while !state.closed && (state.ready.len() >= POOL || state.wanted.is_none()) {
+            while !state.closed && (state.ready.is_some() || state.wanted.is_none()) {
                 let (next, _) = shared
                     .wake
                     .wait_timeout(state, Duration::from_secs(1))
@@ -228,7 +218,7 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
         if state.closed {
             return;
         }
-        state.ready.push_back((worker, limits));
+        state.ready = Some((worker, limits));
     }
 }
 

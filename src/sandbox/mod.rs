@@ -481,7 +481,7 @@ impl Sandbox {
             *session = None;
         }
         if session.is_none() {
-            match supervisor::Worker::spawn(&self.bindings, &limits, true) {
+            match supervisor::Worker::spawn(self.bindings.clone(), &limits, true) {
                 Ok(w) => *session = Some(w),
                 Err(e) => return unavailable(e),
             }

@@ -22,13 +22,14 @@ use std::time::Instant;
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum ToWorker<E = Value> {
-    /// First message: what to bind and how to confine itself.
+    /// First message: what to bind and how to confine itself. The action
+    /// catalogue is not part of it: most programs never call
+    /// `(host-describe)`, and sending and parsing the ~70 KB of declarations
+    /// per worker cost a cold run about a millisecond. The worker asks for
+    /// it ([`FromWorker::Describe`]) the first time a program does.
     #[serde(rename_all = "camelCase")]
     Setup {
         action_ids: Vec<String>,
-        /// The declarations of the bound actions, as JSON text (an object
-        /// keyed by id), for `(host-describe)`; parsed only when asked.
-        catalogue: String,
         /// Actions the profile withholds (mutations under read-only): naming
         /// one says so instead of "unbound identifier".
         withheld: Vec<String>,
@@ -46,6 +47,9 @@ pub(crate) enum ToWorker<E = Value> {
     /// the VM's next instruction.
     #[serde(rename_all = "camelCase")]
     Reply { envelope: E, stop: bool },
+    /// The answer to [`FromWorker::Describe`]: the declarations of the bound
+    /// actions, as JSON text (an object keyed by id).
+    Catalogue(String),
 }
 
 /// A run's error as the worker reports it.
@@ -84,6 +88,9 @@ pub(crate) enum FromWorker {
         /// A fault inside Steel left the engine unusable: do not run again.
         poisoned: bool,
     },
+    /// `(host-describe)` was called: send the catalogue (once per worker;
+    /// the worker keeps it).
+    Describe,
     /// Last words before the worker exits on its own (written from a signal
     /// handler or the allocator, so pre-serialized).
     Fatal { reason: String },

@@ -172,7 +172,7 @@ impl Spares {
             // A spare can die while it waits (its template was killed from
             // outside): the run gets a new worker, not the corpse.
             Some((worker, confined)) if confined == *limits && worker.is_alive() => Ok(worker),
-            _ => Worker::spawn(&self.shared.bindings, limits, false),
+            _ => Worker::spawn(self.shared.bindings.clone(), limits, false),
         }
     }
 }
@@ -209,7 +209,7 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
             }
             state.wanted.expect("checked above")
         };
-        let Ok(worker) = Worker::spawn(&shared.bindings, &limits, false) else {
+        let Ok(worker) = Worker::spawn(shared.bindings.clone(), &limits, false) else {
             // No spare this time; runs spawn their own.
             std::thread::sleep(Duration::from_millis(100));
             continue;
@@ -233,6 +233,10 @@ pub(crate) struct Worker {
     base_rss_kb: Option<u64>,
     /// The template has waited for it: nothing left to release.
     reaped: bool,
+    /// What it binds; the catalogue is sent when the worker asks.
+    bindings: Arc<super::Bindings>,
+    /// It was sent the catalogue (it keeps it: asking twice is out of turn).
+    described: bool,
 }
 
 /// A `Vm…:` figure (KiB) of process `pid`, from `/proc/<pid>/status`.
@@ -261,7 +265,7 @@ impl Worker {
     /// Forks a worker from the template, confined for `limits` and binding
     /// `action_ids`; waits until it is ready for a program.
     pub fn spawn(
-        bindings: &super::Bindings,
+        bindings: Arc<super::Bindings>,
         limits: &Limits,
         session: bool,
     ) -> Result<Worker, String> {
@@ -290,11 +294,13 @@ impl Worker {
             poisoned: false,
             base_rss_kb: None,
             reaped: false,
+            bindings,
+            described: false,
         };
         let deadline = Instant::now() + READY_TIMEOUT;
+        let bindings = &worker.bindings;
         let setup = ToWorker::Setup {
             action_ids: bindings.ids.clone(),
-            catalogue: bindings.catalogue.clone(),
             withheld: bindings.withheld.clone(),
             narrowed: bindings.narrowed.clone(),
             limits: *limits,
@@ -466,6 +472,19 @@ impl Worker {
                     return run.finish(value, error, started);
                 }
                 Ok(FromWorker::Fatal { reason }) => run.fatal = Some(reason),
+                Ok(FromWorker::Describe) if !self.described => {
+                    self.described = true;
+                    let reply = ToWorker::Catalogue(self.bindings.catalogue.clone());
+                    if !self
+                        .channel
+                        .send(&reply, deadline.max(Instant::now()) + GRACE)
+                    {
+                        return self.lost(run, started);
+                    }
+                }
+                Ok(FromWorker::Describe) => {
+                    return self.garbled(run, "asked for the catalogue twice", started);
+                }
                 Ok(FromWorker::Ready) => {
                     return self.garbled(run, "spoke out of turn", started);
                 }

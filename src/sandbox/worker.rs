@@ -124,17 +124,16 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
         }
         super::template::close_from(CHANNEL_FD + 1);
     }
-    let (action_ids, catalogue, limits, session) = match proto::read_blocking(CHANNEL_FD) {
+    let (action_ids, limits, session) = match proto::read_blocking(CHANNEL_FD) {
         Ok(ToWorker::Setup {
             action_ids,
-            catalogue,
             withheld,
             narrowed,
             limits,
             session,
         }) => {
             BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld, narrowed));
-            (action_ids, catalogue, limits, session)
+            (action_ids, limits, session)
         }
         _ => exit(EXIT_PROTOCOL),
     };
@@ -144,7 +143,7 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
         });
         exit(confine::EXIT_CONFINE);
     }
-    super::primitives::bind_actions(engine, &action_ids, catalogue);
+    super::primitives::bind_actions(engine, &action_ids);
     memory::set_controller(engine.get_thread_state_controller());
     memory::arm(limits.max_memory_bytes());
     send(&FromWorker::Ready);
@@ -184,6 +183,16 @@ pub(crate) fn host_call(
             }
             envelope.0
         }
+        _ => exit(EXIT_PROTOCOL),
+    }
+}
+
+/// The bound actions' declarations, asked of the host (the first
+/// `(host-describe)` of this worker's life; the caller keeps the answer).
+pub(crate) fn catalogue() -> String {
+    send(&FromWorker::Describe);
+    match proto::read_blocking(CHANNEL_FD) {
+        Ok(ToWorker::Catalogue(text)) => text,
         _ => exit(EXIT_PROTOCOL),
     }
 }

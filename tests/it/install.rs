@@ -39,6 +39,7 @@ fn checkout_commit(manifest: &Path) -> Option<String> {
 
 #[test]
 fn cargo_install_locked_installs_a_tusk_that_names_its_version_and_commit() {
+    let _heavy = crate::common::heavy();
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = tempfile::tempdir().expect("temp dir");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -26,6 +26,7 @@ fn run(env: &Env, args: &[&str]) -> (i32, Value) {
 
 #[test]
 fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
+    let _heavy = crate::common::heavy();
     // Ready issues plus a blocked tail that claim-next must leave alone.
     let mut issues: Vec<Value> = (0..READY_ISSUES)
         .map(|i| issue(&format!("q-{i:03}")))

@@ -99,6 +99,7 @@ fn mutation(rng: &mut Rng, n: usize) -> Vec<String> {
 
 #[test]
 fn sigkill_during_mutations_leaves_old_or_new_store() {
+    let _heavy = crate::common::heavy();
     let env = big_store();
     let original = ids_in_store(&env);
     assert_eq!(original.len(), ISSUES);

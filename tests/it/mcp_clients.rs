@@ -182,12 +182,14 @@ fn run_client(interpreter: &Path, script: &str) {
 
 #[test]
 fn python_sdk_client() {
+    let _heavy = crate::common::heavy();
     let py = venv_python();
     run_client(&py, "client_py.py");
 }
 
 #[test]
 fn typescript_sdk_client() {
+    let _heavy = crate::common::heavy();
     let node = node();
     run_client(&node, "client_ts.mjs");
 }
@@ -197,6 +199,7 @@ fn typescript_sdk_client() {
 /// malformed input), through the Python SDK, raw HTTP and raw stdio.
 #[test]
 fn python_sdk_shared_server() {
+    let _heavy = crate::common::heavy();
     let py = venv_python();
     run_client(&py, "shared_py.py");
 }

@@ -243,6 +243,7 @@ fn trajectory_claim_rows(db: &TestDb) -> usize {
 
 #[test]
 fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
+    let _heavy = crate::common::heavy();
     let db = TestDb::new();
     seed(&db);
     let ends = run_fleet(&db, 3600, None);
@@ -277,6 +278,7 @@ fn sixteen_workers_drain_five_thousand_issues_each_claimed_once() {
 
 #[test]
 fn random_sigkills_lose_nothing_and_stranded_leases_are_reclaimed() {
+    let _heavy = crate::common::heavy();
     const TTL: u64 = 30;
     let db = TestDb::new();
     seed(&db);
@@ -392,6 +394,7 @@ fn routed_drain(filter_of: impl Fn(usize) -> (String, Vec<&'static str>)) {
 
 #[test]
 fn sixteen_workers_in_four_label_groups_take_only_their_groups_work() {
+    let _heavy = crate::common::heavy();
     routed_drain(|w| {
         let g = GROUPS[w % 4];
         (format!(r#"(hash "labels" (list "{g}"))"#), vec![g])
@@ -400,6 +403,7 @@ fn sixteen_workers_in_four_label_groups_take_only_their_groups_work() {
 
 #[test]
 fn overlapping_label_groups_still_claim_each_issue_once() {
+    let _heavy = crate::common::heavy();
     routed_drain(|w| {
         let (a, b) = (GROUPS[w % 4], GROUPS[(w + 1) % 4]);
         (

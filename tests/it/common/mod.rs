@@ -8,6 +8,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// Tests that load the whole machine (a release build, fleets of worker
+/// processes, MCP servers moving 100 MB results) take turns. In one test binary
+/// they would otherwise run side by side on a 2-core machine, and the
+/// deadlines inside them (clients', servers', leases') are real time.
+pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A heavy test that failed still frees the machine for the next.
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The logs a PostgreSQL store holds instead of these files.
 const DB_LOGS: [(&str, &str); 2] = [
     (".premath/host_effects.jsonl", "tusk_effects"),

@@ -81,7 +81,10 @@ fn code_lines(file: &Path) -> Vec<(usize, String)> {
     for (n, line) in lines.iter().enumerate() {
         let t = line.trim();
         if t == "#[cfg(test)]" {
-            let next = lines[n + 1..].iter().map(|l| l.trim()).find(|l| !l.is_empty());
+            let next = lines[n + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty());
             if next.is_some_and(|l| l.starts_with("mod ") || l.starts_with("pub mod ")) {
                 break;
             }

@@ -21,11 +21,15 @@
 //! - [`telemetry`]: OpenTelemetry export of runs, host calls and store mutations.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
 //! - [`cli`]: the `tusk` command line, a thin shell over the library.
+//!
+//! Failure classes are one enum per domain ([`sandbox::FailureClass`],
+//! [`host::HostClass`], [`issues::IssueClass`], …); [`failure_classes`] lists them all.
 
 pub mod canonical;
 pub mod chain;
 pub mod cli;
 pub mod effects;
+mod failure;
 pub mod harness;
 pub mod host;
 pub mod issues;
@@ -42,3 +46,20 @@ pub mod sandbox;
 pub mod telemetry;
 pub mod terminal;
 pub mod typestate;
+
+/// Every failure class tusk can report, each domain's enum in turn (its wire
+/// strings, which results and logs carry).
+/// (Here rather than in `failure`: only the crate root and `cli` name `cli`.)
+pub fn failure_classes() -> Vec<&'static str> {
+    let mut out = Vec::new();
+    out.extend(sandbox::FailureClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(host::HostClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(issues::IssueClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(harness::HarnessClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(typestate::JoinClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(pg::StoreClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(premath::PremathClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(observe::ObserveClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(cli::CliClass::ALL.iter().map(|c| c.as_str()));
+    out
+}

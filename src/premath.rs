@@ -11,10 +11,13 @@
 //! ([`premath_result`]).
 
 use crate::host::declare::ActionSpec;
+use crate::host::HostClass;
 use crate::host::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, Registry};
 use crate::issues::store::{LockOptions, Store};
 use crate::issues::views::Scope;
+use crate::issues::IssueClass;
 use crate::sandbox::convert::{scheme_source, scheme_string, ArrayForm};
+use crate::sandbox::FailureClass;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,17 +32,28 @@ pub const REQUEST_KINDS: [&str; 2] = [
     "premath.rhai_eval.request.v0",
 ];
 
-pub const FAILURE_INVALID_PROGRAM: &str = "scheme_eval.invalid_program";
-pub const FAILURE_CALL_BUDGET_EXCEEDED: &str = "scheme_eval.call_budget_exceeded";
-pub const FAILURE_EFFECT_DENIED: &str = "scheme_eval.effect_denied";
-pub const FAILURE_UNALLOWLISTED: &str = "scheme_eval.host_action_unallowlisted";
-pub const FAILURE_UNIMPLEMENTED: &str = "scheme_eval.host_action_unimplemented";
-pub const FAILURE_EXECUTION_ERROR: &str = "scheme_eval.host_action_execution_error";
-pub const FAILURE_USE_EVIDENCE_MISSING: &str = "mutation.use_evidence_missing";
-pub const FAILURE_CLAIM_MISSING: &str = "mutation.capability_claim_missing";
-pub const FAILURE_MCP_TRANSPORT_REQUIRED: &str = "control_plane_host_action_mcp_transport_required";
-pub const FAILURE_BINDING_MISMATCH: &str = "control_plane_host_action_binding_mismatch";
-pub const FAILURE_CONTRACT_UNBOUND: &str = "control_plane_host_action_contract_unbound";
+crate::failure::class_enum! {
+    /// premath's control-plane failure classes (its instruction-witness
+    /// admission and transport).
+    pub enum PremathClass {
+        McpTransportRequired = "control_plane_host_action_mcp_transport_required",
+        BindingMismatch = "control_plane_host_action_binding_mismatch",
+        ContractUnbound = "control_plane_host_action_contract_unbound",
+        TransportRejected = "transport_rejected",
+    }
+}
+
+pub const FAILURE_INVALID_PROGRAM: &str = FailureClass::InvalidProgram.as_str();
+pub const FAILURE_CALL_BUDGET_EXCEEDED: &str = FailureClass::CallBudget.as_str();
+pub const FAILURE_EFFECT_DENIED: &str = FailureClass::EffectDenied.as_str();
+pub const FAILURE_UNALLOWLISTED: &str = HostClass::Unallowlisted.as_str();
+pub const FAILURE_UNIMPLEMENTED: &str = HostClass::Unimplemented.as_str();
+pub const FAILURE_EXECUTION_ERROR: &str = HostClass::ExecutionError.as_str();
+pub const FAILURE_USE_EVIDENCE_MISSING: &str = HostClass::UseEvidenceMissing.as_str();
+pub const FAILURE_CLAIM_MISSING: &str = HostClass::CapabilityClaimMissing.as_str();
+pub const FAILURE_MCP_TRANSPORT_REQUIRED: &str = PremathClass::McpTransportRequired.as_str();
+pub const FAILURE_BINDING_MISMATCH: &str = PremathClass::BindingMismatch.as_str();
+pub const FAILURE_CONTRACT_UNBOUND: &str = PremathClass::ContractUnbound.as_str();
 
 /// The actions premath's evaluator knows, in its order.
 const SUPPORTED: [&str; 15] = [
@@ -1703,7 +1717,7 @@ fn premath_issue_type(args: &Value) -> Result<String, ActionOutcome> {
         return Ok(raw);
     }
     Err(ActionOutcome::rejected(
-        vec!["issue.invalid_type".into()],
+        vec![IssueClass::InvalidType.as_str().into()],
         format!(
             "invalid issue_type `{raw}` (expected one of: {})",
             PREMATH_ISSUE_TYPES.join(", ")
@@ -1718,7 +1732,7 @@ fn premath_dep_type(args: &Value, key: &str) -> Result<String, ActionOutcome> {
         return Ok(raw);
     }
     Err(ActionOutcome::rejected(
-        vec!["dep.invalid_type".into()],
+        vec![IssueClass::DepInvalidType.as_str().into()],
         format!(
             "invalid dep_type `{raw}` (expected one of: {})",
             PREMATH_DEP_TYPES.join(", ")
@@ -1739,26 +1753,26 @@ fn premath_refusal(tool: &str, class: &str, args: &Value, report: &Value) -> Str
         _ => "failed to replace dependency: ",
     };
     let own = report["diagnostic"].as_str().unwrap_or(class).to_string();
-    match (tool, class) {
-        ("issue_add" | "issue_discover", "issue.duplicate_id") => {
+    match (tool, IssueClass::parse(class)) {
+        ("issue_add" | "issue_discover", Some(IssueClass::DuplicateId)) => {
             format!("issue already exists: {}", arg("id"))
         }
-        ("issue_discover", "issue.parent_not_found") => {
+        ("issue_discover", Some(IssueClass::ParentNotFound)) => {
             format!("parent issue not found: {}", arg("parentIssueId"))
         }
-        ("issue_update", "issue.not_found") => format!("issue not found: {}", arg("id")),
-        ("issue_update", "issue.update_empty") => "no update fields provided".into(),
-        (_, "dep.issue_not_found") => format!("{store}issue not found: {issue}"),
-        (_, "dep.target_not_found") => format!("{store}issue not found: {target}"),
-        ("dep_add", "dep.self_loop") => format!(
+        ("issue_update", Some(IssueClass::NotFound)) => format!("issue not found: {}", arg("id")),
+        ("issue_update", Some(IssueClass::UpdateEmpty)) => "no update fields provided".into(),
+        (_, Some(IssueClass::DepIssueNotFound)) => format!("{store}issue not found: {issue}"),
+        (_, Some(IssueClass::DepTargetNotFound)) => format!("{store}issue not found: {target}"),
+        ("dep_add", Some(IssueClass::DepSelfLoop)) => format!(
             "{store}dependency self-loop is not allowed: {issue} ({})",
             dep_type("depType")
         ),
-        ("dep_add", "dep.duplicate") => format!(
+        ("dep_add", Some(IssueClass::DepDuplicate)) => format!(
             "{store}dependency already exists: {issue} -> {target} ({})",
             dep_type("depType")
         ),
-        ("dep_add", "dep.cycle") => {
+        ("dep_add", Some(IssueClass::DepCycle)) => {
             let path: Vec<&str> = report["cycle"]
                 .as_array()
                 .into_iter()
@@ -1771,11 +1785,11 @@ fn premath_refusal(tool: &str, class: &str, args: &Value, report: &Value) -> Str
                 path.join(" -> ")
             )
         }
-        ("dep_remove", "dep.not_found") => format!(
+        ("dep_remove", Some(IssueClass::DepNotFound)) => format!(
             "{store}dependency not found: {issue} -> {target} ({})",
             dep_type("depType")
         ),
-        ("dep_replace", "dep.not_found") => format!(
+        ("dep_replace", Some(IssueClass::DepNotFound)) => format!(
             "{store}dependency not found: {issue} -> {target} ({})",
             dep_type("fromDepType")
         ),
@@ -2085,7 +2099,7 @@ fn mcp_lease(
         crate::issues::transport::dispatch(action, &payload, open, LockOptions::default(), ctx.now);
     if answer["result"] != "accepted" {
         let class = non_empty(answer["failureClasses"][0].as_str())
-            .unwrap_or_else(|| "transport_rejected".into());
+            .unwrap_or_else(|| PremathClass::TransportRejected.as_str().into());
         let diagnostic = non_empty(answer["diagnostic"].as_str())
             .unwrap_or_else(|| format!("transport action rejected: {action}"));
         return Ok(ActionOutcome::rejected(

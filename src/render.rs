@@ -3,6 +3,8 @@
 //! plain words for each failure class. Front ends import this module, never
 //! each other.
 
+use crate::host::HostClass;
+use crate::sandbox::FailureClass;
 use serde_json::Value;
 
 /// The readable summary: value, effects one line each, failures in words.
@@ -117,34 +119,36 @@ pub fn fix_for(class: &str) -> Option<&'static str> {
 
 /// Failure classes in plain words.
 pub fn describe_class(class: &str) -> String {
-    let words = match class {
-        "scheme_eval.timeout" => "the program ran out of wall-clock time",
-        "scheme_eval.call_budget_exceeded" => "the program made more host calls than allowed",
-        "scheme_eval.memory_exceeded" => "the program used more memory than allowed",
-        "scheme_eval.invalid_program" => "the program text could not be read or compiled",
-        "scheme_eval.effect_denied" => {
+    // A class is one domain's or another's: the sandbox's or the host's.
+    let sandbox = FailureClass::ALL.into_iter().find(|c| c.as_str() == class);
+    let words = match (sandbox, HostClass::parse(class)) {
+        (Some(FailureClass::Timeout), _) => "the program ran out of wall-clock time",
+        (Some(FailureClass::CallBudget), _) => "the program made more host calls than allowed",
+        (Some(FailureClass::Memory), _) => "the program used more memory than allowed",
+        (Some(FailureClass::InvalidProgram), _) => "the program text could not be read or compiled",
+        (Some(FailureClass::EffectDenied), _) => {
             "the program asked for a capability the sandbox does not have"
         }
-        "scheme_eval.runtime_error" => "the program raised an error it did not handle",
-        "scheme_eval.internal_error" => "the evaluator itself failed, not the program",
-        "scheme_eval.worker_crashed" => {
+        (Some(FailureClass::RuntimeError), _) => "the program raised an error it did not handle",
+        (Some(FailureClass::Internal), _) => "the evaluator itself failed, not the program",
+        (Some(FailureClass::WorkerCrashed), _) => {
             "the program's worker process died (a stack overflow, a signal, or the system-call filter)"
         }
-        "scheme_eval.interrupted" => "the run was stopped from outside (Ctrl-C) before it finished",
-        "scheme_eval.host_action_unallowlisted" => {
+        (Some(FailureClass::Interrupted), _) => "the run was stopped from outside (Ctrl-C) before it finished",
+        (_, Some(HostClass::Unallowlisted)) => {
             "the program called a host action that does not exist"
         }
-        "scheme_eval.host_action_execution_error" => {
+        (_, Some(HostClass::ExecutionError)) => {
             "a host action failed inside (I/O or corrupt store)"
         }
-        "host.args_invalid" => "a host call's arguments did not fit the action's schema",
-        "mutation.use_evidence_missing" => {
+        (_, Some(HostClass::ArgsInvalid)) => "a host call's arguments did not fit the action's schema",
+        (_, Some(HostClass::UseEvidenceMissing)) => {
             "a mutation lacked authority evidence (policy digest, instruction ref or join witness)"
         }
-        "mutation.policy_digest_mismatch" => {
+        (_, Some(HostClass::PolicyDigestMismatch)) => {
             "the request's policy digest is not the active policy's"
         }
-        "mutation.action_not_allowed" => "the mutation policy does not allow that action",
+        (_, Some(HostClass::ActionNotAllowed)) => "the mutation policy does not allow that action",
         _ => "",
     };
     if words.is_empty() {

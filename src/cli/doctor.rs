@@ -17,9 +17,13 @@
 //! `result` is the worst status. Doctor only reads: it creates no file.
 
 use super::store::StoreFlag;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 use crate::issues::store::{IssueStore, Store, DEFAULT_ISSUES_PATH};
+use crate::issues::IssueClass;
 use crate::logs::{LogReadError, LogStore};
 use crate::pg::LogTable;
+use crate::pg::StoreClass;
 use clap::Args;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -148,13 +152,13 @@ fn writable(path: &Path) -> Result<(), String> {
 
 /// What to do about a database that cannot be used, by its failure class.
 fn database_fix(class: &str) -> &'static str {
-    match class {
-        "store.bad_url" => "give a URL of the form postgres://USER:PASSWORD@HOST:PORT/DATABASE (--store or TUSK_STORE)",
-        "store.unreachable" => "start the PostgreSQL server, or correct the host and port in the URL",
-        "store.auth_failed" => "correct the user and password in the URL",
-        "store.database_missing" => "create the database first (createdb NAME, or CREATE DATABASE)",
-        "store.schema_missing" => "run `tusk store init --store URL`",
-        "store.schema_version" => "run `tusk store init --store URL` to migrate an older schema; a newer one needs a newer tusk",
+    match StoreClass::parse(class) {
+        Some(StoreClass::BadUrl) => "give a URL of the form postgres://USER:PASSWORD@HOST:PORT/DATABASE (--store or TUSK_STORE)",
+        Some(StoreClass::Unreachable) => "start the PostgreSQL server, or correct the host and port in the URL",
+        Some(StoreClass::AuthFailed) => "correct the user and password in the URL",
+        Some(StoreClass::DatabaseMissing) => "create the database first (createdb NAME, or CREATE DATABASE)",
+        Some(StoreClass::SchemaMissing) => "run `tusk store init --store URL`",
+        Some(StoreClass::SchemaVersion) => "run `tusk store init --store URL` to migrate an older schema; a newer one needs a newer tusk",
         _ => "check the server's log; `tusk store status --store URL` shows the same error",
     }
 }
@@ -267,8 +271,8 @@ fn check_file_store(store: &IssueStore, path: &Path) -> (Check, u64) {
     let text = match store.read_text() {
         Ok(t) => t,
         Err(e) => {
-            let fix = match e.class() {
-                "memory.store_corrupt" => CORRUPT_FIX,
+            let fix = match IssueClass::parse(e.class()) {
+                Some(IssueClass::MemoryStoreCorrupt) => CORRUPT_FIX,
                 _ => "give this user read permission on the file",
             };
             return (Check::fail(ID, e.to_string(), fix), meta.len());
@@ -572,11 +576,11 @@ fn check_trajectory(args: &DoctorArgs) -> Check {
         }
         Err(e) => {
             let fix = match e.class() {
-                "harness.trajectory_corrupt" => format!(
+                class if class == HarnessClass::TrajectoryCorrupt.as_str() => format!(
                     "repair that line, or move the trajectory aside (mv {0} {0}.bad); queries and the KPI refuse it until then",
                     shown(log.path())
                 ),
-                "harness.io_error" => "give this user read permission on the file".to_string(),
+                class if class == HarnessClass::IoError.as_str() => "give this user read permission on the file".to_string(),
                 class => database_fix(class).to_string(),
             };
             Check::fail(ID, e.to_string(), fix)
@@ -596,8 +600,8 @@ impl crate::sandbox::HostBridge for NoCalls {
     ) -> crate::sandbox::HostReply {
         crate::sandbox::HostReply {
             envelope: json!({
-                "resultClass": "scheme_eval.host_action_unallowlisted",
-                "failureClasses": ["scheme_eval.host_action_unallowlisted"],
+                "resultClass": HostClass::Unallowlisted.as_str(),
+                "failureClasses": [HostClass::Unallowlisted.as_str()],
                 "payload": {"diagnostic": format!("the doctor's probe binds no action ({action})")},
             }),
             breach: None,

@@ -2,6 +2,7 @@
 //! 1 rejected, 2 the request could not be read.
 
 use crate::canonical;
+use crate::host::HostClass;
 use crate::runtime::{Host, HostConfig, Request};
 use crate::sandbox::LimitsOverride;
 use clap::Args;
@@ -118,7 +119,7 @@ pub const REQUEST_ERROR_KIND: &str = "premath.scheme_eval.request_error.v0";
 /// With `--json`, one JSON object on stdout says why (a caller parsing
 /// stdout always gets JSON); the message also goes to stderr.
 fn unusable(json: bool, message: impl std::fmt::Display) -> i32 {
-    unusable_as(json, "request.unusable", message)
+    unusable_as(json, HostClass::RequestUnusable.as_str(), message)
 }
 
 /// [`unusable`] with a more precise class (an unusable shared store's).

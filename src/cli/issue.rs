@@ -5,6 +5,7 @@
 //! host action returns.
 
 use crate::canonical::to_pretty_sorted;
+use crate::cli::CliClass;
 use crate::issues::actions::dep_add::{self, DepAddArgs};
 use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
 use crate::issues::actions::issue_claim::{self, ClaimArgs};
@@ -291,7 +292,7 @@ fn resolve(flags: &StoreOpts, action: &str) -> Option<Opts> {
 }
 
 /// The class of a read on a store file that does not exist.
-pub const CLASS_STORE_NOT_FOUND: &str = "issue_store.not_found";
+pub const CLASS_STORE_NOT_FOUND: &str = CliClass::IssueStoreNotFound.as_str();
 
 /// A read of a store file that does not exist is an error, not an empty
 /// queue (a typo in `--issues` must not look like "nothing to do"):
@@ -331,7 +332,7 @@ fn checked_flags(opts: &Opts, action: &str, flags: &FilterFlags) -> Result<Issue
         Ok(()) => Ok(filter),
         Err(message) => {
             if opts.json {
-                let class = "cli.invalid_value";
+                let class = CliClass::InvalidValue.as_str();
                 let object = serde_json::json!({
                     "action": action,
                     "result": "rejected",

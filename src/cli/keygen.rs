@@ -1,6 +1,7 @@
 //! `tusk keygen FILE`: a new ed25519 key pair for signing effect-log footers
 //! (`--sign-key FILE`) and checking them (`tusk replay --trust FILE.pub`).
 
+use crate::cli::CliClass;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -39,7 +40,7 @@ pub fn run(args: &KeygenArgs) -> i32 {
         }
         Err(e) => {
             if args.json {
-                let class = "keygen.write_failed";
+                let class = CliClass::KeygenWriteFailed.as_str();
                 let error = serde_json::json!({
                     "result": "rejected",
                     "class": class,

@@ -25,6 +25,20 @@ pub mod transport;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
+crate::failure::class_enum! {
+    /// The command line's own failure classes (usage errors and commands that
+    /// have no host twin).
+    pub enum CliClass {
+        UnknownSubcommand = "cli.unknown_subcommand",
+        UnknownFlag = "cli.unknown_flag",
+        MissingArgument = "cli.missing_argument",
+        InvalidValue = "cli.invalid_value",
+        Usage = "cli.usage",
+        KeygenWriteFailed = "keygen.write_failed",
+        IssueStoreNotFound = "issue_store.not_found",
+    }
+}
+
 pub mod issue;
 
 /// The version line of `tusk --version`: the package version and, when built
@@ -173,11 +187,13 @@ fn usage_error(e: clap::Error) -> i32 {
         e.exit();
     }
     let class = match e.kind() {
-        ErrorKind::InvalidSubcommand => "cli.unknown_subcommand",
-        ErrorKind::UnknownArgument => "cli.unknown_flag",
-        ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => "cli.missing_argument",
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => "cli.invalid_value",
-        _ => "cli.usage",
+        ErrorKind::InvalidSubcommand => CliClass::UnknownSubcommand.as_str(),
+        ErrorKind::UnknownArgument => CliClass::UnknownFlag.as_str(),
+        ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => {
+            CliClass::MissingArgument.as_str()
+        }
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => CliClass::InvalidValue.as_str(),
+        _ => CliClass::Usage.as_str(),
     };
     let rendered = e.render().to_string();
     let message = rendered

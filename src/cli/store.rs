@@ -8,6 +8,7 @@ use crate::issues::postgres::ImportMode;
 use crate::issues::store::{read_text, IssueStore};
 use crate::issues::StoreError;
 use crate::logs::LogStore;
+use crate::pg::StoreClass;
 use crate::pg::{LogTable, PgError, PgStore};
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -180,7 +181,7 @@ pub fn run(args: StoreArgs) -> i32 {
         return fail(
             args.json,
             action,
-            "store.not_selected",
+            StoreClass::NotSelected.as_str(),
             "no database: pass --store postgres://USER:PASSWORD@HOST:PORT/DB or set TUSK_STORE",
         );
     };
@@ -242,7 +243,7 @@ pub fn run(args: StoreArgs) -> i32 {
                     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
                         Ok(()) => 0,
                         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-                        Err(e) => fail(false, action, "store.io_error", &e.to_string()),
+                        Err(e) => fail(false, action, StoreClass::IoError.as_str(), &e.to_string()),
                     }
                 }
                 Some(path) => match crate::harness::write_atomic(&path, text.as_bytes()) {
@@ -250,7 +251,7 @@ pub fn run(args: StoreArgs) -> i32 {
                     Err(e) => fail(
                         args.json,
                         action,
-                        "store.io_error",
+                        StoreClass::IoError.as_str(),
                         &format!("{}: {e}", path.display()),
                     ),
                 },

@@ -23,6 +23,8 @@
 //!   file atomically; the reference does neither.
 
 use super::{write_atomic, SidecarLock};
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -92,12 +94,14 @@ impl FeatureError {
     /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            FeatureError::Unreadable { .. } | FeatureError::Write { .. } => "harness.io_error",
+            FeatureError::Unreadable { .. } | FeatureError::Write { .. } => {
+                HarnessClass::IoError.as_str()
+            }
             FeatureError::Unparsable { .. }
             | FeatureError::Header(_)
-            | FeatureError::LegacyShape { .. } => "harness.feature_ledger_corrupt",
-            FeatureError::Rejected { .. } => "harness.feature_ledger_rejected",
-            FeatureError::InvalidInput(_) => "host.args_invalid",
+            | FeatureError::LegacyShape { .. } => HarnessClass::FeatureLedgerCorrupt.as_str(),
+            FeatureError::Rejected { .. } => HarnessClass::FeatureLedgerRejected.as_str(),
+            FeatureError::InvalidInput(_) => HostClass::ArgsInvalid.as_str(),
         }
     }
 
@@ -412,7 +416,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
     if ledger.updated_at.trim().is_empty() {
         push(
             &mut errors,
-            "harness_feature_ledger.updated_at.empty",
+            HarnessClass::LedgerUpdatedAtEmpty.as_str(),
             None,
             "ledger.updatedAt must be non-empty".into(),
         );
@@ -420,7 +424,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
     if ledger.features.is_empty() {
         push(
             &mut errors,
-            "harness_feature_ledger.empty",
+            HarnessClass::LedgerEmpty.as_str(),
             None,
             "ledger.features must contain at least one row".into(),
         );
@@ -433,7 +437,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if id.is_empty() {
             push(
                 &mut errors,
-                "harness_feature_ledger.feature_id.empty",
+                HarnessClass::LedgerFeatureIdEmpty.as_str(),
                 None,
                 "featureId must be non-empty".into(),
             );
@@ -442,7 +446,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if !seen.insert(id) {
             push(
                 &mut errors,
-                "harness_feature_ledger.feature_id.duplicate",
+                HarnessClass::LedgerFeatureIdDuplicate.as_str(),
                 Some(id),
                 "featureId must be unique".into(),
             );
@@ -450,7 +454,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if row.updated_at.trim().is_empty() {
             push(
                 &mut errors,
-                "harness_feature_ledger.feature.updated_at.empty",
+                HarnessClass::LedgerFeatureUpdatedAtEmpty.as_str(),
                 Some(id),
                 "feature.updatedAt must be non-empty".into(),
             );
@@ -462,7 +466,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
             "completed" => completed_count += 1,
             other => push(
                 &mut errors,
-                "harness_feature_ledger.status.invalid",
+                HarnessClass::LedgerStatusInvalid.as_str(),
                 Some(id),
                 format!(
                     "feature status `{other}` is invalid (expected pending|in_progress|blocked|completed)"
@@ -472,7 +476,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if row.status == "completed" && row.verification_refs.is_empty() {
             push(
                 &mut errors,
-                "harness_feature_ledger.completed_missing_verification_ref",
+                HarnessClass::LedgerCompletedMissingVerificationRef.as_str(),
                 Some(id),
                 "completed feature requires at least one verificationRef".into(),
             );
@@ -480,7 +484,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if row.instruction_refs.iter().any(|r| r.trim().is_empty()) {
             push(
                 &mut errors,
-                "harness_feature_ledger.instruction_ref.empty",
+                HarnessClass::LedgerInstructionRefEmpty.as_str(),
                 Some(id),
                 "instructionRef entries must be non-empty".into(),
             );
@@ -488,7 +492,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         if row.verification_refs.iter().any(|r| r.trim().is_empty()) {
             push(
                 &mut errors,
-                "harness_feature_ledger.verification_ref.empty",
+                HarnessClass::LedgerVerificationRefEmpty.as_str(),
                 Some(id),
                 "verificationRef entries must be non-empty".into(),
             );
@@ -497,7 +501,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
     if in_progress.len() > 1 {
         push(
             &mut errors,
-            "harness_feature_ledger.in_progress.non_contractible",
+            HarnessClass::LedgerInProgressNonContractible.as_str(),
             None,
             "at most one feature may be in_progress".into(),
         );
@@ -514,7 +518,7 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
     if require_closure && !closure_complete {
         push(
             &mut errors,
-            "harness_feature_ledger.closure_incomplete",
+            HarnessClass::LedgerClosureIncomplete.as_str(),
             None,
             "require-closure set but ledger is not closed".into(),
         );

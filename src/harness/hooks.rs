@@ -13,10 +13,12 @@
 use super::session::{self, SessionState, SessionWrite};
 use super::trajectory::{self, StepRow};
 use crate::canonical;
+use crate::host::HostClass;
 use crate::host::{ActionContext, ActionError, ActionOutcome};
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::store::Store;
 use crate::issues::views;
+use crate::issues::IssueClass;
 use serde_json::{json, Value};
 
 /// The worker pool named in `cover://` refs.
@@ -142,13 +144,13 @@ pub fn stop(
         "keep" => "none",
         other => {
             return rejected(
-                "host.args_invalid",
+                HostClass::ArgsInvalid.as_str(),
                 format!("lease must be release, renew or keep, found {other:?}"),
             )
         }
     };
     let Some(before) = lease_view(ctx, issue)? else {
-        return rejected("issue.not_found", format!("no issue {issue}"));
+        return rejected(IssueClass::NotFound.as_str(), format!("no issue {issue}"));
     };
     // (1) The lease action: refused by the store's rules, nothing is written.
     if action != "none" {

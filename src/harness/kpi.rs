@@ -19,6 +19,7 @@
 
 use super::format_timestamp;
 use super::trajectory::{scan_file, RowRef, Scan, TrajectoryError};
+use crate::host::HostClass;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -205,7 +206,7 @@ impl KpiError {
     /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            KpiError::InvalidWindow(_) => "host.args_invalid",
+            KpiError::InvalidWindow(_) => HostClass::ArgsInvalid.as_str(),
             KpiError::Trajectory(e) => e.class(),
         }
     }

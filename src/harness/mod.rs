@@ -45,6 +45,42 @@ pub const DEFAULT_TRAJECTORY_PATH: &str = ".premath/harness_trajectory.jsonl";
 pub const DEFAULT_FEATURE_LEDGER_PATH: &str = ".premath/harness_feature_ledger.json";
 pub use crate::issues::store::DEFAULT_ISSUES_PATH;
 
+crate::failure::class_enum! {
+    /// The harness artifacts' failure classes (harness-artifacts spec): session,
+    /// trajectory, feature ledger, escalation and retry policy.
+    pub enum HarnessClass {
+        IoError = "harness.io_error",
+        SessionCorrupt = "harness.session_corrupt",
+        SessionMissing = "harness.session_missing",
+        TrajectoryCorrupt = "harness.trajectory_corrupt",
+        FeatureLedgerCorrupt = "harness.feature_ledger_corrupt",
+        FeatureLedgerRejected = "harness.feature_ledger_rejected",
+        LedgerEmpty = "harness_feature_ledger.empty",
+        LedgerUpdatedAtEmpty = "harness_feature_ledger.updated_at.empty",
+        LedgerFeatureIdEmpty = "harness_feature_ledger.feature_id.empty",
+        LedgerFeatureIdDuplicate = "harness_feature_ledger.feature_id.duplicate",
+        LedgerFeatureUpdatedAtEmpty = "harness_feature_ledger.feature.updated_at.empty",
+        LedgerStatusInvalid = "harness_feature_ledger.status.invalid",
+        LedgerCompletedMissingVerificationRef = "harness_feature_ledger.completed_missing_verification_ref",
+        LedgerInstructionRefEmpty = "harness_feature_ledger.instruction_ref.empty",
+        LedgerVerificationRefEmpty = "harness_feature_ledger.verification_ref.empty",
+        LedgerInProgressNonContractible = "harness_feature_ledger.in_progress.non_contractible",
+        LedgerClosureIncomplete = "harness_feature_ledger.closure_incomplete",
+        EscalationIssueCommandFailed = "escalation_issue_command_failed",
+        EscalationIssueContextAmbiguous = "escalation_issue_context_ambiguous",
+        EscalationIssueContextUnbound = "escalation_issue_context_unbound",
+        EscalationIssueNotFound = "escalation_issue_not_found",
+        EscalationSessionInvalid = "escalation_session_invalid",
+        EscalationSessionReadFailed = "escalation_session_read_failed",
+        EscalationUnknownAction = "escalation_unknown_action",
+        RetryPolicyInvalidDigest = "retry_policy_invalid_digest",
+        RetryPolicyInvalidJson = "retry_policy_invalid_json",
+        RetryPolicyInvalidShape = "retry_policy_invalid_shape",
+        RetryPolicyIoError = "retry_policy_io_error",
+        PipelineMissingFailureClass = "pipeline_missing_failure_class",
+    }
+}
+
 /// How long a writer waits for another writer's lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 

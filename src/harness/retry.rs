@@ -9,6 +9,7 @@
 //! beside this file. No rule table lives anywhere else.
 
 use crate::canonical;
+use crate::harness::HarnessClass;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -76,7 +77,12 @@ fn text(m: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 fn rule_of(value: &Value, default_id: Option<&str>) -> Result<Rule, RetryError> {
-    let shape = |why: &str| fail("retry_policy_invalid_shape", why.to_string());
+    let shape = |why: &str| {
+        fail(
+            HarnessClass::RetryPolicyInvalidShape.as_str(),
+            why.to_string(),
+        )
+    };
     let m = value
         .as_object()
         .ok_or_else(|| shape("a rule is not an object"))?;
@@ -130,7 +136,12 @@ impl RetryPolicy {
     /// # Errors
     /// `retry_policy_invalid_shape` or `retry_policy_invalid_digest`.
     pub fn from_document(document: &Value) -> Result<Self, RetryError> {
-        let shape = |why: &str| fail("retry_policy_invalid_shape", why.to_string());
+        let shape = |why: &str| {
+            fail(
+                HarnessClass::RetryPolicyInvalidShape.as_str(),
+                why.to_string(),
+            )
+        };
         let m = document
             .as_object()
             .ok_or_else(|| shape("the policy is not a JSON object"))?;
@@ -176,7 +187,7 @@ impl RetryPolicy {
         let computed = policy_digest(document);
         if declared != computed {
             return Err(fail(
-                "retry_policy_invalid_digest",
+                HarnessClass::RetryPolicyInvalidDigest.as_str(),
                 format!("policyDigest is {declared}, but the policy's digest is {computed}"),
             ));
         }
@@ -205,14 +216,14 @@ impl RetryPolicy {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::builtin()),
             Err(e) => {
                 return Err(fail(
-                    "retry_policy_io_error",
+                    HarnessClass::RetryPolicyIoError.as_str(),
                     format!("cannot read {}: {e}", path.display()),
                 ))
             }
         };
         let document: Value = serde_json::from_str(&text).map_err(|e| {
             fail(
-                "retry_policy_invalid_json",
+                HarnessClass::RetryPolicyInvalidJson.as_str(),
                 format!("{} is not JSON: {e}", path.display()),
             )
         })?;
@@ -229,7 +240,7 @@ impl RetryPolicy {
     pub fn decide(&self, failure_classes: &[String], attempt: i64) -> Result<Decision, RetryError> {
         if attempt < 1 {
             return Err(fail(
-                "retry_policy_invalid_shape",
+                HarnessClass::RetryPolicyInvalidShape.as_str(),
                 format!("attempt must be >= 1, found {attempt}"),
             ));
         }
@@ -253,10 +264,11 @@ impl RetryPolicy {
             Some((rule, class)) => (rule, class),
             None => (
                 &self.default_rule,
-                ordered
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| "pipeline_missing_failure_class".to_string()),
+                ordered.first().cloned().unwrap_or_else(|| {
+                    HarnessClass::PipelineMissingFailureClass
+                        .as_str()
+                        .to_string()
+                }),
             ),
         };
         let mut sorted = ordered.clone();
@@ -360,18 +372,29 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
         Ok(None) => {}
         Err(super::session::SessionError::Io { path, source }) => {
             return Err(fail(
-                "escalation_session_read_failed",
+                HarnessClass::EscalationSessionReadFailed.as_str(),
                 format!("{path}: {source}"),
             ))
         }
-        Err(e) => return Err(fail("escalation_session_invalid", e.to_string())),
+        Err(e) => {
+            return Err(fail(
+                HarnessClass::EscalationSessionInvalid.as_str(),
+                e.to_string(),
+            ))
+        }
     }
-    let text = ctx
-        .issues
-        .read_text()
-        .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
-    let store = crate::issues::store::Store::parse(ctx.issues.path(), &text)
-        .map_err(|e| fail("escalation_issue_context_unbound", e.to_string()))?;
+    let text = ctx.issues.read_text().map_err(|e| {
+        fail(
+            HarnessClass::EscalationIssueContextUnbound.as_str(),
+            e.to_string(),
+        )
+    })?;
+    let store = crate::issues::store::Store::parse(ctx.issues.path(), &text).map_err(|e| {
+        fail(
+            HarnessClass::EscalationIssueContextUnbound.as_str(),
+            e.to_string(),
+        )
+    })?;
     let ready =
         crate::issues::views::ready_payload(&store, "", &Default::default(), ctx.now).into_value();
     let ids: Vec<String> = ready["items"]
@@ -383,11 +406,11 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
     match ids.as_slice() {
         [one] => Ok((one.clone(), "ready-frontier")),
         [] => Err(fail(
-            "escalation_issue_context_unbound",
+            HarnessClass::EscalationIssueContextUnbound.as_str(),
             "no issue is named (--issue-id, PREMATH_ACTIVE_ISSUE_ID, PREMATH_ISSUE_ID, the session) and none is ready",
         )),
         many => Err(fail(
-            "escalation_issue_context_ambiguous",
+            HarnessClass::EscalationIssueContextAmbiguous.as_str(),
             format!("no issue is named and {} are ready: {}", many.len(), many.join(", ")),
         )),
     }
@@ -443,7 +466,7 @@ pub fn escalate(
         "issue_discover" | "mark_blocked"
     ) {
         return Err(fail(
-            "escalation_unknown_action",
+            HarnessClass::EscalationUnknownAction.as_str(),
             format!(
                 "escalation action {:?} is not issue_discover, mark_blocked or stop",
                 decision.escalation_action
@@ -457,8 +480,12 @@ pub fn escalate(
         crate::issues::LockOptions::default(),
         ctx.now,
     );
-    let command_failed =
-        |e: crate::issues::StoreError| fail("escalation_issue_command_failed", e.to_string());
+    let command_failed = |e: crate::issues::StoreError| {
+        fail(
+            HarnessClass::EscalationIssueCommandFailed.as_str(),
+            e.to_string(),
+        )
+    };
     let report = if decision.escalation_action == "issue_discover" {
         let new = crate::issues::mutate::NewIssue {
             title: format!(
@@ -476,7 +503,7 @@ pub fn escalate(
         let shown = crate::issues::views::show_payload(&store, "", &issue, ctx.now).into_value();
         if shown["issue"].is_null() {
             return Err(fail(
-                "escalation_issue_not_found",
+                HarnessClass::EscalationIssueNotFound.as_str(),
                 format!("no issue {issue}"),
             ));
         }
@@ -501,7 +528,7 @@ pub fn escalate(
     };
     if !report.failure_classes.is_empty() {
         return Err(fail(
-            "escalation_issue_command_failed",
+            HarnessClass::EscalationIssueCommandFailed.as_str(),
             format!(
                 "the issue store refused: {}",
                 report.failure_classes.join(", ")

@@ -18,6 +18,7 @@
 
 use super::feature::{self, FeatureError};
 use super::{normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock};
+use crate::harness::HarnessClass;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::io;
@@ -51,8 +52,8 @@ impl SessionError {
     /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            SessionError::Io { .. } => "harness.io_error",
-            SessionError::Malformed { .. } => "harness.session_corrupt",
+            SessionError::Io { .. } => HarnessClass::IoError.as_str(),
+            SessionError::Malformed { .. } => HarnessClass::SessionCorrupt.as_str(),
             SessionError::FeatureLedger { source, .. } => source.class(),
         }
     }

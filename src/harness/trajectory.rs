@@ -20,6 +20,8 @@
 //! KPI both call it.
 
 use super::{lock_with_timeout, normalize_opt, normalize_refs, parse_timestamp};
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 use crate::logs::LogStore;
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -68,9 +70,9 @@ impl TrajectoryError {
     /// The failure class a host action reports for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            TrajectoryError::InvalidRow { .. } => "host.args_invalid",
-            TrajectoryError::Io { .. } => "harness.io_error",
-            TrajectoryError::Corrupt { .. } => "harness.trajectory_corrupt",
+            TrajectoryError::InvalidRow { .. } => HostClass::ArgsInvalid.as_str(),
+            TrajectoryError::Io { .. } => HarnessClass::IoError.as_str(),
+            TrajectoryError::Corrupt { .. } => HarnessClass::TrajectoryCorrupt.as_str(),
             TrajectoryError::Store(e) => e.class(),
         }
     }

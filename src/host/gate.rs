@@ -15,17 +15,18 @@
 //! Evidence comes only from the request, never from the program text.
 
 use crate::canonical;
+use crate::host::HostClass;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub const POLICY_KIND: &str = "premath.mutation_policy.v1";
-pub const USE_EVIDENCE_MISSING: &str = "mutation.use_evidence_missing";
-pub const POLICY_DIGEST_MISMATCH: &str = "mutation.policy_digest_mismatch";
-pub const ACTION_NOT_ALLOWED: &str = "mutation.action_not_allowed";
+pub const USE_EVIDENCE_MISSING: &str = HostClass::UseEvidenceMissing.as_str();
+pub const POLICY_DIGEST_MISMATCH: &str = HostClass::PolicyDigestMismatch.as_str();
+pub const ACTION_NOT_ALLOWED: &str = HostClass::ActionNotAllowed.as_str();
 /// premath's capability-claim refusal (`scheme-eval`'s claims, checked only
 /// when a request carries claims).
-pub const CAPABILITY_CLAIM_MISSING: &str = "mutation.capability_claim_missing";
+pub const CAPABILITY_CLAIM_MISSING: &str = HostClass::CapabilityClaimMissing.as_str();
 /// The claim every mutation of a claims-carrying request needs.
 pub const CHANGE_MORPHISMS: &str = "capabilities.change_morphisms";
 /// The claim that stands for every action's own claim.

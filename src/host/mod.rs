@@ -12,3 +12,21 @@ pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostActi
 pub use declare::{declare, schema, ActionSpec, Declaration};
 pub use gate::{Authority, JoinEvidence, MutationPolicy};
 pub use registry::{Registry, RegistryError};
+
+crate::failure::class_enum! {
+    /// The host's own failure classes (host-api §4): arguments, the registry's
+    /// execution classes, the mutation gate and the request.
+    pub enum HostClass {
+        ArgsInvalid = "host.args_invalid",
+        ExecutionError = "scheme_eval.host_action_execution_error",
+        Unallowlisted = "scheme_eval.host_action_unallowlisted",
+        Unimplemented = "scheme_eval.host_action_unimplemented",
+        UseEvidenceMissing = "mutation.use_evidence_missing",
+        PolicyDigestMismatch = "mutation.policy_digest_mismatch",
+        ActionNotAllowed = "mutation.action_not_allowed",
+        CapabilityClaimMissing = "mutation.capability_claim_missing",
+        RequestFieldTooLarge = "request.field_too_large",
+        RequestUnknownAction = "request.unknown_action",
+        RequestUnusable = "request.unusable",
+    }
+}

@@ -4,16 +4,17 @@
 
 use super::action::{ActionKind, HostAction};
 use super::declare::ActionSpec;
+use crate::host::HostClass;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A program passed arguments that do not fit the action's schema.
-pub const CLASS_ARGS_INVALID: &str = "host.args_invalid";
+pub const CLASS_ARGS_INVALID: &str = HostClass::ArgsInvalid.as_str();
 /// An id that is neither registered nor denied.
-pub const CLASS_UNALLOWLISTED: &str = "scheme_eval.host_action_unallowlisted";
+pub const CLASS_UNALLOWLISTED: &str = HostClass::Unallowlisted.as_str();
 /// An action failed inside (I/O error, corrupt store); the program goes on.
-pub const CLASS_EXECUTION_ERROR: &str = "scheme_eval.host_action_execution_error";
+pub const CLASS_EXECUTION_ERROR: &str = HostClass::ExecutionError.as_str();
 
 /// Prefixes the profile denies outright (`scheme_eval.effect_denied`).
 pub const DENIED_PREFIXES: &[&str] = &["shell.", "exec.", "network.", "http.", "fs."];

@@ -7,16 +7,17 @@
 //! Acceptance section when it is not blank, and is searched for verification
 //! commands too; premath reads the description only.
 
+use crate::issues::IssueClass;
 use regex::Regex;
 use serde_json::Value;
 use std::sync::OnceLock;
 
 /// `[EPIC]` title on an issue whose type is not `epic`.
-pub const EPIC_MISMATCH: &str = "issue_graph.issue_type.epic_mismatch";
+pub const EPIC_MISMATCH: &str = IssueClass::GraphEpicMismatch.as_str();
 /// Active issue without an `Acceptance:` section.
-pub const ACCEPTANCE_MISSING: &str = "issue_graph.acceptance.missing";
+pub const ACCEPTANCE_MISSING: &str = IssueClass::GraphAcceptanceMissing.as_str();
 /// Active issue without a verification command.
-pub const VERIFICATION_COMMAND_MISSING: &str = "issue_graph.verification_command.missing";
+pub const VERIFICATION_COMMAND_MISSING: &str = IssueClass::GraphVerificationCommandMissing.as_str();
 
 const COMMANDS: &str = "mise run|python3|cargo(?: run)?|premath|sh|nix develop -c|uv run|pytest";
 

@@ -13,6 +13,7 @@
 use super::serial;
 use super::store::Store;
 use crate::canonical::sha256_hex;
+use crate::issues::IssueClass;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -52,10 +53,12 @@ impl EventError {
     /// The failure class reported for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            EventError::Parse { .. } => "issue_event.parse_error",
-            EventError::UnsupportedSchema(_) => "issue_event.unsupported_schema",
-            EventError::MismatchedIssueId { .. } => "issue_event.issue_id_mismatch",
-            EventError::UnresolvedDependency { .. } => "issue_event.unresolved_dependency",
+            EventError::Parse { .. } => IssueClass::EventParseError.as_str(),
+            EventError::UnsupportedSchema(_) => IssueClass::EventUnsupportedSchema.as_str(),
+            EventError::MismatchedIssueId { .. } => IssueClass::EventIssueIdMismatch.as_str(),
+            EventError::UnresolvedDependency { .. } => {
+                IssueClass::EventUnresolvedDependency.as_str()
+            }
         }
     }
 }

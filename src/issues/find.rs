@@ -7,6 +7,7 @@ use super::mutate::members;
 use super::store::Store;
 use super::views::ready;
 use super::Report;
+use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,7 +47,12 @@ pub fn search_payload(store: &Store<'_>, path: &str, query: &str, limit: usize) 
     let action = "issue.search";
     let needle = query.trim().to_lowercase();
     if needle.is_empty() {
-        return Report::rejected(action, path, &["issue.invalid_query"], "an empty query");
+        return Report::rejected(
+            action,
+            path,
+            &[IssueClass::InvalidQuery.as_str()],
+            "an empty query",
+        );
     }
     let mut hits: Vec<(u32, i64, String, Value)> = Vec::new();
     for issue in store.issues() {
@@ -178,7 +184,7 @@ pub fn tree_payload(
 ) -> Report {
     let action = "dep.tree";
     if store.get(id).is_none() {
-        return super::mutate::not_found(action, path, "issue.not_found", id);
+        return super::mutate::not_found(action, path, IssueClass::NotFound.as_str(), id);
     }
     // Edges both ways, in stored order.
     let mut down: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();

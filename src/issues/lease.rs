@@ -3,6 +3,7 @@
 
 use super::model::{format_time, parse_time, Issue, LeaseState};
 use super::mutate::{object_of, replace, run, run_ready, set_text, MutationCtx, Rejection};
+use crate::issues::IssueClass;
 
 use super::projection;
 use super::store::{Edit, Store, StoreError};
@@ -43,17 +44,17 @@ fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Inp
     let mut classes = Vec::new();
     let mut diags = Vec::new();
     if req.assignee.trim().is_empty() {
-        classes.push("lease_invalid_assignee");
+        classes.push(IssueClass::LeaseInvalidAssignee.as_str());
         diags.push("assignee is required".to_string());
     }
     let mut expires = now + Duration::seconds(DEFAULT_TTL_SECONDS);
     match (&req.term.ttl_seconds, &req.term.expires_at) {
         (Some(_), Some(_)) => {
-            classes.push("lease_binding_ambiguous");
+            classes.push(IssueClass::LeaseBindingAmbiguous.as_str());
             diags.push("provide only one of leaseTtlSeconds or leaseExpiresAt".into());
         }
         (Some(ttl), None) if !TTL_RANGE.contains(ttl) => {
-            classes.push("lease_invalid_ttl");
+            classes.push(IssueClass::LeaseInvalidTtl.as_str());
             diags.push(format!(
                 "lease_ttl_seconds must be in range [{}, {}]",
                 TTL_RANGE.start(),
@@ -64,11 +65,11 @@ fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Inp
         (None, Some(t)) => match parse_time(t) {
             Some(t) if t > now => expires = t,
             Some(_) => {
-                classes.push("lease_invalid_expires_at");
+                classes.push(IssueClass::LeaseInvalidExpiresAt.as_str());
                 diags.push("lease_expires_at must be in the future".into());
             }
             None => {
-                classes.push("lease_invalid_expires_at");
+                classes.push(IssueClass::LeaseInvalidExpiresAt.as_str());
                 diags.push("lease_expires_at must be RFC3339".into());
             }
         },
@@ -86,7 +87,7 @@ fn lease_not_found(action: &str, path: &str, id: &str) -> Report {
     Report::rejected(
         action,
         path,
-        &["lease_not_found"],
+        &[IssueClass::LeaseNotFound.as_str()],
         format!("issue not found: {id}"),
     )
 }
@@ -124,7 +125,7 @@ fn claim_object(
     let id = issue.id.as_str();
     if issue.is_closed() {
         return Err((
-            "lease_issue_closed",
+            IssueClass::LeaseIssueClosed.as_str(),
             format!("cannot claim closed issue: {id}"),
             Map::new(),
         ));
@@ -144,7 +145,7 @@ fn claim_object(
                 lease.owner.as_str(),
                 lease.lease_id.as_str()
             );
-            return Err(("lease_contention_active", diag, extra));
+            return Err((IssueClass::LeaseContentionActive.as_str(), diag, extra));
         }
         (Some(lease), LeaseState::Active) => {
             if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
@@ -152,7 +153,7 @@ fn claim_object(
                     "{id} is already leased to {assignee} as {}",
                     lease.lease_id.as_str()
                 );
-                return Err(("lease_id_mismatch", diag, Map::new()));
+                return Err((IssueClass::LeaseIdMismatch.as_str(), diag, Map::new()));
             }
             keep_lease = true;
         }
@@ -170,7 +171,7 @@ fn claim_object(
                 let mut extra = Map::new();
                 extra.insert("holder".into(), json!(holder.as_str()));
                 let diag = format!("issue already claimed: {id} (assignee={})", holder.as_str());
-                return Err(("lease_contention_active", diag, extra));
+                return Err((IssueClass::LeaseContentionActive.as_str(), diag, extra));
             }
         }
     }
@@ -307,17 +308,20 @@ fn check_holder(
 ) -> Result<(), Rejection> {
     let id = issue.id.as_str();
     let Some(lease) = &issue.lease else {
-        return Err(("lease_missing", format!("issue has no lease: {id}")));
+        return Err((
+            IssueClass::LeaseMissing.as_str(),
+            format!("issue has no lease: {id}"),
+        ));
     };
     if need_active && issue.lease_state(now) == LeaseState::Stale {
         return Err((
-            "lease_stale",
+            IssueClass::LeaseStale.as_str(),
             format!("lease is stale and must be reclaimed: {id}"),
         ));
     }
     if lease.owner.as_str() != assignee {
         return Err((
-            "lease_owner_mismatch",
+            IssueClass::LeaseOwnerMismatch.as_str(),
             format!(
                 "lease owner mismatch for {id} (expected={}, got={assignee})",
                 lease.owner.as_str()
@@ -326,7 +330,7 @@ fn check_holder(
     }
     if lease_id.is_some_and(|l| l != lease.lease_id.as_str()) {
         return Err((
-            "lease_id_mismatch",
+            IssueClass::LeaseIdMismatch.as_str(),
             format!(
                 "lease_id mismatch for {id} (expected={}, got={})",
                 lease.lease_id.as_str(),
@@ -385,7 +389,7 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
         return Ok(Report::rejected(
             action,
             &path,
-            &["lease_invalid_assignee"],
+            &[IssueClass::LeaseInvalidAssignee.as_str()],
             "assignee is required",
         ));
     }

@@ -40,6 +40,68 @@ pub use store::{IssueStore, LockOptions, StoreError};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
+crate::failure::class_enum! {
+    /// The issue memory's failure classes (issue-memory spec): issues, dependency
+    /// edges, leases, the store, the graph check and the event log.
+    pub enum IssueClass {
+        AlreadyClosed = "issue.already_closed",
+        ConfigInvalid = "issue.config_invalid",
+        DuplicateId = "issue.duplicate_id",
+        InvalidComment = "issue.invalid_comment",
+        InvalidId = "issue.invalid_id",
+        InvalidLabel = "issue.invalid_label",
+        InvalidPriority = "issue.invalid_priority",
+        InvalidQuery = "issue.invalid_query",
+        InvalidStatus = "issue.invalid_status",
+        InvalidTitle = "issue.invalid_title",
+        InvalidType = "issue.invalid_type",
+        NotClosed = "issue.not_closed",
+        NotFound = "issue.not_found",
+        ParentNotFound = "issue.parent_not_found",
+        UpdateEmpty = "issue.update_empty",
+        DepCycle = "dep.cycle",
+        DepDuplicate = "dep.duplicate",
+        DepInvalidScope = "dep.invalid_scope",
+        DepInvalidType = "dep.invalid_type",
+        DepInvalidView = "dep.invalid_view",
+        DepIssueNotFound = "dep.issue_not_found",
+        DepNotFound = "dep.not_found",
+        DepSelfLoop = "dep.self_loop",
+        DepTargetNotFound = "dep.target_not_found",
+        LeaseBindingAmbiguous = "lease_binding_ambiguous",
+        LeaseContentionActive = "lease_contention_active",
+        LeaseIdMismatch = "lease_id_mismatch",
+        LeaseInvalidAssignee = "lease_invalid_assignee",
+        LeaseInvalidExpiresAt = "lease_invalid_expires_at",
+        LeaseInvalidPayload = "lease_invalid_payload",
+        LeaseInvalidTtl = "lease_invalid_ttl",
+        LeaseIssueClosed = "lease_issue_closed",
+        LeaseMissing = "lease_missing",
+        LeaseMutationLockBusy = "lease_mutation_lock_busy",
+        LeaseMutationStoreIo = "lease_mutation_store_io",
+        LeaseNotFound = "lease_not_found",
+        LeaseOwnerMismatch = "lease_owner_mismatch",
+        LeaseStale = "lease_stale",
+        TransportUnknownAction = "transport_unknown_action",
+        MemoryIoError = "memory.io_error",
+        MemoryStoreCorrupt = "memory.store_corrupt",
+        EventIssueIdMismatch = "issue_event.issue_id_mismatch",
+        EventParseError = "issue_event.parse_error",
+        EventUnresolvedDependency = "issue_event.unresolved_dependency",
+        EventUnsupportedSchema = "issue_event.unsupported_schema",
+        GraphAcceptanceMissing = "issue_graph.acceptance.missing",
+        GraphClosedWithOpenBlockers = "issue_graph.closed_with_open_blockers",
+        GraphCycle = "issue_graph.cycle",
+        GraphDanglingDependency = "issue_graph.dangling_dependency",
+        GraphDuplicateId = "issue_graph.duplicate_id",
+        GraphEpicMismatch = "issue_graph.issue_type.epic_mismatch",
+        GraphLeaseStale = "issue_graph.lease_stale",
+        GraphNotesLarge = "issue_graph.notes.large",
+        GraphSelfLoop = "issue_graph.self_loop",
+        GraphVerificationCommandMissing = "issue_graph.verification_command.missing",
+    }
+}
+
 /// The outcome of a view or mutation: failure classes (empty = accepted) and payload.
 #[derive(Clone, Debug)]
 pub struct Report {

@@ -12,6 +12,7 @@ use super::model::{
 use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
+use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
@@ -175,20 +176,23 @@ fn validate_fields(
     labels: Option<&[String]>,
 ) -> Result<(), Rejection> {
     if title.is_some_and(|t| t.trim().is_empty()) {
-        return Err(("issue.invalid_title", "title must not be empty".into()));
+        return Err((
+            IssueClass::InvalidTitle.as_str(),
+            "title must not be empty".into(),
+        ));
     }
     if let Some(s) = status {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
             return Err((
-                "issue.invalid_status",
+                IssueClass::InvalidStatus.as_str(),
                 format!("status {s:?} is not a lower_snake_case word"),
             ));
         }
         if !BUILTIN_STATUSES.contains(&s) {
             // A typo must not take an issue out of every view: only the
             // built-in statuses and those the project declares are accepted.
-            let custom =
-                super::model::custom_statuses(store).map_err(|e| ("issue.config_invalid", e))?;
+            let custom = super::model::custom_statuses(store)
+                .map_err(|e| (IssueClass::ConfigInvalid.as_str(), e))?;
             if !custom.iter().any(|c| c == s) {
                 let valid: Vec<&str> = BUILTIN_STATUSES
                     .iter()
@@ -196,7 +200,7 @@ fn validate_fields(
                     .chain(custom.iter().map(String::as_str))
                     .collect();
                 return Err((
-                    "issue.invalid_status",
+                    IssueClass::InvalidStatus.as_str(),
                     format!(
                         "status {s:?} is not one of {}; declare custom statuses in the store's config.json as {{\"status.custom\": \"{s}\"}}",
                         valid.join(", ")
@@ -208,7 +212,7 @@ fn validate_fields(
     if let Some(p) = priority {
         if !PRIORITY_RANGE.contains(&p) {
             return Err((
-                "issue.invalid_priority",
+                IssueClass::InvalidPriority.as_str(),
                 format!("priority {p} is outside {PRIORITY_RANGE:?}"),
             ));
         }
@@ -216,13 +220,16 @@ fn validate_fields(
     if let Some(t) = issue_type {
         if !ISSUE_TYPES.contains(&t) {
             return Err((
-                "issue.invalid_type",
+                IssueClass::InvalidType.as_str(),
                 format!("issue type {t:?} is not one of {ISSUE_TYPES:?}"),
             ));
         }
     }
     if labels.is_some_and(|l| l.iter().any(|x| x.trim().is_empty())) {
-        return Err(("issue.invalid_label", "labels must not be empty".into()));
+        return Err((
+            IssueClass::InvalidLabel.as_str(),
+            "labels must not be empty".into(),
+        ));
     }
     Ok(())
 }
@@ -275,13 +282,13 @@ fn new_issue_object(
     let id = match &new.id {
         Some(id) if id.is_empty() || id.chars().any(char::is_whitespace) => {
             return Err((
-                "issue.invalid_id",
+                IssueClass::InvalidId.as_str(),
                 format!("id {id:?} must be non-empty without whitespace"),
             ));
         }
         Some(id) if store.get(id).is_some() => {
             return Err((
-                "issue.duplicate_id",
+                IssueClass::DuplicateId.as_str(),
                 format!("an issue with id {id:?} already exists"),
             ));
         }
@@ -353,7 +360,7 @@ fn create(
         if let Some(parent_id) = parent_id.filter(|p| store.get(p).is_none()) {
             let diag = format!("parent issue {parent_id:?} does not exist");
             return (
-                Report::rejected(action, &path, &["issue.parent_not_found"], diag),
+                Report::rejected(action, &path, &[IssueClass::ParentNotFound.as_str()], diag),
                 None,
             );
         }
@@ -393,7 +400,7 @@ pub fn update(
         return Ok(Report::rejected(
             action,
             &path,
-            &["issue.update_empty"],
+            &[IssueClass::UpdateEmpty.as_str()],
             "no field to update was given",
         ));
     }
@@ -409,7 +416,10 @@ pub fn update(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "issue.not_found", id), None);
+            return (
+                not_found(action, &path, IssueClass::NotFound.as_str(), id),
+                None,
+            );
         };
         let mut m = object_of(store, issue);
         if let Some(t) = &changes.title {
@@ -477,14 +487,17 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
     let action = "issue.close";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "issue.not_found", id), None);
+            return (
+                not_found(action, &path, IssueClass::NotFound.as_str(), id),
+                None,
+            );
         };
         if issue.is_closed() {
             return (
                 Report::rejected(
                     action,
                     &path,
-                    &["issue.already_closed"],
+                    &[IssueClass::AlreadyClosed.as_str()],
                     format!("{id} is already closed"),
                 ),
                 None,
@@ -532,7 +545,7 @@ fn check_dep_type(action: &str, path: &str, dep_type: &str) -> Result<bool, Repo
         Report::rejected(
             action,
             path,
-            &["dep.invalid_type"],
+            &[IssueClass::DepInvalidType.as_str()],
             format!("unknown dependency type {dep_type:?}"),
         )
     })
@@ -548,7 +561,7 @@ fn refuse_cycle(action: &str, path: &str, store: &Store<'_>, edge: &EdgeRef) -> 
     Some(Report::rejected_with(
         action,
         path,
-        &["dep.cycle"],
+        &[IssueClass::DepCycle.as_str()],
         diag,
         extra,
     ))
@@ -572,20 +585,35 @@ pub fn dep_add(
     };
     if edge.issue_id == edge.depends_on_id {
         let diag = format!("{} cannot depend on itself", edge.issue_id);
-        return Ok(Report::rejected(action, &path, &["dep.self_loop"], diag));
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &[IssueClass::DepSelfLoop.as_str()],
+            diag,
+        ));
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
             return (
-                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                Report::rejected(
+                    action,
+                    &path,
+                    &[IssueClass::DepIssueNotFound.as_str()],
+                    diag,
+                ),
                 None,
             );
         };
         if store.get(&edge.depends_on_id).is_none() {
             let diag = format!("dependency target {:?} does not exist", edge.depends_on_id);
             return (
-                Report::rejected(action, &path, &["dep.target_not_found"], diag),
+                Report::rejected(
+                    action,
+                    &path,
+                    &[IssueClass::DepTargetNotFound.as_str()],
+                    diag,
+                ),
                 None,
             );
         }
@@ -599,7 +627,7 @@ pub fn dep_add(
                 edge.issue_id, edge.depends_on_id, existing.dep_type
             );
             return (
-                Report::rejected(action, &path, &["dep.duplicate"], diag),
+                Report::rejected(action, &path, &[IssueClass::DepDuplicate.as_str()], diag),
                 None,
             );
         }
@@ -645,7 +673,12 @@ pub fn dep_remove(
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
             return (
-                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                Report::rejected(
+                    action,
+                    &path,
+                    &[IssueClass::DepIssueNotFound.as_str()],
+                    diag,
+                ),
                 None,
             );
         };
@@ -672,7 +705,7 @@ pub fn dep_remove(
                 edge.issue_id, edge.depends_on_id
             );
             return (
-                Report::rejected(action, &path, &["dep.not_found"], diag),
+                Report::rejected(action, &path, &[IssueClass::DepNotFound.as_str()], diag),
                 None,
             );
         }
@@ -730,7 +763,12 @@ pub fn dep_replace(
         let Some(issue) = store.get(&edge.issue_id) else {
             let diag = format!("issue {:?} does not exist", edge.issue_id);
             return (
-                Report::rejected(action, &path, &["dep.issue_not_found"], diag),
+                Report::rejected(
+                    action,
+                    &path,
+                    &[IssueClass::DepIssueNotFound.as_str()],
+                    diag,
+                ),
                 None,
             );
         };
@@ -753,7 +791,7 @@ pub fn dep_replace(
                 ),
             };
             return (
-                Report::rejected(action, &path, &["dep.not_found"], diag),
+                Report::rejected(action, &path, &[IssueClass::DepNotFound.as_str()], diag),
                 None,
             );
         };
@@ -769,7 +807,7 @@ pub fn dep_replace(
                 edge.issue_id, edge.depends_on_id
             );
             return (
-                Report::rejected(action, &path, &["dep.duplicate"], diag),
+                Report::rejected(action, &path, &[IssueClass::DepDuplicate.as_str()], diag),
                 None,
             );
         }

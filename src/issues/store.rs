@@ -12,6 +12,8 @@ use super::model::{
     dep_type_info, parse_time, Dep, Issue, Lease, RawIssue, Text, DEFAULT_ISSUE_TYPE,
     DEFAULT_PRIORITY, DEFAULT_STATUS,
 };
+use crate::issues::IssueClass;
+use crate::pg::StoreClass;
 use crate::telemetry::record::store_mutation;
 use fs4::FileExt;
 use rustc_hash::FxHashMap;
@@ -151,11 +153,11 @@ impl StoreError {
     /// The failure class reported for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            StoreError::Corrupt { .. } => "memory.store_corrupt",
-            StoreError::Io { .. } => "memory.io_error",
-            StoreError::LockBusy { .. } => "lease_mutation_lock_busy",
+            StoreError::Corrupt { .. } => IssueClass::MemoryStoreCorrupt.as_str(),
+            StoreError::Io { .. } => IssueClass::MemoryIoError.as_str(),
+            StoreError::LockBusy { .. } => IssueClass::LeaseMutationLockBusy.as_str(),
             StoreError::Backend(e) => e.class(),
-            StoreError::NotEmpty { .. } => "store.not_empty",
+            StoreError::NotEmpty { .. } => StoreClass::NotEmpty.as_str(),
         }
     }
 

@@ -8,6 +8,7 @@
 use super::mutate::{members, not_found, object_of, replace, run, MutationCtx};
 use super::store::Store;
 use super::{Report, StoreError};
+use crate::issues::IssueClass;
 use serde_json::{json, Value};
 
 /// `issue reopen`: a closed issue is open again (`closed_at` and
@@ -17,12 +18,15 @@ pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let action = "issue.reopen";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "issue.not_found", id), None);
+            return (
+                not_found(action, &path, IssueClass::NotFound.as_str(), id),
+                None,
+            );
         };
         if !issue.is_closed() {
             let diag = format!("{id} is not closed (status {})", issue.status.as_str());
             return (
-                Report::rejected(action, &path, &["issue.not_closed"], diag),
+                Report::rejected(action, &path, &[IssueClass::NotClosed.as_str()], diag),
                 None,
             );
         }
@@ -58,13 +62,16 @@ pub fn label(
         return Ok(Report::rejected(
             action,
             &path,
-            &["issue.invalid_label"],
+            &[IssueClass::InvalidLabel.as_str()],
             diag,
         ));
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "issue.not_found", id), None);
+            return (
+                not_found(action, &path, IssueClass::NotFound.as_str(), id),
+                None,
+            );
         };
         let mut m = object_of(store, issue);
         let mut labels: Vec<String> = m
@@ -116,13 +123,16 @@ pub fn comment(
         return Ok(Report::rejected(
             action,
             &path,
-            &["issue.invalid_comment"],
+            &[IssueClass::InvalidComment.as_str()],
             "a comment needs a non-empty text and author",
         ));
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (not_found(action, &path, "issue.not_found", id), None);
+            return (
+                not_found(action, &path, IssueClass::NotFound.as_str(), id),
+                None,
+            );
         };
         let mut m = object_of(store, issue);
         let mut comments: Vec<Value> = m
@@ -156,7 +166,7 @@ pub fn comment(
 pub fn comments_payload(store: &Store<'_>, path: &str, id: &str) -> Report {
     let action = "issue.comments";
     let Some(issue) = store.get(id) else {
-        return not_found(action, path, "issue.not_found", id);
+        return not_found(action, path, IssueClass::NotFound.as_str(), id);
     };
     let line: Value = serde_json::from_str(store.raw(issue)).unwrap_or(Value::Null);
     let comments = line["comments"].as_array().cloned().unwrap_or_default();

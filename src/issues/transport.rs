@@ -15,6 +15,7 @@ use super::store::{IssueStore, LockOptions, Store, StoreError};
 use super::views::full_object;
 use super::Report;
 use crate::canonical::sha256_hex;
+use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -24,11 +25,11 @@ pub const DISPATCH_KIND: &str = "premath.transport_dispatch.v1";
 /// The profile every answer carries.
 pub const PROFILE_ID: &str = "transport.issue_lease.v1";
 /// The class of an action this transport does not serve.
-pub const UNKNOWN_ACTION: &str = "transport_unknown_action";
+pub const UNKNOWN_ACTION: &str = IssueClass::TransportUnknownAction.as_str();
 /// The class of a payload that does not fit its action.
-pub const INVALID_PAYLOAD: &str = "lease_invalid_payload";
+pub const INVALID_PAYLOAD: &str = IssueClass::LeaseInvalidPayload.as_str();
 /// The class of a store that could not be read or written.
-pub const STORE_IO: &str = "lease_mutation_store_io";
+pub const STORE_IO: &str = IssueClass::LeaseMutationStoreIo.as_str();
 
 /// A lease action of the profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

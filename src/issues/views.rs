@@ -7,6 +7,7 @@ use super::model::{Issue, LeaseState};
 use super::store::Store;
 use super::Report;
 use crate::canonical::{sha256_hex, to_canonical_string};
+use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -446,7 +447,7 @@ pub fn show_payload(store: &Store<'_>, path: &str, id: &str, now: DateTime<Utc>)
         return Report::rejected(
             "issue.show",
             path,
-            &["issue.not_found"],
+            &[IssueClass::NotFound.as_str()],
             format!("no issue with id {id:?}"),
         );
     };
@@ -496,7 +497,7 @@ pub fn check_payload(
     dups.sort();
     for (id, lines) in dups {
         errors.push(
-            json!({"class": "issue_graph.duplicate_id", "issueId": id, "lines": lines,
+            json!({"class": IssueClass::GraphDuplicateId.as_str(), "issueId": id, "lines": lines,
             "message": format!("id {id:?} appears on lines {lines:?}; the last one wins")}),
         );
     }
@@ -512,16 +513,16 @@ pub fn check_payload(
             let target = dep.depends_on.as_str();
             if target == id {
                 errors.push(
-                    json!({"class": "issue_graph.self_loop", "issueId": id, "type": dep.dep_type,
+                    json!({"class": IssueClass::GraphSelfLoop.as_str(), "issueId": id, "type": dep.dep_type,
                     "message": format!("{id} depends on itself ({})", dep.dep_type)}),
                 );
             } else if store.get(target).is_none() {
-                errors.push(json!({"class": "issue_graph.dangling_dependency", "issueId": id, "dependsOnId": target,
+                errors.push(json!({"class": IssueClass::GraphDanglingDependency.as_str(), "issueId": id, "dependsOnId": target,
                     "type": dep.dep_type, "message": format!("{id} depends on missing issue {target}")}));
             }
         }
         if issue.notes_chars > note_warn_threshold {
-            warnings.push(json!({"class": "issue_graph.notes.large", "issueId": id,
+            warnings.push(json!({"class": IssueClass::GraphNotesLarge.as_str(), "issueId": id,
                 "message": format!("notes payload exceeds warning threshold (len={}, threshold={note_warn_threshold})", issue.notes_chars)}));
         }
         if issue.is_closed() {
@@ -530,13 +531,13 @@ pub fn check_payload(
                 .map(|b| b.depends_on_id)
                 .collect();
             if !open.is_empty() {
-                warnings.push(json!({"class": "issue_graph.closed_with_open_blockers", "issueId": id,
+                warnings.push(json!({"class": IssueClass::GraphClosedWithOpenBlockers.as_str(), "issueId": id,
                     "blockers": open, "message": format!("{id} is closed but still has open blockers")}));
             }
         }
         if issue.lease_state(now) == LeaseState::Stale {
             let lease = issue.lease.as_ref().expect("a stale lease exists");
-            warnings.push(json!({"class": "issue_graph.lease_stale", "issueId": id, "owner": lease.owner.as_str(),
+            warnings.push(json!({"class": IssueClass::GraphLeaseStale.as_str(), "issueId": id, "owner": lease.owner.as_str(),
                 "expiresAt": lease.expires_at_text.as_str(),
                 "message": format!("{id} has a stale lease of {}", lease.owner.as_str())}));
         }
@@ -544,7 +545,7 @@ pub fn check_payload(
     for cycle in blocking_cycles(store, |i| !i.is_closed()) {
         if cycle.len() > 2 {
             errors.push(
-                json!({"class": "issue_graph.cycle", "issueId": cycle[0], "path": cycle,
+                json!({"class": IssueClass::GraphCycle.as_str(), "issueId": cycle[0], "path": cycle,
                 "message": format!("blocking cycle {}", cycle.join(" -> "))}),
             );
         }

@@ -138,6 +138,18 @@ impl Observer {
     }
 }
 
+crate::failure::class_enum! {
+    /// `tusk observe`'s error classes (JSON error bodies).
+    pub enum ObserveClass {
+        BadRequest = "observe.bad_request",
+        NotFound = "observe.not_found",
+        StoreUnusable = "observe.store_unusable",
+        Busy = "observe.busy",
+        Host = "observe.host",
+        Origin = "observe.origin",
+    }
+}
+
 /// Why a page could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PageError {
@@ -167,10 +179,10 @@ impl PageError {
 
     fn class(&self) -> &'static str {
         match self {
-            PageError::BadRequest(_) => "observe.bad_request",
-            PageError::NotFound(_) => "observe.not_found",
-            PageError::Store(_) => "observe.store_unusable",
-            PageError::Busy(_) => "observe.busy",
+            PageError::BadRequest(_) => ObserveClass::BadRequest.as_str(),
+            PageError::NotFound(_) => ObserveClass::NotFound.as_str(),
+            PageError::Store(_) => ObserveClass::StoreUnusable.as_str(),
+            PageError::Busy(_) => ObserveClass::Busy.as_str(),
         }
     }
 }
@@ -430,7 +442,7 @@ pub async fn loopback_only(
     if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
         return json_response(
             StatusCode::FORBIDDEN,
-            &json!({"error": "observe.host", "message": "a loopback dashboard answers loopback host names only"}),
+            &json!({"error": ObserveClass::Host.as_str(), "message": "a loopback dashboard answers loopback host names only"}),
         );
     }
     same_origin(request, next).await
@@ -456,7 +468,7 @@ pub async fn same_origin(
             if origin_host != host {
                 return json_response(
                     StatusCode::FORBIDDEN,
-                    &json!({"error": "observe.origin", "message": "a replay must come from this dashboard's own pages"}),
+                    &json!({"error": ObserveClass::Origin.as_str(), "message": "a replay must come from this dashboard's own pages"}),
                 );
             }
         }

@@ -37,6 +37,24 @@ pub const ISSUES_LOCK: i64 = 0x7475_736b_0002;
 /// How long a connection attempt may take when the URL does not say.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+crate::failure::class_enum! {
+    /// The store's failure classes: the database could not be used, or a store
+    /// command was refused.
+    pub enum StoreClass {
+        BadUrl = "store.bad_url",
+        Unreachable = "store.unreachable",
+        AuthFailed = "store.auth_failed",
+        DatabaseMissing = "store.database_missing",
+        SchemaMissing = "store.schema_missing",
+        SchemaVersion = "store.schema_version",
+        LockTimeout = "store.lock_timeout",
+        BackendError = "store.backend_error",
+        NotEmpty = "store.not_empty",
+        NotSelected = "store.not_selected",
+        IoError = "store.io_error",
+    }
+}
+
 /// Why the database could not be used. Nothing was written when one of these is returned.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -71,16 +89,16 @@ impl PgError {
     /// The failure class reported for this error.
     pub fn class(&self) -> &'static str {
         match self {
-            PgError::BadUrl { .. } => "store.bad_url",
-            PgError::Unreachable { .. } => "store.unreachable",
-            PgError::AuthFailed { .. } => "store.auth_failed",
-            PgError::DatabaseMissing { .. } => "store.database_missing",
-            PgError::SchemaMissing { .. } => "store.schema_missing",
-            PgError::SchemaVersion { .. } => "store.schema_version",
+            PgError::BadUrl { .. } => StoreClass::BadUrl.as_str(),
+            PgError::Unreachable { .. } => StoreClass::Unreachable.as_str(),
+            PgError::AuthFailed { .. } => StoreClass::AuthFailed.as_str(),
+            PgError::DatabaseMissing { .. } => StoreClass::DatabaseMissing.as_str(),
+            PgError::SchemaMissing { .. } => StoreClass::SchemaMissing.as_str(),
+            PgError::SchemaVersion { .. } => StoreClass::SchemaVersion.as_str(),
             // The issue store turns its own lock's timeout into the lease
             // class (issues::postgres); the database layer knows no issues.
-            PgError::LockTimeout { .. } => "store.lock_timeout",
-            PgError::Server { .. } => "store.backend_error",
+            PgError::LockTimeout { .. } => StoreClass::LockTimeout.as_str(),
+            PgError::Server { .. } => StoreClass::BackendError.as_str(),
         }
     }
 }

@@ -10,6 +10,7 @@ mod bridge;
 use crate::canonical;
 use crate::effects::{self, EffectLog, EffectLogError};
 use crate::harness::trajectory::StepRow;
+use crate::host::HostClass;
 use crate::host::{Authority, HostPaths, JoinEvidence, MutationPolicy, Registry, RegistryError};
 use crate::sandbox::{
     EngineMode, EvalError, FailureClass, InterruptHandle, Limits, LimitsOverride, RunOutput,
@@ -247,11 +248,11 @@ impl RequestError {
     pub fn class(&self) -> &'static str {
         match self {
             RequestError::EffectLog(EffectLogError::Store(e)) => e.class(),
-            RequestError::FieldTooLarge { .. } => "request.field_too_large",
+            RequestError::FieldTooLarge { .. } => HostClass::RequestFieldTooLarge.as_str(),
             RequestError::UnknownActions(_) | RequestError::SessionActions => {
-                "request.unknown_action"
+                HostClass::RequestUnknownAction.as_str()
             }
-            _ => "request.unusable",
+            _ => HostClass::RequestUnusable.as_str(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! In-process tests of the evaluator alone (the CLI suite covers the whole path).
 
 use super::*;
+use crate::host::HostClass;
 use serde_json::json;
 
 struct EchoBridge;
@@ -15,7 +16,7 @@ impl HostBridge for EchoBridge {
         let envelope = match args_error {
             None => json!({"action": action, "resultClass": "accepted", "payload": args}),
             Some(e) => {
-                json!({"action": action, "resultClass": "host.args_invalid", "payload": e.to_string()})
+                json!({"action": action, "resultClass": HostClass::ArgsInvalid.as_str(), "payload": e.to_string()})
             }
         };
         HostReply {

@@ -20,6 +20,7 @@
 //! Every function here returns at once when export is off.
 
 use super::enabled;
+use crate::issues::IssueClass;
 use opentelemetry::metrics::{Counter, Histogram, UpDownCounter};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
@@ -333,7 +334,7 @@ pub fn claim(result_class: &str) {
         1,
         &[KeyValue::new("tusk.result_class", result_class.to_string())],
     );
-    if result_class == "lease_contention_active" {
+    if result_class == IssueClass::LeaseContentionActive.as_str() {
         i.contentions.add(1, &[]);
     }
 }

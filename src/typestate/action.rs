@@ -10,6 +10,7 @@
 
 use super::check;
 use super::classes::FAILURE_CLASSES;
+use crate::host::HostClass;
 use crate::host::{
     declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
@@ -43,7 +44,7 @@ pub fn join_check() -> Arc<dyn HostAction> {
     static CLASSES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let classes = CLASSES.get_or_init(|| {
         let mut c = FAILURE_CLASSES.to_vec();
-        c.push("host.args_invalid");
+        c.push(HostClass::ArgsInvalid.as_str());
         c
     });
     declare(
@@ -73,7 +74,7 @@ fn run(_ctx: &ActionContext<'_>, args: JoinCheckArgs) -> Result<ActionOutcome, A
         Ok(v) => v,
         Err(e) => {
             return Ok(ActionOutcome::rejected(
-                vec!["host.args_invalid".into()],
+                vec![HostClass::ArgsInvalid.as_str().into()],
                 format!("harness_join_check_invalid: {e}"),
             ))
         }

@@ -27,50 +27,42 @@ use super::evidence::{Constraints, Disposition, Evidence, ResultStatus};
 use super::state::{ContextState, JoinState};
 use std::collections::BTreeSet;
 
-pub const TOOL_RESULT_MISSING: &str = "tool.result_missing";
-pub const TOOL_RESULT_ORPHAN: &str = "tool.result_orphan";
-pub const TOOL_USE_MISSING: &str = "tool.use_missing";
-pub const TOOL_USE_WITHOUT_RESULT: &str = "tool.use_without_result";
-pub const TOOL_JOIN_INCOMPLETE: &str = "tool.join_incomplete";
-pub const PROTOCOL_STOP_REASON_UNHANDLED: &str = "protocol.stop_reason_unhandled";
-pub const PROTOCOL_PARALLEL_TRANSPORT_ORDER_INVALID: &str =
-    "protocol.parallel_transport_order_invalid";
-pub const COORDINATION_DECOMPOSITION_POLICY_VIOLATION: &str =
-    "coordination.decomposition_policy_violation";
-pub const CONTEXT_INJECTION_POINT_MISSING: &str = "context.injection_point_missing";
-pub const CONTEXT_QUEUE_POLICY_VIOLATION: &str = "context.queue_policy_violation";
-pub const HANDOFF_REQUIRED_ARTIFACT_MISSING: &str = "handoff.required_artifact_missing";
-pub const HANDOFF_TARGET_NOT_ALLOWED: &str = "handoff.target_not_allowed";
-pub const HANDOFF_RETURN_PATH_MISSING: &str = "handoff.return_path_missing";
-pub const TOOL_RESPONSE_TRUNCATION_POLICY_VIOLATION: &str =
-    "tool.response_truncation_policy_violation";
-pub const TOOL_SCHEMA_INVALID: &str = "tool.schema_invalid";
-pub const GOVERNANCE_CLAIM_ID_INVALID: &str = "governance.claim_id_invalid";
-pub const GOVERNANCE_POLICY_PACKAGE_UNPINNED: &str = "governance.policy_package_unpinned";
-pub const GOVERNANCE_POLICY_PACKAGE_MISMATCH: &str = "governance.policy_package_mismatch";
+crate::failure::class_enum! {
+    /// The typestate join check's failure classes, sorted by wire string
+    /// (`FAILURE_CLASSES`, and so the declaration, lists them in this order).
+    pub enum JoinClass {
+        ContextInjectionPointMissing = "context.injection_point_missing",
+        ContextQueuePolicyViolation = "context.queue_policy_violation",
+        CoordinationDecompositionPolicyViolation = "coordination.decomposition_policy_violation",
+        GovernanceClaimIdInvalid = "governance.claim_id_invalid",
+        GovernancePolicyPackageMismatch = "governance.policy_package_mismatch",
+        GovernancePolicyPackageUnpinned = "governance.policy_package_unpinned",
+        HandoffRequiredArtifactMissing = "handoff.required_artifact_missing",
+        HandoffReturnPathMissing = "handoff.return_path_missing",
+        HandoffTargetNotAllowed = "handoff.target_not_allowed",
+        ProtocolParallelTransportOrderInvalid = "protocol.parallel_transport_order_invalid",
+        ProtocolStopReasonUnhandled = "protocol.stop_reason_unhandled",
+        ToolJoinIncomplete = "tool.join_incomplete",
+        ToolResponseTruncationPolicyViolation = "tool.response_truncation_policy_violation",
+        ToolResultMissing = "tool.result_missing",
+        ToolResultOrphan = "tool.result_orphan",
+        ToolSchemaInvalid = "tool.schema_invalid",
+        ToolUseMissing = "tool.use_missing",
+        ToolUseWithoutResult = "tool.use_without_result",
+    }
+}
 
 /// Every class this checker can emit, sorted. (`mutation.use_evidence_missing`
 /// belongs to the host's mutation gate, not here.)
-pub const FAILURE_CLASSES: [&str; 18] = [
-    CONTEXT_INJECTION_POINT_MISSING,
-    CONTEXT_QUEUE_POLICY_VIOLATION,
-    COORDINATION_DECOMPOSITION_POLICY_VIOLATION,
-    GOVERNANCE_CLAIM_ID_INVALID,
-    GOVERNANCE_POLICY_PACKAGE_MISMATCH,
-    GOVERNANCE_POLICY_PACKAGE_UNPINNED,
-    HANDOFF_REQUIRED_ARTIFACT_MISSING,
-    HANDOFF_RETURN_PATH_MISSING,
-    HANDOFF_TARGET_NOT_ALLOWED,
-    PROTOCOL_PARALLEL_TRANSPORT_ORDER_INVALID,
-    PROTOCOL_STOP_REASON_UNHANDLED,
-    TOOL_JOIN_INCOMPLETE,
-    TOOL_RESPONSE_TRUNCATION_POLICY_VIOLATION,
-    TOOL_RESULT_MISSING,
-    TOOL_RESULT_ORPHAN,
-    TOOL_SCHEMA_INVALID,
-    TOOL_USE_MISSING,
-    TOOL_USE_WITHOUT_RESULT,
-];
+pub const FAILURE_CLASSES: [&str; 18] = {
+    let mut out = [""; 18];
+    let mut i = 0;
+    while i < 18 {
+        out[i] = JoinClass::ALL[i].as_str();
+        i += 1;
+    }
+    out
+};
 
 /// Stop reasons the protocol policy admits.
 const ADMITTED_STOP_REASONS: [&str; 4] = ["tool_use", "pause_turn", "max_tokens", "end_turn"];
@@ -86,33 +78,39 @@ pub fn evaluate(
     ctx: &ContextState,
 ) -> BTreeSet<&'static str> {
     let mut out = BTreeSet::new();
-    let mut fire = |cond: bool, class: &'static str| {
+    let mut fire = |cond: bool, class: JoinClass| {
         if cond {
-            out.insert(class);
+            out.insert(class.as_str());
         }
     };
 
     // Join closure.
     fire(
         !join.missing_result_call_ids.is_empty(),
-        TOOL_RESULT_MISSING,
+        JoinClass::ToolResultMissing,
     );
-    fire(!join.orphan_result_call_ids.is_empty(), TOOL_RESULT_ORPHAN);
-    fire(!join.missing_use_call_ids.is_empty(), TOOL_USE_MISSING);
+    fire(
+        !join.orphan_result_call_ids.is_empty(),
+        JoinClass::ToolResultOrphan,
+    );
+    fire(
+        !join.missing_use_call_ids.is_empty(),
+        JoinClass::ToolUseMissing,
+    );
     fire(
         !join.unknown_use_call_ids.is_empty(),
-        TOOL_USE_WITHOUT_RESULT,
+        JoinClass::ToolUseWithoutResult,
     );
-    fire(!join.join_closed(), TOOL_JOIN_INCOMPLETE);
+    fire(!join.join_closed(), JoinClass::ToolJoinIncomplete);
 
     // Protocol.
     fire(
         !ADMITTED_STOP_REASONS.contains(&ev.protocol_state.stop_reason.as_str()),
-        PROTOCOL_STOP_REASON_UNHANDLED,
+        JoinClass::ProtocolStopReasonUnhandled,
     );
     fire(
         c.parallel_transport_order_valid == Some(false),
-        PROTOCOL_PARALLEL_TRANSPORT_ORDER_INVALID,
+        JoinClass::ProtocolParallelTransportOrderInvalid,
     );
 
     // Decomposition.
@@ -125,7 +123,7 @@ pub fn evaluate(
             || d.expected_policy_digest
                 .as_ref()
                 .is_some_and(|p| *p != ev.call_spec.decomposition_policy_digest),
-        COORDINATION_DECOMPOSITION_POLICY_VIOLATION,
+        JoinClass::CoordinationDecompositionPolicyViolation,
     );
 
     // Context reconstruction.
@@ -136,7 +134,7 @@ pub fn evaluate(
             .any(|u| u.disposition == Disposition::Consumed);
     fire(
         projection_required && (!ctx.missing_render_call_ids.is_empty() || !ctx.state_view_present),
-        CONTEXT_INJECTION_POINT_MISSING,
+        JoinClass::ContextInjectionPointMissing,
     );
     fire(
         projection_required
@@ -144,7 +142,7 @@ pub fn evaluate(
                 || !ctx.render_policy_valid
                 || !ctx.queue_policy_valid
                 || !ctx.state_view_policy_valid),
-        CONTEXT_QUEUE_POLICY_VIOLATION,
+        JoinClass::ContextQueuePolicyViolation,
     );
 
     // Handoff.
@@ -156,29 +154,29 @@ pub fn evaluate(
                 h.required_artifact_refs
                     .is_subset(&x.required_artifact_refs)
             }),
-        HANDOFF_REQUIRED_ARTIFACT_MISSING,
+        JoinClass::HandoffRequiredArtifactMissing,
     );
     fire(
         !h.allowed_targets.is_empty()
             && !handoff.is_some_and(|x| h.allowed_targets.contains(&x.target)),
-        HANDOFF_TARGET_NOT_ALLOWED,
+        JoinClass::HandoffTargetNotAllowed,
     );
     let return_path = handoff.and_then(|x| x.return_path_ref.as_ref());
     fire(
         h.require_return_path && return_path.is_none(),
-        HANDOFF_RETURN_PATH_MISSING,
+        JoinClass::HandoffReturnPathMissing,
     );
 
     // Tool results.
     fire(
         c.truncation.required && !c.truncation.valid,
-        TOOL_RESPONSE_TRUNCATION_POLICY_VIOLATION,
+        JoinClass::ToolResponseTruncationPolicyViolation,
     );
     fire(
         ev.tool_results.values().any(|r| {
             r.status == ResultStatus::Error && !r.error.as_ref().is_some_and(|e| e.is_typed())
         }),
-        TOOL_SCHEMA_INVALID,
+        JoinClass::ToolSchemaInvalid,
     );
 
     // Governance (claim-gated).
@@ -187,18 +185,19 @@ pub fn evaluate(
             .as_deref()
             .is_some_and(|id| id != GOVERNANCE_CLAIM_ID)
         {
-            fire(true, GOVERNANCE_CLAIM_ID_INVALID);
+            fire(true, JoinClass::GovernanceClaimIdInvalid);
         } else if g.claimed {
             match &g.provenance {
                 Some(p) if p.pinned => {
                     match (&p.package_ref, &p.expected_digest, &p.bound_digest) {
-                        (Some(_), Some(expected), Some(bound)) => {
-                            fire(expected != bound, GOVERNANCE_POLICY_PACKAGE_MISMATCH)
-                        }
-                        _ => fire(true, GOVERNANCE_POLICY_PACKAGE_UNPINNED),
+                        (Some(_), Some(expected), Some(bound)) => fire(
+                            expected != bound,
+                            JoinClass::GovernancePolicyPackageMismatch,
+                        ),
+                        _ => fire(true, JoinClass::GovernancePolicyPackageUnpinned),
                     }
                 }
-                _ => fire(true, GOVERNANCE_POLICY_PACKAGE_UNPINNED),
+                _ => fire(true, JoinClass::GovernancePolicyPackageUnpinned),
             }
         }
     }

@@ -33,7 +33,7 @@ mod input;
 pub mod output;
 pub mod state;
 
-pub use classes::FAILURE_CLASSES;
+pub use classes::{JoinClass, FAILURE_CLASSES};
 
 use serde_json::Value;
 

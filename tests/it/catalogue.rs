@@ -300,3 +300,62 @@ fn every_accepted_payload_matches_its_declared_schema() {
     // example is never accepted fails here, so none slips by unchecked.
     assert_eq!(unchecked, ["harness.join_check"], "actions never accepted");
 }
+
+/// Issue 20: every class an action's envelope reports is one its declaration
+/// lists, or one the host adds to any call (arguments that do not fit, the
+/// mutation gate, an execution error). The examples run on stores where many
+/// of them are refused: the seeded store twice over (a second `dep.add` is a
+/// duplicate, a second close finds the issue closed), a store of one issue
+/// (the examples' other ids are missing) and a store whose `bd-1` someone
+/// else holds.
+#[test]
+fn every_emitted_class_is_declared() {
+    use tusk::host::HostClass;
+    let generic: Vec<&str> = [
+        HostClass::ArgsInvalid,
+        HostClass::ExecutionError,
+        HostClass::UseEvidenceMissing,
+        HostClass::PolicyDigestMismatch,
+        HostClass::ActionNotAllowed,
+        HostClass::CapabilityClaimMissing,
+    ]
+    .iter()
+    .map(|c| c.as_str())
+    .collect();
+    let registry = builtin_registry();
+    let seeded = example_store();
+    assert!(seeded
+        .tusk(&["dep", "add", "bd-2", "bd-3"])
+        .status
+        .success());
+    let single = Scratch::new();
+    assert!(single.tusk(&["issue", "add", "one"]).status.success());
+    let held = example_store();
+    let claim = ["issue", "claim", "bd-1", "--assignee", "agent.other"];
+    assert!(held.tusk(&claim).status.success());
+    let mut undeclared = Vec::new();
+    let mut refusals = 0;
+    for (s, passes) in [(&seeded, 2), (&single, 1), (&held, 1)] {
+        for _pass in 0..passes {
+            for spec in registry.specs() {
+                for envelope in run_example(s, spec) {
+                    for class in envelope["failureClasses"].as_array().unwrap() {
+                        let class = class.as_str().unwrap();
+                        refusals += 1;
+                        if !spec.failure_classes.iter().any(|c| c == class)
+                            && !generic.contains(&class)
+                        {
+                            undeclared.push(format!("{}: {class}", spec.id));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        undeclared.is_empty(),
+        "classes emitted but not declared:\n{}",
+        undeclared.join("\n")
+    );
+    assert!(refusals >= 10, "only {refusals} refusals exercised");
+}

@@ -67,3 +67,77 @@ fn the_database_layer_knows_nothing_of_issues() {
         offending.join("\n")
     );
 }
+
+/// The lines of `file` that are code: comment lines, `#[cfg(test)]` modules
+/// (tests spell the classes they expect) and the failure-class declarations
+/// themselves (`class_enum!` blocks; the sandbox's hand-written
+/// `FailureClass` and its `as_str`) left out.
+fn code_lines(file: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let sandbox = file.ends_with("src/sandbox/mod.rs");
+    let mut out = Vec::new();
+    let mut in_declaration = false;
+    for (n, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t == "#[cfg(test)]" {
+            let next = lines[n + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty());
+            if next.is_some_and(|l| l.starts_with("mod ") || l.starts_with("pub mod ")) {
+                break;
+            }
+        }
+        if line.contains("class_enum! {")
+            || (sandbox && (t == "pub enum FailureClass {" || t == "impl FailureClass {"))
+        {
+            in_declaration = true;
+        }
+        if in_declaration {
+            in_declaration = *line != "}";
+            continue;
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        out.push((n + 1, line.to_string()));
+    }
+    out
+}
+
+/// Issue 20: a failure class is spelled once, as a variant of its domain's
+/// enum; everywhere else the code names the variant. (A declaration's
+/// `example` is a Scheme program and may pass a class as data.)
+#[test]
+fn failure_classes_are_spelled_only_in_their_enums() {
+    let quoted: Vec<String> = tusk::failure_classes()
+        .iter()
+        .map(|c| format!("\"{c}\""))
+        .collect();
+    let mut offending = Vec::new();
+    for file in rust_files(&src()) {
+        for (n, line) in code_lines(&file) {
+            if line.trim_start().starts_with("example: r#\"") {
+                continue;
+            }
+            for class in quoted.iter().filter(|q| line.contains(q.as_str())) {
+                offending.push(format!("{}:{n}: {class}", file.display()));
+            }
+        }
+    }
+    assert!(
+        offending.is_empty(),
+        "failure classes spelled outside their enums (use the variant):\n{}",
+        offending.join("\n")
+    );
+}
+
+#[test]
+fn failure_classes_are_unique_across_domains() {
+    let all = tusk::failure_classes();
+    let mut seen = std::collections::BTreeSet::new();
+    let twice: Vec<&str> = all.iter().copied().filter(|c| !seen.insert(*c)).collect();
+    assert!(twice.is_empty(), "classes in two enums: {twice:?}");
+    assert!(all.len() > 100, "{} classes", all.len());
+}

@@ -1,6 +1,8 @@
 //! `harness.boot`: Boot a step: memory roots, dependency diagnostics, session bootstrap, leases that concern this worker, the next target.
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::issues::IssueClass;
 
 /// Boot a worker's step.
 #[derive(Deserialize, JsonSchema)]
@@ -30,7 +32,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["roots", "session", "leases"],
         ),
-        failure_classes: &["memory.store_corrupt", "memory.io_error", "harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
+        failure_classes: crate::failure::class_list![IssueClass::MemoryStoreCorrupt.as_str(), IssueClass::MemoryIoError.as_str(), HarnessClass::SessionCorrupt.as_str(), HarnessClass::FeatureLedgerCorrupt.as_str(), HarnessClass::FeatureLedgerRejected.as_str(), HarnessClass::IoError.as_str()],
         example: r#"(harness.boot (hash "workerId" "agent.a"))"#,
     },
     |ctx, a: BootArgs| crate::harness::hooks::boot(ctx, a.worker_id.as_deref(), a.issue_id.as_deref()),

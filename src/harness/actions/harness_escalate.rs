@@ -1,6 +1,7 @@
 //! `harness.escalate`: Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.
 
 use super::*;
+use crate::harness::HarnessClass;
 
 /// An escalation once a step's attempts are spent.
 #[derive(Deserialize, JsonSchema)]
@@ -30,16 +31,16 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["outcome"],
         ),
-        failure_classes: &[
-            "retry_policy_invalid_shape",
-            "retry_policy_invalid_digest",
-            "escalation_issue_context_unbound",
-            "escalation_issue_context_ambiguous",
-            "escalation_session_invalid",
-            "escalation_session_read_failed",
-            "escalation_issue_not_found",
-            "escalation_issue_command_failed",
-            "escalation_unknown_action",
+        failure_classes: crate::failure::class_list![
+            HarnessClass::RetryPolicyInvalidShape.as_str(),
+            HarnessClass::RetryPolicyInvalidDigest.as_str(),
+            HarnessClass::EscalationIssueContextUnbound.as_str(),
+            HarnessClass::EscalationIssueContextAmbiguous.as_str(),
+            HarnessClass::EscalationSessionInvalid.as_str(),
+            HarnessClass::EscalationSessionReadFailed.as_str(),
+            HarnessClass::EscalationIssueNotFound.as_str(),
+            HarnessClass::EscalationIssueCommandFailed.as_str(),
+            HarnessClass::EscalationUnknownAction.as_str(),
         ],
         example: r#"(harness.escalate (hash "failureClasses" (list "scheme_eval.invalid_program") "issueId" "bd-1"))"#,
     },

@@ -1,6 +1,7 @@
 //! `harness.feature.next`: The next unfinished feature of the feature ledger (as `harness-feature next --json`).
 
 use super::*;
+use crate::harness::HarnessClass;
 
 /// The declaration of `harness.feature.next`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -21,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["exists"],
         ),
-        failure_classes: &["harness.feature_ledger_rejected", "harness.feature_ledger_corrupt", "harness.io_error"],
+        failure_classes: crate::failure::class_list![HarnessClass::FeatureLedgerRejected.as_str(), HarnessClass::FeatureLedgerCorrupt.as_str(), HarnessClass::IoError.as_str()],
         example: "(harness.feature.next)",
     },
     feature_next,

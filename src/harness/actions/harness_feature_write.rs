@@ -1,6 +1,8 @@
 //! `harness.feature.write`: Create or update a feature ledger row (as `harness-feature write --json`).
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 
 /// A feature ledger row to create or update (the flags of `harness-feature write`).
 #[derive(Deserialize, JsonSchema)]
@@ -39,10 +41,10 @@ pub fn action() -> Arc<dyn HostAction> {
                 ],
                 &["featureId", "ledger"],
             ),
-            failure_classes: &[
-                "host.args_invalid",
-                "harness.feature_ledger_corrupt",
-                "harness.io_error",
+            failure_classes: crate::failure::class_list![
+                HostClass::ArgsInvalid.as_str(),
+                HarnessClass::FeatureLedgerCorrupt.as_str(),
+                HarnessClass::IoError.as_str(),
             ],
             example: r#"(harness.feature.write (hash "featureId" "f1" "status" "in_progress"))"#,
         },

@@ -1,6 +1,8 @@
 //! `harness.kpi`: The multithread throughput KPI over the trajectory: decision, rate, window.
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 
 /// The multithread throughput KPI's window.
 #[derive(Deserialize, JsonSchema)]
@@ -23,10 +25,10 @@ pub fn action() -> Arc<dyn HostAction> {
             description:
                 "The multithread throughput KPI over the trajectory: decision, rate, window.",
             payload: object(&[("decision", string()), ("kpi", number())], &["decision"]),
-            failure_classes: &[
-                "host.args_invalid",
-                "harness.trajectory_corrupt",
-                "harness.io_error",
+            failure_classes: crate::failure::class_list![
+                HostClass::ArgsInvalid.as_str(),
+                HarnessClass::TrajectoryCorrupt.as_str(),
+                HarnessClass::IoError.as_str(),
             ],
             example: r#"(harness.kpi (hash "windowHours" 24))"#,
         },

@@ -1,6 +1,8 @@
 //! `harness.retry.decide`: The retry policy's decision for a failed attempt: rule, retry or not, backoff, escalation.
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 
 /// A failed attempt of a step.
 #[derive(Deserialize, JsonSchema)]
@@ -31,12 +33,12 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["retry", "ruleId"],
         ),
-        failure_classes: &[
-            "host.args_invalid",
-            "retry_policy_invalid_shape",
-            "retry_policy_invalid_digest",
-            "retry_policy_invalid_json",
-            "retry_policy_io_error",
+        failure_classes: crate::failure::class_list![
+            HostClass::ArgsInvalid.as_str(),
+            HarnessClass::RetryPolicyInvalidShape.as_str(),
+            HarnessClass::RetryPolicyInvalidDigest.as_str(),
+            HarnessClass::RetryPolicyInvalidJson.as_str(),
+            HarnessClass::RetryPolicyIoError.as_str(),
         ],
         example: r#"(harness.retry.decide (hash "failureClasses" (list "scheme_eval.timeout") "attempt" 1))"#,
     },

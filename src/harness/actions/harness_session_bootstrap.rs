@@ -1,6 +1,7 @@
 //! `harness.session.bootstrap`: How to start this session: fresh, or resume from the persisted handoff and feature ledger.
 
 use super::*;
+use crate::harness::HarnessClass;
 
 /// The declaration of `harness.session.bootstrap`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -39,7 +40,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action", "bootstrapKind", "mode", "sessionRef", "featureLedgerRef"],
         ),
-        failure_classes: &["harness.session_corrupt", "harness.feature_ledger_corrupt", "harness.feature_ledger_rejected", "harness.io_error"],
+        failure_classes: crate::failure::class_list![HarnessClass::SessionCorrupt.as_str(), HarnessClass::FeatureLedgerCorrupt.as_str(), HarnessClass::FeatureLedgerRejected.as_str(), HarnessClass::IoError.as_str()],
         example: "(harness.session.bootstrap)",
     },
     session_bootstrap,

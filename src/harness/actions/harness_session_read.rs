@@ -1,6 +1,7 @@
 //! `harness.session.read`: The persisted session handoff (summary, next step, issue, refs).
 
 use super::*;
+use crate::harness::HarnessClass;
 
 /// The declaration of `harness.session.read`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -10,10 +11,10 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Read,
             description: "The persisted session handoff (summary, next step, issue, refs).",
             payload: session_schema(),
-            failure_classes: &[
-                "harness.session_missing",
-                "harness.session_corrupt",
-                "harness.io_error",
+            failure_classes: crate::failure::class_list![
+                HarnessClass::SessionMissing.as_str(),
+                HarnessClass::SessionCorrupt.as_str(),
+                HarnessClass::IoError.as_str(),
             ],
             example: "(harness.session.read)",
         },
@@ -25,7 +26,7 @@ fn session_read(ctx: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, Act
     match session::read(&ctx.paths.session).map_err(session_err)? {
         Some(s) => Ok(ActionOutcome::accepted(s.to_json())),
         None => Ok(ActionOutcome::rejected(
-            vec!["harness.session_missing".into()],
+            vec![HarnessClass::SessionMissing.as_str().into()],
             format!("no session at {}", ctx.paths.session.display()),
         )),
     }

@@ -1,6 +1,8 @@
 //! `harness.session.write`: Persist the session handoff (active or stopped) with summary, next step and refs.
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 
 /// The session handoff to persist.
 #[derive(Deserialize, JsonSchema)]
@@ -27,10 +29,10 @@ pub fn action() -> Arc<dyn HostAction> {
             description:
                 "Persist the session handoff (active or stopped) with summary, next step and refs.",
             payload: session_schema(),
-            failure_classes: &[
-                "host.args_invalid",
-                "harness.session_corrupt",
-                "harness.io_error",
+            failure_classes: crate::failure::class_list![
+                HostClass::ArgsInvalid.as_str(),
+                HarnessClass::SessionCorrupt.as_str(),
+                HarnessClass::IoError.as_str(),
             ],
             example: r#"(harness.session.write (hash "state" "stopped" "summary" "parser done" "nextStep" "lexer"))"#,
         },

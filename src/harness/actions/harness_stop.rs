@@ -1,6 +1,9 @@
 //! `harness.stop`: Stop a step: release, renew or keep the lease, persist the stopped session, append the stop row with handoff and lineage refs.
 
 use super::*;
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
+use crate::issues::IssueClass;
 
 /// Stop a worker's step with a handoff.
 #[derive(Deserialize, JsonSchema)]
@@ -35,10 +38,10 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["issueId", "leaseRef"],
         ),
-        failure_classes: &[
-            "host.args_invalid", "issue.not_found", "lease_not_found", "lease_missing",
-            "lease_stale", "lease_owner_mismatch", "lease_id_mismatch",
-            "harness.session_corrupt", "harness.io_error",
+        failure_classes: crate::failure::class_list![
+            HostClass::ArgsInvalid.as_str(), IssueClass::NotFound.as_str(), IssueClass::LeaseNotFound.as_str(), IssueClass::LeaseMissing.as_str(),
+            IssueClass::LeaseStale.as_str(), IssueClass::LeaseOwnerMismatch.as_str(), IssueClass::LeaseIdMismatch.as_str(),
+            HarnessClass::SessionCorrupt.as_str(), HarnessClass::IoError.as_str(),
         ],
         example: r#"(harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "parser done" "nextStep" "lexer" "lease" "release"))"#,
     },

@@ -19,6 +19,8 @@ use crate::harness::feature::{self, FeatureError, FeatureWrite};
 use crate::harness::kpi;
 use crate::harness::session::{self, SessionError, SessionState, SessionWrite};
 use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError};
+use crate::harness::HarnessClass;
+use crate::host::HostClass;
 use crate::host::{
     declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
@@ -55,9 +57,9 @@ fn session_schema() -> Value {
 
 /// The classes of the trajectory actions.
 const TRAJECTORY: &[&str] = &[
-    "host.args_invalid",
-    "harness.trajectory_corrupt",
-    "harness.io_error",
+    HostClass::ArgsInvalid.as_str(),
+    HarnessClass::TrajectoryCorrupt.as_str(),
+    HarnessClass::IoError.as_str(),
 ];
 
 // One module per action: its arguments, its declaration, its run function.
@@ -94,7 +96,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
 }
 
 fn args_invalid(diagnostic: impl Into<String>) -> ActionOutcome {
-    ActionOutcome::rejected(vec!["host.args_invalid".into()], diagnostic)
+    ActionOutcome::rejected(vec![HostClass::ArgsInvalid.as_str().into()], diagnostic)
 }
 
 fn session_err(e: SessionError) -> ActionError {

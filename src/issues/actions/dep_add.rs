@@ -1,6 +1,7 @@
 //! `dep.add`: Add a dependency edge; the graph stays acyclic.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// A new dependency edge: `issueId` depends on `dependsOnId`.
 ///
@@ -31,12 +32,12 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Add a dependency edge; the graph stays acyclic.",
             payload: edge_schema(),
             failure_classes: classes!(
-                "dep.issue_not_found",
-                "dep.target_not_found",
-                "dep.self_loop",
-                "dep.duplicate",
-                "dep.cycle",
-                "dep.invalid_type",
+                IssueClass::DepIssueNotFound.as_str(),
+                IssueClass::DepTargetNotFound.as_str(),
+                IssueClass::DepSelfLoop.as_str(),
+                IssueClass::DepDuplicate.as_str(),
+                IssueClass::DepCycle.as_str(),
+                IssueClass::DepInvalidType.as_str(),
             ),
             example: r#"(dep.add (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
         },

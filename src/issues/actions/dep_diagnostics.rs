@@ -1,6 +1,7 @@
 //! `dep.diagnostics`: Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.
 
 use super::*;
+use crate::issues::IssueClass;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -31,7 +32,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action", "graphScope", "integrity"],
         ),
-        failure_classes: classes!("dep.invalid_scope"),
+        failure_classes: classes!(IssueClass::DepInvalidScope.as_str()),
         example: r#"(dep.diagnostics (hash "graphScope" "full"))"#,
     },
     |ctx, a: DiagnosticsArgs| {
@@ -41,7 +42,7 @@ pub fn action() -> Arc<dyn HostAction> {
             return outcome(Ok(Report::rejected(
                 "dep.diagnostics",
                 &path_of(ctx),
-                &["dep.invalid_scope"],
+                &[IssueClass::DepInvalidScope.as_str()],
                 diag,
             )));
         };

@@ -1,6 +1,7 @@
 //! `dep.project`: Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// The view of `dep.project`.
 #[derive(Deserialize, JsonSchema)]
@@ -43,7 +44,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action", "view", "count", "integrity", "items"],
         ),
-        failure_classes: classes!("dep.invalid_view"),
+        failure_classes: classes!(IssueClass::DepInvalidView.as_str()),
         example: r#"(dep.project (hash "view" "gtd"))"#,
     },
     |ctx, a: ProjectArgs| {
@@ -53,7 +54,7 @@ pub fn action() -> Arc<dyn HostAction> {
             return outcome(Ok(Report::rejected(
                 "dep.project",
                 &path_of(ctx),
-                &["dep.invalid_view"],
+                &[IssueClass::DepInvalidView.as_str()],
                 diag,
             )));
         };

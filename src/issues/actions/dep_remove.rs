@@ -1,6 +1,7 @@
 //! `dep.remove`: Remove a dependency edge (of the given type, or any).
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// One dependency edge: `issueId` depends on `dependsOnId`.
 ///
@@ -27,7 +28,11 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description: "Remove a dependency edge (of the given type, or any).",
             payload: edge_schema(),
-            failure_classes: classes!("dep.issue_not_found", "dep.not_found", "dep.invalid_type"),
+            failure_classes: classes!(
+                IssueClass::DepIssueNotFound.as_str(),
+                IssueClass::DepNotFound.as_str(),
+                IssueClass::DepInvalidType.as_str()
+            ),
             example: r#"(dep.remove (hash "issueId" "bd-2" "dependsOnId" "bd-1"))"#,
         },
         |ctx, a: DepArgs| outcome(report(&mutation_ctx(ctx), a)),

@@ -1,6 +1,7 @@
 //! `dep.replace`: Change the type of an existing dependency edge.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Change an edge's type.
 #[derive(Deserialize, JsonSchema)]
@@ -26,10 +27,10 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Change the type of an existing dependency edge.",
             payload: edge_schema(),
             failure_classes: classes!(
-                "dep.issue_not_found",
-                "dep.not_found",
-                "dep.invalid_type",
-                "dep.cycle",
+                IssueClass::DepIssueNotFound.as_str(),
+                IssueClass::DepNotFound.as_str(),
+                IssueClass::DepInvalidType.as_str(),
+                IssueClass::DepCycle.as_str(),
             ),
             example: r#"(dep.replace (hash "issueId" "bd-2" "dependsOnId" "bd-1" "type" "related"))"#,
         },

@@ -1,6 +1,7 @@
 //! `dep.tree`: The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// A dependency tree.
 #[derive(Deserialize, JsonSchema)]
@@ -32,7 +33,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action"],
         ),
-        failure_classes: classes!("issue.not_found"),
+        failure_classes: classes!(IssueClass::NotFound.as_str()),
         example: r#"(dep.tree (hash "id" "bd-1" "direction" "both"))"#,
     },
     |ctx, a: TreeArgs| {

@@ -1,6 +1,7 @@
 //! `issue.add`: Create an issue.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// The declaration of `issue.add`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -11,13 +12,13 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Create an issue.",
             payload: basic_mutation_schema(),
             failure_classes: classes!(
-                "issue.invalid_title",
-                "issue.invalid_id",
-                "issue.duplicate_id",
-                "issue.invalid_status",
-                "issue.invalid_priority",
-                "issue.invalid_type",
-                "issue.invalid_label",
+                IssueClass::InvalidTitle.as_str(),
+                IssueClass::InvalidId.as_str(),
+                IssueClass::DuplicateId.as_str(),
+                IssueClass::InvalidStatus.as_str(),
+                IssueClass::InvalidPriority.as_str(),
+                IssueClass::InvalidType.as_str(),
+                IssueClass::InvalidLabel.as_str(),
             ),
             example: r#"(issue.add (hash "title" "Write the parser" "priority" 1))"#,
         },

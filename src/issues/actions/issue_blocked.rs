@@ -1,6 +1,7 @@
 //! `issue.blocked`: Open issues waiting on an open blocker, with their blockers.
 
 use super::*;
+use crate::host::HostClass;
 
 /// The declaration of `issue.blocked`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -10,7 +11,7 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Read,
             description: "Open issues waiting on an open blocker, with their blockers.",
             payload: listing_schema(),
-            failure_classes: classes!("host.args_invalid"),
+            failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
             example: "(issue.blocked)",
         },
         |ctx, a: FilterArgs| match checked(a.filter) {

@@ -18,7 +18,16 @@ pub fn action() -> Arc<dyn HostAction> {
         kind: ActionKind::Read,
         description: "Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.",
         payload: report_schema(),
-        failure_classes: classes!(),
+        // The graph's errors are the envelope's classes (`views::check_payload`).
+        failure_classes: classes!(
+            IssueClass::GraphDuplicateId.as_str(),
+            IssueClass::GraphSelfLoop.as_str(),
+            IssueClass::GraphDanglingDependency.as_str(),
+            IssueClass::GraphCycle.as_str(),
+            IssueClass::GraphEpicMismatch.as_str(),
+            IssueClass::GraphAcceptanceMissing.as_str(),
+            IssueClass::GraphVerificationCommandMissing.as_str(),
+        ),
         example: "(issue.check)",
     },
     |ctx, a: CheckArgs| {

@@ -1,6 +1,7 @@
 //! `issue.claim`: Claim an issue for a worker with a lease (in_progress, assignee set).
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Claim one issue with a lease.
 ///
@@ -43,14 +44,14 @@ pub fn action() -> Arc<dyn HostAction> {
                 &["action"],
             ),
             failure_classes: classes!(
-                "lease_not_found",
-                "lease_issue_closed",
-                "lease_contention_active",
-                "lease_id_mismatch",
-                "lease_invalid_assignee",
-                "lease_invalid_ttl",
-                "lease_invalid_expires_at",
-                "lease_binding_ambiguous",
+                IssueClass::LeaseNotFound.as_str(),
+                IssueClass::LeaseIssueClosed.as_str(),
+                IssueClass::LeaseContentionActive.as_str(),
+                IssueClass::LeaseIdMismatch.as_str(),
+                IssueClass::LeaseInvalidAssignee.as_str(),
+                IssueClass::LeaseInvalidTtl.as_str(),
+                IssueClass::LeaseInvalidExpiresAt.as_str(),
+                IssueClass::LeaseBindingAmbiguous.as_str(),
             ),
             example: r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a" "leaseTtlSeconds" 1800))"#,
         },

@@ -1,6 +1,8 @@
 //! `issue.claim_next`: Claim the first ready issue (priority, then id) that the optional filter passes, with a lease; claimed false when none is ready.
 
 use super::*;
+use crate::host::HostClass;
+use crate::issues::IssueClass;
 
 /// Claim the first ready issue (priority, then id) with a lease.
 #[derive(Deserialize, JsonSchema)]
@@ -32,8 +34,8 @@ pub fn action() -> Arc<dyn HostAction> {
             &["action"],
         ),
         failure_classes: classes!(
-            "lease_invalid_assignee", "lease_invalid_ttl", "lease_binding_ambiguous",
-            "host.args_invalid",
+            IssueClass::LeaseInvalidAssignee.as_str(), IssueClass::LeaseInvalidTtl.as_str(), IssueClass::LeaseBindingAmbiguous.as_str(),
+            HostClass::ArgsInvalid.as_str(),
         ),
         example: r#"(issue.claim_next (hash "assignee" "agent.a"))"#,
     },

@@ -1,6 +1,7 @@
 //! `issue.close`: Close an issue (its lease ends).
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Close an issue, optionally saying why.
 ///
@@ -24,7 +25,10 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description: "Close an issue (its lease ends).",
             payload: mutation_schema(false),
-            failure_classes: classes!("issue.not_found", "issue.already_closed"),
+            failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
+                IssueClass::AlreadyClosed.as_str()
+            ),
             example: r#"(issue.close (hash "id" "bd-1" "reason" "fixed in 4f2a"))"#,
         },
         |ctx, a: CloseArgs| outcome(report(&mutation_ctx(ctx), a)),

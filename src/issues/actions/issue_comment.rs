@@ -1,6 +1,7 @@
 //! `issue.comment`: Append a comment (beads' shape: id, issue_id, author, text, created_at); comments are never rewritten.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// One comment on an issue.
 #[derive(Deserialize, JsonSchema)]
@@ -30,7 +31,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action"],
         ),
-        failure_classes: classes!("issue.not_found", "issue.invalid_comment"),
+        failure_classes: classes!(IssueClass::NotFound.as_str(), IssueClass::InvalidComment.as_str()),
         example: r#"(issue.comment (hash "id" "bd-1" "author" "agent.a" "text" "the parser needs a lexer first"))"#,
     },
     |ctx, a: CommentArgs| {

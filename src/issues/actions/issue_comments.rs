@@ -1,6 +1,7 @@
 //! `issue.comments`: An issue's comments, in order.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// The declaration of `issue.comments`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -20,7 +21,7 @@ pub fn action() -> Arc<dyn HostAction> {
                 ],
                 &["action"],
             ),
-            failure_classes: classes!("issue.not_found"),
+            failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.comments (hash "id" "bd-1"))"#,
         },
         |ctx, a: IdArgs| {

@@ -1,6 +1,7 @@
 //! `issue.discover`: Create an issue found while working on another, linked discovered-from.
 
 use super::*;
+use crate::issues::IssueClass;
 
 crate::issues::fields::issue_fields! {
     /// A new issue discovered while working on `parentId` (linked
@@ -57,14 +58,14 @@ pub fn action() -> Arc<dyn HostAction> {
                 &["action"],
             ),
             failure_classes: classes!(
-                "issue.parent_not_found",
-                "issue.invalid_title",
-                "issue.invalid_id",
-                "issue.duplicate_id",
-                "issue.invalid_status",
-                "issue.invalid_priority",
-                "issue.invalid_type",
-                "issue.invalid_label",
+                IssueClass::ParentNotFound.as_str(),
+                IssueClass::InvalidTitle.as_str(),
+                IssueClass::InvalidId.as_str(),
+                IssueClass::DuplicateId.as_str(),
+                IssueClass::InvalidStatus.as_str(),
+                IssueClass::InvalidPriority.as_str(),
+                IssueClass::InvalidType.as_str(),
+                IssueClass::InvalidLabel.as_str(),
             ),
             example: r#"(issue.discover (hash "parentId" "bd-1" "title" "Lexer drops comments"))"#,
         },

@@ -1,6 +1,7 @@
 //! `issue.label`: Add and remove labels (added at the end, once each); the issue's labels after.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Labels to add and to remove.
 #[derive(Deserialize, JsonSchema)]
@@ -33,7 +34,10 @@ pub fn action() -> Arc<dyn HostAction> {
                 ],
                 &["action"],
             ),
-            failure_classes: classes!("issue.not_found", "issue.invalid_label"),
+            failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
+                IssueClass::InvalidLabel.as_str()
+            ),
             example: r#"(issue.label (hash "id" "bd-1" "add" (list "review") "remove" (list "triage")))"#,
         },
         |ctx, a: LabelArgs| {

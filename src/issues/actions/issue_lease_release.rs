@@ -1,6 +1,7 @@
 //! `issue.lease_release`: Give back a lease: the issue returns to open, unassigned.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Give a lease back (the issue returns to open).
 ///
@@ -28,12 +29,12 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Give back a lease: the issue returns to open, unassigned.",
             payload: mutation_schema(true),
             failure_classes: classes!(
-                "lease_not_found",
-                "lease_missing",
-                "lease_stale",
-                "lease_owner_mismatch",
-                "lease_id_mismatch",
-                "lease_invalid_assignee",
+                IssueClass::LeaseNotFound.as_str(),
+                IssueClass::LeaseMissing.as_str(),
+                IssueClass::LeaseStale.as_str(),
+                IssueClass::LeaseOwnerMismatch.as_str(),
+                IssueClass::LeaseIdMismatch.as_str(),
+                IssueClass::LeaseInvalidAssignee.as_str(),
             ),
             example: r#"(issue.lease_release (hash "id" "bd-1" "assignee" "agent.a"))"#,
         },

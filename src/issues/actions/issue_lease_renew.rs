@@ -1,6 +1,7 @@
 //! `issue.lease_renew`: Extend the lease a worker holds on an issue.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// Extend a held lease.
 ///
@@ -34,15 +35,15 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Extend the lease a worker holds on an issue.",
             payload: mutation_schema(true),
             failure_classes: classes!(
-                "lease_not_found",
-                "lease_missing",
-                "lease_stale",
-                "lease_owner_mismatch",
-                "lease_id_mismatch",
-                "lease_invalid_assignee",
-                "lease_invalid_ttl",
-                "lease_invalid_expires_at",
-                "lease_binding_ambiguous",
+                IssueClass::LeaseNotFound.as_str(),
+                IssueClass::LeaseMissing.as_str(),
+                IssueClass::LeaseStale.as_str(),
+                IssueClass::LeaseOwnerMismatch.as_str(),
+                IssueClass::LeaseIdMismatch.as_str(),
+                IssueClass::LeaseInvalidAssignee.as_str(),
+                IssueClass::LeaseInvalidTtl.as_str(),
+                IssueClass::LeaseInvalidExpiresAt.as_str(),
+                IssueClass::LeaseBindingAmbiguous.as_str(),
             ),
             example: r#"(issue.lease_renew (hash "id" "bd-1" "assignee" "agent.a" "leaseId" "lease1_bd-1_agent.a"))"#,
         },

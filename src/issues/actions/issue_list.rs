@@ -1,6 +1,7 @@
 //! `issue.list`: List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.
 
 use super::*;
+use crate::host::HostClass;
 
 /// Filters of `issue.list` (all optional, combined with and).
 #[derive(Deserialize, JsonSchema)]
@@ -27,7 +28,7 @@ pub fn action() -> Arc<dyn HostAction> {
         kind: ActionKind::Read,
         description: "List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.",
         payload: listing_schema(),
-        failure_classes: classes!("host.args_invalid"),
+        failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
         example: r#"(issue.list (hash "status" "open"))"#,
     },
     |ctx, a: ListArgs| {

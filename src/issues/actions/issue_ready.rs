@@ -1,6 +1,7 @@
 //! `issue.ready`: Open issues with no open blocker and no live lease: the work that can start now.
 
 use super::*;
+use crate::host::HostClass;
 
 /// The declaration of `issue.ready`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -11,7 +12,7 @@ pub fn action() -> Arc<dyn HostAction> {
             description:
                 "Open issues with no open blocker and no live lease: the work that can start now.",
             payload: listing_schema(),
-            failure_classes: classes!("host.args_invalid"),
+            failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
             example: r#"(issue.ready (hash "filter" (hash "labels" (list "frontend"))))"#,
         },
         |ctx, a: FilterArgs| match checked(a.filter) {

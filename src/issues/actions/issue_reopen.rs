@@ -1,6 +1,7 @@
 //! `issue.reopen`: Open a closed issue again (its closed_at and close_reason go).
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// The declaration of `issue.reopen`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -10,7 +11,10 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description: "Open a closed issue again (its closed_at and close_reason go).",
             payload: mutation_schema(false),
-            failure_classes: classes!("issue.not_found", "issue.not_closed"),
+            failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
+                IssueClass::NotClosed.as_str()
+            ),
             example: r#"(issue.reopen (hash "id" "bd-1"))"#,
         },
         |ctx, a: IdArgs| outcome(report(&mutation_ctx(ctx), a)),

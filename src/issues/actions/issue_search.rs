@@ -1,6 +1,7 @@
 //! `issue.search`: Issues whose title, description, acceptance criteria, notes or comments contain the query, best match first (title 3, description 2, notes and comments 1).
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// A text search.
 #[derive(Deserialize, JsonSchema)]
@@ -35,7 +36,7 @@ pub fn action() -> Arc<dyn HostAction> {
             ],
             &["action"],
         ),
-        failure_classes: classes!("issue.invalid_query"),
+        failure_classes: classes!(IssueClass::InvalidQuery.as_str()),
         example: r#"(issue.search (hash "query" "parser" "limit" 5))"#,
     },
     |ctx, a: SearchArgs| {

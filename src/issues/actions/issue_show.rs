@@ -1,6 +1,7 @@
 //! `issue.show`: One issue with its dependencies and lease state.
 
 use super::*;
+use crate::issues::IssueClass;
 
 /// The declaration of `issue.show`.
 pub fn action() -> Arc<dyn HostAction> {
@@ -18,7 +19,7 @@ pub fn action() -> Arc<dyn HostAction> {
                 ],
                 &["action"],
             ),
-            failure_classes: classes!("issue.not_found"),
+            failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.show (hash "id" "bd-1"))"#,
         },
         |ctx, a: IdArgs| {

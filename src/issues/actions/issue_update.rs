@@ -1,6 +1,7 @@
 //! `issue.update`: Change fields of an issue (status, priority, assignee, notes, …).
 
 use super::*;
+use crate::issues::IssueClass;
 
 crate::issues::fields::issue_fields! {
     /// The fields to change; at least one.
@@ -34,13 +35,13 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Change fields of an issue (status, priority, assignee, notes, …).",
             payload: basic_mutation_schema(),
             failure_classes: classes!(
-                "issue.not_found",
-                "issue.update_empty",
-                "issue.invalid_title",
-                "issue.invalid_status",
-                "issue.invalid_priority",
-                "issue.invalid_type",
-                "issue.invalid_label",
+                IssueClass::NotFound.as_str(),
+                IssueClass::UpdateEmpty.as_str(),
+                IssueClass::InvalidTitle.as_str(),
+                IssueClass::InvalidStatus.as_str(),
+                IssueClass::InvalidPriority.as_str(),
+                IssueClass::InvalidType.as_str(),
+                IssueClass::InvalidLabel.as_str(),
             ),
             example: r#"(issue.update (hash "id" "bd-1" "notes" "parser done"))"#,
         },

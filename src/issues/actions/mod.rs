@@ -16,6 +16,7 @@ use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{LockOptions, Store, StoreError};
 use crate::issues::views::{self, ListFilter, Scope};
+use crate::issues::IssueClass;
 use crate::issues::Report;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -66,7 +67,10 @@ pub struct IdArgs {
 
 /// Classes every store action can report besides its own (a store that
 /// cannot be read is an execution error with one of these as its cause).
-const STORE: [&str; 2] = ["memory.io_error", "memory.store_corrupt"];
+const STORE: [&str; 2] = [
+    IssueClass::MemoryIoError.as_str(),
+    IssueClass::MemoryStoreCorrupt.as_str(),
+];
 
 /// The stored issue object (`issue.show`, `issue.close`): snake_case beads fields.
 fn issue_schema() -> Value {
@@ -225,7 +229,7 @@ fn report_schema() -> Value {
 
 /// A static list of a few classes plus the store's.
 macro_rules! classes {
-    ($($c:literal),* $(,)?) => {{
+    ($($c:expr),* $(,)?) => {{
         const C: &[&str] = &[$($c,)* STORE[0], STORE[1]];
         C
     }};

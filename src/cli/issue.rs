@@ -14,10 +14,10 @@ use crate::issues::actions::issue_discover::DiscoverArgs;
 use crate::issues::actions::issue_lease_release::{self, ReleaseArgs};
 use crate::issues::actions::issue_lease_renew::{self, RenewArgs};
 use crate::issues::actions::issue_update::UpdateArgs;
-use crate::issues::actions::{issue_reopen, IdArgs};
+use crate::issues::actions::{issue_reopen, lease_request, IdArgs};
 use crate::issues::filter::{FilterFlags, IssueFilter};
 use crate::issues::find;
-use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
+use crate::issues::lease;
 use crate::issues::mutate::{self, DepReplacement, EdgeRef, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::tracker;
@@ -586,14 +586,7 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
             filter,
         } => {
             let filter = checked_flags(opts, "issue.claim_next", &filter)?;
-            let req = LeaseRequest {
-                assignee,
-                lease_id,
-                term: LeaseTerm {
-                    ttl_seconds: lease_ttl_seconds,
-                    expires_at: None,
-                },
-            };
+            let req = lease_request(assignee, lease_id, lease_ttl_seconds, None);
             ("issue.claim_next", lease::claim_next(&ctx, &req, &filter))
         }
         IssueCommand::LeaseRenew(a) => ("issue.lease_renew", issue_lease_renew::report(&ctx, a)),

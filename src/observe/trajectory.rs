@@ -74,7 +74,8 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let read = read_rows(log, max_rows)?;
     let per_hour = hourly(&read.rows, hours, now);
     let (k, window_complete) = window_kpi(&read, window_hours, now);
-    let wip = work_in_progress(o, now)?;
+    let parsed = o.store()?;
+    let wip = work_in_progress(parsed.borrow_dependent(), now);
     let path = log.path().display().to_string();
     let json = json!({
         "kind": "tusk.observe.trajectory.v0",
@@ -256,28 +257,26 @@ fn window_kpi(read: &Read, window_hours: f64, now: DateTime<Utc>) -> (kpi::Kpi, 
 
 /// Work in progress per worker: in-progress issues by assignee, active
 /// leases by owner.
-fn work_in_progress(
-    o: &Observer,
+fn work_in_progress<'s>(
+    store: &'s crate::issues::store::Store<'_>,
     now: DateTime<Utc>,
-) -> Result<BTreeMap<String, (u64, u64)>, PageError> {
-    let parsed = o.store()?;
-    let store = parsed.borrow_dependent();
-    let mut wip: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+) -> BTreeMap<&'s str, (u64, u64)> {
+    let mut wip: BTreeMap<&'s str, (u64, u64)> = BTreeMap::new();
     for issue in store.issues() {
         if issue.status.as_str() == "in_progress" {
             let who = issue
                 .assignee
                 .as_ref()
                 .map_or("(unassigned)", |a| a.as_str());
-            wip.entry(who.to_string()).or_default().0 += 1;
+            wip.entry(who).or_default().0 += 1;
         }
         if let Some(lease) = &issue.lease {
             if issue.lease_state(now) == LeaseState::Active {
-                wip.entry(lease.owner.as_str().to_string()).or_default().1 += 1;
+                wip.entry(lease.owner.as_str()).or_default().1 += 1;
             }
         }
     }
-    Ok(wip)
+    wip
 }
 
 /// The page's HTML: KPI counts, the plots and the newest rows.
@@ -287,7 +286,7 @@ fn page_html(
     k: &kpi::Kpi,
     window_hours: f64,
     window_complete: bool,
-    wip: &BTreeMap<String, (u64, u64)>,
+    wip: &BTreeMap<&str, (u64, u64)>,
     path: &str,
 ) -> String {
     let mut wip_bars: Vec<(String, f64)> = wip

@@ -140,6 +140,25 @@ pub(super) fn by_id<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s crate::issues::mode
     issues
 }
 
+/// premath's `issue_list` selection: by id, optionally of one status and one
+/// assignee (the scheme-eval action and the MCP tool both list this way).
+pub(super) fn listed<'s, 'a>(
+    store: &'s Store<'a>,
+    args: &Value,
+) -> Vec<&'s crate::issues::model::Issue<'a>> {
+    let status = str_arg(args, "status");
+    let assignee = str_arg(args, "assignee");
+    by_id(store)
+        .into_iter()
+        .filter(|i| status.as_deref().is_none_or(|s| i.status.as_str() == s))
+        .filter(|i| {
+            assignee
+                .as_deref()
+                .is_none_or(|a| i.assignee.as_ref().map_or("", |x| x.as_str()) == a)
+        })
+        .collect()
+}
+
 pub(super) fn listing(action: &str, path: &str, items: Vec<Value>) -> ActionOutcome {
     ActionOutcome::accepted(json!({
         "action": action,
@@ -171,17 +190,9 @@ pub(super) fn ready(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome,
 }
 
 pub(super) fn list(ctx: &ActionContext<'_>, args: &Value) -> Result<ActionOutcome, ActionError> {
-    let status = str_arg(args, "status");
-    let assignee = str_arg(args, "assignee");
     with_store(ctx, |store, path| {
-        let items = by_id(store)
+        let items = listed(store, args)
             .into_iter()
-            .filter(|i| status.as_deref().is_none_or(|s| i.status.as_str() == s))
-            .filter(|i| {
-                assignee
-                    .as_deref()
-                    .is_none_or(|a| i.assignee.as_ref().map_or("", |x| x.as_str()) == a)
-            })
             .map(|i| {
                 json!({
                     "id": i.id.as_str(), "title": i.title.as_str(), "status": i.status.as_str(),

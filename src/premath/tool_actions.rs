@@ -59,17 +59,9 @@ pub(super) fn mcp_list(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let status = str_arg(args, "status");
-    let assignee = str_arg(args, "assignee");
     with_store(ctx, |store, path| {
-        let items = by_id(store)
+        let items = listed(store, args)
             .into_iter()
-            .filter(|i| status.as_deref().is_none_or(|s| i.status.as_str() == s))
-            .filter(|i| {
-                assignee
-                    .as_deref()
-                    .is_none_or(|a| i.assignee.as_ref().map_or("", |x| x.as_str()) == a)
-            })
             .map(|i| mcp_summary(store, i, ctx.now))
             .collect();
         Ok(ActionOutcome::accepted(Value::Object(mcp_listing(
@@ -321,6 +313,18 @@ pub(super) fn jj_before() -> Result<Value, ActionError> {
     Ok(crate::issues::backend::jj_snapshot(&root).unwrap_or(Value::Null))
 }
 
+/// What a mutation tool does before it writes: the jj snapshot (taken first,
+/// as premath does), then premath's refusal of a store that does not exist.
+pub(super) fn before_write(
+    ctx: &ActionContext<'_>,
+) -> Result<Result<Value, ActionOutcome>, ActionError> {
+    let jj = jj_before()?;
+    Ok(match store_missing(ctx) {
+        Some(refusal) => Err(refusal),
+        None => Ok(jj),
+    })
+}
+
 /// premath's write witness (`bd.issue.write.v1`) of a mutation made at
 /// `ctx.now` (a replay sees the recorded instant, so the same witness),
 /// `jj` taken before it wrote.
@@ -419,12 +423,6 @@ pub(super) fn mutate_as(
     }
 }
 
-pub(super) fn mutation_ctx<'p>(
-    ctx: &'p ActionContext<'_>,
-) -> crate::issues::mutate::MutationCtx<'p> {
-    crate::issues::mutate::MutationCtx::new(&ctx.paths.issues, LockOptions::default(), ctx.now)
-}
-
 /// Returns early with a refusal.
 macro_rules! refused {
     ($e:expr) => {
@@ -464,7 +462,7 @@ pub(super) fn mcp_issue_add(
     let made = refused!(mutate_as(
         "issue_add",
         args,
-        crate::issues::mutate::add(&mutation_ctx(ctx), &new)
+        crate::issues::mutate::add(&crate::issues::actions::mutation_ctx(ctx), &new)
     )?);
     let id = made["issue"]["id"].as_str().unwrap_or_default().to_string();
     let mut m = Map::new();
@@ -476,17 +474,14 @@ pub(super) fn mcp_issue_discover(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let jj = jj_before()?;
-    if let Some(refusal) = store_missing(ctx) {
-        return Ok(refusal);
-    }
+    let jj = refused!(before_write(ctx)?);
     let issue_type = refused!(premath_issue_type(args));
     let parent = args["parentIssueId"].as_str().unwrap_or_default();
     let new = new_issue(args, issue_type, Some("open".into()));
     let made = refused!(mutate_as(
         "issue_discover",
         args,
-        crate::issues::mutate::discover(&mutation_ctx(ctx), parent, &new)
+        crate::issues::mutate::discover(&crate::issues::actions::mutation_ctx(ctx), parent, &new)
     )?);
     let id = made["issue"]["id"].as_str().unwrap_or_default().to_string();
     let mut m = Map::new();
@@ -502,10 +497,7 @@ pub(super) fn mcp_issue_update(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let jj = jj_before()?;
-    if let Some(refusal) = store_missing(ctx) {
-        return Ok(refusal);
-    }
+    let jj = refused!(before_write(ctx)?);
     let id = args["id"].as_str().unwrap_or_default().to_string();
     let text = |k: &str| args[k].as_str().map(str::to_string);
     let changes = crate::issues::mutate::IssueChanges {
@@ -522,7 +514,7 @@ pub(super) fn mcp_issue_update(
     refused!(mutate_as(
         "issue_update",
         args,
-        crate::issues::mutate::update(&mutation_ctx(ctx), &id, &changes)
+        crate::issues::mutate::update(&crate::issues::actions::mutation_ctx(ctx), &id, &changes)
     )?);
     let mut m = Map::new();
     m.insert("issue".into(), summary_of(ctx, &id)?);
@@ -540,17 +532,19 @@ pub(super) fn mcp_dep_add(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let jj = jj_before()?;
-    if let Some(refusal) = store_missing(ctx) {
-        return Ok(refusal);
-    }
+    let jj = refused!(before_write(ctx)?);
     let dep_type = refused!(premath_dep_type(args, "depType"));
     let created_by = args["createdBy"].as_str().unwrap_or_default();
     let edge = edge_of(args);
     refused!(mutate_as(
         "dep_add",
         args,
-        crate::issues::mutate::dep_add(&mutation_ctx(ctx), &edge, &dep_type, created_by)
+        crate::issues::mutate::dep_add(
+            &crate::issues::actions::mutation_ctx(ctx),
+            &edge,
+            &dep_type,
+            created_by
+        )
     )?);
     let mut m = Map::new();
     m.insert(
@@ -564,16 +558,17 @@ pub(super) fn mcp_dep_remove(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let jj = jj_before()?;
-    if let Some(refusal) = store_missing(ctx) {
-        return Ok(refusal);
-    }
+    let jj = refused!(before_write(ctx)?);
     let dep_type = refused!(premath_dep_type(args, "depType"));
     let edge = edge_of(args);
     refused!(mutate_as(
         "dep_remove",
         args,
-        crate::issues::mutate::dep_remove(&mutation_ctx(ctx), &edge, Some(&dep_type))
+        crate::issues::mutate::dep_remove(
+            &crate::issues::actions::mutation_ctx(ctx),
+            &edge,
+            Some(&dep_type)
+        )
     )?);
     let mut m = Map::new();
     m.insert(
@@ -587,10 +582,7 @@ pub(super) fn mcp_dep_replace(
     ctx: &ActionContext<'_>,
     args: &Value,
 ) -> Result<ActionOutcome, ActionError> {
-    let jj = jj_before()?;
-    if let Some(refusal) = store_missing(ctx) {
-        return Ok(refusal);
-    }
+    let jj = refused!(before_write(ctx)?);
     let from_type = refused!(premath_dep_type(args, "fromDepType"));
     let to_type = refused!(premath_dep_type(args, "toDepType"));
     let created_by = args["createdBy"].as_str().unwrap_or_default();
@@ -603,7 +595,11 @@ pub(super) fn mcp_dep_replace(
     refused!(mutate_as(
         "dep_replace",
         args,
-        crate::issues::mutate::dep_replace(&mutation_ctx(ctx), &edge, &change)
+        crate::issues::mutate::dep_replace(
+            &crate::issues::actions::mutation_ctx(ctx),
+            &edge,
+            &change
+        )
     )?);
     let mut m = Map::new();
     m.insert(

@@ -309,11 +309,14 @@ fn read_view(
     Ok(view(&store, &path_of(ctx)))
 }
 
-fn mutation_ctx<'p>(ctx: &'p ActionContext<'_>) -> MutationCtx<'p> {
+/// The mutation context of a host action: the configured store, the default
+/// lock wait, the request's clock.
+pub(crate) fn mutation_ctx<'p>(ctx: &'p ActionContext<'_>) -> MutationCtx<'p> {
     MutationCtx::new(&ctx.paths.issues, LockOptions::default(), ctx.now)
 }
 
-fn lease_request(
+/// A lease request from its members (a length or an explicit expiry).
+pub(crate) fn lease_request(
     assignee: String,
     lease_id: Option<String>,
     ttl_seconds: Option<i64>,

@@ -241,7 +241,7 @@ impl HostArgs {
 pub fn run(args: EvalArgs) -> i32 {
     // The prepared engine builds in the template while this process reads
     // the request and opens the logs.
-    crate::sandbox::prestart();
+    crate::sandbox::prestart_one_run();
     let json = args.json;
     let mut request = match (&args.request, &args.file) {
         (Some(_), Some(_)) => {

@@ -249,8 +249,13 @@ pub fn run() -> i32 {
         Command::Eval(_) | Command::Repl(_) | Command::Mcp(_) | Command::Replay(_)
     );
     let long_lived = matches!(cli.command, Command::Repl(_) | Command::Mcp(_));
+    // `tusk eval` and `tusk scheme-eval` run one program: their template
+    // compiles no more of the prelude than that program reaches.
+    let one_run = matches!(cli.command, Command::Eval(_) | Command::SchemeEval(_));
     let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived, || {
-        if runs_programs {
+        if one_run {
+            crate::sandbox::prestart_one_run();
+        } else if runs_programs {
             crate::sandbox::prestart();
         }
     });

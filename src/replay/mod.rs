@@ -673,13 +673,15 @@ impl Replayer {
                 // (an embedder's action is bound but not described).
                 let builtins = crate::runtime::builtin_registry();
                 let mut bindings = crate::runtime::bindings(&builtins);
-                let described: serde_json::Map<String, Value> =
-                    serde_json::from_str(&bindings.catalogue).unwrap_or_default();
-                let catalogue: serde_json::Map<String, Value> = described
-                    .into_iter()
-                    .filter(|(id, _)| ids.contains(id))
-                    .collect();
-                bindings.catalogue = Value::Object(catalogue).to_string();
+                let (described, bound) = (builtins.clone(), ids.clone());
+                bindings.catalogue = crate::sandbox::Catalogue::new(move || {
+                    let catalogue: serde_json::Map<String, Value> = described
+                        .specs()
+                        .filter(|s| bound.contains(&s.id))
+                        .map(|s| (s.id.clone(), s.to_json()))
+                        .collect();
+                    Value::Object(catalogue).to_string()
+                });
                 // A recording that bound no mutations (the read-only
                 // profile) withheld them: name them the same way. Other
                 // built-ins it did not bind were left out by its actions

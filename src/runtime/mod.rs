@@ -66,7 +66,16 @@ pub fn load_policy(
 }
 
 /// Every action tusk ships: typestate, harness artifacts, issue memory.
+///
+/// Built once per process (declaring the actions derives every schema, a
+/// measurable part of a cold start); each caller gets its own copy, whose
+/// actions are shared.
 pub fn builtin_registry() -> Registry {
+    static BUILTIN: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    BUILTIN.get_or_init(build_builtin_registry).clone()
+}
+
+fn build_builtin_registry() -> Registry {
     let mut registry = Registry::new();
     let mut actions: Vec<Arc<dyn crate::host::HostAction>> =
         vec![crate::typestate::action::join_check()];
@@ -83,16 +92,23 @@ pub fn builtin_registry() -> Registry {
 /// What programs of a host with `registry` bind: its ids, its declarations
 /// for `(host-describe)`, and the mutations its profile withholds.
 pub fn bindings(registry: &Registry) -> crate::sandbox::Bindings {
+    let described = registry.clone();
+    crate::sandbox::Bindings {
+        ids: registry.ids(),
+        catalogue: crate::sandbox::Catalogue::new(move || catalogue(&described)),
+        withheld: registry.withheld(),
+        narrowed: registry.narrowed_out(),
+    }
+}
+
+/// `registry`'s declarations as one JSON object keyed by action id, the text
+/// a worker's first `(host-describe)` receives.
+pub fn catalogue(registry: &Registry) -> String {
     let catalogue: serde_json::Map<String, Value> = registry
         .specs()
         .map(|s| (s.id.clone(), s.to_json()))
         .collect();
-    crate::sandbox::Bindings {
-        ids: registry.ids(),
-        catalogue: Value::Object(catalogue).to_string(),
-        withheld: registry.withheld(),
-        narrowed: registry.narrowed_out(),
-    }
+    Value::Object(catalogue).to_string()
 }
 
 /// Registers the built-in actions into an embedder's registry.

@@ -40,6 +40,7 @@ pub mod limits;
 pub mod memory;
 mod numeric;
 mod order;
+mod prelude;
 mod primitives;
 pub mod printer;
 mod proto;
@@ -313,6 +314,14 @@ pub fn prestart() {
     template::prestart();
 }
 
+/// [`prestart`] for a process that runs one program (`tusk eval`): the
+/// template skips the prelude, and the worker compiles only the forms its
+/// program reaches (`src/sandbox/prelude.rs`). Programs see the same
+/// results either way. No effect once the template has started.
+pub fn prestart_one_run() {
+    template::prestart_one_run();
+}
+
 /// Stops whatever run its [`Sandbox`] is executing, from any thread (a Ctrl-C
 /// handler). The run ends with [`CLASS_INTERRUPTED`], like a timeout would.
 #[derive(Clone)]
@@ -358,10 +367,52 @@ impl CancelToken {
 pub struct Bindings {
     pub ids: Vec<String>,
     /// A JSON object keyed by action id: each action's declaration.
-    pub catalogue: String,
+    pub catalogue: Catalogue,
     pub withheld: Vec<String>,
     /// Actions a narrowing (a run's `actions` list) left out.
     pub narrowed: Vec<String>,
+}
+
+/// The bound actions' declarations as JSON text, made the first time a
+/// worker asks (`(host-describe)`): most runs never do, and a cold start
+/// should not pay for rendering every declaration.
+#[derive(Clone)]
+pub struct Catalogue(Arc<CatalogueText>);
+
+struct CatalogueText {
+    text: std::sync::OnceLock<String>,
+    make: Box<dyn Fn() -> String + Send + Sync>,
+}
+
+impl Catalogue {
+    /// A catalogue `make` renders when it is first needed.
+    pub fn new(make: impl Fn() -> String + Send + Sync + 'static) -> Self {
+        Self(Arc::new(CatalogueText {
+            text: std::sync::OnceLock::new(),
+            make: Box::new(make),
+        }))
+    }
+
+    /// The JSON text (rendered now if it was not yet).
+    pub fn text(&self) -> &str {
+        self.0.text.get_or_init(|| (self.0.make)())
+    }
+}
+
+impl Default for Catalogue {
+    /// No declarations.
+    fn default() -> Self {
+        Self::new(|| "{}".to_string())
+    }
+}
+
+impl std::fmt::Debug for Catalogue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.text.get() {
+            Some(text) => f.debug_tuple("Catalogue").field(text).finish(),
+            None => f.write_str("Catalogue(<not rendered>)"),
+        }
+    }
 }
 
 impl Bindings {
@@ -369,7 +420,7 @@ impl Bindings {
     pub fn ids(ids: Vec<String>) -> Self {
         Self {
             ids,
-            catalogue: "{}".to_string(),
+            catalogue: Catalogue::default(),
             withheld: Vec::new(),
             narrowed: Vec::new(),
         }

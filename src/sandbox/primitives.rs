@@ -14,8 +14,7 @@ use steel::rvals::{Result as SteelResult, SteelVal};
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
 
-/// The prelude, compiled into every prepared engine.
-pub const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
+pub use super::prelude::PRELUDE;
 
 /// Steel primitives bound under their own names: pure functions over numbers,
 /// booleans, characters, strings, symbols, lists, vectors and hash maps, plus
@@ -242,29 +241,15 @@ pub fn program_names() -> Vec<String> {
         .chain(PUBLIC_NATIVES)
         .map(|name| name.to_string())
         .collect();
-    names.extend(prelude_definitions(PRELUDE));
+    names.extend(
+        super::prelude::definitions()
+            .into_iter()
+            .filter(|name| !name.starts_with("tusk-"))
+            .map(str::to_string),
+    );
     names.sort();
     names.dedup();
     names
-}
-
-/// Names the prelude defines at top level (`(define (name`, `(define name`,
-/// `(define-syntax name`), without its internal `tusk-` helpers.
-fn prelude_definitions(prelude: &str) -> Vec<String> {
-    prelude
-        .lines()
-        .filter_map(|line| {
-            let rest = line
-                .strip_prefix("(define-syntax ")
-                .or_else(|| line.strip_prefix("(define "))?;
-            let rest = rest.trim_start_matches('(');
-            let name: String = rest
-                .chars()
-                .take_while(|c| !c.is_whitespace() && !matches!(c, '(' | ')'))
-                .collect();
-            (!name.is_empty() && !name.starts_with("tusk-")).then_some(name)
-        })
-        .collect()
 }
 
 /// Primitives the prelude wraps with an allocation check; bound as `tusk-raw-<name>`.
@@ -335,7 +320,7 @@ pub fn build_engine() -> Result<Engine, SteelErr> {
         }
     }
     register_natives(&mut engine);
-    engine.run(PRELUDE)?;
+    super::prelude::prepare(&mut engine)?;
     Ok(engine)
 }
 

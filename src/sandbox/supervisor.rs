@@ -474,7 +474,7 @@ impl Worker {
                 Ok(FromWorker::Fatal { reason }) => run.fatal = Some(reason),
                 Ok(FromWorker::Describe) if !self.described => {
                     self.described = true;
-                    let reply = ToWorker::Catalogue(self.bindings.catalogue.clone());
+                    let reply = ToWorker::Catalogue(self.bindings.catalogue.text().to_string());
                     if !self
                         .channel
                         .send(&reply, deadline.max(Instant::now()) + GRACE)

@@ -127,6 +127,15 @@ pub(crate) fn prestart() {
     }
 }
 
+/// [`prestart`], with the prelude left to the workers (one run is wanted).
+pub(crate) fn prestart_one_run() {
+    let mut slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_none() {
+        super::prelude::set_on_demand();
+        *slot = start().ok();
+    }
+}
+
 /// The running template with its engine built; a failed one is dropped.
 fn ready(slot: &mut Option<Template>) -> Result<(), String> {
     if slot.is_none() {

@@ -225,7 +225,7 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // Compile and run separately so that every compile-time failure
                 // (syntax, unbound names, macro limits) is an invalid program.
-                match engine.emit_raw_program_no_path(program.to_string()) {
+                match super::prelude::compile_program(engine, program) {
                     Ok(compiled) => engine.run_raw_program(compiled).map_err(|e| (false, e)),
                     Err(e) => Err((true, e)),
                 }

@@ -38,6 +38,17 @@ pub fn fresh_function_id() -> usize {
     FUNCTION_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
+// tusk patch (TUSK_PATCHES.md, steel-core §4): read and move the counter, so
+// that the embedder can give each separately compiled unit its own range.
+pub fn function_id_counter() -> usize {
+    FUNCTION_ID.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+// tusk patch (TUSK_PATCHES.md, steel-core §4).
+pub fn set_function_id_counter(next: usize) {
+    FUNCTION_ID.store(next, std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct CodeGenerator<'a> {
     pub(crate) instructions: Vec<LabeledInstruction>,
     constant_map: &'a mut ConstantMap,

@@ -29,7 +29,7 @@ fn greet() -> std::sync::Arc<dyn HostAction> {
             id: "demo.greet",
             kind: ActionKind::Read,
             description: "Greet someone by name.",
-            payload: schema::object(&[("greeting", schema::string())], &["greeting"]),
+            payload: || schema::object(&[("greeting", schema::string())], &["greeting"]),
             failure_classes: &[],
             example: r#"(demo.greet (hash "name" "ada"))"#,
         },

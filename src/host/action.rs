@@ -124,6 +124,10 @@ pub trait HostAction: Send + Sync {
     fn kind(&self) -> ActionKind {
         self.spec().kind
     }
+    /// The argument object's JSON Schema (what registration checks).
+    fn args_schema(&self) -> &Value {
+        &self.spec().args
+    }
     /// The id the mutation gate admits a call of this action as (the
     /// policy's `allowedActions`, the capability claims): its own, unless
     /// it is another front end's shape of a tusk mutation (premath's MCP

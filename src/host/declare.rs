@@ -50,24 +50,7 @@ impl ActionSpec {
 
     /// The argument names with their JSON types and whether each is required.
     pub fn arg_list(&self) -> Vec<(String, String, bool)> {
-        let required: Vec<&str> = self.args["required"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        self.args["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(name, schema)| {
-                (
-                    name.clone(),
-                    type_label(schema),
-                    required.contains(&name.as_str()),
-                )
-            })
-            .collect()
+        arg_list(&self.args)
     }
 
     /// `(issue.claim (hash "id" string "assignee" string ["leaseId" string]))`:
@@ -89,6 +72,29 @@ impl ActionSpec {
         let inner: Vec<String> = parts.into_iter().map(|(_, p)| p).collect();
         format!("({} (hash {}))", self.id, inner.join(" "))
     }
+}
+
+/// The argument names of an argument schema, each with its type label and
+/// whether it is required.
+pub fn arg_list(args: &Value) -> Vec<(String, String, bool)> {
+    let required: Vec<&str> = args["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    args["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, schema)| {
+            (
+                name.clone(),
+                type_label(schema),
+                required.contains(&name.as_str()),
+            )
+        })
+        .collect()
 }
 
 /// A short type name for a property schema (`string`, `integer`, `list of
@@ -126,7 +132,10 @@ pub struct Declaration {
     pub id: &'static str,
     pub kind: ActionKind,
     pub description: &'static str,
-    pub payload: Value,
+    /// The accepted payload's JSON Schema, built when the declaration is
+    /// first read (a describe, a call): a run pays only for the actions it
+    /// uses, and a cold start for none.
+    pub payload: fn() -> Value,
     pub failure_classes: &'static [&'static str],
     pub example: &'static str,
 }
@@ -178,9 +187,13 @@ fn no_boolean_schemas(schema: &mut Value) {
 
 /// An action declared with typed arguments `A` and its code `F`.
 struct Declared<A, F> {
-    spec: ActionSpec,
+    declaration: Declaration,
+    /// The argument schema, derived at declaration: registration checks its
+    /// names.
+    args: Value,
+    spec: std::sync::OnceLock<ActionSpec>,
     run: F,
-    args: PhantomData<fn() -> A>,
+    types: PhantomData<fn() -> A>,
 }
 
 /// Builds an action from its declaration and its domain function, which
@@ -190,23 +203,12 @@ where
     A: DeserializeOwned + JsonSchema + 'static,
     F: Fn(&ActionContext<'_>, A) -> Result<ActionOutcome, ActionError> + Send + Sync + 'static,
 {
-    let spec = ActionSpec {
-        id: declaration.id.to_string(),
-        kind: declaration.kind,
-        description: declaration.description.to_string(),
-        args: args_schema::<A>(),
-        payload: declaration.payload,
-        failure_classes: declaration
-            .failure_classes
-            .iter()
-            .map(|c| c.to_string())
-            .collect(),
-        example: declaration.example.to_string(),
-    };
     Arc::new(Declared {
-        spec,
+        declaration,
+        args: args_schema::<A>(),
+        spec: std::sync::OnceLock::new(),
         run,
-        args: PhantomData,
+        types: PhantomData,
     })
 }
 
@@ -216,7 +218,30 @@ where
     F: Fn(&ActionContext<'_>, A) -> Result<ActionOutcome, ActionError> + Send + Sync + 'static,
 {
     fn spec(&self) -> &ActionSpec {
-        &self.spec
+        self.spec.get_or_init(|| {
+            let d = &self.declaration;
+            ActionSpec {
+                id: d.id.to_string(),
+                kind: d.kind,
+                description: d.description.to_string(),
+                args: self.args.clone(),
+                payload: (d.payload)(),
+                failure_classes: d.failure_classes.iter().map(|c| c.to_string()).collect(),
+                example: d.example.to_string(),
+            }
+        })
+    }
+
+    fn id(&self) -> &str {
+        self.declaration.id
+    }
+
+    fn kind(&self) -> ActionKind {
+        self.declaration.kind
+    }
+
+    fn args_schema(&self) -> &Value {
+        &self.args
     }
 
     fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError> {

@@ -106,9 +106,7 @@ impl Registry {
         if is_denied_id(&id) {
             return Err(RegistryError::Denied(id));
         }
-        if let Some((arg, _, _)) = action
-            .spec()
-            .arg_list()
+        if let Some((arg, _, _)) = super::declare::arg_list(action.args_schema())
             .into_iter()
             .find(|(name, _, _)| is_path_like(name))
         {

@@ -52,7 +52,7 @@ pub fn join_check() -> Arc<dyn HostAction> {
             id: "harness.join_check",
             kind: ActionKind::Read,
             description: "Check one turn's tool-calling evidence for typestate join closure (the harness-join-check verdict).",
-            payload: object(
+            payload: || object(
                 &[
                     ("result", string()),
                     ("failureClasses", strings()),

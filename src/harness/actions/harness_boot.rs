@@ -22,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "harness.boot",
         kind: ActionKind::Read,
         description: "Boot a step: memory roots, dependency diagnostics, session bootstrap, leases that concern this worker, the next target.",
-        payload: object(
+        payload: || object(
             &[
                 ("roots", any()),
                 ("diagnostics", any()),

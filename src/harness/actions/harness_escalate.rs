@@ -22,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "harness.escalate",
         kind: ActionKind::Mutation,
         description: "Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.",
-        payload: object(
+        payload: || object(
             &[
                 ("outcome", string()),
                 ("issueId", string()),

@@ -11,7 +11,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "harness.feature.next",
         kind: ActionKind::Read,
         description: "The next unfinished feature of the feature ledger (as `harness-feature next --json`).",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("path", string()),

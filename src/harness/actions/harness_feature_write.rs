@@ -32,15 +32,17 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description:
                 "Create or update a feature ledger row (as `harness-feature write --json`).",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("path", string()),
-                    ("featureId", string()),
-                    ("ledger", any()),
-                ],
-                &["featureId", "ledger"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("path", string()),
+                        ("featureId", string()),
+                        ("ledger", any()),
+                    ],
+                    &["featureId", "ledger"],
+                )
+            },
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::FeatureLedgerCorrupt.as_str(),

@@ -24,7 +24,7 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Read,
             description:
                 "The multithread throughput KPI over the trajectory: decision, rate, window.",
-            payload: object(&[("decision", string()), ("kpi", number())], &["decision"]),
+            payload: || object(&[("decision", string()), ("kpi", number())], &["decision"]),
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::TrajectoryCorrupt.as_str(),

@@ -22,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "harness.retry.decide",
         kind: ActionKind::Read,
         description: "The retry policy's decision for a failed attempt: rule, retry or not, backoff, escalation.",
-        payload: object(
+        payload: || object(
             &[
                 ("retry", boolean()),
                 ("ruleId", string()),

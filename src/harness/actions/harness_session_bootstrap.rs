@@ -13,7 +13,7 @@ pub fn action() -> Arc<dyn HostAction> {
         description: "How to start this session: fresh, or resume from the persisted handoff and feature ledger.",
         // The reference's bootstrap: every member present, `null`
         // where the session or the ledger has none.
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("bootstrapKind", string()),

@@ -27,7 +27,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "harness.stop",
         kind: ActionKind::Mutation,
         description: "Stop a step: release, renew or keep the lease, persist the stopped session, append the stop row with handoff and lineage refs.",
-        payload: object(
+        payload: || object(
             &[
                 ("issueId", string()),
                 ("lease", any()),

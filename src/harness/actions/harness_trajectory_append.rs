@@ -28,10 +28,12 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description:
                 "Append one step row (step id, action, result class, refs) to the trajectory.",
-            payload: object(
-                &[("schema", integer()), ("path", string()), ("row", any())],
-                &["row"],
-            ),
+            payload: || {
+                object(
+                    &[("schema", integer()), ("path", string()), ("row", any())],
+                    &["row"],
+                )
+            },
             failure_classes: TRAJECTORY,
             example: r#"(harness.trajectory.append (hash "stepId" "s1" "action" "worker.step" "resultClass" "accepted"))"#,
         },

@@ -20,17 +20,19 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "harness.trajectory.query",
             kind: ActionKind::Read,
             description: "Trajectory step rows: the latest, the failed, or those needing a retry.",
-            payload: object(
-                &[
-                    ("mode", string()),
-                    ("count", integer()),
-                    ("totalCount", integer()),
-                    ("failedCount", integer()),
-                    ("retryNeededCount", integer()),
-                    ("items", array(any())),
-                ],
-                &["mode", "items"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("mode", string()),
+                        ("count", integer()),
+                        ("totalCount", integer()),
+                        ("failedCount", integer()),
+                        ("retryNeededCount", integer()),
+                        ("items", array(any())),
+                    ],
+                    &["mode", "items"],
+                )
+            },
             failure_classes: TRAJECTORY,
             example: r#"(harness.trajectory.query (hash "mode" "failed" "limit" 5))"#,
         },

@@ -18,7 +18,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "dep.diagnostics",
         kind: ActionKind::Read,
         description: "Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

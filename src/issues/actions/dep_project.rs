@@ -19,7 +19,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "dep.project",
         kind: ActionKind::Read,
         description: "Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

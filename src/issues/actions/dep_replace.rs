@@ -25,7 +25,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "dep.replace",
             kind: ActionKind::Mutation,
             description: "Change the type of an existing dependency edge.",
-            payload: edge_schema(),
+            payload: edge_schema,
             failure_classes: classes!(
                 IssueClass::DepIssueNotFound.as_str(),
                 IssueClass::DepNotFound.as_str(),

@@ -22,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "dep.tree",
         kind: ActionKind::Read,
         description: "The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

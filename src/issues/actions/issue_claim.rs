@@ -34,15 +34,17 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.claim",
             kind: ActionKind::Mutation,
             description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("issuesPath", string()),
-                    ("issue", lease_summary_schema()),
-                    ("staleLeaseCleared", boolean()),
-                ],
-                &["action"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", lease_summary_schema()),
+                        ("staleLeaseCleared", boolean()),
+                    ],
+                    &["action"],
+                )
+            },
             failure_classes: classes!(
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseIssueClosed.as_str(),

@@ -23,7 +23,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.claim_next",
         kind: ActionKind::Mutation,
         description: "Claim the first ready issue (priority, then id) that the optional filter passes, with a lease; claimed false when none is ready.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

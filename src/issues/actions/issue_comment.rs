@@ -21,7 +21,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.comment",
         kind: ActionKind::Mutation,
         description: "Append a comment (beads' shape: id, issue_id, author, text, created_at); comments are never rewritten.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

@@ -11,16 +11,18 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.comments",
             kind: ActionKind::Read,
             description: "An issue's comments, in order.",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("issuesPath", string()),
-                    ("id", string()),
-                    ("count", integer()),
-                    ("comments", array(any())),
-                ],
-                &["action"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("count", integer()),
+                        ("comments", array(any())),
+                    ],
+                    &["action"],
+                )
+            },
             failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.comments (hash "id" "bd-1"))"#,
         },

@@ -38,25 +38,27 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.discover",
             kind: ActionKind::Mutation,
             description: "Create an issue found while working on another, linked discovered-from.",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("issuesPath", string()),
-                    ("issue", basic_schema()),
-                    (
-                        "dependency",
-                        object(
-                            &[
-                                ("dependsOnId", string()),
-                                ("issueId", string()),
-                                ("type", string()),
-                            ],
-                            &["dependsOnId", "issueId", "type"],
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("issue", basic_schema()),
+                        (
+                            "dependency",
+                            object(
+                                &[
+                                    ("dependsOnId", string()),
+                                    ("issueId", string()),
+                                    ("type", string()),
+                                ],
+                                &["dependsOnId", "issueId", "type"],
+                            ),
                         ),
-                    ),
-                ],
-                &["action"],
-            ),
+                    ],
+                    &["action"],
+                )
+            },
             failure_classes: classes!(
                 IssueClass::ParentNotFound.as_str(),
                 IssueClass::InvalidTitle.as_str(),

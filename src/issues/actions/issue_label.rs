@@ -23,17 +23,19 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description:
                 "Add and remove labels (added at the end, once each); the issue's labels after.",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("issuesPath", string()),
-                    ("id", string()),
-                    ("labels", strings()),
-                    ("changed", boolean()),
-                    ("issue", issue_schema()),
-                ],
-                &["action"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("issuesPath", string()),
+                        ("id", string()),
+                        ("labels", strings()),
+                        ("changed", boolean()),
+                        ("issue", issue_schema()),
+                    ],
+                    &["action"],
+                )
+            },
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::InvalidLabel.as_str()

@@ -18,7 +18,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.lease_projection",
         kind: ActionKind::Read,
         description: "Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

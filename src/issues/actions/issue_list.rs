@@ -27,7 +27,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.list",
         kind: ActionKind::Read,
         description: "List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.",
-        payload: listing_schema(),
+        payload: listing_schema,
         failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
         example: r#"(issue.list (hash "status" "open"))"#,
     },

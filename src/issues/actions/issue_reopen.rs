@@ -10,7 +10,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.reopen",
             kind: ActionKind::Mutation,
             description: "Open a closed issue again (its closed_at and close_reason go).",
-            payload: mutation_schema(false),
+            payload: || mutation_schema(false),
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::NotClosed.as_str()

@@ -21,7 +21,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.search",
         kind: ActionKind::Read,
         description: "Issues whose title, description, acceptance criteria, notes or comments contain the query, best match first (title 3, description 2, notes and comments 1).",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

@@ -11,14 +11,16 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.show",
             kind: ActionKind::Read,
             description: "One issue with its dependencies and lease state.",
-            payload: object(
-                &[
-                    ("action", string()),
-                    ("issue", issue_schema()),
-                    ("leaseState", string()),
-                ],
-                &["action"],
-            ),
+            payload: || {
+                object(
+                    &[
+                        ("action", string()),
+                        ("issue", issue_schema()),
+                        ("leaseState", string()),
+                    ],
+                    &["action"],
+                )
+            },
             failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.show (hash "id" "bd-1"))"#,
         },

@@ -15,7 +15,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.stats",
         kind: ActionKind::Read,
         description: "Counts by status, type, priority, assignee and label; ready, blocked and in-progress counts; stale and contended leases; the oldest ready issue.",
-        payload: object(
+        payload: || object(
             &[
                 ("action", string()),
                 ("issuesPath", string()),

@@ -4,10 +4,25 @@
 //! [`CliError`] when it could not: a usage error, a refusal printed on stderr,
 //! a request that could not be served. [`crate::cli::run`] prints the error in
 //! one place ([`crate::cli::report`]) and exits with [`CliError::code`]
-//! (README, "Exit codes").
+//! (README, "Exit codes"). [`CliClass`] holds the command line's own
+//! failure classes.
 
 use serde_json::Value;
 use std::fmt::Display;
+
+crate::failure::class_enum! {
+    /// The command line's own failure classes (usage errors and commands that
+    /// have no host twin).
+    pub enum CliClass {
+        UnknownSubcommand = "cli.unknown_subcommand",
+        UnknownFlag = "cli.unknown_flag",
+        MissingArgument = "cli.missing_argument",
+        InvalidValue = "cli.invalid_value",
+        Usage = "cli.usage",
+        KeygenWriteFailed = "keygen.write_failed",
+        IssueStoreNotFound = "issue_store.not_found",
+    }
+}
 
 /// How a command that did its work ends: the verdict's exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod events;
 pub mod harness;
 pub mod init;
+pub mod issue;
 pub mod join_check;
 pub mod keygen;
 pub mod man;
@@ -28,23 +29,7 @@ pub mod transport;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
-pub use error::{CliError, Exit};
-
-crate::failure::class_enum! {
-    /// The command line's own failure classes (usage errors and commands that
-    /// have no host twin).
-    pub enum CliClass {
-        UnknownSubcommand = "cli.unknown_subcommand",
-        UnknownFlag = "cli.unknown_flag",
-        MissingArgument = "cli.missing_argument",
-        InvalidValue = "cli.invalid_value",
-        Usage = "cli.usage",
-        KeygenWriteFailed = "keygen.write_failed",
-        IssueStoreNotFound = "issue_store.not_found",
-    }
-}
-
-pub mod issue;
+pub use error::{CliClass, CliError, Exit};
 
 /// The version line of `tusk --version`: the package version and, when built
 /// from a git checkout, the short commit (`0.1.0 (abc1234)`; see build.rs).

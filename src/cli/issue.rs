@@ -2,7 +2,9 @@
 //!
 //! Exit codes: 0 accepted, 1 rejected (a failure class), 2 unusable input (bad
 //! flags, a corrupt or unreadable store). `--json` prints the same payload the
-//! host action returns.
+//! host action returns, except `issue show --json`, which prints the issue in
+//! its camelCase projection (the host action `issue.show` returns the stored
+//! object; `issue show --raw` prints the stored line).
 
 use crate::canonical::to_pretty_sorted;
 use crate::cli::{CliClass, CliError, Exit};
@@ -73,8 +75,23 @@ pub enum IssueCommand {
         #[command(flatten)]
         filter: FilterFlags,
     },
-    /// Show one issue as stored.
-    Show(IdArgs),
+    /// Show one issue, its lease state and its blockers.
+    ///
+    /// With --json the issue is in camelCase, as `issue add`, `claim` and
+    /// `list` print issues: issueType, owner, lease {acquiredAt, expiresAt,
+    /// leaseId, owner, renewedAt} (null without one), then every other stored
+    /// member under its camelCase name (acceptanceCriteria, createdAt,
+    /// dependencies [{dependsOnId, issueId, type, …}], comments [{issueId,
+    /// createdAt, …}], …). --raw prints the issue's line as stored (beads'
+    /// snake_case JSONL), byte for byte.
+    Show {
+        #[command(flatten)]
+        args: IdArgs,
+        /// Print the issue's line as stored in the store, byte for byte
+        /// (with or without --json).
+        #[arg(long)]
+        raw: bool,
+    },
     /// Open issues whose blocking dependencies are all closed.
     Ready {
         #[command(flatten)]
@@ -406,6 +423,7 @@ pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
             }
             return Ok(Exit::Accepted);
         }
+        IssueCommand::Show { args, raw } => return show(&opts, &args.id, raw, now),
         IssueCommand::MigrateEvents { events } => {
             return crate::cli::events::migrate(&opts.store, &events, opts.json, now);
         }
@@ -482,10 +500,6 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
     let path = opts.store.path().display().to_string();
     let path = path.as_str();
     Ok(match command {
-        IssueCommand::Show(IdArgs { id }) => (
-            "issue.show",
-            read_view(opts, |s| views::show_payload(s, path, &id, now)),
-        ),
         IssueCommand::LeaseProjection { filter } => {
             let filter = checked_flags(opts, "issue.lease_projection", &filter)?;
             let backend = crate::issues::projection::backend_name(&opts.store);
@@ -522,6 +536,33 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
         ),
         _ => unreachable!("read_report takes the commands read_action names"),
     })
+}
+
+/// `issue show`: the host action's payload with the issue in its camelCase
+/// projection under `--json` (the text reads the payload as is), or with
+/// `--raw` the issue's line as stored, byte for byte. An unknown id is
+/// rejected as the host action rejects it.
+fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, CliError> {
+    let path = opts.store.path().display().to_string();
+    let mut line = None;
+    let result = read_view(opts, |s| {
+        line = s.get(id).map(|issue| s.raw(issue).to_string());
+        views::show_payload(s, &path, id, now)
+    });
+    match (result, line) {
+        (Ok(report), Some(line)) if raw && report.is_accepted() => {
+            crate::cli::write_stdout(format!("{line}\n").as_bytes())?;
+            Ok(Exit::Accepted)
+        }
+        (Ok(mut report), _) if opts.json && report.is_accepted() => {
+            if let Some(Value::Object(stored)) = report.payload.get("issue") {
+                let projected = crate::issues::projection::detail(stored);
+                report.payload.insert("issue".into(), projected);
+            }
+            finish(opts, "issue.show", Ok(report))
+        }
+        (result, _) => finish(opts, "issue.show", result),
+    }
 }
 
 /// The mutating commands, each through its action's domain function.

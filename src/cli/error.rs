@@ -208,3 +208,35 @@ impl From<clap::Error> for CliError {
         CliError::Usage(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_text_and_json_order() {
+        let e = CliError::unusable("tusk eval", "no program");
+        assert_eq!(e.code(), 2);
+        assert_eq!(e.message(), "no program");
+        assert_eq!(e.class(), None);
+        let e = CliError::refused(format_args!("tusk: {}", "issue.list"), "gone")
+            .with_hint("run `tusk init`")
+            .with_class(CliClass::IssueStoreNotFound.as_str())
+            .with_json(serde_json::json!({"result": "rejected"}));
+        assert_eq!(e.code(), 1);
+        assert_eq!(e.class(), Some(CliClass::IssueStoreNotFound.as_str()));
+        let CliError::Refused(f) = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(f.text, "tusk: issue.list: gone\nhint: run `tusk init`\n");
+        assert!(!f.json_first);
+        let e = CliError::unusable("x", "y").with_json_first(serde_json::json!({}));
+        let CliError::Unusable(f) = &e else {
+            panic!("{e:?}")
+        };
+        assert!(f.json_first && f.json.is_some());
+        assert_eq!(Exit::accepted_if(true).code(), 0);
+        assert_eq!(Exit::accepted_if(false).code(), 1);
+        assert_eq!(Exit::Interrupted.code(), 130);
+    }
+}

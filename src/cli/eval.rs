@@ -242,32 +242,32 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
     // the request and opens the logs.
     crate::sandbox::prestart();
     let json = args.json;
-    let unusable = |e: String| unusable(json, e);
+    let cannot_serve = |e: String| unusable(json, e);
     let mut request = match (&args.request, &args.file) {
         (Some(_), Some(_)) => {
-            return Err(unusable(
+            return Err(cannot_serve(
                 "give either a program FILE or --request, not both".into(),
             ))
         }
         (Some(path), None) => {
-            let text = read_source(path).map_err(unusable)?;
+            let text = read_source(path).map_err(cannot_serve)?;
             serde_json::from_str::<Request>(&text).map_err(|e| {
-                unusable(format!(
+                cannot_serve(format!(
                     "the request is not a valid JSON request object: {e}"
                 ))
             })?
         }
         // A program file that is not UTF-8 is the program's problem, not the
         // request's: it becomes a recorded invalid_program run.
-        (None, Some(path)) => Request::from_program_bytes(read_bytes(path).map_err(unusable)?),
+        (None, Some(path)) => Request::from_program_bytes(read_bytes(path).map_err(cannot_serve)?),
         (None, None) => {
-            return Err(unusable(
+            return Err(cannot_serve(
                 "no program: give a FILE, `-` for stdin, or --request".into(),
             ))
         }
     };
-    args.host.apply_to(&mut request).map_err(unusable)?;
-    let config = args.host.config().map_err(unusable)?;
+    args.host.apply_to(&mut request).map_err(cannot_serve)?;
+    let config = args.host.config().map_err(cannot_serve)?;
     let host = Host::new(config);
     let result = host
         .eval(&request)

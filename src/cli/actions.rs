@@ -2,6 +2,7 @@
 //! the actions' declarations (the same source as `(host-describe)`, the MCP
 //! tools and `docs/actions.md`).
 
+use super::{CliError, Exit};
 use crate::canonical;
 use crate::host::{ActionKind, ActionSpec};
 use clap::Args;
@@ -19,15 +20,17 @@ pub struct ActionsArgs {
     pub markdown: bool,
 }
 
-pub fn run(args: ActionsArgs) -> i32 {
+pub fn run(args: ActionsArgs) -> Result<Exit, CliError> {
     let registry = crate::runtime::builtin_registry();
     let specs: Vec<&ActionSpec> = match &args.id {
         None => registry.specs().collect(),
         Some(id) => match registry.get(id) {
             Some(action) => vec![action.spec()],
             None => {
-                eprintln!("tusk actions: no action `{id}`; `tusk actions` lists them");
-                return 2;
+                return Err(CliError::unusable(
+                    "tusk actions",
+                    format_args!("no action `{id}`; `tusk actions` lists them"),
+                ))
             }
         },
     };
@@ -45,7 +48,7 @@ pub fn run(args: ActionsArgs) -> i32 {
         listing(&specs)
     };
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    0
+    Ok(Exit::Accepted)
 }
 
 fn kind(spec: &ActionSpec) -> &'static str {

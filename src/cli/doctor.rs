@@ -17,6 +17,7 @@
 //! `result` is the worst status. Doctor only reads: it creates no file.
 
 use super::store::StoreFlag;
+use super::{CliError, Exit};
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::issues::store::{IssueStore, Store, DEFAULT_ISSUES_PATH};
@@ -694,8 +695,8 @@ pub fn checks(args: &DoctorArgs) -> Vec<Check> {
     ]
 }
 
-/// Runs `tusk doctor`; returns the exit code (0 nothing failed, 1 something did).
-pub fn run(args: &DoctorArgs) -> i32 {
+/// Runs `tusk doctor`: exit 0 nothing failed, 1 something did.
+pub fn run(args: &DoctorArgs) -> Result<Exit, CliError> {
     let checks = checks(args);
     let result = checks.iter().map(|c| c.status).max().unwrap_or(Status::Ok);
     let directory = std::env::current_dir()
@@ -741,10 +742,6 @@ pub fn run(args: &DoctorArgs) -> i32 {
         ));
         out
     };
-    let code = super::write_stdout(text.as_bytes());
-    if result == Status::Fail {
-        1
-    } else {
-        code
-    }
+    super::write_stdout(text.as_bytes())?;
+    Ok(Exit::accepted_if(result != Status::Fail))
 }

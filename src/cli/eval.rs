@@ -1,6 +1,7 @@
 //! `tusk eval`: run one bounded program (host-api §3). Exit 0 accepted,
 //! 1 rejected, 2 the request could not be read.
 
+use super::{CliError, Exit};
 use crate::canonical;
 use crate::host::HostClass;
 use crate::runtime::{Host, HostConfig, Request};
@@ -118,28 +119,26 @@ pub const REQUEST_ERROR_KIND: &str = "premath.scheme_eval.request_error.v0";
 /// A request that cannot be served: nothing ran, nothing was written; exit 2.
 /// With `--json`, one JSON object on stdout says why (a caller parsing
 /// stdout always gets JSON); the message also goes to stderr.
-fn unusable(json: bool, message: impl std::fmt::Display) -> i32 {
+fn unusable(json: bool, message: impl std::fmt::Display) -> CliError {
     unusable_as(json, HostClass::RequestUnusable.as_str(), message)
 }
 
 /// [`unusable`] with a more precise class (an unusable shared store's).
-fn unusable_as(json: bool, class: &str, message: impl std::fmt::Display) -> i32 {
-    eprintln!("tusk eval: {message}");
-    if json {
-        // The CLI's one error contract (`result`, `class`, `message`) on
-        // top of the request-error object callers already read.
-        let object = serde_json::json!({
-            "schema": 1,
-            "kind": REQUEST_ERROR_KIND,
-            "result": "rejected",
-            "class": class,
-            "message": message.to_string(),
-            "error": {"class": class, "message": message.to_string()},
-        });
-        let text = format!("{}\n", canonical::to_pretty_sorted(&object));
-        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+fn unusable_as(json: bool, class: &'static str, message: impl std::fmt::Display) -> CliError {
+    let error = CliError::unusable("tusk eval", &message).with_class(class);
+    if !json {
+        return error;
     }
-    2
+    // The CLI's one error contract (`result`, `class`, `message`) on top of
+    // the request-error object callers already read.
+    error.with_json(serde_json::json!({
+        "schema": 1,
+        "kind": REQUEST_ERROR_KIND,
+        "result": "rejected",
+        "class": class,
+        "message": message.to_string(),
+        "error": {"class": class, "message": message.to_string()},
+    }))
 }
 
 /// The bytes of FILE, or of stdin for `-`.
@@ -238,52 +237,41 @@ impl HostArgs {
     }
 }
 
-pub fn run(args: EvalArgs) -> i32 {
+pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
     // The prepared engine builds in the template while this process reads
     // the request and opens the logs.
     crate::sandbox::prestart_one_run();
     let json = args.json;
+    let cannot_serve = |e: String| unusable(json, e);
     let mut request = match (&args.request, &args.file) {
         (Some(_), Some(_)) => {
-            return unusable(json, "give either a program FILE or --request, not both")
+            return Err(cannot_serve(
+                "give either a program FILE or --request, not both".into(),
+            ))
         }
         (Some(path), None) => {
-            let text = match read_source(path) {
-                Ok(t) => t,
-                Err(e) => return unusable(json, e),
-            };
-            match serde_json::from_str::<Request>(&text) {
-                Ok(r) => r,
-                Err(e) => {
-                    return unusable(
-                        json,
-                        format!("the request is not a valid JSON request object: {e}"),
-                    )
-                }
-            }
+            let text = read_source(path).map_err(cannot_serve)?;
+            serde_json::from_str::<Request>(&text).map_err(|e| {
+                cannot_serve(format!(
+                    "the request is not a valid JSON request object: {e}"
+                ))
+            })?
         }
         // A program file that is not UTF-8 is the program's problem, not the
         // request's: it becomes a recorded invalid_program run.
-        (None, Some(path)) => match read_bytes(path) {
-            Ok(bytes) => Request::from_program_bytes(bytes),
-            Err(e) => return unusable(json, e),
-        },
+        (None, Some(path)) => Request::from_program_bytes(read_bytes(path).map_err(cannot_serve)?),
         (None, None) => {
-            return unusable(json, "no program: give a FILE, `-` for stdin, or --request")
+            return Err(cannot_serve(
+                "no program: give a FILE, `-` for stdin, or --request".into(),
+            ))
         }
     };
-    if let Err(e) = args.host.apply_to(&mut request) {
-        return unusable(json, e);
-    }
-    let config = match args.host.config() {
-        Ok(c) => c,
-        Err(e) => return unusable(json, e),
-    };
+    args.host.apply_to(&mut request).map_err(cannot_serve)?;
+    let config = args.host.config().map_err(cannot_serve)?;
     let host = Host::new(config);
-    let result = match host.eval(&request) {
-        Ok(r) => r,
-        Err(e) => return unusable_as(json, e.class(), e),
-    };
+    let result = host
+        .eval(&request)
+        .map_err(|e| unusable_as(json, e.class(), e))?;
     let text = if json {
         format!("{}\n", canonical::to_pretty_sorted(&result.json))
     } else {
@@ -291,11 +279,7 @@ pub fn run(args: EvalArgs) -> i32 {
     };
     // A closed pipe (`| head`) is the reader's choice, not an error of the run.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    if result.accepted {
-        0
-    } else {
-        1
-    }
+    Ok(Exit::accepted_if(result.accepted))
 }
 
 pub use crate::render::summary;

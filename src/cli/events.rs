@@ -2,6 +2,7 @@
 //! issue event log on the command line, with premath's flags, JSON, text,
 //! messages and exit codes (1 for every failure).
 
+use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::harness::write_atomic;
 use crate::issues::events::{self, Memory};
@@ -27,9 +28,9 @@ struct CacheEntry {
     issue_count: usize,
 }
 
-fn fail(message: String) -> i32 {
-    eprintln!("error: {message}");
-    1
+/// premath's failure: `error: MESSAGE` on stderr, exit 1.
+fn fail<T>(message: String) -> Result<T, CliError> {
+    Err(CliError::refused("error", message))
 }
 
 /// The store's memory; `None` for a file that does not exist.
@@ -67,7 +68,7 @@ pub fn migrate(
     events_path: &Path,
     json_output: bool,
     now: DateTime<Utc>,
-) -> i32 {
+) -> Result<Exit, CliError> {
     let issues_shown = store.path().display().to_string();
     let memory = match load(store) {
         Ok(Some(m)) => m,
@@ -116,7 +117,7 @@ pub fn migrate(
             log.len()
         );
     }
-    0
+    Ok(Exit::Accepted)
 }
 
 /// premath's default: `replay-cache.json` beside the issues file (in the
@@ -170,7 +171,7 @@ pub fn replay(
     cache: Option<&Path>,
     json_output: bool,
     lock: LockOptions,
-) -> i32 {
+) -> Result<Exit, CliError> {
     let shown = events_path.display().to_string();
     if !events_path.exists() {
         return fail(format!("events file not found: {shown}"));
@@ -296,5 +297,5 @@ pub fn replay(
             outcome.snapshot_ref,
         );
     }
-    0
+    Ok(Exit::Accepted)
 }

@@ -4,6 +4,7 @@
 //! feature without verification, reading a session that does not exist), 2 unusable
 //! input (malformed file, bad timestamp or flag value) with one line on stderr.
 
+use super::{CliError, Exit};
 use crate::canonical;
 use crate::harness::feature::{self, FeatureError, FeatureWrite};
 use crate::harness::session::{self, Session, SessionState, SessionWrite};
@@ -230,14 +231,14 @@ pub struct KpiArgs {
     pub json: bool,
 }
 
-fn fail(cmd: &str, message: impl std::fmt::Display) -> i32 {
-    eprintln!("{cmd}: {message}");
-    2
+/// Exit 2: unusable input, `CMD: MESSAGE` on stderr.
+fn fail<T>(cmd: &str, message: impl std::fmt::Display) -> Result<T, CliError> {
+    Err(CliError::unusable(cmd, message))
 }
 
-fn refuse(cmd: &str, message: impl std::fmt::Display) -> i32 {
-    eprintln!("{cmd}: {message}");
-    1
+/// Exit 1: refused by a rule, `CMD: MESSAGE` on stderr.
+fn refuse<T>(cmd: &str, message: impl std::fmt::Display) -> Result<T, CliError> {
+    Err(CliError::refused(cmd, message))
 }
 
 fn warn(warnings: &[String]) {
@@ -272,7 +273,7 @@ fn field(v: &Value, key: &str) -> String {
 // ---------------------------------------------------------------------------
 
 /// `tusk harness-session …`
-pub fn run_session(cmd: &SessionCommand) -> i32 {
+pub fn run_session(cmd: &SessionCommand) -> Result<Exit, CliError> {
     const CMD: &str = "harness-session";
     match cmd {
         SessionCommand::Write(a) => {
@@ -303,7 +304,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
             match session::write(&a.path, &req, now) {
                 Ok(s) => {
                     print_session("write", &a.path, &s, a.json);
-                    0
+                    Ok(Exit::Accepted)
                 }
                 Err(e) => fail(CMD, e),
             }
@@ -311,7 +312,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
         SessionCommand::Read { path, json } => match session::read(path) {
             Ok(Some(s)) => {
                 print_session("read", path, &s, *json);
-                0
+                Ok(Exit::Accepted)
             }
             Ok(None) => refuse(
                 CMD,
@@ -349,7 +350,7 @@ pub fn run_session(cmd: &SessionCommand) -> i32 {
                             }
                         }
                     }
-                    0
+                    Ok(Exit::Accepted)
                 }
                 Err(e) => fail(CMD, e),
             }
@@ -386,7 +387,7 @@ fn print_session(verb: &str, path: &Path, s: &Session, json: bool) {
 }
 
 /// `tusk harness-trajectory …`
-pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
+pub fn run_trajectory(cmd: &TrajectoryCommand) -> Result<Exit, CliError> {
     const CMD: &str = "harness-trajectory";
     match cmd {
         TrajectoryCommand::Append(a) => {
@@ -421,7 +422,7 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                             crate::terminal::field(&log.path().display().to_string())
                         );
                     }
-                    0
+                    Ok(Exit::Accepted)
                 }
                 Err(e @ TrajectoryError::InvalidRow { .. }) => {
                     fail(CMD, format!("invalid row: {e}"))
@@ -477,7 +478,7 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
                             );
                         }
                     }
-                    0
+                    Ok(Exit::Accepted)
                 }
                 Err(e) => fail(CMD, e),
             }
@@ -486,7 +487,7 @@ pub fn run_trajectory(cmd: &TrajectoryCommand) -> i32 {
 }
 
 /// `tusk harness-feature …`: premath's output, messages and exit codes.
-pub fn run_feature(cmd: &FeatureCommand) -> i32 {
+pub fn run_feature(cmd: &FeatureCommand) -> Result<Exit, CliError> {
     match cmd {
         FeatureCommand::Write(a) => feature_write(a),
         FeatureCommand::Read { path, json } => feature_read(path, *json),
@@ -499,10 +500,15 @@ pub fn run_feature(cmd: &FeatureCommand) -> i32 {
     }
 }
 
-/// Prints a ledger error as premath does (`error: CONTEXTmessage`); its exit code.
-fn feature_error(context: String, e: FeatureError) -> i32 {
-    eprintln!("error: {context}{e}");
-    e.exit_code()
+/// A ledger error as premath prints it (`error: CONTEXTmessage`), with its
+/// exit code.
+fn feature_error<T>(context: String, e: FeatureError) -> Result<T, CliError> {
+    let message = format!("{context}{e}");
+    Err(if e.exit_code() == 2 {
+        CliError::unusable("error", message)
+    } else {
+        CliError::refused("error", message)
+    })
 }
 
 /// premath's context for a ledger that cannot be read.
@@ -511,7 +517,7 @@ fn read_context(path: &Path) -> String {
 }
 
 /// `harness-feature write`.
-fn feature_write(a: &FeatureWriteArgs) -> i32 {
+fn feature_write(a: &FeatureWriteArgs) -> Result<Exit, CliError> {
     let now = match now_or(&a.now) {
         Ok(t) => t,
         Err(e) => return fail("harness-feature", e),
@@ -534,7 +540,7 @@ fn feature_write(a: &FeatureWriteArgs) -> i32 {
                 println!("  Feature: {}", text(&id));
                 println!("  Path: {}", text(&a.path.display().to_string()));
             }
-            0
+            Ok(Exit::Accepted)
         }
         Err(e @ (FeatureError::InvalidInput(_) | FeatureError::Write { .. })) => {
             feature_error(String::new(), e)
@@ -544,7 +550,7 @@ fn feature_write(a: &FeatureWriteArgs) -> i32 {
 }
 
 /// `harness-feature read`.
-fn feature_read(path: &Path, json: bool) -> i32 {
+fn feature_read(path: &Path, json: bool) -> Result<Exit, CliError> {
     match feature::read(path) {
         Ok(ledger) => {
             if json {
@@ -557,14 +563,14 @@ fn feature_read(path: &Path, json: bool) -> i32 {
                     println!("  Session Ref: {}", text(r));
                 }
             }
-            0
+            Ok(Exit::Accepted)
         }
         Err(e) => feature_error(read_context(path), e),
     }
 }
 
 /// `harness-feature check`: exit 1 on a rejected ledger.
-fn feature_check(path: &Path, require_closure: bool, json: bool) -> i32 {
+fn feature_check(path: &Path, require_closure: bool, json: bool) -> Result<Exit, CliError> {
     match feature::read(path) {
         Ok(ledger) => {
             let report = feature::check_report(&ledger, require_closure);
@@ -590,14 +596,14 @@ fn feature_check(path: &Path, require_closure: bool, json: bool) -> i32 {
                     );
                 }
             }
-            i32::from(!report.accepted())
+            Ok(Exit::accepted_if(report.accepted()))
         }
         Err(e) => feature_error(read_context(path), e),
     }
 }
 
 /// `harness-feature next`.
-fn feature_next(path: &Path, json: bool) -> i32 {
+fn feature_next(path: &Path, json: bool) -> Result<Exit, CliError> {
     match feature::project_next(path) {
         Ok(p) => {
             if json {
@@ -617,7 +623,7 @@ fn feature_next(path: &Path, json: bool) -> i32 {
                     None => println!("  Next Feature: none (ledger missing)"),
                 }
             }
-            0
+            Ok(Exit::Accepted)
         }
         Err(e) => feature_error(
             format!("failed to compute next feature from {}: ", path.display()),
@@ -632,7 +638,7 @@ fn text(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `tusk harness-kpi …`
-pub fn run_kpi(a: &KpiArgs) -> i32 {
+pub fn run_kpi(a: &KpiArgs) -> Result<Exit, CliError> {
     const CMD: &str = "harness-kpi";
     let hours = match kpi::validate_window_hours(a.window_hours) {
         Ok(h) => h,
@@ -654,7 +660,7 @@ pub fn run_kpi(a: &KpiArgs) -> i32 {
             } else {
                 println!("{}", report.text());
             }
-            0
+            Ok(Exit::Accepted)
         }
         Err(e) => fail(CMD, e),
     }
@@ -705,7 +711,7 @@ pub struct RetryArgs {
 }
 
 /// `tusk harness-retry …`
-pub fn run_retry(cmd: &RetryCommand) -> i32 {
+pub fn run_retry(cmd: &RetryCommand) -> Result<Exit, CliError> {
     use crate::harness::retry::{self, RetryPolicy};
     const CMD: &str = "harness-retry";
     let common = match cmd {
@@ -739,7 +745,7 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
                     decision.escalation_action
                 );
             }
-            0
+            Ok(Exit::Accepted)
         }
         RetryCommand::Escalate {
             issue_id,
@@ -786,7 +792,7 @@ pub fn run_retry(cmd: &RetryCommand) -> i32 {
                                 .unwrap_or_default()
                         );
                     }
-                    0
+                    Ok(Exit::Accepted)
                 }
                 Err(e) => fail(CMD, e),
             }

@@ -2,6 +2,7 @@
 //! `init` does (same flags, same JSON, same messages); the layout itself is
 //! [`crate::issues::layout`].
 
+use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::issues::layout::init_layout;
 use clap::Args;
@@ -19,15 +20,9 @@ pub struct InitArgs {
     pub json: bool,
 }
 
-/// Runs `tusk init`; returns the exit code (0 laid out, 1 refused).
-pub fn run(args: InitArgs) -> i32 {
-    let layout = match init_layout(&args.path) {
-        Ok(l) => l,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return 1;
-        }
-    };
+/// Runs `tusk init` (exit 1 refused, with premath's message).
+pub fn run(args: InitArgs) -> Result<Exit, CliError> {
+    let layout = init_layout(&args.path).map_err(|msg| CliError::refused("error", msg))?;
     let show = |p: &Path| p.display().to_string();
     if args.json {
         let out = json!({
@@ -60,5 +55,5 @@ pub fn run(args: InitArgs) -> i32 {
         );
         println!("  created issues file: {}", yes(layout.created_issues));
     }
-    0
+    Ok(Exit::Accepted)
 }

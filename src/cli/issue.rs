@@ -2,10 +2,12 @@
 //!
 //! Exit codes: 0 accepted, 1 rejected (a failure class), 2 unusable input (bad
 //! flags, a corrupt or unreadable store). `--json` prints the same payload the
-//! host action returns.
+//! host action returns, except `issue show --json`, which prints the issue in
+//! its camelCase projection (the host action `issue.show` returns the stored
+//! object; `issue show --raw` prints the stored line).
 
 use crate::canonical::to_pretty_sorted;
-use crate::cli::CliClass;
+use crate::cli::{CliClass, CliError, Exit};
 use crate::issues::actions::dep_add::{self, DepAddArgs};
 use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
 use crate::issues::actions::issue_claim::{self, ClaimArgs};
@@ -73,8 +75,23 @@ pub enum IssueCommand {
         #[command(flatten)]
         filter: FilterFlags,
     },
-    /// Show one issue as stored.
-    Show(IdArgs),
+    /// Show one issue, its lease state and its blockers.
+    ///
+    /// With --json the issue is in camelCase, as `issue add`, `claim` and
+    /// `list` print issues: issueType, owner, lease {acquiredAt, expiresAt,
+    /// leaseId, owner, renewedAt} (null without one), then every other stored
+    /// member under its camelCase name (acceptanceCriteria, createdAt,
+    /// dependencies [{dependsOnId, issueId, type, …}], comments [{issueId,
+    /// createdAt, …}], …). --raw prints the issue's line as stored (beads'
+    /// snake_case JSONL), byte for byte.
+    Show {
+        #[command(flatten)]
+        args: IdArgs,
+        /// Print the issue's line as stored in the store, byte for byte
+        /// (with or without --json).
+        #[arg(long)]
+        raw: bool,
+    },
     /// Open issues whose blocking dependencies are all closed.
     Ready {
         #[command(flatten)]
@@ -272,23 +289,20 @@ fn lock(opts: &StoreOpts) -> LockOptions {
     }
 }
 
-/// The issue memory and settings the flags name; `None` (after printing why)
-/// when unusable.
-fn resolve(flags: &StoreOpts, action: &str) -> Option<Opts> {
-    match flags.store.issues(
-        flags.issues.as_deref(),
-        Path::new(crate::issues::store::DEFAULT_ISSUES_PATH),
-    ) {
-        Ok(store) => Some(Opts {
-            store,
-            json: flags.json,
-            lock: lock(flags),
-        }),
-        Err(e) => {
-            eprintln!("tusk: {action}: {e}");
-            None
-        }
-    }
+/// The issue memory and settings the flags name (exit 2 when unusable).
+fn resolve(flags: &StoreOpts, action: &str) -> Result<Opts, CliError> {
+    let store = flags
+        .store
+        .issues(
+            flags.issues.as_deref(),
+            Path::new(crate::issues::store::DEFAULT_ISSUES_PATH),
+        )
+        .map_err(|e| CliError::unusable(format_args!("tusk: {action}"), e))?;
+    Ok(Opts {
+        store,
+        json: flags.json,
+        lock: lock(flags),
+    })
 }
 
 /// The class of a read on a store file that does not exist.
@@ -297,19 +311,21 @@ pub const CLASS_STORE_NOT_FOUND: &str = CliClass::IssueStoreNotFound.as_str();
 /// A read of a store file that does not exist is an error, not an empty
 /// queue (a typo in `--issues` must not look like "nothing to do"):
 /// premath's message and exit 1; with `--json`, one error object on stdout.
-/// `None` when the store is there (or is a database).
-fn missing_store(opts: &Opts, action: &str) -> Option<i32> {
+/// `Ok` when the store is there (or is a database).
+fn missing_store(opts: &Opts, action: &str) -> Result<(), CliError> {
     let IssueStore::Jsonl(path) = &opts.store else {
-        return None;
+        return Ok(());
     };
     if path.exists() {
-        return None;
+        return Ok(());
     }
     let message = format!("issues file not found: {}", path.display());
     let hint = "run `tusk init` to create the store here, or point --issues (or PREMATH_ISSUES_PATH) at it";
-    eprintln!("tusk: {action}: {message}\nhint: {hint}");
-    if opts.json {
-        let v = serde_json::json!({
+    let error = CliError::refused(format_args!("tusk: {action}"), &message)
+        .with_hint(hint)
+        .with_class(CLASS_STORE_NOT_FOUND);
+    Err(if opts.json {
+        error.with_json(serde_json::json!({
             "action": action,
             "result": "rejected",
             "failureClasses": [CLASS_STORE_NOT_FOUND],
@@ -318,34 +334,32 @@ fn missing_store(opts: &Opts, action: &str) -> Option<i32> {
             "diagnostic": message,
             "hint": hint,
             "issuesPath": path.display().to_string(),
-        });
-        println!("{}", to_pretty_sorted(&v));
-    }
-    Some(1)
+        }))
+    } else {
+        error
+    })
 }
 
 /// The filter the flags describe, or exit 2 with the reason (a usage error:
 /// nothing was read).
-fn checked_flags(opts: &Opts, action: &str, flags: &FilterFlags) -> Result<IssueFilter, i32> {
+fn checked_flags(opts: &Opts, action: &str, flags: &FilterFlags) -> Result<IssueFilter, CliError> {
     let filter = flags.to_filter();
-    match filter.check() {
-        Ok(()) => Ok(filter),
-        Err(message) => {
-            if opts.json {
-                let class = CliClass::InvalidValue.as_str();
-                let object = serde_json::json!({
-                    "action": action,
-                    "result": "rejected",
-                    "class": class,
-                    "failureClasses": [class],
-                    "message": message,
-                });
-                println!("{}", to_pretty_sorted(&object));
-            }
-            eprintln!("tusk: {action}: {message}");
-            Err(2)
-        }
-    }
+    let Err(message) = filter.check() else {
+        return Ok(filter);
+    };
+    let class = CliClass::InvalidValue.as_str();
+    let error = CliError::unusable(format_args!("tusk: {action}"), &message).with_class(class);
+    Err(if opts.json {
+        error.with_json_first(serde_json::json!({
+            "action": action,
+            "result": "rejected",
+            "class": class,
+            "failureClasses": [class],
+            "message": message,
+        }))
+    } else {
+        error
+    })
 }
 
 /// How `dep tree` prints.
@@ -390,12 +404,10 @@ pub enum CommentCommand {
 }
 
 /// Runs `tusk issue …`.
-pub fn run_issue(args: IssueArgs) -> i32 {
-    let Some(opts) = resolve(&args.opts, "issue") else {
-        return 2;
-    };
-    if let Some(code) = read_action(&args.command).and_then(|action| missing_store(&opts, action)) {
-        return code;
+pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
+    let opts = resolve(&args.opts, "issue")?;
+    if let Some(action) = read_action(&args.command) {
+        missing_store(&opts, action)?;
     }
     let now = now();
     let outcome = match args.command {
@@ -409,8 +421,9 @@ pub fn run_issue(args: IssueArgs) -> i32 {
             } else {
                 print!("{}", crate::issues::backend::backend_status_text(&v));
             }
-            return 0;
+            return Ok(Exit::Accepted);
         }
+        IssueCommand::Show { args, raw } => return show(&opts, &args.id, raw, now),
         IssueCommand::MigrateEvents { events } => {
             return crate::cli::events::migrate(&opts.store, &events, opts.json, now);
         }
@@ -421,10 +434,8 @@ pub fn run_issue(args: IssueArgs) -> i32 {
         command if read_action(&command).is_some() => read_report(&opts, command, now),
         command => mutation_report(&opts, command, now),
     };
-    match outcome {
-        Ok((action, result)) => finish(&opts, action, result),
-        Err(code) => code,
-    }
+    let (action, result) = outcome?;
+    finish(&opts, action, result)
 }
 
 /// The host action a reading command twins (its store must exist).
@@ -445,22 +456,18 @@ fn read_action(command: &IssueCommand) -> Option<&'static str> {
     })
 }
 
-/// What a command reports: its action and its report, or the exit code of a
-/// usage error it already printed.
-type Outcome = Result<(&'static str, Result<Report, StoreError>), i32>;
+/// What a command reports: its action and its report, or a usage error.
+type Outcome = Result<(&'static str, Result<Report, StoreError>), CliError>;
 
 /// `issue list`, `ready` and `blocked`, printed straight from their items.
-fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> i32 {
+fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Result<Exit, CliError> {
     let (action, flags) = match &command {
         IssueCommand::List { filter, .. } => ("issue.list", filter),
         IssueCommand::Ready { filter } => ("issue.ready", filter),
         IssueCommand::Blocked { filter } => ("issue.blocked", filter),
         _ => unreachable!("list_command takes the list commands"),
     };
-    let routing = match checked_flags(opts, action, flags) {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let routing = checked_flags(opts, action, flags)?;
     match command {
         IssueCommand::List {
             status,
@@ -493,10 +500,6 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
     let path = opts.store.path().display().to_string();
     let path = path.as_str();
     Ok(match command {
-        IssueCommand::Show(IdArgs { id }) => (
-            "issue.show",
-            read_view(opts, |s| views::show_payload(s, path, &id, now)),
-        ),
         IssueCommand::LeaseProjection { filter } => {
             let filter = checked_flags(opts, "issue.lease_projection", &filter)?;
             let backend = crate::issues::projection::backend_name(&opts.store);
@@ -535,6 +538,33 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
     })
 }
 
+/// `issue show`: the host action's payload with the issue in its camelCase
+/// projection under `--json` (the text reads the payload as is), or with
+/// `--raw` the issue's line as stored, byte for byte. An unknown id is
+/// rejected as the host action rejects it.
+fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, CliError> {
+    let path = opts.store.path().display().to_string();
+    let mut line = None;
+    let result = read_view(opts, |s| {
+        line = s.get(id).map(|issue| s.raw(issue).to_string());
+        views::show_payload(s, &path, id, now)
+    });
+    match (result, line) {
+        (Ok(report), Some(line)) if raw && report.is_accepted() => {
+            crate::cli::write_stdout(format!("{line}\n").as_bytes())?;
+            Ok(Exit::Accepted)
+        }
+        (Ok(mut report), _) if opts.json && report.is_accepted() => {
+            if let Some(Value::Object(stored)) = report.payload.get("issue") {
+                let projected = crate::issues::projection::detail(stored);
+                report.payload.insert("issue".into(), projected);
+            }
+            finish(opts, "issue.show", Ok(report))
+        }
+        (result, _) => finish(opts, "issue.show", result),
+    }
+}
+
 /// The mutating commands, each through its action's domain function.
 fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
     let ctx = MutationCtx::new(&opts.store, opts.lock, now);
@@ -547,13 +577,9 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
         IssueCommand::Update { args, notes_file } => {
             let (id, mut changes) = args.split();
             if let Some(file) = notes_file {
-                match read_notes(&file) {
-                    Ok(text) => changes.notes = Some(text),
-                    Err(e) => {
-                        eprintln!("tusk: issue.update: {e}");
-                        return Err(2);
-                    }
-                }
+                let text =
+                    read_notes(&file).map_err(|e| CliError::unusable("tusk: issue.update", e))?;
+                changes.notes = Some(text);
             }
             // `--labels ""` means "no labels", not one empty label.
             changes.labels = changes
@@ -611,18 +637,16 @@ fn read_notes(file: &Path) -> Result<String, String> {
 }
 
 /// Runs `tusk dep …`.
-pub fn run_dep(args: DepArgs) -> i32 {
-    let Some(opts) = resolve(&args.opts, "dep") else {
-        return 2;
-    };
+pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
+    let opts = resolve(&args.opts, "dep")?;
     let read = match &args.command {
         DepCommand::Project { .. } => Some("dep.project"),
         DepCommand::Tree { .. } => Some("dep.tree"),
         DepCommand::Diagnostics { .. } => Some("dep.diagnostics"),
         _ => None,
     };
-    if let Some(code) = read.and_then(|action| missing_store(&opts, action)) {
-        return code;
+    if let Some(action) = read {
+        missing_store(&opts, action)?;
     }
     let path_str = opts.store.path().display().to_string();
     let ctx = MutationCtx::new(&opts.store, opts.lock, now());
@@ -679,7 +703,7 @@ pub fn run_dep(args: DepArgs) -> i32 {
             };
             if let Some(text) = graph {
                 print!("{text}");
-                return 0;
+                return Ok(Exit::Accepted);
             }
             ("dep.tree", result)
         }
@@ -717,7 +741,7 @@ fn print_list(
     opts: &Opts,
     action: &str,
     view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
-) -> i32 {
+) -> Result<Exit, CliError> {
     let path_str = opts.store.path().display().to_string();
     let text = match opts.store.read_text() {
         Ok(t) => t,
@@ -743,36 +767,39 @@ fn print_list(
     std::mem::forget(store);
     std::mem::forget(text);
     match flushed {
-        Ok(()) => 0,
+        Ok(()) => Ok(Exit::Accepted),
         // A closed pipe (`| head`) is not a failure of the store.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("tusk: {action}: {e}");
-            2
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Accepted),
+        Err(e) => Err(CliError::unusable(format_args!("tusk: {action}"), e)),
     }
 }
 
-fn finish(opts: &Opts, action: &str, result: Result<Report, StoreError>) -> i32 {
+/// Prints a report (exit 0 accepted, 1 rejected); a store that could not be
+/// read or written is an error (exit 2), under `--json` first its rejection
+/// on stdout.
+fn finish(opts: &Opts, action: &str, result: Result<Report, StoreError>) -> Result<Exit, CliError> {
     match result {
         Ok(report) => {
-            let code = if report.is_accepted() { 0 } else { 1 };
+            let exit = Exit::accepted_if(report.is_accepted());
             let value = report.into_value();
             if opts.json {
                 println!("{}", to_pretty_sorted(&value));
             } else {
                 print!("{}", human(action, &crate::terminal::value(&value)));
             }
-            code
+            Ok(exit)
         }
         Err(error) => {
-            if opts.json {
-                let report =
-                    Report::from_error(action, &opts.store.path().display().to_string(), &error);
-                println!("{}", to_pretty_sorted(&report.into_value()));
-            }
-            eprintln!("tusk: {action}: {}: {error}", error.class());
-            2
+            let class = error.class();
+            let failed = CliError::unusable(format_args!("tusk: {action}: {class}"), &error)
+                .with_class(class);
+            Err(if opts.json {
+                let path = opts.store.path().display().to_string();
+                let report = Report::from_error(action, &path, &error);
+                failed.with_json_first(report.into_value())
+            } else {
+                failed
+            })
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `tusk harness-join-check` and `tusk conformance harness-typestate`.
 
+use super::{CliError, Exit};
 use crate::canonical;
 use crate::typestate::{self, conformance};
 use clap::{Args, Subcommand};
@@ -29,15 +30,9 @@ pub enum ConformanceSuite {
 }
 
 /// Exit 0 for accepted and rejected verdicts alike; 2 when the input is unusable.
-pub fn run_join_check(args: &JoinCheckArgs) -> i32 {
-    let input = match read_input(&args.input) {
-        Ok(v) => v,
-        Err(e) => return invalid(&e),
-    };
-    let verdict = match typestate::check(&input) {
-        Ok(v) => v,
-        Err(e) => return invalid(&e.to_string()),
-    };
+pub fn run_join_check(args: &JoinCheckArgs) -> Result<Exit, CliError> {
+    let input = read_input(&args.input).map_err(invalid)?;
+    let verdict = typestate::check(&input).map_err(invalid)?;
     if args.json {
         println!("{}", canonical::to_pretty_sorted(&verdict.output));
     } else {
@@ -57,12 +52,11 @@ pub fn run_join_check(args: &JoinCheckArgs) -> i32 {
         }
         println!("joinSetDigest: {}", verdict.join_set_digest);
     }
-    0
+    Ok(Exit::Accepted)
 }
 
-fn invalid(message: &str) -> i32 {
-    eprintln!("harness_join_check_invalid: {message}");
-    2
+fn invalid(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("harness_join_check_invalid", message)
 }
 
 fn read_input(path: &Path) -> Result<Value, String> {
@@ -81,18 +75,14 @@ fn read_input(path: &Path) -> Result<Value, String> {
 
 /// Prints one line per vector and a final `N passed, N failed`; exit 0 iff all
 /// pass, 1 if any fails, 2 if the suite cannot be read or is empty.
-pub fn run_conformance(suite: &ConformanceSuite) -> i32 {
+pub fn run_conformance(suite: &ConformanceSuite) -> Result<Exit, CliError> {
     let ConformanceSuite::HarnessTypestate { dir } = suite;
-    let outcomes = match conformance::run_suite(dir) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("conformance: {e}");
-            return 2;
-        }
-    };
+    let outcomes = conformance::run_suite(dir).map_err(|e| CliError::unusable("conformance", e))?;
     if outcomes.is_empty() {
-        eprintln!("conformance: no vectors found in {}", dir.display());
-        return 2;
+        return Err(CliError::unusable(
+            "conformance",
+            format_args!("no vectors found in {}", dir.display()),
+        ));
     }
     let mut failed = 0;
     for o in &outcomes {
@@ -104,5 +94,5 @@ pub fn run_conformance(suite: &ConformanceSuite) -> i32 {
         }
     }
     println!("{} passed, {} failed", outcomes.len() - failed, failed);
-    i32::from(failed > 0)
+    Ok(Exit::accepted_if(failed == 0))
 }

@@ -1,7 +1,7 @@
 //! `tusk keygen FILE`: a new ed25519 key pair for signing effect-log footers
 //! (`--sign-key FILE`) and checking them (`tusk replay --trust FILE.pub`).
 
-use crate::cli::CliClass;
+use crate::cli::{CliClass, CliError, Exit};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -16,7 +16,7 @@ pub struct KeygenArgs {
     pub json: bool,
 }
 
-pub fn run(args: &KeygenArgs) -> i32 {
+pub fn run(args: &KeygenArgs) -> Result<Exit, CliError> {
     match crate::chain::generate(&args.out) {
         Ok((public, key_id)) => {
             let text = if args.json {
@@ -36,22 +36,22 @@ pub fn run(args: &KeygenArgs) -> i32 {
                     public.display()
                 )
             };
-            super::write_stdout(text.as_bytes())
+            super::write_stdout(text.as_bytes())?;
+            Ok(Exit::Accepted)
         }
         Err(e) => {
-            if args.json {
-                let class = CliClass::KeygenWriteFailed.as_str();
-                let error = serde_json::json!({
+            let class = CliClass::KeygenWriteFailed.as_str();
+            let error = CliError::unusable("tusk keygen", &e).with_class(class);
+            Err(if args.json {
+                error.with_json_first(serde_json::json!({
                     "result": "rejected",
                     "class": class,
                     "failureClasses": [class],
                     "message": e.to_string(),
-                });
-                let text = format!("{}\n", crate::canonical::to_pretty_sorted(&error));
-                let _ = super::write_stdout(text.as_bytes());
-            }
-            eprintln!("tusk keygen: {e}");
-            2
+                }))
+            } else {
+                error
+            })
         }
     }
 }

@@ -2,6 +2,7 @@
 //! definitions. Without DIR, `tusk.1` goes to stdout; with DIR, `tusk.1` and
 //! one page per subcommand (`tusk-issue-add.1`, …) are written there.
 
+use super::{CliError, Exit};
 use clap::{Args, CommandFactory};
 use std::path::PathBuf;
 
@@ -22,30 +23,30 @@ fn pages(cmd: &clap::Command) -> usize {
         .sum::<usize>()
 }
 
-/// Prints or writes the pages; returns the exit code (0, or 1 on an I/O error).
-pub fn run(args: &ManArgs) -> i32 {
+/// Prints or writes the pages (exit 1 on an I/O error).
+pub fn run(args: &ManArgs) -> Result<Exit, CliError> {
     // `help` is not a page of its own (clap_mangen::generate_to drops it too).
     let cmd = super::Cli::command().disable_help_subcommand(true);
     match &args.dir {
         None => {
             let mut page = Vec::new();
             if let Err(e) = clap_mangen::Man::new(cmd).render(&mut page) {
-                eprintln!("tusk man: {e}");
-                return 1;
+                return Err(CliError::refused("tusk man", e));
             }
-            super::write_stdout(&page)
+            super::write_stdout(&page)?;
+            Ok(Exit::Accepted)
         }
         Some(dir) => {
             let count = pages(&cmd);
             match std::fs::create_dir_all(dir).and_then(|()| clap_mangen::generate_to(cmd, dir)) {
                 Ok(()) => {
                     eprintln!("tusk man: {count} page(s) in {}", dir.display());
-                    0
+                    Ok(Exit::Accepted)
                 }
-                Err(e) => {
-                    eprintln!("tusk man: cannot write the pages to {}: {e}", dir.display());
-                    1
-                }
+                Err(e) => Err(CliError::refused(
+                    "tusk man",
+                    format_args!("cannot write the pages to {}: {e}", dir.display()),
+                )),
             }
         }
     }

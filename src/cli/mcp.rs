@@ -2,6 +2,7 @@
 //! stdout carries only the protocol.
 
 use super::eval::HostArgs;
+use super::{CliError, Exit};
 use crate::mcp::{ServerOptions, TuskServer};
 use crate::runtime::Host;
 use clap::Args;
@@ -65,27 +66,20 @@ pub struct McpArgs {
     pub host: HostArgs,
 }
 
-pub fn run(args: McpArgs) -> i32 {
+fn unusable(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("tusk mcp", message)
+}
+
+pub fn run(args: McpArgs) -> Result<Exit, CliError> {
     crate::sandbox::prestart();
-    let config = match args.host.config() {
-        Ok(mut c) => {
-            // Flags set the server's limits: a call may only lower them.
-            c.limits = args.host.limit_flags().apply(c.limits);
-            if args.premath_tools {
-                for action in crate::premath::mcp_actions() {
-                    if let Err(e) = c.registry.register(action) {
-                        eprintln!("tusk mcp: {e}");
-                        return 2;
-                    }
-                }
-            }
-            c
+    let mut config = args.host.config().map_err(unusable)?;
+    // Flags set the server's limits: a call may only lower them.
+    config.limits = args.host.limit_flags().apply(config.limits);
+    if args.premath_tools {
+        for action in crate::premath::mcp_actions() {
+            config.registry.register(action).map_err(unusable)?;
         }
-        Err(e) => {
-            eprintln!("tusk mcp: {e}");
-            return 2;
-        }
-    };
+    }
     let options = ServerOptions {
         policy_digest: args.host.policy_digest.clone(),
         instruction_ref: args.host.instruction_ref.clone(),
@@ -97,10 +91,7 @@ pub fn run(args: McpArgs) -> i32 {
         max_concurrency: args.max_concurrency,
     };
     let host = Host::new(config);
-    if let Err(e) = host.warm_up() {
-        eprintln!("tusk mcp: {e}");
-        return 2;
-    }
+    host.warm_up().map_err(unusable)?;
     let server = TuskServer::new(host, options);
     // Held here until the runtime is gone: the host's last reference must
     // not be dropped by a runtime task (a PostgreSQL client's drop blocks,
@@ -112,10 +103,7 @@ pub fn run(args: McpArgs) -> i32 {
         .build()
     {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("tusk mcp: cannot start the runtime: {e}");
-            return 2;
-        }
+        Err(e) => return Err(unusable(format!("cannot start the runtime: {e}"))),
     };
     let served = match args.http {
         Some(addr) => {
@@ -126,10 +114,7 @@ pub fn run(args: McpArgs) -> i32 {
                     (&args.host.policy_digest, &args.host.instruction_ref),
                 ) {
                     Ok(t) => Some(std::sync::Arc::new(t)),
-                    Err(e) => {
-                        eprintln!("tusk mcp: {e}");
-                        return 2;
-                    }
+                    Err(e) => return Err(unusable(e)),
                 },
             };
             let mut http = crate::mcp::HttpOptions::new(addr);
@@ -144,11 +129,6 @@ pub fn run(args: McpArgs) -> i32 {
     };
     drop(runtime);
     drop(keep);
-    match served {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("tusk mcp: {e}");
-            1
-        }
-    }
+    served.map_err(|e| CliError::refused("tusk mcp", e))?;
+    Ok(Exit::Accepted)
 }

@@ -21,6 +21,7 @@
 
 use super::mcp::McpArgs;
 use super::store::STORE_ENV;
+use super::{CliError, Exit};
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, ValueEnum};
 use serde_json::{json, Map, Value};
@@ -215,28 +216,22 @@ fn destination(client: Client) -> &'static str {
     }
 }
 
-/// Runs `tusk mcp --print-config`; returns the exit code (0, or 2 when the
-/// configuration cannot be made).
-pub fn run(client: Client, args: &McpArgs, matches: Option<&ArgMatches>) -> i32 {
+/// Runs `tusk mcp --print-config` (exit 2 when the configuration cannot be
+/// made).
+pub fn run(client: Client, args: &McpArgs, matches: Option<&ArgMatches>) -> Result<Exit, CliError> {
     let empty = ArgMatches::default();
-    let made = launch(args, matches.unwrap_or(&empty));
-    match made {
-        Ok(launch) => {
-            let code = super::write_stdout(render(client, &launch).as_bytes());
-            eprintln!("tusk mcp: put this in {}", destination(client));
-            if !args.with_authority && args.host.policy_digest.is_none() {
-                eprintln!(
-                    "tusk mcp: without --with-authority, each mutating call needs \
-                     policyDigest and instructionRef (`tusk policy digest`)"
-                );
-            }
-            code
-        }
-        Err(e) => {
-            eprintln!("tusk mcp: {e}");
-            2
-        }
+    let launch =
+        launch(args, matches.unwrap_or(&empty)).map_err(|e| CliError::unusable("tusk mcp", e))?;
+    let written = super::write_stdout(render(client, &launch).as_bytes());
+    eprintln!("tusk mcp: put this in {}", destination(client));
+    if !args.with_authority && args.host.policy_digest.is_none() {
+        eprintln!(
+            "tusk mcp: without --with-authority, each mutating call needs \
+             policyDigest and instructionRef (`tusk policy digest`)"
+        );
     }
+    written?;
+    Ok(Exit::Accepted)
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! The `tusk` command line. Each subcommand group lives in its own file and
-//! returns the process exit code; `main.rs` only calls [`run`].
+//! returns `Result<Exit, CliError>` ([`error`]); [`run`] prints an error in
+//! one place ([`report`]) and returns the process exit code; `main.rs` only
+//! calls [`run`].
 
 pub mod actions;
 pub mod completions;
 pub mod doctor;
+pub mod error;
 pub mod eval;
 pub mod events;
 pub mod harness;
 pub mod init;
+pub mod issue;
 pub mod join_check;
 pub mod keygen;
 pub mod man;
@@ -25,21 +29,7 @@ pub mod transport;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
-crate::failure::class_enum! {
-    /// The command line's own failure classes (usage errors and commands that
-    /// have no host twin).
-    pub enum CliClass {
-        UnknownSubcommand = "cli.unknown_subcommand",
-        UnknownFlag = "cli.unknown_flag",
-        MissingArgument = "cli.missing_argument",
-        InvalidValue = "cli.invalid_value",
-        Usage = "cli.usage",
-        KeygenWriteFailed = "keygen.write_failed",
-        IssueStoreNotFound = "issue_store.not_found",
-    }
-}
-
-pub mod issue;
+pub use error::{CliClass, CliError, Exit};
 
 /// The version line of `tusk --version`: the package version and, when built
 /// from a git checkout, the short commit (`0.1.0 (abc1234)`; see build.rs).
@@ -152,17 +142,51 @@ pub enum Command {
 }
 
 /// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
-pub(crate) fn write_stdout(bytes: &[u8]) -> i32 {
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => 0,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("tusk: cannot write to stdout: {e}");
-            1
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::refused(
+            "tusk",
+            format_args!("cannot write to stdout: {e}"),
+        )),
+    }
+}
+
+/// Prints what a command could not do, where that command has always printed
+/// it (its text on stderr; under `--json` its JSON object on stdout, before
+/// or after the text as the command always did), and returns the exit code.
+/// The one place that prints a [`CliError`].
+pub fn report(error: CliError) -> i32 {
+    let code = error.code();
+    match error {
+        CliError::Usage(e) => {
+            // As clap's own `exit` prints it (help and version on stdout).
+            let _ = e.print();
+        }
+        CliError::Refused(failure) | CliError::Unusable(failure) => {
+            let json = failure
+                .json
+                .map(|v| format!("{}\n", crate::canonical::to_pretty_sorted(&v)));
+            let print_json = |json: &Option<String>| {
+                if let Some(text) = json {
+                    if let Err(e) = write_stdout(text.as_bytes()) {
+                        report(e);
+                    }
+                }
+            };
+            if failure.json_first {
+                print_json(&json);
+            }
+            eprint!("{}", failure.text);
+            if !failure.json_first {
+                print_json(&json);
+            }
         }
     }
+    code
 }
 
 /// Whether the command line asks for JSON (so that an error before any
@@ -175,7 +199,7 @@ fn wants_json() -> bool {
 /// (`result`, `class`, `message`, `hint` with the nearest valid name when
 /// clap has one) and exit 2; otherwise clap's own text. Help and version
 /// requests print as usual.
-fn usage_error(e: clap::Error) -> i32 {
+fn usage_error(e: clap::Error) -> CliError {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if matches!(
         e.kind(),
@@ -184,7 +208,7 @@ fn usage_error(e: clap::Error) -> i32 {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) || !wants_json()
     {
-        e.exit();
+        return CliError::Usage(e);
     }
     let class = match e.kind() {
         ErrorKind::InvalidSubcommand => CliClass::UnknownSubcommand.as_str(),
@@ -220,26 +244,27 @@ fn usage_error(e: clap::Error) -> i32 {
         Some(s) => serde_json::json!(format!("did you mean `{s}`?")),
         None => serde_json::json!("see `tusk --help` (or `tusk COMMAND --help`)"),
     };
-    eprint!("{rendered}");
-    let text = format!("{}\n", crate::canonical::to_pretty_sorted(&object));
-    let _ = write_stdout(text.as_bytes());
-    2
+    CliError::usage_text(rendered, message)
+        .with_class(class)
+        .with_json(object)
 }
 
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
-        Err(e) => return usage_error(e),
+        Err(e) => return report(usage_error(e)),
     };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
-        Err(e) => return usage_error(e),
+        Err(e) => return report(usage_error(e)),
     };
     if let Some(dir) = &cli.directory {
         if let Err(e) = std::env::set_current_dir(dir) {
-            eprintln!("tusk: cannot change to {}: {e}", dir.display());
-            return 2;
+            return report(CliError::unusable(
+                "tusk",
+                format_args!("cannot change to {}: {e}", dir.display()),
+            ));
         }
     }
     // Runs are their own spans (tusk.run, tusk.replay); every other command
@@ -265,7 +290,10 @@ pub fn run() -> i32 {
     } else {
         crate::telemetry::record::command_started(&command_name(&matches))
     };
-    let code = dispatch(cli.command, &matches);
+    let code = match dispatch(cli.command, &matches) {
+        Ok(exit) => exit.code(),
+        Err(error) => report(error),
+    };
     if let Some(span) = span {
         span.finish(code);
     }
@@ -286,7 +314,7 @@ fn command_name(matches: &clap::ArgMatches) -> String {
     names.join(" ")
 }
 
-fn dispatch(command: Command, matches: &clap::ArgMatches) -> i32 {
+fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliError> {
     match command {
         Command::Eval(args) => eval::run(args),
         Command::Actions(args) => actions::run(args),

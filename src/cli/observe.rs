@@ -5,6 +5,7 @@
 //! Exit 0 after Ctrl-C or SIGTERM, 2 when it cannot serve.
 
 use super::store::StoreFlag;
+use super::{CliError, Exit};
 use crate::issues::store::DEFAULT_ISSUES_PATH;
 use crate::observe::{Observer, Stores};
 use crate::pg::LogTable;
@@ -37,9 +38,8 @@ pub struct ObserveArgs {
     pub effects: Option<PathBuf>,
 }
 
-fn unusable(message: impl std::fmt::Display) -> i32 {
-    eprintln!("tusk observe: {message}");
-    2
+fn unusable(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("tusk observe", message)
 }
 
 fn stores(args: &ObserveArgs) -> Result<Stores, String> {
@@ -61,23 +61,19 @@ fn stores(args: &ObserveArgs) -> Result<Stores, String> {
     })
 }
 
-pub fn run(args: ObserveArgs) -> i32 {
+pub fn run(args: ObserveArgs) -> Result<Exit, CliError> {
     let addr = args.http;
     if !addr.ip().is_loopback() && !args.allow_remote {
-        return unusable(format!(
+        return Err(unusable(format!(
             "{addr} is not a loopback address; pass --allow-remote (with --auth FILE) to serve other hosts"
-        ));
+        )));
     }
-    let stores = match stores(&args) {
-        Ok(s) => s,
-        Err(e) => return unusable(e),
-    };
+    let stores = stores(&args).map_err(unusable)?;
     let tokens = match &args.auth {
         None => None,
-        Some(path) => match crate::mcp::Tokens::load(path, (&None, &None)) {
-            Ok(t) => Some(std::sync::Arc::new(t)),
-            Err(e) => return unusable(e),
-        },
+        Some(path) => Some(std::sync::Arc::new(
+            crate::mcp::Tokens::load(path, (&None, &None)).map_err(unusable)?,
+        )),
     };
     // A replay forks sandbox workers: start their template before threads.
     crate::sandbox::prestart();
@@ -87,7 +83,7 @@ pub fn run(args: ObserveArgs) -> i32 {
         .build()
     {
         Ok(r) => r,
-        Err(e) => return unusable(format!("cannot start the runtime: {e}")),
+        Err(e) => return Err(unusable(format!("cannot start the runtime: {e}"))),
     };
     let observer = Observer::new(stores);
     let mut router = crate::observe::router(observer.clone());
@@ -117,8 +113,6 @@ pub fn run(args: ObserveArgs) -> i32 {
     // inside an async context (it panics there, and the process aborts).
     drop(runtime);
     drop(observer);
-    match served {
-        Ok(()) => 0,
-        Err(e) => unusable(e),
-    }
+    served.map_err(unusable)?;
+    Ok(Exit::Accepted)
 }

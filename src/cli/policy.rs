@@ -1,5 +1,6 @@
 //! `tusk policy digest`: the digest a request must carry as `policyDigest`.
 
+use super::{CliError, Exit};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ pub struct DigestArgs {
     pub json: bool,
 }
 
-pub fn run(cmd: PolicyCommand) -> i32 {
+pub fn run(cmd: PolicyCommand) -> Result<Exit, CliError> {
     match cmd {
         PolicyCommand::Digest(args) => {
             let path = args
@@ -34,12 +35,9 @@ pub fn run(cmd: PolicyCommand) -> i32 {
                     } else {
                         println!("{}", policy.digest);
                     }
-                    0
+                    Ok(Exit::Accepted)
                 }
-                Err(e) => {
-                    eprintln!("tusk policy: {e}");
-                    2
-                }
+                Err(e) => Err(CliError::unusable("tusk policy", e)),
             }
         }
     }

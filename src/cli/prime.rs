@@ -221,11 +221,12 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
     out
 }
 
-/// Prints the guide; returns the exit code.
-pub fn run(_args: &PrimeArgs) -> i32 {
+/// Prints the guide.
+pub fn run(_args: &PrimeArgs) -> Result<super::Exit, super::CliError> {
     let registry = crate::runtime::builtin_registry();
     let specs: Vec<&ActionSpec> = registry.specs().collect();
-    super::write_stdout(guide(&specs).as_bytes())
+    super::write_stdout(guide(&specs).as_bytes())?;
+    Ok(super::Exit::Accepted)
 }
 
 #[cfg(test)]

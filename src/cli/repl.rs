@@ -8,6 +8,7 @@
 //! when the session cannot start (bad flags, policy or join evidence).
 
 use super::eval::HostArgs;
+use super::{CliError, Exit};
 use crate::repl::complete::Vocabulary;
 use crate::repl::forms::{self, Form};
 use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
@@ -44,24 +45,15 @@ pub struct ReplArgs {
 /// Largest file `:load` reads.
 const MAX_LOAD_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Exit code when SIGINT stopped a scripted session.
-const EXIT_INTERRUPTED: i32 = 130;
-
-fn setup_failed(message: impl std::fmt::Display) -> i32 {
-    eprintln!("tusk repl: {message}");
-    2
+fn setup_failed(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("tusk repl", message)
 }
 
-/// Runs `tusk repl`; returns the exit code (see the module doc).
-pub fn run(args: ReplArgs) -> i32 {
+/// Runs `tusk repl` (exit codes: see the module doc).
+pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
     let mut template = Request::default();
-    if let Err(e) = args.host.apply_to(&mut template) {
-        return setup_failed(e);
-    }
-    let config = match args.host.config() {
-        Ok(c) => c,
-        Err(e) => return setup_failed(e),
-    };
+    args.host.apply_to(&mut template).map_err(setup_failed)?;
+    let config = args.host.config().map_err(setup_failed)?;
     let effects_path = config.paths.effects.clone();
     let repl_interactive = std::io::stdin().is_terminal();
     let host = Host::new(config);
@@ -77,16 +69,14 @@ pub fn run(args: ReplArgs) -> i32 {
     if let Err(e) = ctrlc::set_handler(move || handler_signals.on_sigint()) {
         eprintln!("tusk repl: Ctrl-C will not stop running forms: {e}");
     }
-    let session = match Session::new(host, template, new_session_id(chrono::Utc::now())) {
-        Ok(s) => s,
-        Err(e) => return setup_failed(e),
-    };
+    let session =
+        Session::new(host, template, new_session_id(chrono::Utc::now())).map_err(setup_failed)?;
     // A script piped in (often model-written) must not read the operator's
     // files unless the operator said which ones.
     let load_root = match (&args.load_root, repl_interactive) {
         (Some(root), _) => match root.canonicalize() {
             Ok(r) => Some(r),
-            Err(e) => return setup_failed(format!("--load-root {}: {e}", root.display())),
+            Err(e) => return Err(setup_failed(format!("--load-root {}: {e}", root.display()))),
         },
         (None, true) => std::env::current_dir().and_then(|d| d.canonicalize()).ok(),
         (None, false) => None,
@@ -102,7 +92,7 @@ pub fn run(args: ReplArgs) -> i32 {
     if repl.signals.interactive {
         repl.interactive(effects_path.path())
     } else {
-        repl.script()
+        Ok(repl.script())
     }
 }
 
@@ -126,7 +116,7 @@ impl Signals {
         // unless a form is between its log header and its run (then the main
         // loop stops after it).
         if let Ok(_idle) = self.busy.try_lock() {
-            std::process::exit(EXIT_INTERRUPTED);
+            std::process::exit(Exit::Interrupted.code());
         }
     }
 }
@@ -349,7 +339,7 @@ impl Repl {
         crate::cli::eval::read_source(&real)
     }
 
-    fn script(&mut self) -> i32 {
+    fn script(&mut self) -> Exit {
         let stdin = std::io::stdin();
         let mut pending = String::new();
         let mut quit = false;
@@ -391,15 +381,13 @@ impl Repl {
             self.run_forms(&[form], None);
         }
         if self.signals.interrupted.load(Ordering::SeqCst) {
-            EXIT_INTERRUPTED
-        } else if self.failed {
-            1
+            Exit::Interrupted
         } else {
-            0
+            Exit::accepted_if(!self.failed)
         }
     }
 
-    fn interactive(&mut self, effects_path: &Path) -> i32 {
+    fn interactive(&mut self, effects_path: &Path) -> Result<Exit, CliError> {
         let config = Config::builder()
             .auto_add_history(false)
             .history_ignore_space(true)
@@ -407,7 +395,7 @@ impl Repl {
             .build();
         let mut editor: Editor<ReplHelper, FileHistory> = match Editor::with_config(config) {
             Ok(e) => e,
-            Err(e) => return setup_failed(format!("cannot set up the terminal: {e}")),
+            Err(e) => return Err(setup_failed(format!("cannot set up the terminal: {e}"))),
         };
         editor.set_helper(Some(ReplHelper {
             vocabulary: self.base_vocabulary(),
@@ -441,8 +429,10 @@ impl Repl {
                 }
                 Err(ReadlineError::Eof) => break,
                 Err(e) => {
-                    eprintln!("tusk repl: cannot read the terminal: {e}");
-                    return 1;
+                    return Err(CliError::refused(
+                        "tusk repl",
+                        format_args!("cannot read the terminal: {e}"),
+                    ))
                 }
             };
             if pending.is_empty() && line.trim_start().starts_with(':') {
@@ -476,7 +466,7 @@ impl Repl {
                 break;
             }
         }
-        0
+        Ok(Exit::Accepted)
     }
 }
 

@@ -4,6 +4,7 @@
 //! checks), 2 unreadable input, an unusable snapshot or a selection that names
 //! nothing.
 
+use super::{CliError, Exit};
 use crate::canonical;
 use crate::replay::{self, log, RunReport, Selection};
 use clap::Args;
@@ -82,9 +83,8 @@ pub struct DiffArgs {
     pub json: bool,
 }
 
-fn unusable(message: impl std::fmt::Display) -> i32 {
-    eprintln!("tusk replay: {message}");
-    2
+fn unusable(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("tusk replay", message)
 }
 
 fn open_log(
@@ -103,16 +103,13 @@ fn open_log(
 }
 
 /// `tusk replay diff RUN_A RUN_B`.
-fn diff(args: &DiffArgs) -> i32 {
-    let (_, log) = match open_log(&args.store, args.effects.as_deref()) {
-        Ok(opened) => opened,
-        Err(e) => return unusable(e),
-    };
+fn diff(args: &DiffArgs) -> Result<Exit, CliError> {
+    let (_, log) = open_log(&args.store, args.effects.as_deref()).map_err(unusable)?;
     let find = |id: &str| log.runs.iter().find(|r| r.run_id == id);
     let (a, b) = match (find(&args.run_a), find(&args.run_b)) {
         (Some(a), Some(b)) => (a, b),
-        (None, _) => return unusable(format!("no run {} in the log", args.run_a)),
-        (_, None) => return unusable(format!("no run {} in the log", args.run_b)),
+        (None, _) => return Err(unusable(format!("no run {} in the log", args.run_a))),
+        (_, None) => return Err(unusable(format!("no run {} in the log", args.run_b))),
     };
     for run in [a, b] {
         if let Some(p) = &run.problem {
@@ -168,21 +165,14 @@ fn diff(args: &DiffArgs) -> i32 {
             .collect()
     };
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    if difference.is_none() {
-        0
-    } else {
-        1
-    }
+    Ok(Exit::accepted_if(difference.is_none()))
 }
 
-pub fn run(args: ReplayArgs) -> i32 {
+pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     if let Some(ReplayCommand::Diff(diff_args)) = &args.command {
         return diff(diff_args);
     }
-    let (source, mut log) = match open_log(&args.store, args.effects.as_deref()) {
-        Ok(opened) => opened,
-        Err(e) => return unusable(e),
-    };
+    let (source, mut log) = open_log(&args.store, args.effects.as_deref()).map_err(unusable)?;
     let selection = match (&args.run, &args.session, &args.trace) {
         (Some(id), _, _) => Selection::Run(id.clone()),
         (_, Some(sid), _) => Selection::Session(sid.clone()),
@@ -191,10 +181,8 @@ pub fn run(args: ReplayArgs) -> i32 {
     };
     let mut runs = std::mem::take(&mut log.runs);
     if !args.trust.is_empty() {
-        match crate::chain::Trust::load(&args.trust) {
-            Ok(trust) => replay::check_signatures(&mut runs, &trust),
-            Err(e) => return unusable(e),
-        }
+        let trust = crate::chain::Trust::load(&args.trust).map_err(unusable)?;
+        replay::check_signatures(&mut runs, &trust);
     }
     if args.verify {
         return verify(&args, &source, runs, &log.stray, &selection);
@@ -203,15 +191,11 @@ pub fn run(args: ReplayArgs) -> i32 {
     replay::enforce_ceiling(&mut runs, &ceiling);
     let replayed = match &args.live {
         None => replay::Replayer::new().replay(runs, &selection),
-        Some(dir) => match replay::live::LiveReplayer::new(dir) {
-            Ok(mut live) => live.replay(runs, &selection),
-            Err(e) => return unusable(e),
-        },
+        Some(dir) => replay::live::LiveReplayer::new(dir)
+            .map_err(unusable)?
+            .replay(runs, &selection),
     };
-    let reports = match replayed {
-        Ok(r) => r,
-        Err(e) => return unusable(e),
-    };
+    let reports = replayed.map_err(unusable)?;
     // Rows that belong to no run only concern a replay of the whole log.
     let stray: Vec<Value> = match selection {
         Selection::All => log
@@ -257,11 +241,7 @@ pub fn run(args: ReplayArgs) -> i32 {
         readable(&reports, &stray)
     };
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    if parity {
-        0
-    } else {
-        1
-    }
+    Ok(Exit::accepted_if(parity))
 }
 
 fn readable(reports: &[RunReport], stray: &[Value]) -> String {
@@ -326,10 +306,10 @@ fn verify(
     runs: Vec<log::RecordedRun>,
     stray: &[log::Problem],
     selection: &Selection,
-) -> i32 {
+) -> Result<Exit, CliError> {
     let selected: Vec<&log::RecordedRun> = runs.iter().filter(|r| selection.matches(r)).collect();
     if selected.is_empty() && !matches!(selection, Selection::All) {
-        return unusable("the selection names no run in the log");
+        return Err(unusable("the selection names no run in the log"));
     }
     let stray: Vec<&log::Problem> = match selection {
         Selection::All => stray.iter().collect(),
@@ -404,9 +384,5 @@ fn verify(
         out
     };
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    if verified {
-        0
-    } else {
-        1
-    }
+    Ok(Exit::accepted_if(verified))
 }

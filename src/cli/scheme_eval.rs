@@ -5,6 +5,7 @@
 //! Exit 2: a program tusk cannot run as one faithful run, or an unusable
 //! policy or log (nothing ran).
 
+use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::premath::{self, Contract, Frame, Program, ProgramError};
 use crate::runtime::{CallStep, Host, HostConfig, Request, RunHooks, RunOptions, StepNames};
@@ -62,36 +63,36 @@ pub struct SchemeEvalArgs {
 }
 
 /// premath's refusal: `error: TEXT (CLASS)` on stderr, exit 1.
-fn premath_error(class: &str, message: &str) -> i32 {
-    eprintln!("error: {message} ({class})");
-    1
+fn premath_error(class: &'static str, message: &str) -> CliError {
+    CliError::refused("error", format_args!("{message} ({class})")).with_class(class)
 }
 
 /// A file read and parsed as JSON, with premath's messages.
-fn read_json(path: &str, label: &str) -> Result<Value, i32> {
+fn read_json(path: &str, label: &str) -> Result<Value, CliError> {
     let bytes = std::fs::read(path).map_err(|e| {
-        eprintln!("error: failed to read {label} at {path}: {e}");
-        1
+        CliError::refused(
+            "error",
+            format_args!("failed to read {label} at {path}: {e}"),
+        )
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
-        eprintln!("error: failed to parse {label} JSON at {path}: {e}");
-        1
+        CliError::refused(
+            "error",
+            format_args!("failed to parse {label} JSON at {path}: {e}"),
+        )
     })
 }
 
-fn unsupported(message: impl std::fmt::Display) -> i32 {
-    eprintln!("tusk scheme-eval: {message}");
-    2
+fn unsupported(message: impl std::fmt::Display) -> CliError {
+    CliError::unusable("tusk scheme-eval", message)
 }
 
 /// Runs `tusk scheme-eval`.
-pub fn run(args: &SchemeEvalArgs) -> i32 {
-    match run_inner(args) {
-        Ok(code) | Err(code) => code,
-    }
+pub fn run(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
+    run_inner(args)
 }
 
-fn run_inner(args: &SchemeEvalArgs) -> Result<i32, i32> {
+fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
     let program_json = read_json(&args.program, "scheme-eval program")?;
     let mut program: Program = serde_json::from_value(program_json).map_err(|e| {
         premath_error(
@@ -220,7 +221,7 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<i32, i32> {
     } else {
         print_text(args, &output);
     }
-    Ok(if output["result"] == "accepted" { 0 } else { 1 })
+    Ok(Exit::accepted_if(output["result"] == "accepted"))
 }
 
 /// premath's text summary (with the first refusal's class, stage, action

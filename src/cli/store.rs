@@ -3,6 +3,7 @@
 //!
 //! Exit codes: 0 done, 2 unusable input or an unusable database (nothing written).
 
+use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::issues::postgres::ImportMode;
 use crate::issues::store::{read_text, IssueStore};
@@ -146,24 +147,25 @@ pub enum StoreCommand {
     Status,
 }
 
-fn fail(json: bool, action: &str, class: &str, message: &str) -> i32 {
-    if json {
-        println!(
-            "{}",
-            to_pretty_sorted(&json!({
-                "action": action,
-                "result": "rejected",
-                "failureClasses": [class],
-                "diagnostic": message,
-            }))
-        );
-    }
-    eprintln!("tusk: {action}: {class}: {message}");
-    2
+/// Exit 2, `tusk: ACTION: CLASS: MESSAGE` on stderr; under `--json` first
+/// the rejection on stdout.
+fn fail<T>(json: bool, action: &str, class: &'static str, message: &str) -> Result<T, CliError> {
+    let error =
+        CliError::unusable(format_args!("tusk: {action}: {class}"), message).with_class(class);
+    Err(if json {
+        error.with_json_first(json!({
+            "action": action,
+            "result": "rejected",
+            "failureClasses": [class],
+            "diagnostic": message,
+        }))
+    } else {
+        error
+    })
 }
 
 /// Runs `tusk store …`.
-pub fn run(args: StoreArgs) -> i32 {
+pub fn run(args: StoreArgs) -> Result<Exit, CliError> {
     let action = match &args.command {
         StoreCommand::Init => "store.init",
         StoreCommand::Import { .. } => "store.import",
@@ -241,13 +243,13 @@ pub fn run(args: StoreArgs) -> i32 {
                     use std::io::Write;
                     let mut out = std::io::stdout().lock();
                     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                        Ok(()) => 0,
-                        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+                        Ok(()) => Ok(Exit::Accepted),
+                        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Accepted),
                         Err(e) => fail(false, action, StoreClass::IoError.as_str(), &e.to_string()),
                     }
                 }
                 Some(path) => match crate::harness::write_atomic(&path, text.as_bytes()) {
-                    Ok(()) => 0,
+                    Ok(()) => Ok(Exit::Accepted),
                     Err(e) => fail(
                         args.json,
                         action,
@@ -265,7 +267,7 @@ pub fn run(args: StoreArgs) -> i32 {
             } else {
                 print_text(&value);
             }
-            0
+            Ok(Exit::Accepted)
         }
         Err(e) => fail(args.json, action, e.class(), &e.to_string()),
     }
@@ -281,7 +283,7 @@ fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
     Ok(value)
 }
 
-fn status_files(json: bool) -> i32 {
+fn status_files(json: bool) -> Result<Exit, CliError> {
     let store = IssueStore::Jsonl(PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH));
     let value = match store.read_text().and_then(|text| {
         crate::issues::store::Store::parse(store.path(), &text).map(|s| s.issue_count())
@@ -295,7 +297,7 @@ fn status_files(json: bool) -> i32 {
     } else {
         print_text(&value);
     }
-    0
+    Ok(Exit::Accepted)
 }
 
 fn print_text(value: &serde_json::Value) {

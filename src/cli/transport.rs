@@ -2,6 +2,7 @@
 //! (its flags, JSON and text). Exit 0 for an answer, accepted or rejected;
 //! 2 for a missing action or a payload that is not JSON.
 
+use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::issues::store::LockOptions;
 use crate::issues::transport;
@@ -30,19 +31,14 @@ pub struct TransportArgs {
 }
 
 /// Runs `tusk transport-dispatch`.
-pub fn run(args: &TransportArgs) -> i32 {
+pub fn run(args: &TransportArgs) -> Result<Exit, CliError> {
     let action = args.action.trim();
     if action.is_empty() {
-        eprintln!("error: --action is required");
-        return 2;
+        return Err(CliError::unusable("error", "--action is required"));
     }
-    let payload: Value = match serde_json::from_str(&args.payload) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: failed to parse --payload JSON: {e}");
-            return 2;
-        }
-    };
+    let payload: Value = serde_json::from_str(&args.payload).map_err(|e| {
+        CliError::unusable("error", format_args!("failed to parse --payload JSON: {e}"))
+    })?;
     let open = |path: Option<&str>| {
         args.store.issues(
             path.map(Path::new),
@@ -63,5 +59,5 @@ pub fn run(args: &TransportArgs) -> i32 {
         println!("  Result: {}", s("result", "unknown"));
         println!("  Semantic digest: {}", s("semanticDigest", "<none>"));
     }
-    0
+    Ok(Exit::Accepted)
 }

@@ -4,6 +4,8 @@
 //!
 //! - (A) [`basic`]: `issue add`, `update`, `discover`;
 //! - (B) [`lease_summary`]: `issue claim`, `claim-next`;
+//! - (D) [`detail`]: `issue show --json` (the host action `issue.show` keeps
+//!   the stored object);
 //! - the lease projection of `issue lease-projection` ([`lease_projection`]).
 
 use super::model::{
@@ -72,6 +74,59 @@ pub fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
 pub fn lease_summary(m: &Map<String, Value>) -> Value {
     let mut out = basic(m);
     out["lease"] = lease_json(m, None);
+    out
+}
+
+/// (D) `tusk issue show --json`: [`lease_summary`] plus every other member of
+/// the stored line under its camelCase name (`acceptance_criteria` →
+/// `acceptanceCriteria`, `created_at` → `createdAt`, members tusk does not
+/// know too), and the members of each of its `dependencies` and `comments`
+/// likewise (`depends_on_id` → `dependsOnId`); other values as stored.
+pub fn detail(m: &Map<String, Value>) -> Value {
+    let mut out = lease_summary(m);
+    let Value::Object(projected) = &mut out else {
+        unreachable!("lease_summary is an object")
+    };
+    for (key, value) in m {
+        let name = camel(key);
+        // (B)'s members, the lease among them, are projected already.
+        if projected.contains_key(&name) {
+            continue;
+        }
+        let value = match (key.as_str(), value) {
+            ("dependencies" | "comments", Value::Array(items)) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| match item {
+                        Value::Object(o) => {
+                            Value::Object(o.iter().map(|(k, v)| (camel(k), v.clone())).collect())
+                        }
+                        other => other.clone(),
+                    })
+                    .collect(),
+            ),
+            _ => value.clone(),
+        };
+        projected.insert(name, value);
+    }
+    out
+}
+
+/// A snake_case member name in camelCase (`issue_type` → `issueType`); a
+/// leading underscore is kept.
+fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
     out
 }
 
@@ -225,5 +280,41 @@ mod tests {
             Value::Null
         );
         assert_eq!(instant("soon"), "soon");
+    }
+
+    #[test]
+    fn detail_is_the_lease_summary_and_every_stored_member_in_camel_case() {
+        let m = obj(json!({
+            "id": "a", "title": "T", "issue_type": "bug", "acceptance_criteria": "done",
+            "created_at": "2026-03-01T12:00:00Z", "x_custom": {"keep_me": 1},
+            "lease": {"lease_id": "L", "owner": "w", "acquired_at": "2026-03-01T12:00:00Z",
+                      "expires_at": "2026-03-01T13:00:00Z"},
+            "dependencies": [{"issue_id": "a", "depends_on_id": "b", "type": "blocks",
+                              "created_by": "p"}],
+            "comments": [{"id": 1, "issue_id": "a", "author": "w", "text": "hi",
+                          "created_at": "2026-03-01T12:30:00Z"}],
+        }));
+        let mut expected = lease_summary(&m);
+        for (k, v) in [
+            ("acceptanceCriteria", json!("done")),
+            ("createdAt", json!("2026-03-01T12:00:00Z")),
+            ("xCustom", json!({"keep_me": 1})),
+            (
+                "dependencies",
+                json!([{"issueId": "a", "dependsOnId": "b", "type": "blocks", "createdBy": "p"}]),
+            ),
+            (
+                "comments",
+                json!([{"id": 1, "issueId": "a", "author": "w", "text": "hi",
+                        "createdAt": "2026-03-01T12:30:00Z"}]),
+            ),
+        ] {
+            expected[k] = v;
+        }
+        assert_eq!(detail(&m), expected);
+        assert_eq!(detail(&m)["issueType"], "bug");
+        assert_eq!(detail(&m)["lease"]["leaseId"], "L");
+        assert_eq!(camel("_private_x"), "_privateX");
+        assert_eq!(camel("plain"), "plain");
     }
 }

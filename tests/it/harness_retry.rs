@@ -257,7 +257,7 @@ fn every_escalation_action_and_the_store_afterwards() {
         .as_str()
         .unwrap()
         .contains("retry exhausted (scheme_eval.timeout)"));
-    assert_eq!(new["dependencies"][0]["depends_on_id"], "bd-1");
+    assert_eq!(new["dependencies"][0]["dependsOnId"], "bd-1");
     assert_eq!(new["dependencies"][0]["type"], "discovered-from");
     assert!(new["description"]
         .as_str()

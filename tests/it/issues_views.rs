@@ -232,18 +232,127 @@ fn list_filters_and_lease_counts() {
 }
 
 #[test]
-fn show_returns_the_stored_object_and_last_line_wins() {
-    let env = Env::with_text(concat!(
-        "{\"id\":\"a\",\"title\":\"old\",\"x_custom\":{\"k\":[1,2]}}\n",
-        "\n",
-        "{\"id\":\"a\",\"title\":\"new\",\"x_custom\":7,\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"q\",\"dep_type\":\"blocks\"}]}\n",
+fn show_projects_the_last_line_and_raw_prints_it_as_stored() {
+    let last = "{\"id\":\"a\",\"title\":\"new\",\"x_custom\":7,\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"q\",\"dep_type\":\"blocks\"}]}";
+    let env = Env::with_text(&format!(
+        "{{\"id\":\"a\",\"title\":\"old\",\"x_custom\":{{\"k\":[1,2]}}}}\n\n{last}\n"
     ));
     let v = env.ok(&["issue", "show", "a"]);
     assert_eq!(v["issue"]["title"], "new");
-    assert_eq!(v["issue"]["x_custom"], 7);
+    assert_eq!(v["issue"]["xCustom"], 7);
+    assert_eq!(
+        v["issue"]["dependencies"],
+        json!([{"issueId": "a", "dependsOnId": "q", "depType": "blocks"}])
+    );
     assert_eq!(v["leaseState"], "unleased");
     assert_eq!(v["blockers"][0]["blockerMissing"], true);
     assert_eq!(env.ok(&["issue", "list"])["count"], 1);
+    // --raw: the winning line, byte for byte, with or without --json.
+    for args in [
+        &["issue", "show", "a", "--raw"][..],
+        &["issue", "show", "a", "--raw", "--json"],
+    ] {
+        let out = env.raw(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{last}\n"),
+            "{args:?}"
+        );
+    }
+}
+
+/// `issue show --json` prints the issue in the camelCase projection `issue
+/// claim` and `list` use, every other stored member camelCased too; `--raw`
+/// the stored line; an unknown id is rejected as before.
+#[test]
+fn show_json_is_camel_case_and_raw_is_the_stored_line() {
+    let stored = issue_with(
+        "a",
+        json!({"issue_type": "bug", "acceptance_criteria": "done", "assignee": "w",
+               "created_at": "2026-03-01T12:00:00Z", "close_reason": "",
+               "lease": lease("w", "L1", true), "labels": ["x"],
+               "dependencies": [{"issue_id": "a", "depends_on_id": "b", "type": "blocks",
+                                 "created_at": "2026-03-01T12:00:00Z", "created_by": "p"}],
+               "comments": [{"id": 1, "issue_id": "a", "author": "w", "text": "hi",
+                             "created_at": "2026-03-01T12:30:00Z"}]}),
+    );
+    let env = Env::with_issues(&[issue("b"), stored.clone()]);
+    let v = env.ok(&["issue", "show", "a"]);
+    let shown = &v["issue"];
+    // The claim projection: premath's (A) plus the lease in camelCase.
+    let claimed = {
+        let mut c = basic(&stored);
+        c["lease"] = json!({"acquiredAt": "2020-01-01T00:00:00+00:00",
+                            "expiresAt": "2999-01-01T00:00:00+00:00",
+                            "leaseId": "L1", "owner": "w", "renewedAt": null});
+        c
+    };
+    for (key, value) in claimed.as_object().unwrap() {
+        assert_eq!(&shown[key], value, "{key}: {shown:#}");
+    }
+    assert_eq!(shown["issueType"], "bug");
+    assert_eq!(shown["lease"]["leaseId"], "L1");
+    assert_eq!(shown["acceptanceCriteria"], "done");
+    assert_eq!(shown["createdAt"], "2026-03-01T12:00:00Z");
+    assert_eq!(shown["closeReason"], "");
+    assert_eq!(shown["labels"], json!(["x"]));
+    assert_eq!(shown["dependencies"][0]["dependsOnId"], "b");
+    assert_eq!(shown["dependencies"][0]["createdBy"], "p");
+    assert_eq!(shown["comments"][0]["issueId"], "a");
+    assert_eq!(shown["comments"][0]["createdAt"], "2026-03-01T12:30:00Z");
+    assert_eq!(v["leaseState"], "active");
+    assert_eq!(v["action"], "issue.show");
+    assert_eq!(v["blockers"][0]["dependsOnId"], "b");
+    // No snake_case key anywhere in what --json prints.
+    fn keys(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    keys(x, out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    keys(&v, &mut all);
+    let snake: Vec<&String> = all.iter().filter(|k| k.contains('_')).collect();
+    assert!(snake.is_empty(), "snake_case keys {snake:?} in {v:#}");
+    // Without a lease, `lease` is null as in `issue claim`'s projection.
+    assert_eq!(
+        env.ok(&["issue", "show", "b"])["issue"]["lease"],
+        Value::Null
+    );
+    // --raw: the stored line byte for byte.
+    let line = env
+        .text()
+        .lines()
+        .find(|l| l.contains("\"acceptance_criteria\""))
+        .unwrap()
+        .to_string();
+    let out = env.raw(&["issue", "show", "a", "--raw"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{line}\n"));
+    // An unknown id: rejected as before, with --json, --raw or neither.
+    let rejected = env.rejected(&["issue", "show", "zz"], &["issue.not_found"]);
+    assert_eq!(
+        env.rejected(&["issue", "show", "zz", "--raw"], &["issue.not_found"]),
+        rejected
+    );
+    let out = env.raw(&["issue", "show", "zz", "--raw"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "issue.show: rejected [issue.not_found]: no issue with id \"zz\"\n"
+    );
+    // The text (no --json) is unchanged: the stored members, one a line.
+    let out = env.raw(&["issue", "show", "a"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("acceptance_criteria: done"), "{text}");
+    assert!(text.contains("lease state: active"), "{text}");
 }
 
 #[test]

@@ -154,33 +154,9 @@ pub fn stop(
     };
     // (1) The lease action: refused by the store's rules, nothing is written.
     if action != "none" {
-        let mctx = crate::issues::mutate::MutationCtx::new(
-            &ctx.paths.issues,
-            crate::issues::LockOptions::default(),
-            ctx.now,
-        );
-        let req = LeaseRequest {
-            assignee: worker.to_string(),
-            lease_id: (!before.lease_id.is_empty()).then(|| before.lease_id.clone()),
-            term: LeaseTerm {
-                ttl_seconds,
-                expires_at: None,
-            },
-        };
-        let report = if action == "issue_lease_release" {
-            lease::release(&mctx, issue, &req)
-        } else {
-            lease::renew(&mctx, issue, &req)
-        }
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-        if !report.failure_classes.is_empty() {
-            let classes = report.failure_classes.clone();
-            let payload = report.into_value();
-            let diag = payload["diagnostic"]
-                .as_str()
-                .unwrap_or("the lease action was refused")
-                .to_string();
-            return Ok(ActionOutcome::rejected(classes, diag));
+        let lease_id = (!before.lease_id.is_empty()).then(|| before.lease_id.clone());
+        if let Some(refused) = stop_lease(ctx, issue, worker, action, lease_id, ttl_seconds)? {
+            return Ok(refused);
         }
     }
     crash_point("lease");
@@ -213,21 +189,7 @@ pub fn stop(
         "harness.stop.{issue}.{}",
         if run_id.is_empty() { "direct" } else { run_id }
     );
-    trajectory::append_to(
-        &ctx.paths.trajectory,
-        &StepRow {
-            step_id: step_id.clone(),
-            action: "harness.stop".into(),
-            result_class: "accepted".into(),
-            finished_at: super::format_timestamp(ctx.now),
-            issue_id: Some(issue.to_string()),
-            instruction_refs: Vec::new(),
-            witness_refs: vec![lease_ref.clone()],
-            lineage_refs: lineage.to_vec(),
-            started_at: None,
-        },
-    )
-    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    append_stop_row(ctx, issue, &step_id, &lease_ref, &lineage)?;
     Ok(ActionOutcome::accepted(json!({
         "schema": 1,
         "kind": "premath.harness.stop.v1",
@@ -242,6 +204,73 @@ pub fn stop(
         "stepId": step_id,
         "session": written.to_json(),
     })))
+}
+
+/// Releases or renews (`action`) the worker's lease on `issue`: the
+/// rejected outcome when the store's rules refuse it.
+fn stop_lease(
+    ctx: &ActionContext<'_>,
+    issue: &str,
+    worker: &str,
+    action: &str,
+    lease_id: Option<String>,
+    ttl_seconds: Option<i64>,
+) -> Result<Option<ActionOutcome>, ActionError> {
+    let mctx = crate::issues::mutate::MutationCtx::new(
+        &ctx.paths.issues,
+        crate::issues::LockOptions::default(),
+        ctx.now,
+    );
+    let req = LeaseRequest {
+        assignee: worker.to_string(),
+        lease_id,
+        term: LeaseTerm {
+            ttl_seconds,
+            expires_at: None,
+        },
+    };
+    let report = if action == "issue_lease_release" {
+        lease::release(&mctx, issue, &req)
+    } else {
+        lease::renew(&mctx, issue, &req)
+    }
+    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    if report.failure_classes.is_empty() {
+        return Ok(None);
+    }
+    let classes = report.failure_classes.clone();
+    let payload = report.into_value();
+    let diag = payload["diagnostic"]
+        .as_str()
+        .unwrap_or("the lease action was refused")
+        .to_string();
+    Ok(Some(ActionOutcome::rejected(classes, diag)))
+}
+
+/// The trajectory's stop row, with the handoff and lineage refs.
+fn append_stop_row(
+    ctx: &ActionContext<'_>,
+    issue: &str,
+    step_id: &str,
+    lease_ref: &str,
+    lineage: &[String],
+) -> Result<(), ActionError> {
+    trajectory::append_to(
+        &ctx.paths.trajectory,
+        &StepRow {
+            step_id: step_id.to_string(),
+            action: "harness.stop".into(),
+            result_class: "accepted".into(),
+            finished_at: super::format_timestamp(ctx.now),
+            issue_id: Some(issue.to_string()),
+            instruction_refs: Vec::new(),
+            witness_refs: vec![lease_ref.to_string()],
+            lineage_refs: lineage.to_vec(),
+            started_at: None,
+        },
+    )
+    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    Ok(())
 }
 
 /// `harness.boot`: the memory roots, dependency diagnostics over open work,

@@ -15,7 +15,7 @@ use super::trajectory::{self, StepRow};
 use crate::canonical;
 use crate::host::HostClass;
 use crate::host::{ActionContext, ActionError, ActionOutcome};
-use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
+use crate::issues::lease;
 use crate::issues::store::Store;
 use crate::issues::views;
 use crate::issues::IssueClass;
@@ -216,19 +216,9 @@ fn stop_lease(
     lease_id: Option<String>,
     ttl_seconds: Option<i64>,
 ) -> Result<Option<ActionOutcome>, ActionError> {
-    let mctx = crate::issues::mutate::MutationCtx::new(
-        &ctx.paths.issues,
-        crate::issues::LockOptions::default(),
-        ctx.now,
-    );
-    let req = LeaseRequest {
-        assignee: worker.to_string(),
-        lease_id,
-        term: LeaseTerm {
-            ttl_seconds,
-            expires_at: None,
-        },
-    };
+    let mctx = crate::issues::actions::mutation_ctx(ctx);
+    let req =
+        crate::issues::actions::lease_request(worker.to_string(), lease_id, ttl_seconds, None);
     let report = if action == "issue_lease_release" {
         lease::release(&mctx, issue, &req)
     } else {

@@ -114,10 +114,20 @@ pub(crate) fn members(
 /// Why a mutation is refused: its failure class and a diagnostic.
 pub(crate) type Rejection = (&'static str, String);
 
-/// The rejection of a mutation whose issue does not exist (`class` names it
-/// in the vocabulary of the action: `issue.not_found`, `lease_not_found`).
-pub(crate) fn not_found(action: &str, path: &str, class: &'static str, id: &str) -> Report {
-    Report::rejected(action, path, &[class], format!("no issue with id {id:?}"))
+/// The rejection of an action whose issue does not exist (`issue.not_found`).
+pub(crate) fn not_found(action: &str, path: &str, id: &str) -> Report {
+    Report::rejected(
+        action,
+        path,
+        &[IssueClass::NotFound.as_str()],
+        format!("no issue with id {id:?}"),
+    )
+}
+
+/// A mutation's answer when its issue does not exist: [`not_found`], and
+/// nothing written.
+pub(crate) fn missing(action: &str, path: &str, id: &str) -> (Report, Option<Edit>) {
+    (not_found(action, path, id), None)
 }
 
 /// Marks `m` closed now; a closed issue holds no lease.
@@ -416,10 +426,7 @@ pub fn update(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         let mut m = object_of(store, issue);
         if let Some(t) = &changes.title {
@@ -487,10 +494,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
     let action = "issue.close";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         if issue.is_closed() {
             return (

@@ -60,14 +60,10 @@ pub struct LeaseView {
 
 /// The issue's current lease, or `None` when there is no such issue.
 pub fn lease_view(ctx: &ActionContext<'_>, issue: &str) -> Result<Option<LeaseView>, ActionError> {
-    let text = ctx
+    let shown = ctx
         .paths
         .issues
-        .read_text()
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let store = Store::parse(ctx.paths.issues.path(), &text)
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let shown = views::show_payload(&store, "", issue, ctx.now).into_value();
+        .read(|store| views::show_payload(store, "", issue, ctx.now).into_value())?;
     let i = &shown["issue"];
     if i.is_null() {
         return Ok(None);
@@ -223,8 +219,7 @@ fn stop_lease(
         lease::release(&mctx, issue, &req)
     } else {
         lease::renew(&mctx, issue, &req)
-    }
-    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    }?;
     if report.failure_classes.is_empty() {
         return Ok(None);
     }
@@ -271,9 +266,8 @@ pub fn boot(
     worker: Option<&str>,
     issue: Option<&str>,
 ) -> Result<ActionOutcome, ActionError> {
-    let store_err = |e: crate::issues::StoreError| ActionError::new(e.class(), e.to_string());
-    let text = ctx.paths.issues.read_text().map_err(store_err)?;
-    let store = Store::parse(ctx.paths.issues.path(), &text).map_err(store_err)?;
+    let text = ctx.paths.issues.read_text()?;
+    let store = Store::parse(ctx.paths.issues.path(), &text)?;
     let issues_path = ctx.paths.issues.path().display().to_string();
     let diagnostics =
         views::diagnostics_payload(&store, &issues_path, views::Scope::Active).into_value();

@@ -412,10 +412,9 @@ fn with_store<T>(
     class: HarnessClass,
     f: impl FnOnce(&crate::issues::store::Store<'_>) -> T,
 ) -> Result<T, RetryError> {
-    let failed = |e: crate::issues::StoreError| fail(class.as_str(), e.to_string());
-    let text = ctx.issues.read_text().map_err(failed)?;
-    let store = crate::issues::store::Store::parse(ctx.issues.path(), &text).map_err(failed)?;
-    Ok(f(&store))
+    ctx.issues
+        .read(f)
+        .map_err(|e| fail(class.as_str(), e.to_string()))
 }
 
 /// The escalation note, as the reference writes it.

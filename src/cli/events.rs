@@ -177,125 +177,180 @@ pub fn replay(
         return fail(format!("events file not found: {shown}"));
     }
     let cache_path = cache_path(store, cache);
-    // Each file is written or read as one role only: a replay must not write
-    // the store over its own log, nor the cache over either.
-    let mut roles = vec![
-        ("the event log", events_path),
-        ("the cache", cache_path.as_path()),
-    ];
+    if let Err(e) = distinct_roles(store, events_path, &cache_path) {
+        return fail(e);
+    }
+    let log = match read_events(events_path) {
+        Ok(log) => log,
+        Err(e) => return fail(e),
+    };
+    let run = Replay {
+        stream_ref: events::stream_ref(&log),
+        issues_shown: store.path().display().to_string(),
+        shown,
+        cache_path,
+        log,
+    };
+    let entry = read_cache(&run.cache_path);
+    let existed = match store {
+        IssueStore::Jsonl(path) => path.exists(),
+        IssueStore::Postgres(_) => true,
+    };
+    let outcome = match run.apply(store, lock, existed, entry.as_ref()) {
+        Ok(outcome) => outcome,
+        Err(e) => return fail(e),
+    };
+    if !outcome.cache_hit {
+        let bytes = serde_json::to_vec_pretty(&run.cache_entry(&outcome))
+            .expect("the cache entry serializes");
+        if let Err(e) = write_atomic(&run.cache_path, &bytes) {
+            return fail(format!(
+                "failed to write replay cache {}: {e}",
+                run.cache_path.display()
+            ));
+        }
+    }
+    run.print(&outcome, json_output);
+    Ok(Exit::Accepted)
+}
+
+/// Each file is written or read as one role only: a replay must not write
+/// the store over its own log, nor the cache over either.
+fn distinct_roles(store: &IssueStore, events_path: &Path, cache_path: &Path) -> Result<(), String> {
+    let mut roles = vec![("the event log", events_path), ("the cache", cache_path)];
     if let IssueStore::Jsonl(issues) = store {
         roles.push(("the issues file", issues.as_path()));
     }
     for (i, (a, pa)) in roles.iter().enumerate() {
         for (b, pb) in &roles[i + 1..] {
             if same_file(pa, pb) {
-                return fail(format!("{a} and {b} are one file: {}", pa.display()));
+                return Err(format!("{a} and {b} are one file: {}", pa.display()));
             }
         }
     }
-    let log = match read_events(events_path) {
-        Ok(log) => log,
-        Err(e) => return fail(e),
-    };
-    let stream_ref = events::stream_ref(&log);
-    let issues_shown = store.path().display().to_string();
-    let entry = read_cache(&cache_path);
-    let existed = match store {
-        IssueStore::Jsonl(path) => path.exists(),
-        IssueStore::Postgres(_) => true,
-    };
-    let mut replayed: Option<Memory> = None;
-    let decided = store.mutate(lock, |s| {
-        let mut decide = || -> Result<(Outcome, Option<Edit>), String> {
-            let existing = existed.then(|| events::memory_of(s));
-            if let (Some(existing), Some(entry)) = (&existing, &entry) {
-                let existing_ref = events::snapshot_ref(existing);
-                if entry.events_path == shown
-                    && entry.issues_path == issues_shown
-                    && entry.event_stream_ref == stream_ref
-                    && entry.snapshot_ref == existing_ref
-                {
-                    let hit = Outcome {
-                        cache_hit: true,
-                        issue_count: existing.len(),
-                        snapshot_ref: existing_ref,
-                        equivalent: Some(true),
-                    };
-                    return Ok((hit, None));
-                }
+    Ok(())
+}
+
+/// One `replay-events`: the log it replays and the names it reports.
+struct Replay {
+    /// The event log's path as shown.
+    shown: String,
+    issues_shown: String,
+    cache_path: PathBuf,
+    log: Vec<events::Event>,
+    stream_ref: String,
+}
+
+impl Replay {
+    /// Decides and writes under the store lock.
+    fn apply(
+        &self,
+        store: &IssueStore,
+        lock: LockOptions,
+        existed: bool,
+        entry: Option<&CacheEntry>,
+    ) -> Result<Outcome, String> {
+        // Replayed once, however often the store retries the decision.
+        let mut replayed: Option<Memory> = None;
+        let decided = store.mutate(lock, |s| {
+            match self.decide(s, existed, entry, &mut replayed) {
+                Ok((outcome, edit)) => (Ok(outcome), edit),
+                Err(e) => (Err(e), None),
             }
-            if replayed.is_none() {
-                replayed = Some(
-                    events::replay(&log).map_err(|e| format!("failed to replay {shown}: {e}"))?,
-                );
-            }
-            let new = replayed.as_ref().expect("replayed above");
-            let equivalent = existing.as_ref().map(|e| events::equivalent(e, new));
-            let edit = (equivalent != Some(true)).then(|| Edit::ReplaceAll {
-                text: events::store_text(new),
-            });
-            let outcome = Outcome {
-                cache_hit: false,
-                issue_count: new.len(),
-                snapshot_ref: events::snapshot_ref(new),
-                equivalent,
-            };
-            Ok((outcome, edit))
-        };
-        match decide() {
-            Ok((outcome, edit)) => (Ok(outcome), edit),
-            Err(e) => (Err(e), None),
-        }
-    });
-    let outcome = match decided {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => return fail(e),
-        Err(e) => return fail(format!("failed to save {issues_shown}: {e}")),
-    };
-    if !outcome.cache_hit {
-        let entry = CacheEntry {
-            schema: CACHE_SCHEMA.into(),
-            events_path: shown.clone(),
-            issues_path: issues_shown.clone(),
-            event_stream_ref: stream_ref.clone(),
-            snapshot_ref: outcome.snapshot_ref.clone(),
-            event_count: log.len(),
-            issue_count: outcome.issue_count,
-        };
-        let bytes = serde_json::to_vec_pretty(&entry).expect("the cache entry serializes");
-        if let Err(e) = write_atomic(&cache_path, &bytes) {
-            return fail(format!(
-                "failed to write replay cache {}: {e}",
-                cache_path.display()
-            ));
-        }
-    }
-    if json_output {
-        let v = json!({
-            "action": "issue.replay-events",
-            "cacheHit": outcome.cache_hit,
-            "cachePath": cache_path.display().to_string(),
-            "equivalentToExisting": outcome.equivalent,
-            "eventCount": log.len(),
-            "eventStreamRef": stream_ref,
-            "eventsPath": shown,
-            "issueCount": outcome.issue_count,
-            "issuesPath": issues_shown,
-            "snapshotRef": outcome.snapshot_ref,
         });
-        println!("{}", to_pretty_sorted(&v));
-    } else {
-        let equivalent = outcome
-            .equivalent
-            .map_or_else(|| "n/a".to_string(), |e| e.to_string());
-        println!(
-            "premath issue replay-events\n  Events: {shown}\n  Issues: {issues_shown}\n  Cache: {}\n  Cache hit: {}\n  Event count: {}\n  Issue count: {}\n  Event stream ref: {stream_ref}\n  Snapshot ref: {}\n  Equivalent to existing: {equivalent}",
-            cache_path.display(),
-            outcome.cache_hit,
-            log.len(),
-            outcome.issue_count,
-            outcome.snapshot_ref,
-        );
+        match decided {
+            Ok(result) => result,
+            Err(e) => Err(format!("failed to save {}: {e}", self.issues_shown)),
+        }
     }
-    Ok(Exit::Accepted)
+
+    /// The cache's verdict when it names this log, this store and the store's
+    /// current snapshot; otherwise the log's replay and, unless the store
+    /// already holds it, the edit that writes it.
+    fn decide(
+        &self,
+        s: &Store<'_>,
+        existed: bool,
+        entry: Option<&CacheEntry>,
+        replayed: &mut Option<Memory>,
+    ) -> Result<(Outcome, Option<Edit>), String> {
+        let existing = existed.then(|| events::memory_of(s));
+        if let (Some(existing), Some(entry)) = (&existing, entry) {
+            let existing_ref = events::snapshot_ref(existing);
+            if entry.events_path == self.shown
+                && entry.issues_path == self.issues_shown
+                && entry.event_stream_ref == self.stream_ref
+                && entry.snapshot_ref == existing_ref
+            {
+                let hit = Outcome {
+                    cache_hit: true,
+                    issue_count: existing.len(),
+                    snapshot_ref: existing_ref,
+                    equivalent: Some(true),
+                };
+                return Ok((hit, None));
+            }
+        }
+        if replayed.is_none() {
+            *replayed = Some(
+                events::replay(&self.log)
+                    .map_err(|e| format!("failed to replay {}: {e}", self.shown))?,
+            );
+        }
+        let new = replayed.as_ref().expect("replayed above");
+        let equivalent = existing.as_ref().map(|e| events::equivalent(e, new));
+        let edit = (equivalent != Some(true)).then(|| Edit::ReplaceAll {
+            text: events::store_text(new),
+        });
+        let outcome = Outcome {
+            cache_hit: false,
+            issue_count: new.len(),
+            snapshot_ref: events::snapshot_ref(new),
+            equivalent,
+        };
+        Ok((outcome, edit))
+    }
+
+    fn cache_entry(&self, outcome: &Outcome) -> CacheEntry {
+        CacheEntry {
+            schema: CACHE_SCHEMA.into(),
+            events_path: self.shown.clone(),
+            issues_path: self.issues_shown.clone(),
+            event_stream_ref: self.stream_ref.clone(),
+            snapshot_ref: outcome.snapshot_ref.clone(),
+            event_count: self.log.len(),
+            issue_count: outcome.issue_count,
+        }
+    }
+
+    fn print(&self, outcome: &Outcome, json_output: bool) {
+        let (shown, issues_shown, stream_ref) = (&self.shown, &self.issues_shown, &self.stream_ref);
+        if json_output {
+            let v = json!({
+                "action": "issue.replay-events",
+                "cacheHit": outcome.cache_hit,
+                "cachePath": self.cache_path.display().to_string(),
+                "equivalentToExisting": outcome.equivalent,
+                "eventCount": self.log.len(),
+                "eventStreamRef": stream_ref,
+                "eventsPath": shown,
+                "issueCount": outcome.issue_count,
+                "issuesPath": issues_shown,
+                "snapshotRef": outcome.snapshot_ref,
+            });
+            println!("{}", to_pretty_sorted(&v));
+        } else {
+            let equivalent = outcome
+                .equivalent
+                .map_or_else(|| "n/a".to_string(), |e| e.to_string());
+            println!(
+                "premath issue replay-events\n  Events: {shown}\n  Issues: {issues_shown}\n  Cache: {}\n  Cache hit: {}\n  Event count: {}\n  Issue count: {}\n  Event stream ref: {stream_ref}\n  Snapshot ref: {}\n  Equivalent to existing: {equivalent}",
+                self.cache_path.display(),
+                outcome.cache_hit,
+                self.log.len(),
+                outcome.issue_count,
+                outcome.snapshot_ref,
+            );
+        }
+    }
 }

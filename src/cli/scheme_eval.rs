@@ -100,92 +100,18 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
             &format!("invalid evaluator program shape: {e}"),
         )
     })?;
-    // The flags override the program's defaults; claims merge (premath's rule).
-    let flag = |v: &Option<String>| premath::non_empty(v.as_deref());
-    if let Some(v) = flag(&args.issue_id) {
-        program.issue_id = Some(v);
-    }
-    if let Some(v) = flag(&args.policy_digest) {
-        program.policy_digest = Some(v);
-    }
-    if let Some(v) = flag(&args.instruction_ref) {
-        program.instruction_ref = Some(v);
-    }
-    program.capability_claims = premath::merge_refs(
-        program
-            .capability_claims
-            .iter()
-            .chain(&args.capability_claims),
-    );
+    apply_flags(&mut program, args);
     let contract_json = read_json(&args.control_plane_contract, "control-plane contract")?;
-    match premath::check(&program, args.max_calls) {
-        Ok(()) => {}
-        Err(ProgramError::Premath { class, message }) => {
-            return Err(premath_error(class, &message))
-        }
-        Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
-    }
-    let contract = match Contract::parse(&contract_json) {
-        Ok(c) => c,
-        Err(ProgramError::Premath { class, message }) => {
-            return Err(premath_error(class, &message))
-        }
-        Err(ProgramError::Unsupported(m)) => return Err(unsupported(m)),
-    };
+    premath::check(&program, args.max_calls).map_err(refusal)?;
+    let contract = Contract::parse(&contract_json).map_err(refusal)?;
     let allowlist = contract.allowlist();
     let issue_id = premath::non_empty(program.issue_id.as_deref());
     let policy_digest = premath::non_empty(program.policy_digest.as_deref());
     let instruction_ref = premath::non_empty(program.instruction_ref.as_deref());
 
-    let mut paths = crate::host::HostPaths::under(std::path::Path::new("."));
-    paths.issues = crate::issues::IssueStore::Jsonl(
-        args.issues
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH)),
-    );
-    paths.trajectory = crate::logs::LogStore::File(PathBuf::from(&args.trajectory_path));
-    paths.effects = crate::logs::LogStore::File(
-        args.effects
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(".premath/host_effects.jsonl")),
-    );
-    if let Some(p) = &args.policy {
-        paths.policy = p.clone();
-    }
-    let policy = crate::runtime::load_policy(&paths.policy).map_err(unsupported)?;
-    let config = HostConfig {
-        paths,
-        policy,
-        registry: premath::registry(&contract),
-        limits: crate::sandbox::Limits::default(),
-        signer: None,
-    };
-    let host = Host::new(config);
-
+    let host = premath_host(args, &contract)?;
     let call_ids = premath::call_ids(&program);
-    let prefix = args.step_prefix.clone();
-    let instruction_refs: Vec<String> = instruction_ref.iter().cloned().collect();
-    let per_call: Vec<(String, Vec<String>, Vec<String>)> = program
-        .calls
-        .iter()
-        .zip(&call_ids)
-        .map(|(c, id)| {
-            (
-                id.clone(),
-                premath::merge_refs(&c.witness_refs),
-                premath::merge_refs(&c.lineage_refs),
-            )
-        })
-        .collect();
-    let steps: StepNames = Arc::new(move |n, action, digest| {
-        let (id, witness, lineage) = per_call.get(n - 1).cloned().unwrap_or_default();
-        CallStep {
-            step_id: premath::step_id(&prefix, &id, action, digest, n),
-            witness_refs: witness,
-            lineage_refs: lineage,
-            instruction_refs: instruction_refs.clone(),
-        }
-    });
+    let steps = step_names(args, &program, &call_ids, instruction_ref.as_deref());
     let request = Request {
         program: premath::scheme_program(&program),
         issue_id,
@@ -222,6 +148,96 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
         print_text(args, &output);
     }
     Ok(Exit::accepted_if(output["result"] == "accepted"))
+}
+
+/// A program or contract refused: premath's refusal (exit 1), or one tusk
+/// cannot run faithfully (exit 2).
+fn refusal(e: ProgramError) -> CliError {
+    match e {
+        ProgramError::Premath { class, message } => premath_error(class, &message),
+        ProgramError::Unsupported(m) => unsupported(m),
+    }
+}
+
+/// The flags override the program's defaults; claims merge (premath's rule).
+fn apply_flags(program: &mut Program, args: &SchemeEvalArgs) {
+    let flag = |v: &Option<String>| premath::non_empty(v.as_deref());
+    if let Some(v) = flag(&args.issue_id) {
+        program.issue_id = Some(v);
+    }
+    if let Some(v) = flag(&args.policy_digest) {
+        program.policy_digest = Some(v);
+    }
+    if let Some(v) = flag(&args.instruction_ref) {
+        program.instruction_ref = Some(v);
+    }
+    program.capability_claims = premath::merge_refs(
+        program
+            .capability_claims
+            .iter()
+            .chain(&args.capability_claims),
+    );
+}
+
+/// The host the program runs on: premath's paths and flags, the contract's
+/// registry.
+fn premath_host(args: &SchemeEvalArgs, contract: &Contract) -> Result<Host, CliError> {
+    let mut paths = crate::host::HostPaths::under(std::path::Path::new("."));
+    paths.issues = crate::issues::IssueStore::Jsonl(
+        args.issues
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH)),
+    );
+    paths.trajectory = crate::logs::LogStore::File(PathBuf::from(&args.trajectory_path));
+    paths.effects = crate::logs::LogStore::File(
+        args.effects
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(".premath/host_effects.jsonl")),
+    );
+    if let Some(p) = &args.policy {
+        paths.policy = p.clone();
+    }
+    let policy = crate::runtime::load_policy(&paths.policy).map_err(unsupported)?;
+    let config = HostConfig {
+        paths,
+        policy,
+        registry: premath::registry(contract),
+        limits: crate::sandbox::Limits::default(),
+        signer: None,
+    };
+    Ok(Host::new(config))
+}
+
+/// Each call's premath step: its id, witness and lineage refs.
+fn step_names(
+    args: &SchemeEvalArgs,
+    program: &Program,
+    call_ids: &[String],
+    instruction_ref: Option<&str>,
+) -> StepNames {
+    let prefix = args.step_prefix.clone();
+    let instruction_refs: Vec<String> = instruction_ref.iter().map(|r| r.to_string()).collect();
+    let per_call: Vec<(String, Vec<String>, Vec<String>)> = program
+        .calls
+        .iter()
+        .zip(call_ids)
+        .map(|(c, id)| {
+            (
+                id.clone(),
+                premath::merge_refs(&c.witness_refs),
+                premath::merge_refs(&c.lineage_refs),
+            )
+        })
+        .collect();
+    Arc::new(move |n, action, digest| {
+        let (id, witness, lineage) = per_call.get(n - 1).cloned().unwrap_or_default();
+        CallStep {
+            step_id: premath::step_id(&prefix, &id, action, digest, n),
+            witness_refs: witness,
+            lineage_refs: lineage,
+            instruction_refs: instruction_refs.clone(),
+        }
+    })
 }
 
 /// premath's text summary (with the first refusal's class, stage, action

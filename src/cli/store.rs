@@ -187,90 +187,110 @@ pub fn run(args: StoreArgs) -> Result<Exit, CliError> {
             "no database: pass --store postgres://USER:PASSWORD@HOST:PORT/DB or set TUSK_STORE",
         );
     };
+    let pg_failure = |e: PgError| (e.class(), e.to_string());
     let printed = match args.command {
-        StoreCommand::Init => pg.init().map(|(from, to)| {
-            json!({"action": action, "backend": "postgres", "store": pg.shown(),
+        StoreCommand::Init => pg
+            .init()
+            .map(|(from, to)| {
+                json!({"action": action, "backend": "postgres", "store": pg.shown(),
                    "schemaVersionBefore": from, "schemaVersion": to, "migrated": from != to})
-        }),
-        StoreCommand::Status => status_pg(&pg),
+            })
+            .map_err(pg_failure),
+        StoreCommand::Status => status_pg(&pg).map_err(pg_failure),
         StoreCommand::Import { file, replace } => {
-            let mode = if replace {
-                ImportMode::Replace
-            } else {
-                ImportMode::IntoEmpty
-            };
-            let imported = read_text(&file).and_then(|text| {
-                if !file.exists() {
-                    return Err(StoreError::Io {
-                        path: file.display().to_string(),
-                        source: std::io::Error::from(std::io::ErrorKind::NotFound),
-                    });
-                }
-                crate::issues::postgres::import_issues(&pg, &file, &text, mode)
-                    .map(|count| (count, text))
-            });
-            match imported {
-                Ok((count, text)) => {
-                    // Lines are imported byte for byte; a status no one
-                    // declared is reported, not dropped or silently taken.
-                    let store = crate::issues::IssueStore::Postgres(pg.clone());
-                    let custom = crate::issues::model::custom_statuses(&store).unwrap_or_default();
-                    let undeclared: Vec<serde_json::Value> =
-                        crate::issues::model::undeclared_statuses(&text, &custom)
-                            .into_iter()
-                            .map(|(id, status)| json!({"id": id, "status": status}))
-                            .collect();
-                    for u in &undeclared {
-                        eprintln!(
-                            "tusk store import: warning: issue {} has status {} that is neither built in nor declared (status.custom in .premath/config.json)",
-                            u["id"], u["status"]
-                        );
-                    }
-                    Ok(json!({"action": action, "store": pg.shown(),
-                        "source": file.display().to_string(), "issueCount": count,
-                        "undeclaredStatuses": undeclared}))
-                }
-                Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
-            }
+            import(&pg, action, &file, replace).map_err(|e| (e.class(), e.to_string()))
         }
-        StoreCommand::Export { output } => {
-            let text = match crate::issues::postgres::export_issues(&pg) {
-                Ok(t) => t,
-                Err(e) => return fail(args.json, action, e.class(), &e.to_string()),
-            };
-            return match output {
-                None => {
-                    use std::io::Write;
-                    let mut out = std::io::stdout().lock();
-                    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                        Ok(()) => Ok(Exit::Accepted),
-                        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Accepted),
-                        Err(e) => fail(false, action, StoreClass::IoError.as_str(), &e.to_string()),
-                    }
-                }
-                Some(path) => match crate::harness::write_atomic(&path, text.as_bytes()) {
-                    Ok(()) => Ok(Exit::Accepted),
-                    Err(e) => fail(
-                        args.json,
-                        action,
-                        StoreClass::IoError.as_str(),
-                        &format!("{}: {e}", path.display()),
-                    ),
-                },
-            };
-        }
+        StoreCommand::Export { output } => return export(&pg, action, output, args.json),
     };
     match printed {
-        Ok(value) => {
-            if args.json {
-                println!("{}", to_pretty_sorted(&value));
-            } else {
-                print_text(&value);
-            }
-            Ok(Exit::Accepted)
-        }
-        Err(e) => fail(args.json, action, e.class(), &e.to_string()),
+        Ok(value) => print(args.json, &value),
+        Err((class, message)) => fail(args.json, action, class, &message),
     }
+}
+
+/// `store import`: the file's lines into the database, byte for byte.
+fn import(
+    pg: &Arc<PgStore>,
+    action: &str,
+    file: &Path,
+    replace: bool,
+) -> Result<serde_json::Value, StoreError> {
+    let mode = if replace {
+        ImportMode::Replace
+    } else {
+        ImportMode::IntoEmpty
+    };
+    let (count, text) = read_text(file).and_then(|text| {
+        if !file.exists() {
+            return Err(StoreError::Io {
+                path: file.display().to_string(),
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        }
+        crate::issues::postgres::import_issues(pg, file, &text, mode).map(|count| (count, text))
+    })?;
+    // Lines are imported byte for byte; a status no one
+    // declared is reported, not dropped or silently taken.
+    let store = crate::issues::IssueStore::Postgres(pg.clone());
+    let custom = crate::issues::model::custom_statuses(&store).unwrap_or_default();
+    let undeclared: Vec<serde_json::Value> =
+        crate::issues::model::undeclared_statuses(&text, &custom)
+            .into_iter()
+            .map(|(id, status)| json!({"id": id, "status": status}))
+            .collect();
+    for u in &undeclared {
+        eprintln!(
+            "tusk store import: warning: issue {} has status {} that is neither built in nor declared (status.custom in .premath/config.json)",
+            u["id"], u["status"]
+        );
+    }
+    Ok(json!({"action": action, "store": pg.shown(),
+        "source": file.display().to_string(), "issueCount": count,
+        "undeclaredStatuses": undeclared}))
+}
+
+/// `store export`: the issues as JSONL on stdout (a closed pipe is no
+/// failure), or in `output`, written atomically.
+fn export(
+    pg: &PgStore,
+    action: &str,
+    output: Option<PathBuf>,
+    json: bool,
+) -> Result<Exit, CliError> {
+    let text = match crate::issues::postgres::export_issues(pg) {
+        Ok(t) => t,
+        Err(e) => return fail(json, action, e.class(), &e.to_string()),
+    };
+    match output {
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => Ok(Exit::Accepted),
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Exit::Accepted),
+                Err(e) => fail(false, action, StoreClass::IoError.as_str(), &e.to_string()),
+            }
+        }
+        Some(path) => match crate::harness::write_atomic(&path, text.as_bytes()) {
+            Ok(()) => Ok(Exit::Accepted),
+            Err(e) => fail(
+                json,
+                action,
+                StoreClass::IoError.as_str(),
+                &format!("{}: {e}", path.display()),
+            ),
+        },
+    }
+}
+
+/// A command's result: JSON, or its text.
+fn print(json: bool, value: &serde_json::Value) -> Result<Exit, CliError> {
+    if json {
+        println!("{}", to_pretty_sorted(value));
+    } else {
+        print_text(value);
+    }
+    Ok(Exit::Accepted)
 }
 
 fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
@@ -292,12 +312,7 @@ fn status_files(json: bool) -> Result<Exit, CliError> {
                             "store": store.path().display().to_string(), "issueCount": count}),
         Err(e) => return fail(json, "store.status", e.class(), &e.to_string()),
     };
-    if json {
-        println!("{}", to_pretty_sorted(&value));
-    } else {
-        print_text(&value);
-    }
-    Ok(Exit::Accepted)
+    print(json, &value)
 }
 
 fn print_text(value: &serde_json::Value) {

@@ -400,110 +400,78 @@ impl CheckReport {
     }
 }
 
+/// The findings of one check, in the order the rules found them.
+#[derive(Default)]
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn push(&mut self, class: HarnessClass, feature_id: Option<&str>, message: impl Into<String>) {
+        self.0.push(Finding {
+            class: class.as_str(),
+            feature_id: feature_id.map(str::to_string),
+            message: message.into(),
+        })
+    }
+}
+
+/// The rows by status: the ids that may be next, counts of the rest.
+#[derive(Default)]
+struct StatusTally<'a> {
+    pending: Vec<&'a str>,
+    in_progress: Vec<&'a str>,
+    blocked: usize,
+    completed: usize,
+}
+
 /// The row rules, in the reference's order (parity notes §6.6).
 pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
-    let mut errors = Vec::new();
-    let push = |errors: &mut Vec<Finding>,
-                class: &'static str,
-                feature_id: Option<&str>,
-                message: String| {
-        errors.push(Finding {
-            class,
-            feature_id: feature_id.map(str::to_string),
-            message,
-        })
-    };
+    let mut findings = Findings::default();
     if ledger.updated_at.trim().is_empty() {
-        push(
-            &mut errors,
-            HarnessClass::LedgerUpdatedAtEmpty.as_str(),
+        findings.push(
+            HarnessClass::LedgerUpdatedAtEmpty,
             None,
-            "ledger.updatedAt must be non-empty".into(),
+            "ledger.updatedAt must be non-empty",
         );
     }
     if ledger.features.is_empty() {
-        push(
-            &mut errors,
-            HarnessClass::LedgerEmpty.as_str(),
+        findings.push(
+            HarnessClass::LedgerEmpty,
             None,
-            "ledger.features must contain at least one row".into(),
+            "ledger.features must contain at least one row",
         );
     }
     let mut seen = HashSet::new();
-    let (mut pending, mut in_progress) = (Vec::new(), Vec::new());
-    let (mut blocked_count, mut completed_count) = (0, 0);
+    let mut tally = StatusTally::default();
     for row in &ledger.features {
         let id = row.feature_id.trim();
         if id.is_empty() {
-            push(
-                &mut errors,
-                HarnessClass::LedgerFeatureIdEmpty.as_str(),
+            findings.push(
+                HarnessClass::LedgerFeatureIdEmpty,
                 None,
-                "featureId must be non-empty".into(),
+                "featureId must be non-empty",
             );
             continue;
         }
         if !seen.insert(id) {
-            push(
-                &mut errors,
-                HarnessClass::LedgerFeatureIdDuplicate.as_str(),
+            findings.push(
+                HarnessClass::LedgerFeatureIdDuplicate,
                 Some(id),
-                "featureId must be unique".into(),
+                "featureId must be unique",
             );
         }
-        if row.updated_at.trim().is_empty() {
-            push(
-                &mut errors,
-                HarnessClass::LedgerFeatureUpdatedAtEmpty.as_str(),
-                Some(id),
-                "feature.updatedAt must be non-empty".into(),
-            );
-        }
-        match row.status.as_str() {
-            "pending" => pending.push(id),
-            "in_progress" => in_progress.push(id),
-            "blocked" => blocked_count += 1,
-            "completed" => completed_count += 1,
-            other => push(
-                &mut errors,
-                HarnessClass::LedgerStatusInvalid.as_str(),
-                Some(id),
-                format!(
-                    "feature status `{other}` is invalid (expected pending|in_progress|blocked|completed)"
-                ),
-            ),
-        }
-        if row.status == "completed" && row.verification_refs.is_empty() {
-            push(
-                &mut errors,
-                HarnessClass::LedgerCompletedMissingVerificationRef.as_str(),
-                Some(id),
-                "completed feature requires at least one verificationRef".into(),
-            );
-        }
-        if row.instruction_refs.iter().any(|r| r.trim().is_empty()) {
-            push(
-                &mut errors,
-                HarnessClass::LedgerInstructionRefEmpty.as_str(),
-                Some(id),
-                "instructionRef entries must be non-empty".into(),
-            );
-        }
-        if row.verification_refs.iter().any(|r| r.trim().is_empty()) {
-            push(
-                &mut errors,
-                HarnessClass::LedgerVerificationRefEmpty.as_str(),
-                Some(id),
-                "verificationRef entries must be non-empty".into(),
-            );
-        }
+        check_row(row, id, &mut tally, &mut findings);
     }
+    let StatusTally {
+        mut pending,
+        mut in_progress,
+        blocked: blocked_count,
+        completed: completed_count,
+    } = tally;
     if in_progress.len() > 1 {
-        push(
-            &mut errors,
-            HarnessClass::LedgerInProgressNonContractible.as_str(),
+        findings.push(
+            HarnessClass::LedgerInProgressNonContractible,
             None,
-            "at most one feature may be in_progress".into(),
+            "at most one feature may be in_progress",
         );
     }
     in_progress.sort_unstable();
@@ -512,17 +480,17 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         .first()
         .or(pending.first())
         .map(|id| id.to_string());
-    let closure_complete = errors.is_empty()
+    let closure_complete = findings.0.is_empty()
         && !ledger.features.is_empty()
         && completed_count == ledger.features.len();
     if require_closure && !closure_complete {
-        push(
-            &mut errors,
-            HarnessClass::LedgerClosureIncomplete.as_str(),
+        findings.push(
+            HarnessClass::LedgerClosureIncomplete,
             None,
-            "require-closure set but ledger is not closed".into(),
+            "require-closure set but ledger is not closed",
         );
     }
+    let errors = findings.0;
     let failure_classes = errors
         .iter()
         .map(|f| f.class.to_string())
@@ -539,6 +507,54 @@ pub fn check_report(ledger: &Ledger, require_closure: bool) -> CheckReport {
         completed_count,
         closure_complete,
         next_feature_id,
+    }
+}
+
+/// The rules of one row whose id `id` is non-empty, after its uniqueness.
+fn check_row<'a>(row: &Feature, id: &'a str, tally: &mut StatusTally<'a>, findings: &mut Findings) {
+    if row.updated_at.trim().is_empty() {
+        findings.push(
+            HarnessClass::LedgerFeatureUpdatedAtEmpty,
+            Some(id),
+            "feature.updatedAt must be non-empty",
+        );
+    }
+    match row.status.as_str() {
+        "pending" => tally.pending.push(id),
+        "in_progress" => tally.in_progress.push(id),
+        "blocked" => tally.blocked += 1,
+        "completed" => tally.completed += 1,
+        other => findings.push(
+            HarnessClass::LedgerStatusInvalid,
+            Some(id),
+            format!(
+                "feature status `{other}` is invalid (expected pending|in_progress|blocked|completed)"
+            ),
+        ),
+    }
+    if row.status == "completed" && row.verification_refs.is_empty() {
+        findings.push(
+            HarnessClass::LedgerCompletedMissingVerificationRef,
+            Some(id),
+            "completed feature requires at least one verificationRef",
+        );
+    }
+    let ref_lists = [
+        (
+            &row.instruction_refs,
+            HarnessClass::LedgerInstructionRefEmpty,
+            "instructionRef",
+        ),
+        (
+            &row.verification_refs,
+            HarnessClass::LedgerVerificationRefEmpty,
+            "verificationRef",
+        ),
+    ];
+    for (refs, class, name) in ref_lists {
+        if refs.iter().any(|r| r.trim().is_empty()) {
+            findings.push(class, Some(id), format!("{name} entries must be non-empty"));
+        }
     }
 }
 

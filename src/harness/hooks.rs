@@ -15,7 +15,7 @@ use super::trajectory::{self, StepRow};
 use crate::canonical;
 use crate::host::HostClass;
 use crate::host::{ActionContext, ActionError, ActionOutcome};
-use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
+use crate::issues::lease;
 use crate::issues::store::Store;
 use crate::issues::views;
 use crate::issues::IssueClass;
@@ -60,14 +60,10 @@ pub struct LeaseView {
 
 /// The issue's current lease, or `None` when there is no such issue.
 pub fn lease_view(ctx: &ActionContext<'_>, issue: &str) -> Result<Option<LeaseView>, ActionError> {
-    let text = ctx
+    let shown = ctx
         .paths
         .issues
-        .read_text()
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let store = Store::parse(ctx.paths.issues.path(), &text)
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let shown = views::show_payload(&store, "", issue, ctx.now).into_value();
+        .read(|store| views::show_payload(store, "", issue, ctx.now).into_value())?;
     let i = &shown["issue"];
     if i.is_null() {
         return Ok(None);
@@ -154,33 +150,9 @@ pub fn stop(
     };
     // (1) The lease action: refused by the store's rules, nothing is written.
     if action != "none" {
-        let mctx = crate::issues::mutate::MutationCtx::new(
-            &ctx.paths.issues,
-            crate::issues::LockOptions::default(),
-            ctx.now,
-        );
-        let req = LeaseRequest {
-            assignee: worker.to_string(),
-            lease_id: (!before.lease_id.is_empty()).then(|| before.lease_id.clone()),
-            term: LeaseTerm {
-                ttl_seconds,
-                expires_at: None,
-            },
-        };
-        let report = if action == "issue_lease_release" {
-            lease::release(&mctx, issue, &req)
-        } else {
-            lease::renew(&mctx, issue, &req)
-        }
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-        if !report.failure_classes.is_empty() {
-            let classes = report.failure_classes.clone();
-            let payload = report.into_value();
-            let diag = payload["diagnostic"]
-                .as_str()
-                .unwrap_or("the lease action was refused")
-                .to_string();
-            return Ok(ActionOutcome::rejected(classes, diag));
+        let lease_id = (!before.lease_id.is_empty()).then(|| before.lease_id.clone());
+        if let Some(refused) = stop_lease(ctx, issue, worker, action, lease_id, ttl_seconds)? {
+            return Ok(refused);
         }
     }
     crash_point("lease");
@@ -213,21 +185,7 @@ pub fn stop(
         "harness.stop.{issue}.{}",
         if run_id.is_empty() { "direct" } else { run_id }
     );
-    trajectory::append_to(
-        &ctx.paths.trajectory,
-        &StepRow {
-            step_id: step_id.clone(),
-            action: "harness.stop".into(),
-            result_class: "accepted".into(),
-            finished_at: super::format_timestamp(ctx.now),
-            issue_id: Some(issue.to_string()),
-            instruction_refs: Vec::new(),
-            witness_refs: vec![lease_ref.clone()],
-            lineage_refs: lineage.to_vec(),
-            started_at: None,
-        },
-    )
-    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    append_stop_row(ctx, issue, &step_id, &lease_ref, &lineage)?;
     Ok(ActionOutcome::accepted(json!({
         "schema": 1,
         "kind": "premath.harness.stop.v1",
@@ -244,6 +202,62 @@ pub fn stop(
     })))
 }
 
+/// Releases or renews (`action`) the worker's lease on `issue`: the
+/// rejected outcome when the store's rules refuse it.
+fn stop_lease(
+    ctx: &ActionContext<'_>,
+    issue: &str,
+    worker: &str,
+    action: &str,
+    lease_id: Option<String>,
+    ttl_seconds: Option<i64>,
+) -> Result<Option<ActionOutcome>, ActionError> {
+    let mctx = crate::issues::actions::mutation_ctx(ctx);
+    let req =
+        crate::issues::actions::lease_request(worker.to_string(), lease_id, ttl_seconds, None);
+    let report = if action == "issue_lease_release" {
+        lease::release(&mctx, issue, &req)
+    } else {
+        lease::renew(&mctx, issue, &req)
+    }?;
+    if report.failure_classes.is_empty() {
+        return Ok(None);
+    }
+    let classes = report.failure_classes.clone();
+    let payload = report.into_value();
+    let diag = payload["diagnostic"]
+        .as_str()
+        .unwrap_or("the lease action was refused")
+        .to_string();
+    Ok(Some(ActionOutcome::rejected(classes, diag)))
+}
+
+/// The trajectory's stop row, with the handoff and lineage refs.
+fn append_stop_row(
+    ctx: &ActionContext<'_>,
+    issue: &str,
+    step_id: &str,
+    lease_ref: &str,
+    lineage: &[String],
+) -> Result<(), ActionError> {
+    trajectory::append_to(
+        &ctx.paths.trajectory,
+        &StepRow {
+            step_id: step_id.to_string(),
+            action: "harness.stop".into(),
+            result_class: "accepted".into(),
+            finished_at: super::format_timestamp(ctx.now),
+            issue_id: Some(issue.to_string()),
+            instruction_refs: Vec::new(),
+            witness_refs: vec![lease_ref.to_string()],
+            lineage_refs: lineage.to_vec(),
+            started_at: None,
+        },
+    )
+    .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    Ok(())
+}
+
 /// `harness.boot`: the memory roots, dependency diagnostics over open work,
 /// the session's bootstrap, the leases that concern this worker or issue
 /// (with how to resume a stranded one), and the next target.
@@ -252,9 +266,8 @@ pub fn boot(
     worker: Option<&str>,
     issue: Option<&str>,
 ) -> Result<ActionOutcome, ActionError> {
-    let store_err = |e: crate::issues::StoreError| ActionError::new(e.class(), e.to_string());
-    let text = ctx.paths.issues.read_text().map_err(store_err)?;
-    let store = Store::parse(ctx.paths.issues.path(), &text).map_err(store_err)?;
+    let text = ctx.paths.issues.read_text()?;
+    let store = Store::parse(ctx.paths.issues.path(), &text)?;
     let issues_path = ctx.paths.issues.path().display().to_string();
     let diagnostics =
         views::diagnostics_payload(&store, &issues_path, views::Scope::Active).into_value();

@@ -383,20 +383,9 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
             ))
         }
     }
-    let text = ctx.issues.read_text().map_err(|e| {
-        fail(
-            HarnessClass::EscalationIssueContextUnbound.as_str(),
-            e.to_string(),
-        )
+    let ready = with_store(ctx, HarnessClass::EscalationIssueContextUnbound, |store| {
+        crate::issues::views::ready_payload(store, "", &Default::default(), ctx.now).into_value()
     })?;
-    let store = crate::issues::store::Store::parse(ctx.issues.path(), &text).map_err(|e| {
-        fail(
-            HarnessClass::EscalationIssueContextUnbound.as_str(),
-            e.to_string(),
-        )
-    })?;
-    let ready =
-        crate::issues::views::ready_payload(&store, "", &Default::default(), ctx.now).into_value();
     let ids: Vec<String> = ready["items"]
         .as_array()
         .into_iter()
@@ -414,6 +403,18 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
             format!("no issue is named and {} are ready: {}", many.len(), many.join(", ")),
         )),
     }
+}
+
+/// `f` of the issue store as it is now; a store that cannot be read or
+/// parsed fails with `class`.
+fn with_store<T>(
+    ctx: &EscalationCtx<'_>,
+    class: HarnessClass,
+    f: impl FnOnce(&crate::issues::store::Store<'_>) -> T,
+) -> Result<T, RetryError> {
+    ctx.issues
+        .read(f)
+        .map_err(|e| fail(class.as_str(), e.to_string()))
 }
 
 /// The escalation note, as the reference writes it.
@@ -435,6 +436,41 @@ fn note(policy: &RetryPolicy, d: &Decision, scope: &str) -> String {
         format!("failureClasses: {classes}"),
     ]
     .join("\n")
+}
+
+/// `mark_blocked`'s change: status blocked, and the note added to the
+/// issue's notes unless they hold it already.
+fn blocked_with_note(
+    ctx: &EscalationCtx<'_>,
+    issue: &str,
+    text: &str,
+) -> Result<crate::issues::mutate::IssueChanges, RetryError> {
+    let shown = with_store(ctx, HarnessClass::EscalationIssueCommandFailed, |store| {
+        crate::issues::views::show_payload(store, "", issue, ctx.now).into_value()
+    })?;
+    if shown["issue"].is_null() {
+        return Err(fail(
+            HarnessClass::EscalationIssueNotFound.as_str(),
+            format!("no issue {issue}"),
+        ));
+    }
+    let base = shown["issue"]["notes"]
+        .as_str()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let notes = if base.is_empty() {
+        text.to_string()
+    } else if base.contains(text.trim()) {
+        base
+    } else {
+        format!("{base}\n\n{text}")
+    };
+    Ok(crate::issues::mutate::IssueChanges {
+        status: Some("blocked".into()),
+        notes: Some(notes),
+        ..Default::default()
+    })
 }
 
 /// Carries out the escalation `decision` names: `stop` changes nothing (and
@@ -497,33 +533,7 @@ pub fn escalate(
         };
         crate::issues::mutate::discover(&mctx, &issue, &new).map_err(command_failed)?
     } else {
-        let store_text = ctx.issues.read_text().map_err(command_failed)?;
-        let store = crate::issues::store::Store::parse(ctx.issues.path(), &store_text)
-            .map_err(command_failed)?;
-        let shown = crate::issues::views::show_payload(&store, "", &issue, ctx.now).into_value();
-        if shown["issue"].is_null() {
-            return Err(fail(
-                HarnessClass::EscalationIssueNotFound.as_str(),
-                format!("no issue {issue}"),
-            ));
-        }
-        let base = shown["issue"]["notes"]
-            .as_str()
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let notes = if base.is_empty() {
-            text.clone()
-        } else if base.contains(text.trim()) {
-            base
-        } else {
-            format!("{base}\n\n{text}")
-        };
-        let changes = crate::issues::mutate::IssueChanges {
-            status: Some("blocked".into()),
-            notes: Some(notes),
-            ..Default::default()
-        };
+        let changes = blocked_with_note(ctx, &issue, &text)?;
         crate::issues::mutate::update(&mctx, &issue, &changes).map_err(command_failed)?
     };
     if !report.failure_classes.is_empty() {

@@ -184,7 +184,7 @@ pub fn tree_payload(
 ) -> Report {
     let action = "dep.tree";
     if store.get(id).is_none() {
-        return super::mutate::not_found(action, path, IssueClass::NotFound.as_str(), id);
+        return super::mutate::not_found(action, path, id);
     }
     // Edges both ways, in stored order.
     let mut down: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();

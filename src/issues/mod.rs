@@ -191,9 +191,7 @@ impl Report {
 /// The snapshot ref of the store at `path` (`iss1_…`, see [`views::snapshot_ref_of`]).
 /// An absent store has the ref of the empty memory.
 pub fn snapshot_ref(issues: &store::IssueStore) -> Result<String, StoreError> {
-    let text = issues.read_text()?;
-    let store = store::Store::parse(issues.path(), &text)?;
-    Ok(views::snapshot_ref_of(&store))
+    issues.read(views::snapshot_ref_of)
 }
 
 /// The lease handoff witness ref of one issue for a stopping worker:
@@ -206,9 +204,9 @@ pub fn handoff_witness_ref(
     issue_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<String>, StoreError> {
-    let text = issues.read_text()?;
-    let store = store::Store::parse(issues.path(), &text)?;
-    Ok(store
-        .get(issue_id)
-        .map(|issue| views::handoff_ref_of(&store, issue, now)))
+    issues.read(|store| {
+        store
+            .get(issue_id)
+            .map(|issue| views::handoff_ref_of(store, issue, now))
+    })
 }

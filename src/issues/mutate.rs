@@ -114,10 +114,20 @@ pub(crate) fn members(
 /// Why a mutation is refused: its failure class and a diagnostic.
 pub(crate) type Rejection = (&'static str, String);
 
-/// The rejection of a mutation whose issue does not exist (`class` names it
-/// in the vocabulary of the action: `issue.not_found`, `lease_not_found`).
-pub(crate) fn not_found(action: &str, path: &str, class: &'static str, id: &str) -> Report {
-    Report::rejected(action, path, &[class], format!("no issue with id {id:?}"))
+/// The rejection of an action whose issue does not exist (`issue.not_found`).
+pub(crate) fn not_found(action: &str, path: &str, id: &str) -> Report {
+    Report::rejected(
+        action,
+        path,
+        &[IssueClass::NotFound.as_str()],
+        format!("no issue with id {id:?}"),
+    )
+}
+
+/// A mutation's answer when its issue does not exist: [`not_found`], and
+/// nothing written.
+pub(crate) fn missing(action: &str, path: &str, id: &str) -> (Report, Option<Edit>) {
+    (not_found(action, path, id), None)
 }
 
 /// Marks `m` closed now; a closed issue holds no lease.
@@ -416,10 +426,7 @@ pub fn update(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         let mut m = object_of(store, issue);
         if let Some(t) = &changes.title {
@@ -487,10 +494,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
     let action = "issue.close";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         if issue.is_closed() {
             return (
@@ -567,6 +571,19 @@ fn refuse_cycle(action: &str, path: &str, store: &Store<'_>, edge: &EdgeRef) -> 
     ))
 }
 
+/// The issue whose edge a `dep` mutation changes, or its rejection.
+fn edge_issue<'a, 's>(
+    store: &'a Store<'s>,
+    action: &str,
+    path: &str,
+    edge: &EdgeRef,
+) -> Result<&'a Issue<'s>, Report> {
+    store.get(&edge.issue_id).ok_or_else(|| {
+        let diag = format!("issue {:?} does not exist", edge.issue_id);
+        Report::rejected(action, path, &[IssueClass::DepIssueNotFound.as_str()], diag)
+    })
+}
+
 /// `dep add`: both endpoints exist, no duplicate edge between the pair, no
 /// self-loop, no cycle among blocking edges. `created_by` is stored on the
 /// edge as given (beads' `created_by`, omitted when empty), as premath does.
@@ -593,17 +610,9 @@ pub fn dep_add(
         ));
     }
     run(ctx, action, |store| {
-        let Some(issue) = store.get(&edge.issue_id) else {
-            let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &[IssueClass::DepIssueNotFound.as_str()],
-                    diag,
-                ),
-                None,
-            );
+        let issue = match edge_issue(store, action, &path, edge) {
+            Ok(issue) => issue,
+            Err(r) => return (r, None),
         };
         if store.get(&edge.depends_on_id).is_none() {
             let diag = format!("dependency target {:?} does not exist", edge.depends_on_id);
@@ -670,17 +679,9 @@ pub fn dep_remove(
     let stamp = ctx.stamp();
     let action = "dep.remove";
     run(ctx, action, |store| {
-        let Some(issue) = store.get(&edge.issue_id) else {
-            let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &[IssueClass::DepIssueNotFound.as_str()],
-                    diag,
-                ),
-                None,
-            );
+        let issue = match edge_issue(store, action, &path, edge) {
+            Ok(issue) => issue,
+            Err(r) => return (r, None),
         };
         let mut m = object_of(store, issue);
         let matches = |d: &Value| {
@@ -760,57 +761,15 @@ pub fn dep_replace(
         }
     }
     run(ctx, action, |store| {
-        let Some(issue) = store.get(&edge.issue_id) else {
-            let diag = format!("issue {:?} does not exist", edge.issue_id);
-            return (
-                Report::rejected(
-                    action,
-                    &path,
-                    &[IssueClass::DepIssueNotFound.as_str()],
-                    diag,
-                ),
-                None,
-            );
+        let issue = match edge_issue(store, action, &path, edge) {
+            Ok(issue) => issue,
+            Err(r) => return (r, None),
         };
-        let of_pair = |d: &&super::model::Dep<'_>| d.depends_on.as_str() == edge.depends_on_id;
-        let Some((index, old)) = issue
-            .deps
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| of_pair(d))
-            .find(|(_, d)| change.from_type.is_none_or(|t| d.dep_type == t))
-        else {
-            let diag = match change.from_type {
-                Some(t) => format!(
-                    "{} has no {t} dependency on {}",
-                    edge.issue_id, edge.depends_on_id
-                ),
-                None => format!(
-                    "{} has no dependency on {}",
-                    edge.issue_id, edge.depends_on_id
-                ),
-            };
-            return (
-                Report::rejected(action, &path, &[IssueClass::DepNotFound.as_str()], diag),
-                None,
-            );
+        let (index, old) = match replaced_edge(issue, edge, change) {
+            Ok(found) => found,
+            Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
         };
         let old_type = old.dep_type.to_string();
-        if issue
-            .deps
-            .iter()
-            .enumerate()
-            .any(|(i, d)| i != index && of_pair(&d) && d.dep_type == new_type)
-        {
-            let diag = format!(
-                "{} already depends on {} ({new_type})",
-                edge.issue_id, edge.depends_on_id
-            );
-            return (
-                Report::rejected(action, &path, &[IssueClass::DepDuplicate.as_str()], diag),
-                None,
-            );
-        }
         let mut out = edge_members(edge, new_type);
         out.insert("previousType".into(), json!(old_type));
         // premath's member: the flag values as given.
@@ -836,27 +795,78 @@ pub fn dep_replace(
             }
         }
         let mut m = object_of(store, issue);
-        // The decoded edges are the line's `dependencies` array, in order.
-        if let Some(obj) = m
-            .get_mut("dependencies")
-            .and_then(|d| d.get_mut(index))
-            .and_then(Value::as_object_mut)
-        {
-            // Keep whichever key the line used (`dep_type` is accepted on input).
-            let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
-                "type"
-            } else {
-                "dep_type"
-            };
-            obj.insert(key.into(), json!(new_type));
-            if new_creator {
-                obj.insert("created_by".into(), json!(change.created_by));
-            }
-        }
+        retype_edge(&mut m, index, change);
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         out.insert("changed".into(), json!(true));
         out.insert("issue".into(), Value::Object(m));
         (Report::accepted(action, &path, out), Some(edit))
     })
+}
+
+/// The pair's first edge of `change.from_type` (of any type when `None`) and
+/// its index in the issue's edges; refused when there is none, or when
+/// another edge of the pair already has the new type.
+fn replaced_edge<'i, 's>(
+    issue: &'i Issue<'s>,
+    edge: &EdgeRef,
+    change: &DepReplacement<'_>,
+) -> Result<(usize, &'i super::model::Dep<'s>), Rejection> {
+    let new_type = change.to_type;
+    let of_pair = |d: &&super::model::Dep<'_>| d.depends_on.as_str() == edge.depends_on_id;
+    let Some((index, old)) = issue
+        .deps
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| of_pair(d))
+        .find(|(_, d)| change.from_type.is_none_or(|t| d.dep_type == t))
+    else {
+        let diag = match change.from_type {
+            Some(t) => format!(
+                "{} has no {t} dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            ),
+            None => format!(
+                "{} has no dependency on {}",
+                edge.issue_id, edge.depends_on_id
+            ),
+        };
+        return Err((IssueClass::DepNotFound.as_str(), diag));
+    };
+    if issue
+        .deps
+        .iter()
+        .enumerate()
+        .any(|(i, d)| i != index && of_pair(&d) && d.dep_type == new_type)
+    {
+        let diag = format!(
+            "{} already depends on {} ({new_type})",
+            edge.issue_id, edge.depends_on_id
+        );
+        return Err((IssueClass::DepDuplicate.as_str(), diag));
+    }
+    Ok((index, old))
+}
+
+/// Gives edge `index` of the issue object `m` its new type and, when the
+/// change names one, its new creator.
+fn retype_edge(m: &mut Map<String, Value>, index: usize, change: &DepReplacement<'_>) {
+    // The decoded edges are the line's `dependencies` array, in order.
+    let Some(obj) = m
+        .get_mut("dependencies")
+        .and_then(|d| d.get_mut(index))
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    // Keep whichever key the line used (`dep_type` is accepted on input).
+    let key = if obj.contains_key("type") || !obj.contains_key("dep_type") {
+        "type"
+    } else {
+        "dep_type"
+    };
+    obj.insert(key.into(), json!(change.to_type));
+    if !change.created_by.trim().is_empty() {
+        obj.insert("created_by".into(), json!(change.created_by));
+    }
 }

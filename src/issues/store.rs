@@ -72,6 +72,16 @@ impl IssueStore {
         }
     }
 
+    /// `view` of the store as it is now (read and parsed, no lock held).
+    ///
+    /// # Errors
+    /// The store cannot be read, or a line is corrupt.
+    pub fn read<T>(&self, view: impl FnOnce(&Store<'_>) -> T) -> Result<T, StoreError> {
+        let text = self.read_text()?;
+        let store = Store::parse(self.path(), &text)?;
+        Ok(view(&store))
+    }
+
     /// The file's path, or the URL without its password: what reports print as
     /// `issuesPath` and messages name.
     pub fn path(&self) -> &Path {
@@ -147,6 +157,14 @@ pub enum StoreError {
         "{path}: already holds {lines} line(s); import into an empty store, or pass --replace"
     )]
     NotEmpty { path: String, lines: u64 },
+}
+
+/// A store a host action cannot use is the action's execution error, with
+/// the store's class.
+impl From<StoreError> for crate::host::ActionError {
+    fn from(e: StoreError) -> Self {
+        Self::new(e.class(), e.to_string())
+    }
 }
 
 impl StoreError {

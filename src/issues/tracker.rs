@@ -5,7 +5,7 @@
 //! empty) and `comments` (`{id, issue_id, author, text, created_at}`,
 //! appended, never rewritten; `id` one past the largest on the issue).
 
-use super::mutate::{members, not_found, object_of, replace, run, MutationCtx};
+use super::mutate::{members, missing, not_found, object_of, replace, run, MutationCtx};
 use super::store::Store;
 use super::{Report, StoreError};
 use crate::issues::IssueClass;
@@ -18,10 +18,7 @@ pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let action = "issue.reopen";
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         if !issue.is_closed() {
             let diag = format!("{id} is not closed (status {})", issue.status.as_str());
@@ -68,10 +65,7 @@ pub fn label(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         let mut m = object_of(store, issue);
         let mut labels: Vec<String> = m
@@ -129,10 +123,7 @@ pub fn comment(
     }
     run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
-            return (
-                not_found(action, &path, IssueClass::NotFound.as_str(), id),
-                None,
-            );
+            return missing(action, &path, id);
         };
         let mut m = object_of(store, issue);
         let mut comments: Vec<Value> = m
@@ -166,7 +157,7 @@ pub fn comment(
 pub fn comments_payload(store: &Store<'_>, path: &str, id: &str) -> Report {
     let action = "issue.comments";
     let Some(issue) = store.get(id) else {
-        return not_found(action, path, IssueClass::NotFound.as_str(), id);
+        return not_found(action, path, id);
     };
     let line: Value = serde_json::from_str(store.raw(issue)).unwrap_or(Value::Null);
     let comments = line["comments"].as_array().cloned().unwrap_or_default();

@@ -473,9 +473,28 @@ pub fn check_payload(
     now: DateTime<Utc>,
     note_warn_threshold: usize,
 ) -> Report {
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
+    let mut found = GraphFindings {
+        errors: duplicate_id_errors(store),
+        warnings: Vec::new(),
+    };
+    let mut issues: Vec<&Issue<'_>> = store.issues().collect();
+    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    for issue in &issues {
+        found.check_issue(store, issue, now, note_warn_threshold);
+    }
+    for cycle in blocking_cycles(store, |i| !i.is_closed()) {
+        if cycle.len() > 2 {
+            found.errors.push(
+                json!({"class": IssueClass::GraphCycle.as_str(), "issueId": cycle[0], "path": cycle,
+                "message": format!("blocking cycle {}", cycle.join(" -> "))}),
+            );
+        }
+    }
+    found.into_report(store, path, note_warn_threshold)
+}
 
+/// An id on more than one line (the last one wins): one error per id, in id order.
+fn duplicate_id_errors(store: &Store<'_>) -> Vec<Value> {
     let repeated: FxHashMap<&str, ()> = store
         .lines
         .iter()
@@ -495,34 +514,48 @@ pub fn check_payload(
     }
     let mut dups: Vec<_> = lines_by_id.into_iter().collect();
     dups.sort();
-    for (id, lines) in dups {
-        errors.push(
+    dups.into_iter()
+        .map(|(id, lines)| {
             json!({"class": IssueClass::GraphDuplicateId.as_str(), "issueId": id, "lines": lines,
-            "message": format!("id {id:?} appears on lines {lines:?}; the last one wins")}),
-        );
-    }
+            "message": format!("id {id:?} appears on lines {lines:?}; the last one wins")})
+        })
+        .collect()
+}
 
-    let mut issues: Vec<&Issue<'_>> = store.issues().collect();
-    issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
-    for issue in &issues {
+/// The errors and warnings of `issue.check`, in the order found.
+struct GraphFindings {
+    errors: Vec<Value>,
+    warnings: Vec<Value>,
+}
+
+impl GraphFindings {
+    /// One issue's content findings, dependency errors and warnings.
+    fn check_issue(
+        &mut self,
+        store: &Store<'_>,
+        issue: &Issue<'_>,
+        now: DateTime<Utc>,
+        note_warn_threshold: usize,
+    ) {
         let id = issue.id.as_str();
         for finding in super::content::findings(&full_object(store, issue)) {
-            errors.push(json!({"class": finding.class, "issueId": id, "message": finding.message}));
+            self.errors
+                .push(json!({"class": finding.class, "issueId": id, "message": finding.message}));
         }
         for dep in &issue.deps {
             let target = dep.depends_on.as_str();
             if target == id {
-                errors.push(
+                self.errors.push(
                     json!({"class": IssueClass::GraphSelfLoop.as_str(), "issueId": id, "type": dep.dep_type,
                     "message": format!("{id} depends on itself ({})", dep.dep_type)}),
                 );
             } else if store.get(target).is_none() {
-                errors.push(json!({"class": IssueClass::GraphDanglingDependency.as_str(), "issueId": id, "dependsOnId": target,
+                self.errors.push(json!({"class": IssueClass::GraphDanglingDependency.as_str(), "issueId": id, "dependsOnId": target,
                     "type": dep.dep_type, "message": format!("{id} depends on missing issue {target}")}));
             }
         }
         if issue.notes_chars > note_warn_threshold {
-            warnings.push(json!({"class": IssueClass::GraphNotesLarge.as_str(), "issueId": id,
+            self.warnings.push(json!({"class": IssueClass::GraphNotesLarge.as_str(), "issueId": id,
                 "message": format!("notes payload exceeds warning threshold (len={}, threshold={note_warn_threshold})", issue.notes_chars)}));
         }
         if issue.is_closed() {
@@ -531,60 +564,56 @@ pub fn check_payload(
                 .map(|b| b.depends_on_id)
                 .collect();
             if !open.is_empty() {
-                warnings.push(json!({"class": IssueClass::GraphClosedWithOpenBlockers.as_str(), "issueId": id,
+                self.warnings.push(json!({"class": IssueClass::GraphClosedWithOpenBlockers.as_str(), "issueId": id,
                     "blockers": open, "message": format!("{id} is closed but still has open blockers")}));
             }
         }
         if issue.lease_state(now) == LeaseState::Stale {
             let lease = issue.lease.as_ref().expect("a stale lease exists");
-            warnings.push(json!({"class": IssueClass::GraphLeaseStale.as_str(), "issueId": id, "owner": lease.owner.as_str(),
+            self.warnings.push(json!({"class": IssueClass::GraphLeaseStale.as_str(), "issueId": id, "owner": lease.owner.as_str(),
                 "expiresAt": lease.expires_at_text.as_str(),
                 "message": format!("{id} has a stale lease of {}", lease.owner.as_str())}));
         }
     }
-    for cycle in blocking_cycles(store, |i| !i.is_closed()) {
-        if cycle.len() > 2 {
-            errors.push(
-                json!({"class": IssueClass::GraphCycle.as_str(), "issueId": cycle[0], "path": cycle,
-                "message": format!("blocking cycle {}", cycle.join(" -> "))}),
-            );
-        }
-    }
 
-    let mut classes: Vec<String> = errors
-        .iter()
-        .map(|e| e["class"].as_str().unwrap_or_default().to_string())
-        .collect();
-    classes.sort();
-    classes.dedup();
-    let mut warning_classes: Vec<&str> = warnings
-        .iter()
-        .map(|w| w["class"].as_str().unwrap_or_default())
-        .collect();
-    warning_classes.sort_unstable();
-    warning_classes.dedup();
-    let mut m = Map::new();
-    m.insert("schema".into(), json!(1));
-    m.insert("kind".into(), json!("premath.issue_graph.check.v1"));
-    m.insert("checkKind".into(), json!("premath.issue_graph.check.v1"));
-    m.insert("action".into(), json!("issue.check"));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("issueCount".into(), json!(store.issue_count()));
-    m.insert("errorCount".into(), json!(errors.len()));
-    m.insert("warningCount".into(), json!(warnings.len()));
-    m.insert(
-        "summary".into(),
-        json!({
-            "errorCount": errors.len(),
-            "issueCount": store.issue_count(),
-            "noteWarnThreshold": note_warn_threshold,
-            "warningCount": warnings.len(),
-        }),
-    );
-    m.insert("warningClasses".into(), json!(warning_classes));
-    m.insert("errors".into(), Value::Array(errors));
-    m.insert("warnings".into(), Value::Array(warnings));
-    Report::verdict(m, classes)
+    /// The verdict: rejected by the errors' classes; warnings do not reject.
+    fn into_report(self, store: &Store<'_>, path: &str, note_warn_threshold: usize) -> Report {
+        let GraphFindings { errors, warnings } = self;
+        let mut classes: Vec<String> = errors
+            .iter()
+            .map(|e| e["class"].as_str().unwrap_or_default().to_string())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        let mut warning_classes: Vec<&str> = warnings
+            .iter()
+            .map(|w| w["class"].as_str().unwrap_or_default())
+            .collect();
+        warning_classes.sort_unstable();
+        warning_classes.dedup();
+        let mut m = Map::new();
+        m.insert("schema".into(), json!(1));
+        m.insert("kind".into(), json!("premath.issue_graph.check.v1"));
+        m.insert("checkKind".into(), json!("premath.issue_graph.check.v1"));
+        m.insert("action".into(), json!("issue.check"));
+        m.insert("issuesPath".into(), json!(path));
+        m.insert("issueCount".into(), json!(store.issue_count()));
+        m.insert("errorCount".into(), json!(errors.len()));
+        m.insert("warningCount".into(), json!(warnings.len()));
+        m.insert(
+            "summary".into(),
+            json!({
+                "errorCount": errors.len(),
+                "issueCount": store.issue_count(),
+                "noteWarnThreshold": note_warn_threshold,
+                "warningCount": warnings.len(),
+            }),
+        );
+        m.insert("warningClasses".into(), json!(warning_classes));
+        m.insert("errors".into(), Value::Array(errors));
+        m.insert("warnings".into(), Value::Array(warnings));
+        Report::verdict(m, classes)
+    }
 }
 
 /// Graph scope of `dep diagnostics` (premath's `--graph-scope`).

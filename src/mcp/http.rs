@@ -72,55 +72,9 @@ fn busy_response() -> Vec<u8> {
 /// or is not loopback without tokens.
 pub async fn serve_http(server: TuskServer, options: HttpOptions) -> Result<(), String> {
     let addr = options.addr;
-    if !addr.ip().is_loopback() && !options.allow_remote {
-        return Err(format!(
-            "{addr} is not a loopback address; pass --allow-remote to serve other hosts"
-        ));
-    }
-    if !addr.ip().is_loopback() && options.tokens.is_none() {
-        return Err(format!(
-            "{addr} is not a loopback address: a remote server needs --auth FILE (bearer tokens), \
-             or anyone who reaches the port could act on the queue"
-        ));
-    }
-    let mut config = StreamableHttpServerConfig::default();
-    if options.allow_remote {
-        config = config.disable_allowed_hosts();
-    }
-    // MCP transport spec: validate Origin (DNS rebinding). Requests without
-    // one (non-browser clients) pass; a browser's must be listed.
-    let origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
-        .into_iter()
-        .map(str::to_string)
-        .chain(options.allowed_origins.iter().cloned())
-        .collect();
-    config = config
-        .with_allowed_origins(origins)
-        .enforce_origin_validation();
-    let mut manager = LocalSessionManager::default();
-    manager.session_config.keep_alive = Some(options.transport_idle);
-    let manager = Arc::new(manager);
+    check_address(&options)?;
     server.spawn_housekeeping();
-    let mcp_server = server.clone();
-    let service =
-        StreamableHttpService::new(move || Ok(mcp_server.clone()), manager.clone(), config);
-    let cap = options.max_transport_sessions;
-    let mut router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(
-            (manager, cap),
-            cap_transport_sessions,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            server.clone(),
-            end_transport_session,
-        ));
-    if let Some(tokens) = options.tokens.clone() {
-        router = router.layer(axum::middleware::from_fn_with_state(
-            tokens,
-            auth::require_token,
-        ));
-    }
+    let router = mcp_router(&server, &options);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -142,38 +96,110 @@ pub async fn serve_http(server: TuskServer, options: HttpOptions) -> Result<(), 
             _ = &mut shutdown => break,
         };
         if !connections.make_room() {
-            tokio::spawn(async move {
-                use tokio::io::AsyncWriteExt;
-                let mut stream = stream;
-                let busy = busy_response();
-                let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(&busy)).await;
-            });
+            tokio::spawn(refuse_busy(stream));
             continue;
         }
-        let router = router.clone();
-        let header_timeout = options.header_timeout;
         let started = Arc::new(AtomicBool::new(false));
-        let flag = started.clone();
-        let task = tokio::spawn(async move {
-            let service =
-                hyper::service::service_fn(move |request: http::Request<hyper::body::Incoming>| {
-                    // Headers are in: this connection is no slowloris.
-                    flag.store(true, Ordering::Relaxed);
-                    tower::ServiceExt::oneshot(router.clone(), request)
-                });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service)
-                .with_upgrades()
-                .await;
-        });
+        let task = tokio::spawn(serve_connection(
+            router.clone(),
+            stream,
+            options.header_timeout,
+            started.clone(),
+        ));
         connections.add(started, task.abort_handle());
     }
     server.shutdown_token().cancel();
     server.drain(Duration::from_secs(5)).await;
     Ok(())
+}
+
+/// A non-loopback address needs `allow_remote` and tokens.
+fn check_address(options: &HttpOptions) -> Result<(), String> {
+    let addr = options.addr;
+    if !addr.ip().is_loopback() && !options.allow_remote {
+        return Err(format!(
+            "{addr} is not a loopback address; pass --allow-remote to serve other hosts"
+        ));
+    }
+    if !addr.ip().is_loopback() && options.tokens.is_none() {
+        return Err(format!(
+            "{addr} is not a loopback address: a remote server needs --auth FILE (bearer tokens), \
+             or anyone who reaches the port could act on the queue"
+        ));
+    }
+    Ok(())
+}
+
+/// `/mcp` with its hygiene: origins, the transport-session cap, ending a
+/// transport session's runs, and tokens when given.
+fn mcp_router(server: &TuskServer, options: &HttpOptions) -> axum::Router {
+    let mut config = StreamableHttpServerConfig::default();
+    if options.allow_remote {
+        config = config.disable_allowed_hosts();
+    }
+    // MCP transport spec: validate Origin (DNS rebinding). Requests without
+    // one (non-browser clients) pass; a browser's must be listed.
+    let origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+        .into_iter()
+        .map(str::to_string)
+        .chain(options.allowed_origins.iter().cloned())
+        .collect();
+    config = config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(options.transport_idle);
+    let manager = Arc::new(manager);
+    let mcp_server = server.clone();
+    let service =
+        StreamableHttpService::new(move || Ok(mcp_server.clone()), manager.clone(), config);
+    let cap = options.max_transport_sessions;
+    let mut router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(
+            (manager, cap),
+            cap_transport_sessions,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            server.clone(),
+            end_transport_session,
+        ));
+    if let Some(tokens) = options.tokens.clone() {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            tokens,
+            auth::require_token,
+        ));
+    }
+    router
+}
+
+/// Answers a connection past the cap 503 (for at most a second) and closes it.
+async fn refuse_busy(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let busy = busy_response();
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(&busy)).await;
+}
+
+/// Serves one connection; `started` is set once a request's headers are in.
+async fn serve_connection(
+    router: axum::Router,
+    stream: tokio::net::TcpStream,
+    header_timeout: Duration,
+    started: Arc<AtomicBool>,
+) {
+    let service =
+        hyper::service::service_fn(move |request: http::Request<hyper::body::Incoming>| {
+            // Headers are in: this connection is no slowloris.
+            started.store(true, Ordering::Relaxed);
+            tower::ServiceExt::oneshot(router.clone(), request)
+        });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades()
+        .await;
 }
 
 /// The open connections, oldest first. At the cap, a new connection takes

@@ -225,6 +225,16 @@ fn schema_object(value: Value) -> Arc<Map<String, Value>> {
     }
 }
 
+/// A tool's hints for a client's permission system; no tool reaches outside
+/// the host (`openWorld` false).
+fn hints(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(false)
+}
+
 /// 128 bits from the operating system's generator, as hex.
 fn random_hex() -> String {
     let mut bytes = [0u8; 16];
@@ -301,26 +311,30 @@ impl TuskServer {
     /// The tools `principal` sees: what it may use, annotated so a client's
     /// permission system can tell reads from writes.
     fn tools_for(&self, principal: &Principal) -> Vec<Tool> {
-        let may_use = |spec: &ActionSpec| self.principal_allows(principal, &spec.id);
         let mutates = self
             .inner
             .specs
             .iter()
-            .any(|s| s.kind == ActionKind::Mutation && may_use(s));
-        let mut tools = vec![
+            .any(|s| s.kind == ActionKind::Mutation && self.principal_allows(principal, &s.id));
+        let mut tools = self.own_tools(mutates);
+        if self.inner.options.premath_tools {
+            tools.extend(self.premath_tools(principal));
+        }
+        tools.extend(self.direct_tools(principal));
+        tools
+    }
+
+    /// `scheme_eval` (a write when `mutates`: the principal may bind a
+    /// mutation), `describe_actions` and the two session tools.
+    fn own_tools(&self, mutates: bool) -> Vec<Tool> {
+        vec![
             Tool::new(
                 "scheme_eval",
                 self.inner.eval_description.clone(),
                 schema_object(crate::host::declare::args_schema::<EvalInput>()),
             )
             .with_raw_output_schema(schema_object(text::result_schema()))
-            .with_annotations(
-                ToolAnnotations::new()
-                    .read_only(!mutates)
-                    .destructive(mutates)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
+            .with_annotations(hints(!mutates, mutates, false)),
             Tool::new(
                 "describe_actions",
                 "Describe host actions: kind, one-line description, JSON Schemas of the \
@@ -328,13 +342,7 @@ impl TuskServer {
                  or a `query` word, or nothing for all.",
                 schema_object(crate::host::declare::args_schema::<DescribeInput>()),
             )
-            .with_annotations(
-                ToolAnnotations::new()
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(false),
-            ),
+            .with_annotations(hints(true, false, true)),
             Tool::new(
                 "session_open",
                 "Open a session: scheme_eval calls that name its sessionId run in one \
@@ -342,55 +350,48 @@ impl TuskServer {
                  a session is usable only by the client that opened it.",
                 schema_object(crate::host::declare::args_schema::<SessionOpenInput>()),
             )
-            .with_annotations(
-                ToolAnnotations::new()
-                    .read_only(false)
-                    .destructive(false)
-                    .idempotent(false)
-                    .open_world(false),
-            ),
+            .with_annotations(hints(false, false, false)),
             Tool::new(
                 "session_close",
                 "Close a session and drop its definitions.",
                 schema_object(crate::host::declare::args_schema::<SessionCloseInput>()),
             )
-            .with_annotations(
-                ToolAnnotations::new()
-                    .read_only(false)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(false),
-            ),
-        ];
-        if self.inner.options.premath_tools {
-            for tool in crate::premath::MCP_TOOLS
-                .iter()
-                .filter(|t| self.principal_allows(principal, &t.action_id()))
-            {
-                // premath's hints: reads, the idempotent init, and mutations.
+            .with_annotations(hints(false, false, true)),
+        ]
+    }
+
+    /// premath's tools (`--premath-tools`) the principal may use, with
+    /// premath's hints: reads, the idempotent init, and mutations.
+    fn premath_tools(&self, principal: &Principal) -> Vec<Tool> {
+        crate::premath::MCP_TOOLS
+            .iter()
+            .filter(|t| self.principal_allows(principal, &t.action_id()))
+            .map(|tool| {
                 let effect = tool.effect;
                 let read = effect == crate::premath::Effect::Read;
-                tools.push(
-                    Tool::new(
-                        tool.name,
-                        tool.description,
-                        schema_object(tool.input_schema()),
-                    )
-                    .with_annotations(
-                        ToolAnnotations::new()
-                            .read_only(read)
-                            .destructive(false)
-                            .idempotent(read || effect == crate::premath::Effect::Init)
-                            .open_world(false),
-                    ),
-                );
-            }
-        }
+                Tool::new(
+                    tool.name,
+                    tool.description,
+                    schema_object(tool.input_schema()),
+                )
+                .with_annotations(hints(
+                    read,
+                    false,
+                    read || effect == crate::premath::Effect::Init,
+                ))
+            })
+            .collect()
+    }
+
+    /// One tool per action (`--direct-tools`) the principal may use, by name.
+    fn direct_tools(&self, principal: &Principal) -> Vec<Tool> {
         let mut direct: Vec<(&String, &ActionSpec)> = self.inner.direct.iter().collect();
         direct.sort_by(|a, b| a.0.cmp(b.0));
-        for (name, spec) in direct.into_iter().filter(|(_, s)| may_use(s)) {
-            let mutation = spec.kind == ActionKind::Mutation;
-            tools.push(
+        direct
+            .into_iter()
+            .filter(|(_, s)| self.principal_allows(principal, &s.id))
+            .map(|(name, spec)| {
+                let mutation = spec.kind == ActionKind::Mutation;
                 Tool::new(
                     name.clone(),
                     format!(
@@ -401,16 +402,9 @@ impl TuskServer {
                     ),
                     schema_object(text::direct_input_schema(spec)),
                 )
-                .with_annotations(
-                    ToolAnnotations::new()
-                        .read_only(!mutation)
-                        .destructive(mutation)
-                        .idempotent(!mutation)
-                        .open_world(false),
-                ),
-            );
-        }
-        tools
+                .with_annotations(hints(!mutation, mutation, !mutation))
+            })
+            .collect()
     }
 
     /// Whether `principal` may bind action `id` at all.

@@ -107,109 +107,18 @@ fn recover_id_lossy(line: &[u8]) -> Option<Value> {
 /// The transport failed.
 pub async fn serve(server: super::TuskServer) -> Result<(), String> {
     use rmcp::ServiceExt;
-    let (to_rmcp, mut feed) = tokio::io::duplex(1 << 16);
+    let (to_rmcp, feed) = tokio::io::duplex(1 << 16);
     let (from_rmcp, rmcp_out) = tokio::io::duplex(1 << 16);
-    let (to_stdout, mut stdout_lines) = tokio::sync::mpsc::channel::<(Vec<u8>, bool)>(4);
-    let outstanding = Arc::new(AtomicUsize::new(0));
-    let answered = Arc::new(tokio::sync::Notify::new());
-
-    // One writer owns stdout; a response it writes frees a slot.
-    let writer = {
-        let outstanding = outstanding.clone();
-        let answered = answered.clone();
-        tokio::spawn(async move {
-            let mut stdout = tokio::io::stdout();
-            while let Some((line, is_response)) = stdout_lines.recv().await {
-                if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
-                    break;
-                }
-                if is_response {
-                    let _ = outstanding.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
-                        Some(n.saturating_sub(1))
-                    });
-                    answered.notify_one();
-                }
-            }
-        })
-    };
-    // rmcp's output, line by line, to the writer.
-    let relay = {
-        let to_stdout = to_stdout.clone();
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(rmcp_out);
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                match lines.read_until(b'\n', &mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let is_response = is_response(&line);
-                        if to_stdout.send((line.clone(), is_response)).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        })
-    };
-    // stdin, line by line, judged; reading pauses while answers are owed.
-    let shutdown = server.shutdown_token();
-    let reader = {
-        let to_stdout = to_stdout.clone();
-        let outstanding = outstanding.clone();
-        let answered = answered.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let mut stdin = BufReader::with_capacity(1 << 16, tokio::io::stdin());
-            loop {
-                while outstanding.load(Ordering::SeqCst) >= MAX_OUTSTANDING {
-                    answered.notified().await;
-                }
-                let line = match read_line(&mut stdin).await {
-                    Line::Eof => break,
-                    Line::TooLong => {
-                        let answer = error_line(
-                            None,
-                            -32600,
-                            &format!(
-                                "invalid request: a message line is limited to {MAX_LINE} bytes"
-                            ),
-                        );
-                        outstanding.fetch_add(1, Ordering::SeqCst);
-                        if to_stdout.send((answer, true)).await.is_err() {
-                            break;
-                        }
-                        continue;
-                    }
-                    Line::Text(line) => line,
-                };
-                match judge(&line) {
-                    Verdict::Skip => {}
-                    Verdict::Refuse(answer) => {
-                        outstanding.fetch_add(1, Ordering::SeqCst);
-                        if to_stdout.send((answer, true)).await.is_err() {
-                            break;
-                        }
-                    }
-                    Verdict::Forward(is_request) => {
-                        if is_request {
-                            outstanding.fetch_add(1, Ordering::SeqCst);
-                        }
-                        let mut line = line;
-                        if line.last() != Some(&b'\n') {
-                            line.push(b'\n');
-                        }
-                        if feed.write_all(&line).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-            // The client is gone: stop what runs, then let rmcp see the end.
-            shutdown.cancel();
-            drop(feed);
-        })
-    };
+    let (to_stdout, stdout_lines) = tokio::sync::mpsc::channel::<(Vec<u8>, bool)>(4);
+    let owed = Owed::default();
+    let writer = tokio::spawn(write_stdout(stdout_lines, owed.clone()));
+    let relay = tokio::spawn(relay_rmcp(rmcp_out, to_stdout.clone()));
+    let reader = tokio::spawn(read_stdin(
+        feed,
+        to_stdout.clone(),
+        owed,
+        server.shutdown_token(),
+    ));
     server.spawn_housekeeping();
     let running = server
         .clone()
@@ -224,6 +133,125 @@ pub async fn serve(server: super::TuskServer) -> Result<(), String> {
     let _ = writer.await;
     waited?;
     Ok(())
+}
+
+/// The requests read and not yet answered on stdout, and the signal that
+/// one was: reading pauses while [`MAX_OUTSTANDING`] are owed.
+#[derive(Clone, Default)]
+struct Owed {
+    outstanding: Arc<AtomicUsize>,
+    answered: Arc<tokio::sync::Notify>,
+}
+
+impl Owed {
+    fn add(&self) {
+        self.outstanding.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn paid(&self) {
+        let _ = self
+            .outstanding
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_sub(1))
+            });
+        self.answered.notify_one();
+    }
+
+    async fn room(&self) {
+        while self.outstanding.load(Ordering::SeqCst) >= MAX_OUTSTANDING {
+            self.answered.notified().await;
+        }
+    }
+}
+
+/// One writer owns stdout; a response it writes frees a slot.
+async fn write_stdout(mut lines: tokio::sync::mpsc::Receiver<(Vec<u8>, bool)>, owed: Owed) {
+    let mut stdout = tokio::io::stdout();
+    while let Some((line, is_response)) = lines.recv().await {
+        if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+            break;
+        }
+        if is_response {
+            owed.paid();
+        }
+    }
+}
+
+/// rmcp's output, line by line, to the writer.
+async fn relay_rmcp(
+    rmcp_out: tokio::io::DuplexStream,
+    to_stdout: tokio::sync::mpsc::Sender<(Vec<u8>, bool)>,
+) {
+    let mut lines = BufReader::new(rmcp_out);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let is_response = is_response(&line);
+                if to_stdout.send((line.clone(), is_response)).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// stdin, line by line, judged; reading pauses while answers are owed.
+async fn read_stdin(
+    mut feed: tokio::io::DuplexStream,
+    to_stdout: tokio::sync::mpsc::Sender<(Vec<u8>, bool)>,
+    owed: Owed,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    let mut stdin = BufReader::with_capacity(1 << 16, tokio::io::stdin());
+    // Answers a line the filter refuses; false once stdout is gone.
+    let refuse = |answer: Vec<u8>| {
+        owed.add();
+        to_stdout.send((answer, true))
+    };
+    loop {
+        owed.room().await;
+        let line = match read_line(&mut stdin).await {
+            Line::Eof => break,
+            Line::TooLong => {
+                let answer = error_line(
+                    None,
+                    -32600,
+                    &format!("invalid request: a message line is limited to {MAX_LINE} bytes"),
+                );
+                if refuse(answer).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            Line::Text(line) => line,
+        };
+        match judge(&line) {
+            Verdict::Skip => {}
+            Verdict::Refuse(answer) => {
+                if refuse(answer).await.is_err() {
+                    break;
+                }
+            }
+            Verdict::Forward(is_request) => {
+                if is_request {
+                    owed.add();
+                }
+                let mut line = line;
+                if line.last() != Some(&b'\n') {
+                    line.push(b'\n');
+                }
+                if feed.write_all(&line).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    // The client is gone: stop what runs, then let rmcp see the end.
+    shutdown.cancel();
+    drop(feed);
 }
 
 /// Whether a line rmcp wrote answers a request (a response or an error).

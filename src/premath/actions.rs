@@ -172,15 +172,25 @@ pub(super) fn str_arg(args: &Value, key: &str) -> Option<String> {
     non_empty(args[key].as_str())
 }
 
+/// premath's `issue_ready` selection: the ready issues by id (the
+/// scheme-eval action and the MCP tool both list this way).
+pub(super) fn ready_by_id<'s, 'a>(
+    store: &'s Store<'a>,
+) -> Vec<&'s crate::issues::model::Issue<'a>> {
+    let ready: BTreeSet<&str> = crate::issues::views::ready(store)
+        .into_iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    by_id(store)
+        .into_iter()
+        .filter(|i| ready.contains(i.id.as_str()))
+        .collect()
+}
+
 pub(super) fn ready(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
     with_store(ctx, |store, path| {
-        let ready: BTreeSet<&str> = crate::issues::views::ready(store)
+        let items = ready_by_id(store)
             .into_iter()
-            .map(|i| i.id.as_str())
-            .collect();
-        let items = by_id(store)
-            .into_iter()
-            .filter(|i| ready.contains(i.id.as_str()))
             .map(|i| {
                 json!({"id": i.id.as_str(), "title": i.title.as_str(), "status": i.status.as_str(), "priority": i.priority})
             })

@@ -40,13 +40,8 @@ pub(super) fn mcp_projection(store: &Store<'_>, now: chrono::DateTime<chrono::Ut
 
 pub(super) fn mcp_ready(ctx: &ActionContext<'_>, _: &Value) -> Result<ActionOutcome, ActionError> {
     with_store(ctx, |store, path| {
-        let ready: BTreeSet<&str> = crate::issues::views::ready(store)
+        let items = ready_by_id(store)
             .into_iter()
-            .map(|i| i.id.as_str())
-            .collect();
-        let items = by_id(store)
-            .into_iter()
-            .filter(|i| ready.contains(i.id.as_str()))
             .map(|i| mcp_summary(store, i, ctx.now))
             .collect();
         let mut m = mcp_listing("issue.ready", path, items);
@@ -392,16 +387,11 @@ pub(super) fn mutation_answer(
 /// mutation reports carry no lease; a writer in between would show here,
 /// where premath shows the issue as it wrote it).
 pub(super) fn summary_of(ctx: &ActionContext<'_>, id: &str) -> Result<Value, ActionError> {
-    let text = ctx
-        .paths
-        .issues
-        .read_text()
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    let store = Store::parse(ctx.paths.issues.path(), &text)
-        .map_err(|e| ActionError::new(e.class(), e.to_string()))?;
-    Ok(store
-        .get(id)
-        .map_or(Value::Null, |i| mcp_summary(&store, i, ctx.now)))
+    Ok(ctx.paths.issues.read(|store| {
+        store
+            .get(id)
+            .map_or(Value::Null, |i| mcp_summary(store, i, ctx.now))
+    })?)
 }
 
 /// Runs one of tusk's issue-memory mutations; a refusal answers premath's
@@ -411,7 +401,7 @@ pub(super) fn mutate_as(
     args: &Value,
     report: Result<crate::issues::Report, crate::issues::store::StoreError>,
 ) -> Result<Result<Value, ActionOutcome>, ActionError> {
-    let report = report.map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let report = report?;
     let classes = report.failure_classes.clone();
     let payload = report.into_value();
     match classes.first() {

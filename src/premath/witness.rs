@@ -40,6 +40,20 @@ pub fn instruction_link(
     action: &str,
     join: bool,
 ) -> Result<InstructionLink, String> {
+    let (shown, payload) = read_witness(root, id)?;
+    let witness = Witness::of(&payload, id, shown);
+    witness.check_identity()?;
+    witness.check_scope(action)?;
+    witness.check_failures(action, join)?;
+    Ok(InstructionLink {
+        json: witness.to_json(),
+        claims: witness.claims,
+    })
+}
+
+/// The witness file `<root>/artifacts/ciwitness/<id>.json` as shown in
+/// messages, and its JSON.
+fn read_witness(root: &std::path::Path, id: &str) -> Result<(String, Value), String> {
     if id.contains(['/', '\\', '\0']) || id == "." || id == ".." {
         return Err(format!(
             "instruction_id `{id}`: an instruction id names a witness in artifacts/ciwitness, not a path"
@@ -56,106 +70,160 @@ pub fn instruction_link(
     let bytes = std::fs::read(&path).map_err(|e| format!("failed to read {shown}: {e}"))?;
     let payload: Value = serde_json::from_slice(&bytes)
         .map_err(|e| format!("failed to parse instruction witness {shown}: {e}"))?;
-    let Some(in_witness) = payload["instructionId"].as_str() else {
-        return Err(format!(
-            "instruction witness missing `instructionId`: {shown}"
-        ));
-    };
-    if in_witness != id {
-        return Err(format!(
-            "instruction witness id mismatch (expected `{id}`, got `{in_witness}`)"
-        ));
-    }
-    let verdict = payload["verdictClass"].as_str();
-    if verdict != Some("accepted") {
-        return Err(format!(
-            "instruction witness is not accepted for `{id}` (verdictClass={})",
-            verdict.unwrap_or("missing")
-        ));
-    }
-    let strings = |key: &str| -> Vec<String> {
-        payload[key]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
-    };
-    let claims = strings("capabilityClaims");
-    let failures = strings("failureClasses");
-    let join_failures = strings("joinFailureClasses");
-    let join_closed = payload["joinClosed"].as_bool();
-    let join_ref = payload["joinWitnessRef"].as_str();
-    let join_present = ["joinClosed", "joinFailureClasses", "joinWitnessRef"]
+    Ok((shown, payload))
+}
+
+/// The string members of the array `payload[key]`.
+fn strings(payload: &Value, key: &str) -> Vec<String> {
+    payload[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The first non-blank class, trimmed.
+fn first_class(classes: &[String]) -> Option<String> {
+    classes
         .iter()
-        .any(|k| payload.get(*k).is_some());
-    let policy = payload["policyDigest"].as_str();
-    let json = json!({
-        "instructionId": id,
-        "witnessPath": shown,
-        "instructionDigest": payload["instructionDigest"].as_str(),
-        "policyDigest": policy,
-        "capabilityClaims": claims,
-        "requiredChecks": strings("requiredChecks"),
-        "executedChecks": strings("executedChecks"),
-        "failureClasses": failures,
-        "joinGatePresent": join_present,
-        "joinClosed": join_closed,
-        "joinFailureClasses": join_failures,
-        "joinWitnessRef": join_ref,
-    });
-    let Some(policy) = policy else {
-        return Err(format!(
-            "instruction witness `{id}` missing `policyDigest` required for mutation policy scope"
-        ));
-    };
-    if policy != POLICY_DIGEST_CI_V1 && policy != POLICY_DIGEST_TEST_V1 {
-        return Err(format!(
-            "instruction policyDigest `{policy}` is not scoped for mutation action `{action}`"
-        ));
+        .map(|c| c.trim())
+        .find(|c| !c.is_empty())
+        .map(str::to_string)
+}
+
+/// What the admission reads of instruction `id`'s witness (shown as `shown`).
+struct Witness<'p> {
+    id: &'p str,
+    shown: String,
+    payload: &'p Value,
+    claims: Vec<String>,
+    failures: Vec<String>,
+    join_failures: Vec<String>,
+    join_closed: Option<bool>,
+    join_ref: Option<&'p str>,
+    join_present: bool,
+    policy: Option<&'p str>,
+}
+
+impl<'p> Witness<'p> {
+    fn of(payload: &'p Value, id: &'p str, shown: String) -> Self {
+        Self {
+            id,
+            shown,
+            payload,
+            claims: strings(payload, "capabilityClaims"),
+            failures: strings(payload, "failureClasses"),
+            join_failures: strings(payload, "joinFailureClasses"),
+            join_closed: payload["joinClosed"].as_bool(),
+            join_ref: payload["joinWitnessRef"].as_str(),
+            join_present: ["joinClosed", "joinFailureClasses", "joinWitnessRef"]
+                .iter()
+                .any(|k| payload.get(*k).is_some()),
+            policy: payload["policyDigest"].as_str(),
+        }
     }
-    use crate::host::gate::{required_claim, CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL};
-    if !claims.iter().any(|c| c == CHANGE_MORPHISMS) {
-        return Err(format!(
-            "instruction `{id}` missing required capability claim `{CHANGE_MORPHISMS}` for mutation action `{action}`"
-        ));
+
+    /// premath's `instruction` member.
+    fn to_json(&self) -> Value {
+        json!({
+            "instructionId": self.id,
+            "witnessPath": self.shown,
+            "instructionDigest": self.payload["instructionDigest"].as_str(),
+            "policyDigest": self.policy,
+            "capabilityClaims": self.claims,
+            "requiredChecks": strings(self.payload, "requiredChecks"),
+            "executedChecks": strings(self.payload, "executedChecks"),
+            "failureClasses": self.failures,
+            "joinGatePresent": self.join_present,
+            "joinClosed": self.join_closed,
+            "joinFailureClasses": self.join_failures,
+            "joinWitnessRef": self.join_ref,
+        })
     }
-    let own = required_claim(action).unwrap_or(CHANGE_MORPHISMS_ALL);
-    if !claims.iter().any(|c| c == own || c == CHANGE_MORPHISMS_ALL) {
-        return Err(format!(
-            "instruction `{id}` missing required action capability claim `{own}` for mutation action `{action}`"
-        ));
+
+    /// The witness carries the id and was accepted.
+    fn check_identity(&self) -> Result<(), String> {
+        let (id, shown) = (self.id, &self.shown);
+        let Some(in_witness) = self.payload["instructionId"].as_str() else {
+            return Err(format!(
+                "instruction witness missing `instructionId`: {shown}"
+            ));
+        };
+        if in_witness != id {
+            return Err(format!(
+                "instruction witness id mismatch (expected `{id}`, got `{in_witness}`)"
+            ));
+        }
+        let verdict = self.payload["verdictClass"].as_str();
+        if verdict != Some("accepted") {
+            return Err(format!(
+                "instruction witness is not accepted for `{id}` (verdictClass={})",
+                verdict.unwrap_or("missing")
+            ));
+        }
+        Ok(())
     }
-    let first = |classes: &[String]| {
-        classes
-            .iter()
-            .map(|c| c.trim())
-            .find(|c| !c.is_empty())
-            .map(str::to_string)
-    };
-    if let Some(class) = first(&failures) {
-        return Err(format!(
-            "[failureClass={class}] instruction witness rejected mutation action `{action}` (instructionWitness={shown})"
-        ));
+
+    /// Scoped by one of premath's policy digests, and claiming
+    /// `capabilities.change_morphisms` and the action's own claim (or `.all`).
+    fn check_scope(&self, action: &str) -> Result<(), String> {
+        use crate::host::gate::{required_claim, CHANGE_MORPHISMS, CHANGE_MORPHISMS_ALL};
+        let id = self.id;
+        let Some(policy) = self.policy else {
+            return Err(format!(
+                "instruction witness `{id}` missing `policyDigest` required for mutation policy scope"
+            ));
+        };
+        if policy != POLICY_DIGEST_CI_V1 && policy != POLICY_DIGEST_TEST_V1 {
+            return Err(format!(
+                "instruction policyDigest `{policy}` is not scoped for mutation action `{action}`"
+            ));
+        }
+        let claims = &self.claims;
+        if !claims.iter().any(|c| c == CHANGE_MORPHISMS) {
+            return Err(format!(
+                "instruction `{id}` missing required capability claim `{CHANGE_MORPHISMS}` for mutation action `{action}`"
+            ));
+        }
+        let own = required_claim(action).unwrap_or(CHANGE_MORPHISMS_ALL);
+        if !claims.iter().any(|c| c == own || c == CHANGE_MORPHISMS_ALL) {
+            return Err(format!(
+                "instruction `{id}` missing required action capability claim `{own}` for mutation action `{action}`"
+            ));
+        }
+        Ok(())
     }
-    if join {
-        let join_ref = join_ref.unwrap_or("missing");
-        if !join_present {
+
+    /// No failure class and, when `join`, a closed join gate.
+    fn check_failures(&self, action: &str, join: bool) -> Result<(), String> {
+        let (id, shown) = (self.id, &self.shown);
+        if let Some(class) = first_class(&self.failures) {
+            return Err(format!(
+                "[failureClass={class}] instruction witness rejected mutation action `{action}` (instructionWitness={shown})"
+            ));
+        }
+        if !join {
+            return Ok(());
+        }
+        let join_ref = self.join_ref.unwrap_or("missing");
+        if !self.join_present {
             return Err(format!(
                 "[failureClass={FAILURE_USE_EVIDENCE_MISSING}] instruction witness `{id}` missing join-gate evidence for mutation action `{action}` (instructionWitness={shown})"
             ));
         }
-        if let Some(class) = first(&join_failures) {
+        if let Some(class) = first_class(&self.join_failures) {
             return Err(format!(
                 "[failureClass={class}] instruction join gate rejected mutation action `{action}` (instructionWitness={shown}, joinWitnessRef={join_ref})"
             ));
         }
-        if join_closed != Some(true) {
+        if self.join_closed != Some(true) {
+            let class = crate::typestate::JoinClass::ToolJoinIncomplete.as_str();
             return Err(format!(
-                "[failureClass=tool.join_incomplete] instruction join gate is not closed for mutation action `{action}` (instructionWitness={shown}, joinWitnessRef={join_ref})"
+                "[failureClass={class}] instruction join gate is not closed for mutation action `{action}` (instructionWitness={shown}, joinWitnessRef={join_ref})"
             ));
         }
+        Ok(())
     }
-    Ok(InstructionLink { json, claims })
 }

@@ -71,64 +71,20 @@ enum Prefix {
 /// one form: either way the evaluator reports the error with its position
 /// instead of the REPL dropping text.
 pub fn split(text: &str) -> Split {
-    let mut forms = Vec::new();
-    let mut depth = 0usize;
-    let mut open_at = 0usize;
-    let mut prefixes: Vec<(Prefix, usize)> = Vec::new();
+    let mut splitter = Splitter {
+        text,
+        forms: Vec::new(),
+        depth: 0,
+        open_at: 0,
+        prefixes: Vec::new(),
+    };
     let mut consumed = 0usize;
-
-    // A datum ending at `end` completed at depth 0: fold it into the pending
-    // prefixes, emitting it when nothing is left to wrap it.
-    let complete =
-        |forms: &mut Vec<Form>, prefixes: &mut Vec<(Prefix, usize)>, start: usize, end: usize| {
-            let mut start = start;
-            loop {
-                match prefixes.pop() {
-                    Some((Prefix::Quote, at)) => start = at,
-                    Some((Prefix::Skip, _)) => return,
-                    None => {
-                        forms.push(Form {
-                            text: text[start..end].to_string(),
-                            start,
-                        });
-                        return;
-                    }
-                }
-            }
-        };
-
     for token in TokenStream::new(text, true, None) {
         let token = match token {
             Ok(token) => token,
             Err(error) => {
                 let at = error.span.start as usize;
-                let start = prefixes
-                    .first()
-                    .map(|(_, p)| *p)
-                    .or((depth > 0).then_some(open_at))
-                    .unwrap_or(at)
-                    .min(at);
-                // Steel's reader turns exactly the unclosed string, comment and
-                // identifier errors into "unexpected EOF": more input may finish them.
-                let open = match ParseError::from(error) {
-                    ParseError::UnexpectedEOF(..) => Some(match &text[at..] {
-                        t if t.starts_with("#|") => Open::Comment,
-                        t if t.starts_with('|') => Open::Identifier,
-                        _ => Open::String,
-                    }),
-                    _ => None,
-                };
-                let pending = match open {
-                    Some(open) => Some(Pending { start, open }),
-                    None => {
-                        forms.push(Form {
-                            text: text[start..].to_string(),
-                            start,
-                        });
-                        None
-                    }
-                };
-                return Split { forms, pending };
+                return splitter.unreadable(at, ParseError::from(error));
             }
         };
         let (start, end) = (token.span.start as usize, token.span.end as usize);
@@ -137,41 +93,125 @@ pub fn split(text: &str) -> Split {
             continue;
         }
         consumed = end;
-        match token.ty {
+        splitter.token(&token.ty, start, end);
+    }
+    splitter.finish()
+}
+
+/// The state of one [`split`]: the forms so far, the depth of the open
+/// list and where it opened, and the prefixes waiting for their datum.
+struct Splitter<'t> {
+    text: &'t str,
+    forms: Vec<Form>,
+    depth: usize,
+    open_at: usize,
+    prefixes: Vec<(Prefix, usize)>,
+}
+
+impl Splitter<'_> {
+    /// One token spanning `start..end`.
+    fn token<S>(&mut self, ty: &TokenType<S>, start: usize, end: usize) {
+        match ty {
             TokenType::OpenParen(..) => {
-                if depth == 0 {
-                    open_at = start;
+                if self.depth == 0 {
+                    self.open_at = start;
                 }
-                depth += 1;
+                self.depth += 1;
             }
-            TokenType::CloseParen(_) if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    complete(&mut forms, &mut prefixes, open_at, end);
+            TokenType::CloseParen(_) if self.depth > 0 => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    self.complete(self.open_at, end);
                 }
             }
-            _ if depth > 0 => {}
-            ref ty if crate::sandbox::lexical::is_prefix(ty) => {
-                prefixes.push((Prefix::Quote, start))
+            _ if self.depth > 0 => {}
+            ty if crate::sandbox::lexical::is_prefix(ty) => {
+                self.prefixes.push((Prefix::Quote, start))
             }
-            TokenType::DatumComment => prefixes.push((Prefix::Skip, start)),
+            TokenType::DatumComment => self.prefixes.push((Prefix::Skip, start)),
             // Atoms, and a stray `)` (left for the reader to reject).
-            _ => complete(&mut forms, &mut prefixes, start, end),
+            _ => self.complete(start, end),
         }
     }
-    let pending = if depth > 0 {
-        let (line, column) = line_column(text, open_at);
-        Some(Pending {
-            start: prefixes.first().map_or(open_at, |(_, p)| (*p).min(open_at)),
-            open: Open::List { line, column },
-        })
-    } else {
-        prefixes.first().map(|(_, p)| Pending {
-            start: *p,
-            open: Open::Prefix,
-        })
-    };
-    Split { forms, pending }
+
+    /// A datum ending at `end` completed at depth 0: fold it into the pending
+    /// prefixes, emitting it when nothing is left to wrap it.
+    fn complete(&mut self, start: usize, end: usize) {
+        let mut start = start;
+        loop {
+            match self.prefixes.pop() {
+                Some((Prefix::Quote, at)) => start = at,
+                Some((Prefix::Skip, _)) => return,
+                None => {
+                    self.forms.push(Form {
+                        text: self.text[start..end].to_string(),
+                        start,
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The lexer cannot read on from `at`: an unclosed string, comment or
+    /// identifier is pending; anything else makes the rest one form.
+    fn unreadable(mut self, at: usize, error: ParseError) -> Split {
+        let text = self.text;
+        let start = self
+            .prefixes
+            .first()
+            .map(|(_, p)| *p)
+            .or((self.depth > 0).then_some(self.open_at))
+            .unwrap_or(at)
+            .min(at);
+        // Steel's reader turns exactly the unclosed string, comment and
+        // identifier errors into "unexpected EOF": more input may finish them.
+        let open = match error {
+            ParseError::UnexpectedEOF(..) => Some(match &text[at..] {
+                t if t.starts_with("#|") => Open::Comment,
+                t if t.starts_with('|') => Open::Identifier,
+                _ => Open::String,
+            }),
+            _ => None,
+        };
+        let pending = match open {
+            Some(open) => Some(Pending { start, open }),
+            None => {
+                self.forms.push(Form {
+                    text: text[start..].to_string(),
+                    start,
+                });
+                None
+            }
+        };
+        Split {
+            forms: self.forms,
+            pending,
+        }
+    }
+
+    /// The end of the input: an open list or a lone prefix is pending.
+    fn finish(self) -> Split {
+        let pending = if self.depth > 0 {
+            let (line, column) = line_column(self.text, self.open_at);
+            Some(Pending {
+                start: self
+                    .prefixes
+                    .first()
+                    .map_or(self.open_at, |(_, p)| (*p).min(self.open_at)),
+                open: Open::List { line, column },
+            })
+        } else {
+            self.prefixes.first().map(|(_, p)| Pending {
+                start: *p,
+                open: Open::Prefix,
+            })
+        };
+        Split {
+            forms: self.forms,
+            pending,
+        }
+    }
 }
 
 impl std::fmt::Display for Open {

@@ -119,45 +119,17 @@ impl LiveReplayer {
         }
         let footer = run.footer.clone().unwrap_or(Value::Null);
         let untimed_stop = super::untimed_stop(&footer);
-        let limits = super::replay_limits(&run, untimed_stop);
-        let authority = run.authority.clone();
-        let request = Request {
-            program: run.program.clone(),
-            issue_id: authority.issue_id,
-            policy_digest: authority.policy_digest,
-            instruction_ref: authority.instruction_ref,
-            capability_claims: authority.capability_claims,
-            join_evidence: None,
-            limits: Some(LimitsOverride::from(limits)),
-            invalid_utf8_at: run.invalid_utf8_at,
-            // Bind what the header recorded (a narrowed run stays narrowed;
-            // a session's engine was built with its host's set).
-            actions: run
-                .host_actions
-                .clone()
-                .filter(|_| mode == EngineMode::Fresh),
-            principal: None,
+        let request = live_request(&run, mode, untimed_stop);
+        let hooks = RunHooks {
+            join: run.authority.join_evidence.clone(),
+            clock: Some(recorded_clock(&calls)),
+            ..Default::default()
         };
-        let join = authority.join_evidence;
-        let times: Vec<CallTimes> = calls
-            .iter()
-            .map(|c| CallTimes {
-                acted_at: c.acted_at,
-                finished_at: c.envelope["trajectoryRow"]["finishedAt"]
-                    .as_str()
-                    .map(str::to_string),
-            })
-            .collect();
-        let clock: Clock = Arc::new(move |seq| times.get(seq - 1).cloned().unwrap_or_default());
         let host = self.host_for(&run, mode != EngineMode::Fresh);
         let options = RunOptions {
             mode,
             session_id: run.session_id.as_deref(),
-            hooks: RunHooks {
-                join,
-                clock: Some(clock),
-                ..Default::default()
-            },
+            hooks,
             ..Default::default()
         };
         let result = match host.run(&request, options) {
@@ -185,37 +157,8 @@ impl LiveReplayer {
                 }
                 return report;
             };
-            // The record holds the redacted payload (host::redact).
-            let live_payload = run
-                .redaction
-                .payload(&recorded.action, &envelope["payload"]);
-            let live_payload = live_payload.as_ref().unwrap_or(&envelope["payload"]);
-            let fields = [
-                ("action", json!(recorded.action), envelope["action"].clone()),
-                (
-                    "argsDigest",
-                    json!(recorded.args_digest),
-                    envelope["argsDigest"].clone(),
-                ),
-                (
-                    "resultClass",
-                    recorded.envelope["resultClass"].clone(),
-                    envelope["resultClass"].clone(),
-                ),
-                (
-                    "payloadDigest",
-                    json!(payload_digest(&recorded.envelope["payload"])),
-                    json!(payload_digest(live_payload)),
-                ),
-            ];
-            if let Some((field, expected, got)) = fields.into_iter().find(|(_, e, g)| e != g) {
-                report.divergence = Some(Divergence {
-                    line: None,
-                    seq: Some(seq),
-                    field: field.into(),
-                    expected,
-                    got,
-                });
+            if let Some(divergence) = call_divergence(&run, recorded, envelope, seq) {
+                report.divergence = Some(divergence);
                 return report;
             }
             report.checked_calls = seq;
@@ -228,28 +171,119 @@ impl LiveReplayer {
             report.divergence = Some(count_divergence(calls.len() + 1, calls.len(), live.len()));
             return report;
         }
-        // The value may hold envelopes, which name the files they wrote: name
-        // the recording's files again before comparing.
         let host = self.host_for(&run, mode != EngineMode::Fresh);
-        let mut renames = recorded_paths(&calls, &host.config().paths);
-        if let Some(live_run) = result.json["runId"].as_str() {
-            renames.insert(live_run.to_string(), run.run_id.clone());
-        }
-        let value = rename_paths(&result.json["value"], &renames);
         report.divergence =
-            super::value_divergence(&footer, &value, run.legacy_json).or_else(|| {
-                let expected = footer["failureClasses"].clone();
-                let got = result.json["failureClasses"].clone();
-                (expected != got).then(|| Divergence {
-                    line: None,
-                    seq: None,
-                    field: "failureClasses".into(),
-                    expected,
-                    got,
-                })
-            });
+            end_divergence(&run, &calls, &host.config().paths, &footer, &result.json);
         report
     }
+}
+
+/// The request the run's header recorded, with the authority it recorded.
+fn live_request(run: &RecordedRun, mode: EngineMode, untimed_stop: bool) -> Request {
+    let limits = super::replay_limits(run, untimed_stop);
+    let authority = &run.authority;
+    Request {
+        program: run.program.clone(),
+        issue_id: authority.issue_id.clone(),
+        policy_digest: authority.policy_digest.clone(),
+        instruction_ref: authority.instruction_ref.clone(),
+        capability_claims: authority.capability_claims.clone(),
+        join_evidence: None,
+        limits: Some(LimitsOverride::from(limits)),
+        invalid_utf8_at: run.invalid_utf8_at,
+        // Bind what the header recorded (a narrowed run stays narrowed;
+        // a session's engine was built with its host's set).
+        actions: run
+            .host_actions
+            .clone()
+            .filter(|_| mode == EngineMode::Fresh),
+        principal: None,
+    }
+}
+
+/// Each action gets the clock its row recorded, so that timestamps in
+/// payloads come out the same.
+fn recorded_clock(calls: &[super::log::RecordedCall]) -> Clock {
+    let times: Vec<CallTimes> = calls
+        .iter()
+        .map(|c| CallTimes {
+            acted_at: c.acted_at,
+            finished_at: c.envelope["trajectoryRow"]["finishedAt"]
+                .as_str()
+                .map(str::to_string),
+        })
+        .collect();
+    Arc::new(move |seq| times.get(seq - 1).cloned().unwrap_or_default())
+}
+
+/// The first of action, argsDigest, resultClass and payload digest in which
+/// the live call `seq` differs from its recording.
+fn call_divergence(
+    run: &RecordedRun,
+    recorded: &super::log::RecordedCall,
+    envelope: &Value,
+    seq: usize,
+) -> Option<Divergence> {
+    // The record holds the redacted payload (host::redact).
+    let live_payload = run
+        .redaction
+        .payload(&recorded.action, &envelope["payload"]);
+    let live_payload = live_payload.as_ref().unwrap_or(&envelope["payload"]);
+    let fields = [
+        ("action", json!(recorded.action), envelope["action"].clone()),
+        (
+            "argsDigest",
+            json!(recorded.args_digest),
+            envelope["argsDigest"].clone(),
+        ),
+        (
+            "resultClass",
+            recorded.envelope["resultClass"].clone(),
+            envelope["resultClass"].clone(),
+        ),
+        (
+            "payloadDigest",
+            json!(payload_digest(&recorded.envelope["payload"])),
+            json!(payload_digest(live_payload)),
+        ),
+    ];
+    let (field, expected, got) = fields.into_iter().find(|(_, e, g)| e != g)?;
+    Some(Divergence {
+        line: None,
+        seq: Some(seq),
+        field: field.into(),
+        expected,
+        got,
+    })
+}
+
+/// The final value (then the failure classes) of the live run `result`
+/// against the recording's footer.
+fn end_divergence(
+    run: &RecordedRun,
+    calls: &[super::log::RecordedCall],
+    paths: &crate::host::HostPaths,
+    footer: &Value,
+    result: &Value,
+) -> Option<Divergence> {
+    // The value may hold envelopes, which name the files they wrote: name
+    // the recording's files again before comparing.
+    let mut renames = recorded_paths(calls, paths);
+    if let Some(live_run) = result["runId"].as_str() {
+        renames.insert(live_run.to_string(), run.run_id.clone());
+    }
+    let value = rename_paths(&result["value"], &renames);
+    super::value_divergence(footer, &value, run.legacy_json).or_else(|| {
+        let expected = footer["failureClasses"].clone();
+        let got = result["failureClasses"].clone();
+        (expected != got).then(|| Divergence {
+            line: None,
+            seq: None,
+            field: "failureClasses".into(),
+            expected,
+            got,
+        })
+    })
 }
 
 /// Live path → the recording's path, for the files whose recorded names the

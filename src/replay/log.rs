@@ -134,15 +134,17 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
 
 /// Groups rows already read into runs and checks them (see the module doc).
 pub fn group(contents: effects::LogContents) -> Log {
-    let mut log = Log {
-        warnings: contents.warnings,
-        ..Log::default()
+    let mut grouping = Grouping {
+        log: Log {
+            warnings: contents.warnings,
+            ..Log::default()
+        },
+        index: HashMap::new(),
     };
-    let mut index: HashMap<String, usize> = HashMap::new();
     for effects::LogRow { line, digest, row } in contents.rows {
         let kind = text(&row, "kind").unwrap_or_default();
         let Some(run_id) = text(&row, "runId") else {
-            log.stray.push(problem(
+            grouping.log.stray.push(problem(
                 line,
                 None,
                 "log.runId",
@@ -152,71 +154,11 @@ pub fn group(contents: effects::LogContents) -> Log {
             continue;
         };
         match kind.as_str() {
-            effects::RUN_KIND => {
-                if index.contains_key(&run_id) {
-                    let run = &mut log.runs[index[&run_id]];
-                    note(
-                        run,
-                        problem(
-                            line,
-                            None,
-                            "log.header",
-                            Value::String("one header per run".into()),
-                            Value::String("a second header".into()),
-                        ),
-                    );
-                    continue;
-                }
-                index.insert(run_id.clone(), log.runs.len());
-                log.runs.push(header(line, run_id, &row, digest));
-            }
+            effects::RUN_KIND => grouping.header(line, run_id, row, digest),
             effects::ROW_KIND | effects::RUN_END_KIND => {
-                let Some(&i) = index.get(&run_id) else {
-                    log.stray.push(problem(
-                        line,
-                        row.get("seq").and_then(Value::as_u64).map(|s| s as usize),
-                        "log.header",
-                        Value::String(format!("a header for {run_id} before its rows")),
-                        Value::String("none".into()),
-                    ));
-                    continue;
-                };
-                let run = &mut log.runs[i];
-                // The link first: a deleted, reordered or foreign row is a
-                // broken chain before it is a wrong seq.
-                link(run, line, &row, digest);
-                if kind == effects::ROW_KIND {
-                    call_row(run, line, row);
-                } else if run.footer.is_some() {
-                    note(
-                        run,
-                        problem(
-                            line,
-                            None,
-                            "log.runEnd",
-                            Value::String("one footer per run".into()),
-                            Value::String("a second footer".into()),
-                        ),
-                    );
-                } else {
-                    if row.get("valueDigest").and_then(Value::as_str).is_none() {
-                        note(
-                            run,
-                            problem(
-                                line,
-                                None,
-                                "log.valueDigest",
-                                Value::String("a valueDigest".into()),
-                                row.get("valueDigest").cloned().unwrap_or(Value::Null),
-                            ),
-                        );
-                    }
-                    seal(run, line, &row);
-                    run.footer_line = line;
-                    run.footer = Some(row);
-                }
+                grouping.run_row(line, &kind, &run_id, row, digest)
             }
-            other => log.stray.push(problem(
+            other => grouping.log.stray.push(problem(
                 line,
                 None,
                 "log.kind",
@@ -225,6 +167,7 @@ pub fn group(contents: effects::LogContents) -> Log {
             )),
         }
     }
+    let mut log = grouping.log;
     for run in &mut log.runs {
         if run.footer.is_none() {
             let seq = run.calls.len() + 1;
@@ -243,6 +186,79 @@ pub fn group(contents: effects::LogContents) -> Log {
     log
 }
 
+/// The log being grouped, and where each run id's run is in it.
+struct Grouping {
+    log: Log,
+    index: HashMap<String, usize>,
+}
+
+impl Grouping {
+    /// A run's header row: a new run, or a problem of the run it repeats.
+    fn header(&mut self, line: usize, run_id: String, row: Value, digest: String) {
+        if let Some(&i) = self.index.get(&run_id) {
+            note_line(
+                &mut self.log.runs[i],
+                line,
+                "log.header",
+                Value::String("one header per run".into()),
+                Value::String("a second header".into()),
+            );
+            return;
+        }
+        self.index.insert(run_id.clone(), self.log.runs.len());
+        self.log.runs.push(header(line, run_id, &row, digest));
+    }
+
+    /// A call row or a footer (`kind`), of the run headed earlier.
+    fn run_row(&mut self, line: usize, kind: &str, run_id: &str, row: Value, digest: String) {
+        let Some(&i) = self.index.get(run_id) else {
+            self.log.stray.push(problem(
+                line,
+                row.get("seq").and_then(Value::as_u64).map(|s| s as usize),
+                "log.header",
+                Value::String(format!("a header for {run_id} before its rows")),
+                Value::String("none".into()),
+            ));
+            return;
+        };
+        let run = &mut self.log.runs[i];
+        // The link first: a deleted, reordered or foreign row is a
+        // broken chain before it is a wrong seq.
+        link(run, line, &row, digest);
+        if kind == effects::ROW_KIND {
+            call_row(run, line, row);
+        } else {
+            footer(run, line, row);
+        }
+    }
+}
+
+/// The run's `run_end` row: its first is the footer.
+fn footer(run: &mut RecordedRun, line: usize, row: Value) {
+    if run.footer.is_some() {
+        note_line(
+            run,
+            line,
+            "log.runEnd",
+            Value::String("one footer per run".into()),
+            Value::String("a second footer".into()),
+        );
+        return;
+    }
+    if row.get("valueDigest").and_then(Value::as_str).is_none() {
+        note_line(
+            run,
+            line,
+            "log.valueDigest",
+            Value::String("a valueDigest".into()),
+            row.get("valueDigest").cloned().unwrap_or(Value::Null),
+        );
+    }
+    seal(run, line, &row);
+    run.footer_line = line;
+    run.footer = Some(row);
+}
+
 impl RecordedRun {
     /// How long the recorded run took, from its header and footer stamps.
     pub fn recorded_duration(&self) -> Option<std::time::Duration> {
@@ -257,6 +273,11 @@ fn note(run: &mut RecordedRun, p: Problem) {
     if run.problem.is_none() {
         run.problem = Some(p);
     }
+}
+
+/// Notes a problem of the row on `line` (one that has no seq).
+fn note_line(run: &mut RecordedRun, line: usize, field: &str, expected: Value, got: Value) {
+    note(run, problem(line, None, field, expected, got));
 }
 
 /// Checks that `row` names the run's previous row, then makes it the last.
@@ -350,67 +371,65 @@ fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedR
     if let Some(rules) = row.get("redact") {
         match crate::host::redact::Redaction::from_json(rules) {
             Ok(r) => run.redaction = r,
-            Err(e) => note(
+            Err(e) => note_line(
                 &mut run,
-                problem(
-                    line,
-                    None,
-                    "log.redact",
-                    Value::String("the run's redaction rules".into()),
-                    Value::String(e),
-                ),
+                line,
+                "log.redact",
+                Value::String("the run's redaction rules".into()),
+                Value::String(e),
             ),
         }
     }
+    check_program(&mut run, line, row);
+    read_authority_and_limits(&mut run, line, row);
+    run
+}
+
+/// The header's program: the chain starts at its digest, and the text is
+/// there and has the digest recorded.
+fn check_program(run: &mut RecordedRun, line: usize, row: &Value) {
     if run.chained && row.get(chain::PREV) != row.get("programDigest") {
-        note(
-            &mut run,
-            problem(
-                line,
-                None,
-                "log.chain",
-                row.get("programDigest").cloned().unwrap_or(Value::Null),
-                row.get(chain::PREV).cloned().unwrap_or(Value::Null),
-            ),
+        note_line(
+            run,
+            line,
+            "log.chain",
+            row.get("programDigest").cloned().unwrap_or(Value::Null),
+            row.get(chain::PREV).cloned().unwrap_or(Value::Null),
         );
     }
     if row.get("program").and_then(Value::as_str).is_none() {
-        note(
-            &mut run,
-            problem(
-                line,
-                None,
-                "log.program",
-                Value::String("the program text".into()),
-                row.get("program").cloned().unwrap_or(Value::Null),
-            ),
+        note_line(
+            run,
+            line,
+            "log.program",
+            Value::String("the program text".into()),
+            row.get("program").cloned().unwrap_or(Value::Null),
         );
     }
     let digest = canonical::sha256_text(&run.program);
     if text(row, "programDigest").as_deref() != Some(digest.as_str()) {
-        note(
-            &mut run,
-            problem(
-                line,
-                None,
-                "log.programDigest",
-                Value::String(digest),
-                row.get("programDigest").cloned().unwrap_or(Value::Null),
-            ),
+        note_line(
+            run,
+            line,
+            "log.programDigest",
+            Value::String(digest),
+            row.get("programDigest").cloned().unwrap_or(Value::Null),
         );
     }
+}
+
+/// The header's `authority` (optional: older headers have none) and
+/// `limits` (required).
+fn read_authority_and_limits(run: &mut RecordedRun, line: usize, row: &Value) {
     if let Some(recorded) = row.get("authority") {
         match serde_json::from_value(recorded.clone()) {
             Ok(authority) => run.authority = authority,
-            Err(e) => note(
-                &mut run,
-                problem(
-                    line,
-                    None,
-                    "log.authority",
-                    Value::String("the request's authority".into()),
-                    Value::String(e.to_string()),
-                ),
+            Err(e) => note_line(
+                run,
+                line,
+                "log.authority",
+                Value::String("the request's authority".into()),
+                Value::String(e.to_string()),
             ),
         }
     }
@@ -420,21 +439,17 @@ fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedR
         .map(serde_json::from_value::<Limits>)
     {
         Some(Ok(limits)) => run.limits = limits,
-        other => note(
-            &mut run,
-            problem(
-                line,
-                None,
-                "log.limits",
-                Value::String("the run's limits".into()),
-                Value::String(match other {
-                    Some(Err(e)) => e.to_string(),
-                    _ => "none".into(),
-                }),
-            ),
+        other => note_line(
+            run,
+            line,
+            "log.limits",
+            Value::String("the run's limits".into()),
+            Value::String(match other {
+                Some(Err(e)) => e.to_string(),
+                _ => "none".into(),
+            }),
         ),
     }
-    run
 }
 
 fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {

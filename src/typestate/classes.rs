@@ -77,45 +77,63 @@ pub fn evaluate(
     join: &JoinState,
     ctx: &ContextState,
 ) -> BTreeSet<&'static str> {
-    let mut out = BTreeSet::new();
-    let mut fire = |cond: bool, class: JoinClass| {
-        if cond {
-            out.insert(class.as_str());
-        }
-    };
+    let mut out = Fired::default();
+    join_closure(&mut out, join);
+    protocol(&mut out, ev, c);
+    decomposition(&mut out, ev, c);
+    context_reconstruction(&mut out, ev, ctx);
+    handoff(&mut out, ev, c);
+    tool_results(&mut out, ev, c);
+    governance(&mut out, c);
+    out.0
+}
 
-    // Join closure.
-    fire(
+/// The classes fired so far.
+#[derive(Default)]
+struct Fired(BTreeSet<&'static str>);
+
+impl Fired {
+    fn fire(&mut self, cond: bool, class: JoinClass) {
+        if cond {
+            self.0.insert(class.as_str());
+        }
+    }
+}
+
+fn join_closure(out: &mut Fired, join: &JoinState) {
+    out.fire(
         !join.missing_result_call_ids.is_empty(),
         JoinClass::ToolResultMissing,
     );
-    fire(
+    out.fire(
         !join.orphan_result_call_ids.is_empty(),
         JoinClass::ToolResultOrphan,
     );
-    fire(
+    out.fire(
         !join.missing_use_call_ids.is_empty(),
         JoinClass::ToolUseMissing,
     );
-    fire(
+    out.fire(
         !join.unknown_use_call_ids.is_empty(),
         JoinClass::ToolUseWithoutResult,
     );
-    fire(!join.join_closed(), JoinClass::ToolJoinIncomplete);
+    out.fire(!join.join_closed(), JoinClass::ToolJoinIncomplete);
+}
 
-    // Protocol.
-    fire(
+fn protocol(out: &mut Fired, ev: &Evidence, c: &Constraints) {
+    out.fire(
         !ADMITTED_STOP_REASONS.contains(&ev.protocol_state.stop_reason.as_str()),
         JoinClass::ProtocolStopReasonUnhandled,
     );
-    fire(
+    out.fire(
         c.parallel_transport_order_valid == Some(false),
         JoinClass::ProtocolParallelTransportOrderInvalid,
     );
+}
 
-    // Decomposition.
+fn decomposition(out: &mut Fired, ev: &Evidence, c: &Constraints) {
     let d = &c.decomposition;
-    fire(
+    out.fire(
         d.admissible == Some(false)
             || d.expected_execution_pattern
                 .as_ref()
@@ -125,18 +143,19 @@ pub fn evaluate(
                 .is_some_and(|p| *p != ev.call_spec.decomposition_policy_digest),
         JoinClass::CoordinationDecompositionPolicyViolation,
     );
+}
 
-    // Context reconstruction.
+fn context_reconstruction(out: &mut Fired, ev: &Evidence, ctx: &ContextState) {
     let projection_required = ev.protocol_state.continuation_allowed
         || ev
             .tool_use
             .values()
             .any(|u| u.disposition == Disposition::Consumed);
-    fire(
+    out.fire(
         projection_required && (!ctx.missing_render_call_ids.is_empty() || !ctx.state_view_present),
         JoinClass::ContextInjectionPointMissing,
     );
-    fire(
+    out.fire(
         projection_required
             && (!ctx.queue_reduction_present
                 || !ctx.render_policy_valid
@@ -144,11 +163,12 @@ pub fn evaluate(
                 || !ctx.state_view_policy_valid),
         JoinClass::ContextQueuePolicyViolation,
     );
+}
 
-    // Handoff.
+fn handoff(out: &mut Fired, ev: &Evidence, c: &Constraints) {
     let h = &c.handoff;
     let handoff = ev.handoff.as_ref();
-    fire(
+    out.fire(
         !h.required_artifact_refs.is_empty()
             && !handoff.is_some_and(|x| {
                 h.required_artifact_refs
@@ -156,51 +176,51 @@ pub fn evaluate(
             }),
         JoinClass::HandoffRequiredArtifactMissing,
     );
-    fire(
+    out.fire(
         !h.allowed_targets.is_empty()
             && !handoff.is_some_and(|x| h.allowed_targets.contains(&x.target)),
         JoinClass::HandoffTargetNotAllowed,
     );
     let return_path = handoff.and_then(|x| x.return_path_ref.as_ref());
-    fire(
+    out.fire(
         h.require_return_path && return_path.is_none(),
         JoinClass::HandoffReturnPathMissing,
     );
+}
 
-    // Tool results.
-    fire(
+fn tool_results(out: &mut Fired, ev: &Evidence, c: &Constraints) {
+    out.fire(
         c.truncation.required && !c.truncation.valid,
         JoinClass::ToolResponseTruncationPolicyViolation,
     );
-    fire(
+    out.fire(
         ev.tool_results.values().any(|r| {
             r.status == ResultStatus::Error && !r.error.as_ref().is_some_and(|e| e.is_typed())
         }),
         JoinClass::ToolSchemaInvalid,
     );
+}
 
-    // Governance (claim-gated).
-    if let Some(g) = &c.governance {
-        if g.claim_id
-            .as_deref()
-            .is_some_and(|id| id != GOVERNANCE_CLAIM_ID)
-        {
-            fire(true, JoinClass::GovernanceClaimIdInvalid);
-        } else if g.claimed {
-            match &g.provenance {
-                Some(p) if p.pinned => {
-                    match (&p.package_ref, &p.expected_digest, &p.bound_digest) {
-                        (Some(_), Some(expected), Some(bound)) => fire(
-                            expected != bound,
-                            JoinClass::GovernancePolicyPackageMismatch,
-                        ),
-                        _ => fire(true, JoinClass::GovernancePolicyPackageUnpinned),
-                    }
-                }
-                _ => fire(true, JoinClass::GovernancePolicyPackageUnpinned),
-            }
+/// Claim-gated: an unknown claim id stops the package checks.
+fn governance(out: &mut Fired, c: &Constraints) {
+    let Some(g) = &c.governance else {
+        return;
+    };
+    if g.claim_id
+        .as_deref()
+        .is_some_and(|id| id != GOVERNANCE_CLAIM_ID)
+    {
+        out.fire(true, JoinClass::GovernanceClaimIdInvalid);
+    } else if g.claimed {
+        match &g.provenance {
+            Some(p) if p.pinned => match (&p.package_ref, &p.expected_digest, &p.bound_digest) {
+                (Some(_), Some(expected), Some(bound)) => out.fire(
+                    expected != bound,
+                    JoinClass::GovernancePolicyPackageMismatch,
+                ),
+                _ => out.fire(true, JoinClass::GovernancePolicyPackageUnpinned),
+            },
+            _ => out.fire(true, JoinClass::GovernancePolicyPackageUnpinned),
         }
     }
-
-    out
 }

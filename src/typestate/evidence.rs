@@ -259,49 +259,10 @@ pub fn normalize(input: &Value) -> Result<(Evidence, Constraints)> {
 }
 
 fn parse_evidence(ev: &Obj<'_>) -> Result<Evidence> {
-    let cs = ev.req_obj("callSpec")?;
-    let call_spec = CallSpec {
-        call_id: cs.req_str("callId")?,
-        model_ref: cs.req_str("modelRef")?,
-        action_mode: cs.req_lower("actionMode")?,
-        execution_pattern: cs.req_lower("executionPattern")?,
-        normalizer_id: cs.req_str("normalizerId")?,
-        mutation_policy_digest: cs.req_str("mutationPolicyDigest")?,
-        governance_policy_digest: cs.req_str("governancePolicyDigest")?,
-        tool_render_protocol_digest: cs.req_str("toolRenderProtocolDigest")?,
-        reminder_queue_policy_digest: cs.req_str("reminderQueuePolicyDigest")?,
-        state_view_policy_digest: cs.req_str("stateViewPolicyDigest")?,
-        decomposition_policy_digest: cs.req_str("decompositionPolicyDigest")?,
-    };
-
-    let tool_requests = keyed(ev, "toolRequests", "toolCallId", |r| {
-        Ok(ToolRequest {
-            tool_call_id: r.req_str("toolCallId")?,
-            tool_name: r.req_str("toolName")?,
-            schema_digest: r.opt_str("schemaDigest")?,
-            caller_id: r.opt_str("callerId")?,
-            search_ref_digest: r.opt_str("searchRefDigest")?,
-        })
-    })?;
+    let call_spec = parse_call_spec(&ev.req_obj("callSpec")?)?;
+    let tool_requests = keyed(ev, "toolRequests", "toolCallId", parse_request)?;
     let tool_results = keyed(ev, "toolResults", "toolCallId", parse_result)?;
-    let tool_use = keyed(ev, "toolUse", "toolCallId", |r| {
-        let disposition = match r.req_lower("disposition")?.as_str() {
-            "consumed" => Disposition::Consumed,
-            "observed" => Disposition::Observed,
-            "discarded" => Disposition::Discarded,
-            other => {
-                return Err(TypestateInputError::new(
-                    r.field("disposition"),
-                    format!("must be one of consumed, observed, discarded (got {other:?})"),
-                ))
-            }
-        };
-        Ok(ToolUse {
-            tool_call_id: r.req_str("toolCallId")?,
-            disposition,
-            result_digest: r.opt_str("resultDigest")?,
-        })
-    })?;
+    let tool_use = keyed(ev, "toolUse", "toolCallId", parse_use)?;
 
     let ps = ev.req_obj("protocolState")?;
     let protocol_state = ProtocolState {
@@ -320,15 +281,7 @@ fn parse_evidence(ev: &Obj<'_>) -> Result<Evidence> {
         })
         .transpose()?;
 
-    let tool_render = keyed(ev, "toolRender", "toolCallId", |r| {
-        Ok(ToolRender {
-            tool_call_id: r.req_str("toolCallId")?,
-            operator_payload_digest: r.req_str("operatorPayloadDigest")?,
-            reminder_render_digest: r.req_str("reminderRenderDigest")?,
-            injection_point: r.req_lower("injectionPoint")?,
-            policy_digest: r.req_str("policyDigest")?,
-        })
-    })?;
+    let tool_render = keyed(ev, "toolRender", "toolCallId", parse_render)?;
     let reminder_queue = keyed(ev, "reminderQueue", "queueId", |r| {
         Ok(ReminderQueueRow {
             queue_id: r.req_str("queueId")?,
@@ -357,6 +310,61 @@ fn parse_evidence(ev: &Obj<'_>) -> Result<Evidence> {
         state_views,
         session_refs: ev.ref_set("sessionRefs")?,
         trajectory_refs: ev.ref_set("trajectoryRefs")?,
+    })
+}
+
+fn parse_call_spec(cs: &Obj<'_>) -> Result<CallSpec> {
+    Ok(CallSpec {
+        call_id: cs.req_str("callId")?,
+        model_ref: cs.req_str("modelRef")?,
+        action_mode: cs.req_lower("actionMode")?,
+        execution_pattern: cs.req_lower("executionPattern")?,
+        normalizer_id: cs.req_str("normalizerId")?,
+        mutation_policy_digest: cs.req_str("mutationPolicyDigest")?,
+        governance_policy_digest: cs.req_str("governancePolicyDigest")?,
+        tool_render_protocol_digest: cs.req_str("toolRenderProtocolDigest")?,
+        reminder_queue_policy_digest: cs.req_str("reminderQueuePolicyDigest")?,
+        state_view_policy_digest: cs.req_str("stateViewPolicyDigest")?,
+        decomposition_policy_digest: cs.req_str("decompositionPolicyDigest")?,
+    })
+}
+
+fn parse_request(r: &Obj<'_>) -> Result<ToolRequest> {
+    Ok(ToolRequest {
+        tool_call_id: r.req_str("toolCallId")?,
+        tool_name: r.req_str("toolName")?,
+        schema_digest: r.opt_str("schemaDigest")?,
+        caller_id: r.opt_str("callerId")?,
+        search_ref_digest: r.opt_str("searchRefDigest")?,
+    })
+}
+
+fn parse_use(r: &Obj<'_>) -> Result<ToolUse> {
+    let disposition = match r.req_lower("disposition")?.as_str() {
+        "consumed" => Disposition::Consumed,
+        "observed" => Disposition::Observed,
+        "discarded" => Disposition::Discarded,
+        other => {
+            return Err(TypestateInputError::new(
+                r.field("disposition"),
+                format!("must be one of consumed, observed, discarded (got {other:?})"),
+            ))
+        }
+    };
+    Ok(ToolUse {
+        tool_call_id: r.req_str("toolCallId")?,
+        disposition,
+        result_digest: r.opt_str("resultDigest")?,
+    })
+}
+
+fn parse_render(r: &Obj<'_>) -> Result<ToolRender> {
+    Ok(ToolRender {
+        tool_call_id: r.req_str("toolCallId")?,
+        operator_payload_digest: r.req_str("operatorPayloadDigest")?,
+        reminder_render_digest: r.req_str("reminderRenderDigest")?,
+        injection_point: r.req_lower("injectionPoint")?,
+        policy_digest: r.req_str("policyDigest")?,
     })
 }
 

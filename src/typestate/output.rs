@@ -185,8 +185,27 @@ pub fn build(
     failure_classes: &[String],
 ) -> Value {
     let accepted = failure_classes.is_empty();
-    let spec = &ev.call_spec;
+    let normalized = normalized(ev, join, ctx, digests);
+    let join_input = join_input(ev, join, ctx, digests);
+    let mutation_input = mutation_input(ev, join, ctx);
+    json!({
+        "action": "harness-join-check",
+        "result": if accepted { "accepted" } else { "rejected" },
+        "failureClasses": failure_classes,
+        "joinClosed": accepted,
+        "witness": {
+            "schema": 1,
+            "witnessKind": WITNESS_KIND,
+            "digests": digests.to_json(),
+            "joinInput": Value::Object(join_input),
+            "mutationInput": Value::Object(mutation_input),
+        },
+        "normalized": Value::Object(normalized),
+    })
+}
 
+/// `normalized.joinState`.
+fn join_state(join: &JoinState) -> Map<String, Value> {
     let mut join_state = Map::new();
     join_state.insert("joinClosed".into(), join.join_closed().into());
     put_ids(
@@ -216,7 +235,11 @@ pub fn build(
         "unknownUseCallIds",
         &join.unknown_use_call_ids,
     );
+    join_state
+}
 
+/// `normalized.contextState`.
+fn context_state(ctx: &ContextState) -> Map<String, Value> {
     let mut context_state = Map::new();
     put_ids(&mut context_state, "renderCallIds", &ctx.render_call_ids);
     put_ids(&mut context_state, "queueIds", &ctx.queue_ids);
@@ -227,11 +250,20 @@ pub fn build(
         &ctx.missing_render_call_ids,
     );
     put_context_flags(&mut context_state, ctx);
+    context_state
+}
 
+/// The normalized object (`premath.harness.typestate_normalized.v1`).
+fn normalized(
+    ev: &Evidence,
+    join: &JoinState,
+    ctx: &ContextState,
+    digests: &Digests,
+) -> Map<String, Value> {
     let mut normalized = Map::new();
     normalized.insert("schema".into(), 1.into());
     normalized.insert("kind".into(), NORMALIZED_KIND.into());
-    normalized.insert("callSpec".into(), to_value(spec));
+    normalized.insert("callSpec".into(), to_value(&ev.call_spec));
     normalized.insert("protocolState".into(), to_value(&ev.protocol_state));
     if let Some(h) = &ev.handoff {
         normalized.insert("handoff".into(), to_value(h));
@@ -244,10 +276,20 @@ pub fn build(
     put_rows(&mut normalized, "stateViews", &ev.state_views);
     put_ids(&mut normalized, "sessionRefs", &ev.session_refs);
     put_ids(&mut normalized, "trajectoryRefs", &ev.trajectory_refs);
-    normalized.insert("joinState".into(), Value::Object(join_state));
-    normalized.insert("contextState".into(), Value::Object(context_state));
+    normalized.insert("joinState".into(), Value::Object(join_state(join)));
+    normalized.insert("contextState".into(), Value::Object(context_state(ctx)));
     normalized.insert("digests".into(), digests.to_json());
+    normalized
+}
 
+/// `witness.joinInput`.
+fn join_input(
+    ev: &Evidence,
+    join: &JoinState,
+    ctx: &ContextState,
+    digests: &Digests,
+) -> Map<String, Value> {
+    let spec = &ev.call_spec;
     let mut join_input = Map::new();
     digests.put_set_digests(&mut join_input);
     join_input.insert(
@@ -268,7 +310,12 @@ pub fn build(
     );
     put_join_gaps(&mut join_input, join, ctx);
     put_context_flags(&mut join_input, ctx);
+    join_input
+}
 
+/// `witness.mutationInput`.
+fn mutation_input(ev: &Evidence, join: &JoinState, ctx: &ContextState) -> Map<String, Value> {
+    let spec = &ev.call_spec;
     let mut mutation_input = Map::new();
     mutation_input.insert(
         "mutationPolicyDigest".into(),
@@ -287,19 +334,5 @@ pub fn build(
     put_context_flags(&mut mutation_input, ctx);
     put_ids(&mut mutation_input, "sessionRefs", &ev.session_refs);
     put_ids(&mut mutation_input, "trajectoryRefs", &ev.trajectory_refs);
-
-    json!({
-        "action": "harness-join-check",
-        "result": if accepted { "accepted" } else { "rejected" },
-        "failureClasses": failure_classes,
-        "joinClosed": accepted,
-        "witness": {
-            "schema": 1,
-            "witnessKind": WITNESS_KIND,
-            "digests": digests.to_json(),
-            "joinInput": Value::Object(join_input),
-            "mutationInput": Value::Object(mutation_input),
-        },
-        "normalized": Value::Object(normalized),
-    })
+    mutation_input
 }

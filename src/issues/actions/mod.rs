@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// The envelope outcome of a store report; a store that cannot be used is an
 /// execution error.
 fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionError> {
-    let report = report.map_err(|e| ActionError::new(e.class(), e.to_string()))?;
+    let report = report?;
     Ok(ActionOutcome {
         failure_classes: report.failure_classes.clone(),
         payload: report.into_value(),
@@ -304,9 +304,7 @@ fn read_view(
     ctx: &ActionContext<'_>,
     view: impl FnOnce(&Store<'_>, &str) -> Report,
 ) -> Result<Report, StoreError> {
-    let text = ctx.paths.issues.read_text()?;
-    let store = Store::parse(ctx.paths.issues.path(), &text)?;
-    Ok(view(&store, &path_of(ctx)))
+    ctx.paths.issues.read(|store| view(store, &path_of(ctx)))
 }
 
 /// The mutation context of a host action: the configured store, the default

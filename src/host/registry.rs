@@ -192,9 +192,10 @@ impl Registry {
 
     /// Ids of the registered mutations: what the default policy allows.
     pub fn mutation_ids(&self) -> Vec<String> {
-        self.specs()
-            .filter(|s| s.kind == ActionKind::Mutation)
-            .map(|s| s.id.clone())
+        self.actions
+            .iter()
+            .filter(|(_, a)| a.kind() == ActionKind::Mutation)
+            .map(|(id, _)| id.clone())
             .collect()
     }
 

@@ -169,7 +169,7 @@ mod tests {
             run_id: None,
         };
         let action = action(id);
-        match crate::host::registry::validate_args(&action.spec().args, Some(&args)) {
+        match crate::host::registry::validate_args(action.args_schema(), Some(&args)) {
             Ok(args) => action.call(&ctx, args),
             Err(e) => Ok(ActionOutcome::rejected(vec!["host.args_invalid".into()], e)),
         }

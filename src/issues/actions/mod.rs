@@ -372,7 +372,7 @@ mod tests {
                 issue_id: None,
                 run_id: None,
             };
-            let args = crate::host::registry::validate_args(&action.spec().args, Some(&args))
+            let args = crate::host::registry::validate_args(action.args_schema(), Some(&args))
                 .unwrap_or_else(|e| panic!("{id}: {e}"));
             action.call(&ctx, args)
         }

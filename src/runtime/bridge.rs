@@ -232,31 +232,11 @@ impl HostBridge for CallHost {
         let args_digest = canonical::args_digest(recorded_args);
         if state.finished {
             // The run already has its result; an abandoned worker's late call changes nothing.
-            let envelope = envelope::build(EnvelopeParts {
-                n: state.calls + 1,
-                action,
-                args_digest: &args_digest,
-                failure_classes: vec![crate::sandbox::CLASS_TIMEOUT.to_string()],
-                payload: Value::Null,
-                diagnostic: Some("the run has already ended".into()),
-                witness_refs: Vec::new(),
-                policy_digest: None,
-                instruction_ref: None,
-                trajectory_row: Value::Null,
-            });
-            return HostReply {
-                envelope,
-                breach: Some(Breach::Timeout),
-            };
+            return late_reply(state.calls + 1, action, &args_digest);
         }
         state.calls += 1;
         let n = state.calls;
-        // premath's rows carry whole seconds; tusk's own, milliseconds.
-        let stamp = |t: chrono::DateTime<Utc>| match self.steps {
-            Some(_) => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            None => crate::runtime::rfc3339(t),
-        };
-        let started_at = stamp(Utc::now());
+        let started_at = self.stamp(Utc::now());
         let named = self
             .steps
             .as_ref()
@@ -264,11 +244,7 @@ impl HostBridge for CallHost {
         let span = crate::telemetry::record::call_started(
             self.trace.as_ref(),
             action,
-            match self.registry.get(action).map(|a| a.kind()) {
-                Some(ActionKind::Mutation) => "mutation",
-                Some(_) => "read",
-                None => "unbound",
-            },
+            self.call_kind(action),
             n,
             &args_digest,
         );
@@ -280,87 +256,24 @@ impl HostBridge for CallHost {
         if decision.executed {
             state.executed += 1;
         }
-
-        let mut classes = decision.classes.clone();
-        classes.sort();
-        classes.dedup();
-        let result_class = classes
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "accepted".to_string());
-        let mut refs = decision.refs.clone();
-        refs.push(envelope::host_effect_ref(action, &args_digest, n));
-        if let Some(named) = &named {
-            refs.extend(named.witness_refs.iter().cloned());
-            refs.sort();
-            refs.dedup();
-        }
-        let is_mutation = self
-            .registry
-            .get(action)
-            .is_some_and(|a| a.kind() == ActionKind::Mutation)
-            || self.registry.withheld().iter().any(|id| id == action);
-        let (policy_digest, instruction_ref) = if is_mutation {
-            (
-                self.authority.policy_digest.as_deref(),
-                self.authority.instruction_ref.as_deref(),
-            )
-        } else {
-            (None, None)
-        };
-
-        let finished_at = self
-            .clock
-            .as_ref()
-            .and_then(|clock| clock(n).finished_at)
-            .unwrap_or_else(|| stamp(Utc::now()));
-        // The spec's shape, then the run: unique across runs (premath's own
-        // step ids under `tusk scheme-eval`).
-        let step_id = match &named {
-            Some(named) => named.step_id.clone(),
-            None => format!(
-                "scheme_eval.{n}.call-{n}.{action}.{args_digest}.{}",
-                self.run_id
-            ),
-        };
-        let principal_refs = self.principal.iter().map(|p| format!("principal://{p}"));
-        let row = StepRow {
-            step_id: step_id.clone(),
-            action: format!("scheme_eval.{action}"),
-            result_class: result_class.clone(),
-            finished_at: finished_at.clone(),
-            issue_id: self.issue_id.clone(),
-            instruction_refs: match &named {
-                Some(named) => named.instruction_refs.clone(),
-                None => instruction_ref
-                    .map(|r| vec![r.to_string()])
-                    .unwrap_or_default(),
+        let result_class = result_class(&decision.classes);
+        let refs = witness_refs(&decision.refs, action, &args_digest, n, named.as_ref());
+        let (policy_digest, instruction_ref) = self.mutation_authority(action);
+        let finished_at = self.finished_at(n);
+        let trajectory_row = self.write_step(
+            &mut state,
+            Step {
+                n,
+                action,
+                args_digest: &args_digest,
+                result_class: &result_class,
+                started_at,
+                finished_at,
+                refs: &refs,
+                instruction_ref,
+                named: named.as_ref(),
             },
-            witness_refs: refs.clone(),
-            lineage_refs: match &named {
-                Some(named) => named
-                    .lineage_refs
-                    .iter()
-                    .cloned()
-                    .chain(principal_refs)
-                    .collect(),
-                None => principal_refs.collect(),
-            },
-            started_at: named.as_ref().map(|_| started_at),
-        };
-        let trajectory_row = match self.append_trajectory(&mut state, &row) {
-            Ok(()) => json!({
-                "path": self.paths.trajectory.path().display().to_string(),
-                "stepId": step_id,
-                "resultClass": result_class,
-                "finishedAt": finished_at,
-            }),
-            Err(e) => {
-                state.io_errors.push(e);
-                Value::Null
-            }
-        };
-
+        );
         let envelope = envelope::build(EnvelopeParts {
             n,
             action,
@@ -373,40 +286,17 @@ impl HostBridge for CallHost {
             instruction_ref,
             trajectory_row,
         });
-        let prev_row_digest = state
-            .log
-            .as_ref()
-            .and_then(|log| log.last_row_digest())
-            .unwrap_or_default()
-            .to_string();
-        // The program gets the payload; the log, its redacted form.
-        let redacted_envelope = self
-            .policy
-            .redaction
-            .payload(action, &envelope["payload"])
-            .map(|payload| {
-                let mut e = envelope.clone();
-                e["payload"] = payload;
-                e
-            });
-        let row = effects::CallRow {
-            kind: effects::ROW_KIND,
-            run_id: &self.run_id,
-            seq: n,
-            action,
-            args: recorded_args,
-            args_digest: &args_digest,
-            envelope: redacted_envelope.as_ref().unwrap_or(&envelope),
-            prev_row_digest: &prev_row_digest,
-            acted_at: decision
-                .acted_at
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
-        };
-        if let Some(log) = state.log.as_mut() {
-            if let Err(e) = log.append(&row) {
-                state.io_errors.push(e.to_string());
-            }
-        }
+        self.write_effect(
+            &mut state,
+            Effect {
+                n,
+                action,
+                args: recorded_args,
+                args_digest: &args_digest,
+                envelope: &envelope,
+                acted_at: decision.acted_at,
+            },
+        );
         state.effects.push(envelope.clone());
         if let Some(span) = span {
             span.finish(&result_class);
@@ -425,7 +315,227 @@ impl HostBridge for CallHost {
     }
 }
 
+/// The reply to a call that arrives after its run ended: nothing is done
+/// or recorded.
+fn late_reply(n: usize, action: &str, args_digest: &str) -> HostReply {
+    let envelope = envelope::build(EnvelopeParts {
+        n,
+        action,
+        args_digest,
+        failure_classes: vec![crate::sandbox::CLASS_TIMEOUT.to_string()],
+        payload: Value::Null,
+        diagnostic: Some("the run has already ended".into()),
+        witness_refs: Vec::new(),
+        policy_digest: None,
+        instruction_ref: None,
+        trajectory_row: Value::Null,
+    });
+    HostReply {
+        envelope,
+        breach: Some(Breach::Timeout),
+    }
+}
+
+/// A call's result class: the first of its failure classes, in order.
+fn result_class(classes: &[String]) -> String {
+    let mut classes = classes.to_vec();
+    classes.sort();
+    classes.dedup();
+    classes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "accepted".to_string())
+}
+
+/// A call's witness refs: the action's own, the call's host effect, and
+/// under named steps theirs too (sorted, without repeats).
+fn witness_refs(
+    decided: &[String],
+    action: &str,
+    args_digest: &str,
+    n: usize,
+    named: Option<&super::CallStep>,
+) -> Vec<String> {
+    let mut refs = decided.to_vec();
+    refs.push(envelope::host_effect_ref(action, args_digest, n));
+    if let Some(named) = named {
+        refs.extend(named.witness_refs.iter().cloned());
+        refs.sort();
+        refs.dedup();
+    }
+    refs
+}
+
+/// What one call's trajectory row is made of.
+struct Step<'a> {
+    n: usize,
+    action: &'a str,
+    args_digest: &'a str,
+    result_class: &'a str,
+    started_at: String,
+    finished_at: String,
+    refs: &'a [String],
+    instruction_ref: Option<&'a str>,
+    named: Option<&'a super::CallStep>,
+}
+
+/// What one call's effect row is made of.
+struct Effect<'a> {
+    n: usize,
+    action: &'a str,
+    args: Option<&'a Value>,
+    args_digest: &'a str,
+    envelope: &'a Value,
+    acted_at: Option<chrono::DateTime<Utc>>,
+}
+
 impl CallHost {
+    /// A step row's time: premath's rows carry whole seconds; tusk's own,
+    /// milliseconds.
+    fn stamp(&self, t: chrono::DateTime<Utc>) -> String {
+        match self.steps {
+            Some(_) => t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            None => crate::runtime::rfc3339(t),
+        }
+    }
+
+    /// When call `n` finished: the run's clock's, else now.
+    fn finished_at(&self, n: usize) -> String {
+        self.clock
+            .as_ref()
+            .and_then(|clock| clock(n).finished_at)
+            .unwrap_or_else(|| self.stamp(Utc::now()))
+    }
+
+    /// What the call's span calls its action.
+    fn call_kind(&self, action: &str) -> &'static str {
+        match self.registry.get(action).map(|a| a.kind()) {
+            Some(ActionKind::Mutation) => "mutation",
+            Some(_) => "read",
+            None => "unbound",
+        }
+    }
+
+    /// The run's policy digest and instruction for a mutation (a withheld
+    /// action counts as one); none for a read.
+    fn mutation_authority(&self, action: &str) -> (Option<&str>, Option<&str>) {
+        let is_mutation = self
+            .registry
+            .get(action)
+            .is_some_and(|a| a.kind() == ActionKind::Mutation)
+            || self.registry.withheld().iter().any(|id| id == action);
+        if is_mutation {
+            (
+                self.authority.policy_digest.as_deref(),
+                self.authority.instruction_ref.as_deref(),
+            )
+        } else {
+            (None, None)
+        }
+    }
+
+    /// Appends the call's trajectory row; what the envelope says of it
+    /// (null when it could not be written, the error kept for the result).
+    fn write_step(&self, state: &mut State, step: Step) -> Value {
+        let Step {
+            n,
+            action,
+            args_digest,
+            result_class,
+            started_at,
+            finished_at,
+            refs,
+            instruction_ref,
+            named,
+        } = step;
+        // The spec's shape, then the run: unique across runs (premath's own
+        // step ids under `tusk scheme-eval`).
+        let step_id = match named {
+            Some(named) => named.step_id.clone(),
+            None => format!(
+                "scheme_eval.{n}.call-{n}.{action}.{args_digest}.{}",
+                self.run_id
+            ),
+        };
+        let principal_refs = self.principal.iter().map(|p| format!("principal://{p}"));
+        let row = StepRow {
+            step_id: step_id.clone(),
+            action: format!("scheme_eval.{action}"),
+            result_class: result_class.to_string(),
+            finished_at: finished_at.clone(),
+            issue_id: self.issue_id.clone(),
+            instruction_refs: match named {
+                Some(named) => named.instruction_refs.clone(),
+                None => instruction_ref
+                    .map(|r| vec![r.to_string()])
+                    .unwrap_or_default(),
+            },
+            witness_refs: refs.to_vec(),
+            lineage_refs: match named {
+                Some(named) => named
+                    .lineage_refs
+                    .iter()
+                    .cloned()
+                    .chain(principal_refs)
+                    .collect(),
+                None => principal_refs.collect(),
+            },
+            started_at: named.map(|_| started_at),
+        };
+        match self.append_trajectory(state, &row) {
+            Ok(()) => json!({
+                "path": self.paths.trajectory.path().display().to_string(),
+                "stepId": step_id,
+                "resultClass": result_class,
+                "finishedAt": finished_at,
+            }),
+            Err(e) => {
+                state.io_errors.push(e);
+                Value::Null
+            }
+        }
+    }
+
+    /// Appends the call's effect row, chained to the one before; the log
+    /// gets the envelope with its payload redacted.
+    fn write_effect(&self, state: &mut State, effect: Effect) {
+        let prev_row_digest = state
+            .log
+            .as_ref()
+            .and_then(|log| log.last_row_digest())
+            .unwrap_or_default()
+            .to_string();
+        let envelope = effect.envelope;
+        // The program gets the payload; the log, its redacted form.
+        let redacted_envelope = self
+            .policy
+            .redaction
+            .payload(effect.action, &envelope["payload"])
+            .map(|payload| {
+                let mut e = envelope.clone();
+                e["payload"] = payload;
+                e
+            });
+        let row = effects::CallRow {
+            kind: effects::ROW_KIND,
+            run_id: &self.run_id,
+            seq: effect.n,
+            action: effect.action,
+            args: effect.args,
+            args_digest: effect.args_digest,
+            envelope: redacted_envelope.as_ref().unwrap_or(envelope),
+            prev_row_digest: &prev_row_digest,
+            acted_at: effect
+                .acted_at
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
+        };
+        if let Some(log) = state.log.as_mut() {
+            if let Err(e) = log.append(&row) {
+                state.io_errors.push(e.to_string());
+            }
+        }
+    }
+
     fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {
         if state.trajectory.is_none() {
             state.trajectory =

@@ -362,7 +362,7 @@ impl Host {
             sandbox,
             mode,
             session_id,
-            hooks,
+            mut hooks,
         } = options;
         let sandbox = sandbox.unwrap_or(&self.sandbox);
         request.check_bounds(session_id)?;
@@ -387,21 +387,7 @@ impl Host {
             let trajectory = self.config.paths.trajectory.path().display().to_string();
             return Ok(unrecorded(request, error, started, trajectory));
         }
-        let join = match hooks.join {
-            Some(verdict) => Some(verdict),
-            None => request
-                .join_evidence
-                .as_ref()
-                .map(JoinEvidence::check)
-                .transpose()
-                .map_err(RequestError::JoinEvidence)?,
-        };
-        let authority = Authority {
-            policy_digest: request.policy_digest.clone(),
-            instruction_ref: request.instruction_ref.clone(),
-            join,
-            capability_claims: request.capability_claims.clone(),
-        };
+        let authority = run_authority(request, hooks.join.take())?;
         let run_id = new_run_id(&request.program, started);
         let program_digest = canonical::sha256_text(&request.program);
         let caller = hooks
@@ -419,64 +405,24 @@ impl Host {
                 session: session_id.map(public_session_ref),
             },
         );
+        let run = RunRecord {
+            config: &self.config,
+            request,
+            session_id,
+            mode,
+            limits,
+            run_id,
+            program_digest,
+            started,
+            span,
+        };
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
-        let mut header = json!({
-            "kind": effects::RUN_KIND,
-            "runId": run_id,
-            "programDigest": program_digest,
-            "program": request.program,
-            "limits": limits,
-            "profile": PROFILE,
-            "startedAt": rfc3339(started),
-            // What the program could bind by name and list with (host-actions):
-            // replay binds the same.
-            "hostActions": sandbox.action_ids(),
-            // How values became JSON (the empty list is `[]`): replay of an
-            // older log accounts for its rule.
-            "jsonEncoding": effects::JSON_ENCODING,
-            // The evidence the request carried, as the gate saw it.
-            "authority": RecordedAuthority::of(&authority, request.issue_id.as_deref()),
-        });
-        if let Some(at) = request.invalid_utf8_at {
-            header["invalidUtf8At"] = json!(at);
-        }
-        // What the rows record in place of named values (host::redact):
-        // replay applies the same rules to the replayed arguments.
-        if !self.config.policy.redaction.is_empty() {
-            header["redact"] = self.config.policy.redaction.to_json();
-        }
-        if let Some(principal) = &request.principal {
-            header["principal"] = json!(principal);
-        }
-        if let Some(sid) = session_id {
-            header["sessionId"] = json!(sid);
-            if mode == EngineMode::ResetSession {
-                header["sessionReset"] = json!(true);
-            }
-        }
-        // The trace the run belongs to: found from a trace, a run; from a
-        // run, its trace.
-        if let Some(trace) = trace_record(span.as_ref(), &caller) {
-            header["trace"] = trace;
-        }
+        let mut header = run.header(sandbox.action_ids(), &authority, &caller);
         log.append_header(&mut header)?;
 
-        let host = Arc::new(CallHost::new(
-            &self.config,
-            bridge::RunSetup {
-                registry,
-                authority,
-                max_calls: limits.max_calls,
-                run_id: run_id.clone(),
-                issue_id: request.issue_id.clone(),
-                principal: request.principal.clone(),
-                clock: hooks.clock,
-                on_call: hooks.on_call,
-                trace: span.clone(),
-                steps: hooks.steps.clone(),
-            },
-            log,
-        ));
+        let named_steps = hooks.steps.is_some();
+        let cancel = hooks.cancel.take();
+        let host = run.host_side(registry, authority, hooks, log);
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
             None => sandbox.run_cancellable(
@@ -484,12 +430,73 @@ impl Host {
                 limits,
                 mode,
                 host.clone(),
-                hooks.cancel.as_ref(),
+                cancel.as_ref(),
             ),
         };
         let finished = Utc::now();
-        let ended = host.finish();
+        let (mut outcome, mut log) = Outcome::new(output, finished, host.finish());
+        run.write_step(&mut outcome, named_steps);
+        let accepted = outcome.failure_classes.is_empty();
+        run.write_footer(&mut outcome, &mut log);
+        Ok(run.result(outcome, accepted))
+    }
+}
 
+/// One recorded run: what its header, rows, footer and result name it by.
+struct RunRecord<'r> {
+    config: &'r HostConfig,
+    request: &'r Request,
+    session_id: Option<&'r str>,
+    mode: EngineMode,
+    limits: Limits,
+    run_id: String,
+    program_digest: String,
+    started: chrono::DateTime<Utc>,
+    /// The run's span (telemetry), when it is traced.
+    span: Option<opentelemetry::Context>,
+}
+
+/// How a run ended, as its step row, footer and result report it.
+struct Outcome {
+    output: RunOutput,
+    finished: chrono::DateTime<Utc>,
+    calls: usize,
+    executed: usize,
+    effects: Vec<Value>,
+    /// Sorted, without repeats, until the footer adds its own.
+    failure_classes: Vec<String>,
+    error: Option<Value>,
+}
+
+/// The gate's evidence for a run: the request's, with the join verdict
+/// given by the caller or checked from the request's evidence.
+fn run_authority(request: &Request, join: Option<JoinEvidence>) -> Result<Authority, RequestError> {
+    let join = match join {
+        Some(verdict) => Some(verdict),
+        None => request
+            .join_evidence
+            .as_ref()
+            .map(JoinEvidence::check)
+            .transpose()
+            .map_err(RequestError::JoinEvidence)?,
+    };
+    Ok(Authority {
+        policy_digest: request.policy_digest.clone(),
+        instruction_ref: request.instruction_ref.clone(),
+        join,
+        capability_claims: request.capability_claims.clone(),
+    })
+}
+
+impl Outcome {
+    /// The run's failure classes and error: its calls', the program's, and
+    /// any record its host side could not write; also the effect log, for
+    /// the footer.
+    fn new(
+        output: RunOutput,
+        finished: chrono::DateTime<Utc>,
+        ended: bridge::Ended,
+    ) -> (Self, EffectLog) {
         let mut failure_classes: Vec<String> = ended
             .effects
             .iter()
@@ -518,6 +525,102 @@ impl Host {
         }
         failure_classes.sort();
         failure_classes.dedup();
+        let outcome = Outcome {
+            output,
+            finished,
+            calls: ended.calls,
+            executed: ended.executed,
+            effects: ended.effects,
+            failure_classes,
+            error,
+        };
+        (outcome, ended.log)
+    }
+}
+
+impl RunRecord<'_> {
+    /// The run's header row, before anything runs.
+    fn header(
+        &self,
+        host_actions: &[String],
+        authority: &Authority,
+        caller: &opentelemetry::Context,
+    ) -> Value {
+        let request = self.request;
+        let mut header = json!({
+            "kind": effects::RUN_KIND,
+            "runId": self.run_id,
+            "programDigest": self.program_digest,
+            "program": request.program,
+            "limits": self.limits,
+            "profile": PROFILE,
+            "startedAt": rfc3339(self.started),
+            // What the program could bind by name and list with (host-actions):
+            // replay binds the same.
+            "hostActions": host_actions,
+            // How values became JSON (the empty list is `[]`): replay of an
+            // older log accounts for its rule.
+            "jsonEncoding": effects::JSON_ENCODING,
+            // The evidence the request carried, as the gate saw it.
+            "authority": RecordedAuthority::of(authority, request.issue_id.as_deref()),
+        });
+        if let Some(at) = request.invalid_utf8_at {
+            header["invalidUtf8At"] = json!(at);
+        }
+        // What the rows record in place of named values (host::redact):
+        // replay applies the same rules to the replayed arguments.
+        if !self.config.policy.redaction.is_empty() {
+            header["redact"] = self.config.policy.redaction.to_json();
+        }
+        if let Some(principal) = &request.principal {
+            header["principal"] = json!(principal);
+        }
+        if let Some(sid) = self.session_id {
+            header["sessionId"] = json!(sid);
+            if self.mode == EngineMode::ResetSession {
+                header["sessionReset"] = json!(true);
+            }
+        }
+        // The trace the run belongs to: found from a trace, a run; from a
+        // run, its trace.
+        if let Some(trace) = trace_record(self.span.as_ref(), caller) {
+            header["trace"] = trace;
+        }
+        header
+    }
+
+    /// The host side the program's calls go to, writing to `log`.
+    fn host_side(
+        &self,
+        registry: Registry,
+        authority: Authority,
+        hooks: RunHooks,
+        log: EffectLog,
+    ) -> Arc<CallHost> {
+        Arc::new(CallHost::new(
+            self.config,
+            bridge::RunSetup {
+                registry,
+                authority,
+                max_calls: self.limits.max_calls,
+                run_id: self.run_id.clone(),
+                issue_id: self.request.issue_id.clone(),
+                principal: self.request.principal.clone(),
+                clock: hooks.clock,
+                on_call: hooks.on_call,
+                trace: self.span.clone(),
+                steps: hooks.steps.clone(),
+            },
+            log,
+        ))
+    }
+
+    /// Writes the run's one step row (none under named steps: premath's rows
+    /// are the calls' own); a failure to write it rejects the run.
+    fn write_step(&self, outcome: &mut Outcome, named_steps: bool) {
+        let run_id = &self.run_id;
+        let request = self.request;
+        let failure_classes = &mut outcome.failure_classes;
         // One step row per run, whatever its outcome (the per-call rows are
         // the run's host calls): what retry projections and the KPI read.
         let step = StepRow {
@@ -527,20 +630,21 @@ impl Host {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "accepted".to_string()),
-            finished_at: rfc3339(finished),
+            finished_at: rfc3339(outcome.finished),
             issue_id: request.issue_id.clone(),
             instruction_refs: request.instruction_ref.iter().cloned().collect(),
             witness_refs: std::iter::once(format!("run://{run_id}"))
-                .chain((1..=ended.calls).map(|seq| format!("effect-row://{run_id}/{seq}")))
+                .chain((1..=outcome.calls).map(|seq| format!("effect-row://{run_id}/{seq}")))
                 // A rejected run that still holds a lease names it, so the
                 // next boot on that issue can resume it.
                 .chain(if failure_classes.is_empty() {
                     Vec::new()
                 } else {
-                    held_leases(&ended.effects)
+                    held_leases(&outcome.effects)
                 })
                 .collect(),
-            lineage_refs: session_id
+            lineage_refs: self
+                .session_id
                 .map(|sid| format!("session://{}", public_session_ref(sid)))
                 .into_iter()
                 .chain(
@@ -550,9 +654,9 @@ impl Host {
                         .map(|p| format!("principal://{p}")),
                 )
                 .collect(),
-            started_at: Some(rfc3339(started)),
+            started_at: Some(rfc3339(self.started)),
         };
-        let step_written = if hooks.steps.is_some() {
+        let step_written = if named_steps {
             // premath's rows are the calls' own; it writes no run row.
             Ok(Value::Null)
         } else {
@@ -560,34 +664,56 @@ impl Host {
         };
         if let Err(e) = step_written {
             failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
-            error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
+            outcome.error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
             failure_classes.sort();
             failure_classes.dedup();
         }
-        let accepted = failure_classes.is_empty();
-        let result = if accepted { "accepted" } else { "rejected" };
+    }
 
+    /// Writes the run's footer row; a failure to write it is reported in the
+    /// result (the run happened) without changing whether it was accepted.
+    fn write_footer(&self, outcome: &mut Outcome, log: &mut EffectLog) {
+        let result = if outcome.failure_classes.is_empty() {
+            "accepted"
+        } else {
+            "rejected"
+        };
+        let output = &outcome.output;
         let mut footer = json!({
             "kind": effects::RUN_END_KIND,
-            "runId": run_id,
+            "runId": self.run_id,
             "result": result,
-            "failureClasses": failure_classes,
+            "failureClasses": outcome.failure_classes,
             "valueDigest": canonical::sha256_digest(&output.value),
             // Replay compares what the program printed, too.
             "outputDigest": canonical::sha256_text(&output.output),
             "outputTruncated": output.output_truncated,
-            "finishedAt": rfc3339(finished),
+            "finishedAt": rfc3339(outcome.finished),
         });
-        if let Some(sid) = session_id {
+        if let Some(sid) = self.session_id {
             footer["sessionId"] = json!(sid);
         }
-        let mut log = ended.log;
         if let Err(e) = log.append_footer(&mut footer, self.config.signer.as_deref()) {
             // The run happened; say so in the result rather than losing it.
-            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
-            error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": e.to_string()}));
+            outcome
+                .failure_classes
+                .push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
+            outcome.error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": e.to_string()}));
         }
+    }
 
+    /// The run's result JSON; the run's span ends here.
+    fn result(&self, outcome: Outcome, accepted: bool) -> RunResult {
+        let Outcome {
+            output,
+            finished,
+            calls,
+            executed,
+            effects,
+            failure_classes,
+            error,
+        } = outcome;
+        let result = if accepted { "accepted" } else { "rejected" };
         let mut json = json!({
             "schema": 1,
             "kind": RESULT_KIND,
@@ -597,17 +723,17 @@ impl Host {
             "value": output.value,
             "output": output.output,
             "outputTruncated": output.output_truncated,
-            "executedCallCount": ended.executed,
+            "executedCallCount": executed,
             "effects": [],
-            "usage": {"hostCalls": ended.calls, "elapsedMs": output.elapsed.as_millis() as u64},
-            "runId": run_id,
-            "programDigest": program_digest,
+            "usage": {"hostCalls": calls, "elapsedMs": output.elapsed.as_millis() as u64},
+            "runId": self.run_id,
+            "programDigest": self.program_digest,
             "trajectoryPath": self.config.paths.trajectory.path().display().to_string(),
-            "startedAt": rfc3339(started),
+            "startedAt": rfc3339(self.started),
             "finishedAt": rfc3339(finished),
         });
         // Moved in, not through `json!`, which would deep-copy every envelope.
-        json["effects"] = Value::Array(ended.effects);
+        json["effects"] = Value::Array(effects);
         if let Some(kb) = output.peak_memory_kb {
             json["usage"]["peakMemoryKb"] = json!(kb);
         }
@@ -615,11 +741,11 @@ impl Host {
             json["decidedBy"] = decided_by(&json["effects"], error.as_ref());
         }
         crate::telemetry::record::run_finished(
-            span.as_ref(),
+            self.span.as_ref(),
             &crate::telemetry::record::RunEnd {
                 result,
                 failure_classes: &failure_classes,
-                host_calls: ended.calls,
+                host_calls: calls,
                 duration: output.elapsed,
                 peak_memory_kb: output.peak_memory_kb,
             },
@@ -627,14 +753,14 @@ impl Host {
         if let Some(error) = error {
             json["error"] = error;
         }
-        if let Some(sid) = session_id {
+        if let Some(sid) = self.session_id {
             json["sessionId"] = json!(sid);
         }
-        Ok(RunResult {
+        RunResult {
             json,
             accepted,
             worker_abandoned: output.worker_abandoned,
-        })
+        }
     }
 }
 

@@ -275,41 +275,7 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
             walk.seen.remove(&id);
             out?
         }
-        SteelVal::HashMapV(map) => {
-            let mut entries: Vec<(String, &SteelVal)> = Vec::with_capacity(map.len());
-            for (k, v) in map.iter() {
-                let key = match k {
-                    SteelVal::StringV(s) | SteelVal::SymbolV(s) => s.as_str().to_string(),
-                    _ => return walk.marker("#<hash>", "hash keys must be strings or symbols"),
-                };
-                entries.push((key, v));
-            }
-            // Hash iteration order differs between processes: sort.
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            if let Some(pair) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(Stop::Collision(ConvertError {
-                    path: walk.path.clone(),
-                    reason: format!(
-                        "the string key \"{0}\" and the symbol key '{0} would be the same JSON key",
-                        pair[0].0
-                    ),
-                }));
-            }
-            walk.charge(2)?;
-            let mut out = Map::with_capacity(entries.len());
-            for (key, v) in entries {
-                walk.charge(json_string_len(&key, walk.budget) + 2)?;
-                let len = walk.path.len();
-                if !walk.path.is_empty() {
-                    walk.path.push('.');
-                }
-                walk.path.push_str(&key);
-                let converted = to_json(v, depth + 1, walk);
-                walk.path.truncate(len);
-                out.insert(key, converted?);
-            }
-            Value::Object(out)
-        }
+        SteelVal::HashMapV(map) => return object(map, depth, walk),
         // Not constructible from the allowlist; the depth bound still ends any cycle.
         SteelVal::Boxed(b) => {
             let inner = b.read().clone();
@@ -339,6 +305,47 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
         }
         _ => return walk.marker("#<value>", "this kind of value has no JSON form"),
     })
+}
+
+/// A hash as a JSON object: string or symbol keys only, in sorted order
+/// (hash iteration order differs between processes), with no two keys alike.
+fn object(
+    map: &steel::HashMap<SteelVal, SteelVal>,
+    depth: usize,
+    walk: &mut Walk,
+) -> Result<Value, Stop> {
+    let mut entries: Vec<(String, &SteelVal)> = Vec::with_capacity(map.len());
+    for (k, v) in map.iter() {
+        let key = match k {
+            SteelVal::StringV(s) | SteelVal::SymbolV(s) => s.as_str().to_string(),
+            _ => return walk.marker("#<hash>", "hash keys must be strings or symbols"),
+        };
+        entries.push((key, v));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some(pair) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(Stop::Collision(ConvertError {
+            path: walk.path.clone(),
+            reason: format!(
+                "the string key \"{0}\" and the symbol key '{0} would be the same JSON key",
+                pair[0].0
+            ),
+        }));
+    }
+    walk.charge(2)?;
+    let mut out = Map::with_capacity(entries.len());
+    for (key, v) in entries {
+        walk.charge(json_string_len(&key, walk.budget) + 2)?;
+        let len = walk.path.len();
+        if !walk.path.is_empty() {
+            walk.path.push('.');
+        }
+        walk.path.push_str(&key);
+        let converted = to_json(v, depth + 1, walk);
+        walk.path.truncate(len);
+        out.insert(key, converted?);
+    }
+    Ok(Value::Object(out))
 }
 
 fn seq<'a>(

@@ -60,6 +60,97 @@ fn go(
         return;
     }
     match v {
+        SteelVal::ListV(l) => {
+            out.push('(');
+            if !seq(l.iter(), write_mode, depth, seen, out, budget) {
+                return;
+            }
+        }
+        SteelVal::VectorV(items) => {
+            out.push_str("#(");
+            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
+                return;
+            }
+        }
+        SteelVal::MutableVector(h) => {
+            let id = h.as_ptr_usize();
+            if !seen.insert(id) {
+                out.push_str("#<cycle>");
+                return;
+            }
+            let items: Vec<SteelVal> = h.borrow(|items| items.clone());
+            out.push_str("#(");
+            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
+                return;
+            }
+            seen.remove(&id);
+        }
+        SteelVal::HashMapV(map) => {
+            out.push_str("#hash(");
+            let entries = order::entries(map);
+            if !hash_entries(entries, write_mode, depth, seen, out, budget) {
+                return;
+            }
+        }
+        SteelVal::HeapAllocated(h) => {
+            let id = h.as_ptr_usize();
+            if !seen.insert(id) {
+                out.push_str("#<cycle>");
+                return;
+            }
+            out.push_str("#<box ");
+            go(&h.get(), write_mode, depth + 1, seen, out, budget);
+            out.push('>');
+            seen.remove(&id);
+        }
+        // Not constructible from the allowlist; the depth bound still ends any cycle.
+        SteelVal::Boxed(b) => {
+            let inner = b.read().clone();
+            out.push_str("#<box ");
+            go(&inner, write_mode, depth + 1, seen, out, budget);
+            out.push('>');
+        }
+        _ => scalar(v, write_mode, out),
+    }
+    if out.len() > budget {
+        let mut cut = budget;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+    }
+}
+
+/// Writes map entries (keys always in `write` form) and the closing paren;
+/// false once the budget is spent (the caller stops there).
+fn hash_entries(
+    entries: Vec<(&SteelVal, &SteelVal)>,
+    write_mode: bool,
+    depth: usize,
+    seen: &mut HashSet<usize>,
+    out: &mut String,
+    budget: usize,
+) -> bool {
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push('(');
+        go(k, true, depth + 1, seen, out, budget);
+        out.push_str(" . ");
+        go(v, write_mode, depth + 1, seen, out, budget);
+        out.push(')');
+        if out.len() >= budget {
+            return false;
+        }
+    }
+    out.push(')');
+    true
+}
+
+/// Writes a value that holds no other values.
+fn scalar(v: &SteelVal, write_mode: bool, out: &mut String) {
+    match v {
         SteelVal::Void => out.push_str("#<void>"),
         SteelVal::BoolV(b) => out.push_str(if *b { "#t" } else { "#f" }),
         SteelVal::IntV(i) => {
@@ -97,66 +188,6 @@ fn go(
             }
         }
         SteelVal::SymbolV(s) => out.push_str(s.as_str()),
-        SteelVal::ListV(l) => {
-            out.push('(');
-            if !seq(l.iter(), write_mode, depth, seen, out, budget) {
-                return;
-            }
-        }
-        SteelVal::VectorV(items) => {
-            out.push_str("#(");
-            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
-                return;
-            }
-        }
-        SteelVal::MutableVector(h) => {
-            let id = h.as_ptr_usize();
-            if !seen.insert(id) {
-                out.push_str("#<cycle>");
-                return;
-            }
-            let items: Vec<SteelVal> = h.borrow(|items| items.clone());
-            out.push_str("#(");
-            if !seq(items.iter(), write_mode, depth, seen, out, budget) {
-                return;
-            }
-            seen.remove(&id);
-        }
-        SteelVal::HashMapV(map) => {
-            out.push_str("#hash(");
-            for (i, (k, v)) in order::entries(map).into_iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push('(');
-                go(k, true, depth + 1, seen, out, budget);
-                out.push_str(" . ");
-                go(v, write_mode, depth + 1, seen, out, budget);
-                out.push(')');
-                if out.len() >= budget {
-                    return;
-                }
-            }
-            out.push(')');
-        }
-        SteelVal::HeapAllocated(h) => {
-            let id = h.as_ptr_usize();
-            if !seen.insert(id) {
-                out.push_str("#<cycle>");
-                return;
-            }
-            out.push_str("#<box ");
-            go(&h.get(), write_mode, depth + 1, seen, out, budget);
-            out.push('>');
-            seen.remove(&id);
-        }
-        // Not constructible from the allowlist; the depth bound still ends any cycle.
-        SteelVal::Boxed(b) => {
-            let inner = b.read().clone();
-            out.push_str("#<box ");
-            go(&inner, write_mode, depth + 1, seen, out, budget);
-            out.push('>');
-        }
         SteelVal::Closure(_)
         | SteelVal::FuncV(_)
         | SteelVal::BoxedFunction(_)
@@ -166,12 +197,5 @@ fn go(
         SteelVal::Pair(_) => out.push_str("#<pair>"),
         SteelVal::HashSetV(_) => out.push_str("#<set>"),
         _ => out.push_str("#<value>"),
-    }
-    if out.len() > budget {
-        let mut cut = budget;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::confine::{syscall_name, EXIT_CONFINE, EXIT_STACK, EXIT_SYSCALL};
 use super::memory::EXIT_MEMORY;
-use super::proto::{FromWorker, HostChannel, RecvError, ToWorker};
+use super::proto::{FromWorker, HostChannel, RecvError, ToWorker, WireError};
 use super::template::{self, Ended};
 use super::{Breach, EvalError, FailureClass, HostBridge, Limits, RunOutput};
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
@@ -388,10 +388,15 @@ impl Worker {
         if !self.channel.send(&run_message, deadline + GRACE) {
             return self.lost(run, started);
         }
-        let mut kill_at: Option<Instant> = None;
+        let mut watch = Watch {
+            bridge,
+            signal,
+            deadline,
+            kill_at: None,
+        };
         loop {
-            let wake = kill_at.unwrap_or(deadline).min(Instant::now() + TICK);
-            match self.channel.recv(wake) {
+            let wake = watch.kill_at.unwrap_or(deadline).min(Instant::now() + TICK);
+            let next = match self.channel.recv(wake) {
                 Ok(FromWorker::Call {
                     action,
                     args,
@@ -399,40 +404,7 @@ impl Worker {
                     output,
                 }) => {
                     run.add_output(&output);
-                    if action.len() > MAX_ACTION_BYTES {
-                        return self.garbled(run, "sent an over-long action id", started);
-                    }
-                    if run.breach.is_none() && signal.interrupted.load(Ordering::SeqCst) {
-                        // No host call starts after an interrupt or a cancel,
-                        // even one the worker sent before it was signalled.
-                        run.breach = Some(Breach::Interrupted);
-                        kill_at = Some(Instant::now() + GRACE);
-                    }
-                    let reply = if run.breach.is_some() {
-                        // The run already has its end; the call does nothing.
-                        ToWorker::Reply {
-                            envelope: Value::Null,
-                            stop: true,
-                        }
-                    } else {
-                        let (args, args_error) = run.checked_args(args, args_error);
-                        let reply = bridge.call(&action, args, args_error);
-                        let stop = reply.breach.is_some();
-                        if let Some(b) = reply.breach {
-                            run.breach = Some(b);
-                            kill_at = Some(Instant::now() + GRACE);
-                        }
-                        ToWorker::Reply {
-                            envelope: reply.envelope,
-                            stop,
-                        }
-                    };
-                    if !self
-                        .channel
-                        .send(&reply, deadline.max(Instant::now()) + GRACE)
-                    {
-                        return self.lost(run, started);
-                    }
+                    self.answer_call(&mut watch, &mut run, &action, args, args_error)
                 }
                 Ok(FromWorker::Done {
                     value,
@@ -455,59 +427,25 @@ impl Worker {
                             run.breach = Some(Breach::Memory);
                         }
                     }
-                    let error = error.map(|e| EvalError {
-                        class: match e.class {
-                            // The only classes a worker may report itself.
-                            c @ (FailureClass::InvalidProgram
-                            | FailureClass::EffectDenied
-                            | FailureClass::RuntimeError
-                            | FailureClass::ValueTooLarge
-                            | FailureClass::Memory) => c,
-                            _ => FailureClass::RuntimeError,
-                        },
-                        message: super::cap_text(&e.message, super::MAX_MESSAGE_BYTES),
-                        line: e.line,
-                        column: e.column,
-                    });
-                    return run.finish(value, error, started);
+                    return run.finish(value, error.map(reported_error), started);
                 }
-                Ok(FromWorker::Fatal { reason }) => run.fatal = Some(reason),
-                Ok(FromWorker::Describe) if !self.described => {
-                    self.described = true;
-                    let reply = ToWorker::Catalogue(self.bindings.catalogue.text().to_string());
-                    if !self
-                        .channel
-                        .send(&reply, deadline.max(Instant::now()) + GRACE)
-                    {
-                        return self.lost(run, started);
-                    }
+                Ok(FromWorker::Fatal { reason }) => {
+                    run.fatal = Some(reason);
+                    Next::Continue
                 }
-                Ok(FromWorker::Describe) => {
-                    return self.garbled(run, "asked for the catalogue twice", started);
-                }
-                Ok(FromWorker::Ready) => {
-                    return self.garbled(run, "spoke out of turn", started);
-                }
-                Err(RecvError::TimedOut) => {}
-                Err(RecvError::Closed) => return self.lost(run, started),
+                Ok(FromWorker::Describe) if !self.described => self.describe(deadline),
+                Ok(FromWorker::Describe) => Next::Garbled("asked for the catalogue twice"),
+                Ok(FromWorker::Ready) => Next::Garbled("spoke out of turn"),
+                Err(RecvError::TimedOut) => Next::Continue,
+                Err(RecvError::Closed) => Next::Lost,
                 Err(RecvError::Garbled(why)) => return self.garbled(run, &why, started),
+            };
+            match next {
+                Next::Continue => {}
+                Next::Lost => return self.lost(run, started),
+                Next::Garbled(why) => return self.garbled(run, why, started),
             }
-            let now = Instant::now();
-            if run.breach.is_none() {
-                let stop = if signal.interrupted.load(Ordering::Relaxed) {
-                    Some(Breach::Interrupted)
-                } else if now >= deadline {
-                    Some(Breach::Timeout)
-                } else {
-                    None
-                };
-                if let Some(b) = stop {
-                    run.breach = Some(b);
-                    send_signal(&self.pidfd, libc::SIGUSR1);
-                    kill_at = Some(now + GRACE);
-                }
-            }
-            if kill_at.is_some_and(|at| now >= at) {
+            if self.watch_clock(&mut watch, &mut run) {
                 // Stuck where the VM's interrupt cannot reach (one long
                 // primitive, macro expansion): the worker goes.
                 self.kill();
@@ -515,6 +453,87 @@ impl Worker {
                 return run.finish(Value::Null, None, started);
             }
         }
+    }
+
+    /// Answers one host call; once the run has its end (or is interrupted)
+    /// the call does nothing and the worker is told to stop.
+    fn answer_call(
+        &mut self,
+        watch: &mut Watch,
+        run: &mut RunState,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<super::convert::ConvertError>,
+    ) -> Next {
+        if action.len() > MAX_ACTION_BYTES {
+            return Next::Garbled("sent an over-long action id");
+        }
+        if run.breach.is_none() && watch.signal.interrupted.load(Ordering::SeqCst) {
+            // No host call starts after an interrupt or a cancel,
+            // even one the worker sent before it was signalled.
+            run.breach = Some(Breach::Interrupted);
+            watch.kill_at = Some(Instant::now() + GRACE);
+        }
+        let reply = if run.breach.is_some() {
+            // The run already has its end; the call does nothing.
+            ToWorker::Reply {
+                envelope: Value::Null,
+                stop: true,
+            }
+        } else {
+            let (args, args_error) = run.checked_args(args, args_error);
+            let reply = watch.bridge.call(action, args, args_error);
+            let stop = reply.breach.is_some();
+            if let Some(b) = reply.breach {
+                run.breach = Some(b);
+                watch.kill_at = Some(Instant::now() + GRACE);
+            }
+            ToWorker::Reply {
+                envelope: reply.envelope,
+                stop,
+            }
+        };
+        if !self
+            .channel
+            .send(&reply, watch.deadline.max(Instant::now()) + GRACE)
+        {
+            return Next::Lost;
+        }
+        Next::Continue
+    }
+
+    /// Sends the catalogue the worker asked for (once per worker).
+    fn describe(&mut self, deadline: Instant) -> Next {
+        self.described = true;
+        let reply = ToWorker::Catalogue(self.bindings.catalogue.text().to_string());
+        if !self
+            .channel
+            .send(&reply, deadline.max(Instant::now()) + GRACE)
+        {
+            return Next::Lost;
+        }
+        Next::Continue
+    }
+
+    /// Tells the worker to stop at the deadline or on an interrupt; true
+    /// once a worker told to stop has outlived its grace.
+    fn watch_clock(&self, watch: &mut Watch, run: &mut RunState) -> bool {
+        let now = Instant::now();
+        if run.breach.is_none() {
+            let stop = if watch.signal.interrupted.load(Ordering::Relaxed) {
+                Some(Breach::Interrupted)
+            } else if now >= watch.deadline {
+                Some(Breach::Timeout)
+            } else {
+                None
+            };
+            if let Some(b) = stop {
+                run.breach = Some(b);
+                send_signal(&self.pidfd, libc::SIGUSR1);
+                watch.kill_at = Some(now + GRACE);
+            }
+        }
+        watch.kill_at.is_some_and(|at| now >= at)
     }
 
     fn kill(&mut self) {
@@ -616,6 +635,42 @@ fn signal_name(sig: i32) -> String {
         format!("signal {sig}")
     } else {
         name.to_string()
+    }
+}
+
+/// One supervised run's clock and the host side its calls go to.
+struct Watch<'a> {
+    bridge: &'a dyn HostBridge,
+    signal: &'a RunSignal,
+    deadline: Instant,
+    /// When a worker told to stop is killed.
+    kill_at: Option<Instant>,
+}
+
+/// How the supervision loop goes on after one message.
+enum Next {
+    Continue,
+    /// The channel failed: the run ends with how the worker died.
+    Lost,
+    /// The worker broke the protocol: it is killed.
+    Garbled(&'static str),
+}
+
+/// A worker's own error, held to the classes a worker may report itself.
+fn reported_error(e: WireError) -> EvalError {
+    EvalError {
+        class: match e.class {
+            // The only classes a worker may report itself.
+            c @ (FailureClass::InvalidProgram
+            | FailureClass::EffectDenied
+            | FailureClass::RuntimeError
+            | FailureClass::ValueTooLarge
+            | FailureClass::Memory) => c,
+            _ => FailureClass::RuntimeError,
+        },
+        message: super::cap_text(&e.message, super::MAX_MESSAGE_BYTES),
+        line: e.line,
+        column: e.column,
     }
 }
 

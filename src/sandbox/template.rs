@@ -33,6 +33,7 @@ use std::io::{IoSlice, IoSliceMut};
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::sync::Mutex;
 use std::time::Duration;
+use steel::steel_vm::engine::Engine;
 
 const OP_READY: u8 = 0;
 const OP_SPAWN: u8 = 1;
@@ -372,30 +373,8 @@ fn serve() {
     let template_pid = unsafe { libc::getpid() };
     loop {
         let mut buf = [0u8; 16];
-        let mut cmsg = nix::cmsg_space!([RawFd; 1]);
-        let mut iov = [IoSliceMut::new(&mut buf)];
-        let received = recvmsg::<()>(
-            CTL_FD,
-            &mut iov,
-            Some(&mut cmsg),
-            MsgFlags::MSG_CMSG_CLOEXEC,
-        );
-        let (n, fd) = match received {
-            Ok(msg) => {
-                let mut fd = None;
-                if let Ok(cmsgs) = msg.cmsgs() {
-                    for c in cmsgs {
-                        if let ControlMessageOwned::ScmRights(fds) = c {
-                            for extra in fds.iter().skip(1) {
-                                // SAFETY: closing descriptors we were sent and do not use.
-                                unsafe { libc::close(*extra) };
-                            }
-                            fd = fds.first().copied();
-                        }
-                    }
-                }
-                (msg.bytes, fd)
-            }
+        let (n, fd) = match receive(&mut buf) {
+            Ok(received) => received,
             Err(nix::errno::Errno::EINTR) => continue,
             Err(_) => return,
         };
@@ -403,73 +382,111 @@ fn serve() {
             // The host is gone.
             return;
         }
-        let op = iov[0][0];
-        let pid_arg = || i32::from_le_bytes(iov[0][1..5].try_into().expect("4 bytes"));
-        match (op, fd) {
-            (OP_SPAWN, Some(fd)) => {
-                // SAFETY: the child runs only `worker_main`, which never returns;
-                // this process is single-threaded apart from a joined main thread.
-                let pid = unsafe { libc::fork() };
-                if pid == 0 {
-                    worker::worker_main(&mut engine, fd, template_pid);
-                }
-                // SAFETY: the child has its own copy.
-                unsafe { libc::close(fd) };
-                let reply_pid = if pid < 0 {
-                    -std::io::Error::last_os_error()
-                        .raw_os_error()
-                        .unwrap_or(libc::EAGAIN)
-                } else {
-                    pid
-                };
-                let mut reply = [OP_SPAWN, 0, 0, 0, 0];
-                reply[1..5].copy_from_slice(&reply_pid.to_le_bytes());
-                if !send(CTL_FD, &reply) {
-                    return;
-                }
-            }
-            (OP_STATUS, None) if n >= 5 => {
-                let pid = pid_arg();
-                let mut status = 0;
-                // SAFETY: waiting for one of our children, into valid structs.
-                let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-                let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-                let (kind, code) = if waited != pid {
-                    (2u8, 0)
-                } else if libc::WIFEXITED(status) {
-                    (0u8, libc::WEXITSTATUS(status))
-                } else if libc::WIFSIGNALED(status) {
-                    (1u8, libc::WTERMSIG(status))
-                } else {
-                    (2u8, 0)
-                };
-                let mut reply = [0u8; 14];
-                reply[0] = OP_STATUS;
-                reply[1] = kind;
-                reply[2..6].copy_from_slice(&code.to_le_bytes());
-                let max_rss = if waited == pid {
-                    usage.ru_maxrss.max(0) as u64
-                } else {
-                    0
-                };
-                reply[6..14].copy_from_slice(&max_rss.to_le_bytes());
-                if !send(CTL_FD, &reply) {
-                    return;
-                }
-            }
+        let op = buf[0];
+        let pid_arg = || i32::from_le_bytes(buf[1..5].try_into().expect("4 bytes"));
+        let served = match (op, fd) {
+            (OP_SPAWN, Some(fd)) => serve_spawn(&mut engine, fd, template_pid),
+            (OP_STATUS, None) if n >= 5 => serve_status(pid_arg()),
             (OP_RELEASE, None) if n >= 5 => {
-                let pid = pid_arg();
-                // SAFETY: killing and reaping one of our children.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, std::ptr::null_mut(), 0);
-                }
+                serve_release(pid_arg());
+                true
             }
             (_, Some(fd)) => {
                 // SAFETY: a descriptor we were sent and do not use.
                 unsafe { libc::close(fd) };
+                true
             }
-            _ => {}
+            _ => true,
+        };
+        if !served {
+            return;
         }
+    }
+}
+
+/// Reads one request into `buf`: its length and the first descriptor sent
+/// with it (any others are closed).
+fn receive(buf: &mut [u8; 16]) -> nix::Result<(usize, Option<RawFd>)> {
+    let mut cmsg = nix::cmsg_space!([RawFd; 1]);
+    let mut iov = [IoSliceMut::new(buf)];
+    let msg = recvmsg::<()>(
+        CTL_FD,
+        &mut iov,
+        Some(&mut cmsg),
+        MsgFlags::MSG_CMSG_CLOEXEC,
+    )?;
+    let mut fd = None;
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            if let ControlMessageOwned::ScmRights(fds) = c {
+                for extra in fds.iter().skip(1) {
+                    // SAFETY: closing descriptors we were sent and do not use.
+                    unsafe { libc::close(*extra) };
+                }
+                fd = fds.first().copied();
+            }
+        }
+    }
+    Ok((msg.bytes, fd))
+}
+
+/// Forks a worker on channel `fd` and replies with its pid (or `-errno`).
+/// False when the host is gone.
+fn serve_spawn(engine: &mut Engine, fd: RawFd, template_pid: i32) -> bool {
+    // SAFETY: the child runs only `worker_main`, which never returns;
+    // this process is single-threaded apart from a joined main thread.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        worker::worker_main(engine, fd, template_pid);
+    }
+    // SAFETY: the child has its own copy.
+    unsafe { libc::close(fd) };
+    let reply_pid = if pid < 0 {
+        -std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EAGAIN)
+    } else {
+        pid
+    };
+    let mut reply = [OP_SPAWN, 0, 0, 0, 0];
+    reply[1..5].copy_from_slice(&reply_pid.to_le_bytes());
+    send(CTL_FD, &reply)
+}
+
+/// Reaps worker `pid` and replies with how it ended and its peak RSS.
+/// False when the host is gone.
+fn serve_status(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: waiting for one of our children, into valid structs.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let (kind, code) = if waited != pid {
+        (2u8, 0)
+    } else if libc::WIFEXITED(status) {
+        (0u8, libc::WEXITSTATUS(status))
+    } else if libc::WIFSIGNALED(status) {
+        (1u8, libc::WTERMSIG(status))
+    } else {
+        (2u8, 0)
+    };
+    let mut reply = [0u8; 14];
+    reply[0] = OP_STATUS;
+    reply[1] = kind;
+    reply[2..6].copy_from_slice(&code.to_le_bytes());
+    let max_rss = if waited == pid {
+        usage.ru_maxrss.max(0) as u64
+    } else {
+        0
+    };
+    reply[6..14].copy_from_slice(&max_rss.to_le_bytes());
+    send(CTL_FD, &reply)
+}
+
+/// Kills and reaps worker `pid`; the host expects no reply.
+fn serve_release(pid: i32) {
+    // SAFETY: killing and reaping one of our children.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
     }
 }

@@ -141,3 +141,112 @@ fn failure_classes_are_unique_across_domains() {
     assert!(twice.is_empty(), "classes in two enums: {twice:?}");
     assert!(all.len() > 100, "{} classes", all.len());
 }
+
+/// The functions of `file` longer than `limit` lines (signature to closing
+/// brace, nested functions inside their parent), outside `#[cfg(test)]`
+/// modules. Braces in strings, characters and line comments are skipped.
+fn long_functions(file: &Path, limit: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let code = |line: &str| -> String {
+        let mut out = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '\\' => {
+                                chars.next();
+                            }
+                            '"' => break,
+                            _ => {}
+                        }
+                    }
+                }
+                '\'' => {
+                    // A character literal ('{', '\'', '\u{7b}'), not a lifetime.
+                    let rest: String = chars.clone().take(12).collect();
+                    if let Some(end) = rest.find('\'').filter(|&e| e > 0 && e <= 10) {
+                        for _ in 0..=end {
+                            chars.next();
+                        }
+                    }
+                }
+                '/' if chars.peek() == Some(&'/') => break,
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let starts_fn = |line: &str| -> Option<String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "fn")?;
+        let before_ok = words[..at].iter().all(|w| {
+            w.starts_with("pub") || ["const", "async", "unsafe", "extern", "\"C\""].contains(w)
+        });
+        let name = words.get(at + 1).unwrap_or(&"").split(['(', '<']).next();
+        before_ok.then(|| name.unwrap_or("").to_string())
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_start().starts_with("#[cfg(test)]") {
+            break;
+        }
+        let Some(name) = starts_fn(&code(lines[i])) else {
+            i += 1;
+            continue;
+        };
+        let (mut depth, mut started, mut j) = (0i64, false, i);
+        while j < lines.len() {
+            let line = code(lines[j]);
+            for c in line.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        started = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if (started && depth <= 0) || (!started && line.trim_end().ends_with(';')) {
+                break;
+            }
+            j += 1;
+        }
+        if started && j - i + 1 > limit {
+            out.push(format!(
+                "{}:{}: {name} ({} lines)",
+                file.display(),
+                i + 1,
+                j - i + 1
+            ));
+        }
+        i = if started { j + 1 } else { i + 1 };
+    }
+    out
+}
+
+#[test]
+fn no_function_outside_tests_is_over_100_lines() {
+    let long: Vec<String> = rust_files(&src())
+        .iter()
+        .flat_map(|f| long_functions(f, 100))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "functions over 100 lines (split them into named steps):\n{}",
+        long.join("\n")
+    );
+    // The counter itself sees a long function.
+    let probe = std::env::temp_dir().join(format!("tusk-long-fn-{}.rs", std::process::id()));
+    let body: String = (0..101)
+        .map(|i| format!("    let _x{i} = '{{';\n"))
+        .collect();
+    std::fs::write(&probe, format!("pub fn probe() {{\n{body}}}\n")).unwrap();
+    let found = long_functions(&probe, 100);
+    std::fs::remove_file(&probe).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+}

@@ -162,20 +162,20 @@ impl CliError {
 
     /// The JSON object printed on stdout after the stderr text.
     #[must_use]
-    pub fn with_json(mut self, object: Value) -> Self {
-        if let Some(f) = self.failure_mut() {
-            f.json = Some(object);
-            f.json_first = false;
-        }
-        self
+    pub fn with_json(self, object: Value) -> Self {
+        self.json_at(object, false)
     }
 
     /// The JSON object printed on stdout before the stderr text.
     #[must_use]
-    pub fn with_json_first(mut self, object: Value) -> Self {
+    pub fn with_json_first(self, object: Value) -> Self {
+        self.json_at(object, true)
+    }
+
+    fn json_at(mut self, object: Value, first: bool) -> Self {
         if let Some(f) = self.failure_mut() {
             f.json = Some(object);
-            f.json_first = true;
+            f.json_first = first;
         }
         self
     }

@@ -238,9 +238,8 @@ impl HostArgs {
 }
 
 pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
-    // The prepared engine builds in the template while this process reads
-    // the request and opens the logs.
-    crate::sandbox::prestart_one_run();
+    // The template was started by `cli::run` (one-run mode): its engine
+    // builds while this process reads the request and opens the logs.
     let json = args.json;
     let cannot_serve = |e: String| unusable(json, e);
     let mut request = match (&args.request, &args.file) {

@@ -88,12 +88,7 @@ fn type_of(schema: &Value) -> String {
 
 fn scheme_eval_fields() -> String {
     let schema = crate::host::declare::args_schema::<crate::mcp::EvalInput>();
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = crate::host::declare::required(&schema);
     let mut out = String::from("| field | type | required | what |\n|---|---|---|---|\n");
     for (name, field) in schema["properties"].as_object().into_iter().flatten() {
         out.push_str(&format!(

@@ -77,12 +77,7 @@ impl ActionSpec {
 /// The argument names of an argument schema, each with its type label and
 /// whether it is required.
 pub fn arg_list(args: &Value) -> Vec<(String, String, bool)> {
-    let required: Vec<&str> = args["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = required(args);
     args["properties"]
         .as_object()
         .into_iter()
@@ -94,6 +89,16 @@ pub fn arg_list(args: &Value) -> Vec<(String, String, bool)> {
                 required.contains(&name.as_str()),
             )
         })
+        .collect()
+}
+
+/// The names an object schema's `required` lists.
+pub fn required(schema: &Value) -> Vec<&str> {
+    schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
         .collect()
 }
 

@@ -246,12 +246,7 @@ pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, Stri
     };
     let empty = Map::new();
     let properties = schema["properties"].as_object().unwrap_or(&empty);
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = super::declare::required(schema);
     let mut problems: Vec<String> = Vec::new();
     let missing: Vec<String> = required
         .iter()

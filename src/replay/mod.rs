@@ -675,12 +675,9 @@ impl Replayer {
                 let mut bindings = crate::runtime::bindings(&builtins);
                 let (described, bound) = (builtins.clone(), ids.clone());
                 bindings.catalogue = crate::sandbox::Catalogue::new(move || {
-                    let catalogue: serde_json::Map<String, Value> = described
-                        .specs()
-                        .filter(|s| bound.contains(&s.id))
-                        .map(|s| (s.id.clone(), s.to_json()))
-                        .collect();
-                    Value::Object(catalogue).to_string()
+                    crate::runtime::catalogue_of(
+                        described.specs().filter(|s| bound.contains(&s.id)),
+                    )
                 });
                 // A recording that bound no mutations (the read-only
                 // profile) withheld them: name them the same way. Other

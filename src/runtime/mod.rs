@@ -104,10 +104,13 @@ pub fn bindings(registry: &Registry) -> crate::sandbox::Bindings {
 /// `registry`'s declarations as one JSON object keyed by action id, the text
 /// a worker's first `(host-describe)` receives.
 pub fn catalogue(registry: &Registry) -> String {
-    let catalogue: serde_json::Map<String, Value> = registry
-        .specs()
-        .map(|s| (s.id.clone(), s.to_json()))
-        .collect();
+    catalogue_of(registry.specs())
+}
+
+/// These declarations as one JSON object keyed by action id.
+pub(crate) fn catalogue_of<'a>(specs: impl Iterator<Item = &'a crate::host::ActionSpec>) -> String {
+    let catalogue: serde_json::Map<String, Value> =
+        specs.map(|s| (s.id.clone(), s.to_json())).collect();
     Value::Object(catalogue).to_string()
 }
 

@@ -46,6 +46,8 @@ const PROGRAM_IDS: usize = 1 << 21;
 /// One top-level form of the prelude.
 struct Form {
     text: &'static str,
+    /// The name it defines.
+    name: &'static str,
     /// Indices of the forms whose names this form's tokens mention.
     uses: Vec<usize>,
 }
@@ -59,16 +61,22 @@ struct Forms {
 fn forms() -> &'static Forms {
     static FORMS: OnceLock<Forms> = OnceLock::new();
     FORMS.get_or_init(|| {
-        let texts = split(PRELUDE);
-        let mut by_name: HashMap<&'static str, Vec<usize>> = HashMap::new();
-        for (i, text) in texts.iter().enumerate() {
-            if let Some(name) = defined_name(text) {
-                by_name.entry(name).or_default().push(i);
-            }
-        }
-        let forms = texts
+        let named: Vec<(&'static str, &'static str)> = split(PRELUDE)
             .into_iter()
             .map(|text| {
+                (
+                    text,
+                    defined_name(text).expect("every prelude form defines a name"),
+                )
+            })
+            .collect();
+        let mut by_name: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        for (i, (_, name)) in named.iter().enumerate() {
+            by_name.entry(name).or_default().push(i);
+        }
+        let forms = named
+            .into_iter()
+            .map(|(text, name)| {
                 let mut uses: Vec<usize> = names(text)
                     .unwrap_or_default()
                     .into_iter()
@@ -78,7 +86,7 @@ fn forms() -> &'static Forms {
                     .collect();
                 uses.sort_unstable();
                 uses.dedup();
-                Form { text, uses }
+                Form { text, name, uses }
             })
             .collect();
         Forms { forms, by_name }
@@ -237,7 +245,10 @@ fn compile_all(engine: &mut Engine) -> Result<(), SteelErr> {
 /// Whether every form is compiled.
 fn complete() -> bool {
     let total = forms().forms.len();
-    COMPILED.with(|c| c.borrow().iter().filter(|&&done| done).count() == total)
+    COMPILED.with(|c| {
+        let compiled = c.borrow();
+        compiled.len() == total && compiled.iter().all(|&done| done)
+    })
 }
 
 /// Compiles `program` (a worker's run): first the prelude forms it reaches
@@ -265,13 +276,7 @@ pub(crate) fn compile_program(
 
 /// The names the prelude defines at top level, in prelude order.
 pub(crate) fn definitions() -> Vec<&'static str> {
-    let mut names: Vec<(usize, &'static str)> = forms()
-        .by_name
-        .iter()
-        .flat_map(|(name, at)| at.iter().map(move |i| (*i, *name)))
-        .collect();
-    names.sort_unstable();
-    names.into_iter().map(|(_, n)| n).collect()
+    forms().forms.iter().map(|f| f.name).collect()
 }
 
 #[cfg(test)]
@@ -295,7 +300,7 @@ mod tests {
         assert!(rest.trim().is_empty());
         // Every form defines one name.
         for form in forms {
-            assert!(defined_name(form.text).is_some(), "{}", form.text);
+            assert_eq!(defined_name(form.text), Some(form.name), "{}", form.text);
         }
     }
 
@@ -304,7 +309,7 @@ mod tests {
         let names = |program: &str| -> Vec<&str> {
             reached(program)
                 .into_iter()
-                .map(|i| defined_name(forms().forms[i].text).unwrap())
+                .map(|i| forms().forms[i].name)
                 .collect()
         };
         assert!(names("(issue.ready)").is_empty());

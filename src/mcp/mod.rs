@@ -1131,14 +1131,27 @@ fn tool_error(message: String) -> CallToolResult {
 /// Parses a tool's arguments into its input type; a mismatch is a tool
 /// error the caller can read (not a protocol error), with every bad key
 /// named at once.
-fn parse<T: serde::de::DeserializeOwned + JsonSchema>(
+fn parse<T: serde::de::DeserializeOwned + JsonSchema + 'static>(
     args: Option<Map<String, Value>>,
 ) -> Result<T, String> {
     let value = Value::Object(args.unwrap_or_default());
-    let schema = crate::host::declare::args_schema::<T>();
+    let schema = input_schema::<T>();
     let value = crate::host::registry::validate_args(&schema, Some(&value))
         .map_err(|e| format!("invalid arguments: {e}"))?;
     serde_json::from_value(value).map_err(|e| format!("invalid arguments: {e}"))
+}
+
+/// A tool input's schema, derived once per process (deriving it took a
+/// tenth of a warm `scheme_eval` round trip).
+fn input_schema<T: JsonSchema + 'static>() -> Arc<Value> {
+    type Schemas = Mutex<HashMap<std::any::TypeId, Arc<Value>>>;
+    static SCHEMAS: std::sync::OnceLock<Schemas> = std::sync::OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(Schemas::default);
+    let mut schemas = schemas.lock().unwrap_or_else(|e| e.into_inner());
+    schemas
+        .entry(std::any::TypeId::of::<T>())
+        .or_insert_with(|| Arc::new(crate::host::declare::args_schema::<T>()))
+        .clone()
 }
 
 /// A listener that turns each host call into a progress notification

@@ -525,7 +525,10 @@ impl Sandbox {
                 Ok(w) => w,
                 Err(e) => return unavailable(e),
             };
-            return worker.run(program, limits, bridge, current, started);
+            let output = worker.run(program, limits, bridge, current, started);
+            drop(worker);
+            self.spares.ended(&limits);
+            return output;
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
         if mode == EngineMode::ResetSession {

@@ -113,11 +113,13 @@ fn max_frame(limits: &Limits) -> usize {
 }
 
 /// Fresh workers for one sandbox. The first fresh run spawns its worker
-/// itself; from the second on, a background thread keeps one spare worker
-/// ready (confined, bound, waiting for a program), so a long-lived host pays
-/// for the fork and the confinement while the previous run is being
-/// recorded rather than on the next run's clock. A one-shot host (`tusk
-/// eval`) never starts the thread.
+/// itself; from the second on, a background thread makes one spare worker
+/// (confined, bound, waiting for a program) once each run has ended, so a
+/// long-lived host pays for the fork and the confinement between runs rather
+/// than on the next run's clock, and never while a run still competes for
+/// the processor. A run that arrives while the spare is being made waits for
+/// it rather than making a second one. A one-shot host (`tusk eval`) never
+/// starts the thread.
 pub(crate) struct Spares {
     shared: Arc<SpareShared>,
 }
@@ -132,7 +134,10 @@ struct SpareShared {
 struct SpareState {
     /// A ready worker and the limits it was confined for.
     ready: Option<(Worker, Limits)>,
-    /// The limits the next spare should have (those of the last run).
+    /// The limits of the spare being made now, if one is.
+    making: Option<Limits>,
+    /// The limits the next spare should have (those of the last run), set
+    /// when a run ends and taken when the thread starts making it.
     wanted: Option<Limits>,
     runs: u64,
     thread_started: bool,
@@ -150,22 +155,31 @@ impl Spares {
         }
     }
 
-    /// A worker confined for `limits`: the spare when it fits, else a new one.
+    /// A worker confined for `limits`: the spare when it fits (waiting for
+    /// the one being made), else a new one. When no spare was ready on
+    /// arrival, runs are coming faster than spares are made between them:
+    /// the next spare is made now, beside this run, rather than after it.
     pub fn take(&self, limits: &Limits) -> Result<Worker, String> {
+        let waited_until = Instant::now() + READY_TIMEOUT;
         let spare = {
             let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
             state.runs += 1;
-            state.wanted = Some(*limits);
-            if state.runs >= 2 && !state.thread_started {
-                state.thread_started = true;
-                let shared = Arc::downgrade(&self.shared);
-                let started = std::thread::Builder::new()
-                    .name("tusk-spares".into())
-                    .spawn(move || refill(shared));
-                state.thread_started = started.is_ok();
+            let behind = state.ready.is_none();
+            while state.ready.is_none()
+                && state.making == Some(*limits)
+                && Instant::now() < waited_until
+            {
+                let (next, _) = self
+                    .shared
+                    .wake
+                    .wait_timeout(state, waited_until.saturating_duration_since(Instant::now()))
+                    .unwrap_or_else(|e| e.into_inner());
+                state = next;
             }
             let spare = state.ready.take();
-            self.shared.wake.notify_all();
+            if behind {
+                self.want(&mut state, limits);
+            }
             spare
         };
         match spare {
@@ -174,6 +188,30 @@ impl Spares {
             Some((worker, confined)) if confined == *limits && worker.is_alive() => Ok(worker),
             _ => Worker::spawn(self.shared.bindings.clone(), limits, false),
         }
+    }
+
+    /// A run under `limits` has ended: from the second run on, a spare for
+    /// the next is made now (unless one is ready or being made).
+    pub fn ended(&self, limits: &Limits) {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.want(&mut state, limits);
+    }
+
+    /// Asks the spare thread (started on the second run) for a spare.
+    fn want(&self, state: &mut SpareState, limits: &Limits) {
+        if state.runs < 2 || state.closed {
+            return;
+        }
+        state.wanted = Some(*limits);
+        if !state.thread_started {
+            state.thread_started = true;
+            let shared = Arc::downgrade(&self.shared);
+            let started = std::thread::Builder::new()
+                .name("tusk-spares".into())
+                .spawn(move || refill(shared));
+            state.thread_started = started.is_ok();
+        }
+        self.shared.wake.notify_all();
     }
 }
 
@@ -186,7 +224,7 @@ impl Drop for Spares {
     }
 }
 
-/// The spare thread: waits until the spare was taken, makes another.
+/// The spare thread: waits until a run has ended with no spare ready, makes one.
 fn refill(shared: std::sync::Weak<SpareShared>) {
     loop {
         let Some(shared) = shared.upgrade() else {
@@ -194,7 +232,17 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
         };
         let limits = {
             let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            while !state.closed && (state.ready.is_some() || state.wanted.is_none()) {
+            loop {
+                if state.closed {
+                    return;
+                }
+                if let Some(wanted) = state.wanted {
+                    let fits = state.ready.as_ref().is_some_and(|(_, l)| *l == wanted);
+                    if !fits {
+                        break;
+                    }
+                    state.wanted = None;
+                }
                 let (next, _) = shared
                     .wake
                     .wait_timeout(state, Duration::from_secs(1))
@@ -204,21 +252,27 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
                     return;
                 }
             }
-            if state.closed {
-                return;
-            }
-            state.wanted.expect("checked above")
+            let limits = state.wanted.take().expect("checked above");
+            // A spare for other limits is of no use now.
+            state.ready = None;
+            state.making = Some(limits);
+            limits
         };
-        let Ok(worker) = Worker::spawn(shared.bindings.clone(), &limits, false) else {
-            // No spare this time; runs spawn their own.
-            std::thread::sleep(Duration::from_millis(100));
-            continue;
-        };
+        let made = Worker::spawn(shared.bindings.clone(), &limits, false);
         let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.making = None;
+        shared.wake.notify_all();
         if state.closed {
             return;
         }
-        state.ready = Some((worker, limits));
+        match made {
+            Ok(worker) => state.ready = Some((worker, limits)),
+            Err(_) => {
+                // No spare this time; runs spawn their own.
+                drop(state);
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
     }
 }
 
@@ -241,7 +295,21 @@ pub(crate) struct Worker {
 
 /// A `Vm…:` figure (KiB) of process `pid`, from `/proc/<pid>/status`.
 fn proc_status_kb(pid: i32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    use std::io::Read;
+    // One read into a buffer the whole file fits in (about 1.5 KiB):
+    // `read_to_string` probes a file of no stated size with a dozen small reads.
+    let mut file = std::fs::File::open(format!("/proc/{pid}/status")).ok()?;
+    let mut buf = [0u8; 8192];
+    let mut len = 0;
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    let status = std::str::from_utf8(&buf[..len]).ok()?;
     status
         .lines()
         .find_map(|l| l.strip_prefix(field))?

@@ -131,12 +131,12 @@ fn main() {
         "(result-class (issue.ready))",
         none,
     );
-    let paced = Duration::from_millis(std::env::var("GAP_MS").ok().and_then(|g| g.parse().ok()).unwrap_or(2));
-    warm(
-        programs,
-        "(bench.noop), 2 ms apart",
-        "(bench.noop)",
-        paced,
+    let paced = Duration::from_millis(
+        std::env::var("GAP_MS")
+            .ok()
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(2),
     );
+    warm(programs, "(bench.noop), 2 ms apart", "(bench.noop)", paced);
     throughput(calls);
 }

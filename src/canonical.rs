@@ -117,11 +117,15 @@ impl serde::Serialize for SortedView<'_> {
 
 /// Lower-case hex of raw bytes.
 pub fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
+    // A table, not `write!`: two digests per host call went through the
+    // formatter a byte at a time (5% of a call's time on the host).
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
+        out.push(DIGITS[usize::from(byte >> 4)]);
+        out.push(DIGITS[usize::from(byte & 0xf)]);
     }
-    out
+    String::from_utf8(out).expect("hex digits are ASCII")
 }
 
 /// Lower-case hex SHA-256 of raw bytes.

@@ -604,7 +604,8 @@ impl crate::sandbox::HostBridge for NoCalls {
                 "resultClass": HostClass::Unallowlisted.as_str(),
                 "failureClasses": [HostClass::Unallowlisted.as_str()],
                 "payload": {"diagnostic": format!("the doctor's probe binds no action ({action})")},
-            }),
+            })
+            .into(),
             breach: None,
         }
     }

@@ -201,7 +201,7 @@ impl ReplayBridge {
     fn halt(state: &mut BridgeState) -> HostReply {
         state.halted = true;
         HostReply {
-            envelope: Value::Null,
+            envelope: Value::Null.into(),
             breach: Some(Breach::Halted),
         }
     }
@@ -275,7 +275,7 @@ impl HostBridge for ReplayBridge {
         // The live host stopped the program at the call over its budget; so does replay.
         let over_budget = envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
         HostReply {
-            envelope,
+            envelope: envelope.into(),
             breach: over_budget.then_some(Breach::CallBudget),
         }
     }

@@ -50,7 +50,9 @@ pub(crate) struct RunSetup {
 struct State {
     calls: usize,
     executed: usize,
-    effects: Vec<Value>,
+    /// Shared with the replies sent to the worker, which are dropped once
+    /// sent: the result takes them back without a copy.
+    effects: Vec<std::sync::Arc<Value>>,
     log: Option<EffectLog>,
     trajectory: Option<TrajectorySink>,
     io_errors: Vec<String>,
@@ -129,7 +131,10 @@ impl CallHost {
         Ended {
             calls: state.calls,
             executed: state.executed,
-            effects: std::mem::take(&mut state.effects),
+            effects: std::mem::take(&mut state.effects)
+                .into_iter()
+                .map(|e| std::sync::Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone()))
+                .collect(),
             io_errors: std::mem::take(&mut state.io_errors),
             log: state.log.take().expect("finish is called once"),
         }
@@ -274,7 +279,7 @@ impl HostBridge for CallHost {
                 named: named.as_ref(),
             },
         );
-        let envelope = envelope::build(EnvelopeParts {
+        let envelope = std::sync::Arc::new(envelope::build(EnvelopeParts {
             n,
             action,
             args_digest: &args_digest,
@@ -285,7 +290,7 @@ impl HostBridge for CallHost {
             policy_digest,
             instruction_ref,
             trajectory_row,
-        });
+        }));
         self.write_effect(
             &mut state,
             Effect {
@@ -331,7 +336,7 @@ fn late_reply(n: usize, action: &str, args_digest: &str) -> HostReply {
         trajectory_row: Value::Null,
     });
     HostReply {
-        envelope,
+        envelope: envelope.into(),
         breach: Some(Breach::Timeout),
     }
 }

@@ -441,7 +441,9 @@ impl Host {
         run.write_step(&mut outcome, named_steps);
         let accepted = outcome.failure_classes.is_empty();
         run.write_footer(&mut outcome, &mut log);
-        Ok(run.result(outcome, accepted))
+        let result = run.result(outcome, accepted);
+        sandbox.ran(mode, &limits);
+        Ok(result)
     }
 }
 

@@ -231,7 +231,8 @@ pub trait HostBridge: Send + Sync {
 
 /// The envelope a host call returns, and whether it breached a limit.
 pub struct HostReply {
-    pub envelope: Value,
+    /// Shared, so the host can keep it for the run's result without a copy.
+    pub envelope: Arc<Value>,
     pub breach: Option<Breach>,
 }
 
@@ -500,7 +501,18 @@ impl Sandbox {
         mode: EngineMode,
         bridge: Arc<dyn HostBridge>,
     ) -> RunOutput {
-        self.run_cancellable(program, limits, mode, bridge, None)
+        let output = self.run_cancellable(program, limits, mode, bridge, None);
+        self.ran(mode, &limits);
+        output
+    }
+
+    /// A run has ended and its caller is done with it (recorded, answered):
+    /// the time to make the next fresh run's worker, when the host is
+    /// long-lived, so making it never competes with a run for the processor.
+    pub fn ran(&self, mode: EngineMode, limits: &Limits) {
+        if mode == EngineMode::Fresh {
+            self.spares.ended(limits);
+        }
     }
 
     /// [`Sandbox::run`], stopped by `cancel` (as well as by this sandbox's
@@ -527,7 +539,6 @@ impl Sandbox {
             };
             let output = worker.run(program, limits, bridge, current, started);
             drop(worker);
-            self.spares.ended(&limits);
             return output;
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());

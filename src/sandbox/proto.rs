@@ -273,7 +273,7 @@ impl HostChannel {
 
     /// Sends one message; false when the worker is gone or would not take it
     /// before `deadline`.
-    pub fn send(&self, message: &ToWorker, deadline: Instant) -> bool {
+    pub fn send<E: Serialize>(&self, message: &ToWorker<E>, deadline: Instant) -> bool {
         let frame = encode(message);
         let mut bytes = &frame[..];
         while !bytes.is_empty() {

@@ -172,7 +172,10 @@ impl Spares {
                 let (next, _) = self
                     .shared
                     .wake
-                    .wait_timeout(state, waited_until.saturating_duration_since(Instant::now()))
+                    .wait_timeout(
+                        state,
+                        waited_until.saturating_duration_since(Instant::now()),
+                    )
                     .unwrap_or_else(|e| e.into_inner());
                 state = next;
             }
@@ -367,7 +370,7 @@ impl Worker {
         };
         let deadline = Instant::now() + READY_TIMEOUT;
         let bindings = &worker.bindings;
-        let setup = ToWorker::Setup {
+        let setup: ToWorker = ToWorker::Setup {
             action_ids: bindings.ids.clone(),
             withheld: bindings.withheld.clone(),
             narrowed: bindings.narrowed.clone(),
@@ -449,7 +452,7 @@ impl Worker {
     ) -> RunOutput {
         let deadline = started + limits.timeout();
         let mut run = RunState::new(limits);
-        let run_message = ToWorker::Run {
+        let run_message: ToWorker = ToWorker::Run {
             program: program.to_string(),
             limits,
         };
@@ -545,7 +548,7 @@ impl Worker {
         let reply = if run.breach.is_some() {
             // The run already has its end; the call does nothing.
             ToWorker::Reply {
-                envelope: Value::Null,
+                envelope: Arc::new(Value::Null),
                 stop: true,
             }
         } else {
@@ -573,7 +576,7 @@ impl Worker {
     /// Sends the catalogue the worker asked for (once per worker).
     fn describe(&mut self, deadline: Instant) -> Next {
         self.described = true;
-        let reply = ToWorker::Catalogue(self.bindings.catalogue.text().to_string());
+        let reply: ToWorker = ToWorker::Catalogue(self.bindings.catalogue.text().to_string());
         if !self
             .channel
             .send(&reply, deadline.max(Instant::now()) + GRACE)

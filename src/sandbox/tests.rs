@@ -20,7 +20,7 @@ impl HostBridge for EchoBridge {
             }
         };
         HostReply {
-            envelope,
+            envelope: envelope.into(),
             breach: None,
         }
     }

@@ -144,6 +144,7 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
         exit(confine::EXIT_CONFINE);
     }
     super::primitives::bind_actions(engine, &action_ids);
+    super::prelude::warm_up(engine);
     memory::set_controller(engine.get_thread_state_controller());
     memory::arm(limits.max_memory_bytes());
     send(&FromWorker::Ready);

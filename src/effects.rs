@@ -7,6 +7,10 @@
 //! that is not a JSON object with a warning naming it (the runs around it
 //! stay readable; a run missing its own rows is reported incomplete by the
 //! replayer), and the next append starts a fresh line.
+//!
+//! The rows' types, shared by the writer and the reader, are in [`record`].
+
+pub mod record;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -109,8 +113,8 @@ impl EffectLog {
 
     /// Appends a run's header, the first link of its chain: `prevRowDigest`
     /// is the header's own `programDigest` ([`crate::chain`]).
-    pub fn append_header(&mut self, header: &mut Value) -> Result<(), EffectLogError> {
-        header[crate::chain::PREV] = header["programDigest"].clone();
+    pub fn append_header(&mut self, header: &mut record::Header) -> Result<(), EffectLogError> {
+        header.prev_row_digest = header.program_digest.clone();
         self.append(header)
     }
 
@@ -118,28 +122,33 @@ impl EffectLog {
     /// `chainHead` over the footer, and a signature when `signer` is given.
     pub fn append_footer(
         &mut self,
-        footer: &mut Value,
+        footer: &mut record::Footer,
         signer: Option<&crate::chain::Signer>,
     ) -> Result<(), EffectLogError> {
         if let Some(prev) = &self.last_row {
-            footer[crate::chain::PREV] = Value::String(prev.clone());
+            footer.prev_row_digest = record::Member::Typed(prev.clone());
         }
-        let head = crate::chain::footer_head(footer);
+        let body = serde_json::to_value(&*footer).map_err(|e| self.write_error(e))?;
+        let head = crate::chain::footer_head(&body);
         if let Some(signer) = signer {
-            footer[crate::chain::SIGNATURE] = signer.sign(&head);
+            footer.signature = record::Member::Typed(signer.sign(&head));
         }
-        footer[crate::chain::HEAD] = Value::String(head);
+        footer.chain_head = record::Member::Typed(head);
         // The head is computed without `chainHead` and `signature`, wherever
         // they sit: the reader removes both before recomputing.
         self.append(footer)
     }
 
-    /// Appends one row as one line in one write.
-    pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
-        let mut line = serde_json::to_vec(row).map_err(|e| EffectLogError::Write {
+    fn write_error(&self, e: serde_json::Error) -> EffectLogError {
+        EffectLogError::Write {
             path: self.path.clone(),
             source: std::io::Error::other(e),
-        })?;
+        }
+    }
+
+    /// Appends one row as one line in one write.
+    pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
+        let mut line = serde_json::to_vec(row).map_err(|e| self.write_error(e))?;
         self.last_row = Some(crate::chain::row_digest(&line));
         match &mut self.sink {
             Sink::File(file) => {
@@ -164,26 +173,6 @@ impl EffectLog {
             }
         }
     }
-}
-
-/// One per-call row (`premath.host_effect.row.v0`), serialized from borrowed
-/// parts so recording a call does not copy its envelope.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallRow<'a> {
-    pub kind: &'static str,
-    pub run_id: &'a str,
-    pub seq: usize,
-    pub action: &'a str,
-    pub args: Option<&'a Value>,
-    pub args_digest: &'a str,
-    pub envelope: &'a Value,
-    /// The digest of the run's previous row ([`crate::chain`]).
-    pub prev_row_digest: &'a str,
-    /// The clock the action was given (to the nanosecond), so a live replay
-    /// can give it the same one; absent when the action did not run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub acted_at: Option<String>,
 }
 
 /// One row as read: where it is, the digest of its line, and its value.

@@ -10,6 +10,7 @@
 
 use crate::canonical;
 use crate::chain;
+use crate::effects::record::{self, Member};
 use crate::effects::{self, EffectLogError};
 use crate::sandbox::Limits;
 use serde_json::Value;
@@ -50,7 +51,7 @@ pub struct RecordedRun {
     pub host_actions: Option<Vec<String>>,
     /// The header's `authority` (policy digest, instruction ref, issue id,
     /// join verdict); empty in headers from before tusk recorded it.
-    pub authority: crate::runtime::RecordedAuthority,
+    pub authority: record::RecordedAuthority,
     pub calls: Vec<RecordedCall>,
     pub footer: Option<Value>,
     /// The header's `startedAt`.
@@ -206,7 +207,9 @@ impl Grouping {
             return;
         }
         self.index.insert(run_id.clone(), self.log.runs.len());
-        self.log.runs.push(header(line, run_id, &row, digest));
+        self.log
+            .runs
+            .push(header(line, run_id, record::read(row), digest));
     }
 
     /// A call row or a footer (`kind`), of the run headed earlier.
@@ -226,7 +229,7 @@ impl Grouping {
         // broken chain before it is a wrong seq.
         link(run, line, &row, digest);
         if kind == effects::ROW_KIND {
-            call_row(run, line, row);
+            call_row(run, line, record::CallRow::read(row));
         } else {
             footer(run, line, row);
         }
@@ -245,13 +248,16 @@ fn footer(run: &mut RecordedRun, line: usize, row: Value) {
         );
         return;
     }
-    if row.get("valueDigest").and_then(Value::as_str).is_none() {
+    // The footer stays as read: its chain head is over its members in the
+    // order they were written, and replay compares them as recorded.
+    let end: record::Footer = record::read(&row);
+    if end.value_digest.typed().is_none() {
         note_line(
             run,
             line,
             "log.valueDigest",
             Value::String("a valueDigest".into()),
-            row.get("valueDigest").cloned().unwrap_or(Value::Null),
+            got(&end.value_digest),
         );
     }
     seal(run, line, &row);
@@ -333,42 +339,30 @@ fn seal(run: &mut RecordedRun, line: usize, footer: &Value) {
     }
 }
 
-fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedRun {
+fn header(line: usize, run_id: String, row: record::Header, digest: String) -> RecordedRun {
     let mut run = RecordedRun {
         run_id,
-        trace_id: row
-            .get("trace")
-            .and_then(|t| t.get("traceId"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        session_id: text(row, "sessionId"),
-        session_reset: row.get("sessionReset") == Some(&Value::Bool(true)),
-        program: text(row, "program").unwrap_or_default(),
-        invalid_utf8_at: row
-            .get("invalidUtf8At")
-            .and_then(Value::as_u64)
-            .map(|n| n as usize),
+        trace_id: row.trace.typed().and_then(|t| t.trace_id.typed()).cloned(),
+        session_id: row.session_id.typed().cloned(),
+        session_reset: row.session_reset == Member::Typed(true),
+        program: row.program.typed().cloned().unwrap_or_default(),
+        invalid_utf8_at: row.invalid_utf8_at.typed().copied(),
         limits: Limits::default(),
-        host_actions: row.get("hostActions").and_then(Value::as_array).map(|ids| {
-            ids.iter()
-                .filter_map(|id| id.as_str().map(str::to_string))
-                .collect()
-        }),
+        host_actions: host_actions(&row.host_actions),
         authority: Default::default(),
         calls: Vec::new(),
         footer: None,
-        started_at: text(row, "startedAt"),
+        started_at: row.started_at.typed().cloned(),
         header_line: line,
         footer_line: 0,
         problem: None,
-        legacy_json: row.get("jsonEncoding").and_then(Value::as_u64)
-            < Some(crate::effects::JSON_ENCODING),
-        chained: row.get(chain::PREV).is_some(),
+        legacy_json: row.json_encoding.typed().copied() < Some(crate::effects::JSON_ENCODING),
+        chained: !row.prev_row_digest.is_absent(),
         signed_by: None,
         redaction: Default::default(),
         last_row: (line, digest),
     };
-    if let Some(rules) = row.get("redact") {
+    if let Some(rules) = row.redact.typed() {
         match crate::host::redact::Redaction::from_json(rules) {
             Ok(r) => run.redaction = r,
             Err(e) => note_line(
@@ -380,81 +374,99 @@ fn header(line: usize, run_id: String, row: &Value, digest: String) -> RecordedR
             ),
         }
     }
-    check_program(&mut run, line, row);
+    check_program(&mut run, line, &row);
     read_authority_and_limits(&mut run, line, row);
     run
 }
 
+/// The JSON a row holds for a member, `null` when it is absent: what a
+/// problem says the log holds.
+fn got<T: serde::Serialize>(member: &Member<T>) -> Value {
+    member.recorded().unwrap_or(Value::Null)
+}
+
+/// The header's `hostActions`: its text entries (others are ignored), none
+/// when it is not a list.
+fn host_actions(recorded: &Member<Vec<String>>) -> Option<Vec<String>> {
+    match recorded {
+        Member::Typed(ids) => Some(ids.clone()),
+        Member::Malformed {
+            value: Value::Array(ids),
+            ..
+        } => Some(
+            ids.iter()
+                .filter_map(|id| id.as_str().map(str::to_string))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 /// The header's program: the chain starts at its digest, and the text is
 /// there and has the digest recorded.
-fn check_program(run: &mut RecordedRun, line: usize, row: &Value) {
-    if run.chained && row.get(chain::PREV) != row.get("programDigest") {
+fn check_program(run: &mut RecordedRun, line: usize, row: &record::Header) {
+    if run.chained && row.prev_row_digest.recorded() != row.program_digest.recorded() {
         note_line(
             run,
             line,
             "log.chain",
-            row.get("programDigest").cloned().unwrap_or(Value::Null),
-            row.get(chain::PREV).cloned().unwrap_or(Value::Null),
+            got(&row.program_digest),
+            got(&row.prev_row_digest),
         );
     }
-    if row.get("program").and_then(Value::as_str).is_none() {
+    if row.program.typed().is_none() {
         note_line(
             run,
             line,
             "log.program",
             Value::String("the program text".into()),
-            row.get("program").cloned().unwrap_or(Value::Null),
+            got(&row.program),
         );
     }
     let digest = canonical::sha256_text(&run.program);
-    if text(row, "programDigest").as_deref() != Some(digest.as_str()) {
+    if row.program_digest.typed() != Some(&digest) {
         note_line(
             run,
             line,
             "log.programDigest",
             Value::String(digest),
-            row.get("programDigest").cloned().unwrap_or(Value::Null),
+            got(&row.program_digest),
         );
     }
 }
 
 /// The header's `authority` (optional: older headers have none) and
 /// `limits` (required).
-fn read_authority_and_limits(run: &mut RecordedRun, line: usize, row: &Value) {
-    if let Some(recorded) = row.get("authority") {
-        match serde_json::from_value(recorded.clone()) {
-            Ok(authority) => run.authority = authority,
-            Err(e) => note_line(
-                run,
-                line,
-                "log.authority",
-                Value::String("the request's authority".into()),
-                Value::String(e.to_string()),
-            ),
-        }
+fn read_authority_and_limits(run: &mut RecordedRun, line: usize, row: record::Header) {
+    match row.authority {
+        Member::Typed(authority) => run.authority = authority,
+        Member::Malformed { error, .. } => note_line(
+            run,
+            line,
+            "log.authority",
+            Value::String("the request's authority".into()),
+            Value::String(error),
+        ),
+        Member::Absent => {}
     }
-    match row
-        .get("limits")
-        .cloned()
-        .map(serde_json::from_value::<Limits>)
-    {
-        Some(Ok(limits)) => run.limits = limits,
+    match row.limits {
+        Member::Typed(limits) => run.limits = limits,
         other => note_line(
             run,
             line,
             "log.limits",
             Value::String("the run's limits".into()),
             Value::String(match other {
-                Some(Err(e)) => e.to_string(),
+                Member::Malformed { error, .. } => error,
                 _ => "none".into(),
             }),
         ),
     }
 }
 
-fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
+fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow) {
     let expected_seq = run.calls.len() + 1;
-    let seq = row.get("seq").and_then(Value::as_u64).map(|s| s as usize);
+    let seq = row.seq.typed().copied();
     if run.footer.is_some() {
         note(
             run,
@@ -476,23 +488,21 @@ fn call_row(run: &mut RecordedRun, line: usize, mut row: Value) {
                 Some(expected_seq),
                 "log.seq",
                 Value::from(expected_seq),
-                row.get("seq").cloned().unwrap_or(Value::Null),
+                got(&row.seq),
             ),
         );
     }
-    let action = text(&row, "action").unwrap_or_default();
-    let args_digest = text(&row, "argsDigest").unwrap_or_default();
-    let acted_at = text(&row, "actedAt")
-        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+    let acted_at = row
+        .acted_at
+        .typed()
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&chrono::Utc));
-    // Taken, not cloned: a long log holds many large envelopes.
-    let mut take = |key: &str| {
-        row.as_object_mut()
-            .and_then(|m| m.shift_remove(key))
-            .unwrap_or(Value::Null)
-    };
-    let args = Some(take("args")).filter(|a| !a.is_null());
-    let envelope = take("envelope");
+    let action = row.action.into_typed().unwrap_or_default();
+    let args_digest = row.args_digest.into_typed().unwrap_or_default();
+    // Moved, not cloned (`CallRow::read`). A `null` (or absent) `args`
+    // reads as none.
+    let args = row.args.map(std::borrow::Cow::into_owned);
+    let envelope = row.envelope.into_owned();
     // One depth limit for the writer and the reader: the host records no
     // arguments nested deeper than this (it refuses the call instead).
     let depth = args.as_ref().map_or(0, crate::sandbox::convert::depth);

@@ -3,6 +3,7 @@
 //! a trajectory row.
 
 use crate::canonical;
+use crate::effects::record::{CallRow, Member};
 use crate::effects::{self, EffectLog};
 use crate::harness::trajectory::{StepRow, TrajectorySink};
 use crate::host::envelope::{self, EnvelopeParts};
@@ -13,6 +14,7 @@ use crate::sandbox::convert::ConvertError;
 use crate::sandbox::{Breach, HostBridge, HostReply};
 use chrono::Utc;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 pub(crate) struct CallHost {
@@ -521,18 +523,20 @@ impl CallHost {
                 e["payload"] = payload;
                 e
             });
-        let row = effects::CallRow {
-            kind: effects::ROW_KIND,
-            run_id: &self.run_id,
-            seq: effect.n,
-            action: effect.action,
-            args: effect.args,
-            args_digest: effect.args_digest,
-            envelope: redacted_envelope.as_ref().unwrap_or(envelope),
-            prev_row_digest: &prev_row_digest,
+        let row = CallRow {
+            kind: effects::ROW_KIND.to_string(),
+            run_id: self.run_id.clone(),
+            seq: Member::Typed(effect.n),
+            action: Member::Typed(effect.action.to_string()),
+            args: effect.args.map(Cow::Borrowed),
+            args_digest: Member::Typed(effect.args_digest.to_string()),
+            envelope: Cow::Borrowed(redacted_envelope.as_ref().unwrap_or(envelope)),
+            prev_row_digest: Member::Typed(prev_row_digest),
             acted_at: effect
                 .acted_at
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true))
+                .into(),
+            extra: Default::default(),
         };
         if let Some(log) = state.log.as_mut() {
             if let Err(e) = log.append(&row) {

@@ -8,6 +8,7 @@
 mod bridge;
 
 use crate::canonical;
+use crate::effects::record::{self, Member};
 use crate::effects::{self, EffectLog, EffectLogError};
 use crate::harness::trajectory::StepRow;
 use crate::host::HostClass;
@@ -18,9 +19,11 @@ use crate::sandbox::{
 };
 use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+pub use crate::effects::record::RecordedAuthority;
 
 pub const RESULT_KIND: &str = "premath.scheme_eval.result.v0";
 
@@ -550,48 +553,35 @@ impl RunRecord<'_> {
         host_actions: &[String],
         authority: &Authority,
         caller: &opentelemetry::Context,
-    ) -> Value {
+    ) -> record::Header {
         let request = self.request;
-        let mut header = json!({
-            "kind": effects::RUN_KIND,
-            "runId": self.run_id,
-            "programDigest": self.program_digest,
-            "program": request.program,
-            "limits": self.limits,
-            "profile": PROFILE,
-            "startedAt": rfc3339(self.started),
-            // What the program could bind by name and list with (host-actions):
-            // replay binds the same.
-            "hostActions": host_actions,
-            // How values became JSON (the empty list is `[]`): replay of an
-            // older log accounts for its rule.
-            "jsonEncoding": effects::JSON_ENCODING,
-            // The evidence the request carried, as the gate saw it.
-            "authority": RecordedAuthority::of(authority, request.issue_id.as_deref()),
-        });
-        if let Some(at) = request.invalid_utf8_at {
-            header["invalidUtf8At"] = json!(at);
+        let redaction = &self.config.policy.redaction;
+        record::Header {
+            kind: effects::RUN_KIND.to_string(),
+            run_id: self.run_id.clone(),
+            program_digest: Member::Typed(self.program_digest.clone()),
+            program: Member::Typed(request.program.clone()),
+            limits: Member::Typed(self.limits),
+            profile: Member::Typed(PROFILE.to_string()),
+            started_at: Member::Typed(rfc3339(self.started)),
+            host_actions: Member::Typed(host_actions.to_vec()),
+            json_encoding: Member::Typed(effects::JSON_ENCODING),
+            authority: Member::Typed(RecordedAuthority::of(
+                authority,
+                request.issue_id.as_deref(),
+            )),
+            invalid_utf8_at: request.invalid_utf8_at.into(),
+            redact: (!redaction.is_empty()).then(|| redaction.to_json()).into(),
+            principal: request.principal.clone().into(),
+            session_id: self.session_id.map(str::to_string).into(),
+            session_reset: (self.session_id.is_some() && self.mode == EngineMode::ResetSession)
+                .then_some(true)
+                .into(),
+            trace: trace_record(self.span.as_ref(), caller).into(),
+            // Set by `EffectLog::append_header`.
+            prev_row_digest: Member::Absent,
+            extra: Default::default(),
         }
-        // What the rows record in place of named values (host::redact):
-        // replay applies the same rules to the replayed arguments.
-        if !self.config.policy.redaction.is_empty() {
-            header["redact"] = self.config.policy.redaction.to_json();
-        }
-        if let Some(principal) = &request.principal {
-            header["principal"] = json!(principal);
-        }
-        if let Some(sid) = self.session_id {
-            header["sessionId"] = json!(sid);
-            if self.mode == EngineMode::ResetSession {
-                header["sessionReset"] = json!(true);
-            }
-        }
-        // The trace the run belongs to: found from a trace, a run; from a
-        // run, its trace.
-        if let Some(trace) = trace_record(self.span.as_ref(), caller) {
-            header["trace"] = trace;
-        }
-        header
     }
 
     /// The host side the program's calls go to, writing to `log`.
@@ -684,20 +674,18 @@ impl RunRecord<'_> {
             "rejected"
         };
         let output = &outcome.output;
-        let mut footer = json!({
-            "kind": effects::RUN_END_KIND,
-            "runId": self.run_id,
-            "result": result,
-            "failureClasses": outcome.failure_classes,
-            "valueDigest": canonical::sha256_digest(&output.value),
-            // Replay compares what the program printed, too.
-            "outputDigest": canonical::sha256_text(&output.output),
-            "outputTruncated": output.output_truncated,
-            "finishedAt": rfc3339(outcome.finished),
-        });
-        if let Some(sid) = self.session_id {
-            footer["sessionId"] = json!(sid);
-        }
+        let mut footer = record::Footer {
+            kind: effects::RUN_END_KIND.to_string(),
+            run_id: self.run_id.clone(),
+            result: Member::Typed(result.to_string()),
+            failure_classes: Member::Typed(outcome.failure_classes.clone()),
+            value_digest: Member::Typed(canonical::sha256_digest(&output.value)),
+            output_digest: Member::Typed(canonical::sha256_text(&output.output)),
+            output_truncated: Member::Typed(output.output_truncated),
+            finished_at: Member::Typed(rfc3339(outcome.finished)),
+            session_id: self.session_id.map(str::to_string).into(),
+            ..Default::default()
+        };
         if let Err(e) = log.append_footer(&mut footer, self.config.signer.as_deref()) {
             // The run happened; say so in the result rather than losing it.
             outcome
@@ -774,18 +762,17 @@ impl RunRecord<'_> {
 fn trace_record(
     span: Option<&opentelemetry::Context>,
     caller: &opentelemetry::Context,
-) -> Option<Value> {
+) -> Option<record::Trace> {
     let run = span.and_then(crate::telemetry::trace_ref);
     let parent = crate::telemetry::trace_ref(caller);
-    let trace_id = run.as_ref().or(parent.as_ref())?["traceId"].clone();
-    let mut out = json!({ "traceId": trace_id });
-    if let Some(run) = run {
-        out["spanId"] = run["spanId"].clone();
-    }
-    if let Some(parent) = parent {
-        out["parentSpanId"] = parent["spanId"].clone();
-    }
-    Some(out)
+    let id = |r: &Value, key: &str| Member::from(r[key].as_str().map(str::to_string));
+    let trace_id = id(run.as_ref().or(parent.as_ref())?, "traceId");
+    Some(record::Trace {
+        trace_id,
+        span_id: run.map(|r| id(&r, "spanId")).unwrap_or_default(),
+        parent_span_id: parent.map(|p| id(&p, "spanId")).unwrap_or_default(),
+        extra: Default::default(),
+    })
 }
 
 /// What made a run rejected: the first host call whose envelope was rejected
@@ -925,24 +912,8 @@ pub struct CallProgress {
 /// A progress listener; called on the run's thread, so it must not block.
 pub type OnCall = Arc<dyn Fn(CallProgress) + Send + Sync>;
 
-/// The header's `authority`: what the request carried, including the join
-/// verdict (the gate's input), so a live replay can present the same evidence.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedAuthority {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy_digest: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instruction_ref: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub issue_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub join_evidence: Option<JoinEvidence>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capability_claims: Option<Vec<String>>,
-}
-
 impl RecordedAuthority {
+    /// What the header records of a run's `authority` and issue.
     fn of(authority: &Authority, issue_id: Option<&str>) -> Self {
         Self {
             policy_digest: authority.policy_digest.clone(),

@@ -78,8 +78,12 @@ impl IssueStore {
     /// The store cannot be read, or a line is corrupt.
     pub fn read<T>(&self, view: impl FnOnce(&Store<'_>) -> T) -> Result<T, StoreError> {
         let text = self.read_text()?;
-        let store = Store::parse(self.path(), &text)?;
-        Ok(view(&store))
+        if text.len() > CACHED_STORE_BYTES {
+            let store = Store::parse(self.path(), &text)?;
+            return Ok(view(&store));
+        }
+        let parsed = parsed(self.path(), text)?;
+        Ok(parsed.with_dependent(|_, store| view(store)))
     }
 
     /// The file's path, or the URL without its password: what reports print as
@@ -194,6 +198,40 @@ pub struct Store<'a> {
     pub lines: Vec<Issue<'a>>,
     /// id → index in `lines` of the line that wins (the last one with that id).
     index: FxHashMap<Cow<'a, str>, usize>,
+}
+
+self_cell::self_cell!(
+    /// A parsed issue store together with the text it borrows.
+    pub struct ParsedStore {
+        owner: String,
+        #[covariant]
+        dependent: Store,
+    }
+);
+
+/// Stores up to this size keep their last parse in memory (see [`parsed`]).
+const CACHED_STORE_BYTES: usize = 4 << 20;
+
+/// The last store [`IssueStore::read`] parsed, and where it was read.
+static LAST_PARSED: std::sync::Mutex<Option<(PathBuf, std::sync::Arc<ParsedStore>)>> =
+    std::sync::Mutex::new(None);
+
+/// `text`, read just now from `path`, parsed: the last parse when the text
+/// is byte for byte the one it was made from, else a new one (kept in its
+/// place). A long-lived host reads the store on every call; parsing it was
+/// most of a read action's time, while reading and comparing it is cheap.
+/// Being keyed on the content, not on a file's size or clock, it cannot
+/// serve a stale store.
+fn parsed(path: &Path, text: String) -> Result<std::sync::Arc<ParsedStore>, StoreError> {
+    let mut last = LAST_PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((at, parsed)) = last.as_ref() {
+        if at == path && parsed.borrow_owner() == &text {
+            return Ok(parsed.clone());
+        }
+    }
+    let parsed = std::sync::Arc::new(ParsedStore::try_new(text, |text| Store::parse(path, text))?);
+    *last = Some((path.to_path_buf(), parsed.clone()));
+    Ok(parsed)
 }
 
 /// Stores above this size are read and parsed on several threads (below it,
@@ -464,7 +502,11 @@ fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
     let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
     let threads = parse_threads(len);
     if threads == 1 {
-        return fs::read(path);
+        // From the descriptor just opened: a second open of the path was
+        // two more system calls on every read action.
+        let mut buf = Vec::with_capacity(len.saturating_add(1));
+        io::Read::read_to_end(&mut &file, &mut buf)?;
+        return Ok(buf);
     }
     let mut buf = vec![0u8; len];
     let part = len.div_ceil(threads);

@@ -39,14 +39,7 @@ pub struct Stores {
     pub effects: LogStore,
 }
 
-self_cell::self_cell!(
-    /// A parsed issue store together with the text it borrows.
-    pub struct ParsedStore {
-        owner: String,
-        #[covariant]
-        dependent: Store,
-    }
-);
+pub use crate::issues::store::ParsedStore;
 
 /// What identifies one version of the store: for the file, its device,
 /// inode, length and mtime (a rewrite by temp file and rename changes the

@@ -90,7 +90,7 @@ impl HostBridge for Capture {
     ) -> HostReply {
         self.0.lock().unwrap().push((action.to_string(), args));
         HostReply {
-            envelope: json!({"resultClass": "accepted"}),
+            envelope: json!({"resultClass": "accepted"}).into(),
             breach: None,
         }
     }

@@ -2,7 +2,9 @@
 //!
 //! - **warm per-program latency**: one [`Host`] (engine prepared once) runs many
 //!   one-call programs in a row, each a full run: effect-log header, one call
-//!   with its effect row and trajectory row, footer;
+//!   with its effect row and trajectory row, footer; back to back (each run
+//!   also waits for its worker to be made) and paced (`GAP_MS` apart, default
+//!   2, as a server's requests arrive: the spare worker is ready);
 //! - **host-call throughput**: one program making many calls to a trivial read
 //!   action registered through the embedding API.
 //!
@@ -131,12 +133,16 @@ fn main() {
         "(result-class (issue.ready))",
         none,
     );
-    let paced = Duration::from_millis(
-        std::env::var("GAP_MS")
-            .ok()
-            .and_then(|g| g.parse().ok())
-            .unwrap_or(2),
+    // GAP_MS sets the pause between paced runs (default 2).
+    let gap_ms: u64 = std::env::var("GAP_MS")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(2);
+    warm(
+        programs,
+        &format!("(bench.noop), {gap_ms} ms apart"),
+        "(bench.noop)",
+        Duration::from_millis(gap_ms),
     );
-    warm(programs, "(bench.noop), 2 ms apart", "(bench.noop)", paced);
     throughput(calls);
 }

@@ -793,6 +793,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_kept_parse_is_used_only_for_the_same_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("issues.jsonl");
+        let store = IssueStore::Jsonl(path.clone());
+        let title = |store: &IssueStore| {
+            store
+                .read(|s| s.get("a").map(|i| i.title.as_str().to_string()))
+                .unwrap()
+        };
+        // Same length, same second, same directory entry rewritten in place:
+        // nothing but the bytes tells the two versions apart.
+        std::fs::write(&path, "{\"id\":\"a\",\"title\":\"one\"}\n").unwrap();
+        assert_eq!(title(&store).as_deref(), Some("one"));
+        assert_eq!(title(&store).as_deref(), Some("one"));
+        std::fs::write(&path, "{\"id\":\"a\",\"title\":\"two\"}\n").unwrap();
+        assert_eq!(title(&store).as_deref(), Some("two"));
+        // Another store with the very text the first one had is its own.
+        let other = dir.path().join("other.jsonl");
+        std::fs::write(&other, "{\"id\":\"b\",\"title\":\"two\"}\n").unwrap();
+        assert_eq!(title(&IssueStore::Jsonl(other)), None);
+        // A corrupt text is refused every time, never served from the last parse.
+        std::fs::write(&path, "{\"id\":\"a\",\"title\":\"two\"\n").unwrap();
+        assert!(store.read(|_| ()).is_err());
+        assert!(store.read(|_| ()).is_err());
+    }
+
+    #[test]
     fn last_line_wins_and_blank_lines_are_skipped() {
         let text = "{\"id\":\"a\",\"title\":\"one\"}\n\n{\"id\":\"a\",\"title\":\"two\"}\r\n";
         let store = Store::parse(Path::new("s"), text).unwrap();

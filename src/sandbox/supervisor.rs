@@ -136,6 +136,8 @@ struct SpareState {
     ready: Option<(Worker, Limits)>,
     /// The limits of the spare being made now, if one is.
     making: Option<Limits>,
+    /// A run is waiting for the spare being made.
+    awaited: bool,
     /// The limits the next spare should have (those of the last run), set
     /// when a run ends and taken when the thread starts making it.
     wanted: Option<Limits>,
@@ -165,19 +167,25 @@ impl Spares {
             let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
             state.runs += 1;
             let behind = state.ready.is_none();
-            while state.ready.is_none()
-                && state.making == Some(*limits)
-                && Instant::now() < waited_until
-            {
-                let (next, _) = self
-                    .shared
-                    .wake
-                    .wait_timeout(
-                        state,
-                        waited_until.saturating_duration_since(Instant::now()),
-                    )
-                    .unwrap_or_else(|e| e.into_inner());
-                state = next;
+            // One run waits for the spare being made; runs arriving while
+            // it waits make their own at once, as before spares waited.
+            if behind && state.making == Some(*limits) && !state.awaited {
+                state.awaited = true;
+                while state.ready.is_none()
+                    && state.making == Some(*limits)
+                    && Instant::now() < waited_until
+                {
+                    let (next, _) = self
+                        .shared
+                        .wake
+                        .wait_timeout(
+                            state,
+                            waited_until.saturating_duration_since(Instant::now()),
+                        )
+                        .unwrap_or_else(|e| e.into_inner());
+                    state = next;
+                }
+                state.awaited = false;
             }
             let spare = state.ready.take();
             if behind {

@@ -68,6 +68,9 @@ pub(crate) struct Ended {
     pub effects: Vec<Value>,
     pub io_errors: Vec<String>,
     pub log: EffectLog,
+    /// The trajectory the calls' rows went to, still open (none if no call
+    /// opened it): the run's step row goes there too.
+    pub trajectory: Option<TrajectorySink>,
 }
 
 /// What one call decided, before it is written down.
@@ -139,6 +142,7 @@ impl CallHost {
                 .collect(),
             io_errors: std::mem::take(&mut state.io_errors),
             log: state.log.take().expect("finish is called once"),
+            trajectory: state.trajectory.take(),
         }
     }
 

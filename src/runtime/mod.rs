@@ -474,6 +474,8 @@ struct Outcome {
     /// Sorted, without repeats, until the footer adds its own.
     failure_classes: Vec<String>,
     error: Option<Value>,
+    /// The trajectory as the calls left it open (one open a run, not two).
+    trajectory: Option<crate::harness::trajectory::TrajectorySink>,
 }
 
 /// The gate's evidence for a run: the request's, with the join verdict
@@ -541,6 +543,7 @@ impl Outcome {
             effects: ended.effects,
             failure_classes,
             error,
+            trajectory: ended.trajectory,
         };
         (outcome, ended.log)
     }
@@ -654,6 +657,8 @@ impl RunRecord<'_> {
         let step_written = if named_steps {
             // premath's rows are the calls' own; it writes no run row.
             Ok(Value::Null)
+        } else if let Some(sink) = outcome.trajectory.as_mut() {
+            sink.append(&step)
         } else {
             crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
         };
@@ -705,6 +710,7 @@ impl RunRecord<'_> {
             effects,
             failure_classes,
             error,
+            trajectory: _,
         } = outcome;
         let result = if accepted { "accepted" } else { "rejected" };
         let mut json = json!({

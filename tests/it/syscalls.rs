@@ -22,10 +22,11 @@ use std::process::Command;
 /// call 9.0, warm run 123.6-124.2 after the logs stopped creating their
 /// directory on every open, 130 before; one fork per run), lowered as the
 /// paths got cheaper (warm run 109.3-110.6 once the store was read through
-/// one open and a worker's `/proc` status in one read), with room for the
+/// one open and a worker's `/proc` status in one read; 104.6 once the run's
+/// step row went to the trajectory its calls had opened), with room for the
 /// per-run noise of the kernel's socket reads.
 const HOST_CALL_CEILING: f64 = 10.0;
-const WARM_RUN_CEILING: f64 = 115.0;
+const WARM_RUN_CEILING: f64 = 110.0;
 const FORKS_PER_RUN: f64 = 1.0;
 
 const WAITING: [&str; 10] = [

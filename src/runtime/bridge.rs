@@ -138,7 +138,7 @@ impl CallHost {
             executed: state.executed,
             effects: std::mem::take(&mut state.effects)
                 .into_iter()
-                .map(|e| std::sync::Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone()))
+                .map(std::sync::Arc::unwrap_or_clone)
                 .collect(),
             io_errors: std::mem::take(&mut state.io_errors),
             log: state.log.take().expect("finish is called once"),

@@ -537,9 +537,7 @@ impl Sandbox {
                 Ok(w) => w,
                 Err(e) => return unavailable(e),
             };
-            let output = worker.run(program, limits, bridge, current, started);
-            drop(worker);
-            return output;
+            return worker.run(program, limits, bridge, current, started);
         }
         let mut session = self.session.lock().unwrap_or_else(|e| e.into_inner());
         if mode == EngineMode::ResetSession {

@@ -231,10 +231,17 @@ pub(crate) fn prepare(engine: &mut Engine) -> Result<(), SteelErr> {
         return compile_all(engine);
     }
     forms();
+    numbers_given_back(|| engine.emit_raw_program_no_path("(+ 1 2)".to_string())).map(drop)
+}
+
+/// Runs `f` (a compilation that keeps nothing) and puts Steel's lambda
+/// counter back where it was, so the programs after it are numbered as if
+/// it had not happened.
+fn numbers_given_back<T>(f: impl FnOnce() -> T) -> T {
     let saved = function_id_counter();
-    let warmed = engine.emit_raw_program_no_path("(+ 1 2)".to_string());
+    let out = f();
     set_function_id_counter(saved);
-    warmed.map(drop)
+    out
 }
 
 /// Readies a spare worker of a template that compiled the whole prelude,
@@ -248,13 +255,12 @@ pub(crate) fn warm_up(engine: &mut Engine) {
     if on_demand() {
         return;
     }
-    let saved = function_id_counter();
-    if let Ok(compiled) =
-        engine.emit_raw_program_no_path("(hash-ref (hash \"a\" (list 1 \"b\")) \"a\")".to_string())
-    {
-        let _ = engine.run_raw_program(compiled);
-    }
-    set_function_id_counter(saved);
+    numbers_given_back(|| {
+        let program = "(hash-ref (hash \"a\" (list 1 \"b\")) \"a\")";
+        if let Ok(compiled) = engine.emit_raw_program_no_path(program.to_string()) {
+            let _ = engine.run_raw_program(compiled);
+        }
+    });
 }
 
 /// Compiles the whole prelude.

@@ -277,13 +277,15 @@ pub fn run() -> i32 {
     // `tusk eval` and `tusk scheme-eval` run one program: their template
     // compiles no more of the prelude than that program reaches.
     let one_run = matches!(cli.command, Command::Eval(_) | Command::SchemeEval(_));
-    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived, || {
-        if one_run {
-            crate::sandbox::prestart_one_run();
-        } else if runs_programs {
-            crate::sandbox::prestart();
-        }
-    });
+    // The template is forked before telemetry starts its exporter: a fork
+    // copies only the forking thread, and the template must not inherit an
+    // exporter whose threads it lacks.
+    if one_run {
+        crate::sandbox::prestart_one_run();
+    } else if runs_programs {
+        crate::sandbox::prestart();
+    }
+    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived);
     let _caller = crate::telemetry::parent_from_env().map(|cx| cx.attach());
     let span = if runs_programs {
         None

@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 
 /// Options of the store check.
 // One declaration for the host action (camelCase keys) and `tusk issue
-// check` (kebab-case flags); the command line's default is the same
-// [`views::NOTES_WARN_CHARS`], spelled out so that its help shows it.
+// check` (kebab-case flags). The flag shows its default, spelled out:
+// views::NOTES_WARN_CHARS (a test in src/cli/issue.rs holds the two equal).
 #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CheckArgs {

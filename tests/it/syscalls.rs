@@ -189,8 +189,8 @@ fn one_warm_run_costs_no_more_system_calls_than_today() {
 }
 
 /// `tusk eval` forks its template (whose engine then builds, compiling no
-/// prelude form the program does not reach) before it reads the program
-/// file: the engine's build overlaps the reading of the request and the
+/// prelude form the program does not reach, and which becomes the run's
+/// worker) before it reads the program file: the engine's build overlaps the reading of the request and the
 /// opening of the logs. A template started only when the run begins builds
 /// on the run's clock instead (and, not started in one-run mode, compiles
 /// the whole prelude: cold runs were 2.5x slower when the early start was
@@ -232,4 +232,11 @@ fn a_one_run_process_forks_its_template_before_reading_the_program() {
         "the template was forked after the program was read:\n{}",
         mine.join("\n")
     );
+    // One process is forked in all: the template, which then becomes the
+    // run's worker instead of forking one.
+    let forks = text
+        .lines()
+        .filter(|l| l.contains("clone(") && l.contains("SIGCHLD"))
+        .count();
+    assert_eq!(forks, 1, "{text}");
 }

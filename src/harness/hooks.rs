@@ -277,14 +277,14 @@ pub fn boot(
         .ok()
         .flatten()
         .and_then(|s| s.issue_id.map(|i| (i, s.state == SessionState::Active)));
-    let listed = views::list_payload(&store, &issues_path, &views::ListFilter::default(), ctx.now)
-        .into_value();
+    let listed = views::list_view(&store, &issues_path, &views::ListFilter::default(), ctx.now);
     let mut leases = Vec::new();
-    for item in listed["items"].as_array().into_iter().flatten() {
-        let id = item["id"].as_str().unwrap_or_default();
+    for item in &listed.items {
+        let id = item.id;
+        // As the list shows it: no assignee is the empty one.
         let concerns = issue == Some(id)
             || session_issue.as_ref().is_some_and(|(i, _)| i == id)
-            || worker.is_some_and(|w| item["assignee"].as_str() == Some(w));
+            || worker.is_some_and(|w| item.assignee.unwrap_or("") == w);
         if !concerns {
             continue;
         }
@@ -313,10 +313,9 @@ pub fn boot(
             "stranded": stranded, "resume": resume,
         }));
     }
-    let ready =
-        views::ready_payload(&store, &issues_path, &Default::default(), ctx.now).into_value();
-    let next = match ready["items"].get(0) {
-        Some(first) => json!({"source": "ready", "issueId": first["id"], "title": first["title"]}),
+    let ready = views::ready_view(&store, &issues_path, &Default::default(), ctx.now);
+    let next = match ready.items.first() {
+        Some(first) => json!({"source": "ready", "issueId": first.id, "title": first.title}),
         None => match super::feature::project_next(&ctx.paths.feature_ledger) {
             Ok(Some(super::feature::NextFeature {
                 next_feature_id: Some(id),

@@ -383,15 +383,10 @@ pub fn active_issue(ctx: &EscalationCtx<'_>) -> Result<(String, &'static str), R
             ))
         }
     }
-    let ready = with_store(ctx, HarnessClass::EscalationIssueContextUnbound, |store| {
-        crate::issues::views::ready_payload(store, "", &Default::default(), ctx.now).into_value()
+    let ids: Vec<String> = with_store(ctx, HarnessClass::EscalationIssueContextUnbound, |store| {
+        let ready = crate::issues::views::ready_view(store, "", &Default::default(), ctx.now);
+        ready.items.iter().map(|i| i.id.to_string()).collect()
     })?;
-    let ids: Vec<String> = ready["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i["id"].as_str().map(str::to_string))
-        .collect();
     match ids.as_slice() {
         [one] => Ok((one.clone(), "ready-frontier")),
         [] => Err(fail(

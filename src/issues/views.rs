@@ -411,36 +411,6 @@ pub fn list_view<'s>(
     }
 }
 
-/// `issue.ready` payload.
-pub fn ready_payload(
-    store: &Store<'_>,
-    path: &str,
-    filter: &IssueFilter,
-    now: DateTime<Utc>,
-) -> Report {
-    ready_view(store, path, filter, now).into_report()
-}
-
-/// `issue.blocked` payload.
-pub fn blocked_payload(
-    store: &Store<'_>,
-    path: &str,
-    filter: &IssueFilter,
-    now: DateTime<Utc>,
-) -> Report {
-    blocked_view(store, path, filter, now).into_report()
-}
-
-/// `issue.list` payload.
-pub fn list_payload(
-    store: &Store<'_>,
-    path: &str,
-    filter: &ListFilter,
-    now: DateTime<Utc>,
-) -> Report {
-    list_view(store, path, filter, now).into_report()
-}
-
 /// `issue.show` payload: the issue exactly as stored, plus its lease state and blockers.
 pub fn show_payload(store: &Store<'_>, path: &str, id: &str, now: DateTime<Utc>) -> Report {
     let Some(issue) = store.get(id) else {

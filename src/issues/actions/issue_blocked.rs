@@ -16,7 +16,7 @@ pub fn action() -> Arc<dyn HostAction> {
         },
         |ctx, a: FilterArgs| match checked(a.filter) {
             Ok(f) => outcome(read_view(ctx, |s, p| {
-                views::blocked_payload(s, p, &f, ctx.now)
+                views::blocked_view(s, p, &f, ctx.now).into_report()
             })),
             Err(refused) => Ok(refused),
         },

@@ -65,7 +65,7 @@ pub fn action() -> Arc<dyn HostAction> {
             Err(refused) => return Ok(refused),
         };
         let filter = a.list_filter(routing);
-        outcome(read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now)))
+        outcome(read_view(ctx, |s, p| views::list_view(s, p, &filter, ctx.now).into_report()))
     },
 )
 }

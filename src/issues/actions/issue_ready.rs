@@ -17,7 +17,7 @@ pub fn action() -> Arc<dyn HostAction> {
         },
         |ctx, a: FilterArgs| match checked(a.filter) {
             Ok(f) => outcome(read_view(ctx, |s, p| {
-                views::ready_payload(s, p, &f, ctx.now)
+                views::ready_view(s, p, &f, ctx.now).into_report()
             })),
             Err(refused) => Ok(refused),
         },

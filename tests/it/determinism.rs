@@ -28,14 +28,14 @@ fn tusk_bin() -> PathBuf {
 }
 
 /// Runs the binary under test in the scratch dir; returns its stdout as JSON.
-fn tusk_json(s: &Scratch, args: &[&str]) -> Value {
+fn tusk_json(s: &Test, args: &[&str]) -> Value {
     let mut cmd = Command::new(tusk_bin());
     if let Some(db) = &s.db {
         cmd.env("TUSK_STORE", &db.url);
     }
     let out = cmd
         .args(args)
-        .current_dir(s.dir.path())
+        .current_dir(s.dir())
         .stdin(Stdio::null())
         .output()
         .expect("spawn tusk");
@@ -56,8 +56,8 @@ struct Run {
 
 /// Runs `program` in a fresh process and store; returns the run and the
 /// scratch dir holding its recording.
-fn run_once(program: &str) -> (Run, Scratch) {
-    let s = Scratch::new();
+fn run_once(program: &str) -> (Run, Test) {
+    let s = Test::new();
     let file = s.write("program.scm", program);
     let r = tusk_json(&s, &["eval", "--json", file.to_str().unwrap()]);
     let run_id = r["runId"].as_str().expect("a run id").to_string();
@@ -555,7 +555,7 @@ proptest! {
             keys.join(" "),
             shuffled.join(" ")
         );
-        let s = Scratch::new();
+        let s = Test::new();
         let file = s.write("program.scm", &program);
         let r = tusk_json(&s, &["eval", "--json", file.to_str().unwrap()]);
         prop_assert_eq!(&r["value"], "same", "{}", r);

@@ -3,22 +3,22 @@
 //! byte-for-byte comparison with the reference is tests/it/parity_vectors.rs; these
 //! tests pin the rules themselves and tusk's deliberate differences.
 
-use crate::harness_support;
+use crate::common::Run;
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const L: &str = ".premath/harness_feature_ledger.json";
 const KIND: &str = "premath.harness.feature_ledger.v1";
 const T: &str = "2026-02-01T10:00:00Z";
 
-fn fw(sb: &Sandbox, args: &[&str]) -> harness_support::Run {
+fn fw(sb: &Test, args: &[&str]) -> Run {
     let mut all = vec!["harness-feature", "write", "--now", T, "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all)
+    sb.run(&all)
 }
 
-fn ledger(sb: &Sandbox) -> Value {
+fn ledger(sb: &Test) -> Value {
     serde_json::from_str(&sb.read(L)).unwrap()
 }
 
@@ -28,7 +28,7 @@ fn doc(features: Value) -> String {
 
 #[test]
 fn write_creates_the_ledger_in_the_reference_shape() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let out = fw(
         &sb,
         &[
@@ -54,7 +54,7 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "ci://1",
         ],
     )
-    .expect(0)
+    .status(0)
     .json();
     let row = json!({"featureId": "f1", "status": "in_progress", "issueId": "bd-1",
         "summary": "Parser", "instructionRefs": ["a", "b"], "verificationRefs": ["ci://1"],
@@ -86,7 +86,7 @@ fn write_creates_the_ledger_in_the_reference_shape() {
         ]
     );
     let text = sb
-        .tusk(&[
+        .run(&[
             "harness-feature",
             "write",
             "--feature-id",
@@ -94,8 +94,8 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "--status",
             "pending",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert_eq!(
         text,
         format!("premath harness-feature write\n  Feature: f2\n  Path: {L}\n")
@@ -104,7 +104,7 @@ fn write_creates_the_ledger_in_the_reference_shape() {
 
 #[test]
 fn upsert_rules_follow_the_reference() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     fw(
         &sb,
         &[
@@ -124,10 +124,10 @@ fn upsert_rules_follow_the_reference() {
             "s",
         ],
     )
-    .expect(0);
+    .status(0);
     // Absent flags keep, the status always replaces, empty normalized ref lists
     // keep, rows are sorted by id, and the later clock is recorded.
-    sb.tusk(&[
+    sb.run(&[
         "harness-feature",
         "write",
         "--now",
@@ -139,8 +139,8 @@ fn upsert_rules_follow_the_reference() {
         "--instruction-ref",
         " ",
     ])
-    .expect(0);
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).expect(0);
+    .status(0);
+    fw(&sb, &["--feature-id", "a", "--status", "pending"]).status(0);
     let l = ledger(&sb);
     assert_eq!(l["sessionRef"], "s");
     assert_eq!(l["updatedAt"], T);
@@ -173,7 +173,7 @@ fn upsert_rules_follow_the_reference() {
             "v2",
         ],
     )
-    .expect(0);
+    .status(0);
     let l = ledger(&sb);
     assert!(l.get("sessionRef").is_none(), "{l}");
     assert_eq!(
@@ -185,25 +185,28 @@ fn upsert_rules_follow_the_reference() {
 
 #[test]
 fn write_input_errors() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     fw(&sb, &["--feature-id", "  ", "--status", "pending"])
-        .expect_error(1, "error: feature-id must be non-empty");
+        .error(1, "error: feature-id must be non-empty");
     assert!(!sb.path(".premath").exists(), "nothing is created");
     // Bad or missing status, missing feature id: usage errors (exit 2).
-    let run = fw(&sb, &["--feature-id", "f", "--status", "closed"]).expect(2);
+    let run = fw(&sb, &["--feature-id", "f", "--status", "closed"]).status(2);
     assert!(
-        run.stderr
+        run.stderr()
             .contains("invalid value 'closed' for '--status <STATUS>'"),
         "{run:?}"
     );
     assert!(run
-        .stderr
+        .stderr()
         .contains("[possible values: pending, in_progress, blocked, completed]"));
-    let run = fw(&sb, &["--feature-id", "f"]).expect(2);
-    assert!(run.stderr.contains("--status <STATUS>"), "{run:?}");
-    let run = fw(&sb, &["--status", "pending"]).expect(2);
-    assert!(run.stderr.contains("--feature-id <FEATURE_ID>"), "{run:?}");
-    sb.tusk(&[
+    let run = fw(&sb, &["--feature-id", "f"]).status(2);
+    assert!(run.stderr().contains("--status <STATUS>"), "{run:?}");
+    let run = fw(&sb, &["--status", "pending"]).status(2);
+    assert!(
+        run.stderr().contains("--feature-id <FEATURE_ID>"),
+        "{run:?}"
+    );
+    sb.run(&[
         "harness-feature",
         "write",
         "--feature-id",
@@ -213,30 +216,30 @@ fn write_input_errors() {
         "--now",
         "tomorrow",
     ])
-    .expect_error(2, "--now");
+    .error(2, "--now");
     assert!(!sb.path(L).exists());
 }
 
 #[test]
 fn read_prints_the_ledger() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-feature", "read"]).expect_error(
+    let sb = Test::new();
+    sb.run(&["harness-feature", "read"]).error(
         1,
         &format!(
             "error: failed to read harness feature ledger {L}: unable to read {L}: No such file"
         ),
     );
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).expect(0);
+    fw(&sb, &["--feature-id", "a", "--status", "pending"]).status(0);
     let out = sb
-        .tusk(&["harness-feature", "read", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(
         out,
         json!({"action": "harness-feature.read", "path": L, "ledger": ledger(&sb)})
     );
     assert_eq!(
-        sb.tusk(&["harness-feature", "read"]).expect(0).stdout,
+        sb.run(&["harness-feature", "read"]).status(0).stdout(),
         format!("premath harness-feature read\n  Path: {L}\n  Features: 1\n")
     );
     fw(
@@ -250,17 +253,17 @@ fn read_prints_the_ledger() {
             "hs",
         ],
     )
-    .expect(0);
+    .status(0);
     assert!(sb
-        .tusk(&["harness-feature", "read"])
-        .expect(0)
-        .stdout
+        .run(&["harness-feature", "read"])
+        .status(0)
+        .stdout()
         .ends_with("  Features: 1\n  Session Ref: hs\n"));
     // Another path.
     sb.write("x/l.json", &doc(json!([])));
     let out = sb
-        .tusk(&["harness-feature", "read", "--path", "x/l.json", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "read", "--path", "x/l.json", "--json"])
+        .status(0)
         .json();
     assert_eq!(out["path"], "x/l.json");
     assert_eq!(out["ledger"]["features"], json!([]));
@@ -289,7 +292,7 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
         ),
     ];
     for (text, needle) in cases {
-        let sb = Sandbox::new();
+        let sb = Test::new();
         sb.write(L, text);
         for (args, prefix) in [
             (
@@ -316,12 +319,12 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
                 "failed to read harness feature ledger",
             ),
         ] {
-            let run = sb.tusk(args).expect_error(1, needle);
+            let run = sb.run(args).error(1, needle);
             assert!(
-                run.stderr.starts_with(&format!("error: {prefix} {L}: ")),
+                run.stderr().starts_with(&format!("error: {prefix} {L}: ")),
                 "{run:?}"
             );
-            assert!(run.stdout.is_empty(), "{run:?}");
+            assert!(run.stdout().is_empty(), "{run:?}");
         }
         assert_eq!(sb.read(L), text, "never rewritten");
     }
@@ -329,7 +332,7 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
 
 #[test]
 fn an_old_tusk_ledger_is_named_exit_2() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let old = json!({"schema": 1, "ledgerKind": KIND, "features": [
         {"featureId": "a", "title": "A", "state": "closed", "verificationRefs": ["v"],
          "updatedAt": "2026-02-01T00:00:00Z"}]})
@@ -348,21 +351,21 @@ fn an_old_tusk_ledger_is_named_exit_2() {
             "completed",
         ],
     ] {
-        sb.tusk(args).expect_error(2, "old tusk shape");
+        sb.run(args).error(2, "old tusk shape");
     }
     assert_eq!(sb.read(L), old);
     // The session bootstrap names it too.
-    sb.tusk(&["harness-session", "write", "--state", "active"])
-        .expect(0);
-    sb.tusk(&["harness-session", "bootstrap"])
-        .expect_error(2, "old tusk shape");
+    sb.run(&["harness-session", "write", "--state", "active"])
+        .status(0);
+    sb.run(&["harness-session", "bootstrap"])
+        .error(2, "old tusk shape");
 }
 
 #[test]
 fn check_reports_every_class_in_the_reference_order() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-feature", "check", "--json"])
-        .expect_error(1, "unable to read");
+    let sb = Test::new();
+    sb.run(&["harness-feature", "check", "--json"])
+        .error(1, "unable to read");
     let row = |id: &str, status: &str| json!({"featureId": id, "status": status, "updatedAt": T});
     let mut done_bad_ref = row("c", "completed");
     done_bad_ref["instructionRefs"] = json!([" ", "x"]);
@@ -375,8 +378,8 @@ fn check_reports_every_class_in_the_reference_order() {
         done_bad_ref, blank_vref, row("e", "pending")]});
     sb.write(L, &bad.to_string());
     let report = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(1)
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(1)
         .json();
     let classes: Vec<(&str, Option<&str>)> = report["errors"]
         .as_array()
@@ -425,7 +428,7 @@ fn check_reports_every_class_in_the_reference_order() {
     // The blank-id row is skipped (not counted as pending); the in_progress
     // feature is next even in a rejected ledger.
     assert_eq!(report["nextFeatureId"], "a");
-    let text = sb.tusk(&["harness-feature", "check"]).expect(1).stdout;
+    let text = sb.run(&["harness-feature", "check"]).status(1).stdout();
     assert!(
         text.starts_with(
             "[harness-feature] FAIL (features=7, closureComplete=false, nextFeature=a)\n  - harness_feature_ledger.updated_at.empty (ledger.updatedAt must be non-empty)\n"
@@ -441,8 +444,8 @@ fn check_reports_every_class_in_the_reference_order() {
     bad["features"] = json!([]);
     sb.write(L, &bad.to_string());
     let report = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(1)
+        .run(&["harness-feature", "check", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         report["failureClasses"],
@@ -452,11 +455,11 @@ fn check_reports_every_class_in_the_reference_order() {
 
 #[test]
 fn check_closure() {
-    let sb = Sandbox::new();
-    fw(&sb, &["--feature-id", "a", "--status", "completed"]).expect(0);
+    let sb = Test::new();
+    fw(&sb, &["--feature-id", "a", "--status", "completed"]).status(0);
     let r = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(1)
+        .run(&["harness-feature", "check", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         r["failureClasses"],
@@ -473,19 +476,19 @@ fn check_closure() {
             "ci://1",
         ],
     )
-    .expect(0);
-    fw(&sb, &["--feature-id", "b", "--status", "blocked"]).expect(0);
+    .status(0);
+    fw(&sb, &["--feature-id", "b", "--status", "blocked"]).status(0);
     let r = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "check", "--json"])
+        .status(0)
         .json();
     assert_eq!(r["result"], "accepted");
     assert_eq!(r["errors"], json!([]));
     assert_eq!(r["nextFeatureId"], Value::Null);
     assert_eq!(r["summary"]["closureComplete"], false);
     let r = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(1)
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         r["failureClasses"],
@@ -502,27 +505,27 @@ fn check_closure() {
             "ci://2",
         ],
     )
-    .expect(0);
+    .status(0);
     let r = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(0)
         .json();
     assert_eq!(r["summary"]["closureComplete"], true);
     assert_eq!(r["summary"]["completedCount"], 2);
     assert_eq!(
-        sb.tusk(&["harness-feature", "check", "--require-closure"])
-            .expect(0)
-            .stdout,
+        sb.run(&["harness-feature", "check", "--require-closure"])
+            .status(0)
+            .stdout(),
         "[harness-feature] OK (features=2, closureComplete=true, nextFeature=none)\n"
     );
 }
 
 #[test]
 fn next_projects_an_accepted_ledger() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let missing = sb
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "next", "--json"])
+        .status(0)
         .json();
     assert_eq!(
         missing,
@@ -530,43 +533,43 @@ fn next_projects_an_accepted_ledger() {
                "nextFeatureId": null, "closureComplete": null, "featureCount": null})
     );
     assert_eq!(
-        sb.tusk(&["harness-feature", "next"]).expect(0).stdout,
+        sb.run(&["harness-feature", "next"]).status(0).stdout(),
         format!(
             "premath harness-feature next\n  Path: {L}\n  Next Feature: none (ledger missing)\n"
         )
     );
     for (id, status) in [("c", "pending"), ("b", "pending"), ("z", "blocked")] {
-        fw(&sb, &["--feature-id", id, "--status", status]).expect(0);
+        fw(&sb, &["--feature-id", id, "--status", status]).status(0);
     }
     let n = sb
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "next", "--json"])
+        .status(0)
         .json();
     assert_eq!(n["nextFeatureId"], "b");
     assert_eq!(
         (n["exists"].clone(), n["featureCount"].clone()),
         (json!(true), json!(3))
     );
-    fw(&sb, &["--feature-id", "y", "--status", "in_progress"]).expect(0);
+    fw(&sb, &["--feature-id", "y", "--status", "in_progress"]).status(0);
     assert_eq!(
-        sb.tusk(&["harness-feature", "next"]).expect(0).stdout,
+        sb.run(&["harness-feature", "next"]).status(0).stdout(),
         format!("premath harness-feature next\n  Path: {L}\n  Next Feature: y\n  Closure Complete: false\n  Feature Count: 4\n")
     );
     // A second in_progress feature makes the ledger rejected: next refuses it.
-    fw(&sb, &["--feature-id", "x", "--status", "in_progress"]).expect(0);
-    sb.tusk(&["harness-feature", "next", "--json"]).expect_error(
+    fw(&sb, &["--feature-id", "x", "--status", "in_progress"]).status(0);
+    sb.run(&["harness-feature", "next", "--json"]).error(
         1,
         &format!("error: failed to compute next feature from {L}: ledger rejected: harness_feature_ledger.in_progress.non_contractible"),
     );
     // As does an empty one.
     sb.write(L, &doc(json!([])));
-    sb.tusk(&["harness-feature", "next"])
-        .expect_error(1, "ledger rejected: harness_feature_ledger.empty");
+    sb.run(&["harness-feature", "next"])
+        .error(1, "ledger rejected: harness_feature_ledger.empty");
 }
 
 #[test]
 fn unknown_members_survive_a_rewrite() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     sb.write(
         L,
         &json!({"schema": 1, "ledgerKind": KIND, "owner": "team-a", "updatedAt": T, "features": [
@@ -575,7 +578,7 @@ fn unknown_members_survive_a_rewrite() {
         .to_string(),
     );
     let out = fw(&sb, &["--feature-id", "a", "--status", "in_progress"])
-        .expect(0)
+        .status(0)
         .json();
     assert_eq!(out["ledger"]["owner"], "team-a");
     let text = sb.read(L);
@@ -591,8 +594,8 @@ fn unknown_members_survive_a_rewrite() {
     );
     // read shows them as well.
     let read = sb
-        .tusk(&["harness-feature", "read", "--json"])
-        .expect(0)
+        .run(&["harness-feature", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(read["ledger"]["features"][0]["estimate"], 3);
 }
@@ -622,7 +625,7 @@ fn action(root: &std::path::Path, id: &str, args: Value) -> tusk::host::ActionOu
 /// The host actions' payloads are the JSON the twin commands print.
 #[test]
 fn host_actions_return_the_twin_commands_json() {
-    let cli = Sandbox::new();
+    let cli = Test::new();
     let host = tempfile::tempdir().unwrap();
     let host_ledger = tusk::host::HostPaths::under(host.path()).feature_ledger;
     let same_path = |mut v: Value| {
@@ -663,7 +666,7 @@ fn host_actions_return_the_twin_commands_json() {
             "v",
         ],
     )
-    .expect(0)
+    .status(0)
     .json();
     assert_eq!(same_path(write.payload), printed);
     // The files are the same bytes.
@@ -680,7 +683,7 @@ fn host_actions_return_the_twin_commands_json() {
         "harness.feature.write",
         json!({"featureId": "f1", "status": "completed", "verificationRefs": [" "]}),
     );
-    fw(&cli, &["--feature-id", "f1", "--status", "completed"]).expect(0);
+    fw(&cli, &["--feature-id", "f1", "--status", "completed"]).status(0);
     let dropped = std::fs::read_to_string(&host_ledger).unwrap();
     assert!(
         dropped.contains("\"verificationRefs\""),
@@ -697,17 +700,17 @@ fn host_actions_return_the_twin_commands_json() {
         "harness.feature.write",
         json!({"featureId": "f3", "status": "in_progress"}),
     );
-    fw(&cli, &["--feature-id", "f2", "--status", "in_progress"]).expect(0);
-    fw(&cli, &["--feature-id", "f3", "--status", "in_progress"]).expect(0);
+    fw(&cli, &["--feature-id", "f2", "--status", "in_progress"]).status(0);
+    fw(&cli, &["--feature-id", "f3", "--status", "in_progress"]).status(0);
     let rejected = action(host.path(), "harness.feature.next", json!({}));
     assert_eq!(
         rejected.failure_classes,
         ["harness.feature_ledger_rejected"]
     );
     let stderr = cli
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(1)
-        .stderr;
+        .run(&["harness-feature", "next", "--json"])
+        .status(1)
+        .stderr();
     assert_eq!(
         rejected.payload["diagnostic"]
             .as_str()
@@ -717,19 +720,19 @@ fn host_actions_return_the_twin_commands_json() {
     );
 }
 
-fn sb_json(sb: &Sandbox, args: &[&str]) -> Value {
-    sb.tusk(args).expect(0).json()
+fn sb_json(sb: &Test, args: &[&str]) -> Value {
+    sb.run(args).status(0).json()
 }
 
 #[test]
 fn concurrent_writers_lose_no_row() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let ids: Vec<String> = (0..8).map(|i| format!("f{i}")).collect();
     std::thread::scope(|scope| {
         for id in &ids {
             let sb = &sb;
             scope.spawn(move || {
-                sb.tusk(&[
+                sb.run(&[
                     "harness-feature",
                     "write",
                     "--feature-id",
@@ -737,7 +740,7 @@ fn concurrent_writers_lose_no_row() {
                     "--status",
                     "pending",
                 ])
-                .expect(0);
+                .status(0);
             });
         }
     });

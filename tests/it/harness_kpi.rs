@@ -1,13 +1,13 @@
 //! `tusk harness-kpi` through the binary: formula, window, thresholds, decisions.
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const T: &str = ".premath/harness_trajectory.jsonl";
 const NOW: &str = "2026-02-10T12:00:00Z";
 
 /// Writes `rows` of (finishedAt, resultClass, issueId) as a trajectory.
-fn trajectory(sb: &Sandbox, rows: &[(&str, &str, Option<&str>)]) {
+fn trajectory(sb: &Test, rows: &[(&str, &str, Option<&str>)]) {
     let mut text = String::new();
     for (i, (finished, class, issue)) in rows.iter().enumerate() {
         let mut row = json!({"schema": 1, "stepKind": "premath.harness.step.v1", "stepId": format!("s{i}"),
@@ -22,7 +22,7 @@ fn trajectory(sb: &Sandbox, rows: &[(&str, &str, Option<&str>)]) {
 }
 
 /// `n` rows an hour before NOW, of which `completed` succeeded.
-fn counts(sb: &Sandbox, n: usize, completed: usize) {
+fn counts(sb: &Test, n: usize, completed: usize) {
     let rows: Vec<_> = (0..n)
         .map(|i| {
             (
@@ -39,15 +39,15 @@ fn counts(sb: &Sandbox, n: usize, completed: usize) {
     trajectory(sb, &rows);
 }
 
-fn kpi(sb: &Sandbox, args: &[&str]) -> Value {
+fn kpi(sb: &Test, args: &[&str]) -> Value {
     let mut all = vec!["harness-kpi", "--now", NOW, "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all).expect(0).json()
+    sb.run(&all).status(0).json()
 }
 
 #[test]
 fn output_shape_and_formula() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     // 8 of 10 completed in a 48 h window by 2 workers.
     counts(&sb, 10, 8);
     let k = kpi(&sb, &["--window-hours", "48", "--active-workers", "2"]);
@@ -67,7 +67,7 @@ fn output_shape_and_formula() {
         k
     );
     let text = sb
-        .tusk(&[
+        .run(&[
             "harness-kpi",
             "--now",
             NOW,
@@ -76,15 +76,15 @@ fn output_shape_and_formula() {
             "--active-workers",
             "2",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert!(text.starts_with("harness-kpi: pass\nkpi: 1.6000"), "{text}");
     assert!(text.contains("10 rows, 8 completed"), "{text}");
 }
 
 #[test]
 fn decisions_at_each_threshold_edge() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     // kpi = c² · 24 / (H · workers · n)
     counts(&sb, 5, 4);
     let at = |hours: &str, workers: &str| {
@@ -133,7 +133,7 @@ fn decisions_at_each_threshold_edge() {
 
 #[test]
 fn window_is_half_open_at_the_start_and_closed_at_now() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     trajectory(
         &sb,
         &[
@@ -159,7 +159,7 @@ fn window_is_half_open_at_the_start_and_closed_at_now() {
 
 #[test]
 fn active_workers_default_to_distinct_issue_ids_in_the_window() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     trajectory(
         &sb,
         &[
@@ -188,22 +188,20 @@ fn active_workers_default_to_distinct_issue_ids_in_the_window() {
 
 #[test]
 fn bad_input_is_exit_2() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-kpi", "--now", "noon"])
-        .expect_error(2, "--now");
-    sb.tusk(&["harness-kpi", "--window-hours", "0"])
-        .expect_error(2, "--window-hours");
-    sb.tusk(&["harness-kpi", "--window-hours", "-3"])
-        .expect_error(2, "--window-hours");
-    sb.tusk(&["harness-kpi", "--window-hours", "inf"])
-        .expect_error(2, "--window-hours");
+    let sb = Test::new();
+    sb.run(&["harness-kpi", "--now", "noon"]).error(2, "--now");
+    sb.run(&["harness-kpi", "--window-hours", "0"])
+        .error(2, "--window-hours");
+    sb.run(&["harness-kpi", "--window-hours", "-3"])
+        .error(2, "--window-hours");
+    sb.run(&["harness-kpi", "--window-hours", "inf"])
+        .error(2, "--window-hours");
     sb.write(T, "{}\n");
-    sb.tusk(&["harness-kpi", "--now", NOW])
-        .expect_error(2, "line 1");
+    sb.run(&["harness-kpi", "--now", NOW]).error(2, "line 1");
     // An absent trajectory is no data, not an error.
     let other = sb.path("none.jsonl");
     let k = sb
-        .tusk(&[
+        .run(&[
             "harness-kpi",
             "--path",
             other.to_str().unwrap(),
@@ -211,7 +209,7 @@ fn bad_input_is_exit_2() {
             NOW,
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     assert_eq!(k["decision"], "insufficient_data");
 }

@@ -1,23 +1,23 @@
 //! `tusk harness-session write|read|bootstrap` through the binary.
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const S: &str = ".premath/harness_session.json";
 
 /// Writes a session; returns the session as printed (premath's
 /// `{action, path, session}` under `--json`).
-fn write(sb: &Sandbox, now: &str, extra: &[&str]) -> Value {
+fn write(sb: &Test, now: &str, extra: &[&str]) -> Value {
     let mut args = vec!["harness-session", "write", "--now", now, "--json"];
     args.extend_from_slice(extra);
-    let out = sb.tusk(&args).expect(0).json();
+    let out = sb.run(&args).status(0).json();
     assert_eq!(out["action"], "harness-session.write");
     out["session"].clone()
 }
 
 #[test]
 fn new_session_has_derived_id_and_normalized_fields() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let s = write(
         &sb,
         "2026-02-01T10:00:00Z",
@@ -84,7 +84,7 @@ fn new_session_has_derived_id_and_normalized_fields() {
     let mode = std::fs::metadata(sb.path(S)).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o644);
     // Without an issue id the id says "none".
-    let sb2 = Sandbox::new();
+    let sb2 = Test::new();
     let s2 = write(&sb2, "2026-02-01T10:00:00+02:00", &["--state", "stopped"]);
     assert_eq!(s2["sessionId"], "hs1_20260201T080000Z_none");
     assert_eq!(s2["stoppedAt"], "2026-02-01T08:00:00Z");
@@ -92,7 +92,7 @@ fn new_session_has_derived_id_and_normalized_fields() {
 
 #[test]
 fn update_in_place_keeps_identity_and_refreshes_updated_at() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     write(
         &sb,
         "2026-02-01T10:00:00Z",
@@ -164,16 +164,16 @@ fn update_in_place_keeps_identity_and_refreshes_updated_at() {
 
 #[test]
 fn real_clock_refreshes_updated_at() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let a = sb
-        .tusk(&["harness-session", "write", "--state", "active", "--json"])
-        .expect(0)
+        .run(&["harness-session", "write", "--state", "active", "--json"])
+        .status(0)
         .json();
     // Timestamps are whole seconds (as the reference's): wait for the next one.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let b = sb
-        .tusk(&["harness-session", "write", "--state", "active", "--json"])
-        .expect(0)
+        .run(&["harness-session", "write", "--state", "active", "--json"])
+        .status(0)
         .json();
     let (a, b) = (&a["session"], &b["session"]);
     assert_eq!(a["startedAt"], b["startedAt"]);
@@ -184,7 +184,7 @@ fn real_clock_refreshes_updated_at() {
 
 #[test]
 fn unknown_members_survive_an_update() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     sb.write(S, r#"{"schema":1,"sessionKind":"premath.harness.session.v1","sessionId":"s1","state":"active",
         "startedAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z","x-extension":{"keep":[1,2]}}"#);
     let s = write(&sb, "2026-02-01T00:00:00Z", &["--state", "active"]);
@@ -212,24 +212,24 @@ fn malformed_session_is_exit_2_never_a_fresh_start() {
         (&good.replace(",\"sessionId\":\"s1\"", ""), "sessionId"),
         (&good.replace("}", ",\"witnessRefs\":\"w\"}"), "witnessRefs"),
     ] {
-        let sb = Sandbox::new();
+        let sb = Test::new();
         sb.write(S, bad);
-        sb.tusk(&["harness-session", "read", "--json"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-session", "bootstrap", "--json"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-session", "write", "--state", "active", "--json"])
-            .expect_error(2, needle);
+        sb.run(&["harness-session", "read", "--json"])
+            .error(2, needle);
+        sb.run(&["harness-session", "bootstrap", "--json"])
+            .error(2, needle);
+        sb.run(&["harness-session", "write", "--state", "active", "--json"])
+            .error(2, needle);
         assert_eq!(sb.read(S), bad, "the malformed file must be left as it was");
     }
 }
 
 #[test]
 fn bad_flag_values_are_exit_2() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-session", "write", "--state", "paused"])
-        .expect_error(2, "--state");
-    sb.tusk(&[
+    let sb = Test::new();
+    sb.run(&["harness-session", "write", "--state", "paused"])
+        .error(2, "--state");
+    sb.run(&[
         "harness-session",
         "write",
         "--state",
@@ -237,7 +237,7 @@ fn bad_flag_values_are_exit_2() {
         "--now",
         "yesterday",
     ])
-    .expect_error(2, "--now");
+    .error(2, "--now");
     assert!(!sb.path(S).exists());
     // Without --state the session is written stopped (as premath).
     let s = write(&sb, "2026-02-01T10:00:00Z", &[]);
@@ -247,22 +247,22 @@ fn bad_flag_values_are_exit_2() {
 
 #[test]
 fn read_prints_the_session_and_missing_is_refused() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-session", "read", "--json"])
-        .expect_error(1, "no session");
+    let sb = Test::new();
+    sb.run(&["harness-session", "read", "--json"])
+        .error(1, "no session");
     let s = write(
         &sb,
         "2026-02-01T10:00:00Z",
         &["--state", "active", "--summary", "hello"],
     );
     let read = sb
-        .tusk(&["harness-session", "read", "--json"])
-        .expect(0)
+        .run(&["harness-session", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(read["action"], "harness-session.read");
     assert_eq!(read["path"], S);
     assert_eq!(read["session"], s);
-    let text = sb.tusk(&["harness-session", "read"]).expect(0).stdout;
+    let text = sb.run(&["harness-session", "read"]).status(0).stdout();
     assert_eq!(
         text,
         format!(
@@ -272,7 +272,7 @@ fn read_prints_the_session_and_missing_is_refused() {
     // --path elsewhere.
     let other = sb.path("elsewhere/s.json");
     let other = other.to_str().unwrap();
-    sb.tusk(&[
+    sb.run(&[
         "harness-session",
         "write",
         "--path",
@@ -280,10 +280,10 @@ fn read_prints_the_session_and_missing_is_refused() {
         "--state",
         "stopped",
     ])
-    .expect(0);
+    .status(0);
     let s = sb
-        .tusk(&["harness-session", "read", "--path", other, "--json"])
-        .expect(0)
+        .run(&["harness-session", "read", "--path", other, "--json"])
+        .status(0)
         .json();
     assert_eq!(s["session"]["state"], "stopped");
     assert_eq!(s["path"], other);
@@ -291,10 +291,10 @@ fn read_prints_the_session_and_missing_is_refused() {
 
 #[test]
 fn bootstrap_modes_and_feature_projection() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "fresh");
     assert_eq!(b["bootstrapKind"], "premath.harness.bootstrap.v1");
@@ -322,8 +322,8 @@ fn bootstrap_modes_and_feature_projection() {
         ],
     );
     let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "attach");
     assert_eq!(b["issueId"], "bd-3");
@@ -332,7 +332,7 @@ fn bootstrap_modes_and_feature_projection() {
 
     write(&sb, "2026-02-01T11:00:00Z", &["--state", "stopped"]);
     let led = ".premath/harness_feature_ledger.json";
-    sb.tusk(&[
+    sb.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -344,8 +344,8 @@ fn bootstrap_modes_and_feature_projection() {
         "--verification-ref",
         "ci://1",
     ])
-    .expect(0);
-    sb.tusk(&[
+    .status(0);
+    sb.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -355,10 +355,10 @@ fn bootstrap_modes_and_feature_projection() {
         "--status",
         "pending",
     ])
-    .expect(0);
+    .status(0);
     let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "resume");
     assert_eq!(b["stoppedAt"], "2026-02-01T11:00:00Z");
@@ -369,7 +369,7 @@ fn bootstrap_modes_and_feature_projection() {
     // An explicit ledger path; all closed → no next feature.
     let other = sb.path("other-ledger.json");
     let other = other.to_str().unwrap();
-    sb.tusk(&[
+    sb.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -381,16 +381,16 @@ fn bootstrap_modes_and_feature_projection() {
         "--verification-ref",
         "ci://2",
     ])
-    .expect(0);
+    .status(0);
     let b = sb
-        .tusk(&[
+        .run(&[
             "harness-session",
             "bootstrap",
             "--feature-ledger",
             other,
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     assert_eq!(b["featureClosureComplete"], true);
     assert_eq!(b["featureCount"], 1);
@@ -398,30 +398,29 @@ fn bootstrap_modes_and_feature_projection() {
 
     // A broken ledger is unusable input, not "no ledger".
     sb.write(led, "{\"schema\":1");
-    sb.tusk(&["harness-session", "bootstrap", "--json"])
-        .expect_error(2, "failed to project harness feature ledger .premath/harness_feature_ledger.json: unable to parse");
+    sb.run(&["harness-session", "bootstrap", "--json"])
+        .error(2, "failed to project harness feature ledger .premath/harness_feature_ledger.json: unable to parse");
     // So is one its check rejects (as the reference): a completed feature
     // without a verification ref, or no feature at all.
     sb.write(
         led,
         r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[{"featureId":"a","status":"completed","updatedAt":"t"}]}"#,
     );
-    sb.tusk(&["harness-session", "bootstrap", "--json"])
-        .expect_error(
-            2,
-            "ledger rejected: harness_feature_ledger.completed_missing_verification_ref",
-        );
+    sb.run(&["harness-session", "bootstrap", "--json"]).error(
+        2,
+        "ledger rejected: harness_feature_ledger.completed_missing_verification_ref",
+    );
     sb.write(
         led,
         r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[]}"#,
     );
-    sb.tusk(&["harness-session", "bootstrap"])
-        .expect_error(2, "ledger rejected: harness_feature_ledger.empty");
+    sb.run(&["harness-session", "bootstrap"])
+        .error(2, "ledger rejected: harness_feature_ledger.empty");
 
     let text = sb
-        .tusk(&["harness-session", "bootstrap", "--feature-ledger", other])
-        .expect(0)
-        .stdout;
+        .run(&["harness-session", "bootstrap", "--feature-ledger", other])
+        .status(0)
+        .stdout();
     assert!(
         text.starts_with(&format!(
             "premath harness-session bootstrap\n  Session Ref: {S}\n  Mode: resume\n"
@@ -432,7 +431,7 @@ fn bootstrap_modes_and_feature_projection() {
 
 const ISSUES: &str = ".premath/issues.jsonl";
 
-fn snapshot(sb: &Sandbox, now: &str) -> String {
+fn snapshot(sb: &Test, now: &str) -> String {
     let s = write(sb, now, &["--state", "active", "--issues", ISSUES]);
     assert_eq!(s["issuesPath"], ISSUES);
     s["issuesSnapshotRef"]
@@ -443,7 +442,7 @@ fn snapshot(sb: &Sandbox, now: &str) -> String {
 
 #[test]
 fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     // No store: the path is recorded, no ref (as the reference).
     let s = write(
         &sb,

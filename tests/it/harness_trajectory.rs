@@ -1,12 +1,12 @@
 //! `tusk harness-trajectory append|query` through the binary.
 
-use crate::harness_support::{run_with, Sandbox};
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const T: &str = ".premath/harness_trajectory.jsonl";
 
-fn append(sb: &Sandbox, step: &str, action: &str, class: &str, finished: &str) -> Value {
-    sb.tusk(&[
+fn append(sb: &Test, step: &str, action: &str, class: &str, finished: &str) -> Value {
+    sb.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -19,14 +19,14 @@ fn append(sb: &Sandbox, step: &str, action: &str, class: &str, finished: &str) -
         finished,
         "--json",
     ])
-    .expect(0)
+    .status(0)
     .json()
 }
 
-fn query(sb: &Sandbox, args: &[&str]) -> Value {
+fn query(sb: &Test, args: &[&str]) -> Value {
     let mut all = vec!["harness-trajectory", "query", "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all).expect(0).json()
+    sb.run(&all).status(0).json()
 }
 
 fn step_ids(projection: &Value) -> Vec<String> {
@@ -46,9 +46,9 @@ fn step_ids(projection: &Value) -> Vec<String> {
 
 #[test]
 fn append_creates_the_file_and_writes_one_normalized_line() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let out = sb
-        .tusk(&[
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -77,7 +77,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "i://1",
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     let row = json!({
         "schema": 1, "stepKind": "premath.harness.step.v1", "stepId": "s1", "action": "issue.claim",
@@ -94,7 +94,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
     assert_eq!(serde_json::from_str::<Value>(text.trim_end()).unwrap(), row);
     // Default finishedAt is now, as RFC3339 UTC.
     let out = sb
-        .tusk(&[
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -105,7 +105,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "ok",
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     let finished = out["row"]["finishedAt"].as_str().unwrap();
     assert!(
@@ -113,7 +113,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
         "{finished}"
     );
     let text = sb
-        .tusk(&[
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -123,8 +123,8 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "--result-class",
             "ok",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert_eq!(
         text,
         format!(
@@ -136,7 +136,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
 
 #[test]
 fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     for (flag, value) in [
         ("--finished-at", "2026-02-30T00:00:00Z"),
         ("--finished-at", "2026-02-01"),
@@ -163,9 +163,9 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         } else {
             "finishedAt"
         };
-        sb.tusk(&args).expect_error(2, name);
+        sb.run(&args).error(2, name);
     }
-    sb.tusk(&[
+    sb.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -175,8 +175,8 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         "--result-class",
         "ok",
     ])
-    .expect_error(2, "stepId");
-    sb.tusk(&[
+    .error(2, "stepId");
+    sb.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -186,7 +186,7 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         "--result-class",
         "",
     ])
-    .expect_error(2, "resultClass");
+    .error(2, "resultClass");
     assert!(
         !sb.path(T).exists() || sb.read(T).is_empty(),
         "nothing may be written"
@@ -195,7 +195,7 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
 
 #[test]
 fn projection_order_counts_and_modes() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     // Same instant written three ways; newest first, ties broken by stepId
     // then action, both ascending (as the reference does).
     append(&sb, "b", "x", "accepted", "2026-02-01T10:00:00Z");
@@ -258,7 +258,7 @@ fn projection_order_counts_and_modes() {
     );
 
     let text = sb
-        .tusk(&[
+        .run(&[
             "harness-trajectory",
             "query",
             "--mode",
@@ -266,8 +266,8 @@ fn projection_order_counts_and_modes() {
             "--limit",
             "1",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert!(
         text.starts_with(&format!(
             "premath harness-trajectory query\n  Path: {}\n  Mode: failed\n  Count: 1 (total=7, failed=4, retry_needed=3)\n",
@@ -280,13 +280,13 @@ fn projection_order_counts_and_modes() {
         "{text}"
     );
 
-    sb.tusk(&["harness-trajectory", "query", "--mode", "oldest"])
-        .expect_error(2, "--mode");
+    sb.run(&["harness-trajectory", "query", "--mode", "oldest"])
+        .error(2, "--mode");
 }
 
 #[test]
 fn default_limit_is_twenty_and_absent_file_is_empty() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     let p = query(&sb, &[]);
     assert_eq!(
         (p["totalCount"].clone(), p["count"].clone()),
@@ -310,32 +310,30 @@ const ROW: &str = r#"{"schema":1,"stepKind":"premath.harness.step.v1","stepId":"
 
 #[test]
 fn torn_last_line_is_skipped_with_a_warning_and_repaired_by_the_next_append() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     if sb.db.is_some() {
         // A database row is committed whole: only a file has a torn tail.
         return;
     }
     sb.write(T, &format!("{ROW}\n{}", &ROW[..40]));
-    let run = sb
-        .tusk(&["harness-trajectory", "query", "--json"])
-        .expect(0);
+    let run = sb.run(&["harness-trajectory", "query", "--json"]).status(0);
     assert_eq!(run.json()["totalCount"], 1);
     assert!(
-        run.stderr.contains("warning")
-            && run.stderr.contains("line 2")
-            && run.stderr.contains("torn"),
+        run.stderr().contains("warning")
+            && run.stderr().contains("line 2")
+            && run.stderr().contains("torn"),
         "{run:?}"
     );
     // KPI reads the same way.
     let run = sb
-        .tusk(&["harness-kpi", "--now", "2026-02-01T01:00:00Z", "--json"])
-        .expect(0);
+        .run(&["harness-kpi", "--now", "2026-02-01T01:00:00Z", "--json"])
+        .status(0);
     assert_eq!(run.json()["windowRows"], 1);
-    assert!(run.stderr.contains("torn"), "{run:?}");
+    assert!(run.stderr().contains("torn"), "{run:?}");
 
     // The next append moves the torn bytes aside and starts on a line of its own.
     let run = sb
-        .tusk(&[
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -347,14 +345,12 @@ fn torn_last_line_is_skipped_with_a_warning_and_repaired_by_the_next_append() {
             "--finished-at",
             "2026-02-01T00:00:01Z",
         ])
-        .expect(0);
-    assert!(run.stderr.contains(".torn"), "{run:?}");
+        .status(0);
+    assert!(run.stderr().contains(".torn"), "{run:?}");
     assert_eq!(sb.read(&format!("{T}.torn")), format!("{}\n", &ROW[..40]));
-    let run = sb
-        .tusk(&["harness-trajectory", "query", "--json"])
-        .expect(0);
+    let run = sb.run(&["harness-trajectory", "query", "--json"]).status(0);
     assert_eq!(run.json()["totalCount"], 2);
-    assert!(run.stderr.is_empty(), "{run:?}");
+    assert!(run.stderr().is_empty(), "{run:?}");
 
     // A complete last row that only lacks its newline is a row, and is kept.
     sb.write(T, ROW);
@@ -366,7 +362,7 @@ fn torn_last_line_is_skipped_with_a_warning_and_repaired_by_the_next_append() {
 
 #[test]
 fn a_bad_line_anywhere_else_is_an_error_naming_it() {
-    let sb = Sandbox::new();
+    let sb = Test::new();
     for (bad, needle) in [
         ("{not json}".to_string(), "line 2"),
         (ROW.replace("2026-02-01T00:00:00Z", "Feb 1"), "finishedAt"),
@@ -376,15 +372,12 @@ fn a_bad_line_anywhere_else_is_an_error_naming_it() {
         (ROW.replace("}", ",\"witnessRefs\":[null]}"), "line 2"),
     ] {
         sb.write(T, &format!("{ROW}\n{bad}\n{ROW}\n"));
-        sb.tusk(&["harness-trajectory", "query"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-kpi", "--json"])
-            .expect_error(2, "line 2");
+        sb.run(&["harness-trajectory", "query"]).error(2, needle);
+        sb.run(&["harness-kpi", "--json"]).error(2, "line 2");
     }
     // A torn-looking line that is not last is not forgiven.
     sb.write(T, &format!("{}\n{ROW}\n", &ROW[..30]));
-    sb.tusk(&["harness-trajectory", "query"])
-        .expect_error(2, "line 1");
+    sb.run(&["harness-trajectory", "query"]).error(2, "line 1");
     if sb.db.is_some() {
         // A text column cannot hold invalid UTF-8: that corruption exists only in files.
         return;
@@ -396,53 +389,42 @@ fn a_bad_line_anywhere_else_is_an_error_naming_it() {
     bytes[pos] = 0xff;
     bytes.push(b'\n');
     std::fs::write(sb.path(T), bytes).unwrap();
-    sb.tusk(&["harness-trajectory", "query"])
-        .expect_error(2, "line 2");
+    sb.run(&["harness-trajectory", "query"]).error(2, "line 2");
 }
 
 #[test]
 fn concurrent_appends_never_interleave_within_a_line() {
-    let sb = Sandbox::new();
-    let dir = sb.dir.path().to_path_buf();
-    let url = sb.db.as_ref().map(|db| db.url.clone());
+    let sb = Test::new();
     let procs = 8;
     let per = 25;
     // Long refs make each line span many pages of a pipe-sized write.
     let big = "w://".to_string() + &"x".repeat(20_000);
-    let handles: Vec<_> = (0..procs)
-        .map(|p| {
-            let dir = dir.clone();
-            let url = url.clone();
+    std::thread::scope(|scope| {
+        for p in 0..procs {
+            let sb = &sb;
             let big = format!("{big}{p}");
-            std::thread::spawn(move || {
+            scope.spawn(move || {
                 for i in 0..per {
                     let step = format!("p{p}-{i}");
-                    run_with(
-                        &dir,
-                        &[
-                            "harness-trajectory",
-                            "append",
-                            "--step-id",
-                            &step,
-                            "--action",
-                            "a",
-                            "--result-class",
-                            "ok",
-                            "--finished-at",
-                            "2026-02-01T00:00:00Z",
-                            "--witness-ref",
-                            &big,
-                        ],
-                        url.as_deref(),
-                    )
-                    .expect(0);
+                    sb.run(&[
+                        "harness-trajectory",
+                        "append",
+                        "--step-id",
+                        &step,
+                        "--action",
+                        "a",
+                        "--result-class",
+                        "ok",
+                        "--finished-at",
+                        "2026-02-01T00:00:00Z",
+                        "--witness-ref",
+                        &big,
+                    ])
+                    .status(0);
                 }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+            });
+        }
+    });
     let text = sb.read(T);
     let mut steps: Vec<String> = text
         .lines()

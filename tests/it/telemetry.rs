@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use crate::common::Scratch;
+use crate::common::Test;
 use opentelemetry_proto::tonic::collector::metrics::v1::{
     metrics_service_server::{MetricsService, MetricsServiceServer},
     ExportMetricsServiceRequest, ExportMetricsServiceResponse,
@@ -242,9 +242,9 @@ fn is_error(span: &Span) -> bool {
 }
 
 /// `tusk` in the scratch dir with no telemetry variable from the outside.
-fn tusk(s: &Scratch) -> Command {
+fn tusk(s: &Test) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.current_dir(s.dir.path());
+    cmd.current_dir(s.dir());
     for (key, _) in std::env::vars() {
         if key.starts_with("OTEL_") || key == "TRACEPARENT" || key == "TRACESTATE" {
             cmd.env_remove(key);
@@ -282,12 +282,12 @@ fn json_out(out: &Output) -> Value {
     })
 }
 
-fn policy_digest(s: &Scratch) -> String {
+fn policy_digest(s: &Test) -> String {
     let out = tusk(s).args(["policy", "digest"]).output().unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-fn headers(s: &Scratch) -> Vec<Value> {
+fn headers(s: &Test) -> Vec<Value> {
     s.jsonl(".premath/host_effects.jsonl")
         .into_iter()
         .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
@@ -298,7 +298,7 @@ const PROGRAM: &str = r#"(issue.add (hash "title" "Traced work" "id" "bd-1")) (i
 
 #[test]
 fn eval_exports_the_run_tree_under_the_callers_span() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let digest = policy_digest(&s);
     let mut cmd = tusk(&s);
@@ -428,7 +428,7 @@ fn eval_exports_the_run_tree_under_the_callers_span() {
 
 #[test]
 fn a_refused_call_and_its_run_are_error_spans() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let mut cmd = tusk(&s);
     cmd.args(["eval", "--json", "-", "--otlp", &rx.url]);
@@ -458,7 +458,7 @@ fn a_refused_call_and_its_run_are_error_spans() {
 
 #[test]
 fn grpc_export_carries_the_same_tree() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::grpc();
     let mut cmd = tusk(&s);
     cmd.args(["eval", "--json", "-"])
@@ -484,7 +484,7 @@ fn grpc_export_carries_the_same_tree() {
 
 #[test]
 fn an_issue_command_is_a_span_with_its_mutation() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let mut cmd = tusk(&s);
     cmd.args(["issue", "add", "From the CLI", "--json", "--otlp", &rx.url]);
@@ -533,7 +533,7 @@ fn an_issue_command_is_a_span_with_its_mutation() {
 }
 
 /// A line-delimited JSON-RPC exchange with `tusk mcp --otlp URL` over stdio.
-fn mcp_exchange(s: &Scratch, url: &str, requests: &[Value]) -> Vec<Value> {
+fn mcp_exchange(s: &Test, url: &str, requests: &[Value]) -> Vec<Value> {
     let mut cmd = tusk(s);
     cmd.args(["mcp", "--otlp", url]);
     common::jsonrpc_stdio(&mut cmd, requests)
@@ -541,7 +541,7 @@ fn mcp_exchange(s: &Scratch, url: &str, requests: &[Value]) -> Vec<Value> {
 
 #[test]
 fn an_mcp_run_is_a_child_of_the_requests_traceparent() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let other = "0af7651916cd43dd8448eb211c80319c";
     let mut requests = common::mcp_handshake("telemetry-test");
@@ -607,12 +607,12 @@ fn a_collector_that_is_down_changes_nothing_about_the_run() {
         format!("http://{}", l.local_addr().unwrap())
     };
     let program = r#"(display "hi") (issue.list) (list 1 2 3)"#;
-    let plain = Scratch::new();
+    let plain = Test::new();
     let mut cmd = tusk(&plain);
     cmd.args(["eval", "--json", "-"]);
     let without = run(cmd, program);
 
-    let s = Scratch::new();
+    let s = Test::new();
     let mut cmd = tusk(&s);
     cmd.args(["eval", "--json", "-", "--otlp", &dead]);
     let with = run(cmd, program);
@@ -637,7 +637,7 @@ fn a_collector_that_is_down_changes_nothing_about_the_run() {
 
 #[test]
 fn without_export_a_callers_trace_is_still_recorded() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut cmd = tusk(&s);
     cmd.args(["eval", "--json", "-"])
         .env("TRACEPARENT", traceparent());

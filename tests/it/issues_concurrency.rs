@@ -1,7 +1,7 @@
 //! Many processes mutating one store at once: claim-next never hands an issue out
 //! twice, no update is lost, and the file stays valid.
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -12,11 +12,11 @@ const READY_ISSUES: usize = 48;
 const ADDERS: usize = 2;
 const ADDS_EACH: usize = 8;
 
-fn run(env: &Env, args: &[&str]) -> (i32, Value) {
+fn run(env: &Test, args: &[&str]) -> (i32, Value) {
     let out = Command::new(BIN)
         .args(args)
         .args(["--json", "--lock-timeout-ms", "60000", "--issues"])
-        .arg(&env.path)
+        .arg(&env.issues_path())
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout)
@@ -35,7 +35,7 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
         "q-blocked",
         json!({"dependencies": [blocks("q-blocked", "q-000")]}),
     ));
-    let env = Arc::new(Env::with_issues(&issues));
+    let env = Arc::new(Test::new().issues(&issues));
     let start = Arc::new(Barrier::new(WORKERS + ADDERS));
 
     let mut handles = Vec::new();
@@ -97,7 +97,7 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
     // The file is valid and holds every update: each claim's lease, each add.
     let check = env.integrity_check();
     assert_eq!(check["issueCount"], READY_ISSUES + 1 + ADDERS * ADDS_EACH);
-    let lines = env.lines();
+    let lines = env.store_lines();
     assert_eq!(
         lines.len(),
         READY_ISSUES + 1 + ADDERS * ADDS_EACH,

@@ -1,7 +1,7 @@
 //! Writers SIGKILLed at random instants during mutations of a 20,000-issue store:
 //! afterwards the store always parses and holds every issue (old or new, never a mix).
 
-use crate::issues_support::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
@@ -29,7 +29,7 @@ impl Rng {
     }
 }
 
-fn big_store() -> Env {
+fn big_store() -> Test {
     let mut text = String::with_capacity(ISSUES * 260);
     for i in 1..=ISSUES {
         let deps = if i > 10 {
@@ -43,21 +43,21 @@ fn big_store() -> Env {
             i % 5
         ));
     }
-    Env::with_text(&text)
+    Test::new().issue_text(&text)
 }
 
 /// Parses the store with the library (the same parser every command uses) and
 /// returns its ids, failing on any corrupt line.
-fn ids_in_store(env: &Env) -> BTreeSet<String> {
-    let text = tusk::issues::store::read_text(&env.path).expect("store reads");
-    let store = tusk::issues::store::Store::parse(&env.path, &text)
+fn ids_in_store(env: &Test) -> BTreeSet<String> {
+    let text = tusk::issues::store::read_text(&env.issues_path()).expect("store reads");
+    let store = tusk::issues::store::Store::parse(&env.issues_path(), &text)
         .unwrap_or_else(|e| panic!("store corrupt after kill: {e}"));
     store.issues().map(|i| i.id.as_str().to_string()).collect()
 }
 
 /// Temp files beside the store (a writer's new store before its rename).
-fn temp_files(env: &Env) -> impl Iterator<Item = String> {
-    std::fs::read_dir(env.path.parent().unwrap())
+fn temp_files(env: &Test) -> impl Iterator<Item = String> {
+    std::fs::read_dir(env.issues_path().parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".tmp"))
@@ -115,7 +115,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let status = Command::new(BIN)
         .stdout(Stdio::null())
         .args(["issue", "update", "bd-1", "--notes", "warm-up", "--issues"])
-        .arg(&env.path)
+        .arg(&env.issues_path())
         .status()
         .unwrap();
     assert!(status.success());
@@ -130,7 +130,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let mut round = 0;
     while round < ROUNDS || (in_write == 0 && round < MAX_ROUNDS) {
         round += 1;
-        let before = std::fs::read(&env.path).unwrap();
+        let before = std::fs::read(&env.issues_path()).unwrap();
         // Odd rounds: one writer, killed around its end (where the write happens) half
         // of the time. Even rounds: several writers at once (they queue on the lock),
         // each killed at its own instant.
@@ -141,7 +141,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
             let child = Command::new(BIN)
                 .args(&args)
                 .arg("--issues")
-                .arg(&env.path)
+                .arg(&env.issues_path())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -173,7 +173,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
         if temp_files(&env).next().is_some() {
             in_write += 1;
         }
-        let after = std::fs::read(&env.path).unwrap();
+        let after = std::fs::read(&env.issues_path()).unwrap();
         let now = ids_in_store(&env);
         assert!(
             now.is_superset(&known),
@@ -222,7 +222,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let status = Command::new(BIN)
         .stdout(Stdio::null())
         .args(["issue", "update", "bd-2", "--notes", "final", "--issues"])
-        .arg(&env.path)
+        .arg(&env.issues_path())
         .status()
         .unwrap();
     assert!(status.success());

@@ -5,8 +5,6 @@
 
 // Fixtures shared by the areas.
 mod common;
-mod harness_support;
-mod issues_support;
 mod pg_support;
 
 // Areas.

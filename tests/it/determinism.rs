@@ -16,7 +16,6 @@ use crate::common::*;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// How many fresh processes run each program.
 const PROCESSES: usize = 5;
@@ -24,28 +23,12 @@ const PROCESSES: usize = 5;
 fn tusk_bin() -> PathBuf {
     std::env::var_os("TUSK_TEST_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tusk")))
+        .unwrap_or_else(|| PathBuf::from(BIN))
 }
 
-/// Runs the binary under test in the scratch dir; returns its stdout as JSON.
+/// Runs the binary under test in the test's dir; returns its stdout as JSON.
 fn tusk_json(s: &Test, args: &[&str]) -> Value {
-    let mut cmd = Command::new(tusk_bin());
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(s.dir())
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn tusk");
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    s.tusk(args).bin(tusk_bin()).run().json()
 }
 
 /// One process's view of a run: the result (normalized) and the effect log.

@@ -517,7 +517,7 @@ fn a_closed_stdout_ends_tusk_quietly() {
         .arg("-c")
         .arg(format!(
             "set -o pipefail; '{}' issue list --json | head -c 10 >/dev/null; echo \"exit=$?\"",
-            env!("CARGO_BIN_EXE_tusk")
+            BIN
         ))
         .current_dir(s.dir())
         .output()

@@ -144,7 +144,7 @@ fn run_example_script(name: &str, env: &[(&str, &std::path::Path)]) -> String {
     let mut command = std::process::Command::new("bash");
     command
         .arg(&script)
-        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env("TUSK_BIN", BIN)
         .env_remove("TUSK_STORE")
         .env_remove("PREMATH_ISSUES_PATH");
     for (key, value) in env {

@@ -220,10 +220,12 @@ fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
         "stop.scm",
         r#"(harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "s" "nextStep" "n" "lease" "release"))"#,
     );
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.arg("eval").arg(&program).args(&a).current_dir(s.dir());
-    cmd.env("TUSK_TEST_CRASH_AT", "lease");
-    let out = cmd.output().unwrap();
+    let out = s
+        .tusk(&["eval"])
+        .arg(&program)
+        .args(&a)
+        .env("TUSK_TEST_CRASH_AT", "lease")
+        .run();
     assert_eq!(out.status.code(), None, "the host was killed mid-stop");
     // The lease is released, the session still active on the issue, no stop row.
     let issue: Value =

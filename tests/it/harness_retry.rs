@@ -5,27 +5,25 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use std::process::Command;
 
 /// `tusk` with extra environment variables (the issue-context sources).
 fn tusk_env(s: &Test, args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.args(args).current_dir(s.dir());
+    let mut tusk = s.tusk(args);
     for k in [
         "PREMATH_ACTIVE_ISSUE_ID",
         "PREMATH_ISSUE_ID",
         "PREMATH_HARNESS_SESSION_PATH",
         "PREMATH_ISSUES_PATH",
     ] {
-        cmd.env_remove(k);
+        tusk = tusk.env_remove(k);
     }
     for (k, v) in env {
-        cmd.env(k, v);
+        tusk = tusk.env(k, v);
     }
-    let out = cmd.output().unwrap();
+    let out = tusk.run();
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (
-        out.status.code().unwrap(),
+        out.code(),
         json,
         String::from_utf8_lossy(&out.stderr).to_string(),
     )

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 /// The suite's target directory: `<target>/debug/tusk` is the binary under test.
 fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_tusk"))
+    Path::new(crate::common::BIN)
         .parent()
         .and_then(Path::parent)
         .expect("the binary lives in <target>/<profile>/")

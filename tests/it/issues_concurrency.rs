@@ -4,7 +4,6 @@
 use crate::common::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
 use std::sync::{Arc, Barrier};
 
 const WORKERS: usize = 8;
@@ -13,15 +12,7 @@ const ADDERS: usize = 2;
 const ADDS_EACH: usize = 8;
 
 fn run(env: &Test, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(BIN)
-        .args(args)
-        .args(["--json", "--lock-timeout-ms", "60000", "--issues"])
-        .arg(&env.issues_path())
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
+    env.store(args).args(["--lock-timeout-ms", "60000"]).reply()
 }
 
 #[test]

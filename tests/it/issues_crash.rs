@@ -4,7 +4,7 @@
 use crate::common::*;
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const ISSUES: usize = 20_000;
@@ -112,10 +112,10 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
 
     // How long one mutation takes here, so kills land across its whole span.
     let t = Instant::now();
-    let status = Command::new(BIN)
+    let status = env
+        .store_raw(&["issue", "update", "bd-1", "--notes", "warm-up"])
+        .command()
         .stdout(Stdio::null())
-        .args(["issue", "update", "bd-1", "--notes", "warm-up", "--issues"])
-        .arg(&env.issues_path())
         .status()
         .unwrap();
     assert!(status.success());
@@ -138,10 +138,9 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
         let mut children = Vec::new();
         for w in 0..writers {
             let args = mutation(&mut rng, round * WRITERS + w);
-            let child = Command::new(BIN)
-                .args(&args)
-                .arg("--issues")
-                .arg(&env.issues_path())
+            let child = env
+                .store_raw(&args)
+                .command()
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -219,10 +218,10 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     );
 
     // Temp files of killed writers are cleaned by the next mutation; the store is whole.
-    let status = Command::new(BIN)
+    let status = env
+        .store_raw(&["issue", "update", "bd-2", "--notes", "final"])
+        .command()
         .stdout(Stdio::null())
-        .args(["issue", "update", "bd-2", "--notes", "final", "--issues"])
-        .arg(&env.issues_path())
         .status()
         .unwrap();
     assert!(status.success());

@@ -330,7 +330,6 @@ fn dep_remove_and_replace() {
 /// excludes `--notes` (usage error, exit 2); an unreadable file writes nothing.
 #[test]
 fn update_notes_file_and_stdin() {
-    use std::io::Write as _;
     let env = Test::new().issues(&[issue("a")]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("notes.md");
@@ -340,20 +339,10 @@ fn update_notes_file_and_stdin() {
         .ok();
     assert_eq!(env.stored("a")["notes"], "line one\nlinë two\n");
 
-    let mut child = std::process::Command::new(BIN)
-        .args(["issue", "update", "a", "--notes-file", "-", "--json"])
-        .args(env.store_args())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"from stdin\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = env
+        .store(&["issue", "update", "a", "--notes-file", "-"])
+        .stdin("from stdin\n")
+        .run();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(env.stored("a")["notes"], "from stdin\n");
 
@@ -762,33 +751,30 @@ fn event_commands_refuse_to_write_one_file_over_another() {
 /// through a symlinked directory: the replay refuses before creating either.
 #[test]
 fn replay_refuses_a_cache_that_is_the_store_to_be() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("new")).unwrap();
-    std::os::unix::fs::symlink(dir.path().join("new"), dir.path().join("link")).unwrap();
-    let log = dir.path().join("events.jsonl");
+    let t = Test::on_files();
+    std::fs::create_dir(t.path("new")).unwrap();
+    std::os::unix::fs::symlink(t.path("new"), t.path("link")).unwrap();
+    let log = t.path("events.jsonl");
     std::fs::write(
         &log,
         "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"upsert_issue\",\"issue\":{\"id\":\"a\",\"title\":\"A\"}}\n",
     )
     .unwrap();
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir.path())
-        .env_remove("TUSK_STORE")
-        .args(["issue", "replay-events", "--events", "events.jsonl"])
+    let out = t
+        .tusk(&["issue", "replay-events", "--events", "events.jsonl"])
         .args([
             "--issues",
             "link/issues.jsonl",
             "--cache",
             "new/issues.jsonl",
         ])
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("the cache and the issues file are one file"),
         "{out:?}"
     );
-    assert!(!dir.path().join("new/issues.jsonl").exists());
+    assert!(!t.path("new/issues.jsonl").exists());
 }
 
 /// A status typo is refused with the valid ones named (it would take the

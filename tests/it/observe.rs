@@ -369,16 +369,12 @@ fn a_run_page_names_the_trace_the_run_was_part_of() {
     let s = Test::new();
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let file = s.write("traced.scm", "(+ 1 2)");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.args(["eval", "--json"])
+    let out = s
+        .tusk(&["eval", "--json"])
         .arg(&file)
-        .current_dir(s.dir())
         .env("TRACEPARENT", format!("00-{trace}-00f067aa0ba902b7-01"))
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    let out = cmd.output().unwrap();
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .run();
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     let (_, untraced) = s.eval("(+ 2 3)", &[]);
     let server = s.observe(&[]);

@@ -176,7 +176,7 @@ fn the_dashboard_works_in_headless_chromium() {
     let out = Command::new(&python)
         .arg(root.join("tests/browser/observe_browser.py"))
         .arg(format!("http://{}", server.addr))
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(BIN)
         .arg(s.dir())
         .arg(&shots)
         .envs(s.db.as_ref().map(|db| ("TUSK_STORE", db.url.clone())))

@@ -19,13 +19,12 @@ struct Pty {
 
 impl Pty {
     fn start(s: &Test, extra: &[&str]) -> Pty {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tusk"));
-        command
-            .arg("repl")
+        let command = s
+            .tusk(&["repl"])
             .args(extra)
-            .current_dir(s.dir())
             .env("XDG_STATE_HOME", s.path("state"))
-            .env("TERM", "xterm");
+            .env("TERM", "xterm")
+            .command();
         let options = rexpect::reader::Options::new()
             .timeout_ms(Some(EXPECT_MS))
             .strip_ansi_escape_codes(true);
@@ -590,9 +589,9 @@ fn script_setup_failures_exit_2() {
 #[test]
 fn script_sigint_stops_the_running_form_and_the_script() {
     let s = Test::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["repl", "--json", "--timeout-ms", "60000"])
-        .current_dir(s.dir())
+    let mut child = s
+        .tusk(&["repl", "--json", "--timeout-ms", "60000"])
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

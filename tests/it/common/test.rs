@@ -539,6 +539,11 @@ impl Run {
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
     }
 
+    /// (exit code, stdout, stderr).
+    pub fn parts(&self) -> (i32, String, String) {
+        (self.code(), self.stdout(), self.stderr())
+    }
+
     /// (exit code, stdout as JSON).
     pub fn reply(&self) -> (i32, Value) {
         (self.code(), self.json())

@@ -12,14 +12,14 @@ const L: &str = ".premath/harness_feature_ledger.json";
 const KIND: &str = "premath.harness.feature_ledger.v1";
 const T: &str = "2026-02-01T10:00:00Z";
 
-fn fw(sb: &Test, args: &[&str]) -> Run {
+fn fw(test: &Test, args: &[&str]) -> Run {
     let mut all = vec!["harness-feature", "write", "--now", T, "--json"];
     all.extend_from_slice(args);
-    sb.run(&all)
+    test.run(&all)
 }
 
-fn ledger(sb: &Test) -> Value {
-    serde_json::from_str(&sb.read(L)).unwrap()
+fn ledger(test: &Test) -> Value {
+    serde_json::from_str(&test.read(L)).unwrap()
 }
 
 fn doc(features: Value) -> String {
@@ -28,9 +28,9 @@ fn doc(features: Value) -> String {
 
 #[test]
 fn write_creates_the_ledger_in_the_reference_shape() {
-    let sb = Test::new();
+    let test = Test::new();
     let out = fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             " f1 ",
@@ -68,12 +68,15 @@ fn write_creates_the_ledger_in_the_reference_shape() {
     // The file: the reference's key order, pretty, one trailing newline.
     let mut expected = serde_json::to_string_pretty(&stored).unwrap();
     expected.push('\n');
-    assert_eq!(sb.read(L), expected);
+    assert_eq!(test.read(L), expected);
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(sb.path(L)).unwrap().permissions().mode();
+    let mode = std::fs::metadata(test.path(L))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o644);
     // Only the ledger and its lock are left in the directory (no temp file).
-    let mut names: Vec<String> = std::fs::read_dir(sb.path(".premath"))
+    let mut names: Vec<String> = std::fs::read_dir(test.path(".premath"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
@@ -85,7 +88,7 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "harness_feature_ledger.json.lock"
         ]
     );
-    let text = sb
+    let text = test
         .run(&[
             "harness-feature",
             "write",
@@ -104,9 +107,9 @@ fn write_creates_the_ledger_in_the_reference_shape() {
 
 #[test]
 fn upsert_rules_follow_the_reference() {
-    let sb = Test::new();
+    let test = Test::new();
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -127,7 +130,7 @@ fn upsert_rules_follow_the_reference() {
     .status(0);
     // Absent flags keep, the status always replaces, empty normalized ref lists
     // keep, rows are sorted by id, and the later clock is recorded.
-    sb.run(&[
+    test.run(&[
         "harness-feature",
         "write",
         "--now",
@@ -140,8 +143,8 @@ fn upsert_rules_follow_the_reference() {
         " ",
     ])
     .status(0);
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).status(0);
-    let l = ledger(&sb);
+    fw(&test, &["--feature-id", "a", "--status", "pending"]).status(0);
+    let l = ledger(&test);
     assert_eq!(l["sessionRef"], "s");
     assert_eq!(l["updatedAt"], T);
     assert_eq!(
@@ -155,7 +158,7 @@ fn upsert_rules_follow_the_reference() {
     );
     // A given "" clears issueId, summary and the ledger's sessionRef; given refs replace.
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -174,7 +177,7 @@ fn upsert_rules_follow_the_reference() {
         ],
     )
     .status(0);
-    let l = ledger(&sb);
+    let l = ledger(&test);
     assert!(l.get("sessionRef").is_none(), "{l}");
     assert_eq!(
         l["features"][1],
@@ -185,12 +188,12 @@ fn upsert_rules_follow_the_reference() {
 
 #[test]
 fn write_input_errors() {
-    let sb = Test::new();
-    fw(&sb, &["--feature-id", "  ", "--status", "pending"])
+    let test = Test::new();
+    fw(&test, &["--feature-id", "  ", "--status", "pending"])
         .error(1, "error: feature-id must be non-empty");
-    assert!(!sb.path(".premath").exists(), "nothing is created");
+    assert!(!test.path(".premath").exists(), "nothing is created");
     // Bad or missing status, missing feature id: usage errors (exit 2).
-    let run = fw(&sb, &["--feature-id", "f", "--status", "closed"]).status(2);
+    let run = fw(&test, &["--feature-id", "f", "--status", "closed"]).status(2);
     assert!(
         run.stderr()
             .contains("invalid value 'closed' for '--status <STATUS>'"),
@@ -199,14 +202,14 @@ fn write_input_errors() {
     assert!(run
         .stderr()
         .contains("[possible values: pending, in_progress, blocked, completed]"));
-    let run = fw(&sb, &["--feature-id", "f"]).status(2);
+    let run = fw(&test, &["--feature-id", "f"]).status(2);
     assert!(run.stderr().contains("--status <STATUS>"), "{run:?}");
-    let run = fw(&sb, &["--status", "pending"]).status(2);
+    let run = fw(&test, &["--status", "pending"]).status(2);
     assert!(
         run.stderr().contains("--feature-id <FEATURE_ID>"),
         "{run:?}"
     );
-    sb.run(&[
+    test.run(&[
         "harness-feature",
         "write",
         "--feature-id",
@@ -217,33 +220,33 @@ fn write_input_errors() {
         "tomorrow",
     ])
     .error(2, "--now");
-    assert!(!sb.path(L).exists());
+    assert!(!test.path(L).exists());
 }
 
 #[test]
 fn read_prints_the_ledger() {
-    let sb = Test::new();
-    sb.run(&["harness-feature", "read"]).error(
+    let test = Test::new();
+    test.run(&["harness-feature", "read"]).error(
         1,
         &format!(
             "error: failed to read harness feature ledger {L}: unable to read {L}: No such file"
         ),
     );
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).status(0);
-    let out = sb
+    fw(&test, &["--feature-id", "a", "--status", "pending"]).status(0);
+    let out = test
         .run(&["harness-feature", "read", "--json"])
         .status(0)
         .json();
     assert_eq!(
         out,
-        json!({"action": "harness-feature.read", "path": L, "ledger": ledger(&sb)})
+        json!({"action": "harness-feature.read", "path": L, "ledger": ledger(&test)})
     );
     assert_eq!(
-        sb.run(&["harness-feature", "read"]).status(0).stdout(),
+        test.run(&["harness-feature", "read"]).status(0).stdout(),
         format!("premath harness-feature read\n  Path: {L}\n  Features: 1\n")
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "a",
@@ -254,14 +257,14 @@ fn read_prints_the_ledger() {
         ],
     )
     .status(0);
-    assert!(sb
+    assert!(test
         .run(&["harness-feature", "read"])
         .status(0)
         .stdout()
         .ends_with("  Features: 1\n  Session Ref: hs\n"));
     // Another path.
-    sb.write("x/l.json", &doc(json!([])));
-    let out = sb
+    test.write("x/l.json", &doc(json!([])));
+    let out = test
         .run(&["harness-feature", "read", "--path", "x/l.json", "--json"])
         .status(0)
         .json();
@@ -292,8 +295,8 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
         ),
     ];
     for (text, needle) in cases {
-        let sb = Test::new();
-        sb.write(L, text);
+        let test = Test::new();
+        test.write(L, text);
         for (args, prefix) in [
             (
                 &["harness-feature", "read"][..],
@@ -319,25 +322,25 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
                 "failed to read harness feature ledger",
             ),
         ] {
-            let run = sb.run(args).error(1, needle);
+            let run = test.run(args).error(1, needle);
             assert!(
                 run.stderr().starts_with(&format!("error: {prefix} {L}: ")),
                 "{run:?}"
             );
             assert!(run.stdout().is_empty(), "{run:?}");
         }
-        assert_eq!(sb.read(L), text, "never rewritten");
+        assert_eq!(test.read(L), text, "never rewritten");
     }
 }
 
 #[test]
 fn an_old_tusk_ledger_is_named_exit_2() {
-    let sb = Test::new();
+    let test = Test::new();
     let old = json!({"schema": 1, "ledgerKind": KIND, "features": [
         {"featureId": "a", "title": "A", "state": "closed", "verificationRefs": ["v"],
          "updatedAt": "2026-02-01T00:00:00Z"}]})
     .to_string();
-    sb.write(L, &old);
+    test.write(L, &old);
     for args in [
         &["harness-feature", "read"][..],
         &["harness-feature", "check", "--json"],
@@ -351,20 +354,20 @@ fn an_old_tusk_ledger_is_named_exit_2() {
             "completed",
         ],
     ] {
-        sb.run(args).error(2, "old tusk shape");
+        test.run(args).error(2, "old tusk shape");
     }
-    assert_eq!(sb.read(L), old);
+    assert_eq!(test.read(L), old);
     // The session bootstrap names it too.
-    sb.run(&["harness-session", "write", "--state", "active"])
+    test.run(&["harness-session", "write", "--state", "active"])
         .status(0);
-    sb.run(&["harness-session", "bootstrap"])
+    test.run(&["harness-session", "bootstrap"])
         .error(2, "old tusk shape");
 }
 
 #[test]
 fn check_reports_every_class_in_the_reference_order() {
-    let sb = Test::new();
-    sb.run(&["harness-feature", "check", "--json"])
+    let test = Test::new();
+    test.run(&["harness-feature", "check", "--json"])
         .error(1, "unable to read");
     let row = |id: &str, status: &str| json!({"featureId": id, "status": status, "updatedAt": T});
     let mut done_bad_ref = row("c", "completed");
@@ -376,8 +379,8 @@ fn check_reports_every_class_in_the_reference_order() {
     let mut bad = json!({"schema": 1, "ledgerKind": KIND, "updatedAt": " ", "features": [
         row(" ", "pending"), row("a", "in_progress"), row("a", "in_progress"), bad_status,
         done_bad_ref, blank_vref, row("e", "pending")]});
-    sb.write(L, &bad.to_string());
-    let report = sb
+    test.write(L, &bad.to_string());
+    let report = test
         .run(&["harness-feature", "check", "--require-closure", "--json"])
         .status(1)
         .json();
@@ -428,7 +431,7 @@ fn check_reports_every_class_in_the_reference_order() {
     // The blank-id row is skipped (not counted as pending); the in_progress
     // feature is next even in a rejected ledger.
     assert_eq!(report["nextFeatureId"], "a");
-    let text = sb.run(&["harness-feature", "check"]).status(1).stdout();
+    let text = test.run(&["harness-feature", "check"]).status(1).stdout();
     assert!(
         text.starts_with(
             "[harness-feature] FAIL (features=7, closureComplete=false, nextFeature=a)\n  - harness_feature_ledger.updated_at.empty (ledger.updatedAt must be non-empty)\n"
@@ -442,8 +445,8 @@ fn check_reports_every_class_in_the_reference_order() {
     // An empty ledger is rejected.
     bad["updatedAt"] = json!(T);
     bad["features"] = json!([]);
-    sb.write(L, &bad.to_string());
-    let report = sb
+    test.write(L, &bad.to_string());
+    let report = test
         .run(&["harness-feature", "check", "--json"])
         .status(1)
         .json();
@@ -455,9 +458,9 @@ fn check_reports_every_class_in_the_reference_order() {
 
 #[test]
 fn check_closure() {
-    let sb = Test::new();
-    fw(&sb, &["--feature-id", "a", "--status", "completed"]).status(0);
-    let r = sb
+    let test = Test::new();
+    fw(&test, &["--feature-id", "a", "--status", "completed"]).status(0);
+    let r = test
         .run(&["harness-feature", "check", "--json"])
         .status(1)
         .json();
@@ -466,7 +469,7 @@ fn check_closure() {
         json!(["harness_feature_ledger.completed_missing_verification_ref"])
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "a",
@@ -477,8 +480,8 @@ fn check_closure() {
         ],
     )
     .status(0);
-    fw(&sb, &["--feature-id", "b", "--status", "blocked"]).status(0);
-    let r = sb
+    fw(&test, &["--feature-id", "b", "--status", "blocked"]).status(0);
+    let r = test
         .run(&["harness-feature", "check", "--json"])
         .status(0)
         .json();
@@ -486,7 +489,7 @@ fn check_closure() {
     assert_eq!(r["errors"], json!([]));
     assert_eq!(r["nextFeatureId"], Value::Null);
     assert_eq!(r["summary"]["closureComplete"], false);
-    let r = sb
+    let r = test
         .run(&["harness-feature", "check", "--require-closure", "--json"])
         .status(1)
         .json();
@@ -495,7 +498,7 @@ fn check_closure() {
         json!(["harness_feature_ledger.closure_incomplete"])
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -506,14 +509,14 @@ fn check_closure() {
         ],
     )
     .status(0);
-    let r = sb
+    let r = test
         .run(&["harness-feature", "check", "--require-closure", "--json"])
         .status(0)
         .json();
     assert_eq!(r["summary"]["closureComplete"], true);
     assert_eq!(r["summary"]["completedCount"], 2);
     assert_eq!(
-        sb.run(&["harness-feature", "check", "--require-closure"])
+        test.run(&["harness-feature", "check", "--require-closure"])
             .status(0)
             .stdout(),
         "[harness-feature] OK (features=2, closureComplete=true, nextFeature=none)\n"
@@ -522,8 +525,8 @@ fn check_closure() {
 
 #[test]
 fn next_projects_an_accepted_ledger() {
-    let sb = Test::new();
-    let missing = sb
+    let test = Test::new();
+    let missing = test
         .run(&["harness-feature", "next", "--json"])
         .status(0)
         .json();
@@ -533,15 +536,15 @@ fn next_projects_an_accepted_ledger() {
                "nextFeatureId": null, "closureComplete": null, "featureCount": null})
     );
     assert_eq!(
-        sb.run(&["harness-feature", "next"]).status(0).stdout(),
+        test.run(&["harness-feature", "next"]).status(0).stdout(),
         format!(
             "premath harness-feature next\n  Path: {L}\n  Next Feature: none (ledger missing)\n"
         )
     );
     for (id, status) in [("c", "pending"), ("b", "pending"), ("z", "blocked")] {
-        fw(&sb, &["--feature-id", id, "--status", status]).status(0);
+        fw(&test, &["--feature-id", id, "--status", status]).status(0);
     }
-    let n = sb
+    let n = test
         .run(&["harness-feature", "next", "--json"])
         .status(0)
         .json();
@@ -550,38 +553,38 @@ fn next_projects_an_accepted_ledger() {
         (n["exists"].clone(), n["featureCount"].clone()),
         (json!(true), json!(3))
     );
-    fw(&sb, &["--feature-id", "y", "--status", "in_progress"]).status(0);
+    fw(&test, &["--feature-id", "y", "--status", "in_progress"]).status(0);
     assert_eq!(
-        sb.run(&["harness-feature", "next"]).status(0).stdout(),
+        test.run(&["harness-feature", "next"]).status(0).stdout(),
         format!("premath harness-feature next\n  Path: {L}\n  Next Feature: y\n  Closure Complete: false\n  Feature Count: 4\n")
     );
     // A second in_progress feature makes the ledger rejected: next refuses it.
-    fw(&sb, &["--feature-id", "x", "--status", "in_progress"]).status(0);
-    sb.run(&["harness-feature", "next", "--json"]).error(
+    fw(&test, &["--feature-id", "x", "--status", "in_progress"]).status(0);
+    test.run(&["harness-feature", "next", "--json"]).error(
         1,
         &format!("error: failed to compute next feature from {L}: ledger rejected: harness_feature_ledger.in_progress.non_contractible"),
     );
     // As does an empty one.
-    sb.write(L, &doc(json!([])));
-    sb.run(&["harness-feature", "next"])
+    test.write(L, &doc(json!([])));
+    test.run(&["harness-feature", "next"])
         .error(1, "ledger rejected: harness_feature_ledger.empty");
 }
 
 #[test]
 fn unknown_members_survive_a_rewrite() {
-    let sb = Test::new();
-    sb.write(
+    let test = Test::new();
+    test.write(
         L,
         &json!({"schema": 1, "ledgerKind": KIND, "owner": "team-a", "updatedAt": T, "features": [
             {"featureId": "a", "status": "pending", "updatedAt": T, "estimate": 3}
         ]})
         .to_string(),
     );
-    let out = fw(&sb, &["--feature-id", "a", "--status", "in_progress"])
+    let out = fw(&test, &["--feature-id", "a", "--status", "in_progress"])
         .status(0)
         .json();
     assert_eq!(out["ledger"]["owner"], "team-a");
-    let text = sb.read(L);
+    let text = test.read(L);
     let l: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(l["owner"], "team-a");
     assert_eq!(l["features"][0]["estimate"], 3);
@@ -593,7 +596,7 @@ fn unknown_members_survive_a_rewrite() {
         ["schema", "ledgerKind", "updatedAt", "features", "owner"]
     );
     // read shows them as well.
-    let read = sb
+    let read = test
         .run(&["harness-feature", "read", "--json"])
         .status(0)
         .json();
@@ -636,7 +639,7 @@ fn host_actions_return_the_twin_commands_json() {
     assert!(next.is_accepted());
     assert_eq!(
         same_path(next.payload),
-        sb_json(&cli, &["harness-feature", "next", "--json"])
+        json_of(&cli, &["harness-feature", "next", "--json"])
     );
     let write = action(
         host.path(),
@@ -674,7 +677,7 @@ fn host_actions_return_the_twin_commands_json() {
     let next = action(host.path(), "harness.feature.next", json!({}));
     assert_eq!(
         same_path(next.payload),
-        sb_json(&cli, &["harness-feature", "next", "--json"])
+        json_of(&cli, &["harness-feature", "next", "--json"])
     );
     // A ledger the check rejects: the command fails, the action is rejected
     // with the same message.
@@ -720,19 +723,19 @@ fn host_actions_return_the_twin_commands_json() {
     );
 }
 
-fn sb_json(sb: &Test, args: &[&str]) -> Value {
-    sb.run(args).status(0).json()
+fn json_of(test: &Test, args: &[&str]) -> Value {
+    test.run(args).status(0).json()
 }
 
 #[test]
 fn concurrent_writers_lose_no_row() {
-    let sb = Test::new();
+    let test = Test::new();
     let ids: Vec<String> = (0..8).map(|i| format!("f{i}")).collect();
     std::thread::scope(|scope| {
         for id in &ids {
-            let sb = &sb;
+            let test = &test;
             scope.spawn(move || {
-                sb.run(&[
+                test.run(&[
                     "harness-feature",
                     "write",
                     "--feature-id",
@@ -744,7 +747,7 @@ fn concurrent_writers_lose_no_row() {
             });
         }
     });
-    let l = ledger(&sb);
+    let l = ledger(&test);
     let stored: Vec<&str> = l["features"]
         .as_array()
         .unwrap()

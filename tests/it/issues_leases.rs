@@ -24,13 +24,13 @@ fn secs_until(t: &serde_json::Value) -> i64 {
 
 #[test]
 fn claim_takes_a_new_lease_with_defaults() {
-    let env = Test::new().issues(&[issue("bd-7")]);
-    let v = env
+    let test = Test::new().issues(&[issue("bd-7")]);
+    let v = test
         .store(&["issue", "claim", "bd-7", "--assignee", "agent.a"])
         .ok();
     assert_eq!(v["action"], "issue.claim");
     assert_eq!(v["staleLeaseCleared"], false);
-    let stored = env.stored("bd-7");
+    let stored = test.stored("bd-7");
     // premath's lease summary (B) of what was stored.
     assert_eq!(
         v["issue"],
@@ -53,15 +53,15 @@ fn claim_takes_a_new_lease_with_defaults() {
         "default TTL is 3600 s, got {ttl}"
     );
     assert_eq!(
-        env.store(&["issue", "show", "bd-7"]).ok()["leaseState"],
+        test.store(&["issue", "show", "bd-7"]).ok()["leaseState"],
         "active"
     );
 }
 
 #[test]
 fn claim_binding_ttl_expiry_and_explicit_lease_id() {
-    let env = Test::new().issues(&[issue("a"), issue("b")]);
-    let v = env
+    let test = Test::new().issues(&[issue("a"), issue("b")]);
+    let v = test
         .store(&[
             "issue",
             "claim",
@@ -76,7 +76,7 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         .ok();
     assert_eq!(v["issue"]["lease"]["leaseId"], "mine-1");
     assert!((20..=30).contains(&secs_until(&v["issue"]["lease"]["expiresAt"])));
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "claim",
@@ -92,26 +92,26 @@ fn claim_binding_ttl_expiry_and_explicit_lease_id() {
         "2999-06-01T08:00:00+00:00"
     );
     assert_eq!(
-        env.stored("b")["lease"]["expires_at"],
+        test.stored("b")["lease"]["expires_at"],
         "2999-06-01T08:00:00Z"
     );
 }
 
 #[test]
 fn claim_input_failures_write_nothing() {
-    let env = Test::new().issues(&[issue("a")]);
-    let before = env.store_text();
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
     fn claim<'a>(extra: &[&'a str]) -> Vec<&'a str> {
         let mut args = vec!["issue", "claim", "a"];
         args.extend_from_slice(extra);
         args
     }
-    env.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]))
+    test.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]))
         .rejected(&["lease_invalid_ttl"]);
-    env.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]))
+    test.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]))
         .rejected(&["lease_invalid_ttl"]);
-    env.store(&["issue", "list"]).ok();
-    env.store(&claim(&[
+    test.store(&["issue", "list"]).ok();
+    test.store(&claim(&[
         "--assignee",
         "w",
         "--lease-ttl-seconds",
@@ -120,51 +120,51 @@ fn claim_input_failures_write_nothing() {
         "2999-01-01T00:00:00Z",
     ]))
     .rejected(&["lease_binding_ambiguous"]);
-    env.store(&claim(&[
+    test.store(&claim(&[
         "--assignee",
         "w",
         "--lease-expires-at",
         "2001-01-01T00:00:00Z",
     ]))
     .rejected(&["lease_invalid_expires_at"]);
-    env.store(&claim(&["--assignee", "w", "--lease-expires-at", "soon"]))
+    test.store(&claim(&["--assignee", "w", "--lease-expires-at", "soon"]))
         .rejected(&["lease_invalid_expires_at"]);
-    env.store(&claim(&["--assignee", ""]))
+    test.store(&claim(&["--assignee", ""]))
         .rejected(&["lease_invalid_assignee"]);
-    env.store(&claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]))
+    test.store(&claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]))
         .rejected(&["lease_invalid_assignee", "lease_invalid_ttl"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn claim_refuses_missing_closed_and_contended_issues() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with("done", json!({"status": "closed"})),
         issue_with(
             "held",
             json!({"status": "in_progress", "assignee": "other", "lease": lease("other", "l-o", true)}),
         ),
     ]);
-    let before = env.store_text();
-    env.store(&["issue", "claim", "nope", "--assignee", "w"])
+    let before = test.store_text();
+    test.store(&["issue", "claim", "nope", "--assignee", "w"])
         .rejected(&["lease_not_found"]);
-    env.store(&["issue", "claim", "done", "--assignee", "w"])
+    test.store(&["issue", "claim", "done", "--assignee", "w"])
         .rejected(&["lease_issue_closed"]);
-    let v = env
+    let v = test
         .store(&["issue", "claim", "held", "--assignee", "w"])
         .rejected(&["lease_contention_active"]);
     assert_eq!(v["holder"], "other");
     assert_eq!(v["expiresAt"], "2999-01-01T00:00:00Z");
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn same_owner_reclaim_keeps_the_lease_id() {
-    let env = Test::new().issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "w", "lease": lease_with_extra("w", "keep-me")}),
     )]);
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "claim",
@@ -175,7 +175,7 @@ fn same_owner_reclaim_keeps_the_lease_id() {
             "120",
         ])
         .ok();
-    let lease = &env.stored("a")["lease"];
+    let lease = &test.stored("a")["lease"];
     assert_eq!(v["issue"]["lease"]["leaseId"], "keep-me");
     assert_eq!(
         v["issue"]["lease"]["renewedAt"],
@@ -194,7 +194,7 @@ fn same_owner_reclaim_keeps_the_lease_id() {
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((110..=120).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.store(&[
+    test.store(&[
         "issue",
         "claim",
         "a",
@@ -204,8 +204,8 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "keep-me",
     ])
     .ok();
-    let before = env.store_text();
-    env.store(&[
+    let before = test.store_text();
+    test.store(&[
         "issue",
         "claim",
         "a",
@@ -215,33 +215,33 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "another",
     ])
     .rejected(&["lease_id_mismatch"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn stale_lease_is_cleared_and_reclaimed() {
-    let env = Test::new().issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "crashed", "lease": lease("crashed", "old-lease", false)}),
     )]);
     assert_eq!(
-        env.store(&["issue", "show", "a"]).ok()["leaseState"],
+        test.store(&["issue", "show", "a"]).ok()["leaseState"],
         "stale"
     );
     // in_progress is not ready; the explicit claim reclaims it.
-    assert_eq!(env.store(&["issue", "ready"]).ok()["count"], 0);
-    let v = env
+    assert_eq!(test.store(&["issue", "ready"]).ok()["count"], 0);
+    let v = test
         .store(&["issue", "claim", "a", "--assignee", "fresh"])
         .ok();
     assert_eq!(v["staleLeaseCleared"], true);
-    let stored = env.stored("a");
+    let stored = test.stored("a");
     assert_eq!(stored["assignee"], "fresh");
     assert_eq!(stored["status"], "in_progress");
     assert_eq!(stored["lease"]["owner"], "fresh");
     assert_eq!(stored["lease"]["lease_id"], "lease1_a_fresh");
     assert_ne!(stored["lease"]["acquired_at"], "2020-01-01T00:00:00Z");
     // The old owner's lease is gone: it can neither renew nor release.
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -255,7 +255,7 @@ fn stale_lease_is_cleared_and_reclaimed() {
 
 #[test]
 fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"priority": 0, "lease": lease("other", "l-a", true)}),
@@ -271,7 +271,9 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
         issue_with("d", json!({"priority": 1})),
         issue("z"),
     ]);
-    let v = env.store(&["issue", "claim-next", "--assignee", "me"]).ok();
+    let v = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(v["action"], "issue.claim_next");
     assert_eq!(v["claimed"], true);
     assert_eq!(
@@ -279,13 +281,14 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
         "a is leased by another owner, b is blocked, c's lease is stale"
     );
     assert_eq!(v["staleLeaseCleared"], true);
-    assert_eq!(env.stored("c")["lease"]["owner"], "me");
+    assert_eq!(test.stored("c")["lease"]["owner"], "me");
     assert_eq!(
-        env.store(&["issue", "claim-next", "--assignee", "me"]).ok()["issue"]["id"],
+        test.store(&["issue", "claim-next", "--assignee", "me"])
+            .ok()["issue"]["id"],
         "d"
     );
     assert_eq!(
-        env.store(&[
+        test.store(&[
             "issue",
             "claim-next",
             "--assignee",
@@ -296,13 +299,15 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
         .ok()["issue"]["id"],
         "z"
     );
-    let before = env.store_text();
-    let none = env.store(&["issue", "claim-next", "--assignee", "me"]).ok();
+    let before = test.store_text();
+    let none = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(none["claimed"], false);
     assert_eq!(none["issue"], serde_json::Value::Null);
     assert_eq!(none["result"], "accepted");
-    assert_eq!(env.store_text(), before);
-    env.store(&[
+    assert_eq!(test.store_text(), before);
+    test.store(&[
         "issue",
         "claim-next",
         "--assignee",
@@ -312,7 +317,7 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
     ])
     .rejected(&["lease_invalid_ttl"]);
     // The other owner's open, leased issue is claimable by that owner, keeping its id.
-    let v = env
+    let v = test
         .store(&["issue", "claim-next", "--assignee", "other"])
         .ok();
     assert_eq!(
@@ -326,7 +331,7 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
 
 #[test]
 fn lease_renew_rules() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true)}),
@@ -337,8 +342,8 @@ fn lease_renew_rules() {
         ),
         issue("free"),
     ]);
-    let before = env.store_text();
-    env.store(&[
+    let before = test.store_text();
+    test.store(&[
         "issue",
         "lease-renew",
         "nope",
@@ -348,7 +353,7 @@ fn lease_renew_rules() {
         "la",
     ])
     .rejected(&["lease_not_found"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "free",
@@ -358,7 +363,7 @@ fn lease_renew_rules() {
         "la",
     ])
     .rejected(&["lease_missing"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "s",
@@ -368,7 +373,7 @@ fn lease_renew_rules() {
         "ls",
     ])
     .rejected(&["lease_stale"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -378,7 +383,7 @@ fn lease_renew_rules() {
         "la",
     ])
     .rejected(&["lease_owner_mismatch"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -388,7 +393,7 @@ fn lease_renew_rules() {
         "lb",
     ])
     .rejected(&["lease_id_mismatch"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -400,9 +405,9 @@ fn lease_renew_rules() {
         "10",
     ])
     .rejected(&["lease_invalid_ttl"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     assert_eq!(
-        env.store_raw(&["issue", "lease-renew", "a", "--assignee", "w"])
+        test.store_raw(&["issue", "lease-renew", "a", "--assignee", "w"])
             .run()
             .status
             .code(),
@@ -410,7 +415,7 @@ fn lease_renew_rules() {
         "--lease-id is required"
     );
 
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "lease-renew",
@@ -423,13 +428,13 @@ fn lease_renew_rules() {
             "600",
         ])
         .ok();
-    let lease = &env.stored("a")["lease"];
+    let lease = &test.stored("a")["lease"];
     assert_eq!(lease, &v["lease"]);
     assert_eq!(lease["lease_id"], "la");
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((590..=600).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -442,14 +447,14 @@ fn lease_renew_rules() {
     ])
     .ok();
     assert_eq!(
-        env.stored("a")["lease"]["expires_at"],
+        test.stored("a")["lease"]["expires_at"],
         "2999-02-02T00:00:00Z"
     );
 }
 
 #[test]
 fn lease_release_rules() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true), "x_extra": 1}),
@@ -464,13 +469,13 @@ fn lease_release_rules() {
         ),
         issue("free"),
     ]);
-    env.store(&["issue", "lease-release", "zz", "--assignee", "w"])
+    test.store(&["issue", "lease-release", "zz", "--assignee", "w"])
         .rejected(&["lease_not_found"]);
-    env.store(&["issue", "lease-release", "free", "--assignee", "w"])
+    test.store(&["issue", "lease-release", "free", "--assignee", "w"])
         .rejected(&["lease_missing"]);
-    env.store(&["issue", "lease-release", "a", "--assignee", "x"])
+    test.store(&["issue", "lease-release", "a", "--assignee", "x"])
         .rejected(&["lease_owner_mismatch"]);
-    env.store(&[
+    test.store(&[
         "issue",
         "lease-release",
         "a",
@@ -480,9 +485,9 @@ fn lease_release_rules() {
         "nope",
     ])
     .rejected(&["lease_id_mismatch"]);
-    env.store(&["issue", "lease-release", "a", "--assignee", ""])
+    test.store(&["issue", "lease-release", "a", "--assignee", ""])
         .rejected(&["lease_invalid_assignee"]);
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "lease-release",
@@ -494,19 +499,19 @@ fn lease_release_rules() {
         ])
         .ok();
     assert_eq!(v["releasedLease"]["lease_id"], "la");
-    let stored = env.stored("a");
+    let stored = test.stored("a");
     assert!(stored.get("lease").is_none() && stored.get("assignee").is_none());
     assert_eq!(stored["status"], "open");
     assert_eq!(stored["x_extra"], 1);
     // The owner may give back a stale lease; a non-in_progress status is kept.
-    env.store(&["issue", "lease-release", "s", "--assignee", "w"])
+    test.store(&["issue", "lease-release", "s", "--assignee", "w"])
         .ok();
-    assert_eq!(env.stored("s")["status"], "open");
-    env.store(&["issue", "lease-release", "b", "--assignee", "w"])
+    assert_eq!(test.stored("s")["status"], "open");
+    test.store(&["issue", "lease-release", "b", "--assignee", "w"])
         .ok();
-    assert_eq!(env.stored("b")["status"], "blocked");
+    assert_eq!(test.stored("b")["status"], "blocked");
     assert_eq!(
-        ids(&env.store(&["issue", "ready"]).ok()),
+        ids(&test.store(&["issue", "ready"]).ok()),
         ["a", "free", "s"]
     );
 }
@@ -514,15 +519,15 @@ fn lease_release_rules() {
 #[test]
 fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
     use fs4::FileExt;
-    let env = Test::new().issues(&[issue("a")]);
-    let before = env.store_text();
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
     // The file store's lock is flock(2) on the lock file; the database's is an
     // advisory lock, here held by another session.
     let mut file_holder = None;
     let mut db_holder = None;
-    match &env.db {
+    match &test.db {
         None => {
-            let lock_path = tusk::issues::store::lock_path(&env.issues_path());
+            let lock_path = tusk::issues::store::lock_path(&test.issues_path());
             let holder = std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)
@@ -540,7 +545,7 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         }
     }
     let started = std::time::Instant::now();
-    let (code, v) = env
+    let (code, v) = test
         .store(&[
             "issue",
             "claim",
@@ -558,7 +563,7 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         waited >= std::time::Duration::from_millis(300),
         "{waited:?}"
     );
-    let (code, v) = env
+    let (code, v) = test
         .store(&["issue", "add", "x", "--lock-timeout-ms", "100"])
         .reply();
     assert_eq!(
@@ -566,13 +571,13 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         (1, json!(["lease_mutation_lock_busy"]))
     );
     // Reads never wait for the lock.
-    assert_eq!(env.store(&["issue", "ready"]).ok()["count"], 1);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store(&["issue", "ready"]).ok()["count"], 1);
+    assert_eq!(test.store_text(), before);
     if let Some(holder) = &file_holder {
         FileExt::unlock(holder).unwrap();
     }
     drop(db_holder);
-    env.store(&[
+    test.store(&[
         "issue",
         "claim",
         "a",
@@ -587,13 +592,13 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
 #[test]
 fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
     use std::io::BufRead;
-    let env = Test::new().issues(&[issue("a")]);
-    if !env.is_file() {
+    let test = Test::new().issues(&[issue("a")]);
+    if !test.is_file() {
         // A database releases a dead session's locks itself; the fleet test
         // (tests/it/pg_fleet.rs) kills workers mid-claim.
         return;
     }
-    let lock_path = tusk::issues::store::lock_path(&env.issues_path());
+    let lock_path = tusk::issues::store::lock_path(&test.issues_path());
     // Another process takes the same flock(2) lock and is then SIGKILLed while holding it.
     let mut holder = std::process::Command::new("python3")
         .args([
@@ -609,7 +614,7 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line.trim(), "locked");
-    let (code, v) = env
+    let (code, v) = test
         .store(&[
             "issue",
             "update",
@@ -626,7 +631,7 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
     );
     holder.kill().unwrap();
     holder.wait().unwrap();
-    env.store(&[
+    test.store(&[
         "issue",
         "update",
         "a",
@@ -636,12 +641,12 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         "1000",
     ])
     .ok();
-    assert_eq!(env.stored("a")["notes"], "after");
+    assert_eq!(test.stored("a")["notes"], "after");
 }
 
 #[test]
 fn lease_projection_counts_stale_and_contended_leases() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "bd-10",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-10", false)}),
@@ -656,11 +661,11 @@ fn lease_projection_counts_stale_and_contended_leases() {
         ),
         issue("bd-4"),
     ]);
-    let before = env.store_text();
-    let v = env.store(&["issue", "lease-projection"]).ok();
+    let before = test.store_text();
+    let v = test.store(&["issue", "lease-projection"]).ok();
     assert_eq!(v["action"], "issue.lease_projection");
-    assert_eq!(v["issuesPath"], env.issues_path().display().to_string());
-    let backend = if env.db.is_some() {
+    assert_eq!(v["issuesPath"], test.issues_path().display().to_string());
+    let backend = if test.db.is_some() {
         "postgres"
     } else {
         "jsonl"
@@ -695,7 +700,7 @@ fn lease_projection_counts_stale_and_contended_leases() {
     );
     assert_eq!(v["items"][1]["assignee"], "q");
     assert_eq!(v["items"][1]["lease"]["leaseId"], "l-2");
-    assert_eq!(env.store_text(), before, "a read writes nothing");
+    assert_eq!(test.store_text(), before, "a read writes nothing");
     // An empty store reads as empty (an absent file is an error: issues_views).
     let empty = Test::new().issue_text("");
     let v = empty.store(&["issue", "lease-projection"]).ok();
@@ -707,7 +712,7 @@ fn lease_projection_counts_stale_and_contended_leases() {
 
 #[test]
 fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_lease() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue_with("a", json!({"assignee": "other", "priority": 0})),
         issue("b"),
         issue_with(
@@ -715,30 +720,32 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-c", true)}),
         ),
     ]);
-    let before = env.store_text();
-    let v = env
+    let before = test.store_text();
+    let v = test
         .store(&["issue", "claim", "a", "--assignee", "me"])
         .rejected(&["lease_contention_active"]);
     assert_eq!(v["holder"], "other");
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     // claim-next passes it by (it is first by priority) and takes b.
-    let v = env.store(&["issue", "claim-next", "--assignee", "me"]).ok();
+    let v = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(v["issue"]["id"], "b");
     // Its assignee may claim it.
     assert_eq!(
-        env.store(&["issue", "claim", "a", "--assignee", "other"])
+        test.store(&["issue", "claim", "a", "--assignee", "other"])
             .ok()["issue"]["status"],
         "in_progress"
     );
     // A status other than in_progress drops the lease and keeps the assignee.
-    let v = env
+    let v = test
         .store(&["issue", "update", "c", "--status", "blocked"])
         .ok();
     assert_eq!(v["issue"]["assignee"], "w");
-    let stored = env.stored("c");
+    let stored = test.stored("c");
     assert!(stored.get("lease").is_none(), "{stored}");
     assert_eq!(stored["assignee"], "w");
-    env.store(&[
+    test.store(&[
         "issue",
         "update",
         "a",
@@ -748,5 +755,8 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
         "n",
     ])
     .ok();
-    assert!(env.stored("a")["lease"].is_object(), "in_progress keeps it");
+    assert!(
+        test.stored("a")["lease"].is_object(),
+        "in_progress keeps it"
+    );
 }

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 #[test]
 fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
-    let env = Test::new();
-    let v = env
+    let test = Test::new();
+    let v = test
         .store(&[
             "issue",
             "add",
@@ -24,7 +24,7 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     assert_eq!(v["action"], "issue.add");
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
-    let stored = env.stored("bd-1");
+    let stored = test.stored("bd-1");
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(v["issue"]["id"], "bd-1");
     assert_eq!(v["issue"]["issueType"], "task");
@@ -36,15 +36,15 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     assert_eq!(stored["description"], "why");
     assert!(stored.get("notes").is_none(), "empty fields are omitted");
     assert_eq!(
-        env.store(&["issue", "add", "Second", "--owner", "o"]).ok()["issue"],
+        test.store(&["issue", "add", "Second", "--owner", "o"]).ok()["issue"],
         json!({"assignee": "", "id": "bd-2", "issueType": "task", "owner": "o",
                "priority": 2, "status": "open", "title": "Second"})
     );
-    assert_eq!(env.stored("bd-2")["owner"], "o");
+    assert_eq!(test.stored("bd-2")["owner"], "o");
     #[cfg(unix)]
-    if env.is_file() {
+    if test.is_file() {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&env.issues_path())
+        let mode = std::fs::metadata(&test.issues_path())
             .unwrap()
             .permissions()
             .mode()
@@ -67,24 +67,24 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
 
 #[test]
 fn add_rejects_bad_input_without_writing() {
-    let env = Test::new().issues(&[issue("a")]);
-    let before = env.store_text();
-    env.store(&["issue", "add", "Dup", "--id", "a"])
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
+    test.store(&["issue", "add", "Dup", "--id", "a"])
         .rejected(&["issue.duplicate_id"]);
-    env.store(&["issue", "add", "  "])
+    test.store(&["issue", "add", "  "])
         .rejected(&["issue.invalid_title"]);
-    env.store(&["issue", "add", "P", "--priority", "7"])
+    test.store(&["issue", "add", "P", "--priority", "7"])
         .rejected(&["issue.invalid_priority"]);
-    env.store(&["issue", "add", "T", "--issue-type", "story"])
+    test.store(&["issue", "add", "T", "--issue-type", "story"])
         .rejected(&["issue.invalid_type"]);
-    env.store(&["issue", "add", "S", "--status", "Not Valid"])
+    test.store(&["issue", "add", "S", "--status", "Not Valid"])
         .rejected(&["issue.invalid_status"]);
-    env.store(&["issue", "add", "I", "--id", "has space"])
+    test.store(&["issue", "add", "I", "--id", "has space"])
         .rejected(&["issue.invalid_id"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     // Clap-level errors are unusable input.
     assert_eq!(
-        env.store_raw(&["issue", "add", "P", "--priority", "high"])
+        test.store_raw(&["issue", "add", "P", "--priority", "high"])
             .run()
             .status
             .code(),
@@ -94,11 +94,11 @@ fn add_rejects_bad_input_without_writing() {
 
 #[test]
 fn update_changes_only_given_fields_and_clears_empty_ones() {
-    let env = Test::new().issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"notes": "old", "labels": ["x"], "x_keep": {"deep": [1]}}),
     )]);
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "update",
@@ -115,7 +115,7 @@ fn update_changes_only_given_fields_and_clears_empty_ones() {
             "o",
         ])
         .ok();
-    let stored = env.stored("a");
+    let stored = test.stored("a");
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(v["issue"]["owner"], "o");
     assert_eq!(stored["title"], "Renamed");
@@ -125,44 +125,44 @@ fn update_changes_only_given_fields_and_clears_empty_ones() {
     assert_eq!(stored["labels"], json!(["x"]));
     assert_eq!(stored["x_keep"], json!({"deep": [1]}));
     assert!(stored["updated_at"].as_str().unwrap().ends_with('Z'));
-    env.store(&["issue", "update", "a", "--labels", ""]).ok();
-    assert!(env.stored("a").get("labels").is_none());
-    env.store(&["issue", "update", "a", "--status", "closed"])
+    test.store(&["issue", "update", "a", "--labels", ""]).ok();
+    assert!(test.stored("a").get("labels").is_none());
+    test.store(&["issue", "update", "a", "--status", "closed"])
         .ok();
-    assert!(env.stored("a")["closed_at"].is_string());
-    env.store(&["issue", "update", "a", "--status", "open"])
+    assert!(test.stored("a")["closed_at"].is_string());
+    test.store(&["issue", "update", "a", "--status", "open"])
         .ok();
-    assert!(env.stored("a").get("closed_at").is_none());
-    env.store(&["issue", "update", "nope", "--title", "x"])
+    assert!(test.stored("a").get("closed_at").is_none());
+    test.store(&["issue", "update", "nope", "--title", "x"])
         .rejected(&["issue.not_found"]);
-    env.store(&["issue", "update", "a"])
+    test.store(&["issue", "update", "a"])
         .rejected(&["issue.update_empty"]);
-    env.store(&["issue", "update", "a", "--issue-type", "story"])
+    test.store(&["issue", "update", "a", "--issue-type", "story"])
         .rejected(&["issue.invalid_type"]);
 }
 
 #[test]
 fn close_sets_closed_at_and_drops_the_lease() {
-    let env = Test::new().issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l1", true)}),
     )]);
-    let v = env.store(&["issue", "close", "a"]).ok();
-    let stored = env.stored("a");
+    let v = test.store(&["issue", "close", "a"]).ok();
+    let stored = test.stored("a");
     assert_eq!(stored, v["issue"]);
     assert_eq!(stored["status"], "closed");
     assert!(stored["closed_at"].is_string());
     assert!(stored.get("lease").is_none());
-    env.store(&["issue", "close", "a"])
+    test.store(&["issue", "close", "a"])
         .rejected(&["issue.already_closed"]);
-    env.store(&["issue", "close", "zz"])
+    test.store(&["issue", "close", "zz"])
         .rejected(&["issue.not_found"]);
 }
 
 #[test]
 fn discover_links_discovered_from_and_needs_the_parent() {
-    let env = Test::new().issues(&[issue("bd-1")]);
-    let v = env
+    let test = Test::new().issues(&[issue("bd-1")]);
+    let v = test
         .store(&[
             "issue",
             "discover",
@@ -178,24 +178,24 @@ fn discover_links_discovered_from_and_needs_the_parent() {
     );
     let id = v["issue"]["id"].as_str().unwrap().to_string();
     assert_eq!(id, "bd-2");
-    let stored = env.stored(&id);
+    let stored = test.stored(&id);
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(stored["dependencies"][0]["issue_id"], "bd-2");
     assert_eq!(stored["dependencies"][0]["depends_on_id"], "bd-1");
     assert_eq!(stored["dependencies"][0]["type"], "discovered-from");
     assert_eq!(stored["priority"], 1);
     // discovered-from is informational: the new issue is ready at once.
-    assert!(ids(&env.store(&["issue", "ready"]).ok()).contains(&id));
-    let before = env.store_text();
-    env.store(&["issue", "discover", "bd-404", "Orphan"])
+    assert!(ids(&test.store(&["issue", "ready"]).ok()).contains(&id));
+    let before = test.store_text();
+    test.store(&["issue", "discover", "bd-404", "Orphan"])
         .rejected(&["issue.parent_not_found"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
-    let env = Test::new().issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
-    let v = env.store(&["dep", "add", "b", "a"]).ok();
+    let test = Test::new().issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
+    let v = test.store(&["dep", "add", "b", "a"]).ok();
     assert_eq!(
         (
             v["issueId"].as_str(),
@@ -204,31 +204,31 @@ fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
         ),
         (Some("b"), Some("a"), Some("blocks"))
     );
-    assert_eq!(env.stored("b")["dependencies"][0]["depends_on_id"], "a");
-    env.store(&["dep", "add", "c", "b", "--type", "waits-for"])
+    assert_eq!(test.stored("b")["dependencies"][0]["depends_on_id"], "a");
+    test.store(&["dep", "add", "c", "b", "--type", "waits-for"])
         .ok();
-    let before = env.store_text();
-    let cycle = env
+    let before = test.store_text();
+    let cycle = test
         .store(&["dep", "add", "a", "c"])
         .rejected(&["dep.cycle"]);
     assert_eq!(cycle["cycle"], json!(["a", "c", "b", "a"]));
-    env.store(&["dep", "add", "a", "a"])
+    test.store(&["dep", "add", "a", "a"])
         .rejected(&["dep.self_loop"]);
-    env.store(&["dep", "add", "b", "a"])
+    test.store(&["dep", "add", "b", "a"])
         .rejected(&["dep.duplicate"]);
-    env.store(&["dep", "add", "b", "a", "--type", "related"])
+    test.store(&["dep", "add", "b", "a", "--type", "related"])
         .rejected(&["dep.duplicate"]);
-    env.store(&["dep", "add", "x", "a"])
+    test.store(&["dep", "add", "x", "a"])
         .rejected(&["dep.issue_not_found"]);
-    env.store(&["dep", "add", "a", "x"])
+    test.store(&["dep", "add", "a", "x"])
         .rejected(&["dep.target_not_found"]);
-    env.store(&["dep", "add", "a", "d", "--type", "tracks"])
+    test.store(&["dep", "add", "a", "d", "--type", "tracks"])
         .rejected(&["dep.invalid_type"]);
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     // An informational edge may point back: it closes no blocking cycle.
-    env.store(&["dep", "add", "a", "c", "--type", "related"])
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
         .ok();
-    let out = env.store_raw(&["dep", "add", "d", "c"]).run();
+    let out = test.store_raw(&["dep", "add", "d", "c"]).run();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -239,7 +239,7 @@ fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
 
 #[test]
 fn dep_remove_and_replace() {
-    let env = Test::new().issues(&[
+    let test = Test::new().issues(&[
         issue("a"),
         issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
         issue_with(
@@ -248,11 +248,11 @@ fn dep_remove_and_replace() {
         ),
     ]);
     // --from-type defaults to blocks, as premath's: c -> b is related.
-    env.store(&["dep", "replace", "c", "b", "--to-type", "blocks"])
+    test.store(&["dep", "replace", "c", "b", "--to-type", "blocks"])
         .rejected(&["dep.not_found"]);
     // Turning c -> b into a blocking edge is fine (`--type` is the hidden
     // alias of --to-type); then a -> c would close a cycle.
-    let v = env
+    let v = test
         .store(&[
             "dep",
             "replace",
@@ -266,14 +266,14 @@ fn dep_remove_and_replace() {
         .ok();
     assert_eq!(v["previousType"], "related");
     assert_eq!(v["changed"], true);
-    let edge = &env.stored("c")["dependencies"][0];
+    let edge = &test.stored("c")["dependencies"][0];
     assert_eq!(
         edge,
         &json!({"issue_id": "c", "depends_on_id": "b", "dep_type": "blocks", "x_note": 1})
     );
-    env.store(&["dep", "add", "a", "c", "--type", "related"])
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
         .ok();
-    let r = env
+    let r = test
         .store(&[
             "dep",
             "replace",
@@ -286,15 +286,15 @@ fn dep_remove_and_replace() {
         ])
         .rejected(&["dep.cycle"]);
     assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
-    let same = env
+    let same = test
         .store(&["dep", "replace", "b", "a", "--type", "blocks"])
         .ok();
     assert_eq!(same["changed"], false);
-    env.store(&["dep", "replace", "b", "c", "--type", "blocks"])
+    test.store(&["dep", "replace", "b", "c", "--type", "blocks"])
         .rejected(&["dep.not_found"]);
-    env.store(&["dep", "replace", "b", "a", "--type", "nope"])
+    test.store(&["dep", "replace", "b", "a", "--type", "nope"])
         .rejected(&["dep.invalid_type"]);
-    env.store(&[
+    test.store(&[
         "dep",
         "replace",
         "b",
@@ -307,53 +307,53 @@ fn dep_remove_and_replace() {
     .rejected(&["dep.invalid_type"]);
     // --to-type is required: a usage error.
     assert_eq!(
-        env.store_raw(&["dep", "replace", "b", "a"])
+        test.store_raw(&["dep", "replace", "b", "a"])
             .run()
             .status
             .code(),
         Some(2)
     );
 
-    env.store(&["dep", "remove", "b", "a", "--type", "related"])
+    test.store(&["dep", "remove", "b", "a", "--type", "related"])
         .rejected(&["dep.not_found"]);
-    let v = env.store(&["dep", "remove", "b", "a"]).ok();
+    let v = test.store(&["dep", "remove", "b", "a"]).ok();
     assert_eq!(v["removedTypes"], json!(["blocks"]));
-    assert!(env.stored("b").get("dependencies").is_none());
-    env.store(&["dep", "remove", "b", "a"])
+    assert!(test.stored("b").get("dependencies").is_none());
+    test.store(&["dep", "remove", "b", "a"])
         .rejected(&["dep.not_found"]);
-    env.store(&["dep", "remove", "zz", "a"])
+    test.store(&["dep", "remove", "zz", "a"])
         .rejected(&["dep.issue_not_found"]);
-    assert!(ids(&env.store(&["issue", "ready"]).ok()).contains(&"b".to_string()));
+    assert!(ids(&test.store(&["issue", "ready"]).ok()).contains(&"b".to_string()));
 }
 
 /// `--notes-file PATH` (`-`: standard input) sets the notes as read; it
 /// excludes `--notes` (usage error, exit 2); an unreadable file writes nothing.
 #[test]
 fn update_notes_file_and_stdin() {
-    let env = Test::new().issues(&[issue("a")]);
+    let test = Test::new().issues(&[issue("a")]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("notes.md");
     std::fs::write(&file, "line one\nlinë two\n").unwrap();
     let file = file.to_str().unwrap();
-    env.store(&["issue", "update", "a", "--notes-file", file])
+    test.store(&["issue", "update", "a", "--notes-file", file])
         .ok();
-    assert_eq!(env.stored("a")["notes"], "line one\nlinë two\n");
+    assert_eq!(test.stored("a")["notes"], "line one\nlinë two\n");
 
-    let out = env
+    let out = test
         .store(&["issue", "update", "a", "--notes-file", "-"])
         .stdin("from stdin\n")
         .run();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(env.stored("a")["notes"], "from stdin\n");
+    assert_eq!(test.stored("a")["notes"], "from stdin\n");
 
-    let before = env.store_text();
-    let out = env
+    let before = test.store_text();
+    let out = test
         .store_raw(&["issue", "update", "a", "--notes", "x", "--notes-file", file])
         .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let missing = dir.path().join("absent.md");
-    let out = env
+    let out = test
         .store_raw(&[
             "issue",
             "update",
@@ -364,7 +364,7 @@ fn update_notes_file_and_stdin() {
         .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("failed to read notes file"));
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 /// `--created-by` is stored on the edge as given (omitted when empty), kept by
@@ -372,8 +372,8 @@ fn update_notes_file_and_stdin() {
 /// not blank, and shown by the views; premath's `dependency` members.
 #[test]
 fn dep_created_by_is_stored_kept_and_replaced() {
-    let env = Test::new().issues(&[issue("a"), issue("b"), issue("c")]);
-    let v = env
+    let test = Test::new().issues(&[issue("a"), issue("b"), issue("c")]);
+    let v = test
         .store(&["dep", "add", "a", "b", "--created-by", " planner "])
         .ok();
     assert_eq!(
@@ -381,24 +381,24 @@ fn dep_created_by_is_stored_kept_and_replaced() {
         json!({"dependsOnId": "b", "issueId": "a", "type": "blocks"})
     );
     assert_eq!(
-        env.stored("a")["dependencies"][0]["created_by"],
+        test.stored("a")["dependencies"][0]["created_by"],
         " planner "
     );
-    env.store(&["dep", "add", "a", "c", "--type", "related"])
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
         .ok();
-    assert!(env.stored("a")["dependencies"][1]
+    assert!(test.stored("a")["dependencies"][1]
         .get("created_by")
         .is_none());
-    env.store(&["issue", "update", "a", "--title", "Renamed"])
+    test.store(&["issue", "update", "a", "--title", "Renamed"])
         .ok();
     assert_eq!(
-        env.stored("a")["dependencies"][0]["created_by"],
+        test.stored("a")["dependencies"][0]["created_by"],
         " planner "
     );
-    let blocked = env.store(&["issue", "blocked"]).ok();
+    let blocked = test.store(&["issue", "blocked"]).ok();
     assert_eq!(blocked["items"][0]["blockers"][0]["createdBy"], " planner ");
 
-    let v = env
+    let v = test
         .store(&[
             "dep",
             "replace",
@@ -415,11 +415,11 @@ fn dep_created_by_is_stored_kept_and_replaced() {
         json!({"createdBy": "  ", "dependsOnId": "b", "fromType": "blocks", "issueId": "a", "toType": "waits-for"})
     );
     assert_eq!(
-        env.stored("a")["dependencies"][0]["created_by"],
+        test.stored("a")["dependencies"][0]["created_by"],
         " planner "
     );
-    assert_eq!(env.stored("a")["dependencies"][0]["type"], "waits-for");
-    let v = env
+    assert_eq!(test.stored("a")["dependencies"][0]["type"], "waits-for");
+    let v = test
         .store(&[
             "dep",
             "replace",
@@ -434,7 +434,10 @@ fn dep_created_by_is_stored_kept_and_replaced() {
         ])
         .ok();
     assert_eq!(v["changed"], true);
-    assert_eq!(env.stored("a")["dependencies"][1]["created_by"], "reviewer");
+    assert_eq!(
+        test.stored("a")["dependencies"][1]["created_by"],
+        "reviewer"
+    );
     // Another edge of the pair with the new type: premath's duplicate.
     let store = Test::new().issues(&[
         issue("p"),
@@ -487,14 +490,14 @@ fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
         "{}\r\n{}\n{}\n{}\n{}",
         lines[0], lines[1], lines[2], lines[3], lines[4]
     );
-    let env = Test::new().issue_text(&text);
-    env.store(&["issue", "update", "bd-3", "--notes", "touched"])
+    let test = Test::new().issue_text(&text);
+    test.store(&["issue", "update", "bd-3", "--notes", "touched"])
         .ok();
-    env.store(&["issue", "claim", "bd-3", "--assignee", "agent.z"])
+    test.store(&["issue", "claim", "bd-3", "--assignee", "agent.z"])
         .ok();
-    env.store(&["dep", "add", "bd-3", "bd-2", "--type", "related"])
+    test.store(&["dep", "add", "bd-3", "bd-2", "--type", "related"])
         .ok();
-    let after = env.store_text();
+    let after = test.store_text();
     let new_lines: Vec<&str> = after.split('\n').collect();
     assert_eq!(new_lines.len(), 5, "{after}");
     assert_eq!(new_lines[0], format!("{}\r", lines[0]));
@@ -555,10 +558,10 @@ fn snapshot_ref_follows_content_not_line_layout() {
 #[test]
 fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
     let text = "{\"id\":\"a\",\"title\":\"first\"}\n{\"id\":\"b\",\"title\":\"b\"}\n{\"id\":\"a\",\"title\":\"second\"}\n";
-    let env = Test::new().issue_text(text);
-    env.store(&["issue", "update", "a", "--title", "third"])
+    let test = Test::new().issue_text(text);
+    test.store(&["issue", "update", "a", "--title", "third"])
         .ok();
-    let after = env.store_text();
+    let after = test.store_text();
     let lines: Vec<&str> = after.lines().collect();
     assert_eq!(lines[0], "{\"id\":\"a\",\"title\":\"first\"}");
     assert_eq!(lines[1], "{\"id\":\"b\",\"title\":\"b\"}");
@@ -567,7 +570,7 @@ fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
         "{after}"
     );
     assert_eq!(
-        env.store(&["issue", "show", "a"]).ok()["issue"]["title"],
+        test.store(&["issue", "show", "a"]).ok()["issue"]["title"],
         "third"
     );
 }
@@ -659,9 +662,9 @@ fn event_log_round_trip_keeps_every_member() {
 /// A failed replay leaves the store and the cache as they were.
 #[test]
 fn a_failed_replay_writes_nothing() {
-    let env = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
-    let before = env.store_text();
-    let dir = env.dir();
+    let test = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = test.store_text();
+    let dir = test.dir();
     let log = dir.join("events.jsonl");
     let cache = dir.join("cache.json");
     std::fs::write(
@@ -669,7 +672,7 @@ fn a_failed_replay_writes_nothing() {
         "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"add_dependency\",\"depends_on_id\":\"zz\",\"type\":\"blocks\"}\n",
     )
     .unwrap();
-    let err = env
+    let err = test
         .store_raw(&[
             "issue",
             "replay-events",
@@ -686,36 +689,36 @@ fn a_failed_replay_writes_nothing() {
             log.display()
         )
     );
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     assert!(!cache.exists());
     // Not an event at all: the line is named.
     std::fs::write(&log, "\n{\"event_id\":\"e\"}\n").unwrap();
-    let err = env
+    let err = test
         .store_raw(&["issue", "replay-events", "--events", log.to_str().unwrap()])
         .fails();
     assert!(
         err.contains(": line 2: parse error: missing field `issue_id`"),
         "{err}"
     );
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 /// The event commands never write one file over another: the log over the
 /// store, the store over its own log, or the cache over either.
 #[test]
 fn event_commands_refuse_to_write_one_file_over_another() {
-    let env = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
-    let before = env.store_text();
-    let dir = env.dir();
+    let test = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = test.store_text();
+    let dir = test.dir();
     let log = dir.join("events.jsonl");
     let log_s = log.to_str().unwrap();
-    let (code, _) = env
+    let (code, _) = test
         .store(&["issue", "migrate-events", "--events", log_s])
         .reply();
     assert_eq!(code, 0);
     let log_text = std::fs::read_to_string(&log).unwrap();
     let refused = |args: &[&str], says: &str| {
-        let err = env.store_raw(args).fails();
+        let err = test.store_raw(args).fails();
         assert!(err.contains(says), "{args:?}: {err}");
     };
     refused(
@@ -729,8 +732,8 @@ fn event_commands_refuse_to_write_one_file_over_another() {
         ],
         "the event log and the cache are one file",
     );
-    if env.is_file() {
-        let store = env.issues_path();
+    if test.is_file() {
+        let store = test.issues_path();
         let store = store.to_str().unwrap();
         refused(
             &["issue", "migrate-events", "--events", store],
@@ -743,7 +746,7 @@ fn event_commands_refuse_to_write_one_file_over_another() {
             "the event log and the issues file are one file",
         );
     }
-    assert_eq!(env.store_text(), before);
+    assert_eq!(test.store_text(), before);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), log_text);
 }
 
@@ -782,9 +785,9 @@ fn replay_refuses_a_cache_that_is_the_store_to_be() {
 /// statuses as beads does (`status.custom`), beside a file store.
 #[test]
 fn statuses_are_validated_and_custom_ones_can_be_declared() {
-    let env = Test::new().issues(&[issue("bd-1")]);
-    let before = env.store_text();
-    let v = env
+    let test = Test::new().issues(&[issue("bd-1")]);
+    let before = test.store_text();
+    let v = test
         .store(&["issue", "update", "bd-1", "--status", "foo_bar"])
         .rejected(&["issue.invalid_status"]);
     let diagnostic = v["diagnostic"].as_str().unwrap();
@@ -793,23 +796,23 @@ fn statuses_are_validated_and_custom_ones_can_be_declared() {
         "{diagnostic}"
     );
     assert!(diagnostic.contains("status.custom"), "{diagnostic}");
-    assert_eq!(env.store_text(), before, "nothing written");
+    assert_eq!(test.store_text(), before, "nothing written");
     // Every built-in status is accepted.
     for status in ["deferred", "blocked", "in_progress", "open"] {
-        env.store(&["issue", "update", "bd-1", "--status", status])
+        test.store(&["issue", "update", "bd-1", "--status", status])
             .ok();
     }
-    if env.is_file() {
-        let config = env.issues_path().parent().unwrap().join("config.json");
+    if test.is_file() {
+        let config = test.issues_path().parent().unwrap().join("config.json");
         std::fs::write(&config, r#"{"status.custom": "in_review, qa_testing:wip"}"#).unwrap();
-        env.store(&["issue", "update", "bd-1", "--status", "in_review"])
+        test.store(&["issue", "update", "bd-1", "--status", "in_review"])
             .ok();
-        env.store(&["issue", "update", "bd-1", "--status", "qa_testing"])
+        test.store(&["issue", "update", "bd-1", "--status", "qa_testing"])
             .ok();
-        env.store(&["issue", "update", "bd-1", "--status", "in_reveiw"])
+        test.store(&["issue", "update", "bd-1", "--status", "in_reveiw"])
             .rejected(&["issue.invalid_status"]);
         std::fs::write(&config, r#"{"status.custom": 7}"#).unwrap();
-        env.store(&["issue", "update", "bd-1", "--status", "in_review"])
+        test.store(&["issue", "update", "bd-1", "--status", "in_review"])
             .rejected(&["issue.config_invalid"]);
     }
 }
@@ -826,16 +829,16 @@ fn beads_line(id: &str) -> serde_json::Value {
 
 #[test]
 fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
-    let env = Test::new().issues(&[beads_line("bd-1"), issue("bd-2")]);
+    let test = Test::new().issues(&[beads_line("bd-1"), issue("bd-2")]);
     // A label added and removed again gives back beads' line byte for byte
     // (but for updated_at), and the other line is never rewritten.
-    let original: Vec<String> = env.store_text().lines().map(str::to_string).collect();
-    env.store(&["issue", "label", "add", "bd-1", "temp"]).ok();
-    env.store(&["issue", "label", "remove", "bd-1", "temp"])
+    let original: Vec<String> = test.store_text().lines().map(str::to_string).collect();
+    test.store(&["issue", "label", "add", "bd-1", "temp"]).ok();
+    test.store(&["issue", "label", "remove", "bd-1", "temp"])
         .ok();
-    let after: Vec<String> = env.store_text().lines().map(str::to_string).collect();
+    let after: Vec<String> = test.store_text().lines().map(str::to_string).collect();
     assert_eq!(after[1], original[1]);
-    let stamp = env.stored("bd-1")["updated_at"]
+    let stamp = test.stored("bd-1")["updated_at"]
         .as_str()
         .unwrap()
         .to_string();
@@ -847,32 +850,32 @@ fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
         )
     );
     // Labels: added at the end once each, removed; the routing filter sees them.
-    let v = env
+    let v = test
         .store(&["issue", "label", "add", "bd-1", "review", "triage", "ui"])
         .ok();
     assert_eq!(v["labels"], json!(["triage", "review", "ui"]));
     assert_eq!(v["changed"], true);
-    let v = env
+    let v = test
         .store(&["issue", "label", "remove", "bd-1", "triage"])
         .ok();
     assert_eq!(v["labels"], json!(["review", "ui"]));
     assert_eq!(
-        ids(&env.store(&["issue", "ready", "--label", "review"]).ok()),
+        ids(&test.store(&["issue", "ready", "--label", "review"]).ok()),
         ["bd-1"]
     );
-    let unchanged = env.store_text();
-    let v = env
+    let unchanged = test.store_text();
+    let v = test
         .store(&["issue", "label", "remove", "bd-1", "absent"])
         .ok();
     assert_eq!(v["changed"], false);
-    assert_eq!(env.store_text(), unchanged, "a no-op writes nothing");
-    env.store(&["issue", "label", "add", "bd-1", "a,b"])
+    assert_eq!(test.store_text(), unchanged, "a no-op writes nothing");
+    test.store(&["issue", "label", "add", "bd-1", "a,b"])
         .rejected(&["issue.invalid_label"]);
-    env.store(&["issue", "label", "remove", "bd-2", "x"]).ok();
-    assert!(env.stored("bd-2").get("labels").is_none());
+    test.store(&["issue", "label", "remove", "bd-2", "x"]).ok();
+    assert!(test.stored("bd-2").get("labels").is_none());
 
     // Comments: appended in beads' shape, never rewritten.
-    let v = env
+    let v = test
         .store(&[
             "issue",
             "comment",
@@ -884,39 +887,39 @@ fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
         ])
         .ok();
     assert_eq!(v["comment"]["id"], 2);
-    let stored = env.stored("bd-1");
+    let stored = test.stored("bd-1");
     let comments = stored["comments"].as_array().unwrap();
     assert_eq!(comments.len(), 2);
     assert_eq!(comments[0], beads_line("bd-1")["comments"][0]);
     assert_eq!(comments[1]["issue_id"], "bd-1");
     assert_eq!(comments[1]["author"], "agent.a");
     assert_eq!(comments[1]["text"], "needs a lexer");
-    let listed = env.store(&["issue", "comment", "list", "bd-1"]).ok();
+    let listed = test.store(&["issue", "comment", "list", "bd-1"]).ok();
     assert_eq!(listed["count"], 2);
     assert_eq!(listed["comments"], stored["comments"]);
-    env.store(&["issue", "comment", "add", "bd-1", "  ", "--author", "a"])
+    test.store(&["issue", "comment", "add", "bd-1", "  ", "--author", "a"])
         .rejected(&["issue.invalid_comment"]);
-    env.store(&["issue", "comment", "add", "bd-9", "x", "--author", "a"])
+    test.store(&["issue", "comment", "add", "bd-9", "x", "--author", "a"])
         .rejected(&["issue.not_found"]);
 
     // Close with a reason, reopen: beads' close_reason comes and goes with closed_at.
-    env.store(&["issue", "close", "bd-1", "--reason", "fixed in 4f2a"])
+    test.store(&["issue", "close", "bd-1", "--reason", "fixed in 4f2a"])
         .ok();
-    let closed = env.stored("bd-1");
+    let closed = test.stored("bd-1");
     assert_eq!(closed["status"], "closed");
     assert_eq!(closed["close_reason"], "fixed in 4f2a");
-    env.store(&["issue", "reopen", "bd-1"]).ok();
-    let open = env.stored("bd-1");
+    test.store(&["issue", "reopen", "bd-1"]).ok();
+    let open = test.stored("bd-1");
     assert_eq!(open["status"], "open");
     assert!(open.get("close_reason").is_none() && open.get("closed_at").is_none());
-    env.store(&["issue", "reopen", "bd-1"])
+    test.store(&["issue", "reopen", "bd-1"])
         .rejected(&["issue.not_closed"]);
     // Everything beads wrote that tusk does not know is still there.
     assert_eq!(open["x_beads_extra"], json!({"k": 1}));
     assert_eq!(open["description"], "");
 
     // The host actions do the same.
-    let r = env.eval_with_authority(
+    let r = test.eval_with_authority(
         r#"(issue.label (hash "id" "bd-2" "add" (list "api")))
            (issue.comment (hash "id" "bd-2" "author" "agent.b" "text" "on it"))
            (issue.close (hash "id" "bd-2" "reason" "done"))
@@ -924,7 +927,7 @@ fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
     );
     assert_eq!(r["result"], "accepted", "{r:#}");
     assert_eq!(r["value"], 1);
-    let two = env.stored("bd-2");
+    let two = test.stored("bd-2");
     assert_eq!(two["labels"], json!(["api"]));
     assert_eq!(two["close_reason"], "done");
     assert_eq!(two["comments"][0]["author"], "agent.b");

@@ -162,7 +162,7 @@ fn request_object_on_stdin() {
     let req = json!({"program": "(+ 1 2)", "issueId": "bd-1", "limits": {"maxCalls": 3}});
     let out = s
         .tusk(&["eval", "--json", "--request", "-"])
-        .stdin(&req.to_string())
+        .stdin(req.to_string())
         .run();
     assert_eq!(out.status.code(), Some(0));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -605,7 +605,7 @@ fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
         let request = serde_json::json!({"program": "1", field: "x".repeat(4096)});
         let out = s
             .tusk(&["eval", "--request", "-", "--json"])
-            .stdin(&request.to_string())
+            .stdin(request.to_string())
             .run();
         assert_eq!(out.status.code(), Some(2), "{field}");
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -130,7 +130,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let mut round = 0;
     while round < ROUNDS || (in_write == 0 && round < MAX_ROUNDS) {
         round += 1;
-        let before = std::fs::read(&test.issues_path()).unwrap();
+        let before = std::fs::read(test.issues_path()).unwrap();
         // Odd rounds: one writer, killed around its end (where the write happens) half
         // of the time. Even rounds: several writers at once (they queue on the lock),
         // each killed at its own instant.
@@ -172,7 +172,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
         if temp_files(&test).next().is_some() {
             in_write += 1;
         }
-        let after = std::fs::read(&test.issues_path()).unwrap();
+        let after = std::fs::read(test.issues_path()).unwrap();
         let now = ids_in_store(&test);
         assert!(
             now.is_superset(&known),

@@ -44,7 +44,7 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     #[cfg(unix)]
     if test.is_file() {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&test.issues_path())
+        let mode = std::fs::metadata(test.issues_path())
             .unwrap()
             .permissions()
             .mode()

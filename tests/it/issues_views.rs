@@ -763,7 +763,7 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
         match &test.db {
             None => {
                 std::fs::create_dir_all(test.issues_path().parent().unwrap()).unwrap();
-                std::fs::write(&test.issues_path(), &bytes).unwrap();
+                std::fs::write(test.issues_path(), &bytes).unwrap();
             }
             // A database's text column cannot hold invalid UTF-8 or NUL: those
             // corruptions exist only in files.
@@ -945,7 +945,7 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
 
     // A store that cannot be read is reported, not fatal.
     if test.is_file() {
-        std::fs::write(&test.issues_path(), "not json\n").unwrap();
+        std::fs::write(test.issues_path(), "not json\n").unwrap();
         let v = status(&test);
         assert_eq!(v["canonicalMemory"]["exists"], true);
         assert_eq!(v["canonicalMemory"]["snapshotRef"], Value::Null);

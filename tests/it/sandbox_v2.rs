@@ -389,7 +389,7 @@ fn a_crashed_session_worker_is_replaced_and_the_session_says_so() {
     let s = Test::new();
     let out = s
         .tusk(&["repl", "--json"])
-        .stdin(&format!("(define x 5)\n{CYCLE}(car b)\nx\n(+ 1 2)\n"))
+        .stdin(format!("(define x 5)\n{CYCLE}(car b)\nx\n(+ 1 2)\n"))
         .run();
     assert_eq!(out.status.code(), Some(1));
     let results = repl_results(&out.stdout);

@@ -10,20 +10,27 @@ use crate::canonical::to_pretty_sorted;
 use crate::cli::{CliClass, CliError, Exit};
 use crate::issues::actions::dep_add::{self, DepAddArgs};
 use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
+use crate::issues::actions::dep_replace::{self, DepReplaceArgs};
+use crate::issues::actions::issue_check::{self, CheckArgs};
 use crate::issues::actions::issue_claim::{self, ClaimArgs};
+use crate::issues::actions::issue_claim_next::{self, ClaimNextArgs};
 use crate::issues::actions::issue_close::{self, CloseArgs};
+use crate::issues::actions::issue_comment::{self, CommentArgs};
 use crate::issues::actions::issue_discover::DiscoverArgs;
+use crate::issues::actions::issue_label::{self, LabelArgs};
+use crate::issues::actions::issue_lease_projection::LeaseProjectionArgs;
 use crate::issues::actions::issue_lease_release::{self, ReleaseArgs};
 use crate::issues::actions::issue_lease_renew::{self, RenewArgs};
+use crate::issues::actions::issue_list::ListArgs;
+use crate::issues::actions::issue_search::{self, SearchArgs};
 use crate::issues::actions::issue_update::UpdateArgs;
-use crate::issues::actions::{issue_reopen, lease_request, IdArgs};
-use crate::issues::filter::{FilterFlags, IssueFilter};
+use crate::issues::actions::{issue_reopen, FilterArgs, IdArgs};
+use crate::issues::filter::IssueFilter;
 use crate::issues::find;
-use crate::issues::lease;
-use crate::issues::mutate::{self, DepReplacement, EdgeRef, MutationCtx, NewIssue};
+use crate::issues::mutate::{self, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::tracker;
-use crate::issues::views::{self, Item, ListFilter, ListView, Scope};
+use crate::issues::views::{self, Item, ListView, Scope};
 use crate::issues::{Report, StoreError};
 use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand, ValueEnum};
@@ -62,19 +69,7 @@ pub enum IssueCommand {
     /// Add an issue (creates the store if absent).
     Add(NewIssue),
     /// List issues, optionally filtered.
-    List {
-        #[arg(long)]
-        status: Option<String>,
-        #[arg(long)]
-        assignee: Option<String>,
-        /// Only issues of this type (`--type` repeats: any of them).
-        #[arg(long)]
-        issue_type: Option<String>,
-        #[arg(long)]
-        priority: Option<i64>,
-        #[command(flatten)]
-        filter: FilterFlags,
-    },
+    List(ListArgs),
     /// Show one issue, its lease state and its blockers.
     ///
     /// With --json the issue is in camelCase, as `issue add`, `claim` and
@@ -93,21 +88,11 @@ pub enum IssueCommand {
         raw: bool,
     },
     /// Open issues whose blocking dependencies are all closed.
-    Ready {
-        #[command(flatten)]
-        filter: FilterFlags,
-    },
+    Ready(FilterArgs),
     /// Non-closed issues that are blocked, with their blockers.
-    Blocked {
-        #[command(flatten)]
-        filter: FilterFlags,
-    },
+    Blocked(FilterArgs),
     /// Integrity check of the issue graph (premath.issue_graph.check.v1).
-    Check {
-        /// Notes longer than this many characters draw a warning.
-        #[arg(long, default_value_t = crate::issues::views::NOTES_WARN_CHARS)]
-        note_warn_threshold: usize,
-    },
+    Check(CheckArgs),
     /// Change fields of an issue; an empty value clears a text field.
     Update {
         #[command(flatten)]
@@ -122,12 +107,7 @@ pub enum IssueCommand {
     Reopen(IdArgs),
     /// Issues whose title, description, acceptance criteria, notes or comments
     /// contain TEXT (case-insensitive), best match first.
-    Search {
-        text: String,
-        /// At most this many items.
-        #[arg(long, default_value_t = 20)]
-        limit: usize,
-    },
+    Search(SearchArgs),
     /// Counts by status, type, priority, assignee and label; ready, blocked,
     /// in progress; stale and contended leases; the oldest ready issue.
     Stats,
@@ -144,20 +124,7 @@ pub enum IssueCommand {
     /// Take (or keep) the lease on an issue.
     Claim(ClaimArgs),
     /// Claim the first ready issue not leased by someone else.
-    ClaimNext {
-        /// The worker taking or holding the lease.
-        #[arg(long)]
-        assignee: String,
-        /// Lease length, 30–86400 s (default 3600).
-        #[arg(long)]
-        lease_ttl_seconds: Option<i64>,
-        /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
-        #[arg(long)]
-        lease_id: Option<String>,
-        /// Which ready issues this worker may take.
-        #[command(flatten)]
-        filter: FilterFlags,
-    },
+    ClaimNext(ClaimNextArgs),
     /// Record a new issue found while working on PARENT_ID (`discovered-from` edge).
     Discover(DiscoverArgs),
     /// Extend an active lease.
@@ -174,10 +141,7 @@ pub enum IssueCommand {
     },
     /// Stale and contended leases, and every leased issue with its lease state
     /// (premath's MCP tool `issue_lease_projection`).
-    LeaseProjection {
-        #[command(flatten)]
-        filter: FilterFlags,
-    },
+    LeaseProjection(LeaseProjectionArgs),
     /// Write the store as premath's issue event log (`issue.event.v1`) and
     /// check that replaying the log gives the same store.
     MigrateEvents {
@@ -248,19 +212,7 @@ pub enum DepCommand {
     /// Remove the edge between the pair (only of --type when given).
     Remove(DepRemoveArgs),
     /// Change the type of the pair's edge of --from-type to --to-type.
-    Replace {
-        issue_id: String,
-        depends_on_id: String,
-        /// The edge's current type.
-        #[arg(long, default_value = "blocks")]
-        from_type: String,
-        /// The new type (`--type` is accepted too).
-        #[arg(long, alias = "type")]
-        to_type: String,
-        /// Replaces the edge's created_by when not blank.
-        #[arg(long, default_value = "")]
-        created_by: String,
-    },
+    Replace(DepReplaceArgs),
     /// Every edge with its role in a view, and premath's integrity over all issues.
     Project {
         #[arg(long, value_enum, default_value = "execution")]
@@ -342,10 +294,14 @@ fn missing_store(opts: &Opts, action: &str) -> Result<(), CliError> {
 
 /// The filter the flags describe, or exit 2 with the reason (a usage error:
 /// nothing was read).
-fn checked_flags(opts: &Opts, action: &str, flags: &FilterFlags) -> Result<IssueFilter, CliError> {
-    let filter = flags.to_filter();
-    let Err(message) = filter.check() else {
-        return Ok(filter);
+fn checked_flags(
+    opts: &Opts,
+    action: &str,
+    filter: Option<IssueFilter>,
+) -> Result<IssueFilter, CliError> {
+    let message = match IssueFilter::checked(filter) {
+        Ok(filter) => return Ok(filter),
+        Err(message) => message,
     };
     let class = CliClass::InvalidValue.as_str();
     let error = CliError::unusable(format_args!("tusk: {action}"), &message).with_class(class);
@@ -371,7 +327,9 @@ pub enum TreeFormat {
     Dot,
 }
 
-/// `tusk issue label …`.
+/// `tusk issue label …`: premath's two subcommands with the labels
+/// positional, a shape the host action's keys (`id`, `add`, `remove`) cannot
+/// have; [`LabelCommand::args`] makes the action's arguments of them.
 #[derive(Subcommand, Debug)]
 pub enum LabelCommand {
     /// Add labels (at the end, once each).
@@ -388,17 +346,29 @@ pub enum LabelCommand {
     },
 }
 
+impl LabelCommand {
+    /// The host action's arguments.
+    fn args(self) -> LabelArgs {
+        match self {
+            LabelCommand::Add { id, labels } => LabelArgs {
+                id,
+                add: labels,
+                remove: Vec::new(),
+            },
+            LabelCommand::Remove { id, labels } => LabelArgs {
+                id,
+                add: Vec::new(),
+                remove: labels,
+            },
+        }
+    }
+}
+
 /// `tusk issue comment …`.
 #[derive(Subcommand, Debug)]
 pub enum CommentCommand {
     /// Append a comment.
-    Add {
-        id: String,
-        text: String,
-        /// Who says it (default: $USER).
-        #[arg(long)]
-        author: Option<String>,
-    },
+    Add(CommentArgs),
     /// An issue's comments, in order.
     List(IdArgs),
 }
@@ -411,7 +381,7 @@ pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
     }
     let now = now();
     let outcome = match args.command {
-        IssueCommand::List { .. } | IssueCommand::Ready { .. } | IssueCommand::Blocked { .. } => {
+        IssueCommand::List(_) | IssueCommand::Ready(_) | IssueCommand::Blocked(_) => {
             return list_command(&opts, args.command, now)
         }
         IssueCommand::BackendStatus { repo, projection } => {
@@ -441,17 +411,17 @@ pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
 /// The host action a reading command twins (its store must exist).
 fn read_action(command: &IssueCommand) -> Option<&'static str> {
     Some(match command {
-        IssueCommand::List { .. } => "issue.list",
+        IssueCommand::List(_) => "issue.list",
         IssueCommand::Show { .. } => "issue.show",
-        IssueCommand::Ready { .. } => "issue.ready",
-        IssueCommand::Blocked { .. } => "issue.blocked",
-        IssueCommand::Check { .. } => "issue.check",
-        IssueCommand::Search { .. } => "issue.search",
+        IssueCommand::Ready(_) => "issue.ready",
+        IssueCommand::Blocked(_) => "issue.blocked",
+        IssueCommand::Check(_) => "issue.check",
+        IssueCommand::Search(_) => "issue.search",
         IssueCommand::Stats => "issue.stats",
         IssueCommand::Comment {
             command: CommentCommand::List { .. },
         } => "issue.comments",
-        IssueCommand::LeaseProjection { .. } => "issue.lease_projection",
+        IssueCommand::LeaseProjection(_) => "issue.lease_projection",
         _ => return None,
     })
 }
@@ -459,39 +429,27 @@ fn read_action(command: &IssueCommand) -> Option<&'static str> {
 /// What a command reports: its action and its report, or a usage error.
 type Outcome = Result<(&'static str, Result<Report, StoreError>), CliError>;
 
-/// `issue list`, `ready` and `blocked`, printed straight from their items.
+/// `issue list`, `ready` and `blocked`, printed straight from their items
+/// (the views the host actions' payloads are made of).
 fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Result<Exit, CliError> {
-    let (action, flags) = match &command {
-        IssueCommand::List { filter, .. } => ("issue.list", filter),
-        IssueCommand::Ready { filter } => ("issue.ready", filter),
-        IssueCommand::Blocked { filter } => ("issue.blocked", filter),
-        _ => unreachable!("list_command takes the list commands"),
-    };
-    let routing = checked_flags(opts, action, flags)?;
     match command {
-        IssueCommand::List {
-            status,
-            assignee,
-            issue_type,
-            priority,
-            ..
-        } => {
-            let filter = ListFilter {
-                status,
-                assignee,
-                issue_type,
-                label: None,
-                priority,
-                filter: routing,
-            };
+        IssueCommand::List(mut a) => {
+            let action = "issue.list";
+            let routing = checked_flags(opts, action, a.filter.take())?;
+            let filter = a.list_filter(routing);
             print_list(opts, action, |s, p| views::list_view(s, p, &filter, now))
         }
-        IssueCommand::Ready { .. } => {
-            print_list(opts, action, |s, p| views::ready_view(s, p, &routing, now))
+        IssueCommand::Ready(a) => {
+            let action = "issue.ready";
+            let filter = checked_flags(opts, action, a.filter)?;
+            print_list(opts, action, |s, p| views::ready_view(s, p, &filter, now))
         }
-        _ => print_list(opts, action, |s, p| {
-            views::blocked_view(s, p, &routing, now)
-        }),
+        IssueCommand::Blocked(a) => {
+            let action = "issue.blocked";
+            let filter = checked_flags(opts, action, a.filter)?;
+            print_list(opts, action, |s, p| views::blocked_view(s, p, &filter, now))
+        }
+        _ => unreachable!("list_command takes the list commands"),
     }
 }
 
@@ -500,8 +458,8 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
     let path = opts.store.path().display().to_string();
     let path = path.as_str();
     Ok(match command {
-        IssueCommand::LeaseProjection { filter } => {
-            let filter = checked_flags(opts, "issue.lease_projection", &filter)?;
+        IssueCommand::LeaseProjection(a) => {
+            let filter = checked_flags(opts, "issue.lease_projection", a.filter)?;
             let backend = crate::issues::projection::backend_name(&opts.store);
             (
                 "issue.lease_projection",
@@ -512,17 +470,13 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
                 }),
             )
         }
-        IssueCommand::Check {
-            note_warn_threshold,
-        } => (
+        IssueCommand::Check(a) => (
             "issue.check",
-            read_view(opts, |s| {
-                views::check_payload(s, path, now, note_warn_threshold)
-            }),
+            read_view(opts, |s| issue_check::view(s, path, now, &a)),
         ),
-        IssueCommand::Search { text, limit } => (
+        IssueCommand::Search(a) => (
             "issue.search",
-            read_view(opts, |s| find::search_payload(s, path, &text, limit)),
+            read_view(opts, |s| issue_search::view(s, path, &a)),
         ),
         IssueCommand::Stats => (
             "issue.stats",
@@ -590,30 +544,18 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
         IssueCommand::Close(a) => ("issue.close", issue_close::report(&ctx, a)),
         IssueCommand::Reopen(a) => ("issue.reopen", issue_reopen::report(&ctx, a)),
         IssueCommand::Label { command } => {
-            let (id, add, remove) = match command {
-                LabelCommand::Add { id, labels } => (id, labels, Vec::new()),
-                LabelCommand::Remove { id, labels } => (id, Vec::new(), labels),
-            };
-            ("issue.label", tracker::label(&ctx, &id, &add, &remove))
+            ("issue.label", issue_label::report(&ctx, command.args()))
         }
         IssueCommand::Comment {
-            command: CommentCommand::Add { id, text, author },
-        } => {
-            let author = author
-                .or_else(|| std::env::var("USER").ok())
-                .unwrap_or_else(|| "unknown".into());
-            ("issue.comment", tracker::comment(&ctx, &id, &author, &text))
-        }
+            command: CommentCommand::Add(a),
+        } => ("issue.comment", issue_comment::report(&ctx, a)),
         IssueCommand::Claim(a) => ("issue.claim", issue_claim::report(&ctx, a)),
-        IssueCommand::ClaimNext {
-            assignee,
-            lease_ttl_seconds,
-            lease_id,
-            filter,
-        } => {
-            let filter = checked_flags(opts, "issue.claim_next", &filter)?;
-            let req = lease_request(assignee, lease_id, lease_ttl_seconds, None);
-            ("issue.claim_next", lease::claim_next(&ctx, &req, &filter))
+        IssueCommand::ClaimNext(mut a) => {
+            let filter = checked_flags(opts, "issue.claim_next", a.filter.take())?;
+            (
+                "issue.claim_next",
+                issue_claim_next::report(&ctx, a, &filter),
+            )
         }
         IssueCommand::LeaseRenew(a) => ("issue.lease_renew", issue_lease_renew::report(&ctx, a)),
         IssueCommand::LeaseRelease(a) => {
@@ -653,27 +595,7 @@ pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
     let (action, result) = match args.command {
         DepCommand::Add(a) => ("dep.add", dep_add::report(&ctx, a)),
         DepCommand::Remove(a) => ("dep.remove", dep_remove::report(&ctx, a)),
-        DepCommand::Replace {
-            issue_id,
-            depends_on_id,
-            from_type,
-            to_type,
-            created_by,
-        } => (
-            "dep.replace",
-            mutate::dep_replace(
-                &ctx,
-                &EdgeRef {
-                    issue_id,
-                    depends_on_id,
-                },
-                &DepReplacement {
-                    from_type: Some(&from_type),
-                    to_type: &to_type,
-                    created_by: &created_by,
-                },
-            ),
-        ),
+        DepCommand::Replace(a) => ("dep.replace", dep_replace::report(&ctx, a)),
         DepCommand::Project { view } => {
             let view = match view {
                 ViewArg::Execution => views::DepView::Execution,
@@ -1162,4 +1084,63 @@ fn table(items: &[Item<'_>], with_blockers: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn issue(args: &[&str]) -> IssueCommand {
+        let argv = ["tusk", "issue"].iter().chain(args);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Issue(a) => a.command,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn command_line_defaults_are_the_actions_defaults() {
+        // The flags' defaults are spelled out for their help; they are the
+        // defaults the host actions apply to an absent key.
+        let IssueCommand::Check(a) = issue(&["check"]) else {
+            panic!()
+        };
+        assert_eq!(a.note_warn_threshold, Some(views::NOTES_WARN_CHARS));
+        let IssueCommand::Search(a) = issue(&["search", "x"]) else {
+            panic!()
+        };
+        assert_eq!(a.limit, Some(issue_search::DEFAULT_LIMIT));
+    }
+
+    #[test]
+    fn filter_flags_fill_the_actions_filter() {
+        let IssueCommand::ClaimNext(a) = issue(&[
+            "claim-next",
+            "--assignee",
+            "w",
+            "--label",
+            "a",
+            "--label",
+            "b",
+            "--type",
+            "bug",
+            "--unassigned",
+        ]) else {
+            panic!()
+        };
+        let filter = a.filter.unwrap_or_default();
+        assert_eq!(filter.labels, ["a", "b"]);
+        assert_eq!(filter.types, ["bug"]);
+        assert!(filter.unassigned);
+        assert_eq!(filter.assignee, None);
+        let IssueCommand::List(a) = issue(&["list", "--assignee", "w", "--issue-type", "bug"])
+        else {
+            panic!()
+        };
+        assert_eq!(a.assignee.as_deref(), Some("w"));
+        assert_eq!(a.label, None);
+        assert!(a.filter.unwrap_or_default().is_empty());
+    }
 }

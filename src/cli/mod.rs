@@ -249,8 +249,48 @@ fn usage_error(e: clap::Error) -> CliError {
         .with_json(object)
 }
 
+/// The template a command wants, by the command's name: `Some(true)` for
+/// one run (its template compiles no more of the prelude than that program
+/// reaches), `Some(false)` for many, `None` when it runs no program.
+fn template_for(command: &str) -> Option<bool> {
+    match command {
+        "eval" | "scheme-eval" => Some(true),
+        "repl" | "mcp" | "replay" => Some(false),
+        _ => None,
+    }
+}
+
+/// Forks the sandbox's template before the command line is parsed, from a
+/// look at its first word that is not a global option: building the
+/// template's engine takes longer than anything a command does before its
+/// first run, and parsing comes off that path (about half a millisecond of
+/// a cold `tusk eval`). The fork comes before telemetry starts its exporter
+/// (a fork copies only the forking thread). clap stays the judge of the
+/// command line: a wrong guess costs an idle template, never a result.
+fn start_template_early() {
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else { return };
+        match arg {
+            "-C" | "--otlp" => {
+                args.next();
+            }
+            _ if arg.starts_with("-C") || arg.starts_with("--otlp=") => {}
+            _ => {
+                match template_for(arg) {
+                    Some(true) => crate::sandbox::prestart_one_run(),
+                    Some(false) => crate::sandbox::prestart(),
+                    None => {}
+                }
+                return;
+            }
+        }
+    }
+}
+
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
+    start_template_early();
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => return report(usage_error(e)),
@@ -274,16 +314,7 @@ pub fn run() -> i32 {
         Command::Eval(_) | Command::Repl(_) | Command::Mcp(_) | Command::Replay(_)
     );
     let long_lived = matches!(cli.command, Command::Repl(_) | Command::Mcp(_));
-    // `tusk eval` and `tusk scheme-eval` run one program: their template
-    // compiles no more of the prelude than that program reaches.
-    let one_run = matches!(cli.command, Command::Eval(_) | Command::SchemeEval(_));
-    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived, || {
-        if one_run {
-            crate::sandbox::prestart_one_run();
-        } else if runs_programs {
-            crate::sandbox::prestart();
-        }
-    });
+    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived);
     let _caller = crate::telemetry::parent_from_env().map(|cx| cx.attach());
     let span = if runs_programs {
         None

@@ -18,56 +18,131 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Which issues to consider (all members optional, combined with and).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+// One declaration for the host actions' `filter` (camelCase keys) and the
+// filter flags of `issue list|ready|blocked|claim-next|lease-projection`
+// (kebab-case flags, flattened). The flags keep premath's own help text,
+// which speaks of one flag (`--label`, repeatable) where the JSON
+// description speaks of the list, hence `help` besides the doc comments.
+// `assignee` has no flag: the commands' own `--assignee` is the claimer or,
+// for `list`, its own exact filter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IssueFilter {
     /// Issues carrying every one of these labels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[arg(
+        long = "label",
+        value_name = "LABEL",
+        help = "Only issues carrying this label (repeat: all of them)"
+    )]
     pub labels: Vec<String>,
     /// Issues carrying at least one of these labels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[arg(
+        long = "label-any",
+        value_name = "LABEL",
+        help = "Only issues carrying at least one of these labels (repeatable)"
+    )]
     pub labels_any: Vec<String>,
     /// Issues carrying none of these labels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[arg(
+        long = "exclude-label",
+        value_name = "LABEL",
+        help = "Skip issues carrying this label (repeatable)"
+    )]
     pub exclude_labels: Vec<String>,
     /// Issues of one of these types (task, bug, feature, epic, chore, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[arg(
+        long = "type",
+        value_name = "TYPE",
+        help = "Only issues of this type (repeat: any of them)"
+    )]
     pub types: Vec<String>,
     /// Priority at least this number (0 is the highest priority).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "N",
+        help = "Only issues with priority at least N (0 is the highest)"
+    )]
     pub priority_min: Option<i64>,
     /// Priority at most this number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long, value_name = "N", help = "Only issues with priority at most N")]
     pub priority_max: Option<i64>,
     /// Issues assigned to this assignee.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(skip)]
     pub assignee: Option<String>,
     /// Issues with no assignee.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[arg(long, help = "Only issues with no assignee")]
     pub unassigned: bool,
     /// Issues whose id starts with this text (`web-`, `bd-12`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "PREFIX",
+        help = "Only issues whose id starts with PREFIX"
+    )]
     pub id_prefix: Option<String>,
     /// Issues whose title contains this text (case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        help = "Only issues whose title contains TEXT (case-insensitive)"
+    )]
     pub title_contains: Option<String>,
     /// Children of this issue (a `parent-child` edge to it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "ID",
+        help = "Only children of ID (a parent-child edge to it)"
+    )]
     pub parent: Option<String>,
     /// Issues whose description contains this text (case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        help = "Only issues whose description contains TEXT (case-insensitive)"
+    )]
     pub description_contains: Option<String>,
     /// Issues created at or after this instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "T",
+        help = "Only issues created at or after T (RFC 3339)"
+    )]
     pub created_after: Option<String>,
     /// Issues created before this instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "T",
+        help = "Only issues created before T (RFC 3339)"
+    )]
     pub created_before: Option<String>,
     /// Issues updated at or after this instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "T",
+        help = "Only issues updated at or after T (RFC 3339)"
+    )]
     pub updated_after: Option<String>,
     /// Issues updated before this instant (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(
+        long,
+        value_name = "T",
+        help = "Only issues updated before T (RFC 3339)"
+    )]
     pub updated_before: Option<String>,
 }
 
@@ -120,6 +195,13 @@ impl IssueFilter {
             }
         }
         Ok(())
+    }
+
+    /// An optional filter (none: every issue), checked: the step the host
+    /// actions and the commands share before they read.
+    pub fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, String> {
+        let filter = filter.unwrap_or_default();
+        filter.check().map(|()| filter)
     }
 
     /// Whether a member needs the stored line (the parsed model does not
@@ -197,80 +279,5 @@ impl IssueFilter {
                     .iter()
                     .any(|d| d.dep_type == "parent-child" && d.depends_on.as_str() == p)
             })
-    }
-}
-
-/// The filter flags, declared once for `issue list|ready|blocked|claim-next`.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct FilterFlags {
-    /// Only issues carrying this label (repeat: all of them).
-    #[arg(long = "label", value_name = "LABEL")]
-    pub labels: Vec<String>,
-    /// Only issues carrying at least one of these labels (repeatable).
-    #[arg(long = "label-any", value_name = "LABEL")]
-    pub labels_any: Vec<String>,
-    /// Skip issues carrying this label (repeatable).
-    #[arg(long = "exclude-label", value_name = "LABEL")]
-    pub exclude_labels: Vec<String>,
-    /// Only issues of this type (repeat: any of them).
-    #[arg(long = "type", value_name = "TYPE")]
-    pub types: Vec<String>,
-    /// Only issues with priority at least N (0 is the highest).
-    #[arg(long, value_name = "N")]
-    pub priority_min: Option<i64>,
-    /// Only issues with priority at most N.
-    #[arg(long, value_name = "N")]
-    pub priority_max: Option<i64>,
-    /// Only issues with no assignee.
-    #[arg(long)]
-    pub unassigned: bool,
-    /// Only issues whose id starts with PREFIX.
-    #[arg(long, value_name = "PREFIX")]
-    pub id_prefix: Option<String>,
-    /// Only issues whose title contains TEXT (case-insensitive).
-    #[arg(long, value_name = "TEXT")]
-    pub title_contains: Option<String>,
-    /// Only children of ID (a parent-child edge to it).
-    #[arg(long, value_name = "ID")]
-    pub parent: Option<String>,
-    /// Only issues whose description contains TEXT (case-insensitive).
-    #[arg(long, value_name = "TEXT")]
-    pub description_contains: Option<String>,
-    /// Only issues created at or after T (RFC 3339).
-    #[arg(long, value_name = "T")]
-    pub created_after: Option<String>,
-    /// Only issues created before T (RFC 3339).
-    #[arg(long, value_name = "T")]
-    pub created_before: Option<String>,
-    /// Only issues updated at or after T (RFC 3339).
-    #[arg(long, value_name = "T")]
-    pub updated_after: Option<String>,
-    /// Only issues updated before T (RFC 3339).
-    #[arg(long, value_name = "T")]
-    pub updated_before: Option<String>,
-}
-
-impl FilterFlags {
-    /// The filter the flags describe (the commands' own `--assignee` is the
-    /// claimer or, for `list`, its own exact filter, never this one).
-    pub fn to_filter(&self) -> IssueFilter {
-        IssueFilter {
-            labels: self.labels.clone(),
-            labels_any: self.labels_any.clone(),
-            exclude_labels: self.exclude_labels.clone(),
-            types: self.types.clone(),
-            priority_min: self.priority_min,
-            priority_max: self.priority_max,
-            assignee: None,
-            unassigned: self.unassigned,
-            id_prefix: self.id_prefix.clone(),
-            title_contains: self.title_contains.clone(),
-            parent: self.parent.clone(),
-            description_contains: self.description_contains.clone(),
-            created_after: self.created_after.clone(),
-            created_before: self.created_before.clone(),
-            updated_after: self.updated_after.clone(),
-            updated_before: self.updated_before.clone(),
-        }
     }
 }

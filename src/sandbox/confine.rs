@@ -39,7 +39,9 @@ pub(crate) fn apply(limits: &Limits, session: bool) -> Result<(), String> {
     set_rlimits(limits, session)?;
     install_signal_handlers();
     let filter = filter()?;
-    seccompiler::apply_filter(&filter).map_err(|e| format!("seccomp: {e}"))
+    // Every thread: a one-run template that became the worker still has the
+    // thread that started it (waiting, its signals blocked).
+    seccompiler::apply_filter_all_threads(&filter).map_err(|e| format!("seccomp: {e}"))
 }
 
 fn setrlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), String> {

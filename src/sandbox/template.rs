@@ -14,9 +14,14 @@
 //!
 //! | request | payload | reply |
 //! |---|---|---|
-//! | spawn | the worker's end of a fresh socket pair (`SCM_RIGHTS`) | its pid |
+//! | spawn | the worker's end of a fresh socket pair (`SCM_RIGHTS`) | its pid, and whether it is the template itself |
 //! | status | a pid whose channel closed | how it ended |
 //! | release | a pid the host is done with | none (killed and reaped) |
+//!
+//! A template started for one run (`tusk eval`) forks no worker: it
+//! answers the first spawn with its own pid and becomes that worker, and
+//! the host, its parent, waits for it itself. A second spawn in such a
+//! process starts a new template.
 //!
 //! Workers are reaped only on request, so a worker's pid is never reused
 //! while the host may still signal it; the host signals through a pidfd
@@ -40,6 +45,10 @@ const OP_SPAWN: u8 = 1;
 const OP_STATUS: u8 = 2;
 const OP_RELEASE: u8 = 3;
 const OP_FAILED: u8 = 255;
+/// The last byte of a spawn reply: the worker is a fork of the template, or
+/// the template itself.
+const FORKED: u8 = 0;
+const BECAME_WORKER: u8 = 1;
 
 /// Descriptor of the control socket inside the template.
 const CTL_FD: RawFd = 3;
@@ -64,6 +73,9 @@ struct Template {
     ctl: OwnedFd,
     /// It said its engine is built.
     ready: bool,
+    /// Dropping it neither kills nor waits: it became a worker, which was
+    /// waited for or released.
+    reaped: bool,
 }
 
 impl Template {
@@ -91,6 +103,9 @@ impl Template {
 
 impl Drop for Template {
     fn drop(&mut self) {
+        if self.reaped {
+            return;
+        }
         // SAFETY: signalling and reaping our own child.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
@@ -100,6 +115,10 @@ impl Drop for Template {
 }
 
 static TEMPLATE: Mutex<Option<Template>> = Mutex::new(None);
+
+/// One-run templates that became their process's worker, by pid: the host
+/// is their parent, so it waits for them itself.
+static BECAME_WORKERS: Mutex<Vec<Template>> = Mutex::new(Vec::new());
 
 /// Steel resolves (and creates) a home directory for modules the first time
 /// its module system is touched. The sandbox loads no modules, so point it at
@@ -193,6 +212,7 @@ fn start() -> Result<Template, String> {
                 pid,
                 ctl: host_end,
                 ready: false,
+                reaped: false,
             })
         }
     }
@@ -231,8 +251,18 @@ pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
             None,
         );
         let mut buf = [0u8; 16];
-        if sent.is_ok() && recv(template.ctl.as_raw_fd(), &mut buf) == 5 && buf[0] == OP_SPAWN {
+        if sent.is_ok() && recv(template.ctl.as_raw_fd(), &mut buf) == 6 && buf[0] == OP_SPAWN {
             let pid = i32::from_le_bytes(buf[1..5].try_into().expect("4 bytes"));
+            if pid > 0 && buf[5] == BECAME_WORKER {
+                // The template is the worker now: the next spawn starts a
+                // new template.
+                let template = slot.take().expect("ready above");
+                BECAME_WORKERS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(template);
+                return Ok(pid);
+            }
             if pid > 0 {
                 return Ok(pid);
             }
@@ -251,6 +281,10 @@ pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
 /// dead or dying (its channel closed or it was killed), since the template
 /// waits for it. The worker is reaped: do not release it afterwards.
 pub(crate) fn status(pid: i32) -> (Ended, Option<u64>) {
+    if let Some(mut template) = take_became_worker(pid) {
+        template.reaped = true;
+        return wait_for(pid);
+    }
     let slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
     let Some(template) = slot.as_ref() else {
         return (Ended::Unknown, None);
@@ -276,12 +310,53 @@ pub(crate) fn status(pid: i32) -> (Ended, Option<u64>) {
 
 /// Kills and reaps worker `pid` (the host is done with it). No reply.
 pub(crate) fn release(pid: i32) {
+    if let Some(mut template) = take_became_worker(pid) {
+        // Killed, and reaped if it is already gone, but not waited for: its
+        // process's teardown (the engine's whole heap) is the kernel's to
+        // finish while this one-run process exits, as a forked worker's
+        // was its template's. A zombie holds no memory.
+        // SAFETY: signalling and reaping our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+        }
+        template.reaped = true;
+        return;
+    }
     let slot = TEMPLATE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(template) = slot.as_ref() {
         let mut req = [OP_RELEASE, 0, 0, 0, 0];
         req[1..5].copy_from_slice(&pid.to_le_bytes());
         send(template.ctl.as_raw_fd(), &req);
     }
+}
+
+/// The template that became worker `pid`, if one did.
+fn take_became_worker(pid: i32) -> Option<Template> {
+    let mut became = BECAME_WORKERS.lock().unwrap_or_else(|e| e.into_inner());
+    let at = became.iter().position(|t| t.pid == pid)?;
+    Some(became.swap_remove(at))
+}
+
+/// Waits for child `pid` (dead or dying): how it ended and its peak
+/// resident size (KiB).
+fn wait_for(pid: i32) -> (Ended, Option<u64>) {
+    let mut status = 0;
+    // SAFETY: waiting for one of our children, into valid structs.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if waited != pid {
+        return (Ended::Unknown, None);
+    }
+    let ended = if libc::WIFEXITED(status) {
+        Ended::Exited(libc::WEXITSTATUS(status))
+    } else if libc::WIFSIGNALED(status) {
+        Ended::Signaled(libc::WTERMSIG(status))
+    } else {
+        Ended::Unknown
+    };
+    let max_rss = usage.ru_maxrss.max(0) as u64;
+    (ended, (max_rss > 0).then_some(max_rss))
 }
 
 // ------------------------------------------------------------------ template side
@@ -332,6 +407,15 @@ fn template_main(ctl: RawFd) -> ! {
         .name("tusk-template".into())
         .stack_size(TEMPLATE_STACK)
         .spawn(serve);
+    // This thread only waits from now on: signals sent to the process (a
+    // worker's stop request, when the template became the worker) are the
+    // serving thread's to handle.
+    // SAFETY: changing this thread's signal mask from a valid set.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    }
     let code = match serve.map(|t| t.join()) {
         Ok(Ok(())) => 0,
         _ => 1,
@@ -431,13 +515,27 @@ fn receive(buf: &mut [u8; 16]) -> nix::Result<(usize, Option<RawFd>)> {
 }
 
 /// Forks a worker on channel `fd` and replies with its pid (or `-errno`).
-/// False when the host is gone.
+/// A one-run template (see [`super::prelude::on_demand`]) forks nothing: it
+/// says so, and becomes the worker itself. Its only run gets the same engine
+/// either way, without a second fork and without the copy-on-write faults a
+/// fork's first writes to the template's pages cost. False when the host is
+/// gone.
 fn serve_spawn(engine: &mut Engine, fd: RawFd, template_pid: i32) -> bool {
+    if super::prelude::on_demand() {
+        let mut reply = [OP_SPAWN, 0, 0, 0, 0, BECAME_WORKER];
+        reply[1..5].copy_from_slice(&template_pid.to_le_bytes());
+        if !send(CTL_FD, &reply) {
+            return false;
+        }
+        // SAFETY: getppid has no preconditions.
+        let host_pid = unsafe { libc::getppid() };
+        worker::worker_main(engine, fd, host_pid, true);
+    }
     // SAFETY: the child runs only `worker_main`, which never returns;
     // this process is single-threaded apart from a joined main thread.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
-        worker::worker_main(engine, fd, template_pid);
+        worker::worker_main(engine, fd, template_pid, false);
     }
     // SAFETY: the child has its own copy.
     unsafe { libc::close(fd) };
@@ -448,7 +546,7 @@ fn serve_spawn(engine: &mut Engine, fd: RawFd, template_pid: i32) -> bool {
     } else {
         pid
     };
-    let mut reply = [OP_SPAWN, 0, 0, 0, 0];
+    let mut reply = [OP_SPAWN, 0, 0, 0, 0, FORKED];
     reply[1..5].copy_from_slice(&reply_pid.to_le_bytes());
     send(CTL_FD, &reply)
 }
@@ -456,29 +554,17 @@ fn serve_spawn(engine: &mut Engine, fd: RawFd, template_pid: i32) -> bool {
 /// Reaps worker `pid` and replies with how it ended and its peak RSS.
 /// False when the host is gone.
 fn serve_status(pid: i32) -> bool {
-    let mut status = 0;
-    // SAFETY: waiting for one of our children, into valid structs.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let (kind, code) = if waited != pid {
-        (2u8, 0)
-    } else if libc::WIFEXITED(status) {
-        (0u8, libc::WEXITSTATUS(status))
-    } else if libc::WIFSIGNALED(status) {
-        (1u8, libc::WTERMSIG(status))
-    } else {
-        (2u8, 0)
+    let (ended, max_rss) = wait_for(pid);
+    let (kind, code) = match ended {
+        Ended::Exited(code) => (0u8, code),
+        Ended::Signaled(signal) => (1u8, signal),
+        Ended::Unknown => (2u8, 0),
     };
     let mut reply = [0u8; 14];
     reply[0] = OP_STATUS;
     reply[1] = kind;
     reply[2..6].copy_from_slice(&code.to_le_bytes());
-    let max_rss = if waited == pid {
-        usage.ru_maxrss.max(0) as u64
-    } else {
-        0
-    };
-    reply[6..14].copy_from_slice(&max_rss.to_le_bytes());
+    reply[6..14].copy_from_slice(&max_rss.unwrap_or(0).to_le_bytes());
     send(CTL_FD, &reply)
 }
 

@@ -1,7 +1,9 @@
 //! The worker process's side: confine, bind, then run programs sent by the
 //! host, answering each with one `Done` message.
 //!
-//! Everything here runs in a fork of the template, single-threaded. Host
+//! Everything here runs in a fork of the template, single-threaded, or in a
+//! one-run template that became the worker (its other thread only waits,
+//! with every signal blocked, under the same system-call filter). Host
 //! calls block on the channel until the host replies; output is buffered
 //! (capped) and sent with the next message, so a worker killed at the
 //! deadline loses only what it printed since its last host call.
@@ -106,13 +108,20 @@ fn exit(code: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-/// A worker's whole life, from just after `fork` in the template. Never returns.
-pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32) -> ! {
+/// A worker's whole life, from just after `fork` in the template (`parent`
+/// is the template), or in a one-run template that became the worker
+/// (`parent` is the host, and `was_template` is set). Never returns.
+pub(crate) fn worker_main(
+    engine: &mut Engine,
+    channel: RawFd,
+    parent: i32,
+    was_template: bool,
+) -> ! {
     // SAFETY: plain system calls on our own process and descriptors.
     unsafe {
-        // Die with the template (and so with the host).
+        // Die with the template (and so with the host), or with the host.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::getppid() != template_pid {
+        if libc::getppid() != parent {
             exit(EXIT_PROTOCOL);
         }
         if channel != CHANNEL_FD {
@@ -123,6 +132,11 @@ pub(crate) fn worker_main(engine: &mut Engine, channel: RawFd, template_pid: i32
             libc::close(fd);
         }
         super::template::close_from(CHANNEL_FD + 1);
+    }
+    if was_template {
+        // The peak resident size counts from here, as a fork's does from
+        // its fork: not the engine's build.
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
     }
     let (action_ids, limits, session) = match proto::read_blocking(CHANNEL_FD) {
         Ok(ToWorker::Setup {

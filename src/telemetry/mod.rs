@@ -377,21 +377,15 @@ impl Telemetry {
     }
 }
 
-/// Starts export for one command from `--otlp` and the environment, calling
-/// `before` first when export is on (the CLI forks the sandbox's template
-/// there: a fork copies only the forking thread, and the template must not
-/// inherit an exporter whose threads it lacks). A configuration that cannot
-/// be used is one warning, never a failure.
-pub fn start_for_command(
-    flag: Option<&str>,
-    long_lived: bool,
-    before: impl FnOnce(),
-) -> Option<Telemetry> {
+/// Starts export for one command from `--otlp` and the environment (after
+/// the CLI has forked the sandbox's template, which must not inherit an
+/// exporter whose threads it lacks). A configuration that cannot be used is
+/// one warning, never a failure.
+pub fn start_for_command(flag: Option<&str>, long_lived: bool) -> Option<Telemetry> {
     let started = Settings::resolve(flag).and_then(|settings| match settings {
         None => Ok(None),
         Some(mut s) => {
             s.retry = long_lived;
-            before();
             start(&s).map(Some)
         }
     });

@@ -323,3 +323,63 @@ fn cyclic_final_value_is_one_accepted_result() {
     assert_eq!(r["value"], serde_json::json!([1, "#<cycle>"]));
     assert_eq!(r["output"], "#(1 #<cycle>)");
 }
+
+/// The process a `tusk eval` program runs in (the template, become the
+/// worker) is confined in every thread while the program runs: each task
+/// under `/proc/<pid>/task` has the system-call filter and no new
+/// privileges, so the thread that started the template is no way around it.
+#[test]
+fn every_thread_of_a_one_run_worker_is_confined() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("spin.scm"),
+        "(define (spin n) (spin (+ n 1))) (spin 0)\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
+        .args(["eval", "--timeout-ms", "20000", "spin.scm"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let children = format!("/proc/{0}/task/{0}/children", child.id());
+    let seccomp_of = |pid: &str| -> Vec<(String, String)> {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return Vec::new();
+        };
+        tasks
+            .filter_map(|t| {
+                let status = std::fs::read_to_string(t.ok()?.path().join("status")).ok()?;
+                let field = |name: &str| {
+                    status
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name))
+                        .map(|v| v.trim().to_string())
+                        .unwrap_or_default()
+                };
+                Some((field("Seccomp:"), field("NoNewPrivs:")))
+            })
+            .collect()
+    };
+    // Wait until the worker runs the program: it is confined by then.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let mut seen = Vec::new();
+    while std::time::Instant::now() < deadline {
+        let pids = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(pid) = pids.split_whitespace().next() {
+            seen = seccomp_of(pid);
+            if seen.len() >= 2 && seen.iter().any(|(s, _)| s == "2") {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(seen.len() >= 2, "the worker's threads: {seen:?}");
+    for (seccomp, no_new_privs) in &seen {
+        assert_eq!(seccomp, "2", "a thread without the filter: {seen:?}");
+        assert_eq!(no_new_privs, "1", "{seen:?}");
+    }
+}

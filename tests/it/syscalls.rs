@@ -187,3 +187,56 @@ fn one_warm_run_costs_no_more_system_calls_than_today() {
         "{forks:.2} forks per warm run"
     );
 }
+
+/// `tusk eval` forks its template (whose engine then builds, compiling no
+/// prelude form the program does not reach, and which becomes the run's
+/// worker) before it reads the program file: the engine's build overlaps the reading of the request and the
+/// opening of the logs. A template started only when the run begins builds
+/// on the run's clock instead (and, not started in one-run mode, compiles
+/// the whole prelude: cold runs were 2.5x slower when the early start was
+/// lost).
+#[test]
+fn a_one_run_process_forks_its_template_before_reading_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("one.scm"), "(issue.ready)\n").unwrap();
+    let trace = dir.path().join("order.strace");
+    let out = strace()
+        .args(["-f", "-e", "trace=clone,clone3,fork,vfork,openat", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .args(["eval", "one.scm"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let main_pid = text.split_whitespace().next().expect("a traced call");
+    let mine: Vec<&str> = text
+        .lines()
+        .filter(|l| l.split_whitespace().next() == Some(main_pid))
+        .collect();
+    // glibc's fork is `clone` with SIGCHLD; threads are `clone3`.
+    let fork = mine
+        .iter()
+        .position(|l| l.contains("clone(") && l.contains("SIGCHLD"));
+    let read = mine.iter().position(|l| l.contains("\"one.scm\""));
+    let (Some(fork), Some(read)) = (fork, read) else {
+        panic!("no fork or no open of one.scm by {main_pid}:\n{text}");
+    };
+    assert!(
+        fork < read,
+        "the template was forked after the program was read:\n{}",
+        mine.join("\n")
+    );
+    // One process is forked in all: the template, which then becomes the
+    // run's worker instead of forking one.
+    let forks = text
+        .lines()
+        .filter(|l| l.contains("clone(") && l.contains("SIGCHLD"))
+        .count();
+    assert_eq!(forks, 1, "{text}");
+}

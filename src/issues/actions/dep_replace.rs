@@ -4,17 +4,35 @@ use super::*;
 use crate::issues::IssueClass;
 
 /// Change an edge's type.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk dep
+// replace` (kebab-case flags). The command line keeps premath's spelling and
+// defaults: `--to-type` (`--type` accepted too) for the JSON key `type`,
+// `--from-type` defaulting to `blocks` where the JSON's absent `fromType`
+// means any type, and `--created-by` defaulting to blank; hence their `help`
+// besides the doc comments.
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepReplaceArgs {
     pub issue_id: String,
     pub depends_on_id: String,
     /// The edge's current type (default: the pair's first edge, whatever its type).
+    #[arg(long, default_value = "blocks", help = "The edge's current type")]
     pub from_type: Option<String>,
     /// The new type.
     #[serde(rename = "type")]
+    #[arg(
+        long = "to-type",
+        alias = "type",
+        value_name = "TO_TYPE",
+        help = "The new type (`--type` is accepted too)"
+    )]
     pub dep_type: String,
     /// Replaces the edge's `created_by` when not blank.
+    #[arg(
+        long,
+        default_value = "",
+        help = "Replaces the edge's created_by when not blank"
+    )]
     pub created_by: Option<String>,
 }
 
@@ -34,17 +52,16 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(dep.replace (hash "issueId" "bd-2" "dependsOnId" "bd-1" "type" "related"))"#,
         },
-        |ctx, a: DepReplaceArgs| {
-            let change = mutate::DepReplacement {
-                from_type: a.from_type.as_deref(),
-                to_type: &a.dep_type,
-                created_by: a.created_by.as_deref().unwrap_or_default(),
-            };
-            outcome(mutate::dep_replace(
-                &mutation_ctx(ctx),
-                &edge(a.issue_id, a.depends_on_id),
-                &change,
-            ))
-        },
+        |ctx, a: DepReplaceArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The change, as the host action and `tusk dep replace` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: DepReplaceArgs) -> Result<Report, StoreError> {
+    let change = mutate::DepReplacement {
+        from_type: a.from_type.as_deref(),
+        to_type: &a.dep_type,
+        created_by: a.created_by.as_deref().unwrap_or_default(),
+    };
+    mutate::dep_replace(ctx, &edge(a.issue_id, a.depends_on_id), &change)
 }

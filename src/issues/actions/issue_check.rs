@@ -1,13 +1,28 @@
 //! `issue.check`: Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.
 
 use super::*;
+use chrono::{DateTime, Utc};
 
 /// Options of the store check.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk issue
+// check` (kebab-case flags). The flag shows its default, spelled out:
+// views::NOTES_WARN_CHARS (a test in src/cli/issue.rs holds the two equal).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CheckArgs {
     /// Notes longer than this many characters draw a warning (default 2000).
+    #[arg(
+        long,
+        default_value = "2000",
+        help = "Notes longer than this many characters draw a warning"
+    )]
     pub note_warn_threshold: Option<usize>,
+}
+
+/// The check, as the host action and `tusk issue check` make it.
+pub fn view(store: &Store<'_>, path: &str, now: DateTime<Utc>, a: &CheckArgs) -> Report {
+    let threshold = a.note_warn_threshold.unwrap_or(views::NOTES_WARN_CHARS);
+    views::check_payload(store, path, now, threshold)
 }
 
 /// The declaration of `issue.check`.
@@ -30,9 +45,6 @@ pub fn action() -> Arc<dyn HostAction> {
         ),
         example: "(issue.check)",
     },
-    |ctx, a: CheckArgs| {
-        let threshold = a.note_warn_threshold.unwrap_or(views::NOTES_WARN_CHARS);
-        outcome(read_view(ctx, |s, p| views::check_payload(s, p, ctx.now, threshold)))
-    },
+    |ctx, a: CheckArgs| outcome(read_view(ctx, |s, p| view(s, p, ctx.now, &a))),
 )
 }

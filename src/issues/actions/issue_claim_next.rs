@@ -5,13 +5,22 @@ use crate::host::HostClass;
 use crate::issues::IssueClass;
 
 /// Claim the first ready issue (priority, then id) with a lease.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk issue
+// claim-next` (kebab-case flags, the filter's flattened).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimNextArgs {
+    /// The worker taking or holding the lease.
+    #[arg(long)]
     pub assignee: String,
+    /// Lease length, 30–86400 s (default 3600).
+    #[arg(long)]
     pub lease_ttl_seconds: Option<i64>,
+    /// Lease id to use or to match (default for a new lease: lease1_<issue>_<assignee>).
+    #[arg(long)]
     pub lease_id: Option<String>,
     /// Claim only an issue this filter passes: a worker's routing.
+    #[command(flatten)]
     pub filter: Option<IssueFilter>,
 }
 
@@ -39,13 +48,23 @@ pub fn action() -> Arc<dyn HostAction> {
         ),
         example: r#"(issue.claim_next (hash "assignee" "agent.a"))"#,
     },
-    |ctx, a: ClaimNextArgs| {
-        let filter = match checked(a.filter) {
+    |ctx, mut a: ClaimNextArgs| {
+        let filter = match checked(a.filter.take()) {
             Ok(f) => f,
             Err(refused) => return Ok(refused),
         };
-        let req = lease_request(a.assignee, a.lease_id, a.lease_ttl_seconds, None);
-        outcome(lease::claim_next(&mutation_ctx(ctx), &req, &filter))
+        outcome(report(&mutation_ctx(ctx), a, &filter))
     },
 )
+}
+
+/// The claim, as the host action and `tusk issue claim-next` make it, once
+/// [`ClaimNextArgs::filter`] is checked into `filter`.
+pub fn report(
+    ctx: &MutationCtx<'_>,
+    a: ClaimNextArgs,
+    filter: &IssueFilter,
+) -> Result<Report, StoreError> {
+    let req = lease_request(a.assignee, a.lease_id, a.lease_ttl_seconds, None);
+    lease::claim_next(ctx, &req, filter)
 }

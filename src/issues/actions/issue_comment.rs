@@ -4,13 +4,28 @@ use super::*;
 use crate::issues::IssueClass;
 
 /// One comment on an issue.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk issue
+// comment add ID TEXT` (kebab-case flags). The author is required in JSON;
+// on the command line it defaults to `$USER` (else `unknown`), premath's
+// default, which its help names instead of showing the value.
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommentArgs {
     pub id: String,
     pub text: String,
     /// Who says it (a worker's name).
+    #[arg(
+        long,
+        default_value_t = default_author(),
+        hide_default_value = true,
+        help = "Who says it (default: $USER)"
+    )]
     pub author: String,
+}
+
+/// The command line's author when `--author` is not given: `$USER`, else `unknown`.
+fn default_author() -> String {
+    std::env::var("USER").unwrap_or_else(|_| "unknown".into())
 }
 
 /// The declaration of `issue.comment`.
@@ -34,8 +49,11 @@ pub fn action() -> Arc<dyn HostAction> {
         failure_classes: classes!(IssueClass::NotFound.as_str(), IssueClass::InvalidComment.as_str()),
         example: r#"(issue.comment (hash "id" "bd-1" "author" "agent.a" "text" "the parser needs a lexer first"))"#,
     },
-    |ctx, a: CommentArgs| {
-        outcome(crate::issues::tracker::comment(&mutation_ctx(ctx), &a.id, &a.author, &a.text))
-    },
+    |ctx, a: CommentArgs| outcome(report(&mutation_ctx(ctx), a)),
 )
+}
+
+/// The comment, as the host action and `tusk issue comment add` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: CommentArgs) -> Result<Report, StoreError> {
+    crate::issues::tracker::comment(ctx, &a.id, &a.author, &a.text)
 }

@@ -4,7 +4,10 @@ use super::*;
 use crate::issues::IssueClass;
 
 /// Labels to add and to remove.
-#[derive(Deserialize, JsonSchema)]
+// Not a command's flags: the command line says `issue label add ID LABEL…`
+// or `issue label remove ID LABEL…` (premath's subcommands, the labels
+// positional), a shape these keys cannot have; the commands build this.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LabelArgs {
     pub id: String,
@@ -42,13 +45,11 @@ pub fn action() -> Arc<dyn HostAction> {
             ),
             example: r#"(issue.label (hash "id" "bd-1" "add" (list "review") "remove" (list "triage")))"#,
         },
-        |ctx, a: LabelArgs| {
-            outcome(crate::issues::tracker::label(
-                &mutation_ctx(ctx),
-                &a.id,
-                &a.add,
-                &a.remove,
-            ))
-        },
+        |ctx, a: LabelArgs| outcome(report(&mutation_ctx(ctx), a)),
     )
+}
+
+/// The change, as the host action and `tusk issue label add|remove` make it.
+pub fn report(ctx: &MutationCtx<'_>, a: LabelArgs) -> Result<Report, StoreError> {
+    crate::issues::tracker::label(ctx, &a.id, &a.add, &a.remove)
 }

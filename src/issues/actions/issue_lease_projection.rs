@@ -3,10 +3,13 @@
 use super::*;
 
 /// The projection covers the whole configured store, or what `filter` passes.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (a `filter` object) and `tusk issue
+// lease-projection` (the filter's flags, flattened).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LeaseProjectionArgs {
     /// Only issues this filter passes (labels all/any/none, types, priority range, …).
+    #[command(flatten)]
     pub filter: Option<IssueFilter>,
 }
 

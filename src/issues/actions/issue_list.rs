@@ -4,20 +4,48 @@ use super::*;
 use crate::host::HostClass;
 
 /// Filters of `issue.list` (all optional, combined with and).
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk issue list`
+// (kebab-case flags). premath's `--status` and `--priority` have no help
+// line, so their descriptions are the schema's alone, and `--issue-type`
+// keeps premath's help; `label` has no flag (the command's `--label` is the
+// routing filter's, repeatable).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListArgs {
-    /// open, in_progress, blocked, deferred or closed.
+    #[schemars(description = "open, in_progress, blocked, deferred or closed.")]
+    #[arg(long)]
     pub status: Option<String>,
+    #[arg(long)]
     pub assignee: Option<String>,
     /// task, bug, feature, epic or chore.
+    #[arg(
+        long,
+        help = "Only issues of this type (`--type` repeats: any of them)"
+    )]
     pub issue_type: Option<String>,
     /// Issues carrying this label.
+    #[arg(skip)]
     pub label: Option<String>,
-    /// 0 (highest) to 4.
+    #[schemars(description = "0 (highest) to 4.")]
+    #[arg(long)]
     pub priority: Option<i64>,
     /// The routing filter (labels all/any/none, types, priority range, …).
+    #[command(flatten)]
     pub filter: Option<IssueFilter>,
+}
+
+impl ListArgs {
+    /// The view's filter, `routing` being [`ListArgs::filter`] checked.
+    pub fn list_filter(self, routing: IssueFilter) -> ListFilter {
+        ListFilter {
+            status: self.status,
+            assignee: self.assignee,
+            issue_type: self.issue_type,
+            label: self.label,
+            priority: self.priority,
+            filter: routing,
+        }
+    }
 }
 
 /// The declaration of `issue.list`.
@@ -31,19 +59,12 @@ pub fn action() -> Arc<dyn HostAction> {
         failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
         example: r#"(issue.list (hash "status" "open"))"#,
     },
-    |ctx, a: ListArgs| {
-        let routing = match checked(a.filter) {
+    |ctx, mut a: ListArgs| {
+        let routing = match checked(a.filter.take()) {
             Ok(f) => f,
             Err(refused) => return Ok(refused),
         };
-        let filter = ListFilter {
-            status: a.status,
-            assignee: a.assignee,
-            issue_type: a.issue_type,
-            label: a.label,
-            priority: a.priority,
-            filter: routing,
-        };
+        let filter = a.list_filter(routing);
         outcome(read_view(ctx, |s, p| views::list_payload(s, p, &filter, ctx.now)))
     },
 )

@@ -4,13 +4,31 @@ use super::*;
 use crate::issues::IssueClass;
 
 /// A text search.
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host action (camelCase keys) and `tusk issue
+// search TEXT` (kebab-case flags). As premath's, the query is the positional
+// TEXT (its id `text` too, which completions name) with no help line, so its
+// description is the schema's alone; `--limit` shows its default, spelled
+// out: DEFAULT_LIMIT (a test in src/cli/issue.rs holds the two equal).
+#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Looked for in titles, descriptions, acceptance criteria, notes and comments (case-insensitive).
+    #[schemars(
+        description = "Looked for in titles, descriptions, acceptance criteria, notes and comments (case-insensitive)."
+    )]
+    #[arg(id = "text", value_name = "TEXT")]
     pub query: String,
     /// At most this many items (default 20).
+    #[arg(long, default_value = "20", help = "At most this many items")]
     pub limit: Option<usize>,
+}
+
+/// At most this many items when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 20;
+
+/// The search, as the host action and `tusk issue search` make it.
+pub fn view(store: &Store<'_>, path: &str, a: &SearchArgs) -> Report {
+    let limit = a.limit.unwrap_or(DEFAULT_LIMIT);
+    crate::issues::find::search_payload(store, path, &a.query, limit)
 }
 
 /// The declaration of `issue.search`.
@@ -39,9 +57,6 @@ pub fn action() -> Arc<dyn HostAction> {
         failure_classes: classes!(IssueClass::InvalidQuery.as_str()),
         example: r#"(issue.search (hash "query" "parser" "limit" 5))"#,
     },
-    |ctx, a: SearchArgs| {
-        let limit = a.limit.unwrap_or(20);
-        outcome(read_view(ctx, |s, p| crate::issues::find::search_payload(s, p, &a.query, limit)))
-    },
+    |ctx, a: SearchArgs| outcome(read_view(ctx, |s, p| view(s, p, &a))),
 )
 }

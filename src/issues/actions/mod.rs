@@ -37,17 +37,19 @@ fn outcome(report: Result<Report, StoreError>) -> Result<ActionOutcome, ActionEr
 // ------------------------------------------------------------------ arguments
 
 /// The routing filter of a view (`issue.ready`, `issue.blocked`).
-#[derive(Deserialize, JsonSchema)]
+// One declaration for the host actions (a `filter` object) and the commands
+// (the filter's flags, flattened).
+#[derive(Debug, Default, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FilterArgs {
     /// Only issues this filter passes (labels all/any/none, types, priority range, …).
+    #[command(flatten)]
     pub filter: Option<IssueFilter>,
 }
 
 /// A checked filter, or the rejection naming what is wrong with it.
 fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, ActionOutcome> {
-    let filter = filter.unwrap_or_default();
-    filter.check().map(|()| filter).map_err(|diagnostic| {
+    IssueFilter::checked(filter).map_err(|diagnostic| {
         ActionOutcome::rejected(
             vec![crate::host::registry::CLASS_ARGS_INVALID.into()],
             diagnostic,

@@ -330,15 +330,10 @@ fn cyclic_final_value_is_one_accepted_result() {
 /// privileges, so the thread that started the template is no way around it.
 #[test]
 fn every_thread_of_a_one_run_worker_is_confined() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("spin.scm"),
-        "(define (spin n) (spin (+ n 1))) (spin 0)\n",
-    )
-    .unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["eval", "--timeout-ms", "20000", "spin.scm"])
-        .current_dir(dir.path())
+    let test = Test::on_files().file("spin.scm", "(define (spin n) (spin (+ n 1))) (spin 0)\n");
+    let mut child = test
+        .tusk(&["eval", "--timeout-ms", "20000", "spin.scm"])
+        .command()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -203,7 +203,7 @@ fn a_one_run_process_forks_its_template_before_reading_the_program() {
     let out = strace()
         .args(["-f", "-e", "trace=clone,clone3,fork,vfork,openat", "-o"])
         .arg(&trace)
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(common::BIN)
         .args(["eval", "one.scm"])
         .current_dir(dir.path())
         .output()

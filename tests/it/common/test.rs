@@ -549,12 +549,21 @@ impl Run {
         (self.code(), self.json())
     }
 
-    /// Asserts the exit code, showing the run when it differs.
+    /// Asserts the exit code, showing the run when it differs, and that
+    /// stdout and stderr are text (UTF-8).
     pub fn status(self, code: i32) -> Self {
         assert_eq!(
             self.status.code(),
             Some(code),
             "unexpected exit code: {self:?}"
+        );
+        assert!(
+            std::str::from_utf8(&self.stdout).is_ok(),
+            "stdout is not UTF-8: {self:?}"
+        );
+        assert!(
+            std::str::from_utf8(&self.stderr).is_ok(),
+            "stderr is not UTF-8: {self:?}"
         );
         self
     }

@@ -450,8 +450,7 @@ impl Tusk<'_> {
             .spawn()
             .expect("spawn tusk");
         let mut stdin = child.stdin.take().unwrap();
-        // A run that exits without reading its stdin closes the pipe.
-        let _ = stdin.write_all(&self.stdin);
+        stdin.write_all(&self.stdin).unwrap();
         drop(stdin);
         let out = child.wait_with_output().unwrap();
         Run {

@@ -134,8 +134,8 @@ fn every_declaration_is_complete_and_its_example_validates() {
 
 #[test]
 fn docs_actions_md_is_current() {
-    let s = Scratch::new();
-    let out = s.tusk(&["actions", "--markdown"]);
+    let s = Test::new();
+    let out = s.run(&["actions", "--markdown"]);
     assert_eq!(out.status.code(), Some(0));
     let generated = String::from_utf8(out.stdout).unwrap();
     let committed =
@@ -149,7 +149,7 @@ fn docs_actions_md_is_current() {
 
 #[test]
 fn programs_can_describe_the_actions_they_bind() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(
         "(list (hash-ref (host-describe \"issue.claim\") \"kind\")
                (hash-ref (hash-ref (hash-ref (host-describe \"issue.claim\") \"args\") \"properties\") \"assignee\")
@@ -186,30 +186,30 @@ fn programs_can_describe_the_actions_they_bind() {
 
 #[test]
 fn tusk_actions_lists_and_describes() {
-    let s = Scratch::new();
-    let out = s.tusk(&["actions"]);
+    let s = Test::new();
+    let out = s.run(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 39);
-    let out = s.tusk(&["actions", "issue.claim", "--json"]);
+    let out = s.run(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");
     assert_eq!(spec["args"]["required"], json!(["id", "assignee"]));
-    let out = s.tusk(&["actions", "no.such"]);
+    let out = s.run(&["actions", "no.such"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 /// A store of three issues for the examples (`bd-1` … `bd-3`).
-fn example_store() -> Scratch {
-    let s = Scratch::new();
+fn example_store() -> Test {
+    let s = Test::new();
     for title in ["one", "two", "three"] {
-        assert!(s.tusk(&["issue", "add", title]).status.success());
+        assert!(s.run(&["issue", "add", title]).status.success());
     }
     s
 }
 
 /// Runs `spec`'s example with the default policy's authority; the envelopes.
-fn run_example(s: &Scratch, spec: &tusk::host::ActionSpec) -> Vec<Value> {
-    let digest = String::from_utf8(s.tusk(&["policy", "digest"]).stdout).unwrap();
+fn run_example(s: &Test, spec: &tusk::host::ActionSpec) -> Vec<Value> {
+    let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
     let (_, r) = s.eval(
         &spec.example,
         &[
@@ -245,7 +245,7 @@ fn assert_matches_schema(spec: &tusk::host::ActionSpec, payload: &Value) {
 #[test]
 fn every_accepted_payload_matches_its_declared_schema() {
     let s = example_store();
-    assert!(s.tusk(&["dep", "add", "bd-2", "bd-3"]).status.success());
+    assert!(s.run(&["dep", "add", "bd-2", "bd-3"]).status.success());
     let registry = builtin_registry();
     let mut checked = std::collections::BTreeSet::new();
     for _pass in 0..2 {
@@ -278,7 +278,7 @@ fn every_accepted_payload_matches_its_declared_schema() {
     for (id, steps) in setups {
         let s = example_store();
         for step in *steps {
-            let out = s.tusk(step);
+            let out = s.run(step);
             assert!(out.status.success(), "{id} setup {step:?}: {out:?}");
         }
         let spec = registry.specs().find(|s| s.id == *id).unwrap();
@@ -324,15 +324,12 @@ fn every_emitted_class_is_declared() {
     .collect();
     let registry = builtin_registry();
     let seeded = example_store();
-    assert!(seeded
-        .tusk(&["dep", "add", "bd-2", "bd-3"])
-        .status
-        .success());
-    let single = Scratch::new();
-    assert!(single.tusk(&["issue", "add", "one"]).status.success());
+    assert!(seeded.run(&["dep", "add", "bd-2", "bd-3"]).status.success());
+    let single = Test::new();
+    assert!(single.run(&["issue", "add", "one"]).status.success());
     let held = example_store();
     let claim = ["issue", "claim", "bd-1", "--assignee", "agent.other"];
-    assert!(held.tusk(&claim).status.success());
+    assert!(held.run(&claim).status.success());
     let mut undeclared = Vec::new();
     let mut refusals = 0;
     for (s, passes) in [(&seeded, 2), (&single, 1), (&held, 1)] {

@@ -3,26 +3,14 @@
 //! JSON error object on stdout with the documented class and exit code, and
 //! so is a missing file.
 
+use crate::common::{Run, Test};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tusk");
-
-fn tusk(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TUSK_STORE")
-        .env_remove("PREMATH_ISSUES_PATH")
-        .output()
-        .unwrap()
-}
 
 /// The subcommands `tusk PATH --help` lists.
-fn subcommands(dir: &std::path::Path, path: &[String]) -> Vec<String> {
+fn subcommands(t: &Test, path: &[String]) -> Vec<String> {
     let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
     args.push("--help");
-    let help = String::from_utf8(tusk(dir, &args).stdout).unwrap();
+    let help = String::from_utf8(t.run(&args).stdout).unwrap();
     help.lines()
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
@@ -34,11 +22,11 @@ fn subcommands(dir: &std::path::Path, path: &[String]) -> Vec<String> {
 }
 
 /// Every command path, parents included.
-fn command_paths(dir: &std::path::Path) -> Vec<Vec<String>> {
+fn command_paths(t: &Test) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     let mut todo = vec![Vec::new()];
     while let Some(path) = todo.pop() {
-        for name in subcommands(dir, &path) {
+        for name in subcommands(t, &path) {
             let mut child = path.clone();
             child.push(name);
             todo.push(child.clone());
@@ -48,7 +36,7 @@ fn command_paths(dir: &std::path::Path) -> Vec<Vec<String>> {
     paths
 }
 
-fn json_error(out: &Output, what: &str) -> Value {
+fn json_error(out: &Run, what: &str) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
         panic!(
@@ -66,32 +54,32 @@ fn json_error(out: &Output, what: &str) -> Value {
 
 #[test]
 fn every_subcommand_answers_a_bad_flag_with_json_under_json() {
-    let dir = tempfile::tempdir().unwrap();
-    let paths = command_paths(dir.path());
+    let t = Test::on_files();
+    let paths = command_paths(&t);
     assert!(paths.len() > 40, "found only {} command paths", paths.len());
     for path in &paths {
         let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
         args.extend(["--definitely-not-a-flag", "--json"]);
-        let out = tusk(dir.path(), &args);
+        let out = t.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let v = json_error(&out, &args.join(" "));
         assert_eq!(v["class"], "cli.unknown_flag", "{args:?}: {v:#}");
         assert!(v["hint"].is_string(), "{args:?}: {v:#}");
         // Without --json, clap's text on stderr and nothing on stdout.
         args.pop();
-        let out = tusk(dir.path(), &args);
+        let out = t.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     assert!(
-        !dir.path().join(".premath").exists(),
+        !t.path(".premath").exists(),
         "a usage error wrote something"
     );
 }
 
 #[test]
 fn an_unknown_subcommand_or_flag_names_the_nearest() {
-    let dir = tempfile::tempdir().unwrap();
+    let t = Test::on_files();
     for (args, class, near) in [
         (&["isue", "--json"][..], "cli.unknown_subcommand", "issue"),
         (
@@ -110,7 +98,7 @@ fn an_unknown_subcommand_or_flag_names_the_nearest() {
             "",
         ),
     ] {
-        let out = tusk(dir.path(), args);
+        let out = t.run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let v = json_error(&out, &args.join(" "));
         assert_eq!(v["class"], class, "{args:?}: {v:#}");
@@ -120,7 +108,7 @@ fn an_unknown_subcommand_or_flag_names_the_nearest() {
         );
     }
     // Help and version still print as text, exit 0.
-    let out = tusk(dir.path(), &["--help"]);
+    let out = t.run(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -131,7 +119,7 @@ fn an_unknown_subcommand_or_flag_names_the_nearest() {
 
 #[test]
 fn a_missing_file_is_a_json_error_with_its_class() {
-    let dir = tempfile::tempdir().unwrap();
+    let t = Test::on_files();
     let cases: [(&[&str], i32, &str); 3] = [
         (&["eval", "nope.scm", "--json"], 2, "request.unusable"),
         (
@@ -146,7 +134,7 @@ fn a_missing_file_is_a_json_error_with_its_class() {
         ),
     ];
     for (args, code, class) in cases {
-        let out = tusk(dir.path(), args);
+        let out = t.run(args);
         assert_eq!(out.status.code(), Some(code), "{args:?}");
         let v = json_error(&out, &args.join(" "));
         assert_eq!(v["class"], class, "{args:?}: {v:#}");

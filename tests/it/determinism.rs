@@ -16,7 +16,6 @@ use crate::common::*;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// How many fresh processes run each program.
 const PROCESSES: usize = 5;
@@ -24,28 +23,12 @@ const PROCESSES: usize = 5;
 fn tusk_bin() -> PathBuf {
     std::env::var_os("TUSK_TEST_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tusk")))
+        .unwrap_or_else(|| PathBuf::from(BIN))
 }
 
-/// Runs the binary under test in the scratch dir; returns its stdout as JSON.
-fn tusk_json(s: &Scratch, args: &[&str]) -> Value {
-    let mut cmd = Command::new(tusk_bin());
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(s.dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("spawn tusk");
-    let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+/// Runs the binary under test in the test's dir; returns its stdout as JSON.
+fn tusk_json(s: &Test, args: &[&str]) -> Value {
+    s.tusk(args).bin(tusk_bin()).run().json()
 }
 
 /// One process's view of a run: the result (normalized) and the effect log.
@@ -56,8 +39,8 @@ struct Run {
 
 /// Runs `program` in a fresh process and store; returns the run and the
 /// scratch dir holding its recording.
-fn run_once(program: &str) -> (Run, Scratch) {
-    let s = Scratch::new();
+fn run_once(program: &str) -> (Run, Test) {
+    let s = Test::new();
     let file = s.write("program.scm", program);
     let r = tusk_json(&s, &["eval", "--json", file.to_str().unwrap()]);
     let run_id = r["runId"].as_str().expect("a run id").to_string();
@@ -555,7 +538,7 @@ proptest! {
             keys.join(" "),
             shuffled.join(" ")
         );
-        let s = Scratch::new();
+        let s = Test::new();
         let file = s.write("program.scm", &program);
         let r = tusk_json(&s, &["eval", "--json", file.to_str().unwrap()]);
         prop_assert_eq!(&r["value"], "same", "{}", r);

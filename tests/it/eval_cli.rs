@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 #[test]
 fn accepted_run_envelope_and_logs() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(
         r#"(define e (harness.session.bootstrap))
            (display "booted")
@@ -94,7 +94,7 @@ fn accepted_run_envelope_and_logs() {
 
 #[test]
 fn args_digest_is_canonical_json_of_args() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, r) = s.eval(
         r#"(harness.trajectory.query (hash "mode" "failed" 'limit 5))"#,
         &[],
@@ -110,9 +110,9 @@ fn args_digest_is_canonical_json_of_args() {
 
 #[test]
 fn readable_summary_without_json() {
-    let s = Scratch::new();
+    let s = Test::new();
     let p = s.write("p.scm", "(host-call \"shell.exec\") (display \"x\") 42");
-    let out = s.tusk(&["eval", p.to_str().unwrap()]);
+    let out = s.run(&["eval", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("rejected"), "{text}");
@@ -132,7 +132,7 @@ fn readable_summary_without_json() {
 fn host_bookkeeping_is_not_charged_to_the_program_memory_limit() {
     // 4000 envelopes kept for the result take well over 4 MiB of host memory;
     // the program itself allocates almost nothing and must not be stopped.
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(
         "(let loop ((i 0)) (if (< i 4000) (begin (issue.ready) (loop (+ i 1))) i))",
         &[
@@ -158,9 +158,12 @@ fn host_bookkeeping_is_not_charged_to_the_program_memory_limit() {
 
 #[test]
 fn request_object_on_stdin() {
-    let s = Scratch::new();
+    let s = Test::new();
     let req = json!({"program": "(+ 1 2)", "issueId": "bd-1", "limits": {"maxCalls": 3}});
-    let out = s.tusk_stdin(&["eval", "--json", "--request", "-"], &req.to_string());
+    let out = s
+        .tusk(&["eval", "--json", "--request", "-"])
+        .stdin(req.to_string())
+        .run();
     assert_eq!(out.status.code(), Some(0));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["value"], 3);
@@ -170,29 +173,32 @@ fn request_object_on_stdin() {
 
 #[test]
 fn unreadable_requests_exit_2_and_write_nothing() {
-    let s = Scratch::new();
+    let s = Test::new();
     for args in [
         vec!["eval", "--json", "missing.scm"],
         vec!["eval", "--json", "--request", "-"],
     ] {
-        let out = s.tusk_stdin(&args, "{\"program\": 1}");
+        let out = s.tusk(&args).stdin("{\"program\": 1}").run();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
     }
-    let out = s.tusk_stdin(
-        &["eval", "--request", "-"],
-        "{\"program\": \"1\", \"surprise\": true}",
-    );
+    let out = s
+        .tusk(&["eval", "--request", "-"])
+        .stdin("{\"program\": \"1\", \"surprise\": true}")
+        .run();
     assert_eq!(out.status.code(), Some(2));
     s.write("bad_policy.json", "{\"schema\": 1}");
-    let out = s.tusk_stdin(&["eval", "-", "--policy", "bad_policy.json"], "1");
+    let out = s
+        .tusk(&["eval", "-", "--policy", "bad_policy.json"])
+        .stdin("1")
+        .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(!s.path(".premath/host_effects.jsonl").exists());
 }
 
 #[test]
 fn host_call_failure_classes() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(
         r#"(list (result-class (host-call "no.such.action"))
                  (result-class (host-call "shell.exec" (hash "cmd" "touch pwned")))
@@ -234,7 +240,7 @@ fn host_call_failure_classes() {
 
 #[test]
 fn execution_error_keeps_program_going() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write(".premath/harness_session.json", "{not json");
     let (code, r) = s.eval(
         r#"(define e (harness.session.read)) (list (result-class e) 7)"#,
@@ -251,8 +257,8 @@ fn execution_error_keeps_program_going() {
         .contains("harness.session.read failed"));
 }
 
-fn policy_digest(s: &Scratch) -> String {
-    let out = s.tusk(&["policy", "digest"]);
+fn policy_digest(s: &Test) -> String {
+    let out = s.run(&["policy", "digest"]);
     assert_eq!(out.status.code(), Some(0));
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
@@ -262,7 +268,7 @@ const WRITE_SESSION: &str =
 
 #[test]
 fn mutation_gate_rejections_write_nothing() {
-    let s = Scratch::new();
+    let s = Test::new();
     let session = s.path(".premath/harness_session.json");
     let digest = policy_digest(&s);
     assert!(digest.starts_with("pol1_"));
@@ -295,7 +301,7 @@ fn mutation_gate_rejections_write_nothing() {
         r#"{"schema":1,"policyKind":"premath.mutation_policy.v1","allowedActions":["issue.claim"],"requireJoinClosed":false}"#,
     );
     let narrow = String::from_utf8(
-        s.tusk(&["policy", "digest", "--policy", "narrow.json"])
+        s.run(&["policy", "digest", "--policy", "narrow.json"])
             .stdout,
     )
     .unwrap();
@@ -328,7 +334,7 @@ fn mutation_gate_rejections_write_nothing() {
 
 #[test]
 fn program_text_cannot_grant_authority() {
-    let s = Scratch::new();
+    let s = Test::new();
     let digest = policy_digest(&s);
     let program = format!(
         r#"(harness.session.write (hash "state" "active" "policyDigest" "{digest}" "instructionRef" "instr://me"))"#
@@ -341,7 +347,7 @@ fn program_text_cannot_grant_authority() {
 
 #[test]
 fn join_gate_requires_accepted_evidence() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write(
         ".premath/mutation_policy.json",
         r#"{"schema":1,"policyKind":"premath.mutation_policy.v1","allowedActions":["harness.session.write"],"requireJoinClosed":true}"#,
@@ -404,13 +410,13 @@ fn join_gate_requires_accepted_evidence() {
     s.write("broken.json", "{\"evidence\": 1}");
     let mut args = auth.to_vec();
     args.extend(["--join-evidence", "broken.json"]);
-    let out = s.tusk(&[&["eval", "--json", "program.scm"][..], &args[..]].concat());
+    let out = s.run(&[&["eval", "--json", "program.scm"][..], &args[..]].concat());
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn read_only_profile_has_no_write_path() {
-    let s = Scratch::new();
+    let s = Test::new();
     let digest = policy_digest(&s);
     let (code, r) = s.eval(
         &format!("(list (procedure? harness.session.read) {WRITE_SESSION})"),
@@ -445,7 +451,7 @@ fn read_only_profile_has_no_write_path() {
 
 #[test]
 fn limits_each_end_the_run_with_one_result() {
-    let s = Scratch::new();
+    let s = Test::new();
     let cases: Vec<(&str, Vec<&str>, &str)> = vec![
         ("(define (spin) (spin)) (spin)", vec!["--timeout-ms", "300"], "scheme_eval.timeout"),
         ("(let loop ((i 0)) (harness.session.bootstrap) (loop (+ i 1)))", vec!["--max-calls", "5"], "scheme_eval.call_budget_exceeded"),
@@ -487,7 +493,7 @@ fn limits_each_end_the_run_with_one_result() {
 
 #[test]
 fn syntax_error_reports_position() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, r) = s.eval(
         "(define a 1)\n(define b (+ a \"x\"))\n(undefined-thing 3)",
         &[],
@@ -499,9 +505,9 @@ fn syntax_error_reports_position() {
 
 #[test]
 fn a_closed_stdout_ends_tusk_quietly() {
-    let s = Scratch::new();
+    let s = Test::new();
     for i in 0..300 {
-        s.tusk(&[
+        s.run(&[
             "issue",
             "add",
             &format!("Issue number {i} with a long enough title"),
@@ -511,9 +517,9 @@ fn a_closed_stdout_ends_tusk_quietly() {
         .arg("-c")
         .arg(format!(
             "set -o pipefail; '{}' issue list --json | head -c 10 >/dev/null; echo \"exit=$?\"",
-            env!("CARGO_BIN_EXE_tusk")
+            BIN
         ))
-        .current_dir(s.dir.path())
+        .current_dir(s.dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -527,7 +533,7 @@ fn a_closed_stdout_ends_tusk_quietly() {
 /// `tusk issue lease-projection --json` (the clock aside), and needs no authority.
 #[test]
 fn lease_projection_action_is_the_cli_payload() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write(
         ".premath/issues.jsonl",
         concat!(
@@ -544,7 +550,7 @@ fn lease_projection_action_is_the_cli_payload() {
         &["--issues", ".premath/issues.jsonl"],
     );
     assert_eq!(code, 0, "{r:#}");
-    let out = s.tusk(&["issue", "lease-projection", "--json"]);
+    let out = s.run(&["issue", "lease-projection", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let mut cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut value = r["value"].clone();
@@ -581,11 +587,11 @@ fn lease_projection_action_is_the_cli_payload() {
 /// those) and refuses a recorded field over its limit before writing anything.
 #[test]
 fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
-    let s = Scratch::new();
-    let out = s.tusk_stdin(
-        &["eval", "--request", "-", "--json"],
-        r#"{"program": "(issue.list)", "actions": ["issue.ready"]}"#,
-    );
+    let s = Test::new();
+    let out = s
+        .tusk(&["eval", "--request", "-", "--json"])
+        .stdin(r#"{"program": "(issue.list)", "actions": ["issue.ready"]}"#)
+        .run();
     assert_eq!(out.status.code(), Some(1));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -597,15 +603,18 @@ fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
     let before = s.log_text(".premath/host_effects.jsonl");
     for field in ["issueId", "instructionRef", "policyDigest"] {
         let request = serde_json::json!({"program": "1", field: "x".repeat(4096)});
-        let out = s.tusk_stdin(&["eval", "--request", "-", "--json"], &request.to_string());
+        let out = s
+            .tusk(&["eval", "--request", "-", "--json"])
+            .stdin(request.to_string())
+            .run();
         assert_eq!(out.status.code(), Some(2), "{field}");
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["error"]["class"], "request.field_too_large", "{field}");
     }
-    let out = s.tusk_stdin(
-        &["eval", "--request", "-", "--json"],
-        r#"{"program": "1", "actions": ["no.such_action"]}"#,
-    );
+    let out = s
+        .tusk(&["eval", "--request", "-", "--json"])
+        .stdin(r#"{"program": "1", "actions": ["no.such_action"]}"#)
+        .run();
     assert_eq!(out.status.code(), Some(2));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["error"]["class"], "request.unknown_action");
@@ -616,7 +625,7 @@ fn request_actions_narrow_and_oversized_fields_are_refused_unrecorded() {
 /// decided it (and the text summary says so on screen).
 #[test]
 fn decided_by_names_the_call_that_rejected_the_run() {
-    let s = Scratch::new();
+    let s = Test::new();
     let program = r#"(define e (issue.show (hash "id" "bd-404")))
 (if (accepted? e) "found" "handled: not found")"#;
     let (code, r) = s.eval(program, &[]);
@@ -626,7 +635,7 @@ fn decided_by_names_the_call_that_rejected_the_run() {
         r["decidedBy"],
         serde_json::json!({"kind": "call", "callId": "call-1", "action": "issue.show", "resultClass": "issue.not_found"})
     );
-    let out = s.tusk_stdin(&["eval", "-"], program);
+    let out = s.tusk(&["eval", "-"]).stdin(program).run();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("rejected by call-1 issue.show → issue.not_found"),
@@ -638,7 +647,7 @@ fn decided_by_names_the_call_that_rejected_the_run() {
     assert_eq!(r["decidedBy"]["resultClass"], "scheme_eval.runtime_error");
     let (_, r) = s.eval("(+ 1 2)", &[]);
     assert!(r.get("decidedBy").is_none());
-    let help = String::from_utf8_lossy(&s.tusk(&["eval", "--help"]).stdout).into_owned();
+    let help = String::from_utf8_lossy(&s.run(&["eval", "--help"]).stdout).into_owned();
     assert!(help.contains("even when the program handled it"), "{help}");
 }
 
@@ -649,7 +658,7 @@ fn decided_by_names_the_call_that_rejected_the_run() {
 #[test]
 fn values_keep_their_kind_across_the_boundary() {
     use serde_json::json;
-    let s = Scratch::new();
+    let s = Test::new();
     for (program, want) in [
         ("'()", json!([])),
         ("(list)", json!([])),
@@ -674,7 +683,7 @@ fn values_keep_their_kind_across_the_boundary() {
     }
     // JSON → program: an envelope's `[]` is the empty list, its `null` void.
     assert_eq!(
-        s.tusk(&["issue", "add", "Parser", "--json"]).status.code(),
+        s.run(&["issue", "add", "Parser", "--json"]).status.code(),
         Some(0)
     );
     let (code, r) = s.eval(
@@ -685,7 +694,7 @@ fn values_keep_their_kind_across_the_boundary() {
     );
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["value"], json!([true, true, true, []]));
-    let out = s.tusk(&["replay"]);
+    let out = s.run(&["replay"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -696,7 +705,7 @@ fn values_keep_their_kind_across_the_boundary() {
     // A log from before `jsonEncoding` 2 (the empty list was `null`):
     // rewrite one run's header and footer the old way; it replays with
     // parity, and the same footer under the new header diverges.
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, r) = s.eval("(begin (issue.ready) '())", &[]);
     let run_id = r["runId"].as_str().unwrap().to_string();
     let path = s.path(".premath/host_effects.jsonl");
@@ -726,7 +735,7 @@ fn values_keep_their_kind_across_the_boundary() {
         std::fs::write(&path, text).unwrap();
     };
     write(true);
-    let out = s.tusk(&["replay", "--run", &run_id]);
+    let out = s.run(&["replay", "--run", &run_id]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -734,7 +743,7 @@ fn values_keep_their_kind_across_the_boundary() {
         String::from_utf8_lossy(&out.stdout)
     );
     write(false);
-    let out = s.tusk(&["replay", "--run", &run_id]);
+    let out = s.run(&["replay", "--run", &run_id]);
     assert_eq!(
         out.status.code(),
         Some(1),

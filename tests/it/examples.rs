@@ -6,8 +6,8 @@ use serde_json::json;
 /// What premath's content rules ask of an active issue (`issue check`).
 const DESCRIPTION: &str = "Acceptance: the parser parses.\n\nVerify: `cargo test parser`";
 
-fn seeded() -> (Scratch, String) {
-    let s = Scratch::new();
+fn seeded() -> (Test, String) {
+    let s = Test::new();
     for args in [
         vec![
             "issue",
@@ -27,9 +27,9 @@ fn seeded() -> (Scratch, String) {
         ],
         vec!["dep", "add", "bd-2", "bd-1"],
     ] {
-        assert_eq!(s.tusk(&args).status.code(), Some(0), "{args:?}");
+        assert_eq!(s.run(&args).status.code(), Some(0), "{args:?}");
     }
-    let digest = String::from_utf8(s.tusk(&["policy", "digest"]).stdout)
+    let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout)
         .unwrap()
         .trim()
         .to_string();
@@ -83,7 +83,7 @@ fn worker_loop_and_claim_next_run_with_authority() {
         .starts_with("lease://handoff/bd-1/released/"));
     // The lease is back: the issue is ready again for the next worker.
     let ready: serde_json::Value =
-        serde_json::from_slice(&s.tusk(&["issue", "ready", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&s.run(&["issue", "ready", "--json"]).stdout).unwrap();
     assert!(ready["items"]
         .as_array()
         .unwrap()
@@ -109,8 +109,8 @@ mod embed;
 
 #[test]
 fn embedding_example_registers_its_own_action() {
-    let s = Scratch::new();
-    let results = embed::run_programs(s.dir.path());
+    let s = Test::new();
+    let results = embed::run_programs(s.dir());
     assert_eq!(results[0]["result"], "accepted", "{}", results[0]);
     assert_eq!(results[0]["value"], "hello, ada");
     assert_eq!(results[0]["effects"][0]["action"], "demo.greet");
@@ -126,7 +126,7 @@ fn embedding_example_registers_its_own_action() {
     assert_eq!(steps[0]["action"], "scheme_eval.demo.greet");
     assert_eq!(steps[1]["action"], "scheme_eval.run");
     // And a recorded embedder run replays: the header names its bound actions.
-    let out = s.tusk(&["replay"]);
+    let out = s.run(&["replay"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -144,7 +144,7 @@ fn run_example_script(name: &str, env: &[(&str, &std::path::Path)]) -> String {
     let mut command = std::process::Command::new("bash");
     command
         .arg(&script)
-        .env("TUSK_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env("TUSK_BIN", BIN)
         .env_remove("TUSK_STORE")
         .env_remove("PREMATH_ISSUES_PATH");
     for (key, value) in env {

@@ -4,67 +4,27 @@
 //! broken set-ups, `tusk prime` against the action catalogue, `-C DIR`, the
 //! nearest-subcommand suggestion, and refusals that name their fix.
 
+use crate::common::Test;
 use crate::pg_support;
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 const SHELLS: [&str; 5] = ["bash", "zsh", "fish", "elvish", "powershell"];
 
-/// A scratch working directory on the file store, whatever TUSK_STORE says.
-struct Dir(tempfile::TempDir);
+/// `tusk doctor --json ARGS`: exit code and the report.
+fn doctor(dir: &Test, extra: &[&str]) -> (i32, Value) {
+    let (code, out, err) = dir.tusk(&["doctor", "--json"]).args(extra).run().parts();
+    let report: Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("doctor --json printed no JSON ({e}):\n{out}\n{err}"));
+    (code, report)
+}
 
-impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_tusk"))
-            .args(args)
-            .current_dir(self.0.path())
-            .env_remove("TUSK_STORE")
-            .stdin(Stdio::null())
-            .output()
-            .expect("spawn tusk")
-    }
-
-    /// Exit code, stdout, stderr.
-    fn tusk(&self, args: &[&str]) -> (i32, String, String) {
-        let out = self.run(args);
-        (
-            out.status.code().expect("tusk exited by signal"),
-            String::from_utf8(out.stdout).expect("utf-8 stdout"),
-            String::from_utf8(out.stderr).expect("utf-8 stderr"),
-        )
-    }
-
-    /// `tusk doctor --json ARGS`: exit code and the report.
-    fn doctor(&self, extra: &[&str]) -> (i32, Value) {
-        let mut args = vec!["doctor", "--json"];
-        args.extend_from_slice(extra);
-        let (code, out, err) = self.tusk(&args);
-        let report: Value = serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("doctor --json printed no JSON ({e}):\n{out}\n{err}"));
-        (code, report)
-    }
-
-    fn digest(&self) -> String {
-        let (code, out, err) = self.tusk(&["policy", "digest"]);
-        assert_eq!(code, 0, "{err}");
-        out.trim().to_string()
-    }
+fn digest(dir: &Test) -> String {
+    let (code, out, err) = dir.run(&["policy", "digest"]).parts();
+    assert_eq!(code, 0, "{err}");
+    out.trim().to_string()
 }
 
 fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
@@ -78,7 +38,7 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 
 /// The top-level subcommands as `tusk --help` lists them (not `help`).
 fn subcommands() -> Vec<String> {
-    let (code, out, err) = Dir::new().tusk(&["--help"]);
+    let (code, out, err) = Test::on_files().run(&["--help"]).parts();
     assert_eq!(code, 0, "{err}");
     let list: Vec<String> = out
         .lines()
@@ -98,7 +58,7 @@ fn subcommands() -> Vec<String> {
 
 #[test]
 fn version_names_the_package_and_the_commit_it_was_built_from() {
-    let (code, out, err) = Dir::new().tusk(&["--version"]);
+    let (code, out, err) = Test::on_files().run(&["--version"]).parts();
     assert_eq!(code, 0, "{err}");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let git = |args: &[&str]| {
@@ -123,9 +83,9 @@ fn version_names_the_package_and_the_commit_it_was_built_from() {
 #[test]
 fn completions_for_every_shell_name_every_subcommand() {
     let names = subcommands();
-    let dir = Dir::new();
+    let dir = Test::on_files();
     for shell in SHELLS {
-        let (code, script, err) = dir.tusk(&["completions", shell]);
+        let (code, script, err) = dir.run(&["completions", shell]).parts();
         assert_eq!(code, 0, "{shell}: {err}");
         assert!(script.len() > 1000, "{shell}: {script}");
         for name in &names {
@@ -140,26 +100,26 @@ fn completions_for_every_shell_name_every_subcommand() {
             "{shell} script lacks issue claim-next"
         );
     }
-    let (code, _, err) = dir.tusk(&["completions", "tcsh"]);
+    let (code, _, err) = dir.run(&["completions", "tcsh"]).parts();
     assert_eq!(code, 2);
     assert!(err.contains("possible values"), "{err}");
 }
 
 #[test]
 fn man_prints_tusk_1_or_writes_a_page_per_subcommand() {
-    let dir = Dir::new();
-    let (code, page, err) = dir.tusk(&["man"]);
+    let dir = Test::on_files();
+    let (code, page, err) = dir.run(&["man"]).parts();
     assert_eq!(code, 0, "{err}");
     assert!(page.contains(".TH tusk 1"), "{page}");
     assert!(page.contains("doctor"), "{page}");
-    let (code, _, err) = dir.tusk(&["man", "pages"]);
+    let (code, _, err) = dir.run(&["man", "pages"]).parts();
     assert_eq!(code, 0, "{err}");
     let page = |name: &str| {
         let path = dir.path("pages").join(format!("{name}.1"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     assert_eq!(page("tusk").trim(), {
-        let (_, stdout, _) = dir.tusk(&["man"]);
+        let (_, stdout, _) = dir.run(&["man"]).parts();
         stdout.trim().to_string()
     });
     for name in subcommands() {
@@ -174,8 +134,8 @@ fn man_prints_tusk_1_or_writes_a_page_per_subcommand() {
 
 #[test]
 fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
-    let dir = Dir::new();
-    let (code, report) = dir.doctor(&[]);
+    let dir = Test::on_files();
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["schema"], "tusk.doctor.v0");
     assert_eq!(report["result"], "warn");
@@ -205,7 +165,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
     // No policy file: the built-in default and its digest, as `tusk policy digest` prints it.
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "ok");
-    assert!(policy["message"].as_str().unwrap().contains(&dir.digest()));
+    assert!(policy["message"].as_str().unwrap().contains(&digest(&dir)));
     assert!(policy.get("fix").is_none());
     assert_eq!(check(&report, "sandbox")["status"], "ok", "{report:#}");
     for c in report["checks"].as_array().unwrap() {
@@ -218,7 +178,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
         .as_str()
         .unwrap()
         .ends_with("MiB free under ."));
-    let (code, text, _) = dir.tusk(&["doctor"]);
+    let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(text.contains("fix: run `tusk init`"), "{text}");
     assert!(text.lines().last().unwrap().starts_with("warn: "), "{text}");
@@ -226,14 +186,14 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
 
 #[test]
 fn doctor_on_a_healthy_store_is_all_ok() {
-    let dir = Dir::new();
-    assert_eq!(dir.tusk(&["init"]).0, 0);
-    let (code, _, err) = dir.tusk(&["issue", "add", "Write the parser"]);
+    let dir = Test::on_files();
+    assert_eq!(dir.run(&["init"]).parts().0, 0);
+    let (code, _, err) = dir.run(&["issue", "add", "Write the parser"]).parts();
     assert_eq!(code, 0, "{err}");
     dir.write("p.scm", "(issue.ready)");
-    let (code, _, err) = dir.tusk(&["eval", "p.scm"]);
+    let (code, _, err) = dir.run(&["eval", "p.scm"]).parts();
     assert_eq!(code, 0, "{err}");
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["result"], "ok", "{report:#}");
     for c in report["checks"].as_array().unwrap() {
@@ -243,7 +203,7 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     assert!(message("store").contains("1 issue(s)"), "{report:#}");
     assert!(message("effects").contains("1 run(s)"), "{report:#}");
     assert!(message("trajectory").contains("step row(s)"), "{report:#}");
-    let (code, text, _) = dir.tusk(&["doctor"]);
+    let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(
         text.lines().last().unwrap().starts_with("ok: 6 ok"),
@@ -253,12 +213,12 @@ fn doctor_on_a_healthy_store_is_all_ok() {
 
 #[test]
 fn doctor_fails_a_corrupt_store_and_names_the_line() {
-    let dir = Dir::new();
+    let dir = Test::on_files();
     dir.write(
         ".premath/issues.jsonl",
         "{\"id\":\"bd-1\",\"title\":\"a\",\"status\":\"open\"}\n{not json\n",
     );
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["result"], "fail");
     let store = check(&report, "store");
@@ -270,17 +230,17 @@ fn doctor_fails_a_corrupt_store_and_names_the_line() {
     assert!(store["fix"].as_str().unwrap().contains("repair"), "{store}");
     // The other checks still run and report on their own.
     assert_eq!(check(&report, "sandbox")["status"], "ok");
-    let (code, text, _) = dir.tusk(&["doctor"]);
+    let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 1);
     assert!(text.lines().last().unwrap().starts_with("fail: "), "{text}");
 }
 
 #[test]
 fn doctor_judges_the_policy_file() {
-    let dir = Dir::new();
-    assert_eq!(dir.tusk(&["init"]).0, 0);
+    let dir = Test::on_files();
+    assert_eq!(dir.run(&["init"]).parts().0, 0);
     dir.write(".premath/mutation_policy.json", "{\"schema\": 1,");
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 1);
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "fail");
@@ -296,7 +256,7 @@ fn doctor_judges_the_policy_file() {
         r#"{"schema": 1, "policyKind": "premath.mutation_policy.v1",
             "allowedActions": ["issue.add", "issue.clam"], "requireJoinClosed": false}"#,
     );
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 0);
     let policy = check(&report, "policy");
     assert_eq!(policy["status"], "warn", "{policy}");
@@ -305,22 +265,22 @@ fn doctor_judges_the_policy_file() {
         message.contains("issue.clam") && !message.contains("issue.add,"),
         "{policy}"
     );
-    assert!(message.contains(&dir.digest()), "{policy}");
+    assert!(message.contains(&digest(&dir)), "{policy}");
 }
 
 #[test]
 fn doctor_reports_torn_and_corrupt_logs() {
-    let dir = Dir::new();
-    assert_eq!(dir.tusk(&["init"]).0, 0);
+    let dir = Test::on_files();
+    assert_eq!(dir.run(&["init"]).parts().0, 0);
     dir.write("p.scm", "(issue.ready)");
-    assert_eq!(dir.tusk(&["eval", "p.scm"]).0, 0);
+    assert_eq!(dir.run(&["eval", "p.scm"]).parts().0, 0);
     // A writer that died mid-append leaves a torn last line.
     let effects = dir.path(".premath/host_effects.jsonl");
     let whole = std::fs::read(&effects).unwrap();
     let mut torn = whole.clone();
     torn.extend_from_slice(b"{\"kind\":\"premath.sch");
     std::fs::write(&effects, &torn).unwrap();
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 0, "{report:#}");
     let c = check(&report, "effects");
     assert_eq!(c["status"], "warn", "{c}");
@@ -341,7 +301,7 @@ fn doctor_reports_torn_and_corrupt_logs() {
         .collect();
     lines.insert(1, "{\"kind\":\"premath.sch".into());
     std::fs::write(&effects, lines.join("\n") + "\n").unwrap();
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 0, "{report:#}");
     let c = check(&report, "effects");
     assert_eq!(c["status"], "warn", "{c}");
@@ -356,7 +316,7 @@ fn doctor_reports_torn_and_corrupt_logs() {
     lines.remove(1);
     lines[1] = lines[1].replace("\"issue.ready\"", "\"issue.list\"");
     std::fs::write(&effects, lines.join("\n") + "\n").unwrap();
-    let (_, report) = dir.doctor(&[]);
+    let (_, report) = doctor(&dir, &[]);
     let c = check(&report, "effects");
     assert_eq!(c["status"], "warn", "{c}");
     let message = c["message"].as_str().unwrap();
@@ -365,13 +325,13 @@ fn doctor_reports_torn_and_corrupt_logs() {
         "{c}"
     );
     std::fs::write(&effects, &whole).unwrap();
-    assert_eq!(check(&dir.doctor(&[]).1, "effects")["status"], "ok");
+    assert_eq!(check(&doctor(&dir, &[]).1, "effects")["status"], "ok");
     // A bad row in the middle of the trajectory is a failure.
     let trajectory = dir.path(".premath/harness_trajectory.jsonl");
     let mut text = std::fs::read_to_string(&trajectory).unwrap();
     text.insert_str(0, "{oops\n");
     std::fs::write(&trajectory, text).unwrap();
-    let (code, report) = dir.doctor(&[]);
+    let (code, report) = doctor(&dir, &[]);
     assert_eq!(code, 1);
     let c = check(&report, "trajectory");
     assert_eq!(c["status"], "fail", "{c}");
@@ -380,9 +340,9 @@ fn doctor_reports_torn_and_corrupt_logs() {
 
 #[test]
 fn doctor_fails_an_unreachable_database_and_says_what_to_do() {
-    let dir = Dir::new();
+    let dir = Test::on_files();
     let url = "postgres://tusk@127.0.0.1:1/x";
-    let (code, report) = dir.doctor(&["--store", url]);
+    let (code, report) = doctor(&dir, &["--store", url]);
     assert_eq!(code, 1, "{report:#}");
     let store = check(&report, "store");
     assert_eq!(store["status"], "fail");
@@ -403,16 +363,11 @@ fn doctor_fails_an_unreachable_database_and_says_what_to_do() {
     // The logs live in the same database: they cannot be read either.
     assert_eq!(check(&report, "effects")["status"], "fail");
     // TUSK_STORE names it just as well.
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["doctor", "--json"])
-        .current_dir(dir.path(""))
-        .env("TUSK_STORE", url)
-        .output()
-        .unwrap();
+    let out = dir.tusk(&["doctor", "--json"]).env("TUSK_STORE", url).run();
     assert_eq!(out.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(check(&report, "store")["status"], "fail");
-    let (code, report) = dir.doctor(&["--store", "mysql://x"]);
+    let (code, report) = doctor(&dir, &["--store", "mysql://x"]);
     assert_eq!(code, 1);
     assert!(check(&report, "store")["fix"]
         .as_str()
@@ -423,8 +378,8 @@ fn doctor_fails_an_unreachable_database_and_says_what_to_do() {
 #[test]
 fn doctor_on_a_database_checks_its_schema() {
     let db = pg_support::TestDb::bare();
-    let dir = Dir::new();
-    let (code, report) = dir.doctor(&["--store", &db.url]);
+    let dir = Test::on_files();
+    let (code, report) = doctor(&dir, &["--store", &db.url]);
     assert_eq!(code, 1, "{report:#}");
     let store = check(&report, "store");
     assert!(
@@ -433,7 +388,7 @@ fn doctor_on_a_database_checks_its_schema() {
     );
     db.run_ok(&["store", "init"]);
     db.run_ok(&["issue", "add", "On the database"]);
-    let (code, report) = dir.doctor(&["--store", &db.url]);
+    let (code, report) = doctor(&dir, &["--store", &db.url]);
     assert_eq!(code, 0, "{report:#}");
     let store = check(&report, "store");
     assert_eq!(store["status"], "ok", "{store}");
@@ -475,10 +430,10 @@ fn featured_sections(guide: &str) -> Vec<(String, Vec<ArgLine>)> {
 
 #[test]
 fn prime_is_generated_from_the_catalogue() {
-    let dir = Dir::new();
-    let (code, guide, err) = dir.tusk(&["prime"]);
+    let dir = Test::on_files();
+    let (code, guide, err) = dir.run(&["prime"]).parts();
     assert_eq!(code, 0, "{err}");
-    let (code, catalogue, err) = dir.tusk(&["actions", "--json"]);
+    let (code, catalogue, err) = dir.run(&["actions", "--json"]).parts();
     assert_eq!(code, 0, "{err}");
     let catalogue: Vec<Value> = serde_json::from_str(&catalogue).unwrap();
     let find = |id: &str| {
@@ -564,7 +519,7 @@ fn prime_is_generated_from_the_catalogue() {
         .collect();
     assert_eq!(helpers.len(), 6, "{helpers:?}");
     dir.write("helpers.scm", &format!("(begin {} #t)", helpers.join(" ")));
-    let (code, out, err) = dir.tusk(&["eval", "--json", "helpers.scm"]);
+    let (code, out, err) = dir.run(&["eval", "--json", "helpers.scm"]).parts();
     assert_eq!(code, 0, "{out}{err}");
     let example = guide
         .split("```scheme\n")
@@ -572,18 +527,20 @@ fn prime_is_generated_from_the_catalogue() {
         .and_then(|rest| rest.split("\n```").next())
         .expect("an example program");
     assert!(example.contains("issue.claim_next"), "{example}");
-    assert_eq!(dir.tusk(&["issue", "add", "First"]).0, 0);
+    assert_eq!(dir.run(&["issue", "add", "First"]).parts().0, 0);
     dir.write("example.scm", example);
-    let digest = dir.digest();
-    let (code, out, err) = dir.tusk(&[
-        "eval",
-        "--json",
-        "example.scm",
-        "--policy-digest",
-        &digest,
-        "--instruction-ref",
-        "instr://prime",
-    ]);
+    let digest = digest(&dir);
+    let (code, out, err) = dir
+        .run(&[
+            "eval",
+            "--json",
+            "example.scm",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://prime",
+        ])
+        .parts();
     assert_eq!(code, 0, "{out}{err}");
     let result: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(result["value"], "bd-1", "{result:#}");
@@ -601,13 +558,13 @@ fn prime_is_generated_from_the_catalogue() {
 
 #[test]
 fn an_unknown_subcommand_suggests_the_nearest() {
-    let dir = Dir::new();
+    let dir = Test::on_files();
     for (typo, near) in [
         (vec!["isue"], "'issue'"),
         (vec!["doctr"], "'doctor'"),
         (vec!["issue", "redy"], "'ready'"),
     ] {
-        let (code, _, err) = dir.tusk(&typo);
+        let (code, _, err) = dir.run(&typo).parts();
         assert_eq!(code, 2, "{typo:?}");
         assert!(
             err.contains(&format!("a similar subcommand exists: {near}")),
@@ -618,9 +575,9 @@ fn an_unknown_subcommand_suggests_the_nearest() {
 
 #[test]
 fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
-    let dir = Dir::new();
+    let dir = Test::on_files();
     dir.write("add.scm", "(issue.add (hash \"title\" \"x\"))");
-    let (code, text, _) = dir.tusk(&["eval", "add.scm"]);
+    let (code, text, _) = dir.run(&["eval", "add.scm"]).parts();
     assert_eq!(code, 1);
     assert!(
         text.contains("call-1 issue.add → mutation.use_evidence_missing"),
@@ -632,7 +589,7 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
         "{text}"
     );
     // The JSON keeps its shape and class; the diagnostic names the fix.
-    let (code, out, _) = dir.tusk(&["eval", "--json", "add.scm"]);
+    let (code, out, _) = dir.run(&["eval", "--json", "add.scm"]).parts();
     assert_eq!(code, 1);
     let result: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -648,14 +605,16 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
         "{diagnostic}"
     );
     // A stale digest says where the right one comes from.
-    let (code, text, _) = dir.tusk(&[
-        "eval",
-        "add.scm",
-        "--policy-digest",
-        "pol1_00",
-        "--instruction-ref",
-        "instr://t",
-    ]);
+    let (code, text, _) = dir
+        .run(&[
+            "eval",
+            "add.scm",
+            "--policy-digest",
+            "pol1_00",
+            "--instruction-ref",
+            "instr://t",
+        ])
+        .parts();
     assert_eq!(code, 1);
     assert!(text.contains("mutation.policy_digest_mismatch"), "{text}");
     assert!(
@@ -667,13 +626,15 @@ fn a_mutation_without_authority_names_the_flags_and_the_digest_command() {
 
 #[test]
 fn dash_c_runs_in_another_directory() {
-    let dir = Dir::new();
+    let dir = Test::on_files();
     std::fs::create_dir(dir.path("repo")).unwrap();
-    let (code, _, err) = dir.tusk(&["-C", "repo", "issue", "add", "Elsewhere"]);
+    let (code, _, err) = dir
+        .run(&["-C", "repo", "issue", "add", "Elsewhere"])
+        .parts();
     assert_eq!(code, 0, "{err}");
     assert!(dir.path("repo/.premath/issues.jsonl").exists());
     assert!(!dir.path(".premath").exists());
-    let (code, _, err) = dir.tusk(&["-C", "missing", "issue", "list"]);
+    let (code, _, err) = dir.run(&["-C", "missing", "issue", "list"]).parts();
     assert_eq!(code, 2);
     assert!(err.contains("cannot change to missing"), "{err}");
 }

@@ -3,23 +3,23 @@
 //! byte-for-byte comparison with the reference is tests/it/parity_vectors.rs; these
 //! tests pin the rules themselves and tusk's deliberate differences.
 
-use crate::harness_support;
+use crate::common::Run;
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const L: &str = ".premath/harness_feature_ledger.json";
 const KIND: &str = "premath.harness.feature_ledger.v1";
 const T: &str = "2026-02-01T10:00:00Z";
 
-fn fw(sb: &Sandbox, args: &[&str]) -> harness_support::Run {
+fn fw(test: &Test, args: &[&str]) -> Run {
     let mut all = vec!["harness-feature", "write", "--now", T, "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all)
+    test.run(&all)
 }
 
-fn ledger(sb: &Sandbox) -> Value {
-    serde_json::from_str(&sb.read(L)).unwrap()
+fn ledger(test: &Test) -> Value {
+    serde_json::from_str(&test.read(L)).unwrap()
 }
 
 fn doc(features: Value) -> String {
@@ -28,9 +28,9 @@ fn doc(features: Value) -> String {
 
 #[test]
 fn write_creates_the_ledger_in_the_reference_shape() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     let out = fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             " f1 ",
@@ -54,7 +54,7 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "ci://1",
         ],
     )
-    .expect(0)
+    .status(0)
     .json();
     let row = json!({"featureId": "f1", "status": "in_progress", "issueId": "bd-1",
         "summary": "Parser", "instructionRefs": ["a", "b"], "verificationRefs": ["ci://1"],
@@ -68,12 +68,15 @@ fn write_creates_the_ledger_in_the_reference_shape() {
     // The file: the reference's key order, pretty, one trailing newline.
     let mut expected = serde_json::to_string_pretty(&stored).unwrap();
     expected.push('\n');
-    assert_eq!(sb.read(L), expected);
+    assert_eq!(test.read(L), expected);
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(sb.path(L)).unwrap().permissions().mode();
+    let mode = std::fs::metadata(test.path(L))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o644);
     // Only the ledger and its lock are left in the directory (no temp file).
-    let mut names: Vec<String> = std::fs::read_dir(sb.path(".premath"))
+    let mut names: Vec<String> = std::fs::read_dir(test.path(".premath"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
@@ -85,8 +88,8 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "harness_feature_ledger.json.lock"
         ]
     );
-    let text = sb
-        .tusk(&[
+    let text = test
+        .run(&[
             "harness-feature",
             "write",
             "--feature-id",
@@ -94,8 +97,8 @@ fn write_creates_the_ledger_in_the_reference_shape() {
             "--status",
             "pending",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert_eq!(
         text,
         format!("premath harness-feature write\n  Feature: f2\n  Path: {L}\n")
@@ -104,9 +107,9 @@ fn write_creates_the_ledger_in_the_reference_shape() {
 
 #[test]
 fn upsert_rules_follow_the_reference() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -124,10 +127,10 @@ fn upsert_rules_follow_the_reference() {
             "s",
         ],
     )
-    .expect(0);
+    .status(0);
     // Absent flags keep, the status always replaces, empty normalized ref lists
     // keep, rows are sorted by id, and the later clock is recorded.
-    sb.tusk(&[
+    test.run(&[
         "harness-feature",
         "write",
         "--now",
@@ -139,9 +142,9 @@ fn upsert_rules_follow_the_reference() {
         "--instruction-ref",
         " ",
     ])
-    .expect(0);
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).expect(0);
-    let l = ledger(&sb);
+    .status(0);
+    fw(&test, &["--feature-id", "a", "--status", "pending"]).status(0);
+    let l = ledger(&test);
     assert_eq!(l["sessionRef"], "s");
     assert_eq!(l["updatedAt"], T);
     assert_eq!(
@@ -155,7 +158,7 @@ fn upsert_rules_follow_the_reference() {
     );
     // A given "" clears issueId, summary and the ledger's sessionRef; given refs replace.
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -173,8 +176,8 @@ fn upsert_rules_follow_the_reference() {
             "v2",
         ],
     )
-    .expect(0);
-    let l = ledger(&sb);
+    .status(0);
+    let l = ledger(&test);
     assert!(l.get("sessionRef").is_none(), "{l}");
     assert_eq!(
         l["features"][1],
@@ -185,25 +188,28 @@ fn upsert_rules_follow_the_reference() {
 
 #[test]
 fn write_input_errors() {
-    let sb = Sandbox::new();
-    fw(&sb, &["--feature-id", "  ", "--status", "pending"])
-        .expect_error(1, "error: feature-id must be non-empty");
-    assert!(!sb.path(".premath").exists(), "nothing is created");
+    let test = Test::new();
+    fw(&test, &["--feature-id", "  ", "--status", "pending"])
+        .error(1, "error: feature-id must be non-empty");
+    assert!(!test.path(".premath").exists(), "nothing is created");
     // Bad or missing status, missing feature id: usage errors (exit 2).
-    let run = fw(&sb, &["--feature-id", "f", "--status", "closed"]).expect(2);
+    let run = fw(&test, &["--feature-id", "f", "--status", "closed"]).status(2);
     assert!(
-        run.stderr
+        run.stderr()
             .contains("invalid value 'closed' for '--status <STATUS>'"),
         "{run:?}"
     );
     assert!(run
-        .stderr
+        .stderr()
         .contains("[possible values: pending, in_progress, blocked, completed]"));
-    let run = fw(&sb, &["--feature-id", "f"]).expect(2);
-    assert!(run.stderr.contains("--status <STATUS>"), "{run:?}");
-    let run = fw(&sb, &["--status", "pending"]).expect(2);
-    assert!(run.stderr.contains("--feature-id <FEATURE_ID>"), "{run:?}");
-    sb.tusk(&[
+    let run = fw(&test, &["--feature-id", "f"]).status(2);
+    assert!(run.stderr().contains("--status <STATUS>"), "{run:?}");
+    let run = fw(&test, &["--status", "pending"]).status(2);
+    assert!(
+        run.stderr().contains("--feature-id <FEATURE_ID>"),
+        "{run:?}"
+    );
+    test.run(&[
         "harness-feature",
         "write",
         "--feature-id",
@@ -213,34 +219,34 @@ fn write_input_errors() {
         "--now",
         "tomorrow",
     ])
-    .expect_error(2, "--now");
-    assert!(!sb.path(L).exists());
+    .error(2, "--now");
+    assert!(!test.path(L).exists());
 }
 
 #[test]
 fn read_prints_the_ledger() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-feature", "read"]).expect_error(
+    let test = Test::new();
+    test.run(&["harness-feature", "read"]).error(
         1,
         &format!(
             "error: failed to read harness feature ledger {L}: unable to read {L}: No such file"
         ),
     );
-    fw(&sb, &["--feature-id", "a", "--status", "pending"]).expect(0);
-    let out = sb
-        .tusk(&["harness-feature", "read", "--json"])
-        .expect(0)
+    fw(&test, &["--feature-id", "a", "--status", "pending"]).status(0);
+    let out = test
+        .run(&["harness-feature", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(
         out,
-        json!({"action": "harness-feature.read", "path": L, "ledger": ledger(&sb)})
+        json!({"action": "harness-feature.read", "path": L, "ledger": ledger(&test)})
     );
     assert_eq!(
-        sb.tusk(&["harness-feature", "read"]).expect(0).stdout,
+        test.run(&["harness-feature", "read"]).status(0).stdout(),
         format!("premath harness-feature read\n  Path: {L}\n  Features: 1\n")
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "a",
@@ -250,17 +256,17 @@ fn read_prints_the_ledger() {
             "hs",
         ],
     )
-    .expect(0);
-    assert!(sb
-        .tusk(&["harness-feature", "read"])
-        .expect(0)
-        .stdout
+    .status(0);
+    assert!(test
+        .run(&["harness-feature", "read"])
+        .status(0)
+        .stdout()
         .ends_with("  Features: 1\n  Session Ref: hs\n"));
     // Another path.
-    sb.write("x/l.json", &doc(json!([])));
-    let out = sb
-        .tusk(&["harness-feature", "read", "--path", "x/l.json", "--json"])
-        .expect(0)
+    test.write("x/l.json", &doc(json!([])));
+    let out = test
+        .run(&["harness-feature", "read", "--path", "x/l.json", "--json"])
+        .status(0)
         .json();
     assert_eq!(out["path"], "x/l.json");
     assert_eq!(out["ledger"]["features"], json!([]));
@@ -289,8 +295,8 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
         ),
     ];
     for (text, needle) in cases {
-        let sb = Sandbox::new();
-        sb.write(L, text);
+        let test = Test::new();
+        test.write(L, text);
         for (args, prefix) in [
             (
                 &["harness-feature", "read"][..],
@@ -316,25 +322,25 @@ fn malformed_ledgers_are_errors_everywhere_and_never_rewritten() {
                 "failed to read harness feature ledger",
             ),
         ] {
-            let run = sb.tusk(args).expect_error(1, needle);
+            let run = test.run(args).error(1, needle);
             assert!(
-                run.stderr.starts_with(&format!("error: {prefix} {L}: ")),
+                run.stderr().starts_with(&format!("error: {prefix} {L}: ")),
                 "{run:?}"
             );
-            assert!(run.stdout.is_empty(), "{run:?}");
+            assert!(run.stdout().is_empty(), "{run:?}");
         }
-        assert_eq!(sb.read(L), text, "never rewritten");
+        assert_eq!(test.read(L), text, "never rewritten");
     }
 }
 
 #[test]
 fn an_old_tusk_ledger_is_named_exit_2() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     let old = json!({"schema": 1, "ledgerKind": KIND, "features": [
         {"featureId": "a", "title": "A", "state": "closed", "verificationRefs": ["v"],
          "updatedAt": "2026-02-01T00:00:00Z"}]})
     .to_string();
-    sb.write(L, &old);
+    test.write(L, &old);
     for args in [
         &["harness-feature", "read"][..],
         &["harness-feature", "check", "--json"],
@@ -348,21 +354,21 @@ fn an_old_tusk_ledger_is_named_exit_2() {
             "completed",
         ],
     ] {
-        sb.tusk(args).expect_error(2, "old tusk shape");
+        test.run(args).error(2, "old tusk shape");
     }
-    assert_eq!(sb.read(L), old);
+    assert_eq!(test.read(L), old);
     // The session bootstrap names it too.
-    sb.tusk(&["harness-session", "write", "--state", "active"])
-        .expect(0);
-    sb.tusk(&["harness-session", "bootstrap"])
-        .expect_error(2, "old tusk shape");
+    test.run(&["harness-session", "write", "--state", "active"])
+        .status(0);
+    test.run(&["harness-session", "bootstrap"])
+        .error(2, "old tusk shape");
 }
 
 #[test]
 fn check_reports_every_class_in_the_reference_order() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-feature", "check", "--json"])
-        .expect_error(1, "unable to read");
+    let test = Test::new();
+    test.run(&["harness-feature", "check", "--json"])
+        .error(1, "unable to read");
     let row = |id: &str, status: &str| json!({"featureId": id, "status": status, "updatedAt": T});
     let mut done_bad_ref = row("c", "completed");
     done_bad_ref["instructionRefs"] = json!([" ", "x"]);
@@ -373,10 +379,10 @@ fn check_reports_every_class_in_the_reference_order() {
     let mut bad = json!({"schema": 1, "ledgerKind": KIND, "updatedAt": " ", "features": [
         row(" ", "pending"), row("a", "in_progress"), row("a", "in_progress"), bad_status,
         done_bad_ref, blank_vref, row("e", "pending")]});
-    sb.write(L, &bad.to_string());
-    let report = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(1)
+    test.write(L, &bad.to_string());
+    let report = test
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(1)
         .json();
     let classes: Vec<(&str, Option<&str>)> = report["errors"]
         .as_array()
@@ -425,7 +431,7 @@ fn check_reports_every_class_in_the_reference_order() {
     // The blank-id row is skipped (not counted as pending); the in_progress
     // feature is next even in a rejected ledger.
     assert_eq!(report["nextFeatureId"], "a");
-    let text = sb.tusk(&["harness-feature", "check"]).expect(1).stdout;
+    let text = test.run(&["harness-feature", "check"]).status(1).stdout();
     assert!(
         text.starts_with(
             "[harness-feature] FAIL (features=7, closureComplete=false, nextFeature=a)\n  - harness_feature_ledger.updated_at.empty (ledger.updatedAt must be non-empty)\n"
@@ -439,10 +445,10 @@ fn check_reports_every_class_in_the_reference_order() {
     // An empty ledger is rejected.
     bad["updatedAt"] = json!(T);
     bad["features"] = json!([]);
-    sb.write(L, &bad.to_string());
-    let report = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(1)
+    test.write(L, &bad.to_string());
+    let report = test
+        .run(&["harness-feature", "check", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         report["failureClasses"],
@@ -452,18 +458,18 @@ fn check_reports_every_class_in_the_reference_order() {
 
 #[test]
 fn check_closure() {
-    let sb = Sandbox::new();
-    fw(&sb, &["--feature-id", "a", "--status", "completed"]).expect(0);
-    let r = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(1)
+    let test = Test::new();
+    fw(&test, &["--feature-id", "a", "--status", "completed"]).status(0);
+    let r = test
+        .run(&["harness-feature", "check", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         r["failureClasses"],
         json!(["harness_feature_ledger.completed_missing_verification_ref"])
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "a",
@@ -473,26 +479,26 @@ fn check_closure() {
             "ci://1",
         ],
     )
-    .expect(0);
-    fw(&sb, &["--feature-id", "b", "--status", "blocked"]).expect(0);
-    let r = sb
-        .tusk(&["harness-feature", "check", "--json"])
-        .expect(0)
+    .status(0);
+    fw(&test, &["--feature-id", "b", "--status", "blocked"]).status(0);
+    let r = test
+        .run(&["harness-feature", "check", "--json"])
+        .status(0)
         .json();
     assert_eq!(r["result"], "accepted");
     assert_eq!(r["errors"], json!([]));
     assert_eq!(r["nextFeatureId"], Value::Null);
     assert_eq!(r["summary"]["closureComplete"], false);
-    let r = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(1)
+    let r = test
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(1)
         .json();
     assert_eq!(
         r["failureClasses"],
         json!(["harness_feature_ledger.closure_incomplete"])
     );
     fw(
-        &sb,
+        &test,
         &[
             "--feature-id",
             "b",
@@ -502,27 +508,27 @@ fn check_closure() {
             "ci://2",
         ],
     )
-    .expect(0);
-    let r = sb
-        .tusk(&["harness-feature", "check", "--require-closure", "--json"])
-        .expect(0)
+    .status(0);
+    let r = test
+        .run(&["harness-feature", "check", "--require-closure", "--json"])
+        .status(0)
         .json();
     assert_eq!(r["summary"]["closureComplete"], true);
     assert_eq!(r["summary"]["completedCount"], 2);
     assert_eq!(
-        sb.tusk(&["harness-feature", "check", "--require-closure"])
-            .expect(0)
-            .stdout,
+        test.run(&["harness-feature", "check", "--require-closure"])
+            .status(0)
+            .stdout(),
         "[harness-feature] OK (features=2, closureComplete=true, nextFeature=none)\n"
     );
 }
 
 #[test]
 fn next_projects_an_accepted_ledger() {
-    let sb = Sandbox::new();
-    let missing = sb
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(0)
+    let test = Test::new();
+    let missing = test
+        .run(&["harness-feature", "next", "--json"])
+        .status(0)
         .json();
     assert_eq!(
         missing,
@@ -530,55 +536,55 @@ fn next_projects_an_accepted_ledger() {
                "nextFeatureId": null, "closureComplete": null, "featureCount": null})
     );
     assert_eq!(
-        sb.tusk(&["harness-feature", "next"]).expect(0).stdout,
+        test.run(&["harness-feature", "next"]).status(0).stdout(),
         format!(
             "premath harness-feature next\n  Path: {L}\n  Next Feature: none (ledger missing)\n"
         )
     );
     for (id, status) in [("c", "pending"), ("b", "pending"), ("z", "blocked")] {
-        fw(&sb, &["--feature-id", id, "--status", status]).expect(0);
+        fw(&test, &["--feature-id", id, "--status", status]).status(0);
     }
-    let n = sb
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(0)
+    let n = test
+        .run(&["harness-feature", "next", "--json"])
+        .status(0)
         .json();
     assert_eq!(n["nextFeatureId"], "b");
     assert_eq!(
         (n["exists"].clone(), n["featureCount"].clone()),
         (json!(true), json!(3))
     );
-    fw(&sb, &["--feature-id", "y", "--status", "in_progress"]).expect(0);
+    fw(&test, &["--feature-id", "y", "--status", "in_progress"]).status(0);
     assert_eq!(
-        sb.tusk(&["harness-feature", "next"]).expect(0).stdout,
+        test.run(&["harness-feature", "next"]).status(0).stdout(),
         format!("premath harness-feature next\n  Path: {L}\n  Next Feature: y\n  Closure Complete: false\n  Feature Count: 4\n")
     );
     // A second in_progress feature makes the ledger rejected: next refuses it.
-    fw(&sb, &["--feature-id", "x", "--status", "in_progress"]).expect(0);
-    sb.tusk(&["harness-feature", "next", "--json"]).expect_error(
+    fw(&test, &["--feature-id", "x", "--status", "in_progress"]).status(0);
+    test.run(&["harness-feature", "next", "--json"]).error(
         1,
         &format!("error: failed to compute next feature from {L}: ledger rejected: harness_feature_ledger.in_progress.non_contractible"),
     );
     // As does an empty one.
-    sb.write(L, &doc(json!([])));
-    sb.tusk(&["harness-feature", "next"])
-        .expect_error(1, "ledger rejected: harness_feature_ledger.empty");
+    test.write(L, &doc(json!([])));
+    test.run(&["harness-feature", "next"])
+        .error(1, "ledger rejected: harness_feature_ledger.empty");
 }
 
 #[test]
 fn unknown_members_survive_a_rewrite() {
-    let sb = Sandbox::new();
-    sb.write(
+    let test = Test::new();
+    test.write(
         L,
         &json!({"schema": 1, "ledgerKind": KIND, "owner": "team-a", "updatedAt": T, "features": [
             {"featureId": "a", "status": "pending", "updatedAt": T, "estimate": 3}
         ]})
         .to_string(),
     );
-    let out = fw(&sb, &["--feature-id", "a", "--status", "in_progress"])
-        .expect(0)
+    let out = fw(&test, &["--feature-id", "a", "--status", "in_progress"])
+        .status(0)
         .json();
     assert_eq!(out["ledger"]["owner"], "team-a");
-    let text = sb.read(L);
+    let text = test.read(L);
     let l: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(l["owner"], "team-a");
     assert_eq!(l["features"][0]["estimate"], 3);
@@ -590,9 +596,9 @@ fn unknown_members_survive_a_rewrite() {
         ["schema", "ledgerKind", "updatedAt", "features", "owner"]
     );
     // read shows them as well.
-    let read = sb
-        .tusk(&["harness-feature", "read", "--json"])
-        .expect(0)
+    let read = test
+        .run(&["harness-feature", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(read["ledger"]["features"][0]["estimate"], 3);
 }
@@ -622,7 +628,7 @@ fn action(root: &std::path::Path, id: &str, args: Value) -> tusk::host::ActionOu
 /// The host actions' payloads are the JSON the twin commands print.
 #[test]
 fn host_actions_return_the_twin_commands_json() {
-    let cli = Sandbox::new();
+    let cli = Test::new();
     let host = tempfile::tempdir().unwrap();
     let host_ledger = tusk::host::HostPaths::under(host.path()).feature_ledger;
     let same_path = |mut v: Value| {
@@ -633,7 +639,7 @@ fn host_actions_return_the_twin_commands_json() {
     assert!(next.is_accepted());
     assert_eq!(
         same_path(next.payload),
-        sb_json(&cli, &["harness-feature", "next", "--json"])
+        json_of(&cli, &["harness-feature", "next", "--json"])
     );
     let write = action(
         host.path(),
@@ -663,7 +669,7 @@ fn host_actions_return_the_twin_commands_json() {
             "v",
         ],
     )
-    .expect(0)
+    .status(0)
     .json();
     assert_eq!(same_path(write.payload), printed);
     // The files are the same bytes.
@@ -671,7 +677,7 @@ fn host_actions_return_the_twin_commands_json() {
     let next = action(host.path(), "harness.feature.next", json!({}));
     assert_eq!(
         same_path(next.payload),
-        sb_json(&cli, &["harness-feature", "next", "--json"])
+        json_of(&cli, &["harness-feature", "next", "--json"])
     );
     // A ledger the check rejects: the command fails, the action is rejected
     // with the same message.
@@ -680,7 +686,7 @@ fn host_actions_return_the_twin_commands_json() {
         "harness.feature.write",
         json!({"featureId": "f1", "status": "completed", "verificationRefs": [" "]}),
     );
-    fw(&cli, &["--feature-id", "f1", "--status", "completed"]).expect(0);
+    fw(&cli, &["--feature-id", "f1", "--status", "completed"]).status(0);
     let dropped = std::fs::read_to_string(&host_ledger).unwrap();
     assert!(
         dropped.contains("\"verificationRefs\""),
@@ -697,17 +703,17 @@ fn host_actions_return_the_twin_commands_json() {
         "harness.feature.write",
         json!({"featureId": "f3", "status": "in_progress"}),
     );
-    fw(&cli, &["--feature-id", "f2", "--status", "in_progress"]).expect(0);
-    fw(&cli, &["--feature-id", "f3", "--status", "in_progress"]).expect(0);
+    fw(&cli, &["--feature-id", "f2", "--status", "in_progress"]).status(0);
+    fw(&cli, &["--feature-id", "f3", "--status", "in_progress"]).status(0);
     let rejected = action(host.path(), "harness.feature.next", json!({}));
     assert_eq!(
         rejected.failure_classes,
         ["harness.feature_ledger_rejected"]
     );
     let stderr = cli
-        .tusk(&["harness-feature", "next", "--json"])
-        .expect(1)
-        .stderr;
+        .run(&["harness-feature", "next", "--json"])
+        .status(1)
+        .stderr();
     assert_eq!(
         rejected.payload["diagnostic"]
             .as_str()
@@ -717,19 +723,19 @@ fn host_actions_return_the_twin_commands_json() {
     );
 }
 
-fn sb_json(sb: &Sandbox, args: &[&str]) -> Value {
-    sb.tusk(args).expect(0).json()
+fn json_of(test: &Test, args: &[&str]) -> Value {
+    test.run(args).status(0).json()
 }
 
 #[test]
 fn concurrent_writers_lose_no_row() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     let ids: Vec<String> = (0..8).map(|i| format!("f{i}")).collect();
     std::thread::scope(|scope| {
         for id in &ids {
-            let sb = &sb;
+            let test = &test;
             scope.spawn(move || {
-                sb.tusk(&[
+                test.run(&[
                     "harness-feature",
                     "write",
                     "--feature-id",
@@ -737,11 +743,11 @@ fn concurrent_writers_lose_no_row() {
                     "--status",
                     "pending",
                 ])
-                .expect(0);
+                .status(0);
             });
         }
     });
-    let l = ledger(&sb);
+    let l = ledger(&test);
     let stored: Vec<&str> = l["features"]
         .as_array()
         .unwrap()

@@ -4,8 +4,8 @@
 use crate::common::*;
 use serde_json::{json, Value};
 
-fn auth(s: &Scratch) -> Vec<String> {
-    let out = s.tusk(&["policy", "digest"]);
+fn auth(s: &Test) -> Vec<String> {
+    let out = s.run(&["policy", "digest"]);
     let digest = String::from_utf8(out.stdout).unwrap().trim().to_string();
     vec![
         "--policy-digest".into(),
@@ -15,7 +15,7 @@ fn auth(s: &Scratch) -> Vec<String> {
     ]
 }
 
-fn run(s: &Scratch, program: &str) -> Value {
+fn run(s: &Test, program: &str) -> Value {
     let a = auth(s);
     let flags: Vec<&str> = a.iter().map(String::as_str).collect();
     let (code, r) = s.eval(program, &flags);
@@ -29,8 +29,8 @@ fn hex(v: &Value) -> String {
 
 #[test]
 fn stop_releases_persists_and_writes_the_exact_refs() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
     let r = run(
         &s,
         r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a"))
@@ -41,7 +41,7 @@ fn stop_releases_persists_and_writes_the_exact_refs() {
     let run_id = r["runId"].as_str().unwrap();
     // The lease: released, and the handoff ref's digest over the state after it.
     let issue: Value =
-        serde_json::from_slice(&s.tusk(&["issue", "show", "bd-1", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&s.run(&["issue", "show", "bd-1", "--json"]).stdout).unwrap();
     let after = &issue["issue"];
     assert!(after["lease"].is_null());
     let digest = hex(&json!({
@@ -92,8 +92,8 @@ fn stop_releases_persists_and_writes_the_exact_refs() {
 
 #[test]
 fn a_refused_lease_action_writes_nothing() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
     run(
         &s,
         r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a"))"#,
@@ -126,16 +126,16 @@ fn a_refused_lease_action_writes_nothing() {
 
 #[test]
 fn boot_reports_roots_leases_a_stranded_handoff_and_the_next_target() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
-    s.tusk(&["issue", "add", "Lexer"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
+    s.run(&["issue", "add", "Lexer"]);
     run(
         &s,
         r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a"))"#,
     );
     // The state a stop killed between its first and second write leaves: a
     // session still active on bd-1 (here its lease is still held, renewed).
-    s.tusk(&[
+    s.run(&[
         "harness-session",
         "write",
         "--state",
@@ -166,8 +166,8 @@ fn boot_reports_roots_leases_a_stranded_handoff_and_the_next_target() {
 
 #[test]
 fn a_rejected_run_holding_a_lease_names_it_and_boot_offers_to_resume() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
     let a = auth(&s);
     let mut flags: Vec<&str> = a.iter().map(String::as_str).collect();
     flags.extend(["--timeout-ms", "500"]);
@@ -208,8 +208,8 @@ fn a_rejected_run_holding_a_lease_names_it_and_boot_offers_to_resume() {
 
 #[test]
 fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
     run(
         &s,
         r#"(issue.claim (hash "id" "bd-1" "assignee" "agent.a"))
@@ -220,17 +220,16 @@ fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
         "stop.scm",
         r#"(harness.stop (hash "issueId" "bd-1" "workerId" "agent.a" "summary" "s" "nextStep" "n" "lease" "release"))"#,
     );
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.arg("eval")
+    let out = s
+        .tusk(&["eval"])
         .arg(&program)
         .args(&a)
-        .current_dir(s.dir.path());
-    cmd.env("TUSK_TEST_CRASH_AT", "lease");
-    let out = cmd.output().unwrap();
+        .env("TUSK_TEST_CRASH_AT", "lease")
+        .run();
     assert_eq!(out.status.code(), None, "the host was killed mid-stop");
     // The lease is released, the session still active on the issue, no stop row.
     let issue: Value =
-        serde_json::from_slice(&s.tusk(&["issue", "show", "bd-1", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&s.run(&["issue", "show", "bd-1", "--json"]).stdout).unwrap();
     assert!(issue["issue"]["lease"].is_null());
     let session: Value = serde_json::from_str(
         &std::fs::read_to_string(s.path(".premath/harness_session.json")).unwrap(),
@@ -264,11 +263,11 @@ fn a_stop_killed_between_its_writes_leaves_a_state_boot_reports() {
 
 #[test]
 fn boot_falls_back_to_the_next_feature_and_refuses_a_rejected_ledger() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
-    s.tusk(&["issue", "update", "bd-1", "--status", "closed"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
+    s.run(&["issue", "update", "bd-1", "--status", "closed"]);
     for (id, status) in [("f2", "pending"), ("f1", "blocked"), ("f3", "pending")] {
-        let out = s.tusk(&[
+        let out = s.run(&[
             "harness-feature",
             "write",
             "--feature-id",
@@ -288,7 +287,7 @@ fn boot_falls_back_to_the_next_feature_and_refuses_a_rejected_ledger() {
     assert_eq!(boot["session"]["featureCount"], 3);
     // Two features in progress: the ledger's check rejects it, and boot says so.
     for id in ["f1", "f3"] {
-        s.tusk(&[
+        s.run(&[
             "harness-feature",
             "write",
             "--feature-id",

@@ -1,13 +1,13 @@
 //! `tusk harness-kpi` through the binary: formula, window, thresholds, decisions.
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const T: &str = ".premath/harness_trajectory.jsonl";
 const NOW: &str = "2026-02-10T12:00:00Z";
 
 /// Writes `rows` of (finishedAt, resultClass, issueId) as a trajectory.
-fn trajectory(sb: &Sandbox, rows: &[(&str, &str, Option<&str>)]) {
+fn trajectory(test: &Test, rows: &[(&str, &str, Option<&str>)]) {
     let mut text = String::new();
     for (i, (finished, class, issue)) in rows.iter().enumerate() {
         let mut row = json!({"schema": 1, "stepKind": "premath.harness.step.v1", "stepId": format!("s{i}"),
@@ -18,11 +18,11 @@ fn trajectory(sb: &Sandbox, rows: &[(&str, &str, Option<&str>)]) {
         text.push_str(&row.to_string());
         text.push('\n');
     }
-    sb.write(T, &text);
+    test.write(T, &text);
 }
 
 /// `n` rows an hour before NOW, of which `completed` succeeded.
-fn counts(sb: &Sandbox, n: usize, completed: usize) {
+fn counts(test: &Test, n: usize, completed: usize) {
     let rows: Vec<_> = (0..n)
         .map(|i| {
             (
@@ -36,21 +36,21 @@ fn counts(sb: &Sandbox, n: usize, completed: usize) {
             )
         })
         .collect();
-    trajectory(sb, &rows);
+    trajectory(test, &rows);
 }
 
-fn kpi(sb: &Sandbox, args: &[&str]) -> Value {
+fn kpi(test: &Test, args: &[&str]) -> Value {
     let mut all = vec!["harness-kpi", "--now", NOW, "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all).expect(0).json()
+    test.run(&all).status(0).json()
 }
 
 #[test]
 fn output_shape_and_formula() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     // 8 of 10 completed in a 48 h window by 2 workers.
-    counts(&sb, 10, 8);
-    let k = kpi(&sb, &["--window-hours", "48", "--active-workers", "2"]);
+    counts(&test, 10, 8);
+    let k = kpi(&test, &["--window-hours", "48", "--active-workers", "2"]);
     assert_eq!(
         k,
         json!({
@@ -63,11 +63,11 @@ fn output_shape_and_formula() {
     );
     // Reproducible with --now.
     assert_eq!(
-        kpi(&sb, &["--window-hours", "48", "--active-workers", "2"]),
+        kpi(&test, &["--window-hours", "48", "--active-workers", "2"]),
         k
     );
-    let text = sb
-        .tusk(&[
+    let text = test
+        .run(&[
             "harness-kpi",
             "--now",
             NOW,
@@ -76,19 +76,22 @@ fn output_shape_and_formula() {
             "--active-workers",
             "2",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert!(text.starts_with("harness-kpi: pass\nkpi: 1.6000"), "{text}");
     assert!(text.contains("10 rows, 8 completed"), "{text}");
 }
 
 #[test]
 fn decisions_at_each_threshold_edge() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     // kpi = c² · 24 / (H · workers · n)
-    counts(&sb, 5, 4);
+    counts(&test, 5, 4);
     let at = |hours: &str, workers: &str| {
-        kpi(&sb, &["--window-hours", hours, "--active-workers", workers])
+        kpi(
+            &test,
+            &["--window-hours", hours, "--active-workers", workers],
+        )
     };
     let k = at("24", "4");
     assert_eq!(
@@ -98,7 +101,7 @@ fn decisions_at_each_threshold_edge() {
     let k = at("24.001", "4");
     assert!(k["kpi"].as_f64().unwrap() < 0.8);
     assert_eq!(k["decision"], "watch");
-    counts(&sb, 5, 2);
+    counts(&test, 5, 2);
     let k = at("24", "2");
     assert_eq!(
         (k["kpi"].clone(), k["decision"].clone()),
@@ -108,18 +111,18 @@ fn decisions_at_each_threshold_edge() {
     assert!(k["kpi"].as_f64().unwrap() < 0.4);
     assert_eq!(k["decision"], "rollback");
     // Minimum sample: 2 window rows is insufficient however good; 3 is judged.
-    counts(&sb, 2, 2);
+    counts(&test, 2, 2);
     assert_eq!(at("24", "1")["decision"], "insufficient_data");
-    counts(&sb, 3, 3);
+    counts(&test, 3, 3);
     assert_eq!(at("24", "1")["decision"], "pass");
-    counts(&sb, 3, 0);
+    counts(&test, 3, 0);
     let k = at("24", "1");
     assert_eq!(
         (k["kpi"].clone(), k["decision"].clone()),
         (json!(0.0), json!("rollback"))
     );
     // Empty window.
-    trajectory(&sb, &[]);
+    trajectory(&test, &[]);
     let k = at("24", "1");
     assert_eq!(
         (
@@ -133,9 +136,9 @@ fn decisions_at_each_threshold_edge() {
 
 #[test]
 fn window_is_half_open_at_the_start_and_closed_at_now() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     trajectory(
-        &sb,
+        &test,
         &[
             ("2026-02-09T12:00:00Z", "accepted", None), // exactly now − 24 h: out
             ("2026-02-09T12:00:00.001Z", "accepted", None), // just inside
@@ -145,12 +148,12 @@ fn window_is_half_open_at_the_start_and_closed_at_now() {
             ("2026-01-01T00:00:00Z", "accepted", None),
         ],
     );
-    let k = kpi(&sb, &[]);
+    let k = kpi(&test, &[]);
     assert_eq!(k["windowHours"], 24);
     assert_eq!(k["windowRows"], 3);
-    let k = kpi(&sb, &["--window-hours", "1000"]);
+    let k = kpi(&test, &["--window-hours", "1000"]);
     assert_eq!(k["windowRows"], 5);
-    let k = kpi(&sb, &["--window-hours", "0.5"]);
+    let k = kpi(&test, &["--window-hours", "0.5"]);
     assert_eq!(
         (k["windowHours"].clone(), k["windowRows"].clone()),
         (json!(0.5), json!(2))
@@ -159,9 +162,9 @@ fn window_is_half_open_at_the_start_and_closed_at_now() {
 
 #[test]
 fn active_workers_default_to_distinct_issue_ids_in_the_window() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     trajectory(
-        &sb,
+        &test,
         &[
             ("2026-02-10T10:00:00Z", "accepted", Some("bd-1")),
             ("2026-02-10T10:00:00Z", "accepted", Some("bd-2")),
@@ -170,13 +173,13 @@ fn active_workers_default_to_distinct_issue_ids_in_the_window() {
             ("2026-01-01T10:00:00Z", "accepted", Some("bd-old")),
         ],
     );
-    let k = kpi(&sb, &[]);
+    let k = kpi(&test, &[]);
     assert_eq!(k["activeWorkers"], 2);
     assert_eq!(k["throughputPerWorkerPerDay"], 1.5);
     // No issue ids: at least one worker. An explicit 0 is reported but counts as 1.
-    trajectory(&sb, &[("2026-02-10T10:00:00Z", "accepted", None); 3]);
-    assert_eq!(kpi(&sb, &[])["activeWorkers"], 1);
-    let k = kpi(&sb, &["--active-workers", "0"]);
+    trajectory(&test, &[("2026-02-10T10:00:00Z", "accepted", None); 3]);
+    assert_eq!(kpi(&test, &[])["activeWorkers"], 1);
+    let k = kpi(&test, &["--active-workers", "0"]);
     assert_eq!(
         (
             k["activeWorkers"].clone(),
@@ -188,22 +191,21 @@ fn active_workers_default_to_distinct_issue_ids_in_the_window() {
 
 #[test]
 fn bad_input_is_exit_2() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-kpi", "--now", "noon"])
-        .expect_error(2, "--now");
-    sb.tusk(&["harness-kpi", "--window-hours", "0"])
-        .expect_error(2, "--window-hours");
-    sb.tusk(&["harness-kpi", "--window-hours", "-3"])
-        .expect_error(2, "--window-hours");
-    sb.tusk(&["harness-kpi", "--window-hours", "inf"])
-        .expect_error(2, "--window-hours");
-    sb.write(T, "{}\n");
-    sb.tusk(&["harness-kpi", "--now", NOW])
-        .expect_error(2, "line 1");
+    let test = Test::new();
+    test.run(&["harness-kpi", "--now", "noon"])
+        .error(2, "--now");
+    test.run(&["harness-kpi", "--window-hours", "0"])
+        .error(2, "--window-hours");
+    test.run(&["harness-kpi", "--window-hours", "-3"])
+        .error(2, "--window-hours");
+    test.run(&["harness-kpi", "--window-hours", "inf"])
+        .error(2, "--window-hours");
+    test.write(T, "{}\n");
+    test.run(&["harness-kpi", "--now", NOW]).error(2, "line 1");
     // An absent trajectory is no data, not an error.
-    let other = sb.path("none.jsonl");
-    let k = sb
-        .tusk(&[
+    let other = test.path("none.jsonl");
+    let k = test
+        .run(&[
             "harness-kpi",
             "--path",
             other.to_str().unwrap(),
@@ -211,7 +213,7 @@ fn bad_input_is_exit_2() {
             NOW,
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     assert_eq!(k["decision"], "insufficient_data");
 }

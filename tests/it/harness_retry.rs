@@ -5,33 +5,31 @@
 
 use crate::common::*;
 use serde_json::{json, Value};
-use std::process::Command;
 
 /// `tusk` with extra environment variables (the issue-context sources).
-fn tusk_env(s: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.args(args).current_dir(s.dir.path());
+fn tusk_env(s: &Test, args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
+    let mut tusk = s.tusk(args);
     for k in [
         "PREMATH_ACTIVE_ISSUE_ID",
         "PREMATH_ISSUE_ID",
         "PREMATH_HARNESS_SESSION_PATH",
         "PREMATH_ISSUES_PATH",
     ] {
-        cmd.env_remove(k);
+        tusk = tusk.env_remove(k);
     }
     for (k, v) in env {
-        cmd.env(k, v);
+        tusk = tusk.env(k, v);
     }
-    let out = cmd.output().unwrap();
+    let out = tusk.run();
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (
-        out.status.code().unwrap(),
+        out.code(),
         json,
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
 }
 
-fn decide(s: &Scratch, class: &str, attempt: &str) -> Value {
+fn decide(s: &Test, class: &str, attempt: &str) -> Value {
     let (code, v, err) = tusk_env(
         s,
         &[
@@ -49,14 +47,14 @@ fn decide(s: &Scratch, class: &str, attempt: &str) -> Value {
     v
 }
 
-fn issue(s: &Scratch, id: &str) -> Value {
-    let out = s.tusk(&["issue", "show", id, "--json"]);
+fn issue(s: &Test, id: &str) -> Value {
+    let out = s.run(&["issue", "show", id, "--json"]);
     serde_json::from_slice::<Value>(&out.stdout).unwrap()["issue"].clone()
 }
 
 /// `tusk harness-retry escalate --failure-class check_failed` plus `extra`, with
 /// no issue-context variables set.
-fn escalate(s: &Scratch, extra: &[&str]) -> (i32, Value, String) {
+fn escalate(s: &Test, extra: &[&str]) -> (i32, Value, String) {
     let mut args = vec![
         "harness-retry",
         "escalate",
@@ -69,7 +67,7 @@ fn escalate(s: &Scratch, extra: &[&str]) -> (i32, Value, String) {
 
 #[test]
 fn every_rule_kind_and_the_attempt_rule() {
-    let s = Scratch::new();
+    let s = Test::new();
     for (class, attempt, rule, retry, backoff, action) in [
         (
             "scheme_eval.timeout",
@@ -162,7 +160,7 @@ fn every_rule_kind_and_the_attempt_rule() {
 
 #[test]
 fn a_policy_file_is_data_and_its_digest_is_checked() {
-    let s = Scratch::new();
+    let s = Test::new();
     // A policy written in the reference's format with one rule of our own.
     let mut doc = json!({
         "schema": 1, "policyKind": "ci.harness.retry.policy.v1", "policyId": "policy.test.v1",
@@ -211,9 +209,9 @@ fn a_policy_file_is_data_and_its_digest_is_checked() {
 
 #[test]
 fn every_escalation_action_and_the_store_afterwards() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
-    s.tusk(&["issue", "add", "Lexer"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
+    s.run(&["issue", "add", "Lexer"]);
     // stop: no mutation, and no issue context needed at all.
     let before = std::fs::read_to_string(s.path(".premath/issues.jsonl")).unwrap();
     let (code, v, _) = tusk_env(
@@ -264,7 +262,7 @@ fn every_escalation_action_and_the_store_afterwards() {
         .unwrap()
         .starts_with("[harness-escalation]"));
     // mark_blocked: the issue blocked, the note added to its notes, once.
-    s.tusk(&["issue", "update", "bd-2", "--notes", "earlier note"]);
+    s.run(&["issue", "update", "bd-2", "--notes", "earlier note"]);
     for _ in 0..2 {
         let (code, v, err) = tusk_env(
             &s,
@@ -302,12 +300,12 @@ fn every_escalation_action_and_the_store_afterwards() {
 
 #[test]
 fn the_active_issue_comes_from_each_source_in_order() {
-    let s = Scratch::new();
+    let s = Test::new();
     for t in ["One", "Two", "Three", "Four"] {
-        s.tusk(&["issue", "add", t]);
+        s.run(&["issue", "add", t]);
     }
     // The session names bd-3 (read only when the earlier sources are silent).
-    s.tusk(&[
+    s.run(&[
         "harness-session",
         "write",
         "--state",
@@ -357,20 +355,20 @@ fn the_active_issue_comes_from_each_source_in_order() {
     // No session: the ready frontier, only when it holds exactly one issue.
     // (Each escalation above blocked its issue: two fresh ones are ready.)
     std::fs::remove_file(s.path(".premath/harness_session.json")).unwrap();
-    s.tusk(&["issue", "add", "Five"]);
-    s.tusk(&["issue", "add", "Six"]);
+    s.run(&["issue", "add", "Five"]);
+    s.run(&["issue", "add", "Six"]);
     let (code, _, err) = escalate(&s, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_issue_context_ambiguous"), "{err}");
-    let one = Scratch::new();
-    one.tusk(&["issue", "add", "Only"]);
+    let one = Test::new();
+    one.run(&["issue", "add", "Only"]);
     let (code, v, err) = escalate(&one, &["--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         (v["issueId"].clone(), v["issueContext"].clone()),
         (json!("bd-1"), json!("ready-frontier"))
     );
-    let none = Scratch::new();
+    let none = Test::new();
     let (code, _, err) = escalate(&none, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("escalation_issue_context_unbound"), "{err}");
@@ -380,7 +378,7 @@ fn the_active_issue_comes_from_each_source_in_order() {
     assert_eq!(code, 2);
     assert!(err.contains("escalation_session_invalid"), "{err}");
     // One that cannot be read (a directory where the file should be).
-    let dir = Scratch::new();
+    let dir = Test::new();
     std::fs::create_dir_all(dir.path(".premath/harness_session.json")).unwrap();
     let (code, _, err) = escalate(&dir, &[]);
     assert_eq!(code, 2);
@@ -389,8 +387,8 @@ fn the_active_issue_comes_from_each_source_in_order() {
 
 #[test]
 fn escalations_that_cannot_be_carried_out_fail_closed() {
-    let s = Scratch::new();
-    s.tusk(&["issue", "add", "Parser"]);
+    let s = Test::new();
+    s.run(&["issue", "add", "Parser"]);
     // mark_blocked on an issue that does not exist.
     let (code, _, err) = escalate(&s, &["--issue-id", "bd-99"]);
     assert_eq!(code, 2);

@@ -1,25 +1,25 @@
 //! `tusk harness-session write|read|bootstrap` through the binary.
 
-use crate::harness_support::Sandbox;
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const S: &str = ".premath/harness_session.json";
 
 /// Writes a session; returns the session as printed (premath's
 /// `{action, path, session}` under `--json`).
-fn write(sb: &Sandbox, now: &str, extra: &[&str]) -> Value {
+fn write(test: &Test, now: &str, extra: &[&str]) -> Value {
     let mut args = vec!["harness-session", "write", "--now", now, "--json"];
     args.extend_from_slice(extra);
-    let out = sb.tusk(&args).expect(0).json();
+    let out = test.run(&args).status(0).json();
     assert_eq!(out["action"], "harness-session.write");
     out["session"].clone()
 }
 
 #[test]
 fn new_session_has_derived_id_and_normalized_fields() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T10:00:00Z",
         &[
             "--state",
@@ -56,9 +56,9 @@ fn new_session_has_derived_id_and_normalized_fields() {
     );
     // The file holds exactly what was printed, in the reference's key order
     // (no issuesSnapshotRef: there is no store at the default --issues path).
-    let stored: Value = serde_json::from_str(&sb.read(S)).unwrap();
+    let stored: Value = serde_json::from_str(&test.read(S)).unwrap();
     assert_eq!(stored, s);
-    let text = sb.read(S);
+    let text = test.read(S);
     let keys: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("  \""))
@@ -81,10 +81,13 @@ fn new_session_has_derived_id_and_normalized_fields() {
     );
     // Readable by the team, as premath's artifacts are (not a temp file's 0600).
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(sb.path(S)).unwrap().permissions().mode();
+    let mode = std::fs::metadata(test.path(S))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o644);
     // Without an issue id the id says "none".
-    let sb2 = Sandbox::new();
+    let sb2 = Test::new();
     let s2 = write(&sb2, "2026-02-01T10:00:00+02:00", &["--state", "stopped"]);
     assert_eq!(s2["sessionId"], "hs1_20260201T080000Z_none");
     assert_eq!(s2["stoppedAt"], "2026-02-01T08:00:00Z");
@@ -92,9 +95,9 @@ fn new_session_has_derived_id_and_normalized_fields() {
 
 #[test]
 fn update_in_place_keeps_identity_and_refreshes_updated_at() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     write(
-        &sb,
+        &test,
         "2026-02-01T10:00:00Z",
         &[
             "--state",
@@ -108,7 +111,7 @@ fn update_in_place_keeps_identity_and_refreshes_updated_at() {
         ],
     );
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T11:30:00Z",
         &[
             "--state",
@@ -133,7 +136,7 @@ fn update_in_place_keeps_identity_and_refreshes_updated_at() {
 
     // Staying stopped keeps stoppedAt; blank inputs do not clear stored values.
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T12:00:00Z",
         &[
             "--state",
@@ -151,29 +154,29 @@ fn update_in_place_keeps_identity_and_refreshes_updated_at() {
 
     // Back to active drops stoppedAt; an explicit session id overrides.
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T13:00:00Z",
         &["--state", "active", "--session-id", "custom-1"],
     );
     assert!(s.get("stoppedAt").is_none());
     assert_eq!(s["sessionId"], "custom-1");
     assert_eq!(s["startedAt"], "2026-02-01T10:00:00Z");
-    let s = write(&sb, "2026-02-01T14:00:00Z", &["--state", "active"]);
+    let s = write(&test, "2026-02-01T14:00:00Z", &["--state", "active"]);
     assert_eq!(s["sessionId"], "custom-1");
 }
 
 #[test]
 fn real_clock_refreshes_updated_at() {
-    let sb = Sandbox::new();
-    let a = sb
-        .tusk(&["harness-session", "write", "--state", "active", "--json"])
-        .expect(0)
+    let test = Test::new();
+    let a = test
+        .run(&["harness-session", "write", "--state", "active", "--json"])
+        .status(0)
         .json();
     // Timestamps are whole seconds (as the reference's): wait for the next one.
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    let b = sb
-        .tusk(&["harness-session", "write", "--state", "active", "--json"])
-        .expect(0)
+    let b = test
+        .run(&["harness-session", "write", "--state", "active", "--json"])
+        .status(0)
         .json();
     let (a, b) = (&a["session"], &b["session"]);
     assert_eq!(a["startedAt"], b["startedAt"]);
@@ -184,10 +187,10 @@ fn real_clock_refreshes_updated_at() {
 
 #[test]
 fn unknown_members_survive_an_update() {
-    let sb = Sandbox::new();
-    sb.write(S, r#"{"schema":1,"sessionKind":"premath.harness.session.v1","sessionId":"s1","state":"active",
+    let test = Test::new();
+    test.write(S, r#"{"schema":1,"sessionKind":"premath.harness.session.v1","sessionId":"s1","state":"active",
         "startedAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z","x-extension":{"keep":[1,2]}}"#);
-    let s = write(&sb, "2026-02-01T00:00:00Z", &["--state", "active"]);
+    let s = write(&test, "2026-02-01T00:00:00Z", &["--state", "active"]);
     assert_eq!(s["x-extension"], json!({"keep": [1, 2]}));
     assert_eq!(s["sessionId"], "s1");
 }
@@ -212,24 +215,28 @@ fn malformed_session_is_exit_2_never_a_fresh_start() {
         (&good.replace(",\"sessionId\":\"s1\"", ""), "sessionId"),
         (&good.replace("}", ",\"witnessRefs\":\"w\"}"), "witnessRefs"),
     ] {
-        let sb = Sandbox::new();
-        sb.write(S, bad);
-        sb.tusk(&["harness-session", "read", "--json"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-session", "bootstrap", "--json"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-session", "write", "--state", "active", "--json"])
-            .expect_error(2, needle);
-        assert_eq!(sb.read(S), bad, "the malformed file must be left as it was");
+        let test = Test::new();
+        test.write(S, bad);
+        test.run(&["harness-session", "read", "--json"])
+            .error(2, needle);
+        test.run(&["harness-session", "bootstrap", "--json"])
+            .error(2, needle);
+        test.run(&["harness-session", "write", "--state", "active", "--json"])
+            .error(2, needle);
+        assert_eq!(
+            test.read(S),
+            bad,
+            "the malformed file must be left as it was"
+        );
     }
 }
 
 #[test]
 fn bad_flag_values_are_exit_2() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-session", "write", "--state", "paused"])
-        .expect_error(2, "--state");
-    sb.tusk(&[
+    let test = Test::new();
+    test.run(&["harness-session", "write", "--state", "paused"])
+        .error(2, "--state");
+    test.run(&[
         "harness-session",
         "write",
         "--state",
@@ -237,32 +244,32 @@ fn bad_flag_values_are_exit_2() {
         "--now",
         "yesterday",
     ])
-    .expect_error(2, "--now");
-    assert!(!sb.path(S).exists());
+    .error(2, "--now");
+    assert!(!test.path(S).exists());
     // Without --state the session is written stopped (as premath).
-    let s = write(&sb, "2026-02-01T10:00:00Z", &[]);
+    let s = write(&test, "2026-02-01T10:00:00Z", &[]);
     assert_eq!(s["state"], "stopped");
     assert_eq!(s["stoppedAt"], "2026-02-01T10:00:00Z");
 }
 
 #[test]
 fn read_prints_the_session_and_missing_is_refused() {
-    let sb = Sandbox::new();
-    sb.tusk(&["harness-session", "read", "--json"])
-        .expect_error(1, "no session");
+    let test = Test::new();
+    test.run(&["harness-session", "read", "--json"])
+        .error(1, "no session");
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T10:00:00Z",
         &["--state", "active", "--summary", "hello"],
     );
-    let read = sb
-        .tusk(&["harness-session", "read", "--json"])
-        .expect(0)
+    let read = test
+        .run(&["harness-session", "read", "--json"])
+        .status(0)
         .json();
     assert_eq!(read["action"], "harness-session.read");
     assert_eq!(read["path"], S);
     assert_eq!(read["session"], s);
-    let text = sb.tusk(&["harness-session", "read"]).expect(0).stdout;
+    let text = test.run(&["harness-session", "read"]).status(0).stdout();
     assert_eq!(
         text,
         format!(
@@ -270,9 +277,9 @@ fn read_prints_the_session_and_missing_is_refused() {
         )
     );
     // --path elsewhere.
-    let other = sb.path("elsewhere/s.json");
+    let other = test.path("elsewhere/s.json");
     let other = other.to_str().unwrap();
-    sb.tusk(&[
+    test.run(&[
         "harness-session",
         "write",
         "--path",
@@ -280,10 +287,10 @@ fn read_prints_the_session_and_missing_is_refused() {
         "--state",
         "stopped",
     ])
-    .expect(0);
-    let s = sb
-        .tusk(&["harness-session", "read", "--path", other, "--json"])
-        .expect(0)
+    .status(0);
+    let s = test
+        .run(&["harness-session", "read", "--path", other, "--json"])
+        .status(0)
         .json();
     assert_eq!(s["session"]["state"], "stopped");
     assert_eq!(s["path"], other);
@@ -291,10 +298,10 @@ fn read_prints_the_session_and_missing_is_refused() {
 
 #[test]
 fn bootstrap_modes_and_feature_projection() {
-    let sb = Sandbox::new();
-    let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+    let test = Test::new();
+    let b = test
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "fresh");
     assert_eq!(b["bootstrapKind"], "premath.harness.bootstrap.v1");
@@ -308,7 +315,7 @@ fn bootstrap_modes_and_feature_projection() {
     assert_eq!(b["instructionRefs"], json!([]));
 
     write(
-        &sb,
+        &test,
         "2026-02-01T10:00:00Z",
         &[
             "--state",
@@ -321,18 +328,18 @@ fn bootstrap_modes_and_feature_projection() {
             "verify",
         ],
     );
-    let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+    let b = test
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "attach");
     assert_eq!(b["issueId"], "bd-3");
     assert_eq!(b["summary"], "working");
     assert_eq!(b["nextStep"], "verify");
 
-    write(&sb, "2026-02-01T11:00:00Z", &["--state", "stopped"]);
+    write(&test, "2026-02-01T11:00:00Z", &["--state", "stopped"]);
     let led = ".premath/harness_feature_ledger.json";
-    sb.tusk(&[
+    test.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -344,8 +351,8 @@ fn bootstrap_modes_and_feature_projection() {
         "--verification-ref",
         "ci://1",
     ])
-    .expect(0);
-    sb.tusk(&[
+    .status(0);
+    test.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -355,10 +362,10 @@ fn bootstrap_modes_and_feature_projection() {
         "--status",
         "pending",
     ])
-    .expect(0);
-    let b = sb
-        .tusk(&["harness-session", "bootstrap", "--json"])
-        .expect(0)
+    .status(0);
+    let b = test
+        .run(&["harness-session", "bootstrap", "--json"])
+        .status(0)
         .json();
     assert_eq!(b["mode"], "resume");
     assert_eq!(b["stoppedAt"], "2026-02-01T11:00:00Z");
@@ -367,9 +374,9 @@ fn bootstrap_modes_and_feature_projection() {
     assert_eq!(b["featureCount"], 2);
 
     // An explicit ledger path; all closed → no next feature.
-    let other = sb.path("other-ledger.json");
+    let other = test.path("other-ledger.json");
     let other = other.to_str().unwrap();
-    sb.tusk(&[
+    test.run(&[
         "harness-feature",
         "write",
         "--path",
@@ -381,47 +388,46 @@ fn bootstrap_modes_and_feature_projection() {
         "--verification-ref",
         "ci://2",
     ])
-    .expect(0);
-    let b = sb
-        .tusk(&[
+    .status(0);
+    let b = test
+        .run(&[
             "harness-session",
             "bootstrap",
             "--feature-ledger",
             other,
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     assert_eq!(b["featureClosureComplete"], true);
     assert_eq!(b["featureCount"], 1);
     assert!(b["nextFeatureId"].is_null());
 
     // A broken ledger is unusable input, not "no ledger".
-    sb.write(led, "{\"schema\":1");
-    sb.tusk(&["harness-session", "bootstrap", "--json"])
-        .expect_error(2, "failed to project harness feature ledger .premath/harness_feature_ledger.json: unable to parse");
+    test.write(led, "{\"schema\":1");
+    test.run(&["harness-session", "bootstrap", "--json"])
+        .error(2, "failed to project harness feature ledger .premath/harness_feature_ledger.json: unable to parse");
     // So is one its check rejects (as the reference): a completed feature
     // without a verification ref, or no feature at all.
-    sb.write(
+    test.write(
         led,
         r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[{"featureId":"a","status":"completed","updatedAt":"t"}]}"#,
     );
-    sb.tusk(&["harness-session", "bootstrap", "--json"])
-        .expect_error(
-            2,
-            "ledger rejected: harness_feature_ledger.completed_missing_verification_ref",
-        );
-    sb.write(
+    test.run(&["harness-session", "bootstrap", "--json"]).error(
+        2,
+        "ledger rejected: harness_feature_ledger.completed_missing_verification_ref",
+    );
+    test.write(
         led,
         r#"{"schema":1,"ledgerKind":"premath.harness.feature_ledger.v1","updatedAt":"t","features":[]}"#,
     );
-    sb.tusk(&["harness-session", "bootstrap"])
-        .expect_error(2, "ledger rejected: harness_feature_ledger.empty");
+    test.run(&["harness-session", "bootstrap"])
+        .error(2, "ledger rejected: harness_feature_ledger.empty");
 
-    let text = sb
-        .tusk(&["harness-session", "bootstrap", "--feature-ledger", other])
-        .expect(0)
-        .stdout;
+    let text = test
+        .run(&["harness-session", "bootstrap", "--feature-ledger", other])
+        .status(0)
+        .stdout();
     assert!(
         text.starts_with(&format!(
             "premath harness-session bootstrap\n  Session Ref: {S}\n  Mode: resume\n"
@@ -432,8 +438,8 @@ fn bootstrap_modes_and_feature_projection() {
 
 const ISSUES: &str = ".premath/issues.jsonl";
 
-fn snapshot(sb: &Sandbox, now: &str) -> String {
-    let s = write(sb, now, &["--state", "active", "--issues", ISSUES]);
+fn snapshot(test: &Test, now: &str) -> String {
+    let s = write(test, now, &["--state", "active", "--issues", ISSUES]);
     assert_eq!(s["issuesPath"], ISSUES);
     s["issuesSnapshotRef"]
         .as_str()
@@ -443,18 +449,18 @@ fn snapshot(sb: &Sandbox, now: &str) -> String {
 
 #[test]
 fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     // No store: the path is recorded, no ref (as the reference).
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T09:00:00Z",
         &["--state", "active", "--issues", ISSUES],
     );
     assert_eq!(s["issuesPath"], ISSUES);
     assert!(s.get("issuesSnapshotRef").is_none(), "{s}");
     // An empty store has the digest of nothing.
-    sb.write(ISSUES, "");
-    let empty = snapshot(&sb, "2026-02-01T10:00:00Z");
+    test.write(ISSUES, "");
+    let empty = snapshot(&test, "2026-02-01T10:00:00Z");
     assert_eq!(
         empty,
         "iss1_e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -462,20 +468,20 @@ fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
 
     let a = r#"{"id":"bd-1","title":"A","status":"open","dependencies":[{"issue_id":"bd-1","depends_on_id":"bd-2","type":"blocks"},{"issue_id":"bd-1","depends_on_id":"bd-0","type":"related"}]}"#;
     let b = r#"{"id":"bd-2","title":"B","status":"open"}"#;
-    sb.write(ISSUES, &format!("{a}\n{b}\n"));
-    let r1 = snapshot(&sb, "2026-02-01T10:01:00Z");
+    test.write(ISSUES, &format!("{a}\n{b}\n"));
+    let r1 = snapshot(&test, "2026-02-01T10:01:00Z");
     assert_ne!(r1, empty);
     assert!(r1.starts_with("iss1_") && r1.len() == 5 + 64, "{r1}");
     // Unchanged store: same ref, on every write.
-    assert_eq!(snapshot(&sb, "2026-02-01T10:02:00Z"), r1);
+    assert_eq!(snapshot(&test, "2026-02-01T10:02:00Z"), r1);
     // Same memory in another layout (line order, key order, dependency order, an
     // overridden duplicate line, blank lines): same ref.
     let a_reordered = r#"{"dependencies":[{"depends_on_id":"bd-0","issue_id":"bd-1","type":"related"},{"type":"blocks","issue_id":"bd-1","depends_on_id":"bd-2"}],"status":"open","title":"A","id":"bd-1"}"#;
-    sb.write(
+    test.write(
         ISSUES,
         &format!("{b}\n\n{{\"id\":\"bd-1\",\"title\":\"old\"}}\n{a_reordered}\n"),
     );
-    assert_eq!(snapshot(&sb, "2026-02-01T10:03:00Z"), r1);
+    assert_eq!(snapshot(&test, "2026-02-01T10:03:00Z"), r1);
 
     // Any mutation moves it: a status change, a new issue, a removed dependency.
     let mut seen = vec![empty.clone(), r1.clone()];
@@ -487,35 +493,35 @@ fn issues_snapshot_ref_is_stable_and_moves_with_every_mutation() {
             r#"{"id":"bd-1","title":"A","status":"open","dependencies":[{"issue_id":"bd-1","depends_on_id":"bd-2","type":"blocks"}]}"#
         ),
     ] {
-        sb.write(ISSUES, &store);
-        let r = snapshot(&sb, "2026-02-01T10:04:00Z");
+        test.write(ISSUES, &store);
+        let r = snapshot(&test, "2026-02-01T10:04:00Z");
         assert!(!seen.contains(&r), "ref did not change for {store}");
         seen.push(r);
     }
 
     // A store that does not load records the path and no ref (as the
     // reference), never a stale one.
-    sb.write(ISSUES, &format!("{a}\nnot json\n"));
-    let s = write(&sb, "2026-02-01T10:05:00Z", &["--state", "active"]);
+    test.write(ISSUES, &format!("{a}\nnot json\n"));
+    let s = write(&test, "2026-02-01T10:05:00Z", &["--state", "active"]);
     assert_eq!(s["issuesPath"], ISSUES);
     assert!(s.get("issuesSnapshotRef").is_none(), "{s}");
 
     // Every write records the --issues path (default .premath/issues.jsonl),
     // replacing the stored one; --issues-path is the older spelling.
-    sb.write(ISSUES, &format!("{a}\n{b}\n"));
-    let s = write(&sb, "2026-02-01T10:06:00Z", &["--state", "stopped"]);
+    test.write(ISSUES, &format!("{a}\n{b}\n"));
+    let s = write(&test, "2026-02-01T10:06:00Z", &["--state", "stopped"]);
     assert_eq!(s["issuesPath"], ISSUES);
     assert_eq!(s["issuesSnapshotRef"], r1.as_str());
-    sb.write("other/issues.jsonl", b);
+    test.write("other/issues.jsonl", b);
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T10:07:00Z",
         &["--state", "stopped", "--issues", " other/issues.jsonl "],
     );
     assert_eq!(s["issuesPath"], "other/issues.jsonl");
     assert!(!seen.contains(&s["issuesSnapshotRef"].as_str().unwrap().to_string()));
     let s = write(
-        &sb,
+        &test,
         "2026-02-01T10:08:00Z",
         &["--state", "stopped", "--issues-path", "missing.jsonl"],
     );

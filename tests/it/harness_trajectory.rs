@@ -1,12 +1,12 @@
 //! `tusk harness-trajectory append|query` through the binary.
 
-use crate::harness_support::{run_with, Sandbox};
+use crate::common::Test;
 use serde_json::{json, Value};
 
 const T: &str = ".premath/harness_trajectory.jsonl";
 
-fn append(sb: &Sandbox, step: &str, action: &str, class: &str, finished: &str) -> Value {
-    sb.tusk(&[
+fn append(test: &Test, step: &str, action: &str, class: &str, finished: &str) -> Value {
+    test.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -19,14 +19,14 @@ fn append(sb: &Sandbox, step: &str, action: &str, class: &str, finished: &str) -
         finished,
         "--json",
     ])
-    .expect(0)
+    .status(0)
     .json()
 }
 
-fn query(sb: &Sandbox, args: &[&str]) -> Value {
+fn query(test: &Test, args: &[&str]) -> Value {
     let mut all = vec!["harness-trajectory", "query", "--json"];
     all.extend_from_slice(args);
-    sb.tusk(&all).expect(0).json()
+    test.run(&all).status(0).json()
 }
 
 fn step_ids(projection: &Value) -> Vec<String> {
@@ -46,9 +46,9 @@ fn step_ids(projection: &Value) -> Vec<String> {
 
 #[test]
 fn append_creates_the_file_and_writes_one_normalized_line() {
-    let sb = Sandbox::new();
-    let out = sb
-        .tusk(&[
+    let test = Test::new();
+    let out = test
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -77,7 +77,7 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "i://1",
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     let row = json!({
         "schema": 1, "stepKind": "premath.harness.step.v1", "stepId": "s1", "action": "issue.claim",
@@ -86,15 +86,15 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
     });
     assert_eq!(
         out,
-        json!({"action": "harness-trajectory.append", "schema": 1, "path": sb.trajectory_name(), "row": row})
+        json!({"action": "harness-trajectory.append", "schema": 1, "path": test.trajectory_name(), "row": row})
     );
-    let text = sb.read(T);
+    let text = test.read(T);
     assert_eq!(text.lines().count(), 1);
     assert!(text.ends_with('\n'));
     assert_eq!(serde_json::from_str::<Value>(text.trim_end()).unwrap(), row);
     // Default finishedAt is now, as RFC3339 UTC.
-    let out = sb
-        .tusk(&[
+    let out = test
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -105,15 +105,15 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "ok",
             "--json",
         ])
-        .expect(0)
+        .status(0)
         .json();
     let finished = out["row"]["finishedAt"].as_str().unwrap();
     assert!(
         chrono::DateTime::parse_from_rfc3339(finished).is_ok() && finished.ends_with('Z'),
         "{finished}"
     );
-    let text = sb
-        .tusk(&[
+    let text = test
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -123,20 +123,20 @@ fn append_creates_the_file_and_writes_one_normalized_line() {
             "--result-class",
             "ok",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert_eq!(
         text,
         format!(
             "premath harness-trajectory append\n  Step ID: s3\n  Result Class: ok\n  Path: {}\n",
-            sb.trajectory_name()
+            test.trajectory_name()
         )
     );
 }
 
 #[test]
 fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     for (flag, value) in [
         ("--finished-at", "2026-02-30T00:00:00Z"),
         ("--finished-at", "2026-02-01"),
@@ -163,9 +163,9 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         } else {
             "finishedAt"
         };
-        sb.tusk(&args).expect_error(2, name);
+        test.run(&args).error(2, name);
     }
-    sb.tusk(&[
+    test.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -175,8 +175,8 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         "--result-class",
         "ok",
     ])
-    .expect_error(2, "stepId");
-    sb.tusk(&[
+    .error(2, "stepId");
+    test.run(&[
         "harness-trajectory",
         "append",
         "--step-id",
@@ -186,38 +186,38 @@ fn malformed_timestamps_and_empty_required_fields_are_rejected_at_append() {
         "--result-class",
         "",
     ])
-    .expect_error(2, "resultClass");
+    .error(2, "resultClass");
     assert!(
-        !sb.path(T).exists() || sb.read(T).is_empty(),
+        !test.path(T).exists() || test.read(T).is_empty(),
         "nothing may be written"
     );
 }
 
 #[test]
 fn projection_order_counts_and_modes() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     // Same instant written three ways; newest first, ties broken by stepId
     // then action, both ascending (as the reference does).
-    append(&sb, "b", "x", "accepted", "2026-02-01T10:00:00Z");
+    append(&test, "b", "x", "accepted", "2026-02-01T10:00:00Z");
     append(
-        &sb,
+        &test,
         "a",
         "y",
         "Verified-Accept",
         "2026-02-01T11:00:00+01:00",
     );
     append(
-        &sb,
+        &test,
         "b",
         "z",
         "transient.timeout",
         "2026-02-01T10:00:00.000Z",
     );
-    append(&sb, "c", "x", "rejected", "2026-02-01T09:59:59.999Z");
-    append(&sb, "a", "x", "Rate-Limit", "2026-02-01T12:00:00Z");
-    append(&sb, "d", "x", "OK", "2026-01-31T00:00:00Z");
-    append(&sb, "e", "x", "network_down", "2026-02-01T10:00:00.5Z");
-    let p = query(&sb, &[]);
+    append(&test, "c", "x", "rejected", "2026-02-01T09:59:59.999Z");
+    append(&test, "a", "x", "Rate-Limit", "2026-02-01T12:00:00Z");
+    append(&test, "d", "x", "OK", "2026-01-31T00:00:00Z");
+    append(&test, "e", "x", "network_down", "2026-02-01T10:00:00.5Z");
+    let p = query(&test, &[]);
     assert_eq!(
         p["projectionKind"],
         "premath.harness.trajectory.projection.v1"
@@ -233,7 +233,7 @@ fn projection_order_counts_and_modes() {
         ["a/x", "e/x", "a/y", "b/x", "b/z", "c/x", "d/x"]
     );
 
-    let f = query(&sb, &["--mode", "failed"]);
+    let f = query(&test, &["--mode", "failed"]);
     assert_eq!(step_ids(&f), ["a/x", "e/x", "b/z", "c/x"]);
     assert_eq!(
         (
@@ -243,22 +243,22 @@ fn projection_order_counts_and_modes() {
         ),
         (json!(7), json!(4), json!(4))
     );
-    let r = query(&sb, &["--mode", "retry-needed", "--limit", "2"]);
+    let r = query(&test, &["--mode", "retry-needed", "--limit", "2"]);
     assert_eq!(step_ids(&r), ["a/x", "e/x"]);
     assert_eq!(r["count"], 2);
     assert_eq!(r["retryNeededCount"], 3);
-    let z = query(&sb, &["--limit", "0"]);
+    let z = query(&test, &["--limit", "0"]);
     assert_eq!(z["count"], 0);
     assert_eq!(z["items"], json!([]));
     assert_eq!(z["totalCount"], 7);
     // Items are the stored rows.
     assert_eq!(
         p["items"][0],
-        serde_json::from_str::<Value>(sb.read(T).lines().nth(4).unwrap()).unwrap()
+        serde_json::from_str::<Value>(test.read(T).lines().nth(4).unwrap()).unwrap()
     );
 
-    let text = sb
-        .tusk(&[
+    let text = test
+        .run(&[
             "harness-trajectory",
             "query",
             "--mode",
@@ -266,12 +266,12 @@ fn projection_order_counts_and_modes() {
             "--limit",
             "1",
         ])
-        .expect(0)
-        .stdout;
+        .status(0)
+        .stdout();
     assert!(
         text.starts_with(&format!(
             "premath harness-trajectory query\n  Path: {}\n  Mode: failed\n  Count: 1 (total=7, failed=4, retry_needed=3)\n",
-            sb.trajectory_name()
+            test.trajectory_name()
         )),
         "{text}"
     );
@@ -280,14 +280,14 @@ fn projection_order_counts_and_modes() {
         "{text}"
     );
 
-    sb.tusk(&["harness-trajectory", "query", "--mode", "oldest"])
-        .expect_error(2, "--mode");
+    test.run(&["harness-trajectory", "query", "--mode", "oldest"])
+        .error(2, "--mode");
 }
 
 #[test]
 fn default_limit_is_twenty_and_absent_file_is_empty() {
-    let sb = Sandbox::new();
-    let p = query(&sb, &[]);
+    let test = Test::new();
+    let p = query(&test, &[]);
     assert_eq!(
         (p["totalCount"].clone(), p["count"].clone()),
         (json!(0), json!(0))
@@ -299,8 +299,8 @@ fn default_limit_is_twenty_and_absent_file_is_empty() {
             i % 60
         ));
     }
-    sb.write(T, &text);
-    let p = query(&sb, &[]);
+    test.write(T, &text);
+    let p = query(&test, &[]);
     assert_eq!(p["count"], 20);
     assert_eq!(p["items"][0]["stepId"], "s44");
     assert_eq!(p["items"][19]["stepId"], "s25");
@@ -310,32 +310,32 @@ const ROW: &str = r#"{"schema":1,"stepKind":"premath.harness.step.v1","stepId":"
 
 #[test]
 fn torn_last_line_is_skipped_with_a_warning_and_repaired_by_the_next_append() {
-    let sb = Sandbox::new();
-    if sb.db.is_some() {
+    let test = Test::new();
+    if test.db.is_some() {
         // A database row is committed whole: only a file has a torn tail.
         return;
     }
-    sb.write(T, &format!("{ROW}\n{}", &ROW[..40]));
-    let run = sb
-        .tusk(&["harness-trajectory", "query", "--json"])
-        .expect(0);
+    test.write(T, &format!("{ROW}\n{}", &ROW[..40]));
+    let run = test
+        .run(&["harness-trajectory", "query", "--json"])
+        .status(0);
     assert_eq!(run.json()["totalCount"], 1);
     assert!(
-        run.stderr.contains("warning")
-            && run.stderr.contains("line 2")
-            && run.stderr.contains("torn"),
+        run.stderr().contains("warning")
+            && run.stderr().contains("line 2")
+            && run.stderr().contains("torn"),
         "{run:?}"
     );
     // KPI reads the same way.
-    let run = sb
-        .tusk(&["harness-kpi", "--now", "2026-02-01T01:00:00Z", "--json"])
-        .expect(0);
+    let run = test
+        .run(&["harness-kpi", "--now", "2026-02-01T01:00:00Z", "--json"])
+        .status(0);
     assert_eq!(run.json()["windowRows"], 1);
-    assert!(run.stderr.contains("torn"), "{run:?}");
+    assert!(run.stderr().contains("torn"), "{run:?}");
 
     // The next append moves the torn bytes aside and starts on a line of its own.
-    let run = sb
-        .tusk(&[
+    let run = test
+        .run(&[
             "harness-trajectory",
             "append",
             "--step-id",
@@ -347,26 +347,26 @@ fn torn_last_line_is_skipped_with_a_warning_and_repaired_by_the_next_append() {
             "--finished-at",
             "2026-02-01T00:00:01Z",
         ])
-        .expect(0);
-    assert!(run.stderr.contains(".torn"), "{run:?}");
-    assert_eq!(sb.read(&format!("{T}.torn")), format!("{}\n", &ROW[..40]));
-    let run = sb
-        .tusk(&["harness-trajectory", "query", "--json"])
-        .expect(0);
+        .status(0);
+    assert!(run.stderr().contains(".torn"), "{run:?}");
+    assert_eq!(test.read(&format!("{T}.torn")), format!("{}\n", &ROW[..40]));
+    let run = test
+        .run(&["harness-trajectory", "query", "--json"])
+        .status(0);
     assert_eq!(run.json()["totalCount"], 2);
-    assert!(run.stderr.is_empty(), "{run:?}");
+    assert!(run.stderr().is_empty(), "{run:?}");
 
     // A complete last row that only lacks its newline is a row, and is kept.
-    sb.write(T, ROW);
-    assert_eq!(query(&sb, &[])["totalCount"], 1);
-    append(&sb, "s2", "a", "ok", "2026-02-01T00:00:01Z");
-    assert_eq!(query(&sb, &[])["totalCount"], 2);
-    assert_eq!(sb.read(T).lines().next().unwrap(), ROW);
+    test.write(T, ROW);
+    assert_eq!(query(&test, &[])["totalCount"], 1);
+    append(&test, "s2", "a", "ok", "2026-02-01T00:00:01Z");
+    assert_eq!(query(&test, &[])["totalCount"], 2);
+    assert_eq!(test.read(T).lines().next().unwrap(), ROW);
 }
 
 #[test]
 fn a_bad_line_anywhere_else_is_an_error_naming_it() {
-    let sb = Sandbox::new();
+    let test = Test::new();
     for (bad, needle) in [
         ("{not json}".to_string(), "line 2"),
         (ROW.replace("2026-02-01T00:00:00Z", "Feb 1"), "finishedAt"),
@@ -375,17 +375,15 @@ fn a_bad_line_anywhere_else_is_an_error_naming_it() {
         (ROW.replace("step.v1", "other"), "stepKind"),
         (ROW.replace("}", ",\"witnessRefs\":[null]}"), "line 2"),
     ] {
-        sb.write(T, &format!("{ROW}\n{bad}\n{ROW}\n"));
-        sb.tusk(&["harness-trajectory", "query"])
-            .expect_error(2, needle);
-        sb.tusk(&["harness-kpi", "--json"])
-            .expect_error(2, "line 2");
+        test.write(T, &format!("{ROW}\n{bad}\n{ROW}\n"));
+        test.run(&["harness-trajectory", "query"]).error(2, needle);
+        test.run(&["harness-kpi", "--json"]).error(2, "line 2");
     }
     // A torn-looking line that is not last is not forgiven.
-    sb.write(T, &format!("{}\n{ROW}\n", &ROW[..30]));
-    sb.tusk(&["harness-trajectory", "query"])
-        .expect_error(2, "line 1");
-    if sb.db.is_some() {
+    test.write(T, &format!("{}\n{ROW}\n", &ROW[..30]));
+    test.run(&["harness-trajectory", "query"])
+        .error(2, "line 1");
+    if test.db.is_some() {
         // A text column cannot hold invalid UTF-8: that corruption exists only in files.
         return;
     }
@@ -395,55 +393,45 @@ fn a_bad_line_anywhere_else_is_an_error_naming_it() {
     let pos = bytes.iter().rposition(|&b| b == 0xc3).unwrap();
     bytes[pos] = 0xff;
     bytes.push(b'\n');
-    std::fs::write(sb.path(T), bytes).unwrap();
-    sb.tusk(&["harness-trajectory", "query"])
-        .expect_error(2, "line 2");
+    std::fs::write(test.path(T), bytes).unwrap();
+    test.run(&["harness-trajectory", "query"])
+        .error(2, "line 2");
 }
 
 #[test]
 fn concurrent_appends_never_interleave_within_a_line() {
-    let sb = Sandbox::new();
-    let dir = sb.dir.path().to_path_buf();
-    let url = sb.db.as_ref().map(|db| db.url.clone());
+    let test = Test::new();
     let procs = 8;
     let per = 25;
     // Long refs make each line span many pages of a pipe-sized write.
     let big = "w://".to_string() + &"x".repeat(20_000);
-    let handles: Vec<_> = (0..procs)
-        .map(|p| {
-            let dir = dir.clone();
-            let url = url.clone();
+    std::thread::scope(|scope| {
+        for p in 0..procs {
+            let test = &test;
             let big = format!("{big}{p}");
-            std::thread::spawn(move || {
+            scope.spawn(move || {
                 for i in 0..per {
                     let step = format!("p{p}-{i}");
-                    run_with(
-                        &dir,
-                        &[
-                            "harness-trajectory",
-                            "append",
-                            "--step-id",
-                            &step,
-                            "--action",
-                            "a",
-                            "--result-class",
-                            "ok",
-                            "--finished-at",
-                            "2026-02-01T00:00:00Z",
-                            "--witness-ref",
-                            &big,
-                        ],
-                        url.as_deref(),
-                    )
-                    .expect(0);
+                    test.run(&[
+                        "harness-trajectory",
+                        "append",
+                        "--step-id",
+                        &step,
+                        "--action",
+                        "a",
+                        "--result-class",
+                        "ok",
+                        "--finished-at",
+                        "2026-02-01T00:00:00Z",
+                        "--witness-ref",
+                        &big,
+                    ])
+                    .status(0);
                 }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    let text = sb.read(T);
+            });
+        }
+    });
+    let text = test.read(T);
     let mut steps: Vec<String> = text
         .lines()
         .map(|l| {
@@ -457,5 +445,5 @@ fn concurrent_appends_never_interleave_within_a_line() {
     steps.sort();
     steps.dedup();
     assert_eq!(steps.len(), procs * per);
-    assert_eq!(query(&sb, &["--limit", "0"])["totalCount"], procs * per);
+    assert_eq!(query(&test, &["--limit", "0"])["totalCount"], procs * per);
 }

@@ -5,8 +5,8 @@
 use crate::common::*;
 use serde_json::{json, Value};
 
-fn run(s: &Scratch, args: &[&str]) -> (i32, String, String) {
-    let out = s.tusk(args);
+fn run(s: &Test, args: &[&str]) -> (i32, String, String) {
+    let out = s.run(args);
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
@@ -16,7 +16,7 @@ fn run(s: &Scratch, args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn fresh_init_prints_the_reference_json_and_an_empty_store_the_queue_reads() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, err) = run(&s, &["init", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -51,7 +51,7 @@ fn fresh_init_prints_the_reference_json_and_an_empty_store_the_queue_reads() {
 
 #[test]
 fn a_second_init_creates_nothing_and_leaves_the_store_untouched() {
-    let s = Scratch::new();
+    let s = Test::new();
     assert_eq!(run(&s, &["init", "repo"]).0, 0);
     let (code, _, err) = run(
         &s,
@@ -82,7 +82,7 @@ fn a_second_init_creates_nothing_and_leaves_the_store_untouched() {
 
 #[test]
 fn a_missing_root_is_created_and_the_text_form_matches_the_reference() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, err) = run(&s, &["init", "a/b"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -96,7 +96,7 @@ fn a_missing_root_is_created_and_the_text_form_matches_the_reference() {
 
 #[test]
 fn a_legacy_beads_store_is_copied_byte_for_byte_and_named() {
-    let s = Scratch::new();
+    let s = Test::new();
     // Not even valid JSON on the second line: migration copies, it does not parse.
     let legacy = "{\"id\":\"bd-1\",\"title\":\"Old\",\"status\":\"open\"}\nnot json\r\n\u{e9}";
     s.write("r/.beads/issues.jsonl", legacy);
@@ -119,7 +119,7 @@ fn a_legacy_beads_store_is_copied_byte_for_byte_and_named() {
 
 #[test]
 fn each_refusal_names_the_path_exits_one_and_writes_nothing() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write("file", "x");
     let (code, out, err) = run(&s, &["init", "file", "--json"]);
     assert_eq!((code, out.as_str()), (1, ""));

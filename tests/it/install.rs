@@ -6,12 +6,13 @@
 //! directory, so it reuses release artifacts when there are some and builds
 //! them once when there are none (minutes on a small machine).
 
+use crate::common::Test;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The suite's target directory: `<target>/debug/tusk` is the binary under test.
 fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_tusk"))
+    Path::new(crate::common::BIN)
         .parent()
         .and_then(Path::parent)
         .expect("the binary lives in <target>/<profile>/")
@@ -59,10 +60,9 @@ fn cargo_install_locked_installs_a_tusk_that_names_its_version_and_commit() {
         String::from_utf8_lossy(&out.stderr)
     );
     let installed = root.path().join("bin").join("tusk");
-    let version = Command::new(&installed)
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", installed.display()));
+    // The installed binary works, not only its flags.
+    let work = Test::on_files();
+    let version = work.tusk(&["--version"]).bin(&installed).run();
     assert!(version.status.success());
     let line = String::from_utf8(version.stdout).unwrap();
     let pkg = env!("CARGO_PKG_VERSION");
@@ -70,14 +70,7 @@ fn cargo_install_locked_installs_a_tusk_that_names_its_version_and_commit() {
         Some(commit) => assert_eq!(line.trim(), format!("tusk {pkg} ({commit})")),
         None => assert_eq!(line.trim(), format!("tusk {pkg}")),
     }
-    // The installed binary works, not only its flags.
-    let work = tempfile::tempdir().unwrap();
-    let doctor = Command::new(&installed)
-        .args(["doctor", "--json"])
-        .current_dir(work.path())
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
+    let doctor = work.tusk(&["doctor", "--json"]).bin(&installed).run();
     assert_eq!(doctor.status.code(), Some(0));
     let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
     assert_eq!(report["schema"], "tusk.doctor.v0");

@@ -1,10 +1,9 @@
 //! Many processes mutating one store at once: claim-next never hands an issue out
 //! twice, no update is lost, and the file stays valid.
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
 use std::sync::{Arc, Barrier};
 
 const WORKERS: usize = 8;
@@ -12,16 +11,10 @@ const READY_ISSUES: usize = 48;
 const ADDERS: usize = 2;
 const ADDS_EACH: usize = 8;
 
-fn run(env: &Env, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(BIN)
-        .args(args)
-        .args(["--json", "--lock-timeout-ms", "60000", "--issues"])
-        .arg(&env.path)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), v)
+fn run(test: &Test, args: &[&str]) -> (i32, Value) {
+    test.store(args)
+        .args(["--lock-timeout-ms", "60000"])
+        .reply()
 }
 
 #[test]
@@ -35,18 +28,18 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
         "q-blocked",
         json!({"dependencies": [blocks("q-blocked", "q-000")]}),
     ));
-    let env = Arc::new(Env::with_issues(&issues));
+    let test = Arc::new(Test::new().issues(&issues));
     let start = Arc::new(Barrier::new(WORKERS + ADDERS));
 
     let mut handles = Vec::new();
     for w in 0..WORKERS {
-        let (env, start) = (env.clone(), start.clone());
+        let (test, start) = (test.clone(), start.clone());
         handles.push(std::thread::spawn(move || {
             let me = format!("worker-{w}");
             let mut claimed = Vec::new();
             start.wait();
             loop {
-                let (code, v) = run(&env, &["issue", "claim-next", "--assignee", &me]);
+                let (code, v) = run(&test, &["issue", "claim-next", "--assignee", &me]);
                 assert_eq!(code, 0, "{v:#}");
                 if v["claimed"] == false {
                     break;
@@ -58,13 +51,13 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
         }));
     }
     for a in 0..ADDERS {
-        let (env, start) = (env.clone(), start.clone());
+        let (test, start) = (test.clone(), start.clone());
         handles.push(std::thread::spawn(move || {
             let mut added = Vec::new();
             start.wait();
             for k in 0..ADDS_EACH {
                 let title = format!("added by {a} #{k}");
-                let (code, v) = run(&env, &["issue", "add", &title, "--status", "blocked"]);
+                let (code, v) = run(&test, &["issue", "add", &title, "--status", "blocked"]);
                 assert_eq!(code, 0, "{v:#}");
                 added.push(v["issue"]["id"].as_str().unwrap().to_string());
             }
@@ -95,9 +88,9 @@ fn concurrent_claim_next_hands_out_each_issue_once_and_loses_nothing() {
     assert_eq!(added.len(), ADDERS * ADDS_EACH);
 
     // The file is valid and holds every update: each claim's lease, each add.
-    let check = env.integrity_check();
+    let check = test.integrity_check();
     assert_eq!(check["issueCount"], READY_ISSUES + 1 + ADDERS * ADDS_EACH);
-    let lines = env.lines();
+    let lines = test.store_lines();
     assert_eq!(
         lines.len(),
         READY_ISSUES + 1 + ADDERS * ADDS_EACH,

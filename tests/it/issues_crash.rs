@@ -1,10 +1,10 @@
 //! Writers SIGKILLed at random instants during mutations of a 20,000-issue store:
 //! afterwards the store always parses and holds every issue (old or new, never a mix).
 
-use crate::issues_support::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const ISSUES: usize = 20_000;
@@ -29,7 +29,7 @@ impl Rng {
     }
 }
 
-fn big_store() -> Env {
+fn big_store() -> Test {
     let mut text = String::with_capacity(ISSUES * 260);
     for i in 1..=ISSUES {
         let deps = if i > 10 {
@@ -43,21 +43,21 @@ fn big_store() -> Env {
             i % 5
         ));
     }
-    Env::with_text(&text)
+    Test::new().issue_text(&text)
 }
 
 /// Parses the store with the library (the same parser every command uses) and
 /// returns its ids, failing on any corrupt line.
-fn ids_in_store(env: &Env) -> BTreeSet<String> {
-    let text = tusk::issues::store::read_text(&env.path).expect("store reads");
-    let store = tusk::issues::store::Store::parse(&env.path, &text)
+fn ids_in_store(test: &Test) -> BTreeSet<String> {
+    let text = tusk::issues::store::read_text(&test.issues_path()).expect("store reads");
+    let store = tusk::issues::store::Store::parse(&test.issues_path(), &text)
         .unwrap_or_else(|e| panic!("store corrupt after kill: {e}"));
     store.issues().map(|i| i.id.as_str().to_string()).collect()
 }
 
 /// Temp files beside the store (a writer's new store before its rename).
-fn temp_files(env: &Env) -> impl Iterator<Item = String> {
-    std::fs::read_dir(env.path.parent().unwrap())
+fn temp_files(test: &Test) -> impl Iterator<Item = String> {
+    std::fs::read_dir(test.issues_path().parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".tmp"))
@@ -100,8 +100,8 @@ fn mutation(rng: &mut Rng, n: usize) -> Vec<String> {
 #[test]
 fn sigkill_during_mutations_leaves_old_or_new_store() {
     let _heavy = crate::common::heavy();
-    let env = big_store();
-    let original = ids_in_store(&env);
+    let test = big_store();
+    let original = ids_in_store(&test);
     assert_eq!(original.len(), ISSUES);
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -112,10 +112,10 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
 
     // How long one mutation takes here, so kills land across its whole span.
     let t = Instant::now();
-    let status = Command::new(BIN)
+    let status = test
+        .store_raw(&["issue", "update", "bd-1", "--notes", "warm-up"])
+        .command()
         .stdout(Stdio::null())
-        .args(["issue", "update", "bd-1", "--notes", "warm-up", "--issues"])
-        .arg(&env.path)
         .status()
         .unwrap();
     assert!(status.success());
@@ -130,7 +130,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     let mut round = 0;
     while round < ROUNDS || (in_write == 0 && round < MAX_ROUNDS) {
         round += 1;
-        let before = std::fs::read(&env.path).unwrap();
+        let before = std::fs::read(test.issues_path()).unwrap();
         // Odd rounds: one writer, killed around its end (where the write happens) half
         // of the time. Even rounds: several writers at once (they queue on the lock),
         // each killed at its own instant.
@@ -138,10 +138,9 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
         let mut children = Vec::new();
         for w in 0..writers {
             let args = mutation(&mut rng, round * WRITERS + w);
-            let child = Command::new(BIN)
-                .args(&args)
-                .arg("--issues")
-                .arg(&env.path)
+            let child = test
+                .store_raw(&args)
+                .command()
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -170,11 +169,11 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
             }
             args_run.push(args);
         }
-        if temp_files(&env).next().is_some() {
+        if temp_files(&test).next().is_some() {
             in_write += 1;
         }
-        let after = std::fs::read(&env.path).unwrap();
-        let now = ids_in_store(&env);
+        let after = std::fs::read(test.issues_path()).unwrap();
+        let now = ids_in_store(&test);
         assert!(
             now.is_superset(&known),
             "seed {seed}, round {round} ({args_run:?}): issues lost"
@@ -219,19 +218,19 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     );
 
     // Temp files of killed writers are cleaned by the next mutation; the store is whole.
-    let status = Command::new(BIN)
+    let status = test
+        .store_raw(&["issue", "update", "bd-2", "--notes", "final"])
+        .command()
         .stdout(Stdio::null())
-        .args(["issue", "update", "bd-2", "--notes", "final", "--issues"])
-        .arg(&env.path)
         .status()
         .unwrap();
     assert!(status.success());
-    let leftovers: Vec<String> = temp_files(&env).collect();
+    let leftovers: Vec<String> = temp_files(&test).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    let check = env.integrity_check();
+    let check = test.integrity_check();
     assert_eq!(
         check["issueCount"].as_u64().unwrap() as usize,
-        ids_in_store(&env).len()
+        ids_in_store(&test).len()
     );
-    assert!(ids_in_store(&env).is_superset(&original));
+    assert!(ids_in_store(&test).is_superset(&original));
 }

@@ -1,7 +1,7 @@
 //! The lease machine through the binary: claim, claim-next, renew, release, every
 //! failure class, and the lock bound.
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::json;
 
 fn lease_with_extra(owner: &str, lease_id: &str) -> serde_json::Value {
@@ -24,11 +24,13 @@ fn secs_until(t: &serde_json::Value) -> i64 {
 
 #[test]
 fn claim_takes_a_new_lease_with_defaults() {
-    let env = Env::with_issues(&[issue("bd-7")]);
-    let v = env.ok(&["issue", "claim", "bd-7", "--assignee", "agent.a"]);
+    let test = Test::new().issues(&[issue("bd-7")]);
+    let v = test
+        .store(&["issue", "claim", "bd-7", "--assignee", "agent.a"])
+        .ok();
     assert_eq!(v["action"], "issue.claim");
     assert_eq!(v["staleLeaseCleared"], false);
-    let stored = env.issue("bd-7");
+    let stored = test.stored("bd-7");
     // premath's lease summary (B) of what was stored.
     assert_eq!(
         v["issue"],
@@ -50,137 +52,130 @@ fn claim_takes_a_new_lease_with_defaults() {
         (3590..=3600).contains(&ttl),
         "default TTL is 3600 s, got {ttl}"
     );
-    assert_eq!(env.ok(&["issue", "show", "bd-7"])["leaseState"], "active");
+    assert_eq!(
+        test.store(&["issue", "show", "bd-7"]).ok()["leaseState"],
+        "active"
+    );
 }
 
 #[test]
 fn claim_binding_ttl_expiry_and_explicit_lease_id() {
-    let env = Env::with_issues(&[issue("a"), issue("b")]);
-    let v = env.ok(&[
-        "issue",
-        "claim",
-        "a",
-        "--assignee",
-        "w",
-        "--lease-ttl-seconds",
-        "30",
-        "--lease-id",
-        "mine-1",
-    ]);
+    let test = Test::new().issues(&[issue("a"), issue("b")]);
+    let v = test
+        .store(&[
+            "issue",
+            "claim",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-ttl-seconds",
+            "30",
+            "--lease-id",
+            "mine-1",
+        ])
+        .ok();
     assert_eq!(v["issue"]["lease"]["leaseId"], "mine-1");
     assert!((20..=30).contains(&secs_until(&v["issue"]["lease"]["expiresAt"])));
-    let v = env.ok(&[
-        "issue",
-        "claim",
-        "b",
-        "--assignee",
-        "w",
-        "--lease-expires-at",
-        "2999-06-01T10:00:00+02:00",
-    ]);
+    let v = test
+        .store(&[
+            "issue",
+            "claim",
+            "b",
+            "--assignee",
+            "w",
+            "--lease-expires-at",
+            "2999-06-01T10:00:00+02:00",
+        ])
+        .ok();
     assert_eq!(
         v["issue"]["lease"]["expiresAt"],
         "2999-06-01T08:00:00+00:00"
     );
     assert_eq!(
-        env.issue("b")["lease"]["expires_at"],
+        test.stored("b")["lease"]["expires_at"],
         "2999-06-01T08:00:00Z"
     );
 }
 
 #[test]
 fn claim_input_failures_write_nothing() {
-    let env = Env::with_issues(&[issue("a")]);
-    let before = env.text();
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
     fn claim<'a>(extra: &[&'a str]) -> Vec<&'a str> {
         let mut args = vec!["issue", "claim", "a"];
         args.extend_from_slice(extra);
         args
     }
-    env.rejected(
-        &claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]),
-        &["lease_invalid_ttl"],
-    );
-    env.rejected(
-        &claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]),
-        &["lease_invalid_ttl"],
-    );
-    env.ok(&["issue", "list"]);
-    env.rejected(
-        &claim(&[
-            "--assignee",
-            "w",
-            "--lease-ttl-seconds",
-            "60",
-            "--lease-expires-at",
-            "2999-01-01T00:00:00Z",
-        ]),
-        &["lease_binding_ambiguous"],
-    );
-    env.rejected(
-        &claim(&[
-            "--assignee",
-            "w",
-            "--lease-expires-at",
-            "2001-01-01T00:00:00Z",
-        ]),
-        &["lease_invalid_expires_at"],
-    );
-    env.rejected(
-        &claim(&["--assignee", "w", "--lease-expires-at", "soon"]),
-        &["lease_invalid_expires_at"],
-    );
-    env.rejected(&claim(&["--assignee", ""]), &["lease_invalid_assignee"]);
-    env.rejected(
-        &claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]),
-        &["lease_invalid_assignee", "lease_invalid_ttl"],
-    );
-    assert_eq!(env.text(), before);
+    test.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "29"]))
+        .rejected(&["lease_invalid_ttl"]);
+    test.store(&claim(&["--assignee", "w", "--lease-ttl-seconds", "86401"]))
+        .rejected(&["lease_invalid_ttl"]);
+    test.store(&["issue", "list"]).ok();
+    test.store(&claim(&[
+        "--assignee",
+        "w",
+        "--lease-ttl-seconds",
+        "60",
+        "--lease-expires-at",
+        "2999-01-01T00:00:00Z",
+    ]))
+    .rejected(&["lease_binding_ambiguous"]);
+    test.store(&claim(&[
+        "--assignee",
+        "w",
+        "--lease-expires-at",
+        "2001-01-01T00:00:00Z",
+    ]))
+    .rejected(&["lease_invalid_expires_at"]);
+    test.store(&claim(&["--assignee", "w", "--lease-expires-at", "soon"]))
+        .rejected(&["lease_invalid_expires_at"]);
+    test.store(&claim(&["--assignee", ""]))
+        .rejected(&["lease_invalid_assignee"]);
+    test.store(&claim(&["--assignee", " ", "--lease-ttl-seconds", "5"]))
+        .rejected(&["lease_invalid_assignee", "lease_invalid_ttl"]);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn claim_refuses_missing_closed_and_contended_issues() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with("done", json!({"status": "closed"})),
         issue_with(
             "held",
             json!({"status": "in_progress", "assignee": "other", "lease": lease("other", "l-o", true)}),
         ),
     ]);
-    let before = env.text();
-    env.rejected(
-        &["issue", "claim", "nope", "--assignee", "w"],
-        &["lease_not_found"],
-    );
-    env.rejected(
-        &["issue", "claim", "done", "--assignee", "w"],
-        &["lease_issue_closed"],
-    );
-    let v = env.rejected(
-        &["issue", "claim", "held", "--assignee", "w"],
-        &["lease_contention_active"],
-    );
+    let before = test.store_text();
+    test.store(&["issue", "claim", "nope", "--assignee", "w"])
+        .rejected(&["lease_not_found"]);
+    test.store(&["issue", "claim", "done", "--assignee", "w"])
+        .rejected(&["lease_issue_closed"]);
+    let v = test
+        .store(&["issue", "claim", "held", "--assignee", "w"])
+        .rejected(&["lease_contention_active"]);
     assert_eq!(v["holder"], "other");
     assert_eq!(v["expiresAt"], "2999-01-01T00:00:00Z");
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn same_owner_reclaim_keeps_the_lease_id() {
-    let env = Env::with_issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "w", "lease": lease_with_extra("w", "keep-me")}),
     )]);
-    let v = env.ok(&[
-        "issue",
-        "claim",
-        "a",
-        "--assignee",
-        "w",
-        "--lease-ttl-seconds",
-        "120",
-    ]);
-    let lease = &env.issue("a")["lease"];
+    let v = test
+        .store(&[
+            "issue",
+            "claim",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-ttl-seconds",
+            "120",
+        ])
+        .ok();
+    let lease = &test.stored("a")["lease"];
     assert_eq!(v["issue"]["lease"]["leaseId"], "keep-me");
     assert_eq!(
         v["issue"]["lease"]["renewedAt"],
@@ -199,7 +194,7 @@ fn same_owner_reclaim_keeps_the_lease_id() {
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((110..=120).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.ok(&[
+    test.store(&[
         "issue",
         "claim",
         "a",
@@ -207,58 +202,60 @@ fn same_owner_reclaim_keeps_the_lease_id() {
         "w",
         "--lease-id",
         "keep-me",
-    ]);
-    let before = env.text();
-    env.rejected(
-        &[
-            "issue",
-            "claim",
-            "a",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "another",
-        ],
-        &["lease_id_mismatch"],
-    );
-    assert_eq!(env.text(), before);
+    ])
+    .ok();
+    let before = test.store_text();
+    test.store(&[
+        "issue",
+        "claim",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "another",
+    ])
+    .rejected(&["lease_id_mismatch"]);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn stale_lease_is_cleared_and_reclaimed() {
-    let env = Env::with_issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "crashed", "lease": lease("crashed", "old-lease", false)}),
     )]);
-    assert_eq!(env.ok(&["issue", "show", "a"])["leaseState"], "stale");
+    assert_eq!(
+        test.store(&["issue", "show", "a"]).ok()["leaseState"],
+        "stale"
+    );
     // in_progress is not ready; the explicit claim reclaims it.
-    assert_eq!(env.ok(&["issue", "ready"])["count"], 0);
-    let v = env.ok(&["issue", "claim", "a", "--assignee", "fresh"]);
+    assert_eq!(test.store(&["issue", "ready"]).ok()["count"], 0);
+    let v = test
+        .store(&["issue", "claim", "a", "--assignee", "fresh"])
+        .ok();
     assert_eq!(v["staleLeaseCleared"], true);
-    let stored = env.issue("a");
+    let stored = test.stored("a");
     assert_eq!(stored["assignee"], "fresh");
     assert_eq!(stored["status"], "in_progress");
     assert_eq!(stored["lease"]["owner"], "fresh");
     assert_eq!(stored["lease"]["lease_id"], "lease1_a_fresh");
     assert_ne!(stored["lease"]["acquired_at"], "2020-01-01T00:00:00Z");
     // The old owner's lease is gone: it can neither renew nor release.
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "a",
-            "--assignee",
-            "crashed",
-            "--lease-id",
-            "old-lease",
-        ],
-        &["lease_owner_mismatch"],
-    );
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "a",
+        "--assignee",
+        "crashed",
+        "--lease-id",
+        "old-lease",
+    ])
+    .rejected(&["lease_owner_mismatch"]);
 }
 
 #[test]
 fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"priority": 0, "lease": lease("other", "l-a", true)}),
@@ -274,7 +271,9 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
         issue_with("d", json!({"priority": 1})),
         issue("z"),
     ]);
-    let v = env.ok(&["issue", "claim-next", "--assignee", "me"]);
+    let v = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(v["action"], "issue.claim_next");
     assert_eq!(v["claimed"], true);
     assert_eq!(
@@ -282,41 +281,45 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
         "a is leased by another owner, b is blocked, c's lease is stale"
     );
     assert_eq!(v["staleLeaseCleared"], true);
-    assert_eq!(env.issue("c")["lease"]["owner"], "me");
+    assert_eq!(test.stored("c")["lease"]["owner"], "me");
     assert_eq!(
-        env.ok(&["issue", "claim-next", "--assignee", "me"])["issue"]["id"],
+        test.store(&["issue", "claim-next", "--assignee", "me"])
+            .ok()["issue"]["id"],
         "d"
     );
     assert_eq!(
-        env.ok(&[
+        test.store(&[
             "issue",
             "claim-next",
             "--assignee",
             "me",
             "--lease-ttl-seconds",
             "60"
-        ])["issue"]["id"],
+        ])
+        .ok()["issue"]["id"],
         "z"
     );
-    let before = env.text();
-    let none = env.ok(&["issue", "claim-next", "--assignee", "me"]);
+    let before = test.store_text();
+    let none = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(none["claimed"], false);
     assert_eq!(none["issue"], serde_json::Value::Null);
     assert_eq!(none["result"], "accepted");
-    assert_eq!(env.text(), before);
-    env.rejected(
-        &[
-            "issue",
-            "claim-next",
-            "--assignee",
-            "me",
-            "--lease-ttl-seconds",
-            "1",
-        ],
-        &["lease_invalid_ttl"],
-    );
+    assert_eq!(test.store_text(), before);
+    test.store(&[
+        "issue",
+        "claim-next",
+        "--assignee",
+        "me",
+        "--lease-ttl-seconds",
+        "1",
+    ])
+    .rejected(&["lease_invalid_ttl"]);
     // The other owner's open, leased issue is claimable by that owner, keeping its id.
-    let v = env.ok(&["issue", "claim-next", "--assignee", "other"]);
+    let v = test
+        .store(&["issue", "claim-next", "--assignee", "other"])
+        .ok();
     assert_eq!(
         (
             v["issue"]["id"].as_str(),
@@ -328,7 +331,7 @@ fn claim_next_takes_the_first_ready_issue_not_leased_by_others() {
 
 #[test]
 fn lease_renew_rules() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true)}),
@@ -339,91 +342,58 @@ fn lease_renew_rules() {
         ),
         issue("free"),
     ]);
-    let before = env.text();
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "nope",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "la",
-        ],
-        &["lease_not_found"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "free",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "la",
-        ],
-        &["lease_missing"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "s",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "ls",
-        ],
-        &["lease_stale"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "a",
-            "--assignee",
-            "x",
-            "--lease-id",
-            "la",
-        ],
-        &["lease_owner_mismatch"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "a",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "lb",
-        ],
-        &["lease_id_mismatch"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-renew",
-            "a",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "la",
-            "--lease-ttl-seconds",
-            "10",
-        ],
-        &["lease_invalid_ttl"],
-    );
-    assert_eq!(env.text(), before);
-    assert_eq!(
-        env.raw(&["issue", "lease-renew", "a", "--assignee", "w"])
-            .status
-            .code(),
-        Some(2),
-        "--lease-id is required"
-    );
-
-    let v = env.ok(&[
+    let before = test.store_text();
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "nope",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "la",
+    ])
+    .rejected(&["lease_not_found"]);
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "free",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "la",
+    ])
+    .rejected(&["lease_missing"]);
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "s",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "ls",
+    ])
+    .rejected(&["lease_stale"]);
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "a",
+        "--assignee",
+        "x",
+        "--lease-id",
+        "la",
+    ])
+    .rejected(&["lease_owner_mismatch"]);
+    test.store(&[
+        "issue",
+        "lease-renew",
+        "a",
+        "--assignee",
+        "w",
+        "--lease-id",
+        "lb",
+    ])
+    .rejected(&["lease_id_mismatch"]);
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -432,15 +402,39 @@ fn lease_renew_rules() {
         "--lease-id",
         "la",
         "--lease-ttl-seconds",
-        "600",
-    ]);
-    let lease = &env.issue("a")["lease"];
+        "10",
+    ])
+    .rejected(&["lease_invalid_ttl"]);
+    assert_eq!(test.store_text(), before);
+    assert_eq!(
+        test.store_raw(&["issue", "lease-renew", "a", "--assignee", "w"])
+            .run()
+            .status
+            .code(),
+        Some(2),
+        "--lease-id is required"
+    );
+
+    let v = test
+        .store(&[
+            "issue",
+            "lease-renew",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "la",
+            "--lease-ttl-seconds",
+            "600",
+        ])
+        .ok();
+    let lease = &test.stored("a")["lease"];
     assert_eq!(lease, &v["lease"]);
     assert_eq!(lease["lease_id"], "la");
     assert_eq!(lease["acquired_at"], "2020-01-01T00:00:00Z");
     assert!((590..=600).contains(&secs_until(&lease["expires_at"])));
     assert!(lease["renewed_at"].is_string());
-    env.ok(&[
+    test.store(&[
         "issue",
         "lease-renew",
         "a",
@@ -450,16 +444,17 @@ fn lease_renew_rules() {
         "la",
         "--lease-expires-at",
         "2999-02-02T00:00:00Z",
-    ]);
+    ])
+    .ok();
     assert_eq!(
-        env.issue("a")["lease"]["expires_at"],
+        test.stored("a")["lease"]["expires_at"],
         "2999-02-02T00:00:00Z"
     );
 }
 
 #[test]
 fn lease_release_rules() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "la", true), "x_extra": 1}),
@@ -474,68 +469,65 @@ fn lease_release_rules() {
         ),
         issue("free"),
     ]);
-    env.rejected(
-        &["issue", "lease-release", "zz", "--assignee", "w"],
-        &["lease_not_found"],
-    );
-    env.rejected(
-        &["issue", "lease-release", "free", "--assignee", "w"],
-        &["lease_missing"],
-    );
-    env.rejected(
-        &["issue", "lease-release", "a", "--assignee", "x"],
-        &["lease_owner_mismatch"],
-    );
-    env.rejected(
-        &[
-            "issue",
-            "lease-release",
-            "a",
-            "--assignee",
-            "w",
-            "--lease-id",
-            "nope",
-        ],
-        &["lease_id_mismatch"],
-    );
-    env.rejected(
-        &["issue", "lease-release", "a", "--assignee", ""],
-        &["lease_invalid_assignee"],
-    );
-    let v = env.ok(&[
+    test.store(&["issue", "lease-release", "zz", "--assignee", "w"])
+        .rejected(&["lease_not_found"]);
+    test.store(&["issue", "lease-release", "free", "--assignee", "w"])
+        .rejected(&["lease_missing"]);
+    test.store(&["issue", "lease-release", "a", "--assignee", "x"])
+        .rejected(&["lease_owner_mismatch"]);
+    test.store(&[
         "issue",
         "lease-release",
         "a",
         "--assignee",
         "w",
         "--lease-id",
-        "la",
-    ]);
+        "nope",
+    ])
+    .rejected(&["lease_id_mismatch"]);
+    test.store(&["issue", "lease-release", "a", "--assignee", ""])
+        .rejected(&["lease_invalid_assignee"]);
+    let v = test
+        .store(&[
+            "issue",
+            "lease-release",
+            "a",
+            "--assignee",
+            "w",
+            "--lease-id",
+            "la",
+        ])
+        .ok();
     assert_eq!(v["releasedLease"]["lease_id"], "la");
-    let stored = env.issue("a");
+    let stored = test.stored("a");
     assert!(stored.get("lease").is_none() && stored.get("assignee").is_none());
     assert_eq!(stored["status"], "open");
     assert_eq!(stored["x_extra"], 1);
     // The owner may give back a stale lease; a non-in_progress status is kept.
-    env.ok(&["issue", "lease-release", "s", "--assignee", "w"]);
-    assert_eq!(env.issue("s")["status"], "open");
-    env.ok(&["issue", "lease-release", "b", "--assignee", "w"]);
-    assert_eq!(env.issue("b")["status"], "blocked");
-    assert_eq!(ids(&env.ok(&["issue", "ready"])), ["a", "free", "s"]);
+    test.store(&["issue", "lease-release", "s", "--assignee", "w"])
+        .ok();
+    assert_eq!(test.stored("s")["status"], "open");
+    test.store(&["issue", "lease-release", "b", "--assignee", "w"])
+        .ok();
+    assert_eq!(test.stored("b")["status"], "blocked");
+    assert_eq!(
+        ids(&test.store(&["issue", "ready"]).ok()),
+        ["a", "free", "s"]
+    );
 }
 
 #[test]
 fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
     use fs4::FileExt;
-    let env = Env::with_issues(&[issue("a")]);
-    let before = env.text();
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
     // The file store's lock is flock(2) on the lock file; the database's is an
     // advisory lock, here held by another session.
     let mut file_holder = None;
     let mut db_holder = None;
-    match &env.db {
+    match &test.db {
         None => {
-            let lock_path = tusk::issues::store::lock_path(&env.path);
+            let lock_path = tusk::issues::store::lock_path(&test.issues_path());
             let holder = std::fs::OpenOptions::new()
                 .create(true)
                 .truncate(false)
@@ -553,15 +545,17 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         }
     }
     let started = std::time::Instant::now();
-    let (code, v) = env.json(&[
-        "issue",
-        "claim",
-        "a",
-        "--assignee",
-        "w",
-        "--lock-timeout-ms",
-        "300",
-    ]);
+    let (code, v) = test
+        .store(&[
+            "issue",
+            "claim",
+            "a",
+            "--assignee",
+            "w",
+            "--lock-timeout-ms",
+            "300",
+        ])
+        .reply();
     let waited = started.elapsed();
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(v["failureClasses"], json!(["lease_mutation_lock_busy"]));
@@ -569,19 +563,21 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         waited >= std::time::Duration::from_millis(300),
         "{waited:?}"
     );
-    let (code, v) = env.json(&["issue", "add", "x", "--lock-timeout-ms", "100"]);
+    let (code, v) = test
+        .store(&["issue", "add", "x", "--lock-timeout-ms", "100"])
+        .reply();
     assert_eq!(
         (code, v["failureClasses"].clone()),
         (1, json!(["lease_mutation_lock_busy"]))
     );
     // Reads never wait for the lock.
-    assert_eq!(env.ok(&["issue", "ready"])["count"], 1);
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store(&["issue", "ready"]).ok()["count"], 1);
+    assert_eq!(test.store_text(), before);
     if let Some(holder) = &file_holder {
         FileExt::unlock(holder).unwrap();
     }
     drop(db_holder);
-    env.ok(&[
+    test.store(&[
         "issue",
         "claim",
         "a",
@@ -589,19 +585,20 @@ fn a_held_lock_makes_mutations_busy_and_writes_nothing() {
         "w",
         "--lock-timeout-ms",
         "300",
-    ]);
+    ])
+    .ok();
 }
 
 #[test]
 fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
     use std::io::BufRead;
-    let env = Env::with_issues(&[issue("a")]);
-    if !env.is_file() {
+    let test = Test::new().issues(&[issue("a")]);
+    if !test.is_file() {
         // A database releases a dead session's locks itself; the fleet test
         // (tests/it/pg_fleet.rs) kills workers mid-claim.
         return;
     }
-    let lock_path = tusk::issues::store::lock_path(&env.path);
+    let lock_path = tusk::issues::store::lock_path(&test.issues_path());
     // Another process takes the same flock(2) lock and is then SIGKILLed while holding it.
     let mut holder = std::process::Command::new("python3")
         .args([
@@ -617,22 +614,24 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line.trim(), "locked");
-    let (code, v) = env.json(&[
-        "issue",
-        "update",
-        "a",
-        "--notes",
-        "x",
-        "--lock-timeout-ms",
-        "100",
-    ]);
+    let (code, v) = test
+        .store(&[
+            "issue",
+            "update",
+            "a",
+            "--notes",
+            "x",
+            "--lock-timeout-ms",
+            "100",
+        ])
+        .reply();
     assert_eq!(
         (code, v["failureClasses"].clone()),
         (1, json!(["lease_mutation_lock_busy"]))
     );
     holder.kill().unwrap();
     holder.wait().unwrap();
-    env.ok(&[
+    test.store(&[
         "issue",
         "update",
         "a",
@@ -640,13 +639,14 @@ fn a_lock_left_by_a_killed_process_does_not_wedge_the_store() {
         "after",
         "--lock-timeout-ms",
         "1000",
-    ]);
-    assert_eq!(env.issue("a")["notes"], "after");
+    ])
+    .ok();
+    assert_eq!(test.stored("a")["notes"], "after");
 }
 
 #[test]
 fn lease_projection_counts_stale_and_contended_leases() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "bd-10",
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-10", false)}),
@@ -661,11 +661,11 @@ fn lease_projection_counts_stale_and_contended_leases() {
         ),
         issue("bd-4"),
     ]);
-    let before = env.text();
-    let v = env.ok(&["issue", "lease-projection"]);
+    let before = test.store_text();
+    let v = test.store(&["issue", "lease-projection"]).ok();
     assert_eq!(v["action"], "issue.lease_projection");
-    assert_eq!(v["issuesPath"], env.path.display().to_string());
-    let backend = if env.db.is_some() {
+    assert_eq!(v["issuesPath"], test.issues_path().display().to_string());
+    let backend = if test.db.is_some() {
         "postgres"
     } else {
         "jsonl"
@@ -700,10 +700,10 @@ fn lease_projection_counts_stale_and_contended_leases() {
     );
     assert_eq!(v["items"][1]["assignee"], "q");
     assert_eq!(v["items"][1]["lease"]["leaseId"], "l-2");
-    assert_eq!(env.text(), before, "a read writes nothing");
+    assert_eq!(test.store_text(), before, "a read writes nothing");
     // An empty store reads as empty (an absent file is an error: issues_views).
-    let empty = Env::with_text("");
-    let v = empty.ok(&["issue", "lease-projection"]);
+    let empty = Test::new().issue_text("");
+    let v = empty.store(&["issue", "lease-projection"]).ok();
     assert_eq!(
         (v["count"].clone(), v["projection"]["staleCount"].clone()),
         (json!(0), json!(0))
@@ -712,7 +712,7 @@ fn lease_projection_counts_stale_and_contended_leases() {
 
 #[test]
 fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_lease() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with("a", json!({"assignee": "other", "priority": 0})),
         issue("b"),
         issue_with(
@@ -720,28 +720,32 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
             json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l-c", true)}),
         ),
     ]);
-    let before = env.text();
-    let v = env.rejected(
-        &["issue", "claim", "a", "--assignee", "me"],
-        &["lease_contention_active"],
-    );
+    let before = test.store_text();
+    let v = test
+        .store(&["issue", "claim", "a", "--assignee", "me"])
+        .rejected(&["lease_contention_active"]);
     assert_eq!(v["holder"], "other");
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
     // claim-next passes it by (it is first by priority) and takes b.
-    let v = env.ok(&["issue", "claim-next", "--assignee", "me"]);
+    let v = test
+        .store(&["issue", "claim-next", "--assignee", "me"])
+        .ok();
     assert_eq!(v["issue"]["id"], "b");
     // Its assignee may claim it.
     assert_eq!(
-        env.ok(&["issue", "claim", "a", "--assignee", "other"])["issue"]["status"],
+        test.store(&["issue", "claim", "a", "--assignee", "other"])
+            .ok()["issue"]["status"],
         "in_progress"
     );
     // A status other than in_progress drops the lease and keeps the assignee.
-    let v = env.ok(&["issue", "update", "c", "--status", "blocked"]);
+    let v = test
+        .store(&["issue", "update", "c", "--status", "blocked"])
+        .ok();
     assert_eq!(v["issue"]["assignee"], "w");
-    let stored = env.issue("c");
+    let stored = test.stored("c");
     assert!(stored.get("lease").is_none(), "{stored}");
     assert_eq!(stored["assignee"], "w");
-    env.ok(&[
+    test.store(&[
         "issue",
         "update",
         "a",
@@ -749,6 +753,10 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
         "in_progress",
         "--notes",
         "n",
-    ]);
-    assert!(env.issue("a")["lease"].is_object(), "in_progress keeps it");
+    ])
+    .ok();
+    assert!(
+        test.stored("a")["lease"].is_object(),
+        "in_progress keeps it"
+    );
 }

@@ -1,28 +1,30 @@
 //! Mutations other than leases through the binary: add, update, close, discover,
 //! dep add/remove/replace, and round-trip fidelity.
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::json;
 use serde_json::Value;
 
 #[test]
 fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
-    let env = Env::empty();
-    let v = env.ok(&[
-        "issue",
-        "add",
-        "First",
-        "--priority",
-        "1",
-        "--labels",
-        "a,b",
-        "--description",
-        "why",
-    ]);
+    let test = Test::new();
+    let v = test
+        .store(&[
+            "issue",
+            "add",
+            "First",
+            "--priority",
+            "1",
+            "--labels",
+            "a,b",
+            "--description",
+            "why",
+        ])
+        .ok();
     assert_eq!(v["action"], "issue.add");
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
-    let stored = env.issue("bd-1");
+    let stored = test.stored("bd-1");
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(v["issue"]["id"], "bd-1");
     assert_eq!(v["issue"]["issueType"], "task");
@@ -34,55 +36,56 @@ fn first_add_creates_the_store_and_ids_follow_the_store_prefix() {
     assert_eq!(stored["description"], "why");
     assert!(stored.get("notes").is_none(), "empty fields are omitted");
     assert_eq!(
-        env.ok(&["issue", "add", "Second", "--owner", "o"])["issue"],
+        test.store(&["issue", "add", "Second", "--owner", "o"]).ok()["issue"],
         json!({"assignee": "", "id": "bd-2", "issueType": "task", "owner": "o",
                "priority": 2, "status": "open", "title": "Second"})
     );
-    assert_eq!(env.issue("bd-2")["owner"], "o");
+    assert_eq!(test.stored("bd-2")["owner"], "o");
     #[cfg(unix)]
-    if env.is_file() {
+    if test.is_file() {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&env.path).unwrap().permissions().mode() & 0o777;
+        let mode = std::fs::metadata(test.issues_path())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o644);
     }
 
-    let other = Env::with_issues(&[issue("tk-9"), issue("tk-10"), issue("bd-50"), issue("odd")]);
-    assert_eq!(other.ok(&["issue", "add", "Next"])["issue"]["id"], "tk-11");
+    let other = Test::new().issues(&[issue("tk-9"), issue("tk-10"), issue("bd-50"), issue("odd")]);
     assert_eq!(
-        other.ok(&["issue", "add", "Mine", "--id", "custom-x"])["issue"]["id"],
+        other.store(&["issue", "add", "Next"]).ok()["issue"]["id"],
+        "tk-11"
+    );
+    assert_eq!(
+        other
+            .store(&["issue", "add", "Mine", "--id", "custom-x"])
+            .ok()["issue"]["id"],
         "custom-x"
     );
 }
 
 #[test]
 fn add_rejects_bad_input_without_writing() {
-    let env = Env::with_issues(&[issue("a")]);
-    let before = env.text();
-    env.rejected(
-        &["issue", "add", "Dup", "--id", "a"],
-        &["issue.duplicate_id"],
-    );
-    env.rejected(&["issue", "add", "  "], &["issue.invalid_title"]);
-    env.rejected(
-        &["issue", "add", "P", "--priority", "7"],
-        &["issue.invalid_priority"],
-    );
-    env.rejected(
-        &["issue", "add", "T", "--issue-type", "story"],
-        &["issue.invalid_type"],
-    );
-    env.rejected(
-        &["issue", "add", "S", "--status", "Not Valid"],
-        &["issue.invalid_status"],
-    );
-    env.rejected(
-        &["issue", "add", "I", "--id", "has space"],
-        &["issue.invalid_id"],
-    );
-    assert_eq!(env.text(), before);
+    let test = Test::new().issues(&[issue("a")]);
+    let before = test.store_text();
+    test.store(&["issue", "add", "Dup", "--id", "a"])
+        .rejected(&["issue.duplicate_id"]);
+    test.store(&["issue", "add", "  "])
+        .rejected(&["issue.invalid_title"]);
+    test.store(&["issue", "add", "P", "--priority", "7"])
+        .rejected(&["issue.invalid_priority"]);
+    test.store(&["issue", "add", "T", "--issue-type", "story"])
+        .rejected(&["issue.invalid_type"]);
+    test.store(&["issue", "add", "S", "--status", "Not Valid"])
+        .rejected(&["issue.invalid_status"]);
+    test.store(&["issue", "add", "I", "--id", "has space"])
+        .rejected(&["issue.invalid_id"]);
+    assert_eq!(test.store_text(), before);
     // Clap-level errors are unusable input.
     assert_eq!(
-        env.raw(&["issue", "add", "P", "--priority", "high"])
+        test.store_raw(&["issue", "add", "P", "--priority", "high"])
+            .run()
             .status
             .code(),
         Some(2)
@@ -91,26 +94,28 @@ fn add_rejects_bad_input_without_writing() {
 
 #[test]
 fn update_changes_only_given_fields_and_clears_empty_ones() {
-    let env = Env::with_issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"notes": "old", "labels": ["x"], "x_keep": {"deep": [1]}}),
     )]);
-    let v = env.ok(&[
-        "issue",
-        "update",
-        "a",
-        "--title",
-        "Renamed",
-        "--notes",
-        "",
-        "--priority",
-        "0",
-        "--assignee",
-        "w",
-        "--owner",
-        "o",
-    ]);
-    let stored = env.issue("a");
+    let v = test
+        .store(&[
+            "issue",
+            "update",
+            "a",
+            "--title",
+            "Renamed",
+            "--notes",
+            "",
+            "--priority",
+            "0",
+            "--assignee",
+            "w",
+            "--owner",
+            "o",
+        ])
+        .ok();
+    let stored = test.stored("a");
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(v["issue"]["owner"], "o");
     assert_eq!(stored["title"], "Renamed");
@@ -120,76 +125,77 @@ fn update_changes_only_given_fields_and_clears_empty_ones() {
     assert_eq!(stored["labels"], json!(["x"]));
     assert_eq!(stored["x_keep"], json!({"deep": [1]}));
     assert!(stored["updated_at"].as_str().unwrap().ends_with('Z'));
-    env.ok(&["issue", "update", "a", "--labels", ""]);
-    assert!(env.issue("a").get("labels").is_none());
-    env.ok(&["issue", "update", "a", "--status", "closed"]);
-    assert!(env.issue("a")["closed_at"].is_string());
-    env.ok(&["issue", "update", "a", "--status", "open"]);
-    assert!(env.issue("a").get("closed_at").is_none());
-    env.rejected(
-        &["issue", "update", "nope", "--title", "x"],
-        &["issue.not_found"],
-    );
-    env.rejected(&["issue", "update", "a"], &["issue.update_empty"]);
-    env.rejected(
-        &["issue", "update", "a", "--issue-type", "story"],
-        &["issue.invalid_type"],
-    );
+    test.store(&["issue", "update", "a", "--labels", ""]).ok();
+    assert!(test.stored("a").get("labels").is_none());
+    test.store(&["issue", "update", "a", "--status", "closed"])
+        .ok();
+    assert!(test.stored("a")["closed_at"].is_string());
+    test.store(&["issue", "update", "a", "--status", "open"])
+        .ok();
+    assert!(test.stored("a").get("closed_at").is_none());
+    test.store(&["issue", "update", "nope", "--title", "x"])
+        .rejected(&["issue.not_found"]);
+    test.store(&["issue", "update", "a"])
+        .rejected(&["issue.update_empty"]);
+    test.store(&["issue", "update", "a", "--issue-type", "story"])
+        .rejected(&["issue.invalid_type"]);
 }
 
 #[test]
 fn close_sets_closed_at_and_drops_the_lease() {
-    let env = Env::with_issues(&[issue_with(
+    let test = Test::new().issues(&[issue_with(
         "a",
         json!({"status": "in_progress", "assignee": "w", "lease": lease("w", "l1", true)}),
     )]);
-    let v = env.ok(&["issue", "close", "a"]);
-    let stored = env.issue("a");
+    let v = test.store(&["issue", "close", "a"]).ok();
+    let stored = test.stored("a");
     assert_eq!(stored, v["issue"]);
     assert_eq!(stored["status"], "closed");
     assert!(stored["closed_at"].is_string());
     assert!(stored.get("lease").is_none());
-    env.rejected(&["issue", "close", "a"], &["issue.already_closed"]);
-    env.rejected(&["issue", "close", "zz"], &["issue.not_found"]);
+    test.store(&["issue", "close", "a"])
+        .rejected(&["issue.already_closed"]);
+    test.store(&["issue", "close", "zz"])
+        .rejected(&["issue.not_found"]);
 }
 
 #[test]
 fn discover_links_discovered_from_and_needs_the_parent() {
-    let env = Env::with_issues(&[issue("bd-1")]);
-    let v = env.ok(&[
-        "issue",
-        "discover",
-        "bd-1",
-        "Found while working",
-        "--priority",
-        "1",
-    ]);
+    let test = Test::new().issues(&[issue("bd-1")]);
+    let v = test
+        .store(&[
+            "issue",
+            "discover",
+            "bd-1",
+            "Found while working",
+            "--priority",
+            "1",
+        ])
+        .ok();
     assert_eq!(
         v["dependency"],
         json!({"dependsOnId": "bd-1", "issueId": "bd-2", "type": "discovered-from"})
     );
     let id = v["issue"]["id"].as_str().unwrap().to_string();
     assert_eq!(id, "bd-2");
-    let stored = env.issue(&id);
+    let stored = test.stored(&id);
     assert_eq!(v["issue"], basic(&stored));
     assert_eq!(stored["dependencies"][0]["issue_id"], "bd-2");
     assert_eq!(stored["dependencies"][0]["depends_on_id"], "bd-1");
     assert_eq!(stored["dependencies"][0]["type"], "discovered-from");
     assert_eq!(stored["priority"], 1);
     // discovered-from is informational: the new issue is ready at once.
-    assert!(ids(&env.ok(&["issue", "ready"])).contains(&id));
-    let before = env.text();
-    env.rejected(
-        &["issue", "discover", "bd-404", "Orphan"],
-        &["issue.parent_not_found"],
-    );
-    assert_eq!(env.text(), before);
+    assert!(ids(&test.store(&["issue", "ready"]).ok()).contains(&id));
+    let before = test.store_text();
+    test.store(&["issue", "discover", "bd-404", "Orphan"])
+        .rejected(&["issue.parent_not_found"]);
+    assert_eq!(test.store_text(), before);
 }
 
 #[test]
 fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
-    let env = Env::with_issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
-    let v = env.ok(&["dep", "add", "b", "a"]);
+    let test = Test::new().issues(&[issue("a"), issue("b"), issue("c"), issue("d")]);
+    let v = test.store(&["dep", "add", "b", "a"]).ok();
     assert_eq!(
         (
             v["issueId"].as_str(),
@@ -198,27 +204,31 @@ fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
         ),
         (Some("b"), Some("a"), Some("blocks"))
     );
-    assert_eq!(env.issue("b")["dependencies"][0]["depends_on_id"], "a");
-    env.ok(&["dep", "add", "c", "b", "--type", "waits-for"]);
-    let before = env.text();
-    let cycle = env.rejected(&["dep", "add", "a", "c"], &["dep.cycle"]);
+    assert_eq!(test.stored("b")["dependencies"][0]["depends_on_id"], "a");
+    test.store(&["dep", "add", "c", "b", "--type", "waits-for"])
+        .ok();
+    let before = test.store_text();
+    let cycle = test
+        .store(&["dep", "add", "a", "c"])
+        .rejected(&["dep.cycle"]);
     assert_eq!(cycle["cycle"], json!(["a", "c", "b", "a"]));
-    env.rejected(&["dep", "add", "a", "a"], &["dep.self_loop"]);
-    env.rejected(&["dep", "add", "b", "a"], &["dep.duplicate"]);
-    env.rejected(
-        &["dep", "add", "b", "a", "--type", "related"],
-        &["dep.duplicate"],
-    );
-    env.rejected(&["dep", "add", "x", "a"], &["dep.issue_not_found"]);
-    env.rejected(&["dep", "add", "a", "x"], &["dep.target_not_found"]);
-    env.rejected(
-        &["dep", "add", "a", "d", "--type", "tracks"],
-        &["dep.invalid_type"],
-    );
-    assert_eq!(env.text(), before);
+    test.store(&["dep", "add", "a", "a"])
+        .rejected(&["dep.self_loop"]);
+    test.store(&["dep", "add", "b", "a"])
+        .rejected(&["dep.duplicate"]);
+    test.store(&["dep", "add", "b", "a", "--type", "related"])
+        .rejected(&["dep.duplicate"]);
+    test.store(&["dep", "add", "x", "a"])
+        .rejected(&["dep.issue_not_found"]);
+    test.store(&["dep", "add", "a", "x"])
+        .rejected(&["dep.target_not_found"]);
+    test.store(&["dep", "add", "a", "d", "--type", "tracks"])
+        .rejected(&["dep.invalid_type"]);
+    assert_eq!(test.store_text(), before);
     // An informational edge may point back: it closes no blocking cycle.
-    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
-    let out = env.raw(&["dep", "add", "d", "c"]);
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
+        .ok();
+    let out = test.store_raw(&["dep", "add", "d", "c"]).run();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -229,7 +239,7 @@ fn dep_add_checks_endpoints_duplicates_self_loops_and_cycles() {
 
 #[test]
 fn dep_remove_and_replace() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue("a"),
         issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
         issue_with(
@@ -238,32 +248,33 @@ fn dep_remove_and_replace() {
         ),
     ]);
     // --from-type defaults to blocks, as premath's: c -> b is related.
-    env.rejected(
-        &["dep", "replace", "c", "b", "--to-type", "blocks"],
-        &["dep.not_found"],
-    );
+    test.store(&["dep", "replace", "c", "b", "--to-type", "blocks"])
+        .rejected(&["dep.not_found"]);
     // Turning c -> b into a blocking edge is fine (`--type` is the hidden
     // alias of --to-type); then a -> c would close a cycle.
-    let v = env.ok(&[
-        "dep",
-        "replace",
-        "c",
-        "b",
-        "--from-type",
-        "related",
-        "--type",
-        "blocks",
-    ]);
+    let v = test
+        .store(&[
+            "dep",
+            "replace",
+            "c",
+            "b",
+            "--from-type",
+            "related",
+            "--type",
+            "blocks",
+        ])
+        .ok();
     assert_eq!(v["previousType"], "related");
     assert_eq!(v["changed"], true);
-    let edge = &env.issue("c")["dependencies"][0];
+    let edge = &test.stored("c")["dependencies"][0];
     assert_eq!(
         edge,
         &json!({"issue_id": "c", "depends_on_id": "b", "dep_type": "blocks", "x_note": 1})
     );
-    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
-    let r = env.rejected(
-        &[
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
+        .ok();
+    let r = test
+        .store(&[
             "dep",
             "replace",
             "a",
@@ -272,96 +283,88 @@ fn dep_remove_and_replace() {
             "related",
             "--to-type",
             "blocks",
-        ],
-        &["dep.cycle"],
-    );
+        ])
+        .rejected(&["dep.cycle"]);
     assert_eq!(r["cycle"], json!(["a", "c", "b", "a"]));
-    let same = env.ok(&["dep", "replace", "b", "a", "--type", "blocks"]);
+    let same = test
+        .store(&["dep", "replace", "b", "a", "--type", "blocks"])
+        .ok();
     assert_eq!(same["changed"], false);
-    env.rejected(
-        &["dep", "replace", "b", "c", "--type", "blocks"],
-        &["dep.not_found"],
-    );
-    env.rejected(
-        &["dep", "replace", "b", "a", "--type", "nope"],
-        &["dep.invalid_type"],
-    );
-    env.rejected(
-        &[
-            "dep",
-            "replace",
-            "b",
-            "a",
-            "--from-type",
-            "nope",
-            "--to-type",
-            "related",
-        ],
-        &["dep.invalid_type"],
-    );
+    test.store(&["dep", "replace", "b", "c", "--type", "blocks"])
+        .rejected(&["dep.not_found"]);
+    test.store(&["dep", "replace", "b", "a", "--type", "nope"])
+        .rejected(&["dep.invalid_type"]);
+    test.store(&[
+        "dep",
+        "replace",
+        "b",
+        "a",
+        "--from-type",
+        "nope",
+        "--to-type",
+        "related",
+    ])
+    .rejected(&["dep.invalid_type"]);
     // --to-type is required: a usage error.
     assert_eq!(
-        env.raw(&["dep", "replace", "b", "a"]).status.code(),
+        test.store_raw(&["dep", "replace", "b", "a"])
+            .run()
+            .status
+            .code(),
         Some(2)
     );
 
-    env.rejected(
-        &["dep", "remove", "b", "a", "--type", "related"],
-        &["dep.not_found"],
-    );
-    let v = env.ok(&["dep", "remove", "b", "a"]);
+    test.store(&["dep", "remove", "b", "a", "--type", "related"])
+        .rejected(&["dep.not_found"]);
+    let v = test.store(&["dep", "remove", "b", "a"]).ok();
     assert_eq!(v["removedTypes"], json!(["blocks"]));
-    assert!(env.issue("b").get("dependencies").is_none());
-    env.rejected(&["dep", "remove", "b", "a"], &["dep.not_found"]);
-    env.rejected(&["dep", "remove", "zz", "a"], &["dep.issue_not_found"]);
-    assert!(ids(&env.ok(&["issue", "ready"])).contains(&"b".to_string()));
+    assert!(test.stored("b").get("dependencies").is_none());
+    test.store(&["dep", "remove", "b", "a"])
+        .rejected(&["dep.not_found"]);
+    test.store(&["dep", "remove", "zz", "a"])
+        .rejected(&["dep.issue_not_found"]);
+    assert!(ids(&test.store(&["issue", "ready"]).ok()).contains(&"b".to_string()));
 }
 
 /// `--notes-file PATH` (`-`: standard input) sets the notes as read; it
 /// excludes `--notes` (usage error, exit 2); an unreadable file writes nothing.
 #[test]
 fn update_notes_file_and_stdin() {
-    use std::io::Write as _;
-    let env = Env::with_issues(&[issue("a")]);
+    let test = Test::new().issues(&[issue("a")]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("notes.md");
     std::fs::write(&file, "line one\nlinë two\n").unwrap();
     let file = file.to_str().unwrap();
-    env.ok(&["issue", "update", "a", "--notes-file", file]);
-    assert_eq!(env.issue("a")["notes"], "line one\nlinë two\n");
+    test.store(&["issue", "update", "a", "--notes-file", file])
+        .ok();
+    assert_eq!(test.stored("a")["notes"], "line one\nlinë two\n");
 
-    let mut child = std::process::Command::new(BIN)
-        .args(["issue", "update", "a", "--notes-file", "-", "--json"])
-        .args(env.store_args())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"from stdin\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = test
+        .store(&["issue", "update", "a", "--notes-file", "-"])
+        .stdin("from stdin\n")
+        .run();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(env.issue("a")["notes"], "from stdin\n");
+    assert_eq!(test.stored("a")["notes"], "from stdin\n");
 
-    let before = env.text();
-    let out = env.raw(&["issue", "update", "a", "--notes", "x", "--notes-file", file]);
+    let before = test.store_text();
+    let out = test
+        .store_raw(&["issue", "update", "a", "--notes", "x", "--notes-file", file])
+        .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let missing = dir.path().join("absent.md");
-    let out = env.raw(&[
-        "issue",
-        "update",
-        "a",
-        "--notes-file",
-        missing.to_str().unwrap(),
-    ]);
+    let out = test
+        .store_raw(&[
+            "issue",
+            "update",
+            "a",
+            "--notes-file",
+            missing.to_str().unwrap(),
+        ])
+        .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("failed to read notes file"));
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 /// `--created-by` is stored on the edge as given (omitted when empty), kept by
@@ -369,62 +372,82 @@ fn update_notes_file_and_stdin() {
 /// not blank, and shown by the views; premath's `dependency` members.
 #[test]
 fn dep_created_by_is_stored_kept_and_replaced() {
-    let env = Env::with_issues(&[issue("a"), issue("b"), issue("c")]);
-    let v = env.ok(&["dep", "add", "a", "b", "--created-by", " planner "]);
+    let test = Test::new().issues(&[issue("a"), issue("b"), issue("c")]);
+    let v = test
+        .store(&["dep", "add", "a", "b", "--created-by", " planner "])
+        .ok();
     assert_eq!(
         v["dependency"],
         json!({"dependsOnId": "b", "issueId": "a", "type": "blocks"})
     );
-    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
-    env.ok(&["dep", "add", "a", "c", "--type", "related"]);
-    assert!(env.issue("a")["dependencies"][1]
+    assert_eq!(
+        test.stored("a")["dependencies"][0]["created_by"],
+        " planner "
+    );
+    test.store(&["dep", "add", "a", "c", "--type", "related"])
+        .ok();
+    assert!(test.stored("a")["dependencies"][1]
         .get("created_by")
         .is_none());
-    env.ok(&["issue", "update", "a", "--title", "Renamed"]);
-    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
-    let blocked = env.ok(&["issue", "blocked"]);
+    test.store(&["issue", "update", "a", "--title", "Renamed"])
+        .ok();
+    assert_eq!(
+        test.stored("a")["dependencies"][0]["created_by"],
+        " planner "
+    );
+    let blocked = test.store(&["issue", "blocked"]).ok();
     assert_eq!(blocked["items"][0]["blockers"][0]["createdBy"], " planner ");
 
-    let v = env.ok(&[
-        "dep",
-        "replace",
-        "a",
-        "b",
-        "--to-type",
-        "waits-for",
-        "--created-by",
-        "  ",
-    ]);
+    let v = test
+        .store(&[
+            "dep",
+            "replace",
+            "a",
+            "b",
+            "--to-type",
+            "waits-for",
+            "--created-by",
+            "  ",
+        ])
+        .ok();
     assert_eq!(
         v["dependency"],
         json!({"createdBy": "  ", "dependsOnId": "b", "fromType": "blocks", "issueId": "a", "toType": "waits-for"})
     );
-    assert_eq!(env.issue("a")["dependencies"][0]["created_by"], " planner ");
-    assert_eq!(env.issue("a")["dependencies"][0]["type"], "waits-for");
-    let v = env.ok(&[
-        "dep",
-        "replace",
-        "a",
-        "c",
-        "--from-type",
-        "related",
-        "--to-type",
-        "related",
-        "--created-by",
-        "reviewer",
-    ]);
+    assert_eq!(
+        test.stored("a")["dependencies"][0]["created_by"],
+        " planner "
+    );
+    assert_eq!(test.stored("a")["dependencies"][0]["type"], "waits-for");
+    let v = test
+        .store(&[
+            "dep",
+            "replace",
+            "a",
+            "c",
+            "--from-type",
+            "related",
+            "--to-type",
+            "related",
+            "--created-by",
+            "reviewer",
+        ])
+        .ok();
     assert_eq!(v["changed"], true);
-    assert_eq!(env.issue("a")["dependencies"][1]["created_by"], "reviewer");
+    assert_eq!(
+        test.stored("a")["dependencies"][1]["created_by"],
+        "reviewer"
+    );
     // Another edge of the pair with the new type: premath's duplicate.
-    let store = Env::with_issues(&[
+    let store = Test::new().issues(&[
         issue("p"),
         issue_with(
             "q",
             json!({"dependencies": [blocks("q", "p"), {"issue_id": "q", "depends_on_id": "p", "type": "related"}]}),
         ),
     ]);
-    store.rejected(
-        &[
+    store
+        .store(&[
             "dep",
             "replace",
             "q",
@@ -433,22 +456,23 @@ fn dep_created_by_is_stored_kept_and_replaced() {
             "related",
             "--to-type",
             "blocks",
-        ],
-        &["dep.duplicate"],
-    );
-    let v = store.ok(&[
-        "dep",
-        "replace",
-        "q",
-        "p",
-        "--from-type",
-        "related",
-        "--to-type",
-        "supersedes",
-    ]);
+        ])
+        .rejected(&["dep.duplicate"]);
+    let v = store
+        .store(&[
+            "dep",
+            "replace",
+            "q",
+            "p",
+            "--from-type",
+            "related",
+            "--to-type",
+            "supersedes",
+        ])
+        .ok();
     assert_eq!(v["previousType"], "related");
-    assert_eq!(store.issue("q")["dependencies"][0]["type"], "blocks");
-    assert_eq!(store.issue("q")["dependencies"][1]["type"], "supersedes");
+    assert_eq!(store.stored("q")["dependencies"][0]["type"], "blocks");
+    assert_eq!(store.stored("q")["dependencies"][1]["type"], "supersedes");
 }
 
 /// Fields and values this program does not know survive, and every line but the
@@ -466,11 +490,14 @@ fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
         "{}\r\n{}\n{}\n{}\n{}",
         lines[0], lines[1], lines[2], lines[3], lines[4]
     );
-    let env = Env::with_text(&text);
-    env.ok(&["issue", "update", "bd-3", "--notes", "touched"]);
-    env.ok(&["issue", "claim", "bd-3", "--assignee", "agent.z"]);
-    env.ok(&["dep", "add", "bd-3", "bd-2", "--type", "related"]);
-    let after = env.text();
+    let test = Test::new().issue_text(&text);
+    test.store(&["issue", "update", "bd-3", "--notes", "touched"])
+        .ok();
+    test.store(&["issue", "claim", "bd-3", "--assignee", "agent.z"])
+        .ok();
+    test.store(&["dep", "add", "bd-3", "bd-2", "--type", "related"])
+        .ok();
+    let after = test.store_text();
     let new_lines: Vec<&str> = after.split('\n').collect();
     assert_eq!(new_lines.len(), 5, "{after}");
     assert_eq!(new_lines[0], format!("{}\r", lines[0]));
@@ -514,16 +541,16 @@ fn unknown_fields_survive_and_other_lines_stay_byte_identical() {
 fn snapshot_ref_follows_content_not_line_layout() {
     // The snapshot ref is exposed through the library; here it must be stable across
     // the same memory written differently, and change when an issue changes.
-    let a = Env::with_text("{\"id\":\"b\",\"title\":\"B\"}\n{\"id\":\"a\",\"title\":\"A\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"}]}\n");
-    let b = Env::with_text("\n{\"title\":\"A\",\"id\":\"a\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"}]}\n{\"id\":\"b\",\"title\":\"old\"}\n{\"id\":\"b\",\"title\":\"B\"}\n");
-    let ra = tusk::issues::snapshot_ref(&a.store()).unwrap();
+    let a = Test::new().issue_text("{\"id\":\"b\",\"title\":\"B\"}\n{\"id\":\"a\",\"title\":\"A\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"}]}\n");
+    let b = Test::new().issue_text("\n{\"title\":\"A\",\"id\":\"a\",\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"x\",\"type\":\"related\"},{\"issue_id\":\"a\",\"depends_on_id\":\"y\",\"type\":\"related\"}]}\n{\"id\":\"b\",\"title\":\"old\"}\n{\"id\":\"b\",\"title\":\"B\"}\n");
+    let ra = tusk::issues::snapshot_ref(&a.issue_store()).unwrap();
     assert!(ra.starts_with("iss1_") && ra.len() == 5 + 64, "{ra}");
-    assert_eq!(ra, tusk::issues::snapshot_ref(&b.store()).unwrap());
-    a.ok(&["issue", "update", "b", "--title", "B2"]);
-    assert_ne!(ra, tusk::issues::snapshot_ref(&a.store()).unwrap());
-    let absent = Env::empty();
+    assert_eq!(ra, tusk::issues::snapshot_ref(&b.issue_store()).unwrap());
+    a.store(&["issue", "update", "b", "--title", "B2"]).ok();
+    assert_ne!(ra, tusk::issues::snapshot_ref(&a.issue_store()).unwrap());
+    let absent = Test::new();
     assert_eq!(
-        tusk::issues::snapshot_ref(&absent.store()).unwrap(),
+        tusk::issues::snapshot_ref(&absent.issue_store()).unwrap(),
         format!("iss1_{}", tusk::canonical::sha256_hex(b""))
     );
 }
@@ -531,9 +558,10 @@ fn snapshot_ref_follows_content_not_line_layout() {
 #[test]
 fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
     let text = "{\"id\":\"a\",\"title\":\"first\"}\n{\"id\":\"b\",\"title\":\"b\"}\n{\"id\":\"a\",\"title\":\"second\"}\n";
-    let env = Env::with_text(text);
-    env.ok(&["issue", "update", "a", "--title", "third"]);
-    let after = env.text();
+    let test = Test::new().issue_text(text);
+    test.store(&["issue", "update", "a", "--title", "third"])
+        .ok();
+    let after = test.store_text();
     let lines: Vec<&str> = after.lines().collect();
     assert_eq!(lines[0], "{\"id\":\"a\",\"title\":\"first\"}");
     assert_eq!(lines[1], "{\"id\":\"b\",\"title\":\"b\"}");
@@ -541,7 +569,10 @@ fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
         lines[2].starts_with("{\"id\":\"a\",\"title\":\"third\""),
         "{after}"
     );
-    assert_eq!(env.ok(&["issue", "show", "a"])["issue"]["title"], "third");
+    assert_eq!(
+        test.store(&["issue", "show", "a"]).ok()["issue"]["title"],
+        "third"
+    );
 }
 
 /// The event log round trip through the binary, on either backend: a store with
@@ -551,17 +582,19 @@ fn a_repeated_id_is_mutated_on_its_winning_last_line_only() {
 /// cache hit that writes nothing. A stale store is rewritten under the lock.
 #[test]
 fn event_log_round_trip_keeps_every_member() {
-    let source = Env::with_text(concat!(
+    let source = Test::new().issue_text(concat!(
         "{\"id\":\"bd-2\",\"title\":\"Child\",\"issue_type\":\"bug\",\"created_at\":\"2026-01-01T00:00:00+00:00\",\"updated_at\":\"2026-01-02T00:00:00.250Z\",",
         "\"dependencies\":[{\"issue_id\":\"bd-2\",\"depends_on_id\":\"bd-3\",\"type\":\"related\"},{\"issue_id\":\"bd-2\",\"depends_on_id\":\"bd-1\",\"type\":\"blocks\",\"created_at\":\"x\"}],\"x_team\":\"core\"}\n",
         "{\"id\":\"bd-1\",\"title\":\"Parent\",\"status\":\"closed\",\"external_ref\":\"gh-12\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\n",
         "{\"id\":\"bd-3\",\"title\":\"Other\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\n",
     ));
-    let dir = source.dir.path();
+    let dir = source.dir();
     let log = dir.join("log").join("events.jsonl");
     let cache = dir.join("cache.json");
     let (log_s, cache_s) = (log.to_str().unwrap(), cache.to_str().unwrap());
-    let (code, migrated) = source.json(&["issue", "migrate-events", "--events", log_s]);
+    let (code, migrated) = source
+        .store(&["issue", "migrate-events", "--events", log_s])
+        .reply();
     assert_eq!(code, 0, "{migrated:#}");
     assert_eq!(migrated["eventCount"], 5);
     assert_eq!(migrated["issueCount"], 3);
@@ -584,7 +617,7 @@ fn event_log_round_trip_keeps_every_member() {
         "issue.add_dependency:bd-2:bd-3:related"
     );
 
-    let target = Env::empty();
+    let target = Test::new();
     let replay = [
         "issue",
         "replay-events",
@@ -593,43 +626,45 @@ fn event_log_round_trip_keeps_every_member() {
         "--cache",
         cache_s,
     ];
-    let (code, first) = target.json(&replay);
+    let (code, first) = target.store(&replay).reply();
     assert_eq!(code, 0, "{first:#}");
     assert_eq!(first["cacheHit"], false);
     assert_eq!(first["issueCount"], 3);
     assert_eq!(
         first["snapshotRef"],
-        tusk::issues::snapshot_ref(&source.store()).unwrap()
+        tusk::issues::snapshot_ref(&source.issue_store()).unwrap()
     );
-    let rebuilt = target.lines();
+    let rebuilt = target.store_lines();
     let child = rebuilt.iter().find(|l| l["id"] == "bd-2").unwrap();
     assert_eq!(child["x_team"], "core");
     assert_eq!(child["issue_type"], "bug");
     assert_eq!(child["dependencies"][0]["created_at"], "x");
     assert_eq!(rebuilt[0]["external_ref"], "gh-12");
 
-    let before = target.text();
-    let (code, second) = target.json(&replay);
+    let before = target.store_text();
+    let (code, second) = target.store(&replay).reply();
     assert_eq!(code, 0);
     assert_eq!(second["cacheHit"], true);
     assert_eq!(second["equivalentToExisting"], true);
-    assert_eq!(target.text(), before, "a cache hit writes nothing");
+    assert_eq!(target.store_text(), before, "a cache hit writes nothing");
 
     // The store moved on: the cache no longer matches, the replay rewrites it.
-    target.ok(&["issue", "update", "bd-3", "--title", "Changed"]);
-    let (code, third) = target.json(&replay);
+    target
+        .store(&["issue", "update", "bd-3", "--title", "Changed"])
+        .ok();
+    let (code, third) = target.store(&replay).reply();
     assert_eq!(code, 0);
     assert_eq!(third["cacheHit"], false);
     assert_eq!(third["equivalentToExisting"], false);
-    assert_eq!(target.text(), before);
+    assert_eq!(target.store_text(), before);
 }
 
 /// A failed replay leaves the store and the cache as they were.
 #[test]
 fn a_failed_replay_writes_nothing() {
-    let env = Env::with_text("{\"id\":\"a\",\"title\":\"A\"}\n");
-    let before = env.text();
-    let dir = env.dir.path();
+    let test = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = test.store_text();
+    let dir = test.dir();
     let log = dir.join("events.jsonl");
     let cache = dir.join("cache.json");
     std::fs::write(
@@ -637,14 +672,16 @@ fn a_failed_replay_writes_nothing() {
         "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"add_dependency\",\"depends_on_id\":\"zz\",\"type\":\"blocks\"}\n",
     )
     .unwrap();
-    let err = env.fails(&[
-        "issue",
-        "replay-events",
-        "--events",
-        log.to_str().unwrap(),
-        "--cache",
-        cache.to_str().unwrap(),
-    ]);
+    let err = test
+        .store_raw(&[
+            "issue",
+            "replay-events",
+            "--events",
+            log.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ])
+        .fails();
     assert_eq!(
         err,
         format!(
@@ -652,32 +689,36 @@ fn a_failed_replay_writes_nothing() {
             log.display()
         )
     );
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
     assert!(!cache.exists());
     // Not an event at all: the line is named.
     std::fs::write(&log, "\n{\"event_id\":\"e\"}\n").unwrap();
-    let err = env.fails(&["issue", "replay-events", "--events", log.to_str().unwrap()]);
+    let err = test
+        .store_raw(&["issue", "replay-events", "--events", log.to_str().unwrap()])
+        .fails();
     assert!(
         err.contains(": line 2: parse error: missing field `issue_id`"),
         "{err}"
     );
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
 }
 
 /// The event commands never write one file over another: the log over the
 /// store, the store over its own log, or the cache over either.
 #[test]
 fn event_commands_refuse_to_write_one_file_over_another() {
-    let env = Env::with_text("{\"id\":\"a\",\"title\":\"A\"}\n");
-    let before = env.text();
-    let dir = env.dir.path();
+    let test = Test::new().issue_text("{\"id\":\"a\",\"title\":\"A\"}\n");
+    let before = test.store_text();
+    let dir = test.dir();
     let log = dir.join("events.jsonl");
     let log_s = log.to_str().unwrap();
-    let (code, _) = env.json(&["issue", "migrate-events", "--events", log_s]);
+    let (code, _) = test
+        .store(&["issue", "migrate-events", "--events", log_s])
+        .reply();
     assert_eq!(code, 0);
     let log_text = std::fs::read_to_string(&log).unwrap();
     let refused = |args: &[&str], says: &str| {
-        let err = env.fails(args);
+        let err = test.store_raw(args).fails();
         assert!(err.contains(says), "{args:?}: {err}");
     };
     refused(
@@ -691,8 +732,9 @@ fn event_commands_refuse_to_write_one_file_over_another() {
         ],
         "the event log and the cache are one file",
     );
-    if env.is_file() {
-        let store = env.path.to_str().unwrap();
+    if test.is_file() {
+        let store = test.issues_path();
+        let store = store.to_str().unwrap();
         refused(
             &["issue", "migrate-events", "--events", store],
             "is the issues file",
@@ -704,7 +746,7 @@ fn event_commands_refuse_to_write_one_file_over_another() {
             "the event log and the issues file are one file",
         );
     }
-    assert_eq!(env.text(), before);
+    assert_eq!(test.store_text(), before);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), log_text);
 }
 
@@ -712,33 +754,30 @@ fn event_commands_refuse_to_write_one_file_over_another() {
 /// through a symlinked directory: the replay refuses before creating either.
 #[test]
 fn replay_refuses_a_cache_that_is_the_store_to_be() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("new")).unwrap();
-    std::os::unix::fs::symlink(dir.path().join("new"), dir.path().join("link")).unwrap();
-    let log = dir.path().join("events.jsonl");
+    let t = Test::on_files();
+    std::fs::create_dir(t.path("new")).unwrap();
+    std::os::unix::fs::symlink(t.path("new"), t.path("link")).unwrap();
+    let log = t.path("events.jsonl");
     std::fs::write(
         &log,
         "{\"event_id\":\"e\",\"issue_id\":\"a\",\"occurred_at\":\"2026-01-01T00:00:00Z\",\"action\":\"upsert_issue\",\"issue\":{\"id\":\"a\",\"title\":\"A\"}}\n",
     )
     .unwrap();
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir.path())
-        .env_remove("TUSK_STORE")
-        .args(["issue", "replay-events", "--events", "events.jsonl"])
+    let out = t
+        .tusk(&["issue", "replay-events", "--events", "events.jsonl"])
         .args([
             "--issues",
             "link/issues.jsonl",
             "--cache",
             "new/issues.jsonl",
         ])
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("the cache and the issues file are one file"),
         "{out:?}"
     );
-    assert!(!dir.path().join("new/issues.jsonl").exists());
+    assert!(!t.path("new/issues.jsonl").exists());
 }
 
 /// A status typo is refused with the valid ones named (it would take the
@@ -746,37 +785,35 @@ fn replay_refuses_a_cache_that_is_the_store_to_be() {
 /// statuses as beads does (`status.custom`), beside a file store.
 #[test]
 fn statuses_are_validated_and_custom_ones_can_be_declared() {
-    let env = Env::with_issues(&[issue("bd-1")]);
-    let before = env.text();
-    let v = env.rejected(
-        &["issue", "update", "bd-1", "--status", "foo_bar"],
-        &["issue.invalid_status"],
-    );
+    let test = Test::new().issues(&[issue("bd-1")]);
+    let before = test.store_text();
+    let v = test
+        .store(&["issue", "update", "bd-1", "--status", "foo_bar"])
+        .rejected(&["issue.invalid_status"]);
     let diagnostic = v["diagnostic"].as_str().unwrap();
     assert!(
         diagnostic.contains("open, in_progress, blocked, deferred, closed"),
         "{diagnostic}"
     );
     assert!(diagnostic.contains("status.custom"), "{diagnostic}");
-    assert_eq!(env.text(), before, "nothing written");
+    assert_eq!(test.store_text(), before, "nothing written");
     // Every built-in status is accepted.
     for status in ["deferred", "blocked", "in_progress", "open"] {
-        env.ok(&["issue", "update", "bd-1", "--status", status]);
+        test.store(&["issue", "update", "bd-1", "--status", status])
+            .ok();
     }
-    if env.is_file() {
-        let config = env.path.parent().unwrap().join("config.json");
+    if test.is_file() {
+        let config = test.issues_path().parent().unwrap().join("config.json");
         std::fs::write(&config, r#"{"status.custom": "in_review, qa_testing:wip"}"#).unwrap();
-        env.ok(&["issue", "update", "bd-1", "--status", "in_review"]);
-        env.ok(&["issue", "update", "bd-1", "--status", "qa_testing"]);
-        env.rejected(
-            &["issue", "update", "bd-1", "--status", "in_reveiw"],
-            &["issue.invalid_status"],
-        );
+        test.store(&["issue", "update", "bd-1", "--status", "in_review"])
+            .ok();
+        test.store(&["issue", "update", "bd-1", "--status", "qa_testing"])
+            .ok();
+        test.store(&["issue", "update", "bd-1", "--status", "in_reveiw"])
+            .rejected(&["issue.invalid_status"]);
         std::fs::write(&config, r#"{"status.custom": 7}"#).unwrap();
-        env.rejected(
-            &["issue", "update", "bd-1", "--status", "in_review"],
-            &["issue.config_invalid"],
-        );
+        test.store(&["issue", "update", "bd-1", "--status", "in_review"])
+            .rejected(&["issue.config_invalid"]);
     }
 }
 
@@ -792,15 +829,16 @@ fn beads_line(id: &str) -> serde_json::Value {
 
 #[test]
 fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
-    let env = Env::with_issues(&[beads_line("bd-1"), issue("bd-2")]);
+    let test = Test::new().issues(&[beads_line("bd-1"), issue("bd-2")]);
     // A label added and removed again gives back beads' line byte for byte
     // (but for updated_at), and the other line is never rewritten.
-    let original: Vec<String> = env.text().lines().map(str::to_string).collect();
-    env.ok(&["issue", "label", "add", "bd-1", "temp"]);
-    env.ok(&["issue", "label", "remove", "bd-1", "temp"]);
-    let after: Vec<String> = env.text().lines().map(str::to_string).collect();
+    let original: Vec<String> = test.store_text().lines().map(str::to_string).collect();
+    test.store(&["issue", "label", "add", "bd-1", "temp"]).ok();
+    test.store(&["issue", "label", "remove", "bd-1", "temp"])
+        .ok();
+    let after: Vec<String> = test.store_text().lines().map(str::to_string).collect();
     assert_eq!(after[1], original[1]);
-    let stamp = env.issue("bd-1")["updated_at"]
+    let stamp = test.stored("bd-1")["updated_at"]
         .as_str()
         .unwrap()
         .to_string();
@@ -812,72 +850,76 @@ fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
         )
     );
     // Labels: added at the end once each, removed; the routing filter sees them.
-    let v = env.ok(&["issue", "label", "add", "bd-1", "review", "triage", "ui"]);
+    let v = test
+        .store(&["issue", "label", "add", "bd-1", "review", "triage", "ui"])
+        .ok();
     assert_eq!(v["labels"], json!(["triage", "review", "ui"]));
     assert_eq!(v["changed"], true);
-    let v = env.ok(&["issue", "label", "remove", "bd-1", "triage"]);
+    let v = test
+        .store(&["issue", "label", "remove", "bd-1", "triage"])
+        .ok();
     assert_eq!(v["labels"], json!(["review", "ui"]));
     assert_eq!(
-        ids(&env.ok(&["issue", "ready", "--label", "review"])),
+        ids(&test.store(&["issue", "ready", "--label", "review"]).ok()),
         ["bd-1"]
     );
-    let unchanged = env.text();
-    let v = env.ok(&["issue", "label", "remove", "bd-1", "absent"]);
+    let unchanged = test.store_text();
+    let v = test
+        .store(&["issue", "label", "remove", "bd-1", "absent"])
+        .ok();
     assert_eq!(v["changed"], false);
-    assert_eq!(env.text(), unchanged, "a no-op writes nothing");
-    env.rejected(
-        &["issue", "label", "add", "bd-1", "a,b"],
-        &["issue.invalid_label"],
-    );
-    env.ok(&["issue", "label", "remove", "bd-2", "x"]);
-    assert!(env.issue("bd-2").get("labels").is_none());
+    assert_eq!(test.store_text(), unchanged, "a no-op writes nothing");
+    test.store(&["issue", "label", "add", "bd-1", "a,b"])
+        .rejected(&["issue.invalid_label"]);
+    test.store(&["issue", "label", "remove", "bd-2", "x"]).ok();
+    assert!(test.stored("bd-2").get("labels").is_none());
 
     // Comments: appended in beads' shape, never rewritten.
-    let v = env.ok(&[
-        "issue",
-        "comment",
-        "add",
-        "bd-1",
-        "needs a lexer",
-        "--author",
-        "agent.a",
-    ]);
+    let v = test
+        .store(&[
+            "issue",
+            "comment",
+            "add",
+            "bd-1",
+            "needs a lexer",
+            "--author",
+            "agent.a",
+        ])
+        .ok();
     assert_eq!(v["comment"]["id"], 2);
-    let stored = env.issue("bd-1");
+    let stored = test.stored("bd-1");
     let comments = stored["comments"].as_array().unwrap();
     assert_eq!(comments.len(), 2);
     assert_eq!(comments[0], beads_line("bd-1")["comments"][0]);
     assert_eq!(comments[1]["issue_id"], "bd-1");
     assert_eq!(comments[1]["author"], "agent.a");
     assert_eq!(comments[1]["text"], "needs a lexer");
-    let listed = env.ok(&["issue", "comment", "list", "bd-1"]);
+    let listed = test.store(&["issue", "comment", "list", "bd-1"]).ok();
     assert_eq!(listed["count"], 2);
     assert_eq!(listed["comments"], stored["comments"]);
-    env.rejected(
-        &["issue", "comment", "add", "bd-1", "  ", "--author", "a"],
-        &["issue.invalid_comment"],
-    );
-    env.rejected(
-        &["issue", "comment", "add", "bd-9", "x", "--author", "a"],
-        &["issue.not_found"],
-    );
+    test.store(&["issue", "comment", "add", "bd-1", "  ", "--author", "a"])
+        .rejected(&["issue.invalid_comment"]);
+    test.store(&["issue", "comment", "add", "bd-9", "x", "--author", "a"])
+        .rejected(&["issue.not_found"]);
 
     // Close with a reason, reopen: beads' close_reason comes and goes with closed_at.
-    env.ok(&["issue", "close", "bd-1", "--reason", "fixed in 4f2a"]);
-    let closed = env.issue("bd-1");
+    test.store(&["issue", "close", "bd-1", "--reason", "fixed in 4f2a"])
+        .ok();
+    let closed = test.stored("bd-1");
     assert_eq!(closed["status"], "closed");
     assert_eq!(closed["close_reason"], "fixed in 4f2a");
-    env.ok(&["issue", "reopen", "bd-1"]);
-    let open = env.issue("bd-1");
+    test.store(&["issue", "reopen", "bd-1"]).ok();
+    let open = test.stored("bd-1");
     assert_eq!(open["status"], "open");
     assert!(open.get("close_reason").is_none() && open.get("closed_at").is_none());
-    env.rejected(&["issue", "reopen", "bd-1"], &["issue.not_closed"]);
+    test.store(&["issue", "reopen", "bd-1"])
+        .rejected(&["issue.not_closed"]);
     // Everything beads wrote that tusk does not know is still there.
     assert_eq!(open["x_beads_extra"], json!({"k": 1}));
     assert_eq!(open["description"], "");
 
     // The host actions do the same.
-    let r = env.eval(
+    let r = test.eval_with_authority(
         r#"(issue.label (hash "id" "bd-2" "add" (list "api")))
            (issue.comment (hash "id" "bd-2" "author" "agent.b" "text" "on it"))
            (issue.close (hash "id" "bd-2" "reason" "done"))
@@ -885,7 +927,7 @@ fn close_with_a_reason_reopen_labels_and_comments_keep_beads_shape() {
     );
     assert_eq!(r["result"], "accepted", "{r:#}");
     assert_eq!(r["value"], 1);
-    let two = env.issue("bd-2");
+    let two = test.stored("bd-2");
     assert_eq!(two["labels"], json!(["api"]));
     assert_eq!(two["close_reason"], "done");
     assert_eq!(two["comments"][0]["author"], "agent.b");

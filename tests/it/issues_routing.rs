@@ -3,7 +3,7 @@
 //! workers with disjoint filters drain a store without ever taking each
 //! other's work. Runs on PostgreSQL too (`TUSK_TEST_BACKEND=postgres`).
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 /// A JSON value as a Scheme expression building it.
@@ -31,8 +31,8 @@ fn child_of(parent: &str, id: &str) -> Value {
     json!({"issue_id": id, "depends_on_id": parent, "type": "parent-child"})
 }
 
-fn store() -> Env {
-    Env::with_issues(&[
+fn store() -> Test {
+    Test::new().issues(&[
         issue_with(
             "p",
             json!({"status": "closed", "issue_type": "epic", "title": "Epic"}),
@@ -64,7 +64,7 @@ fn store() -> Env {
 
 #[test]
 fn every_filter_narrows_the_views_and_its_host_action_twin_agrees() {
-    let env = store();
+    let test = store();
     // (flags, the same filter as the host action's argument, ready ids)
     let cases: Vec<(Vec<&str>, Value, Vec<&str>)> = vec![
         (vec![], json!({}), vec!["web-1", "a", "b", "c"]),
@@ -148,10 +148,10 @@ fn every_filter_narrows_the_views_and_its_host_action_twin_agrees() {
     for (flags, filter, want) in cases {
         let mut args = vec!["issue", "ready"];
         args.extend(&flags);
-        let v = env.ok(&args);
+        let v = test.store(&args).ok();
         assert_eq!(ids(&v), want, "{flags:?}");
         assert_eq!(v["count"], want.len());
-        let r = env.eval(&format!(
+        let r = test.eval_with_authority(&format!(
             "(issue.ready (hash \"filter\" {}))",
             scheme(&filter)
         ));
@@ -159,46 +159,63 @@ fn every_filter_narrows_the_views_and_its_host_action_twin_agrees() {
         assert_eq!(ids(&r["value"]["payload"]), want, "host {filter}");
     }
     // list and blocked take the same filter (list sees closed and blocked issues).
-    let v = env.ok(&["issue", "list", "--label", "backend"]);
+    let v = test.store(&["issue", "list", "--label", "backend"]).ok();
     assert_eq!(ids(&v), ["b", "d"]);
-    let v = env.ok(&["issue", "list", "--parent", "p", "--status", "open"]);
+    let v = test
+        .store(&["issue", "list", "--parent", "p", "--status", "open"])
+        .ok();
     assert_eq!(ids(&v), ["a", "c"]);
-    let v = env.ok(&["issue", "blocked", "--label", "backend"]);
+    let v = test.store(&["issue", "blocked", "--label", "backend"]).ok();
     assert_eq!(ids(&v), ["d"]);
-    assert!(ids(&env.ok(&["issue", "blocked", "--label", "ui"])).is_empty());
-    let r = env.eval(r#"(issue.list (hash "filter" (hash "labels" (list "backend"))))"#);
+    assert!(ids(&test.store(&["issue", "blocked", "--label", "ui"]).ok()).is_empty());
+    let r = test
+        .eval_with_authority(r#"(issue.list (hash "filter" (hash "labels" (list "backend"))))"#);
     assert_eq!(ids(&r["value"]["payload"]), ["b", "d"]);
-    let r = env.eval(r#"(issue.blocked (hash "filter" (hash "labelsAny" (list "backend"))))"#);
+    let r = test.eval_with_authority(
+        r#"(issue.blocked (hash "filter" (hash "labelsAny" (list "backend"))))"#,
+    );
     assert_eq!(ids(&r["value"]["payload"]), ["d"]);
     // The lease projection too: two leases, one per role.
-    env.ok(&["issue", "claim", "a", "--assignee", "web.1"]);
-    env.ok(&["issue", "claim", "b", "--assignee", "alice"]);
-    assert_eq!(ids(&env.ok(&["issue", "lease-projection"])), ["a", "b"]);
-    let v = env.ok(&["issue", "lease-projection", "--label", "frontend"]);
+    test.store(&["issue", "claim", "a", "--assignee", "web.1"])
+        .ok();
+    test.store(&["issue", "claim", "b", "--assignee", "alice"])
+        .ok();
+    assert_eq!(
+        ids(&test.store(&["issue", "lease-projection"]).ok()),
+        ["a", "b"]
+    );
+    let v = test
+        .store(&["issue", "lease-projection", "--label", "frontend"])
+        .ok();
     assert_eq!(ids(&v), ["a"]);
-    let r =
-        env.eval(r#"(issue.lease_projection (hash "filter" (hash "labels" (list "backend"))))"#);
+    let r = test.eval_with_authority(
+        r#"(issue.lease_projection (hash "filter" (hash "labels" (list "backend"))))"#,
+    );
     assert_eq!(ids(&r["value"]["payload"]), ["b"]);
 }
 
 #[test]
 fn a_filter_that_cannot_be_meant_is_refused() {
-    let env = store();
-    let (code, v) = env.json(&[
-        "issue",
-        "ready",
-        "--priority-min",
-        "3",
-        "--priority-max",
-        "1",
-    ]);
+    let test = store();
+    let (code, v) = test
+        .store(&[
+            "issue",
+            "ready",
+            "--priority-min",
+            "3",
+            "--priority-max",
+            "1",
+        ])
+        .reply();
     assert_eq!(code, 2);
     assert_eq!(v["class"], "cli.invalid_value");
     assert!(
         v["message"].as_str().unwrap().contains("priorityMin"),
         "{v}"
     );
-    let (code, _) = env.json(&["issue", "claim-next", "--assignee", "w", "--label", " "]);
+    let (code, _) = test
+        .store(&["issue", "claim-next", "--assignee", "w", "--label", " "])
+        .reply();
     assert_eq!(code, 2);
     for program in [
         r#"(issue.ready (hash "filter" (hash "labelz" (list "ui"))))"#,
@@ -206,7 +223,7 @@ fn a_filter_that_cannot_be_meant_is_refused() {
         r#"(issue.claim_next (hash "assignee" "w" "filter" (hash "unassigned" #t "assignee" "x")))"#,
         r#"(issue.ready (hash "filter" (hash "createdAfter" "yesterday")))"#,
     ] {
-        let r = env.eval(program);
+        let r = test.eval_with_authority(program);
         assert_eq!(r["result"], "rejected", "{program}: {r:#}");
         assert_eq!(
             r["failureClasses"],
@@ -215,16 +232,16 @@ fn a_filter_that_cannot_be_meant_is_refused() {
         );
     }
     // Nothing was claimed by the refused claim.
-    assert!(env.lines().iter().all(|i| i.get("lease").is_none()));
+    assert!(test.store_lines().iter().all(|i| i.get("lease").is_none()));
 }
 
 /// Claims with `claim-next` and `filter` until nothing is left; the ids taken.
-fn drain(env: &Env, worker: &str, flags: &[&str]) -> Vec<String> {
+fn drain(test: &Test, worker: &str, flags: &[&str]) -> Vec<String> {
     let mut taken = Vec::new();
     loop {
         let mut args = vec!["issue", "claim-next", "--assignee", worker];
         args.extend(flags);
-        let v = env.ok(&args);
+        let v = test.store(&args).ok();
         if v["claimed"] == false {
             return taken;
         }
@@ -242,15 +259,15 @@ fn workers_with_disjoint_filters_drain_only_their_own_work() {
             json!({"labels": [group], "priority": n % 4}),
         ));
     }
-    let env = Env::with_issues(&issues);
+    let test = Test::new().issues(&issues);
     let taken: Vec<(String, Vec<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = ["ui", "api"]
             .into_iter()
             .map(|group| {
-                let env = &env;
+                let test = &test;
                 s.spawn(move || {
                     let worker = format!("agent.{group}");
-                    (group.to_string(), drain(env, &worker, &["--label", group]))
+                    (group.to_string(), drain(test, &worker, &["--label", group]))
                 })
             })
             .collect();
@@ -259,20 +276,20 @@ fn workers_with_disjoint_filters_drain_only_their_own_work() {
     for (group, ids) in &taken {
         assert_eq!(ids.len(), 4, "{group}: {ids:?}");
         for id in ids {
-            let stored = env.issue(id);
+            let stored = test.stored(id);
             assert_eq!(stored["labels"], json!([group]), "{group} took {id}");
             assert_eq!(stored["assignee"], format!("agent.{group}"));
         }
     }
     // The docs group is untouched, and a program routes the same way.
-    let r = env.eval(
+    let r = test.eval_with_authority(
         r#"(issue.claim_next (hash "assignee" "agent.docs" "filter" (hash "labels" (list "docs"))))"#,
     );
     let claimed = r["value"]["payload"]["issue"]["id"]
         .as_str()
         .unwrap()
         .to_string();
-    assert_eq!(env.issue(&claimed)["labels"], json!(["docs"]));
-    assert_eq!(drain(&env, "agent.docs", &["--label", "docs"]).len(), 3);
-    assert!(drain(&env, "agent.any", &[]).is_empty());
+    assert_eq!(test.stored(&claimed)["labels"], json!(["docs"]));
+    assert_eq!(drain(&test, "agent.docs", &["--label", "docs"]).len(), 3);
+    assert!(drain(&test, "agent.any", &[]).is_empty());
 }

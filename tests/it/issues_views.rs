@@ -1,13 +1,13 @@
 //! Read views through the binary: ready, blocked, list, show, check, dep
 //! diagnostics, absent and corrupt stores.
 
-use crate::issues_support::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 #[test]
 fn absent_store_read_is_an_error_and_nothing_is_created() {
-    let env = Env::empty();
-    if env.is_file() {
+    let test = Test::new();
+    if test.is_file() {
         // A typo in --issues must not read as an empty queue: premath's
         // message, exit 1, and a JSON error naming the fix.
         for args in [
@@ -20,45 +20,47 @@ fn absent_store_read_is_an_error_and_nothing_is_created() {
             &["dep", "diagnostics"],
             &["dep", "project"],
         ] {
-            let v = env.rejected(args, &["issue_store.not_found"]);
+            let v = test.store(args).rejected(&["issue_store.not_found"]);
             assert_eq!(v["class"], "issue_store.not_found");
             assert!(v["hint"].as_str().unwrap().contains("tusk init"), "{v:#}");
             assert_eq!(
                 v["message"],
-                format!("issues file not found: {}", env.path.display())
+                format!("issues file not found: {}", test.issues_path().display())
             );
-            let text = env.raw(args);
+            let text = test.store_raw(args).run();
             assert_eq!(text.status.code(), Some(1));
             assert!(String::from_utf8_lossy(&text.stderr).contains("issues file not found"));
         }
     } else {
         // A database always has its store: an empty one reads as empty.
         for view in ["ready", "blocked", "list"] {
-            let v = env.ok(&["issue", view]);
+            let v = test.store(&["issue", view]).ok();
             assert_eq!(v["count"], 0);
             assert_eq!(v["items"], json!([]));
             assert_eq!(v["action"], format!("issue.{view}"));
-            assert_eq!(v["issuesPath"], env.path.display().to_string());
+            assert_eq!(v["issuesPath"], test.issues_path().display().to_string());
         }
-        assert_eq!(env.ok(&["issue", "check"])["issueCount"], 0);
-        assert_eq!(env.ok(&["dep", "diagnostics"])["cycles"], json!([]));
-        env.rejected(&["issue", "show", "bd-1"], &["issue.not_found"]);
+        assert_eq!(test.store(&["issue", "check"]).ok()["issueCount"], 0);
+        assert_eq!(
+            test.store(&["dep", "diagnostics"]).ok()["cycles"],
+            json!([])
+        );
+        test.store(&["issue", "show", "bd-1"])
+            .rejected(&["issue.not_found"]);
     }
     // A rejected mutation on an absent store creates nothing either.
-    env.rejected(
-        &["issue", "claim", "bd-1", "--assignee", "a"],
-        &["lease_not_found"],
-    );
-    if env.is_file() {
-        assert!(!env.path.parent().unwrap().exists());
+    test.store(&["issue", "claim", "bd-1", "--assignee", "a"])
+        .rejected(&["lease_not_found"]);
+    if test.is_file() {
+        assert!(!test.issues_path().parent().unwrap().exists());
     } else {
-        assert_eq!(env.text(), "");
+        assert_eq!(test.store_text(), "");
     }
 }
 
 #[test]
 fn ready_is_open_and_unblocked_in_priority_then_id_order() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with("c", json!({"priority": 1})),
         issue_with("b", json!({"priority": 1})),
         issue_with("a", json!({"priority": 3})),
@@ -87,7 +89,7 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
         issue_with("x", json!({"status": "deferred"})),
         json!({"id": "dflt", "title": "defaults to open, priority 2"}),
     ]);
-    let v = env.ok(&["issue", "ready"]);
+    let v = test.store(&["issue", "ready"]).ok();
     // d: its blocker is closed; e, m, p: blocked (open / missing target / parent-child
     // is blocking); r: `related` does not block; z, x, done: not open.
     assert_eq!(ids(&v), ["d", "b", "c", "dflt", "a", "r"]);
@@ -105,7 +107,7 @@ fn ready_is_open_and_unblocked_in_priority_then_id_order() {
 
 #[test]
 fn ready_and_list_order_ids_naturally_within_a_priority() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue("bd-10"),
         issue("bd-2"),
         issue("bd-1"),
@@ -114,13 +116,13 @@ fn ready_and_list_order_ids_naturally_within_a_priority() {
     ]);
     // Equal numbers (bd-02, bd-2) fall back to byte order.
     let want = ["bd-100", "bd-1", "bd-02", "bd-2", "bd-10"];
-    assert_eq!(ids(&env.ok(&["issue", "ready"])), want);
-    assert_eq!(ids(&env.ok(&["issue", "list"])), want);
+    assert_eq!(ids(&test.store(&["issue", "ready"]).ok()), want);
+    assert_eq!(ids(&test.store(&["issue", "list"]).ok()), want);
 }
 
 #[test]
 fn blocked_lists_blockers_and_manual_blocks() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue("a"),
         issue_with(
             "b",
@@ -138,7 +140,7 @@ fn blocked_lists_blockers_and_manual_blocks() {
             json!({"priority": 4, "dependencies": [{"issue_id": "w", "depends_on_id": "deferred", "type": "waits-for"}]}),
         ),
     ]);
-    let v = env.ok(&["issue", "blocked"]);
+    let v = test.store(&["issue", "blocked"]).ok();
     // `deferred` is kept as it is and counts as not closed, so it blocks w.
     assert_eq!(ids(&v), ["m", "b", "w"]);
     assert_eq!(v["items"][2]["blockers"][0]["blockerStatus"], "deferred");
@@ -159,7 +161,7 @@ fn blocked_lists_blockers_and_manual_blocks() {
                "status": "blocked", "title": "Issue m"})
     );
     // An edge's `created_by` is carried as `createdBy`.
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue("a"),
         issue_with(
             "b",
@@ -167,14 +169,14 @@ fn blocked_lists_blockers_and_manual_blocks() {
         ),
     ]);
     assert_eq!(
-        env.ok(&["issue", "blocked"])["items"][0]["blockers"][0]["createdBy"],
+        test.store(&["issue", "blocked"]).ok()["items"][0]["blockers"][0]["createdBy"],
         "planner"
     );
 }
 
 #[test]
 fn list_filters_and_lease_counts() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "a",
             json!({"labels": ["ui", "p"], "assignee": "x", "issue_type": "bug"}),
@@ -193,7 +195,7 @@ fn list_filters_and_lease_counts() {
             json!({"status": "in_progress", "assignee": "q", "lease": lease("other", "l-d", true)}),
         ),
     ]);
-    let all = env.ok(&["issue", "list"]);
+    let all = test.store(&["issue", "list"]).ok();
     // Priority first (b is 0), then id.
     assert_eq!(ids(&all), ["b", "a", "c", "d"]);
     assert_eq!(
@@ -212,21 +214,31 @@ fn list_filters_and_lease_counts() {
                "status": "in_progress", "title": "Issue b"})
     );
     assert_eq!(
-        ids(&env.ok(&["issue", "list", "--label", "ui"])),
+        ids(&test.store(&["issue", "list", "--label", "ui"]).ok()),
         ["b", "a"]
     );
     assert_eq!(
-        ids(&env.ok(&["issue", "list", "--status", "in_progress"])),
+        ids(&test
+            .store(&["issue", "list", "--status", "in_progress"])
+            .ok()),
         ["b", "c", "d"]
     );
-    assert_eq!(ids(&env.ok(&["issue", "list", "--assignee", "x"])), ["a"]);
     assert_eq!(
-        ids(&env.ok(&["issue", "list", "--issue-type", "bug"])),
+        ids(&test.store(&["issue", "list", "--assignee", "x"]).ok()),
         ["a"]
     );
-    assert_eq!(ids(&env.ok(&["issue", "list", "--priority", "0"])), ["b"]);
     assert_eq!(
-        ids(&env.ok(&["issue", "list", "--label", "ui", "--priority", "2"])),
+        ids(&test.store(&["issue", "list", "--issue-type", "bug"]).ok()),
+        ["a"]
+    );
+    assert_eq!(
+        ids(&test.store(&["issue", "list", "--priority", "0"]).ok()),
+        ["b"]
+    );
+    assert_eq!(
+        ids(&test
+            .store(&["issue", "list", "--label", "ui", "--priority", "2"])
+            .ok()),
         ["a"]
     );
 }
@@ -234,10 +246,10 @@ fn list_filters_and_lease_counts() {
 #[test]
 fn show_projects_the_last_line_and_raw_prints_it_as_stored() {
     let last = "{\"id\":\"a\",\"title\":\"new\",\"x_custom\":7,\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"q\",\"dep_type\":\"blocks\"}]}";
-    let env = Env::with_text(&format!(
+    let test = Test::new().issue_text(&format!(
         "{{\"id\":\"a\",\"title\":\"old\",\"x_custom\":{{\"k\":[1,2]}}}}\n\n{last}\n"
     ));
-    let v = env.ok(&["issue", "show", "a"]);
+    let v = test.store(&["issue", "show", "a"]).ok();
     assert_eq!(v["issue"]["title"], "new");
     assert_eq!(v["issue"]["xCustom"], 7);
     assert_eq!(
@@ -246,13 +258,13 @@ fn show_projects_the_last_line_and_raw_prints_it_as_stored() {
     );
     assert_eq!(v["leaseState"], "unleased");
     assert_eq!(v["blockers"][0]["blockerMissing"], true);
-    assert_eq!(env.ok(&["issue", "list"])["count"], 1);
+    assert_eq!(test.store(&["issue", "list"]).ok()["count"], 1);
     // --raw: the winning line, byte for byte, with or without --json.
     for args in [
         &["issue", "show", "a", "--raw"][..],
         &["issue", "show", "a", "--raw", "--json"],
     ] {
-        let out = env.raw(args);
+        let out = test.store_raw(args).run();
         assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
         assert_eq!(
             String::from_utf8(out.stdout).unwrap(),
@@ -277,8 +289,8 @@ fn show_json_is_camel_case_and_raw_is_the_stored_line() {
                "comments": [{"id": 1, "issue_id": "a", "author": "w", "text": "hi",
                              "created_at": "2026-03-01T12:30:00Z"}]}),
     );
-    let env = Env::with_issues(&[issue("b"), stored.clone()]);
-    let v = env.ok(&["issue", "show", "a"]);
+    let test = Test::new().issues(&[issue("b"), stored.clone()]);
+    let v = test.store(&["issue", "show", "a"]).ok();
     let shown = &v["issue"];
     // The claim projection: premath's (A) plus the lease in camelCase.
     let claimed = {
@@ -323,33 +335,36 @@ fn show_json_is_camel_case_and_raw_is_the_stored_line() {
     assert!(snake.is_empty(), "snake_case keys {snake:?} in {v:#}");
     // Without a lease, `lease` is null as in `issue claim`'s projection.
     assert_eq!(
-        env.ok(&["issue", "show", "b"])["issue"]["lease"],
+        test.store(&["issue", "show", "b"]).ok()["issue"]["lease"],
         Value::Null
     );
     // --raw: the stored line byte for byte.
-    let line = env
-        .text()
+    let line = test
+        .store_text()
         .lines()
         .find(|l| l.contains("\"acceptance_criteria\""))
         .unwrap()
         .to_string();
-    let out = env.raw(&["issue", "show", "a", "--raw"]);
+    let out = test.store_raw(&["issue", "show", "a", "--raw"]).run();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{line}\n"));
     // An unknown id: rejected as before, with --json, --raw or neither.
-    let rejected = env.rejected(&["issue", "show", "zz"], &["issue.not_found"]);
+    let rejected = test
+        .store(&["issue", "show", "zz"])
+        .rejected(&["issue.not_found"]);
     assert_eq!(
-        env.rejected(&["issue", "show", "zz", "--raw"], &["issue.not_found"]),
+        test.store(&["issue", "show", "zz", "--raw"])
+            .rejected(&["issue.not_found"]),
         rejected
     );
-    let out = env.raw(&["issue", "show", "zz", "--raw"]);
+    let out = test.store_raw(&["issue", "show", "zz", "--raw"]).run();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "issue.show: rejected [issue.not_found]: no issue with id \"zz\"\n"
     );
     // The text (no --json) is unchanged: the stored members, one a line.
-    let out = env.raw(&["issue", "show", "a"]);
+    let out = test.store_raw(&["issue", "show", "a"]).run();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("acceptance_criteria: done"), "{text}");
     assert!(text.contains("lease state: active"), "{text}");
@@ -358,7 +373,7 @@ fn show_json_is_camel_case_and_raw_is_the_stored_line() {
 #[test]
 fn check_reports_graph_errors_and_warnings() {
     let long_notes = "n".repeat(2001);
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         sound("a"),
         sound_with("a", json!({"title": "repeat"})),
         sound_with("b", json!({"dependencies": [blocks("b", "nowhere")]})),
@@ -381,7 +396,7 @@ fn check_reports_graph_errors_and_warnings() {
             json!({"status": "in_progress", "lease": lease("w", "l", false)}),
         ),
     ]);
-    let (code, v) = env.json(&["issue", "check"]);
+    let (code, v) = test.store(&["issue", "check"]).reply();
     assert_eq!(code, 1);
     assert_eq!(v["kind"], "premath.issue_graph.check.v1");
     assert_eq!(v["result"], "rejected");
@@ -445,11 +460,11 @@ fn check_reports_graph_errors_and_warnings() {
         "{warnings:?}"
     );
 
-    let clean = Env::with_issues(&[
+    let clean = Test::new().issues(&[
         sound("a"),
         sound_with("b", json!({"dependencies": [blocks("b", "a")]})),
     ]);
-    let v = clean.ok(&["issue", "check"]);
+    let v = clean.store(&["issue", "check"]).ok();
     assert_eq!(v["result"], "accepted");
     assert_eq!(v["failureClasses"], json!([]));
 }
@@ -459,24 +474,30 @@ fn check_reports_graph_errors_and_warnings() {
 /// alone exit 0; premath's text.
 #[test]
 fn check_note_warn_threshold() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         sound_with("a", json!({"notes": "héllo"})),
         sound_with("b", json!({"notes": "x".repeat(2001)})),
     ]);
-    let v = env.ok(&["issue", "check"]);
+    let v = test.store(&["issue", "check"]).ok();
     assert_eq!(v["summary"]["noteWarnThreshold"], 2000);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
-    let v = env.ok(&["issue", "check", "--note-warn-threshold", "5"]);
+    let v = test
+        .store(&["issue", "check", "--note-warn-threshold", "5"])
+        .ok();
     assert_eq!(v["summary"]["noteWarnThreshold"], 5);
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1);
-    let v = env.ok(&["issue", "check", "--note-warn-threshold", "4"]);
+    let v = test
+        .store(&["issue", "check", "--note-warn-threshold", "4"])
+        .ok();
     assert_eq!(
         v["warnings"][0],
         json!({"class": "issue_graph.notes.large", "issueId": "a",
             "message": "notes payload exceeds warning threshold (len=5, threshold=4)"})
     );
     assert_eq!(v["warningClasses"], json!(["issue_graph.notes.large"]));
-    let out = env.raw(&["issue", "check", "--note-warn-threshold", "4"]);
+    let out = test
+        .store_raw(&["issue", "check", "--note-warn-threshold", "4"])
+        .run();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -484,7 +505,9 @@ fn check_note_warn_threshold() {
         "{text}"
     );
     for bad in ["-1", "many"] {
-        let out = env.raw(&["issue", "check", &format!("--note-warn-threshold={bad}")]);
+        let out = test
+            .store_raw(&["issue", "check", &format!("--note-warn-threshold={bad}")])
+            .run();
         assert_eq!(out.status.code(), Some(2), "{bad}");
     }
 }
@@ -494,7 +517,7 @@ fn check_note_warn_threshold() {
 /// premath's text; a bad view is a usage error; the host action agrees.
 #[test]
 fn dep_project_views() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "b",
             json!({"status": "closed", "dependencies": [
@@ -510,7 +533,7 @@ fn dep_project_views() {
         ),
         issue("c"),
     ]);
-    let v = env.ok(&["dep", "project"]);
+    let v = test.store(&["dep", "project"]).ok();
     assert_eq!(v["view"], "execution");
     assert_eq!(v["count"], 3);
     assert_eq!(
@@ -554,7 +577,7 @@ fn dep_project_views() {
             r("b->a", "supersedes", "informational", "", false),
         ]
     );
-    let v = env.ok(&["dep", "project", "--view", "gtd"]);
+    let v = test.store(&["dep", "project", "--view", "gtd"]).ok();
     assert_eq!(
         rows(&v),
         [
@@ -568,7 +591,7 @@ fn dep_project_views() {
         .unwrap()
         .iter()
         .all(|i| i["view"] == "gtd"));
-    let v = env.ok(&["dep", "project", "--view", "groupoid"]);
+    let v = test.store(&["dep", "project", "--view", "groupoid"]).ok();
     assert_eq!(
         rows(&v),
         [
@@ -577,7 +600,9 @@ fn dep_project_views() {
             r("b->a", "supersedes", "equivalence", "", false),
         ]
     );
-    let out = env.raw(&["dep", "project", "--view", "groupoid"]);
+    let out = test
+        .store_raw(&["dep", "project", "--view", "groupoid"])
+        .run();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -589,14 +614,15 @@ fn dep_project_views() {
         "{text}"
     );
     assert_eq!(
-        env.raw(&["dep", "project", "--view", "kanban"])
+        test.store_raw(&["dep", "project", "--view", "kanban"])
+            .run()
             .status
             .code(),
         Some(2)
     );
 
-    let clean = Env::with_issues(&[issue("a")]);
-    let v = clean.ok(&["dep", "project", "--view", "gtd"]);
+    let clean = Test::new().issues(&[issue("a")]);
+    let v = clean.store(&["dep", "project", "--view", "gtd"]).ok();
     assert_eq!(v["count"], 0);
     assert_eq!(v["items"], json!([]));
     assert_eq!(
@@ -607,7 +633,7 @@ fn dep_project_views() {
 
 #[test]
 fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
         issue_with(
             "a",
@@ -624,7 +650,7 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
         ),
     ]);
     // Findings are reported, not a rejection: exit 0 (premath's rule).
-    let (code, active) = env.json(&["dep", "diagnostics"]);
+    let (code, active) = test.store(&["dep", "diagnostics"]).reply();
     assert_eq!(code, 0, "{active:#}");
     assert_eq!(active["action"], "dep.diagnostics");
     assert_eq!(active["graphScope"], "active");
@@ -641,7 +667,7 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
     assert!(active.get("result").is_none());
     for flag in ["--graph-scope", "--scope"] {
         for value in ["full", "all"] {
-            let (code, all) = env.json(&["dep", "diagnostics", flag, value]);
+            let (code, all) = test.store(&["dep", "diagnostics", flag, value]).reply();
             assert_eq!(code, 0);
             assert_eq!(all["graphScope"], "full");
             assert_eq!(
@@ -652,12 +678,14 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
             assert_eq!(all["integrity"]["cyclePath"], json!(["a", "c", "b", "a"]));
         }
     }
-    let clean = Env::with_issues(&[issue("a")]);
+    let clean = Test::new().issues(&[issue("a")]);
     assert_eq!(
-        clean.ok(&["dep", "diagnostics"])["integrity"],
+        clean.store(&["dep", "diagnostics"]).ok()["integrity"],
         json!({"cyclePath": null, "hasCycle": false})
     );
-    let out = clean.raw(&["dep", "diagnostics", "--graph-scope", "some"]);
+    let out = clean
+        .store_raw(&["dep", "diagnostics", "--graph-scope", "some"])
+        .run();
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -667,7 +695,7 @@ fn dep_diagnostics_scopes_cycles_and_dangling_edges() {
 
 #[test]
 fn dep_diagnostics_integrity_follows_every_edge_type_and_the_active_scope() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         // A cycle of informational edges: premath's integrity sees it, the
         // blocking cycles do not.
         issue_with(
@@ -689,24 +717,26 @@ fn dep_diagnostics_integrity_follows_every_edge_type_and_the_active_scope() {
         ),
         issue_with("bd-5", json!({"dependencies": [blocks("bd-5", "bd-4")]})),
     ]);
-    let active = env.ok(&["dep", "diagnostics"]);
+    let active = test.store(&["dep", "diagnostics"]).ok();
     assert_eq!(
         active["integrity"]["cyclePath"],
         json!(["bd-1", "bd-2", "bd-1"])
     );
     // `blocked` is outside the active scope: only the self-loop is left there.
     assert_eq!(active["cycles"], json!([["bd-3", "bd-3"]]));
-    let full = env.ok(&["dep", "diagnostics", "--graph-scope", "full"]);
+    let full = test
+        .store(&["dep", "diagnostics", "--graph-scope", "full"])
+        .ok();
     assert_eq!(
         full["cycles"],
         json!([["bd-3", "bd-3"], ["bd-4", "bd-5", "bd-4"]])
     );
-    let no_related = Env::with_issues(&[issue_with(
+    let no_related = Test::new().issues(&[issue_with(
         "bd-3",
         json!({"dependencies": [blocks("bd-3", "bd-3")]}),
     )]);
     assert_eq!(
-        no_related.ok(&["dep", "diagnostics"])["integrity"]["cyclePath"],
+        no_related.store(&["dep", "diagnostics"]).ok()["integrity"]["cyclePath"],
         json!(["bd-3", "bd-3"])
     );
 }
@@ -729,11 +759,11 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
         (format!("{good}{{\"id\":\"b\",\"title\":\"t\",\"priority\":\"high\"}}\n").into_bytes(), 2, "not a valid issue"),
     ];
     for (bytes, line, needle) in cases {
-        let env = Env::empty();
-        match &env.db {
+        let test = Test::new();
+        match &test.db {
             None => {
-                std::fs::create_dir_all(env.path.parent().unwrap()).unwrap();
-                std::fs::write(&env.path, &bytes).unwrap();
+                std::fs::create_dir_all(test.issues_path().parent().unwrap()).unwrap();
+                std::fs::write(test.issues_path(), &bytes).unwrap();
             }
             // A database's text column cannot hold invalid UTF-8 or NUL: those
             // corruptions exist only in files.
@@ -751,7 +781,7 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
             vec!["issue", "claim-next", "--assignee", "w"],
             vec!["dep", "add", "a", "b"],
         ] {
-            let (code, v) = env.json(&args);
+            let (code, v) = test.store(&args).reply();
             assert_eq!(code, 2, "{args:?}: {v:#}");
             assert_eq!(
                 v["failureClasses"],
@@ -761,10 +791,14 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
             let diag = v["diagnostic"].as_str().unwrap();
             assert!(diag.contains(&format!("line {line}:")), "{args:?}: {diag}");
             assert!(diag.contains(needle), "{args:?}: {diag}");
-            assert_eq!(env.bytes(), bytes, "{args:?} changed a corrupt store");
+            assert_eq!(
+                test.store_bytes(),
+                bytes,
+                "{args:?} changed a corrupt store"
+            );
         }
         // Without --json the error goes to stderr, still naming the line.
-        let out = env.raw(&["issue", "ready"]);
+        let out = test.store_raw(&["issue", "ready"]).run();
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("line {line}:")));
     }
@@ -772,14 +806,14 @@ fn corrupt_store_is_refused_naming_the_line_and_never_rewritten() {
 
 #[test]
 fn readable_table_without_json() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with("bd-1", json!({"title": "Parse the thing", "priority": 1})),
         issue_with(
             "bd-2",
             json!({"title": "Then render", "dependencies": [blocks("bd-2", "bd-1")]}),
         ),
     ]);
-    let out = env.raw(&["issue", "ready"]);
+    let out = test.store_raw(&["issue", "ready"]).run();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -791,18 +825,18 @@ fn readable_table_without_json() {
         "{text}"
     );
     assert_eq!(lines.len(), 3, "{text}");
-    let blocked = String::from_utf8(env.raw(&["issue", "blocked"]).stdout).unwrap();
+    let blocked = String::from_utf8(test.store_raw(&["issue", "blocked"]).run().stdout).unwrap();
     assert!(blocked.contains("bd-1 / Then render"), "{blocked}");
 }
 
 #[test]
 fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
-    let env = Env::empty();
-    let dir = env.dir.path().display().to_string();
-    let cache = env.dir.path().join("cache.json");
+    let test = Test::new();
+    let dir = test.dir().display().to_string();
+    let cache = test.dir().join("cache.json");
     let cache_arg = cache.display().to_string();
-    let status = |env: &Env| {
-        env.ok(&[
+    let status = |test: &Test| {
+        test.store(&[
             "issue",
             "backend-status",
             "--repo",
@@ -810,17 +844,18 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
             "--projection",
             &cache_arg,
         ])
+        .ok()
     };
-    let kind = if env.is_file() { "jsonl" } else { "postgres" };
-    let v = status(&env);
+    let kind = if test.is_file() { "jsonl" } else { "postgres" };
+    let v = status(&test);
     assert_eq!(v["action"], "issue.backend-status");
-    assert_eq!(v["issuesPath"], env.path.display().to_string());
+    assert_eq!(v["issuesPath"], test.issues_path().display().to_string());
     assert_eq!(v["repoRoot"], dir.as_str());
     let memory = &v["canonicalMemory"];
     assert_eq!(memory["kind"], kind);
     assert_eq!(memory["path"], v["issuesPath"]);
     assert_eq!(memory["error"], Value::Null);
-    if env.is_file() {
+    if test.is_file() {
         // No file yet: nothing to digest.
         assert_eq!(memory["exists"], false);
         assert_eq!(memory["snapshotRef"], Value::Null);
@@ -852,9 +887,9 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
         }
     }
 
-    env.ok(&["issue", "add", "One", "--id", "bd-1"]);
-    let v = status(&env);
-    let want_ref = tusk::issues::snapshot_ref(&env.store()).unwrap();
+    test.store(&["issue", "add", "One", "--id", "bd-1"]).ok();
+    let v = status(&test);
+    let want_ref = tusk::issues::snapshot_ref(&test.issue_store()).unwrap();
     assert_eq!(v["canonicalMemory"]["exists"], true);
     assert_eq!(v["canonicalMemory"]["snapshotRef"], want_ref.as_str());
 
@@ -864,20 +899,20 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
         std::fs::write(
             &cache,
             json!({"schema": 1, "kind": "premath.surreal.issue_projection.v0",
-                   "sourceIssuesPath": env.path.display().to_string(), "sourceSnapshotRef": source_ref,
-                   "generatedAtUnixMs": 1, "issueCount": 1, "issues": env.lines()})
+                   "sourceIssuesPath": test.issues_path().display().to_string(), "sourceSnapshotRef": source_ref,
+                   "generatedAtUnixMs": 1, "issueCount": 1, "issues": test.store_lines()})
             .to_string(),
         )
         .unwrap();
     };
     write_cache(&want_ref);
-    let q = &status(&env)["queryProjection"];
+    let q = &status(&test)["queryProjection"];
     assert_eq!(q["exists"], true);
     assert_eq!(q["schema"], 1);
     assert_eq!(q["sourceSnapshotRef"], want_ref.as_str());
     assert_eq!(q["snapshotRefMatchesProjection"], true);
     assert_eq!(q["snapshotRefMatchesAuthority"], true);
-    if env.is_file() {
+    if test.is_file() {
         assert_eq!(
             (&q["sourcePathMatchesAuthority"], &q["state"]),
             (&json!(true), &json!("fresh"))
@@ -890,13 +925,13 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
         );
     }
     // The memory moved on: the cache is stale.
-    env.ok(&["issue", "add", "Two", "--id", "bd-2"]);
-    let q = &status(&env)["queryProjection"];
+    test.store(&["issue", "add", "Two", "--id", "bd-2"]).ok();
+    let q = &status(&test)["queryProjection"];
     assert_eq!(q["snapshotRefMatchesAuthority"], false);
     assert_eq!(q["state"], "stale");
     // A cache whose ref is not its own issues' is invalid.
     write_cache("iss1_x");
-    let q = &status(&env)["queryProjection"];
+    let q = &status(&test)["queryProjection"];
     assert_eq!(q["state"], "invalid");
     assert_eq!(q["snapshotRefMatchesProjection"], false);
     assert!(q["error"]
@@ -904,14 +939,14 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
         .unwrap()
         .starts_with("projection payload snapshot mismatch (sourceSnapshotRef=iss1_x, "));
     std::fs::write(&cache, "{").unwrap();
-    let q = &status(&env)["queryProjection"];
+    let q = &status(&test)["queryProjection"];
     assert_eq!(q["state"], "invalid");
     assert!(q["error"].as_str().unwrap().starts_with("failed to parse"));
 
     // A store that cannot be read is reported, not fatal.
-    if env.is_file() {
-        std::fs::write(&env.path, "not json\n").unwrap();
-        let v = status(&env);
+    if test.is_file() {
+        std::fs::write(test.issues_path(), "not json\n").unwrap();
+        let v = status(&test);
         assert_eq!(v["canonicalMemory"]["exists"], true);
         assert_eq!(v["canonicalMemory"]["snapshotRef"], Value::Null);
         assert!(v["canonicalMemory"]["error"]
@@ -926,25 +961,26 @@ fn backend_status_reports_the_memory_the_projection_cache_and_jj() {
 /// its verification command counts too).
 #[test]
 fn acceptance_criteria_flag_satisfies_issue_check() {
-    let env = Env::with_text("");
-    env.ok(&[
+    let test = Test::new().issue_text("");
+    test.store(&[
         "issue",
         "add",
         "Parser",
         "--acceptance-criteria",
         "the parser reads every example\n`cargo test parser`",
-    ]);
-    let v = env.ok(&["issue", "check"]);
+    ])
+    .ok();
+    let v = test.store(&["issue", "check"]).ok();
     assert_eq!(v["summary"]["errorCount"], 0, "{v:#}");
-    env.ok(&["issue", "add", "Bare"]);
-    let (code, v) = env.json(&["issue", "check"]);
+    test.store(&["issue", "add", "Bare"]).ok();
+    let (code, v) = test.store(&["issue", "check"]).reply();
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(v["summary"]["errorCount"], 2, "{v:#}");
 }
 
 #[test]
 fn search_stats_and_dep_tree_with_their_host_twins() {
-    let env = Env::with_issues(&[
+    let test = Test::new().issues(&[
         issue_with(
             "bd-1",
             json!({"title": "Write the parser", "priority": 1, "labels": ["lang"],
@@ -971,7 +1007,7 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
         ),
     ]);
     // Search: title 3, description 2, notes and comments 1; then priority, id.
-    let v = env.ok(&["issue", "search", "Parser"]);
+    let v = test.store(&["issue", "search", "Parser"]).ok();
     let got: Vec<(String, u64)> = v["items"]
         .as_array()
         .unwrap()
@@ -989,18 +1025,20 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
         .collect();
     assert_eq!(got, want);
     assert_eq!(v["items"][3]["matched"], json!(["comments"]));
-    let v = env.ok(&["issue", "search", "parser", "--limit", "2"]);
+    let v = test
+        .store(&["issue", "search", "parser", "--limit", "2"])
+        .ok();
     assert_eq!(
         (v["count"].clone(), v["totalCount"].clone()),
         (json!(2), json!(4))
     );
-    let (code, _) = env.json(&["issue", "search", "  "]);
+    let (code, _) = test.store(&["issue", "search", "  "]).reply();
     assert_eq!(code, 1);
-    let r = env.eval(r#"(issue.search (hash "query" "parser" "limit" 2))"#);
+    let r = test.eval_with_authority(r#"(issue.search (hash "query" "parser" "limit" 2))"#);
     assert_eq!(r["value"]["payload"]["items"], v["items"]);
 
     // Stats.
-    let s = env.ok(&["issue", "stats"]);
+    let s = test.store(&["issue", "stats"]).ok();
     assert_eq!(s["issueCount"], 4);
     assert_eq!(s["byStatus"], json!({"closed": 1, "open": 3}));
     assert_eq!(s["byType"], json!({"epic": 1, "task": 3}));
@@ -1012,7 +1050,7 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
     );
     // bd-2 and bd-4 are ready; bd-2 was created first.
     assert_eq!(s["oldestReady"]["id"], "bd-2");
-    let r = env.eval("(issue.stats)");
+    let r = test.eval_with_authority("(issue.stats)");
     let mut host = r["value"]["payload"].clone();
     let mut cli = s.clone();
     for v in [&mut host, &mut cli] {
@@ -1021,7 +1059,7 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
     assert_eq!(host, cli);
 
     // Dep tree: down, up, both; a cycle is marked, not expanded; depth-limited.
-    let t = env.ok(&["dep", "tree", "bd-1"]);
+    let t = test.store(&["dep", "tree", "bd-1"]).ok();
     let tree = &t["tree"];
     assert_eq!(tree["id"], "bd-1");
     let kids: Vec<&str> = tree["children"]
@@ -1038,15 +1076,19 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
         (json!("bd-1"), json!(true))
     );
     assert!(back.get("children").is_none());
-    let shallow = env.ok(&["dep", "tree", "bd-1", "--max-depth", "1"]);
+    let shallow = test
+        .store(&["dep", "tree", "bd-1", "--max-depth", "1"])
+        .ok();
     assert_eq!(shallow["tree"]["children"][0]["truncated"], true);
-    let up = env.ok(&["dep", "tree", "bd-4", "--direction", "up"]);
+    let up = test
+        .store(&["dep", "tree", "bd-4", "--direction", "up"])
+        .ok();
     assert_eq!(up["tree"]["children"][0]["id"], "bd-2");
     assert_eq!(up["tree"]["children"][0]["children"][0]["id"], "bd-1");
-    let r = env.eval(r#"(dep.tree (hash "id" "bd-4" "direction" "up"))"#);
+    let r = test.eval_with_authority(r#"(dep.tree (hash "id" "bd-4" "direction" "up"))"#);
     assert_eq!(r["value"]["payload"]["tree"], up["tree"]);
     // Text, Mermaid and Graphviz forms.
-    let text = String::from_utf8(env.raw(&["dep", "tree", "bd-1"]).stdout).unwrap();
+    let text = String::from_utf8(test.store_raw(&["dep", "tree", "bd-1"]).run().stdout).unwrap();
     assert!(
         text.starts_with("bd-1 [open] Write the parser\n  → bd-2 [open] Lexer (blocks)\n"),
         "{text}"
@@ -1056,17 +1098,23 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
         "{text}"
     );
     let mermaid = String::from_utf8(
-        env.raw(&["dep", "tree", "bd-1", "--format", "mermaid"])
+        test.store_raw(&["dep", "tree", "bd-1", "--format", "mermaid"])
+            .run()
             .stdout,
     )
     .unwrap();
     assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
     assert!(mermaid.contains("-->|\"blocks\"|"), "{mermaid}");
-    let dot =
-        String::from_utf8(env.raw(&["dep", "tree", "bd-1", "--format", "dot"]).stdout).unwrap();
+    let dot = String::from_utf8(
+        test.store_raw(&["dep", "tree", "bd-1", "--format", "dot"])
+            .run()
+            .stdout,
+    )
+    .unwrap();
     assert!(
         dot.contains("\"bd-1\" -> \"bd-2\" [label=\"blocks\"];"),
         "{dot}"
     );
-    env.rejected(&["dep", "tree", "bd-9"], &["issue.not_found"]);
+    test.store(&["dep", "tree", "bd-9"])
+        .rejected(&["issue.not_found"]);
 }

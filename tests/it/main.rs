@@ -1,12 +1,11 @@
 //! The whole integration suite, one test binary (one link instead of one per
 //! area). Each area is a module; run one with `cargo test --test it AREA::`
 //! (e.g. `cargo test --test it issues_views::`), or several by naming several.
-//! Shared fixtures live in the support modules below.
+//! The areas share one fixture, `common::Test` (a directory and this run's
+//! store, to run the binary in), and `pg_support` (the test databases).
 
-// Fixtures shared by the areas.
+// Shared by the areas.
 mod common;
-mod harness_support;
-mod issues_support;
 mod pg_support;
 
 // Areas.

@@ -137,7 +137,7 @@ fn run_client(interpreter: &Path, script: &str) {
     let mut child = Command::new(interpreter)
         .env("TUSK_MCP_PG_URL", &db.url)
         .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(crate::common::BIN)
         .arg(scratch.path())
         .current_dir(mcp_dir())
         .stdin(Stdio::null())

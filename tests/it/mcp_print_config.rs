@@ -5,6 +5,7 @@
 //! installs) starts the server from exactly the printed command, args, cwd and
 //! env, lists its tools and runs a mutation under the printed authority.
 
+use crate::common::{Test, BIN};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,19 +14,16 @@ const CLIENTS: [&str; 4] = ["claude", "cursor", "codex", "vscode"];
 const SETUP_HINT: &str =
     "run `bash tests/mcp/setup.sh` from the repository root to install the MCP client SDKs";
 
-/// `tusk ARGS` in `dir` (TUSK_STORE as given): exit code, stdout, stderr.
-fn tusk_in(dir: &Path, args: &[&str], store_env: Option<&str>) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.args(args).current_dir(dir).env_remove("TUSK_STORE");
+/// `tusk ARGS` in the test's directory, by its canonical path (TUSK_STORE as
+/// given): exit code, stdout, stderr.
+fn tusk_in(work: &Test, args: &[&str], store_env: Option<&str>) -> (i32, String, String) {
+    let mut tusk = work
+        .tusk(args)
+        .cwd(std::fs::canonicalize(work.dir()).unwrap());
     if let Some(url) = store_env {
-        cmd.env("TUSK_STORE", url);
+        tusk = tusk.env("TUSK_STORE", url);
     }
-    let out = cmd.stdin(Stdio::null()).output().expect("spawn tusk");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    tusk.run().parts()
 }
 
 /// What a client starts: command, args, cwd (if the format has one), env.
@@ -104,25 +102,25 @@ fn parse(client: &str, text: &str) -> Launch {
     }
 }
 
-fn print_config(dir: &Path, extra: &[&str], store_env: Option<&str>) -> (String, Launch) {
+fn print_config(work: &Test, extra: &[&str], store_env: Option<&str>) -> (String, Launch) {
     let client = extra[0];
     let mut args = vec!["mcp", "--print-config"];
     args.extend_from_slice(extra);
-    let (code, out, err) = tusk_in(dir, &args, store_env);
+    let (code, out, err) = tusk_in(work, &args, store_env);
     assert_eq!(code, 0, "{err}");
     (out.clone(), parse(client, &out))
 }
 
 #[test]
 fn each_format_parses_and_names_this_binary_and_directory() {
-    let work = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(work.path()).unwrap();
+    let work = Test::on_files();
+    let dir = std::fs::canonicalize(work.dir()).unwrap();
     let dir_text = dir.to_str().unwrap();
-    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_tusk")).unwrap();
-    let (_, digest, _) = tusk_in(&dir, &["policy", "digest"], None);
+    let exe = std::fs::canonicalize(BIN).unwrap();
+    let (_, digest, _) = tusk_in(&work, &["policy", "digest"], None);
     let digest = digest.trim();
     for client in CLIENTS {
-        let (_, plain) = print_config(&dir, &[client], None);
+        let (_, plain) = print_config(&work, &[client], None);
         assert_eq!(Path::new(&plain.command), exe, "{client}");
         assert_eq!(plain.args, ["-C", dir_text, "mcp"], "{client}");
         assert_eq!(plain.env, None, "{client}");
@@ -130,7 +128,7 @@ fn each_format_parses_and_names_this_binary_and_directory() {
         if let Some(cwd) = &plain.cwd {
             assert_eq!(cwd, dir_text);
         }
-        let (_, with) = print_config(&dir, &[client, "--with-authority"], None);
+        let (_, with) = print_config(&work, &[client, "--with-authority"], None);
         assert_eq!(
             with.args,
             [
@@ -147,7 +145,7 @@ fn each_format_parses_and_names_this_binary_and_directory() {
         // Flags given with --print-config reach the server; a given
         // instruction ref replaces the default.
         let (_, custom) = print_config(
-            &dir,
+            &work,
             &[
                 client,
                 "--with-authority",
@@ -185,7 +183,7 @@ fn each_format_parses_and_names_this_binary_and_directory() {
     }
     // A digest given by hand and one computed cannot both be meant.
     let (code, _, err) = tusk_in(
-        &dir,
+        &work,
         &[
             "mcp",
             "--print-config",
@@ -203,14 +201,14 @@ fn each_format_parses_and_names_this_binary_and_directory() {
         &["mcp", "--print-config", "emacs"][..],
         &["mcp", "--with-authority"][..],
     ] {
-        let (code, _, err) = tusk_in(&dir, args, None);
+        let (code, _, err) = tusk_in(&work, args, None);
         assert_eq!(code, 2, "{args:?}: {err}");
     }
     // A broken policy file cannot give a digest: exit 2, nothing printed.
     std::fs::create_dir_all(dir.join(".premath")).unwrap();
     std::fs::write(dir.join(".premath/mutation_policy.json"), "{").unwrap();
     let (code, out, err) = tusk_in(
-        &dir,
+        &work,
         &["mcp", "--print-config", "codex", "--with-authority"],
         None,
     );
@@ -231,13 +229,13 @@ fn venv_python() -> PathBuf {
 #[test]
 fn the_python_sdk_starts_the_server_from_each_printed_config() {
     let py = venv_python();
-    let work = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(work.path()).unwrap();
+    let work = Test::on_files();
+    let dir = std::fs::canonicalize(work.dir()).unwrap();
     // The SDK starts servers without a cwd in this other directory: the
     // printed args alone must lead the server to `dir`.
     let elsewhere = tempfile::tempdir().unwrap();
     let store = dir.join(".premath/issues.jsonl");
-    let (code, _, err) = tusk_in(&dir, &["init"], None);
+    let (code, _, err) = tusk_in(&work, &["init"], None);
     assert_eq!(code, 0, "{err}");
     let mut launches = Vec::new();
     for client in CLIENTS {
@@ -246,7 +244,7 @@ fn the_python_sdk_starts_the_server_from_each_printed_config() {
             if authority {
                 args.push("--with-authority");
             }
-            let (_, launch) = print_config(&dir, &args, None);
+            let (_, launch) = print_config(&work, &args, None);
             launches.push(json!({
                 "name": format!("{client}{}", if authority { "+authority" } else { "" }),
                 "command": launch.command,
@@ -258,7 +256,7 @@ fn the_python_sdk_starts_the_server_from_each_printed_config() {
             }));
         }
     }
-    let file = work.path().join("launches.json");
+    let file = work.dir().join("launches.json");
     std::fs::write(&file, serde_json::to_string(&launches).unwrap()).unwrap();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/print_config_py.py");
     let out = Command::new(&py)

@@ -78,7 +78,7 @@ fn get_json(server: &ObserveServer, path: &str) -> Value {
 }
 
 /// Writes the issue store (the file, or the database's issue lines).
-fn put_issues(s: &Scratch, text: &str) {
+fn put_issues(s: &Test, text: &str) {
     match &s.db {
         Some(db) => db.put_issue_text(text),
         None => {
@@ -95,8 +95,8 @@ fn issue_line(id: &str, title: &str, extra: &str) -> String {
     )
 }
 
-fn authority(s: &Scratch) -> Vec<String> {
-    let out = s.tusk(&["policy", "digest"]);
+fn authority(s: &Test) -> Vec<String> {
+    let out = s.run(&["policy", "digest"]);
     let digest = String::from_utf8(out.stdout).unwrap().trim().to_string();
     vec![
         "--policy-digest".into(),
@@ -107,7 +107,7 @@ fn authority(s: &Scratch) -> Vec<String> {
 }
 
 /// Every run id of the effect log's headers, in log order.
-fn logged_runs(s: &Scratch) -> Vec<String> {
+fn logged_runs(s: &Test) -> Vec<String> {
     s.jsonl(EFFECTS)
         .iter()
         .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
@@ -117,7 +117,7 @@ fn logged_runs(s: &Scratch) -> Vec<String> {
 
 #[test]
 fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut store = issue_line("bd-1", HOSTILE, ",\"labels\":[\"ui\"]");
     store.push_str(&issue_line("bd-2", "Second", ",\"labels\":[\"backend\"]"));
     store.push_str(&issue_line(
@@ -301,7 +301,7 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
 
 #[test]
 fn pages_paginate_the_queue_and_the_runs() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut store = String::new();
     for n in 1..=12 {
         store.push_str(&issue_line(&format!("bd-{n}"), &format!("Issue {n}"), ""));
@@ -309,7 +309,7 @@ fn pages_paginate_the_queue_and_the_runs() {
     put_issues(&s, &store);
     // Nineteen runs from one REPL process, one per form.
     let forms: String = (1..=19).map(|n| format!("(+ {n} 0)\n")).collect();
-    let out = s.tusk_stdin(&["repl", "--json"], &forms);
+    let out = s.tusk(&["repl", "--json"]).stdin(&forms).run();
     assert!(
         out.status.success(),
         "{}",
@@ -366,19 +366,15 @@ fn pages_paginate_the_queue_and_the_runs() {
 
 #[test]
 fn a_run_page_names_the_trace_the_run_was_part_of() {
-    let s = Scratch::new();
+    let s = Test::new();
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let file = s.write("traced.scm", "(+ 1 2)");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.args(["eval", "--json"])
+    let out = s
+        .tusk(&["eval", "--json"])
         .arg(&file)
-        .current_dir(s.dir.path())
         .env("TRACEPARENT", format!("00-{trace}-00f067aa0ba902b7-01"))
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    let out = cmd.output().unwrap();
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .run();
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     let (_, untraced) = s.eval("(+ 2 3)", &[]);
     let server = s.observe(&[]);
@@ -397,7 +393,7 @@ fn a_run_page_names_the_trace_the_run_was_part_of() {
 
 #[test]
 fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
-    let s = Scratch::new();
+    let s = Test::new();
     put_issues(&s, &issue_line("bd-1", "One", ""));
     let (_, first) = s.eval("(+ 1 2)", &[]);
     let text = s.log_text(EFFECTS);
@@ -425,8 +421,8 @@ fn a_malformed_log_row_is_an_error_row_and_the_rest_still_shows() {
 
 #[test]
 fn a_non_loopback_address_needs_allow_remote_and_auth() {
-    let s = Scratch::new();
-    let out = s.tusk(&["observe", "--http", "0.0.0.0:0"]);
+    let s = Test::new();
+    let out = s.run(&["observe", "--http", "0.0.0.0:0"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -434,14 +430,14 @@ fn a_non_loopback_address_needs_allow_remote_and_auth() {
         "{err}"
     );
     // --allow-remote without --auth is a usage error.
-    let out = s.tusk(&["observe", "--http", "0.0.0.0:0", "--allow-remote"]);
+    let out = s.run(&["observe", "--http", "0.0.0.0:0", "--allow-remote"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--auth"));
 }
 
 #[test]
 fn with_auth_every_request_needs_a_listed_bearer_token() {
-    let s = Scratch::new();
+    let s = Test::new();
     put_issues(&s, &issue_line("bd-1", "One", ""));
     let token = "observe-secret-token";
     let digest = tusk::canonical::sha256_hex(token.as_bytes());

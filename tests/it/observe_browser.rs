@@ -24,7 +24,7 @@ fn issue(id: &str, title: &str, status: &str, extra: &str) -> String {
 }
 
 /// A store with a hostile title, labels, blockers and closed work.
-fn seed_store(s: &Scratch) {
+fn seed_store(s: &Test) {
     let dep = |on: &str| {
         format!(",\"dependencies\":[{{\"depends_on_id\":\"{on}\",\"type\":\"blocks\"}}]")
     };
@@ -87,7 +87,7 @@ fn seed_store(s: &Scratch) {
 
 /// Trajectory rows over the last day: completed steps and a few failure
 /// classes, for the plots.
-fn seed_trajectory(s: &Scratch) {
+fn seed_trajectory(s: &Test) {
     let now = chrono::Utc::now();
     let classes = [
         "accepted",
@@ -131,9 +131,9 @@ fn the_dashboard_works_in_headless_chromium() {
         Path::new("/usr/bin/chromium").exists(),
         "/usr/bin/chromium is missing: run `bash tests/browser/setup.sh`"
     );
-    let s = Scratch::new();
+    let s = Test::new();
     seed_store(&s);
-    let out = s.tusk(&["policy", "digest"]);
+    let out = s.run(&["policy", "digest"]);
     let digest = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let authority = [
         "--policy-digest",
@@ -176,8 +176,8 @@ fn the_dashboard_works_in_headless_chromium() {
     let out = Command::new(&python)
         .arg(root.join("tests/browser/observe_browser.py"))
         .arg(format!("http://{}", server.addr))
-        .arg(env!("CARGO_BIN_EXE_tusk"))
-        .arg(s.dir.path())
+        .arg(BIN)
+        .arg(s.dir())
         .arg(&shots)
         .envs(s.db.as_ref().map(|db| ("TUSK_STORE", db.url.clone())))
         .output()

@@ -37,9 +37,9 @@
 //! (premath has no CLI twin; see record.py): tusk's `args` must print what the
 //! tool answers.
 
+use crate::common::Test;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 fn dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/premath-cli")
@@ -78,15 +78,15 @@ fn setup(root: &Path, scenario: &Value) {
     }
 }
 
-fn run_tusk(root: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .current_dir(root)
+/// `tusk ARGS` in the test's directory with nothing of this process's
+/// environment but `PATH`, and `LC_ALL=C`.
+fn run_tusk(root: &Test, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = root
+        .tusk(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("LC_ALL", "C")
-        .output()
-        .unwrap();
+        .run();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -410,8 +410,8 @@ fn tusk_matches_every_recorded_premath_vector() {
                 "{name}: vector is stale; re-record"
             );
         }
-        let root = tempfile::tempdir().unwrap();
-        setup(root.path(), sc);
+        let root = Test::on_files();
+        setup(root.dir(), sc);
         for (i, (args, recorded)) in steps.iter().enumerate() {
             assert_eq!(
                 &recorded["args"], args,
@@ -423,7 +423,7 @@ fn tusk_matches_every_recorded_premath_vector() {
                 .iter()
                 .map(|a| a.as_str().unwrap())
                 .collect();
-            let (code, stdout, stderr) = run_tusk(root.path(), &args);
+            let (code, stdout, stderr) = run_tusk(&root, &args);
             let stdout = if extras.is_empty() || !args.contains(&"--json") {
                 stdout
             } else {
@@ -482,7 +482,7 @@ fn tusk_matches_every_recorded_premath_vector() {
         }
         for rel in sc["capture"].as_array().into_iter().flatten() {
             let rel = rel.as_str().unwrap();
-            let path = root.path().join(rel);
+            let path = root.dir().join(rel);
             if json_lines.contains(&rel) {
                 let got = std::fs::read_to_string(&path).unwrap_or_default();
                 let got_rows = json_rows(&got, &keys, false);
@@ -543,10 +543,10 @@ fn tusk_bootstrap_reads_a_premath_written_ledger() {
         let premath_next: Value =
             serde_json::from_str(load(next)["stdout"].as_str().unwrap()).unwrap();
         assert_eq!(premath_next["exists"], true, "{next}");
-        let root = tempfile::tempdir().unwrap();
-        write_file(root.path(), LEDGER, &ledger);
+        let root = Test::on_files();
+        write_file(root.dir(), LEDGER, &ledger);
         let (code, _, err) = run_tusk(
-            root.path(),
+            &root,
             &[
                 "harness-session",
                 "write",
@@ -557,7 +557,7 @@ fn tusk_bootstrap_reads_a_premath_written_ledger() {
             ],
         );
         assert_eq!(code, Some(0), "{err}");
-        let (code, out, err) = run_tusk(root.path(), &["harness-session", "bootstrap", "--json"]);
+        let (code, out, err) = run_tusk(&root, &["harness-session", "bootstrap", "--json"]);
         assert_eq!(code, Some(0), "{err}");
         let boot: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
@@ -575,7 +575,7 @@ fn tusk_bootstrap_reads_a_premath_written_ledger() {
         );
         // The file is untouched by reading it.
         assert_eq!(
-            std::fs::read_to_string(root.path().join(LEDGER)).unwrap(),
+            std::fs::read_to_string(root.dir().join(LEDGER)).unwrap(),
             ledger
         );
     }

@@ -5,14 +5,14 @@
 //! workers SIGKILLed at random, nothing is lost or double-claimed and every
 //! stranded lease expires and is reclaimed.
 
+use crate::common::Test;
 use crate::pg_support::TestDb;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tusk");
 const ISSUES: usize = 5000;
 const WORKERS: usize = 16;
 /// Claims per program run (under the default host-call budget).
@@ -21,12 +21,9 @@ const CLAIMS_PER_RUN: usize = 40;
 const KILL_ONE_IN: u64 = 3;
 
 fn policy_digest() -> String {
-    let out = Command::new(BIN)
-        .args(["policy", "digest"])
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
+    Test::on_files()
+        .run(&["policy", "digest"])
+        .stdout()
         .lines()
         .last()
         .unwrap()
@@ -40,7 +37,7 @@ fn seed(db: &TestDb) {
 
 /// `count` issues, each with the labels `labels(i)` gives (none for `None`).
 fn seed_with(db: &TestDb, count: usize, labels: impl Fn(usize) -> Option<Vec<String>>) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let mut text = String::new();
     for i in 1..=count {
         let mut issue = serde_json::json!({
@@ -54,18 +51,14 @@ fn seed_with(db: &TestDb, count: usize, labels: impl Fn(usize) -> Option<Vec<Str
         text.push_str(&issue.to_string());
         text.push('\n');
     }
-    let file = dir.path().join("seed.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let out = Command::new(BIN)
-        .args([
-            "store",
-            "import",
-            file.to_str().unwrap(),
-            "--store",
-            &db.url,
-        ])
-        .output()
-        .unwrap();
+    let file = dir.write("seed.jsonl", &text);
+    let out = dir.run(&[
+        "store",
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        &db.url,
+    ]);
     assert!(out.status.success(), "{out:?}");
 }
 
@@ -100,15 +93,15 @@ fn worker(
     filter: Option<&str>,
     ends: &Mutex<Vec<(String, RunEnd)>>,
 ) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let mut rng = (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let deadline = Instant::now() + Duration::from_secs(600);
     for run in 0.. {
         assert!(Instant::now() < deadline, "worker {w} did not finish");
         let assignee = format!("w{w}-r{run}");
-        std::fs::write(dir.path().join("p.scm"), program(&assignee, ttl, filter)).unwrap();
-        let mut child = Command::new(BIN)
-            .args([
+        dir.write("p.scm", &program(&assignee, ttl, filter));
+        let mut child = dir
+            .tusk(&[
                 "eval",
                 "--json",
                 "--store",
@@ -121,8 +114,7 @@ fn worker(
                 "120000",
                 "p.scm",
             ])
-            .current_dir(dir.path())
-            .env_remove("TUSK_STORE")
+            .command()
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -190,10 +182,7 @@ fn run_routed_fleet(
 
 /// The store's issues by id (from the export, as a file user would see it).
 fn issues(db: &TestDb) -> BTreeMap<String, Value> {
-    let out = Command::new(BIN)
-        .args(["store", "export", "--store", &db.url])
-        .output()
-        .unwrap();
+    let out = Test::on_files().run(&["store", "export", "--store", &db.url]);
     assert!(out.status.success());
     let mut map = BTreeMap::new();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
@@ -330,22 +319,18 @@ fn random_sigkills_lose_nothing_and_stranded_leases_are_reclaimed() {
         .unwrap();
     let wait = (last_expiry - chrono::Utc::now()).num_milliseconds() + 1100;
     std::thread::sleep(Duration::from_millis(wait.max(0) as u64));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     for id in &stranded {
-        let out = Command::new(BIN)
-            .args([
-                "issue",
-                "claim",
-                id,
-                "--assignee",
-                "recovery",
-                "--json",
-                "--store",
-                &db.url,
-            ])
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = dir.run(&[
+            "issue",
+            "claim",
+            id,
+            "--assignee",
+            "recovery",
+            "--json",
+            "--store",
+            &db.url,
+        ]);
         assert!(out.status.success(), "{id}: {out:?}");
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["staleLeaseCleared"], true, "{id}: {v}");

@@ -2,23 +2,12 @@
 //! byte-exact round trips, and every way a database can be unusable (each a
 //! typed error, exit 2, nothing written). Needs the cluster `.ci/run` starts.
 
+use crate::common::{Run, Test};
 use crate::pg_support::{admin_url, TestDb};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tusk");
-
-fn tusk(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap()
-}
 
 /// `tusk store import FILE --store URL [--replace] --json`.
-fn import(dir: &std::path::Path, file: &std::path::Path, url: &str, replace: bool) -> Output {
+fn import(dir: &Test, file: &std::path::Path, url: &str, replace: bool) -> Run {
     let mut args = vec![
         "store",
         "import",
@@ -30,17 +19,17 @@ fn import(dir: &std::path::Path, file: &std::path::Path, url: &str, replace: boo
     if replace {
         args.push("--replace");
     }
-    tusk(dir, &args)
+    dir.run(&args)
 }
 
 /// `tusk store export --store URL`: the exported text.
-fn export(dir: &std::path::Path, url: &str) -> String {
-    let out = tusk(dir, &["store", "export", "--store", url]);
+fn export(dir: &Test, url: &str) -> String {
+    let out = dir.run(&["store", "export", "--store", url]);
     assert!(out.status.success(), "{out:?}");
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn json_of(out: &Output) -> Value {
+fn json_of(out: &Run) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): {}\nstderr: {}",
@@ -82,7 +71,7 @@ fn real_shaped(n: usize) -> String {
 
 #[test]
 fn import_then_export_is_byte_identical_and_reads_like_the_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
     for (name, text) in [
         ("with final newline", real_shaped(300)),
@@ -92,12 +81,12 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
         ),
         ("empty", String::new()),
     ] {
-        let file = dir.path().join("in.jsonl");
+        let file = dir.path("in.jsonl");
         std::fs::write(&file, &text).unwrap();
-        let out = import(dir.path(), &file, &db.url, true);
+        let out = import(&dir, &file, &db.url, true);
         assert!(out.status.success(), "{name}: {:?}", out);
         assert_eq!(
-            export(dir.path(), &db.url),
+            export(&dir, &db.url),
             text,
             "{name}: export differs from import"
         );
@@ -108,11 +97,8 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
             &["issue", "blocked", "--json"],
             &["issue", "check", "--json"],
         ] {
-            let from_file = tusk(
-                dir.path(),
-                &[view, &["--issues", file.to_str().unwrap()]].concat(),
-            );
-            let from_db = tusk(dir.path(), &[view, &["--store", &db.url]].concat());
+            let from_file = dir.run(&[view, &["--issues", file.to_str().unwrap()]].concat());
+            let from_db = dir.run(&[view, &["--store", &db.url]].concat());
             assert_eq!(
                 from_file.status.code(),
                 from_db.status.code(),
@@ -125,17 +111,14 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
         }
     }
     // A mutation rewrites one line and keeps every unknown field of it.
-    let file = dir.path().join("in.jsonl");
+    let file = dir.path("in.jsonl");
     std::fs::write(&file, real_shaped(10)).unwrap();
-    assert!(import(dir.path(), &file, &db.url, true).status.success());
-    let out = tusk(
-        dir.path(),
-        &[
-            "issue", "update", "bd-4", "--title", "renamed", "--store", &db.url,
-        ],
-    );
+    assert!(import(&dir, &file, &db.url, true).status.success());
+    let out = dir.run(&[
+        "issue", "update", "bd-4", "--title", "renamed", "--store", &db.url,
+    ]);
     assert!(out.status.success(), "{out:?}");
-    let exported = export(dir.path(), &db.url);
+    let exported = export(&dir, &db.url);
     let original = real_shaped(10);
     let changed: Vec<(&str, &str)> = original
         .lines()
@@ -151,60 +134,50 @@ fn import_then_export_is_byte_identical_and_reads_like_the_file() {
 
 #[test]
 fn import_refuses_a_corrupt_file_or_a_non_empty_store_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
-    let good = dir.path().join("good.jsonl");
+    let good = dir.path("good.jsonl");
     std::fs::write(&good, real_shaped(5)).unwrap();
-    assert!(import(dir.path(), &good, &db.url, false).status.success());
-    let before = export(dir.path(), &db.url);
+    assert!(import(&dir, &good, &db.url, false).status.success());
+    let before = export(&dir, &db.url);
 
-    let out = import(dir.path(), &good, &db.url, false);
+    let out = import(&dir, &good, &db.url, false);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["failureClasses"][0], "store.not_empty");
 
-    let bad = dir.path().join("bad.jsonl");
+    let bad = dir.path("bad.jsonl");
     std::fs::write(
         &bad,
         format!("{}{{\"id\":\"x\",\"title\":\n", real_shaped(2)),
     )
     .unwrap();
-    let out = import(dir.path(), &bad, &db.url, true);
+    let out = import(&dir, &bad, &db.url, true);
     assert_eq!(out.status.code(), Some(2));
     let v = json_of(&out);
     assert_eq!(v["failureClasses"][0], "memory.store_corrupt");
     assert!(v["diagnostic"].as_str().unwrap().contains("line 3"), "{v}");
 
-    let out = import(dir.path(), &dir.path().join("absent.jsonl"), &db.url, true);
+    let out = import(&dir, &dir.path("absent.jsonl"), &db.url, true);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(export(dir.path(), &db.url), before);
+    assert_eq!(export(&dir, &db.url), before);
 }
 
 #[test]
 fn init_is_idempotent_and_status_counts_rows() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::bare();
-    let first = json_of(&tusk(
-        dir.path(),
-        &["store", "init", "--store", &db.url, "--json"],
-    ));
+    let first = json_of(&dir.run(&["store", "init", "--store", &db.url, "--json"]));
     assert_eq!(first["schemaVersionBefore"], 0);
     assert_eq!(first["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(first["migrated"], true);
-    let again = json_of(&tusk(
-        dir.path(),
-        &["store", "init", "--store", &db.url, "--json"],
-    ));
+    let again = json_of(&dir.run(&["store", "init", "--store", &db.url, "--json"]));
     assert_eq!(again["schemaVersionBefore"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(again["migrated"], false);
-    assert!(
-        tusk(dir.path(), &["issue", "add", "one", "--store", &db.url])
-            .status
-            .success()
-    );
-    let status = json_of(&tusk(
-        dir.path(),
-        &["store", "status", "--store", &db.url, "--json"],
-    ));
+    assert!(dir
+        .run(&["issue", "add", "one", "--store", &db.url])
+        .status
+        .success());
+    let status = json_of(&dir.run(&["store", "status", "--store", &db.url, "--json"]));
     assert_eq!(status["backend"], "postgres");
     assert_eq!(status["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(status["issueLines"], 1);
@@ -215,16 +188,14 @@ fn init_is_idempotent_and_status_counts_rows() {
         "status must not print the password: {status}"
     );
     // TUSK_STORE selects the same database.
-    let out = Command::new(BIN)
-        .args(["issue", "list", "--json"])
-        .current_dir(dir.path())
+    let out = dir
+        .tusk(&["issue", "list", "--json"])
         .env("TUSK_STORE", &db.url)
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(json_of(&out)["count"], 1);
-    assert!(!dir.path().join(".premath").exists());
+    assert!(!dir.path(".premath").exists());
     // Without a database, status reports the files.
-    let files = json_of(&tusk(dir.path(), &["store", "status", "--json"]));
+    let files = json_of(&dir.run(&["store", "status", "--json"]));
     assert_eq!(files["backend"], "jsonl");
     assert_eq!(files["issueCount"], 0);
 }
@@ -232,14 +203,14 @@ fn init_is_idempotent_and_status_counts_rows() {
 /// Runs a mutation, a read and `store status` against `url`: each must exit 2
 /// with `class` and a message containing `hint`; no local file appears.
 fn assert_unusable(url: &str, class: &str, hint: &str) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     for args in [
         &["issue", "add", "x", "--json"][..],
         &["issue", "ready", "--json"],
         &["issue", "claim-next", "--assignee", "w", "--json"],
         &["store", "status", "--json"],
     ] {
-        let out = tusk(dir.path(), &[args, &["--store", url]].concat());
+        let out = dir.run(&[args, &["--store", url]].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?} on {class}: {out:?}");
         let v = json_of(&out);
         assert_eq!(v["failureClasses"][0], class, "{args:?}: {v}");
@@ -249,7 +220,7 @@ fn assert_unusable(url: &str, class: &str, hint: &str) {
         assert!(stderr.contains(class), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let entries: Vec<_> = std::fs::read_dir(dir.dir()).unwrap().collect();
     assert!(entries.is_empty(), "{entries:?}");
 }
 
@@ -297,11 +268,8 @@ fn a_missing_database_schema_or_version_is_a_typed_error() {
         .execute("UPDATE tusk_schema_version SET version = 99", &[])
         .unwrap();
     assert_unusable(&newer.url, "store.schema_version", "newer tusk");
-    let dir = tempfile::tempdir().unwrap();
-    let out = tusk(
-        dir.path(),
-        &["store", "init", "--store", &newer.url, "--json"],
-    );
+    let dir = Test::on_files();
+    let out = dir.run(&["store", "init", "--store", &newer.url, "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["failureClasses"][0], "store.schema_version");
     // The refused writes left the database as it was.
@@ -315,17 +283,14 @@ fn a_missing_database_schema_or_version_is_a_typed_error() {
 
 #[test]
 fn bad_urls_and_conflicting_flags_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = tusk(
-        dir.path(),
-        &[
-            "store",
-            "status",
-            "--store",
-            "postgres://u:secret@/db?port=x",
-            "--json",
-        ],
-    );
+    let dir = Test::on_files();
+    let out = dir.run(&[
+        "store",
+        "status",
+        "--store",
+        "postgres://u:secret@/db?port=x",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let v = json_of(&out);
     assert_eq!(v["failureClasses"][0], "store.bad_url");
@@ -333,13 +298,10 @@ fn bad_urls_and_conflicting_flags_are_refused() {
     assert!(!out.stderr.windows(6).any(|w| w == b"secret"));
 
     let db = TestDb::new();
-    let out = tusk(
-        dir.path(),
-        &["issue", "list", "--store", &db.url, "--issues", "x.jsonl"],
-    );
+    let out = dir.run(&["issue", "list", "--store", &db.url, "--issues", "x.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not both"));
-    let out = tusk(dir.path(), &["store", "init", "--json"]);
+    let out = dir.run(&["store", "init", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["failureClasses"][0], "store.not_selected");
 }
@@ -369,11 +331,10 @@ fn tricky_store() -> String {
 }
 
 /// The ids `claim-next` hands out, in order, until it claims nothing.
-fn drain(dir: &std::path::Path, store: &[&str]) -> Vec<String> {
+fn drain(dir: &Test, store: &[&str]) -> Vec<String> {
     let mut ids = Vec::new();
     for _ in 0..20 {
-        let out = tusk(
-            dir,
+        let out = dir.run(
             &[
                 &["issue", "claim-next", "--assignee", "me", "--json"],
                 store,
@@ -392,21 +353,21 @@ fn drain(dir: &std::path::Path, store: &[&str]) -> Vec<String> {
 
 #[test]
 fn row_locked_claims_pick_what_the_whole_store_picks() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("t.jsonl");
+    let dir = Test::on_files();
+    let file = dir.path("t.jsonl");
     std::fs::write(&file, tricky_store()).unwrap();
-    let from_file = drain(dir.path(), &["--issues", file.to_str().unwrap()]);
+    let from_file = drain(&dir, &["--issues", file.to_str().unwrap()]);
     assert!(from_file.len() >= 5, "{from_file:?}");
 
     // Imported (indexed): claims take the row-locked path.
     let indexed = TestDb::new();
     indexed.put_issue_text(&tricky_store());
-    assert_eq!(drain(dir.path(), &["--store", &indexed.url]), from_file);
+    assert_eq!(drain(&dir, &["--store", &indexed.url]), from_file);
     // Written by another tool (not indexed): the whole-store path, which
     // indexes the lines as it goes.
     let raw = TestDb::new();
     raw.put_raw_issue_text(&tricky_store());
-    assert_eq!(drain(dir.path(), &["--store", &raw.url]), from_file);
+    assert_eq!(drain(&dir, &["--store", &raw.url]), from_file);
 
     // The stores end identical, byte for byte, to the file.
     let file_text = std::fs::read_to_string(&file).unwrap();
@@ -425,27 +386,27 @@ fn row_locked_claims_pick_what_the_whole_store_picks() {
             .collect()
     };
     for db in [&indexed, &raw] {
-        let exported = export(dir.path(), &db.url);
+        let exported = export(&dir, &db.url);
         assert_eq!(normalize(exported), normalize(file_text.clone()));
     }
 }
 
 #[test]
 fn an_unreachable_store_stops_every_log_reader_and_eval_with_its_class() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
     let url = format!("postgres://tusk:x@127.0.0.1:{port}/tusk");
-    std::fs::write(dir.path().join("p.scm"), "(issue.ready)").unwrap();
+    std::fs::write(dir.path("p.scm"), "(issue.ready)").unwrap();
     for args in [
         &["harness-trajectory", "query"][..],
         &["harness-kpi"],
         &["replay"],
         &["eval", "p.scm"],
     ] {
-        let out = tusk(dir.path(), &[args, &["--store", &url]].concat());
+        let out = dir.run(&[args, &["--store", &url]].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -453,25 +414,24 @@ fn an_unreachable_store_stops_every_log_reader_and_eval_with_its_class() {
             "{args:?}: {stderr}"
         );
     }
-    let out = tusk(dir.path(), &["eval", "--json", "p.scm", "--store", &url]);
+    let out = dir.run(&["eval", "--json", "p.scm", "--store", &url]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["error"]["class"], "store.unreachable");
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let entries: Vec<_> = std::fs::read_dir(dir.dir()).unwrap().collect();
     assert_eq!(entries.len(), 1, "only the program file: {entries:?}");
 }
 
 #[test]
 fn harness_retry_escalates_on_the_database_store() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
-    assert!(
-        tusk(dir.path(), &["issue", "add", "Parser", "--store", &db.url])
-            .status
-            .success()
-    );
+    assert!(dir
+        .run(&["issue", "add", "Parser", "--store", &db.url])
+        .status
+        .success());
     // An explicit --store beats PREMATH_ISSUES_PATH naming a file.
-    let out = Command::new(BIN)
-        .args([
+    let out = dir
+        .tusk(&[
             "harness-retry",
             "escalate",
             "--failure-class",
@@ -484,22 +444,19 @@ fn harness_retry_escalates_on_the_database_store() {
             "--store",
             &db.url,
         ])
-        .current_dir(dir.path())
-        .env("PREMATH_ISSUES_PATH", dir.path().join("elsewhere.jsonl"))
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
+        .env("PREMATH_ISSUES_PATH", dir.path("elsewhere.jsonl"))
+        .run();
     assert!(out.status.success(), "{out:?}");
     let v = json_of(&out);
     assert_eq!(v["outcome"], "issue_discover");
     let created = v["createdIssueId"].as_str().unwrap();
-    let exported = export(dir.path(), &db.url);
+    let exported = export(&dir, &db.url);
     assert!(
         exported.contains(&format!("\"id\":\"{created}\"")),
         "{exported}"
     );
-    assert!(!dir.path().join("elsewhere.jsonl").exists());
-    assert!(!dir.path().join(".premath").exists());
+    assert!(!dir.path("elsewhere.jsonl").exists());
+    assert!(!dir.path(".premath").exists());
 }
 
 /// premath's lease transport on a fleet's database: `TUSK_STORE` names the
@@ -507,12 +464,12 @@ fn harness_retry_escalates_on_the_database_store() {
 /// envelope, and a refusal is an answer too (exit 0).
 #[test]
 fn transport_dispatch_leases_from_the_database() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
     db.put_issue_text("{\"id\":\"bd-1\",\"title\":\"One\",\"status\":\"open\"}\n");
     let dispatch = |action: &str, payload: &str| {
-        let out = Command::new(BIN)
-            .args([
+        let out = dir
+            .tusk(&[
                 "transport-dispatch",
                 "--action",
                 action,
@@ -520,10 +477,8 @@ fn transport_dispatch_leases_from_the_database() {
                 payload,
             ])
             .arg("--json")
-            .current_dir(dir.path())
             .env("TUSK_STORE", &db.url)
-            .output()
-            .unwrap();
+            .run();
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         json_of(&out)
     };
@@ -546,8 +501,8 @@ fn transport_dispatch_leases_from_the_database() {
     );
     assert_eq!(released["result"], "accepted", "{released:#}");
     assert!(released["issue"].get("lease").is_none());
-    assert!(export(dir.path(), &db.url).contains("\"status\":\"open\""));
-    assert!(!dir.path().join(".premath").exists());
+    assert!(export(&dir, &db.url).contains("\"status\":\"open\""));
+    assert!(!dir.path(".premath").exists());
 }
 
 /// An import keeps every line as it is, and reports a status that is neither
@@ -555,7 +510,7 @@ fn transport_dispatch_leases_from_the_database() {
 /// `.premath/config.json`) instead of taking it silently.
 #[test]
 fn import_reports_undeclared_statuses() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
     let text = concat!(
         r#"{"id":"bd-1","title":"a","status":"open"}"#,
@@ -565,15 +520,15 @@ fn import_reports_undeclared_statuses() {
         r#"{"id":"bd-3","title":"c","status":"qa_testing"}"#,
         "\n"
     );
-    let file = dir.path().join("in.jsonl");
+    let file = dir.path("in.jsonl");
     std::fs::write(&file, text).unwrap();
-    std::fs::create_dir_all(dir.path().join(".premath")).unwrap();
+    std::fs::create_dir_all(dir.path(".premath")).unwrap();
     std::fs::write(
-        dir.path().join(".premath/config.json"),
+        dir.path(".premath/config.json"),
         r#"{"status.custom": "qa_testing:wip"}"#,
     )
     .unwrap();
-    let out = import(dir.path(), &file, &db.url, true);
+    let out = import(&dir, &file, &db.url, true);
     assert!(out.status.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -581,7 +536,7 @@ fn import_reports_undeclared_statuses() {
         serde_json::json!([{"id": "bd-2", "status": "in_reveiw"}])
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("in_reveiw"));
-    assert_eq!(export(dir.path(), &db.url), text, "kept byte for byte");
+    assert_eq!(export(&dir, &db.url), text, "kept byte for byte");
 }
 
 /// Issues of three roles with every member a filter reads, in the spellings
@@ -602,13 +557,13 @@ fn routed_store() -> String {
 }
 
 /// `drain` with filter flags.
-fn drain_routed(dir: &std::path::Path, store: &[&str], flags: &[&str]) -> Vec<String> {
+fn drain_routed(dir: &Test, store: &[&str], flags: &[&str]) -> Vec<String> {
     drain(dir, &[store, flags].concat())
 }
 
 #[test]
 fn filtered_claims_pick_what_the_whole_store_picks() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let filters: &[&[&str]] = &[
         &["--label", "ui"],
         &["--label", "ui", "--label", "web"],
@@ -624,20 +579,20 @@ fn filtered_claims_pick_what_the_whole_store_picks() {
         &["--label", "nobody"],
     ];
     for flags in filters {
-        let file = dir.path().join("r.jsonl");
+        let file = dir.path("r.jsonl");
         std::fs::write(&file, routed_store()).unwrap();
-        let from_file = drain_routed(dir.path(), &["--issues", file.to_str().unwrap()], flags);
+        let from_file = drain_routed(&dir, &["--issues", file.to_str().unwrap()], flags);
         let indexed = TestDb::new();
         indexed.put_issue_text(&routed_store());
         assert_eq!(
-            drain_routed(dir.path(), &["--store", &indexed.url], flags),
+            drain_routed(&dir, &["--store", &indexed.url], flags),
             from_file,
             "{flags:?}"
         );
         let raw = TestDb::new();
         raw.put_raw_issue_text(&routed_store());
         assert_eq!(
-            drain_routed(dir.path(), &["--store", &raw.url], flags),
+            drain_routed(&dir, &["--store", &raw.url], flags),
             from_file,
             "{flags:?} (lines another tool wrote)"
         );
@@ -646,7 +601,7 @@ fn filtered_claims_pick_what_the_whole_store_picks() {
 
 #[test]
 fn a_filtered_claim_does_not_wait_for_another_roles_claim() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     // Twenty ready ui issues ahead of the two api ones.
     let mut lines: Vec<String> = (0..20)
         .map(|n| format!(r#"{{"id":"ui-{n}","title":"u","priority":0,"labels":["ui"]}}"#))
@@ -666,22 +621,19 @@ fn a_filtered_claim_does_not_wait_for_another_roles_claim() {
     // The api worker's claim considers api lines only: it needs no more than
     // the shared lock, so it neither waits nor times out.
     let started = std::time::Instant::now();
-    let out = tusk(
-        dir.path(),
-        &[
-            "issue",
-            "claim-next",
-            "--assignee",
-            "api.1",
-            "--label",
-            "api",
-            "--lock-timeout-ms",
-            "2000",
-            "--json",
-            "--store",
-            &db.url,
-        ],
-    );
+    let out = dir.run(&[
+        "issue",
+        "claim-next",
+        "--assignee",
+        "api.1",
+        "--label",
+        "api",
+        "--lock-timeout-ms",
+        "2000",
+        "--json",
+        "--store",
+        &db.url,
+    ]);
     let v = json_of(&out);
     assert_eq!(v["claimed"], true, "{v:#}");
     assert_eq!(v["issue"]["id"], "api-1");
@@ -694,7 +646,7 @@ fn a_filtered_claim_does_not_wait_for_another_roles_claim() {
 
 #[test]
 fn a_version_1_database_migrates_and_routes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Test::on_files();
     let db = TestDb::new();
     db.put_issue_text(&routed_store());
     // As a database tusk's schema 1 created.
@@ -704,20 +656,17 @@ fn a_version_1_database_migrates_and_routes() {
              UPDATE tusk_schema_version SET version = 1",
         )
         .unwrap();
-    let out = tusk(dir.path(), &["issue", "ready", "--store", &db.url]);
+    let out = dir.run(&["issue", "ready", "--store", &db.url]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let v = json_of(&tusk(
-        dir.path(),
-        &["store", "init", "--store", &db.url, "--json"],
-    ));
+    let v = json_of(&dir.run(&["store", "init", "--store", &db.url, "--json"]));
     assert_eq!(v["schemaVersionBefore"], 1);
     assert_eq!(v["schemaVersion"], tusk::pg::SCHEMA_VERSION);
-    let file = dir.path().join("r.jsonl");
+    let file = dir.path("r.jsonl");
     std::fs::write(&file, routed_store()).unwrap();
     let flags = ["--label-any", "api", "--exclude-label", "slow"];
     assert_eq!(
-        drain_routed(dir.path(), &["--store", &db.url], &flags),
-        drain_routed(dir.path(), &["--issues", file.to_str().unwrap()], &flags)
+        drain_routed(&dir, &["--store", &db.url], &flags),
+        drain_routed(&dir, &["--issues", file.to_str().unwrap()], &flags)
     );
     // The first whole-store claim derived the new columns of every line.
     let row = db

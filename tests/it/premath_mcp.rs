@@ -13,7 +13,7 @@
 //! is a run `tusk replay` replays, and tusk's gate still stands behind
 //! premath's instruction witness.
 
-use crate::common;
+use crate::common::{self, Test};
 
 use serde_json::{json, Value};
 use std::path::Path;
@@ -51,7 +51,7 @@ fn premaths_mcp_tool_calls_get_premaths_answers_from_tusk() {
     );
     let out = Command::new(&python)
         .arg(root.join("tests/mcp/premath_drop_in.py"))
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(common::BIN)
         .env_remove("TUSK_STORE")
         .output()
         .unwrap();
@@ -87,12 +87,10 @@ const STORE: &str = "{\"id\":\"bd-1\",\"title\":\"One\",\"status\":\"open\",\"pr
 
 /// A directory with the store and an accepted instruction witness `instr-1`
 /// claiming every change morphism, join gate closed.
-fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+fn scratch() -> Test {
+    let dir = Test::on_files();
     let write = |rel: &str, text: &str| {
-        let path = dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        dir.write(rel, text);
     };
     write(".premath/issues.jsonl", STORE);
     write(
@@ -108,24 +106,15 @@ fn scratch() -> tempfile::TempDir {
     dir
 }
 
-fn tusk(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap()
-}
-
-fn policy_digest(dir: &Path) -> String {
-    let out = tusk(dir, &["policy", "digest"]);
+fn policy_digest(dir: &Test) -> String {
+    let out = dir.run(&["policy", "digest"]);
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 /// Calls premath's tools in order on `tusk mcp --premath-tools <flags>` in
 /// `dir`; returns each call's (isError, text).
-fn call_tools(dir: &Path, flags: &[&str], calls: &[(&str, Value)]) -> Vec<(bool, String)> {
+fn call_tools(dir: &Test, flags: &[&str], calls: &[(&str, Value)]) -> Vec<(bool, String)> {
     let mut requests = common::mcp_handshake("premath-mcp-test");
     for (i, (tool, args)) in calls.iter().enumerate() {
         requests.push(
@@ -133,12 +122,7 @@ fn call_tools(dir: &Path, flags: &[&str], calls: &[(&str, Value)]) -> Vec<(bool,
             "params": {"name": tool, "arguments": args}}),
         );
     }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.arg("mcp")
-        .arg("--premath-tools")
-        .args(flags)
-        .current_dir(dir)
-        .env_remove("TUSK_STORE");
+    let mut cmd = dir.tusk(&["mcp", "--premath-tools"]).args(flags).command();
     let replies = common::jsonrpc_stdio(&mut cmd, &requests);
     replies[1..]
         .iter()
@@ -155,17 +139,17 @@ fn call_tools(dir: &Path, flags: &[&str], calls: &[(&str, Value)]) -> Vec<(bool,
         .collect()
 }
 
-fn rows(dir: &Path) -> Vec<Value> {
-    common::read_jsonl(&dir.join(".premath/host_effects.jsonl"))
+fn rows(dir: &Test) -> Vec<Value> {
+    common::read_jsonl(&dir.path(".premath/host_effects.jsonl"))
 }
 
 #[test]
 fn a_premath_mutation_is_a_recorded_run_that_replays() {
     let dir = scratch();
-    let digest = policy_digest(dir.path());
+    let digest = policy_digest(&dir);
     let flags = ["--policy-digest", digest.as_str()];
     let answers = call_tools(
-        dir.path(),
+        &dir,
         &flags,
         &[
             (
@@ -187,7 +171,7 @@ fn a_premath_mutation_is_a_recorded_run_that_replays() {
 
     // Two runs, each header/row/footer; the header carries the instruction
     // id as instructionRef and the witness's claims; the rows are accepted.
-    let rows = rows(dir.path());
+    let rows = rows(&dir);
     let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds.len(), 6, "{kinds:?}");
     let headers: Vec<&Value> = rows
@@ -216,16 +200,16 @@ fn a_premath_mutation_is_a_recorded_run_that_replays() {
         .iter()
         .all(|c| c["envelope"]["resultClass"] == "accepted"));
     // The trajectory has the runs' rows too.
-    let steps = common::read_jsonl(&dir.path().join(".premath/harness_trajectory.jsonl"));
+    let steps = common::read_jsonl(&dir.path(".premath/harness_trajectory.jsonl"));
     assert!(!steps.is_empty());
 
     // The store changed as the answers say.
-    let store = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
+    let store = std::fs::read_to_string(dir.path(".premath/issues.jsonl")).unwrap();
     assert!(store.contains("\"assignee\":\"ann\""), "{store}");
     assert!(store.contains("\"depends_on_id\":\"bd-1\""), "{store}");
 
     // tusk replay accepts every run.
-    let replay = tusk(dir.path(), &["replay"]);
+    let replay = dir.run(&["replay"]);
     let text = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(
         replay.status.code(),
@@ -235,7 +219,7 @@ fn a_premath_mutation_is_a_recorded_run_that_replays() {
     );
     for header in headers {
         let run_id = header["runId"].as_str().unwrap();
-        let one = tusk(dir.path(), &["replay", "--run", run_id, "--json"]);
+        let one = dir.run(&["replay", "--run", run_id, "--json"]);
         assert_eq!(one.status.code(), Some(0), "{run_id}");
         let report: Value = serde_json::from_slice(&one.stdout).unwrap();
         assert_eq!(report["parity"], true, "{report}");
@@ -250,10 +234,10 @@ fn tusks_gate_stands_behind_premaths_instruction_witness() {
 
     // An accepted witness is not authority enough: without the server's
     // policy digest the gate refuses, and the refusal is recorded.
-    let answers = call_tools(dir.path(), &[], &[("issue_add", add.clone())]);
+    let answers = call_tools(&dir, &[], &[("issue_add", add.clone())]);
     assert!(answers[0].0);
     assert!(answers[0].1.contains("policyDigest"), "{}", answers[0].1);
-    let refused: Vec<Value> = rows(dir.path())
+    let refused: Vec<Value> = rows(&dir)
         .into_iter()
         .filter(|r| r["action"] == "premath.issue_add")
         .collect();
@@ -264,7 +248,7 @@ fn tusks_gate_stands_behind_premaths_instruction_witness() {
 
     // A wrong digest is refused as for any mutation.
     let answers = call_tools(
-        dir.path(),
+        &dir,
         &["--policy-digest", "pol1_00"],
         &[("issue_add", add.clone())],
     );
@@ -274,15 +258,15 @@ fn tusks_gate_stands_behind_premaths_instruction_witness() {
     // issue.add refuses premath's issue_add (and init_tool, which creates
     // the store issue.add would).
     std::fs::write(
-        dir.path().join(".premath/mutation_policy.json"),
+        dir.path(".premath/mutation_policy.json"),
         json!({"schema": 1, "policyKind": "premath.mutation_policy.v1",
                "allowedActions": ["issue.update"], "requireJoinClosed": false})
         .to_string(),
     )
     .unwrap();
-    let digest = policy_digest(dir.path());
+    let digest = policy_digest(&dir);
     let answers = call_tools(
-        dir.path(),
+        &dir,
         &["--policy-digest", &digest, "--instruction-ref", "instr://t"],
         &[
             ("issue_add", add),
@@ -302,14 +286,14 @@ fn tusks_gate_stands_behind_premaths_instruction_witness() {
     assert!(!answers[2].0, "{}", answers[2].1);
 
     // Nothing but the update reached the store.
-    let store = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
+    let store = std::fs::read_to_string(dir.path(".premath/issues.jsonl")).unwrap();
     assert!(store.contains("Uno") && !store.contains("\"X\""), "{store}");
 }
 
 #[test]
 fn premath_tools_name_no_other_file() {
     let dir = scratch();
-    let digest = policy_digest(dir.path());
+    let digest = policy_digest(&dir);
     let outside = tempfile::tempdir().unwrap();
     let outside_root = outside.path().display().to_string();
     let calls: Vec<(&str, Value)> = vec![
@@ -324,7 +308,7 @@ fn premath_tools_name_no_other_file() {
         ("init_tool", json!({"root_path": outside_root})),
     ];
     let answers = call_tools(
-        dir.path(),
+        &dir,
         &["--policy-digest", &digest, "--instruction-ref", "instr://t"],
         &calls,
     );
@@ -339,5 +323,5 @@ fn premath_tools_name_no_other_file() {
     }
     assert!(!outside.path().join(".premath").exists());
     // Refused before any run: nothing recorded, nothing written.
-    assert!(rows(dir.path()).is_empty());
+    assert!(rows(&dir).is_empty());
 }

@@ -9,6 +9,7 @@
 //! ones premath's binary produced for the same store (they hash only the
 //! issue, lease and policy, not the directory).
 
+use crate::common::{Test, BIN};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -18,21 +19,19 @@ const CONTRACT: &str = "specs/premath/draft/CONTROL-PLANE-CONTRACT.json";
 
 /// A repo root laid out as premath's (the script finds the contract two
 /// directories above itself) with two open issues.
-fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+fn repo() -> Test {
+    let dir = Test::on_files();
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/premath_worker");
     for rel in [SCRIPT, CONTRACT] {
-        let to = dir.path().join(rel);
+        let to = dir.path(rel);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(source.join(rel), to).unwrap();
     }
-    std::fs::create_dir_all(dir.path().join(".premath")).unwrap();
-    std::fs::write(
-        dir.path().join(".premath/issues.jsonl"),
+    dir.write(
+        ".premath/issues.jsonl",
         "{\"id\":\"bd-1\",\"title\":\"One\",\"status\":\"open\",\"priority\":1}\n\
          {\"id\":\"bd-2\",\"title\":\"Two\",\"status\":\"open\",\"priority\":2}\n",
-    )
-    .unwrap();
+    );
     dir
 }
 
@@ -55,20 +54,15 @@ fn worker(root: &Path, verify_cmd: &str) -> Output {
             ".",
         ])
         .current_dir(root)
-        .env("PREMATH_BIN", env!("CARGO_BIN_EXE_tusk"))
+        .env("PREMATH_BIN", BIN)
         .env_remove("TUSK_STORE")
         .env_remove("PREMATH_HOST_ACTION_TRANSPORT")
         .output()
         .unwrap_or_else(|e| panic!("python3 is needed to run premath's worker loop: {e}"))
 }
 
-fn tusk_json(root: &Path, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .current_dir(root)
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
+fn tusk_json(repo: &Test, args: &[&str]) -> Value {
+    let out = repo.run(args);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -105,8 +99,8 @@ const RENEW_2: &str = "transport://dispatch/issue.lease_renew/ts1_600bd17cab2fa7
 
 #[test]
 fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
-    let root = repo();
-    let root = root.path();
+    let repo = repo();
+    let root = repo.dir();
 
     // Success: bd-1 claimed, worked, verified, closed; the lease released.
     let out = worker(root, "true");
@@ -119,7 +113,7 @@ fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
     let closed = issue(root, "bd-1");
     assert_eq!(closed["status"], "closed");
     assert!(closed.get("lease").is_none(), "{closed}");
-    let read = tusk_json(root, &["harness-session", "read", "--json"]);
+    let read = tusk_json(&repo, &["harness-session", "read", "--json"]);
     assert_eq!(read["action"], "harness-session.read");
     assert_eq!(read["path"], ".premath/harness_session.json");
     let session = &read["session"];
@@ -144,7 +138,7 @@ fn premaths_worker_loop_closes_an_issue_then_recovers_a_failed_one() {
     assert_eq!(held["lease"]["lease_id"], "lease1_bd-2_w1");
     assert!(held["lease"]["renewed_at"].is_string(), "{held}");
 
-    let boot = tusk_json(root, &["harness-session", "bootstrap", "--json"]);
+    let boot = tusk_json(&repo, &["harness-session", "bootstrap", "--json"]);
     assert_eq!(boot["action"], "harness-session.bootstrap");
     assert_eq!(boot["mode"], "resume");
     assert_eq!(boot["resumeIssueId"], "bd-2");

@@ -18,14 +18,13 @@ struct Pty {
 }
 
 impl Pty {
-    fn start(s: &Scratch, extra: &[&str]) -> Pty {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tusk"));
-        command
-            .arg("repl")
+    fn start(s: &Test, extra: &[&str]) -> Pty {
+        let command = s
+            .tusk(&["repl"])
             .args(extra)
-            .current_dir(s.dir.path())
             .env("XDG_STATE_HOME", s.path("state"))
-            .env("TERM", "xterm");
+            .env("TERM", "xterm")
+            .command();
         let options = rexpect::reader::Options::new()
             .timeout_ms(Some(EXPECT_MS))
             .strip_ansi_escape_codes(true);
@@ -88,7 +87,7 @@ fn assert_exit_0(session: &mut PtySession) {
 
 #[test]
 fn pty_evaluates_forms_with_definitions_across_lines_and_runs() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &[]);
     p.enter("(+ 1 2)");
     p.expect("=> 3");
@@ -124,7 +123,7 @@ fn pty_evaluates_forms_with_definitions_across_lines_and_runs() {
 
 #[test]
 fn pty_host_call_goes_to_the_effect_log_under_the_session_id() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &[]);
     p.enter("(issue.list)");
     p.expect("call-1 issue.list → accepted");
@@ -182,7 +181,7 @@ fn pty_host_call_goes_to_the_effect_log_under_the_session_id() {
 
 #[test]
 fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
-    let s = Scratch::new();
+    let s = Test::new();
     // Only the interrupt can end the loop early: its own limit is a minute.
     let mut p = Pty::start(&s, &["--timeout-ms", "60000"]);
     let sid = p.sid.clone();
@@ -227,7 +226,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
     // The whole session replays, the interrupted loop included, and replay
     // waits only about as long as the recording ran, not the minute's limit.
     let started = Instant::now();
-    let out = s.tusk(&["replay", "--session", &sid, "--timeout-ms", "60000"]);
+    let out = s.run(&["replay", "--session", &sid, "--timeout-ms", "60000"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("4 run(s): 4 parity, 0 not"), "{text}");
@@ -240,7 +239,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
 
 #[test]
 fn pty_errors_show_a_caret_and_the_prompt_goes_on() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &[]);
     p.enter("(list 1 2 nope)");
     p.expect("error: scheme_eval.invalid_program: unbound identifier `nope`");
@@ -264,7 +263,7 @@ fn pty_errors_show_a_caret_and_the_prompt_goes_on() {
 
 #[test]
 fn pty_history_is_written_under_xdg_state_home() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &[]);
     p.enter("(+ 20 22)");
     p.expect("=> 42");
@@ -293,7 +292,7 @@ fn pty_history_is_written_under_xdg_state_home() {
 
 #[test]
 fn pty_tab_completes_action_ids() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &[]);
     // `issue.rea` has one completion: Tab inserts it, and it runs.
     p.session.send("(issue.rea\t").unwrap();
@@ -313,7 +312,7 @@ fn pty_tab_completes_action_ids() {
 
 #[test]
 fn pty_ctrl_d_on_an_empty_line_leaves() {
-    let s = Scratch::new();
+    let s = Test::new();
     let mut p = Pty::start(&s, &["--json"]);
     p.enter("(+ 1 1)");
     p.expect("\"value\": 2");
@@ -325,10 +324,10 @@ fn pty_ctrl_d_on_an_empty_line_leaves() {
 
 // ---- scripted (stdin is not a terminal) ----
 
-fn script(s: &Scratch, args: &[&str], stdin: &str) -> (i32, String, String) {
+fn script(s: &Test, args: &[&str], stdin: &str) -> (i32, String, String) {
     let mut all = vec!["repl"];
     all.extend_from_slice(args);
-    let out = s.tusk_stdin(&all, stdin);
+    let out = s.tusk(&all).stdin(stdin).run();
     (
         out.status.code().expect("exited by signal"),
         String::from_utf8(out.stdout).unwrap(),
@@ -345,7 +344,7 @@ fn json_lines(stdout: &str) -> Vec<Value> {
 
 #[test]
 fn script_prints_one_result_per_form() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, err) = script(
         &s,
         &[],
@@ -357,7 +356,7 @@ fn script_prints_one_result_per_form() {
 
 #[test]
 fn script_json_lines_share_one_session_id_in_the_effect_log() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, err) = script(&s, &["--json"], "(define x 1)\n(issue.ready)\n(+ x 1)\n");
     assert_eq!(code, 0, "{err}");
     let results = json_lines(&out);
@@ -395,7 +394,7 @@ fn script_json_lines_share_one_session_id_in_the_effect_log() {
 
 #[test]
 fn script_rejections_and_an_unbalanced_last_form_exit_1() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, _) = script(&s, &[], "(+ 1 2)\n(car 1)\n");
     assert_eq!(code, 1);
     assert!(
@@ -427,7 +426,7 @@ fn script_rejections_and_an_unbalanced_last_form_exit_1() {
 
 #[test]
 fn script_commands_limits_policy_effects_json() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, out, err) = script(
         &s,
         &["--timeout-ms", "1234", "--max-calls", "7", "--read-only"],
@@ -468,8 +467,8 @@ fn script_commands_limits_policy_effects_json() {
 
 #[test]
 fn script_policy_reports_authority_and_mutations_pass_with_it() {
-    let s = Scratch::new();
-    let digest_out = s.tusk(&["policy", "digest"]);
+    let s = Test::new();
+    let digest_out = s.run(&["policy", "digest"]);
     let digest = String::from_utf8(digest_out.stdout)
         .unwrap()
         .trim()
@@ -508,7 +507,7 @@ fn script_policy_reports_authority_and_mutations_pass_with_it() {
 
 #[test]
 fn script_load_runs_each_form_and_reset_drops_definitions() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write(
         "lib.scm",
         "; helpers\n(define (inc n) (+ n 1))\n\n(define base 40)\n(inc (inc base))\n",
@@ -557,7 +556,7 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
     let resets: Vec<bool> = headers.iter().map(|h| h["sessionReset"] == true).collect();
     assert_eq!(resets, [false, false, false, false, true]);
     // Replay drops the definitions at the same point: `(inc 1)` fails again.
-    let out = s.tusk(&["replay"]);
+    let out = s.run(&["replay"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("5 run(s): 5 parity, 0 not"), "{text}");
@@ -573,7 +572,7 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
 
 #[test]
 fn script_setup_failures_exit_2() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write("bad_policy.json", "{\"schema\": 2}");
     // No stdin: the session must fail before reading any.
     let (code, out, err) = script(&s, &["--policy", "bad_policy.json"], "");
@@ -589,10 +588,10 @@ fn script_setup_failures_exit_2() {
 
 #[test]
 fn script_sigint_stops_the_running_form_and_the_script() {
-    let s = Scratch::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["repl", "--json", "--timeout-ms", "60000"])
-        .current_dir(s.dir.path())
+    let s = Test::new();
+    let mut child = s
+        .tusk(&["repl", "--json", "--timeout-ms", "60000"])
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,15 +9,15 @@ use std::collections::BTreeMap;
 const EFFECTS: &str = ".premath/host_effects.jsonl";
 
 /// Records one run with `tusk eval`; returns its run id.
-fn record(s: &Scratch, program: &str, extra: &[&str]) -> String {
+fn record(s: &Test, program: &str, extra: &[&str]) -> String {
     let (_, r) = s.eval(program, extra);
     r["runId"].as_str().expect("a run id").to_string()
 }
 
-fn replay(s: &Scratch, args: &[&str]) -> (i32, Value) {
+fn replay(s: &Test, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["replay", "--json"];
     all.extend_from_slice(args);
-    let out = s.tusk(&all);
+    let out = s.run(&all);
     let code = out.status.code().expect("exited");
     let stdout = String::from_utf8(out.stdout).unwrap();
     let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
@@ -30,7 +30,7 @@ fn replay(s: &Scratch, args: &[&str]) -> (i32, Value) {
 }
 
 /// Every file under the scratch dir with its bytes: replay must change none.
-fn snapshot(s: &Scratch) -> BTreeMap<String, Vec<u8>> {
+fn snapshot(s: &Test) -> BTreeMap<String, Vec<u8>> {
     fn walk(dir: &std::path::Path, out: &mut BTreeMap<String, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let p = entry.unwrap().path();
@@ -42,9 +42,9 @@ fn snapshot(s: &Scratch) -> BTreeMap<String, Vec<u8>> {
         }
     }
     let mut out = BTreeMap::new();
-    walk(s.dir.path(), &mut out);
+    walk(s.dir(), &mut out);
     if let Some(db) = &s.db {
-        let issues = s.tusk(&["store", "export"]).stdout;
+        let issues = s.run(&["store", "export"]).stdout;
         out.insert("db:issues".into(), issues);
         for table in ["tusk_effects", "tusk_trajectory"] {
             out.insert(format!("db:{table}"), db.log_text(table).into_bytes());
@@ -55,12 +55,12 @@ fn snapshot(s: &Scratch) -> BTreeMap<String, Vec<u8>> {
 
 /// Rewrites the effect log's rows through `edit` (row index, row) → rows,
 /// then recomputes the chain: the checks under test are the others.
-fn edit_log(s: &Scratch, edit: impl FnMut(usize, Value) -> Option<Value>) {
+fn edit_log(s: &Test, edit: impl FnMut(usize, Value) -> Option<Value>) {
     rewrite_log(s, edit, true);
 }
 
 /// [`edit_log`], rechaining or not (a tamperer who does not know the chain).
-fn rewrite_log(s: &Scratch, mut edit: impl FnMut(usize, Value) -> Option<Value>, chain: bool) {
+fn rewrite_log(s: &Test, mut edit: impl FnMut(usize, Value) -> Option<Value>, chain: bool) {
     let mut rows: Vec<Value> = s
         .jsonl(EFFECTS)
         .into_iter()
@@ -80,7 +80,7 @@ fn rewrite_log(s: &Scratch, mut edit: impl FnMut(usize, Value) -> Option<Value>,
 
 /// Gives a recorded run a different program, keeping the log self-consistent
 /// (as if the program had been recorded so): replay must then diverge.
-fn swap_program(s: &Scratch, run_id: &str, program: &str) {
+fn swap_program(s: &Test, run_id: &str, program: &str) {
     edit_log(s, |_, mut row| {
         if row["kind"] == "premath.scheme_eval.run.v0" && row["runId"] == run_id {
             row["program"] = json!(program);
@@ -90,16 +90,16 @@ fn swap_program(s: &Scratch, run_id: &str, program: &str) {
     });
 }
 
-fn seeded() -> Scratch {
-    let s = Scratch::new();
+fn seeded() -> Test {
+    let s = Test::new();
     for title in ["one", "two", "three"] {
-        assert!(s.tusk(&["issue", "add", title]).status.success());
+        assert!(s.run(&["issue", "add", title]).status.success());
     }
     s
 }
 
-fn digest(s: &Scratch) -> String {
-    let out = s.tusk(&["policy", "digest"]);
+fn digest(s: &Test) -> String {
+    let out = s.run(&["policy", "digest"]);
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -142,7 +142,7 @@ fn parity_on_reads_mutations_rejections_and_budget_breaches() {
         &["--timeout-ms", "300"],
     );
     // The live store moved on since (a claim, no rename); replay must not care.
-    assert!(s.tusk(&["issue", "close", "bd-3"]).status.success());
+    assert!(s.run(&["issue", "close", "bd-3"]).status.success());
     let before = snapshot(&s);
 
     let (code, set) = replay(&s, &[]);
@@ -182,7 +182,7 @@ fn parity_on_reads_mutations_rejections_and_budget_breaches() {
         json!({"kind": "premath.scheme_eval.replay.v0", "runId": mutation, "parity": true, "checkedCalls": 2, "chained": true})
     );
     // The readable form says the same.
-    let out = s.tusk(&["replay", "--run", &budget]);
+    let out = s.run(&["replay", "--run", &budget]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -310,17 +310,17 @@ fn the_log_is_checked_before_anything_runs() {
     // A selection that names nothing, a missing log: exit 2.
     restore();
     assert_eq!(
-        s.tusk(&["replay", "--run", "run-nope"]).status.code(),
+        s.run(&["replay", "--run", "run-nope"]).status.code(),
         Some(2)
     );
     assert_eq!(
-        s.tusk(&["replay", "--session", "session-nope"])
+        s.run(&["replay", "--session", "session-nope"])
             .status
             .code(),
         Some(2)
     );
     assert_eq!(
-        s.tusk(&["replay", "--effects", "missing.jsonl"])
+        s.run(&["replay", "--effects", "missing.jsonl"])
             .status
             .code(),
         Some(2)
@@ -330,7 +330,7 @@ fn the_log_is_checked_before_anything_runs() {
     std::fs::write(s.path("corrupt.jsonl"), corrupt).unwrap();
     // A line that is not JSON is skipped with a warning naming it; the runs
     // around it replay.
-    let out = s.tusk(&["replay", "--effects", "corrupt.jsonl"]);
+    let out = s.run(&["replay", "--effects", "corrupt.jsonl"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -349,7 +349,7 @@ fn the_log_is_checked_before_anything_runs() {
 /// line, and every intact run replays with parity.
 #[test]
 fn a_torn_middle_row_leaves_the_other_runs_replayable() {
-    let s = Scratch::new();
+    let s = Test::new();
     if s.db.is_some() {
         // A database log holds whole rows only: nothing can be torn.
         return;
@@ -361,7 +361,7 @@ fn a_torn_middle_row_leaves_the_other_runs_replayable() {
     std::fs::write(&log, &bytes).unwrap();
     let second = record(&s, "(issue.ready) 2", &[]);
     let third = record(&s, "(issue.blocked) 3", &[]);
-    let out = s.tusk(&["replay", "--json"]);
+    let out = s.run(&["replay", "--json"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -397,7 +397,7 @@ fn a_truncated_log_is_reported_not_crashed_on() {
     if s.db.is_none() {
         s.write(EFFECTS, &text[..cut]);
 
-        let out = s.tusk(&["replay", "--json"]);
+        let out = s.run(&["replay", "--json"]);
         assert_eq!(out.status.code(), Some(1));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("torn last line"), "{stderr}");
@@ -508,7 +508,7 @@ fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
 fn repl_sessions_replay_whole_even_when_two_share_a_log() {
     let s = seeded();
     let run = |stdin: &str| {
-        let out = s.tusk_stdin(&["repl", "--json"], stdin);
+        let out = s.tusk(&["repl", "--json"]).stdin(stdin).run();
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -559,7 +559,7 @@ fn repl_sessions_replay_whole_even_when_two_share_a_log() {
 }
 
 /// Copies the scratch dir's `.premath/` data files into `rel` (a snapshot).
-fn snapshot_dir(s: &Scratch, rel: &str) -> String {
+fn snapshot_dir(s: &Test, rel: &str) -> String {
     std::fs::create_dir_all(s.path(rel)).unwrap();
     for name in [
         "issues.jsonl",
@@ -644,7 +644,7 @@ fn live_replay_reruns_the_real_actions_on_a_copy_of_a_snapshot() {
     // A store that differs from the recording's: the first read diverges on
     // its payload, and the claim takes another issue.
     assert!(s
-        .tusk(&["issue", "add", "newcomer", "--priority", "0"])
+        .run(&["issue", "add", "newcomer", "--priority", "0"])
         .status
         .success());
     let after = snapshot_dir(&s, "snap-after");
@@ -678,7 +678,7 @@ fn live_replay_reruns_the_real_actions_on_a_copy_of_a_snapshot() {
 
     // A snapshot that is not a directory: exit 2.
     assert_eq!(
-        s.tusk(&["replay", "--live", "closed.json"]).status.code(),
+        s.run(&["replay", "--live", "closed.json"]).status.code(),
         Some(2)
     );
 }
@@ -693,10 +693,7 @@ fn live_replay_of_a_repl_session() {
     }
     let snap = snapshot_dir(&s, "snap");
     let d = digest(&s);
-    let out = s.tusk_stdin(
-        &["repl", "--json", "--policy-digest", &d, "--instruction-ref", "instr://t"],
-        "(define (claim who) (issue.claim_next (hash \"assignee\" who)))\n(result-class (claim \"a\"))\n(hash-ref* (claim \"b\") \"payload\" \"issue\" \"id\")\n",
-    );
+    let out = s.tusk(&["repl", "--json", "--policy-digest", &d, "--instruction-ref", "instr://t"]).stdin("(define (claim who) (issue.claim_next (hash \"assignee\" who)))\n(result-class (claim \"a\"))\n(hash-ref* (claim \"b\") \"payload\" \"issue\" \"id\")\n").run();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -740,7 +737,7 @@ fn a_run_stopped_by_the_clock_is_compared_only_up_to_its_recorded_stop() {
 
 #[test]
 fn a_header_asking_for_more_than_the_replayers_limits_is_refused_not_run() {
-    let s = Scratch::new();
+    let s = Test::new();
     let spin = record(&s, "(let loop () (loop))", &["--timeout-ms", "300"]);
     let fine = record(&s, "(issue.list) 1", &[]);
     // A forged header: a day of wall clock and more calls than eval allows.
@@ -790,7 +787,7 @@ fn a_header_asking_for_more_than_the_replayers_limits_is_refused_not_run() {
 }
 
 /// The 1-based line of the row matching `pred` in the current log.
-fn line_of(s: &Scratch, pred: impl Fn(&Value) -> bool) -> usize {
+fn line_of(s: &Test, pred: impl Fn(&Value) -> bool) -> usize {
     s.jsonl(EFFECTS).iter().position(pred).expect("the row") + 1
 }
 
@@ -799,7 +796,7 @@ fn call_of<'a>(run: &'a str, seq: u64) -> impl Fn(&Value) -> bool + 'a {
 }
 
 /// `replay --verify --json` of one run: (exit code, its problem).
-fn verify(s: &Scratch, run: &str, extra: &[&str]) -> (i32, Value) {
+fn verify(s: &Test, run: &str, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["--verify", "--run", run];
     args.extend_from_slice(extra);
     let (code, v) = replay(s, &args);
@@ -942,7 +939,7 @@ fn every_tampering_breaks_the_chain_at_the_row_it_names() {
 fn signed_logs_verify_with_their_key_and_fail_with_another() {
     let s = seeded();
     for name in ["fleet", "other"] {
-        let out = s.tusk(&["keygen", name]);
+        let out = s.run(&["keygen", name]);
         assert!(out.status.success(), "{out:?}");
     }
     let key = s.path("fleet").display().to_string();
@@ -995,13 +992,13 @@ fn signed_logs_verify_with_their_key_and_fail_with_another() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    let out = s.tusk(&["keygen", "fleet", "--json"]);
+    let out = s.run(&["keygen", "fleet", "--json"]);
     assert_eq!(out.status.code(), Some(2));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["class"], "keygen.write_failed");
     // A bad key file is refused before anything runs.
     s.write("bad.key", "not hex\n");
-    let out = s.tusk(&["eval", "--sign-key", "bad.key", "--json", "-"]);
+    let out = s.run(&["eval", "--sign-key", "bad.key", "--json", "-"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -1022,7 +1019,7 @@ fn logs_written_before_the_chain_still_replay_as_unchained() {
     let (code, v) = verify(&s, &run, &[]);
     assert_eq!(code, 0);
     assert_eq!(v["chained"], false);
-    let out = s.tusk(&["replay", "--verify"]);
+    let out = s.run(&["replay", "--verify"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("unchained"), "{text}");
     // Stripping only the header's link does not make a chained run unchained.
@@ -1047,7 +1044,7 @@ fn redacted_values_never_reach_the_logs_and_the_run_replays() {
     let s = seeded();
     let secret = "s3cret-token-7f2a";
     assert!(s
-        .tusk(&["issue", "update", "bd-1", "--notes", secret])
+        .run(&["issue", "update", "bd-1", "--notes", secret])
         .status
         .success());
     let policy = json!({
@@ -1076,7 +1073,7 @@ fn redacted_values_never_reach_the_logs_and_the_run_replays() {
     );
     assert_eq!(code, 0, "{r:#}");
     let run = r["runId"].as_str().unwrap().to_string();
-    let stored = s.tusk(&["issue", "show", "bd-2", "--json"]);
+    let stored = s.run(&["issue", "show", "bd-2", "--json"]);
     assert!(String::from_utf8_lossy(&stored.stdout).contains(secret));
     let effects = s.log_text(EFFECTS);
     let trajectory = s.log_text(".premath/trajectory.jsonl");
@@ -1112,7 +1109,7 @@ fn redacted_values_never_reach_the_logs_and_the_run_replays() {
         ".premath/mutation_policy.json",
         &serde_json::to_string(&typo).unwrap(),
     );
-    let out = s.tusk(&["eval", "--json", "-"]);
+    let out = s.run(&["eval", "--json", "-"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("issue.updte"),
@@ -1129,16 +1126,16 @@ fn replay_diff_names_the_first_call_where_two_runs_part() {
     let first = record(&s, program, &[]);
     let again = record(&s, program, &[]);
     // The same program on the same store: identical.
-    let out = s.tusk(&["replay", "diff", &first, &again]);
+    let out = s.run(&["replay", "diff", &first, &again]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("identical"));
 
     // Another store state: a blocking edge makes issue.list's payload differ
     // first (its items carry dependencies), though both calls are accepted.
-    assert!(s.tusk(&["dep", "add", "bd-2", "bd-1"]).status.success());
+    assert!(s.run(&["dep", "add", "bd-2", "bd-1"]).status.success());
     let later = record(&s, program, &[]);
     let (code, d) = {
-        let out = s.tusk(&["replay", "diff", &first, &later, "--json"]);
+        let out = s.run(&["replay", "diff", &first, &later, "--json"]);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         (out.status.code().unwrap(), v)
     };
@@ -1162,7 +1159,7 @@ fn replay_diff_names_the_first_call_where_two_runs_part() {
     let at = &first_diff["at"];
     assert!(at["path"].as_str().is_some(), "{d:#}");
     // The text form names the call and the path.
-    let out = s.tusk(&["replay", "diff", &first, &later]);
+    let out = s.run(&["replay", "diff", &first, &later]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(&format!("first difference at call {seq} (")),
@@ -1175,19 +1172,19 @@ fn replay_diff_names_the_first_call_where_two_runs_part() {
 
     // Different call counts and final values.
     let short = record(&s, "(issue.list) 7", &[]);
-    let out = s.tusk(&["replay", "diff", &first, &short, "--json"]);
+    let out = s.run(&["replay", "diff", &first, &short, "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["sameProgram"], false);
     assert_eq!(v["callCounts"], json!([3, 1]));
     // issue.list differs already (the edge), so compare two short runs.
     let short2 = record(&s, "(issue.list) 8", &[]);
-    let out = s.tusk(&["replay", "diff", &short, &short2, "--json"]);
+    let out = s.run(&["replay", "diff", &short, &short2, "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["firstDifference"]["field"], "valueDigest", "{v:#}");
     assert_eq!(v["firstDifference"]["seq"], Value::Null);
 
     // A run that is not in the log.
-    let out = s.tusk(&["replay", "diff", &first, "run-nope"]);
+    let out = s.run(&["replay", "diff", &first, "run-nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run-nope"));
 }

@@ -35,15 +35,15 @@ fn attempt(program: &str, class: &str) {
 }
 
 fn attempt_with(program: &str, class: &str, flags: &[&str]) {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write("canary.txt", "canary");
     s.write("inner/keep.txt", "keep");
-    let before = snapshot(s.dir.path());
+    let before = snapshot(s.dir());
     let home_env = std::env::var("HOME").unwrap_or_default();
     let (code, r) = s.eval(program, flags);
     assert!(code == 0 || code == 1, "{program}: exit {code}");
     assert_eq!(r["kind"], "premath.scheme_eval.result.v0", "{program}");
-    let mut after = snapshot(s.dir.path());
+    let mut after = snapshot(s.dir());
     after.remove("program.scm");
     let mut before = before;
     before.remove("program.scm");
@@ -314,7 +314,7 @@ fn call_budget() {
 
 #[test]
 fn cyclic_final_value_is_one_accepted_result() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(
         "(define v (mutable-vector 1 2)) (vector-set! v 1 v) (display v) v",
         &[],
@@ -330,15 +330,10 @@ fn cyclic_final_value_is_one_accepted_result() {
 /// privileges, so the thread that started the template is no way around it.
 #[test]
 fn every_thread_of_a_one_run_worker_is_confined() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("spin.scm"),
-        "(define (spin n) (spin (+ n 1))) (spin 0)\n",
-    )
-    .unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(["eval", "--timeout-ms", "20000", "spin.scm"])
-        .current_dir(dir.path())
+    let test = Test::on_files().file("spin.scm", "(define (spin n) (spin (+ n 1))) (spin 0)\n");
+    let mut child = test
+        .tusk(&["eval", "--timeout-ms", "20000", "spin.scm"])
+        .command()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -51,10 +51,10 @@ enum Expect {
 /// whole effect log that replays with parity, nothing else touched, memory
 /// within bounds. Returns the result.
 fn hostile(program: &str, flags: &[&str], expect: Expect) -> Value {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write("canary.txt", "canary");
     s.write("inner/keep.txt", "keep");
-    let before = outside_store(s.dir.path());
+    let before = outside_store(s.dir());
     let (code, r) = s.eval(program, flags);
     match &expect {
         Expect::Class(class) => {
@@ -77,11 +77,7 @@ fn hostile(program: &str, flags: &[&str], expect: Expect) -> Value {
             );
         }
     }
-    assert_eq!(
-        outside_store(s.dir.path()),
-        before,
-        "{program} changed files"
-    );
+    assert_eq!(outside_store(s.dir()), before, "{program} changed files");
     let log = s.jsonl(".premath/host_effects.jsonl");
     let kinds: Vec<&str> = log.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(
@@ -99,7 +95,7 @@ fn hostile(program: &str, flags: &[&str], expect: Expect) -> Value {
         1,
         "{program}"
     );
-    let replay = s.tusk(&["replay", "--json"]);
+    let replay = s.run(&["replay", "--json"]);
     let report: Value = serde_json::from_slice(&replay.stdout).expect("replay prints JSON");
     assert_eq!(replay.status.code(), Some(0), "{program}: {report:#}");
     assert_eq!(report["parity"], true, "{program}: {report:#}");
@@ -236,7 +232,7 @@ fn colliding_json_keys_are_an_error_not_a_coin() {
 }
 
 /// Bytes the runs wrote to the effect log and the trajectory.
-fn log_bytes(s: &Scratch) -> u64 {
+fn log_bytes(s: &Test) -> u64 {
     ["host_effects.jsonl", "harness_trajectory.jsonl"]
         .iter()
         .map(|f| {
@@ -253,7 +249,7 @@ fn what_a_run_writes_is_bounded_by_its_limits() {
     let program = "(define s (make-string 2000000 #\\a))
         (define (go i) (when (< i 64) (issue.show (hash \"id\" s)) (go (+ i 1))))
         (go 0)";
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, r) = s.eval(program, &["--max-memory-mb", "16"]);
     assert_eq!(code, 1);
     assert_eq!(r["usage"]["hostCalls"], 64);
@@ -269,7 +265,7 @@ fn what_a_run_writes_is_bounded_by_its_limits() {
     assert!(r["usage"]["peakMemoryKb"].as_u64().unwrap() <= memory_bound_kb(16));
 
     // One call with 30 MB of control characters (6× in JSON), 500 ms limit.
-    let s = Scratch::new();
+    let s = Test::new();
     let started = Instant::now();
     let (code, r) = s.eval(
         "(issue.show (hash \"id\" (make-string 30000000 (integer->char 1))))",
@@ -296,7 +292,7 @@ fn the_final_value_is_converted_under_the_limits() {
 
 #[test]
 fn deep_args_are_refused_as_the_reader_would_and_the_log_replays() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (code, first) = s.eval("(issue.ready)", &[]);
     assert_eq!(code, 0);
     let (code, r) = s.eval(
@@ -315,7 +311,7 @@ fn deep_args_are_refused_as_the_reader_would_and_the_log_replays() {
         ],
         vec!["replay", "--json", "--run", r["runId"].as_str().unwrap()],
     ] {
-        let out = s.tusk(&args);
+        let out = s.run(&args);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -327,7 +323,7 @@ fn deep_args_are_refused_as_the_reader_would_and_the_log_replays() {
 
 #[test]
 fn replay_compares_output_and_failure_classes() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, r) = s.eval("(display \"one\") 1", &[]);
     let run = r["runId"].as_str().unwrap().to_string();
     let path = s.path(".premath/host_effects.jsonl");
@@ -347,7 +343,7 @@ fn replay_compares_output_and_failure_classes() {
         rechain(&mut rows);
         let lines: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let out = s.tusk(&["replay", "--json", "--run", &run]);
+        let out = s.run(&["replay", "--json", "--run", &run]);
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();
         (out.status.code(), report)
     };
@@ -364,40 +360,37 @@ fn replay_compares_output_and_failure_classes() {
         "{report:#}"
     );
     std::fs::write(&path, &original).unwrap();
-    assert_eq!(s.tusk(&["replay", "--run", &run]).status.code(), Some(0));
+    assert_eq!(s.run(&["replay", "--run", &run]).status.code(), Some(0));
 }
 
 #[test]
 fn one_runs_definitions_never_reach_the_next() {
     // REPL: shadow a primitive and a prelude helper, then reset.
-    let s = Scratch::new();
-    let out = s.tusk_stdin(
-        &["repl", "--json"],
-        "(define car cdr)\n(define (accepted? e) #t)\n(car (list 1 2))\n:reset\n(car (list 1 2))\n(accepted? (hash \"resultClass\" \"x\"))\n",
-    );
+    let s = Test::new();
+    let out = s.tusk(&["repl", "--json"]).stdin("(define car cdr)\n(define (accepted? e) #t)\n(car (list 1 2))\n:reset\n(car (list 1 2))\n(accepted? (hash \"resultClass\" \"x\"))\n").run();
     let results = repl_results(&out.stdout);
     let values: Vec<&Value> = results.iter().map(|r| &r["value"]).collect();
     assert_eq!(values[2], &json!([2]));
     assert_eq!(values[3], &json!(1));
     assert_eq!(values[4], &json!(false));
     // Separate runs of one log replay in one process: each sees a pristine engine.
-    let s = Scratch::new();
+    let s = Test::new();
     s.eval("(define car cdr) (define (accepted? e) #t) 0", &[]);
     let (_, r) = s.eval(
         "(list (car (list 1 2)) (accepted? (hash \"resultClass\" \"x\")))",
         &[],
     );
     assert_eq!(r["value"], json!([1, false]));
-    assert_eq!(s.tusk(&["replay"]).status.code(), Some(0));
+    assert_eq!(s.run(&["replay"]).status.code(), Some(0));
 }
 
 #[test]
 fn a_crashed_session_worker_is_replaced_and_the_session_says_so() {
-    let s = Scratch::new();
-    let out = s.tusk_stdin(
-        &["repl", "--json"],
-        &format!("(define x 5)\n{CYCLE}(car b)\nx\n(+ 1 2)\n"),
-    );
+    let s = Test::new();
+    let out = s
+        .tusk(&["repl", "--json"])
+        .stdin(format!("(define x 5)\n{CYCLE}(car b)\nx\n(+ 1 2)\n"))
+        .run();
     assert_eq!(out.status.code(), Some(1));
     let results = repl_results(&out.stdout);
     // (define x 5), (define b …), (set-box! …), (car b), x, (+ 1 2)
@@ -416,14 +409,14 @@ fn a_crashed_session_worker_is_replaced_and_the_session_says_so() {
         .iter()
         .any(|r| r["kind"] == "premath.scheme_eval.run.v0" && r["sessionReset"] == true));
     let sid = results[0]["sessionId"].as_str().unwrap();
-    assert_eq!(s.tusk(&["replay", "--session", sid]).status.code(), Some(0));
+    assert_eq!(s.run(&["replay", "--session", sid]).status.code(), Some(0));
 }
 
 #[test]
 fn unreadable_program_text_is_an_invalid_program_result() {
-    let s = Scratch::new();
+    let s = Test::new();
     std::fs::write(s.path("bad.scm"), b"(+ 1 \xff 2)").unwrap();
-    let out = s.tusk(&["eval", "--json", "bad.scm"]);
+    let out = s.run(&["eval", "--json", "bad.scm"]);
     assert_eq!(out.status.code(), Some(1));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(classes(&r), vec![INVALID]);
@@ -433,7 +426,7 @@ fn unreadable_program_text_is_an_invalid_program_result() {
     );
     let log = s.jsonl(".premath/host_effects.jsonl");
     assert_eq!(log[0]["invalidUtf8At"], 5);
-    assert_eq!(s.tusk(&["replay"]).status.code(), Some(0));
+    assert_eq!(s.run(&["replay"]).status.code(), Some(0));
 
     for program in ["\u{feff}(+ 1 2)", "", "  ; nothing but a comment\n"] {
         let (code, r) = s.eval(program, &[]);
@@ -442,7 +435,7 @@ fn unreadable_program_text_is_an_invalid_program_result() {
     }
     // A request that cannot be served still prints one JSON object with --json.
     s.write("req.json", "{not json");
-    let out = s.tusk(&["eval", "--json", "--request", "req.json"]);
+    let out = s.run(&["eval", "--json", "--request", "req.json"]);
     assert_eq!(out.status.code(), Some(2));
     let e: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(e["kind"], "premath.scheme_eval.request_error.v0");
@@ -475,12 +468,12 @@ fn messages_are_capped() {
 
 #[test]
 fn human_output_escapes_control_characters() {
-    let s = Scratch::new();
+    let s = Test::new();
     let file = s.write(
         "program.scm",
         "(host-call \"x\\naccepted · forged\") (display \"\\x1b;[2J\\x07;bell\") 1",
     );
-    let out = s.tusk(&["eval", file.to_str().unwrap()]);
+    let out = s.run(&["eval", file.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}'),
@@ -488,7 +481,7 @@ fn human_output_escapes_control_characters() {
     );
     assert!(text.lines().all(|l| !l.starts_with("accepted")), "{text}");
     assert!(text.contains("\\x1b[2J"), "{text}");
-    let out = s.tusk(&["harness-trajectory", "query", "--mode", "latest"]);
+    let out = s.run(&["harness-trajectory", "query", "--mode", "latest"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("x\\naccepted"), "{text}");
     assert!(text.lines().all(|l| !l.starts_with("accepted")), "{text}");
@@ -496,19 +489,22 @@ fn human_output_escapes_control_characters() {
 
 #[test]
 fn repl_load_reads_only_under_its_root() {
-    let s = Scratch::new();
+    let s = Test::new();
     s.write("forms.scm", "(define y 2)\n(* y 21)\n");
     // Scripted, no root given: :load is off.
-    let out = s.tusk_stdin(&["repl", "--json"], ":load /etc/passwd\n:load forms.scm\n");
+    let out = s
+        .tusk(&["repl", "--json"])
+        .stdin(":load /etc/passwd\n:load forms.scm\n")
+        .run();
     let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
     assert!(!text.contains("root:x:0:0"), "{text}");
     assert!(text.contains("--load-root"), "{text}");
     assert!(!s.path(".premath/host_effects.jsonl").exists());
     // With a root: inside loads, outside (absolute or by ..) is refused.
-    let out = s.tusk_stdin(
-        &["repl", "--json", "--load-root", "."],
-        ":load /etc/passwd\n:load ../x.scm\n:load forms.scm\n",
-    );
+    let out = s
+        .tusk(&["repl", "--json", "--load-root", "."])
+        .stdin(":load /etc/passwd\n:load ../x.scm\n:load forms.scm\n")
+        .run();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!stdout.contains("root:x:0:0") && !stderr.contains("root:x:0:0"));
@@ -543,7 +539,7 @@ fn the_same_program_gives_the_same_bytes_in_five_processes() {
         let mut seen = Vec::new();
         for program in CORPUS {
             // A fresh process and a fresh store each time.
-            let s = Scratch::new();
+            let s = Test::new();
             let (_, r) = s.eval(program, &[]);
             let rows: Vec<String> = s
                 .jsonl(".premath/host_effects.jsonl")
@@ -567,7 +563,7 @@ fn the_same_program_gives_the_same_bytes_in_five_processes() {
         }
     }
     // The walks come out sorted.
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, r) = s.eval(CORPUS[0], &[]);
     assert_eq!(r["value"], json!(["a", "b", "c", "d", "e", "f"]));
 }
@@ -576,11 +572,14 @@ fn the_same_program_gives_the_same_bytes_in_five_processes() {
 fn a_repl_sessions_growth_is_bounded_by_its_memory_limit() {
     // Each form keeps ~1.6 MB alive in the session; under a 16 MiB limit
     // the session's whole heap counts, so the definitions cannot pile up.
-    let s = Scratch::new();
+    let s = Test::new();
     let forms: String = (0..30)
         .map(|i| format!("(define v{i} (make-vector 100000 {i}))\n"))
         .collect();
-    let out = s.tusk_stdin(&["repl", "--json", "--max-memory-mb", "16"], &forms);
+    let out = s
+        .tusk(&["repl", "--json", "--max-memory-mb", "16"])
+        .stdin(&forms)
+        .run();
     let results = repl_results(&out.stdout);
     assert_eq!(results.len(), 30);
     let first_breach = results

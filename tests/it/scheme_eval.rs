@@ -4,9 +4,9 @@
 //! cover what is tusk's: the record, replay, and the refusals premath does
 //! not make.
 
+use crate::common::Test;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Output};
 
 /// premath's control-plane contract (kept with its worker loop).
 const CONTRACT: &str = "tests/premath_worker/specs/premath/draft/CONTROL-PLANE-CONTRACT.json";
@@ -16,12 +16,11 @@ fn contract() -> String {
 }
 
 /// A scratch directory with premath's contract, one open issue and `program`.
-fn scratch(program: &Value) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// (The program's files are premath's, whatever the suite's backend.)
+fn scratch(program: &Value) -> Test {
+    let dir = Test::on_files();
     let write = |rel: &str, text: &str| {
-        let p = dir.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
+        dir.write(rel, text);
     };
     write(
         "specs/premath/draft/CONTROL-PLANE-CONTRACT.json",
@@ -35,16 +34,6 @@ fn scratch(program: &Value) -> tempfile::TempDir {
     dir
 }
 
-fn tusk(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .current_dir(dir)
-        // The program's files are premath's, whatever the environment's store.
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap()
-}
-
 fn jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -53,8 +42,8 @@ fn jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn digest(dir: &Path) -> String {
-    let out = tusk(dir, &["policy", "digest"]);
+fn digest(dir: &Test) -> String {
+    let out = dir.run(&["policy", "digest"]);
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -72,7 +61,7 @@ fn a_program_is_one_recorded_run_that_replays() {
         {"action": "issue.claim", "args": {"id": "bd-1", "assignee": "w1"}},
     ]});
     let dir = scratch(&program);
-    let digest = digest(dir.path());
+    let digest = digest(&dir);
     let mut args = vec![
         "scheme-eval",
         "--program",
@@ -84,7 +73,7 @@ fn a_program_is_one_recorded_run_that_replays() {
         "instr://t",
     ];
     args.extend(CLAIMS);
-    let out = tusk(dir.path(), &args);
+    let out = dir.run(&args);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -96,7 +85,7 @@ fn a_program_is_one_recorded_run_that_replays() {
     let run_id = result["runId"].as_str().unwrap().to_string();
 
     // Header, two call rows, footer: one tusk run, with the claims as authority.
-    let rows = jsonl(&dir.path().join(".premath/host_effects.jsonl"));
+    let rows = jsonl(&dir.path(".premath/host_effects.jsonl"));
     let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds.len(), 4, "{kinds:?}");
     assert_eq!(rows[0]["runId"], run_id.as_str());
@@ -111,7 +100,7 @@ fn a_program_is_one_recorded_run_that_replays() {
     assert_eq!(rows[3]["result"], "accepted");
 
     // premath's rows: one per call, premath's step ids, no run row.
-    let steps = jsonl(&dir.path().join(".premath/harness_trajectory.jsonl"));
+    let steps = jsonl(&dir.path(".premath/harness_trajectory.jsonl"));
     let ids: Vec<&str> = steps
         .iter()
         .map(|s| s["stepId"].as_str().unwrap())
@@ -121,10 +110,10 @@ fn a_program_is_one_recorded_run_that_replays() {
     assert_eq!(steps[1]["instructionRefs"], json!(["instr://t"]));
 
     // The claim happened in the store.
-    let store = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
+    let store = std::fs::read_to_string(dir.path(".premath/issues.jsonl")).unwrap();
     assert!(store.contains("\"assignee\":\"w1\""), "{store}");
 
-    let replay = tusk(dir.path(), &["replay", "--run", &run_id]);
+    let replay = dir.run(&["replay", "--run", &run_id]);
     assert_eq!(
         replay.status.code(),
         Some(0),
@@ -141,7 +130,7 @@ fn tusks_gate_still_wants_the_active_policys_digest() {
     let program =
         json!({"calls": [{"action": "issue.claim", "args": {"id": "bd-1", "assignee": "w1"}}]});
     let dir = scratch(&program);
-    let before = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
+    let before = std::fs::read_to_string(dir.path(".premath/issues.jsonl")).unwrap();
     let mut args = vec![
         "scheme-eval",
         "--program",
@@ -153,24 +142,21 @@ fn tusks_gate_still_wants_the_active_policys_digest() {
         "instr://t",
     ];
     args.extend(CLAIMS);
-    let out = tusk(dir.path(), &args);
+    let out = dir.run(&args);
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         result["effects"][0]["resultClass"],
         "mutation.policy_digest_mismatch"
     );
-    let after = std::fs::read_to_string(dir.path().join(".premath/issues.jsonl")).unwrap();
+    let after = std::fs::read_to_string(dir.path(".premath/issues.jsonl")).unwrap();
     assert_eq!(before, after);
 }
 
 #[test]
 fn what_tusk_does_not_run_is_refused_by_name() {
     let dir = scratch(&json!({"calls": [{"action": "fiber.spawn", "args": {"taskRef": "t"}}]}));
-    let out = tusk(
-        dir.path(),
-        &["scheme-eval", "--program", "p.json", "--json"],
-    );
+    let out = dir.run(&["scheme-eval", "--program", "p.json", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -204,19 +190,13 @@ fn programs_tusk_cannot_run_as_one_run_are_refused_before_anything_is_written() 
         ),
     ] {
         let dir = scratch(&program);
-        let out = tusk(
-            dir.path(),
-            &["scheme-eval", "--program", "p.json", "--json"],
-        );
+        let out = dir.run(&["scheme-eval", "--program", "p.json", "--json"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{program}: {stderr}");
         assert!(stderr.contains(needle), "{program}: {stderr}");
         assert!(out.stdout.is_empty());
-        assert!(!dir.path().join(".premath/host_effects.jsonl").exists());
-        assert!(!dir
-            .path()
-            .join(".premath/harness_trajectory.jsonl")
-            .exists());
+        assert!(!dir.path(".premath/host_effects.jsonl").exists());
+        assert!(!dir.path(".premath/harness_trajectory.jsonl").exists());
     }
 }
 
@@ -225,10 +205,7 @@ fn a_path_argument_is_refused_as_tusk_refuses_every_file_argument() {
     // premath's actions take `issuesPath`; a tusk program never names a file.
     let dir =
         scratch(&json!({"calls": [{"action": "issue.ready", "args": {"issuesPath": "/etc/x"}}]}));
-    let out = tusk(
-        dir.path(),
-        &["scheme-eval", "--program", "p.json", "--json"],
-    );
+    let out = dir.run(&["scheme-eval", "--program", "p.json", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["effects"][0]["resultClass"], "host.args_invalid");

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 const T: &str = ".premath/harness_trajectory.jsonl";
 
-fn steps(s: &Scratch) -> Vec<Value> {
+fn steps(s: &Test) -> Vec<Value> {
     s.jsonl(T)
         .into_iter()
         .filter(|r| r["action"] == "scheme_eval.run")
@@ -15,7 +15,7 @@ fn steps(s: &Scratch) -> Vec<Value> {
 
 #[test]
 fn runs_that_fail_before_any_call_leave_a_step_row() {
-    let s = Scratch::new();
+    let s = Test::new();
     let (_, timeout) = s.eval(
         "(let loop () (loop))",
         &["--timeout-ms", "300", "--issue-id", "bd-7"],
@@ -47,7 +47,7 @@ fn runs_that_fail_before_any_call_leave_a_step_row() {
     assert_eq!(ids.len(), n);
 
     let query = |mode: &str| -> Value {
-        let out = s.tusk(&["harness-trajectory", "query", "--mode", mode, "--json"]);
+        let out = s.run(&["harness-trajectory", "query", "--mode", mode, "--json"]);
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let failed = query("failed");
@@ -60,7 +60,7 @@ fn runs_that_fail_before_any_call_leave_a_step_row() {
     assert_eq!(retry["items"][0]["resultClass"], "scheme_eval.timeout");
 
     // A fleet of rejected runs is not a pass.
-    let out = s.tusk(&["harness-kpi", "--json"]);
+    let out = s.run(&["harness-kpi", "--json"]);
     let kpi: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(kpi["windowRows"], 3, "{kpi:#}");
     assert_eq!(kpi["completedRows"], 0);
@@ -69,12 +69,12 @@ fn runs_that_fail_before_any_call_leave_a_step_row() {
 
 #[test]
 fn the_kpi_counts_steps_not_host_calls() {
-    let s = Scratch::new();
+    let s = Test::new();
     // One accepted run making three reads: one step, three call rows.
     let (code, _) = s.eval("(issue.ready) (issue.list) (issue.blocked)", &[]);
     assert_eq!(code, 0);
     assert_eq!(s.jsonl(T).len(), 4);
-    let out = s.tusk(&["harness-kpi", "--json"]);
+    let out = s.run(&["harness-kpi", "--json"]);
     let kpi: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(kpi["windowRows"], 1, "{kpi:#}");
     assert_eq!(kpi["completedRows"], 1);

@@ -117,7 +117,7 @@ fn eval_counts(dir: &Path, calls: usize) -> BTreeMap<String, f64> {
     let out = strace()
         .args(["-f", "-c", "-o"])
         .arg(&out_file)
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(common::BIN)
         .args(["eval", "--max-calls", "1000", "p.scm"])
         .current_dir(dir)
         .output()
@@ -151,7 +151,7 @@ fn mcp_counts(dir: &Path, runs: usize) -> BTreeMap<String, f64> {
     let mut cmd = strace();
     cmd.args(["-f", "-c", "-o"])
         .arg(&out_file)
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(common::BIN)
         .arg("mcp")
         .current_dir(dir);
     let mut requests = common::mcp_handshake("syscalls");
@@ -203,7 +203,7 @@ fn a_one_run_process_forks_its_template_before_reading_the_program() {
     let out = strace()
         .args(["-f", "-e", "trace=clone,clone3,fork,vfork,openat", "-o"])
         .arg(&trace)
-        .arg(env!("CARGO_BIN_EXE_tusk"))
+        .arg(common::BIN)
         .args(["eval", "one.scm"])
         .current_dir(dir.path())
         .output()

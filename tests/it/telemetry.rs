@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use crate::common::Scratch;
+use crate::common::{Run, Test, Tusk};
 use opentelemetry_proto::tonic::collector::metrics::v1::{
     metrics_service_server::{MetricsService, MetricsServiceServer},
     ExportMetricsServiceRequest, ExportMetricsServiceResponse,
@@ -22,8 +22,6 @@ use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::{status::StatusCode, Span};
 use prost::Message;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -242,37 +240,17 @@ fn is_error(span: &Span) -> bool {
 }
 
 /// `tusk` in the scratch dir with no telemetry variable from the outside.
-fn tusk(s: &Scratch) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-    cmd.current_dir(s.dir.path());
+fn tusk(s: &Test) -> Tusk<'_> {
+    let mut tusk = s.tusk::<&str>(&[]);
     for (key, _) in std::env::vars() {
         if key.starts_with("OTEL_") || key == "TRACEPARENT" || key == "TRACESTATE" {
-            cmd.env_remove(key);
+            tusk = tusk.env_remove(key);
         }
     }
-    if let Some(db) = &s.db {
-        cmd.env("TUSK_STORE", &db.url);
-    }
-    cmd
+    tusk
 }
 
-fn run(mut cmd: Command, stdin: &str) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn json_out(out: &Output) -> Value {
+fn json_out(out: &Run) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not JSON ({e}): {}\nstderr: {}",
@@ -282,12 +260,12 @@ fn json_out(out: &Output) -> Value {
     })
 }
 
-fn policy_digest(s: &Scratch) -> String {
-    let out = tusk(s).args(["policy", "digest"]).output().unwrap();
+fn policy_digest(s: &Test) -> String {
+    let out = tusk(s).args(["policy", "digest"]).run();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-fn headers(s: &Scratch) -> Vec<Value> {
+fn headers(s: &Test) -> Vec<Value> {
     s.jsonl(".premath/host_effects.jsonl")
         .into_iter()
         .filter(|r| r["kind"] == "premath.scheme_eval.run.v0")
@@ -298,25 +276,26 @@ const PROGRAM: &str = r#"(issue.add (hash "title" "Traced work" "id" "bd-1")) (i
 
 #[test]
 fn eval_exports_the_run_tree_under_the_callers_span() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let digest = policy_digest(&s);
-    let mut cmd = tusk(&s);
-    cmd.args([
-        "eval",
-        "--json",
-        "-",
-        "--otlp",
-        &rx.url,
-        "--issue-id",
-        "bd-1",
-        "--policy-digest",
-        &digest,
-        "--instruction-ref",
-        "instr://traced",
-    ])
-    .env("TRACEPARENT", traceparent());
-    let out = run(cmd, PROGRAM);
+    let out = tusk(&s)
+        .args([
+            "eval",
+            "--json",
+            "-",
+            "--otlp",
+            &rx.url,
+            "--issue-id",
+            "bd-1",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://traced",
+        ])
+        .env("TRACEPARENT", traceparent())
+        .stdin(PROGRAM)
+        .run();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -406,10 +385,7 @@ fn eval_exports_the_run_tree_under_the_callers_span() {
     }
 
     // From the trace back to the run: replay selects it by trace id.
-    let out = tusk(&s)
-        .args(["replay", "--json", "--trace", TRACE])
-        .output()
-        .unwrap();
+    let out = tusk(&s).args(["replay", "--json", "--trace", TRACE]).run();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -420,19 +396,19 @@ fn eval_exports_the_run_tree_under_the_callers_span() {
     assert_eq!(replayed["runCount"], 1, "{replayed:#}");
     let out = tusk(&s)
         .args(["replay", "--trace", "0af7651916cd43dd8448eb211c80319c"])
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run of trace"));
 }
 
 #[test]
 fn a_refused_call_and_its_run_are_error_spans() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-", "--otlp", &rx.url]);
-    let out = run(cmd, r#"(issue.add (hash "title" "no authority"))"#);
+    let out = tusk(&s)
+        .args(["eval", "--json", "-", "--otlp", &rx.url])
+        .stdin(r#"(issue.add (hash "title" "no authority"))"#)
+        .run();
     assert_eq!(out.status.code(), Some(1));
     let spans = rx.spans();
     let run_span = named(&spans, "tusk.run")[0];
@@ -458,15 +434,16 @@ fn a_refused_call_and_its_run_are_error_spans() {
 
 #[test]
 fn grpc_export_carries_the_same_tree() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::grpc();
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-"])
+    let out = tusk(&s)
+        .args(["eval", "--json", "-"])
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &rx.url)
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
         .env("OTEL_SERVICE_NAME", "worker-7")
-        .env("TRACEPARENT", traceparent());
-    let out = run(cmd, "(issue.ready)");
+        .env("TRACEPARENT", traceparent())
+        .stdin("(issue.ready)")
+        .run();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -484,11 +461,11 @@ fn grpc_export_carries_the_same_tree() {
 
 #[test]
 fn an_issue_command_is_a_span_with_its_mutation() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
-    let mut cmd = tusk(&s);
-    cmd.args(["issue", "add", "From the CLI", "--json", "--otlp", &rx.url]);
-    let out = run(cmd, "");
+    let out = tusk(&s)
+        .args(["issue", "add", "From the CLI", "--json", "--otlp", &rx.url])
+        .run();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -508,18 +485,18 @@ fn an_issue_command_is_a_span_with_its_mutation() {
     // A claim is counted, and a contended one as a contention.
     let id = json_out(&out)["issue"]["id"].as_str().unwrap().to_string();
     for who in ["agent.a", "agent.b"] {
-        let mut cmd = tusk(&s);
-        cmd.args([
-            "issue",
-            "claim",
-            &id,
-            "--assignee",
-            who,
-            "--json",
-            "--otlp",
-            &rx.url,
-        ]);
-        run(cmd, "");
+        tusk(&s)
+            .args([
+                "issue",
+                "claim",
+                &id,
+                "--assignee",
+                who,
+                "--json",
+                "--otlp",
+                &rx.url,
+            ])
+            .run();
     }
     let metrics = rx.metric_names();
     assert!(
@@ -533,15 +510,14 @@ fn an_issue_command_is_a_span_with_its_mutation() {
 }
 
 /// A line-delimited JSON-RPC exchange with `tusk mcp --otlp URL` over stdio.
-fn mcp_exchange(s: &Scratch, url: &str, requests: &[Value]) -> Vec<Value> {
-    let mut cmd = tusk(s);
-    cmd.args(["mcp", "--otlp", url]);
+fn mcp_exchange(s: &Test, url: &str, requests: &[Value]) -> Vec<Value> {
+    let mut cmd = tusk(s).args(["mcp", "--otlp", url]).command();
     common::jsonrpc_stdio(&mut cmd, requests)
 }
 
 #[test]
 fn an_mcp_run_is_a_child_of_the_requests_traceparent() {
-    let s = Scratch::new();
+    let s = Test::new();
     let rx = Receiver::http();
     let other = "0af7651916cd43dd8448eb211c80319c";
     let mut requests = common::mcp_handshake("telemetry-test");
@@ -607,29 +583,32 @@ fn a_collector_that_is_down_changes_nothing_about_the_run() {
         format!("http://{}", l.local_addr().unwrap())
     };
     let program = r#"(display "hi") (issue.list) (list 1 2 3)"#;
-    let plain = Scratch::new();
-    let mut cmd = tusk(&plain);
-    cmd.args(["eval", "--json", "-"]);
-    let without = run(cmd, program);
+    let plain = Test::new();
+    let without = tusk(&plain)
+        .args(["eval", "--json", "-"])
+        .stdin(program)
+        .run();
 
-    let s = Scratch::new();
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-", "--otlp", &dead]);
-    let with = run(cmd, program);
+    let s = Test::new();
+    let with = tusk(&s)
+        .args(["eval", "--json", "-", "--otlp", &dead])
+        .stdin(program)
+        .run();
     assert_eq!(with.status.code(), without.status.code());
     assert_eq!(outcome(&json_out(&with)), outcome(&json_out(&without)));
     let stderr = String::from_utf8_lossy(&with.stderr);
     assert!(stderr.contains("span(s) not exported"), "{stderr}");
     // The run's records are whole: the log replays.
-    let out = tusk(&s).args(["replay"]).output().unwrap();
+    let out = tusk(&s).args(["replay"]).run();
     assert_eq!(out.status.code(), Some(0));
 
     // A configuration tusk cannot use: one warning, the run as ever.
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-"])
+    let odd = tusk(&s)
+        .args(["eval", "--json", "-"])
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &dead)
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");
-    let odd = run(cmd, program);
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+        .stdin(program)
+        .run();
     assert_eq!(odd.status.code(), without.status.code());
     assert_eq!(outcome(&json_out(&odd)), outcome(&json_out(&without)));
     assert!(String::from_utf8_lossy(&odd.stderr).contains("telemetry off"));
@@ -637,20 +616,22 @@ fn a_collector_that_is_down_changes_nothing_about_the_run() {
 
 #[test]
 fn without_export_a_callers_trace_is_still_recorded() {
-    let s = Scratch::new();
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-"])
-        .env("TRACEPARENT", traceparent());
-    let out = run(cmd, "(+ 1 1)");
+    let s = Test::new();
+    let out = tusk(&s)
+        .args(["eval", "--json", "-"])
+        .env("TRACEPARENT", traceparent())
+        .stdin("(+ 1 1)")
+        .run();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         headers(&s)[0]["trace"],
         json!({"traceId": TRACE, "parentSpanId": CALLER})
     );
     // A malformed traceparent is no trace at all.
-    let mut cmd = tusk(&s);
-    cmd.args(["eval", "--json", "-"])
-        .env("TRACEPARENT", "00-zz-yy-01");
-    run(cmd, "(+ 1 1)");
+    tusk(&s)
+        .args(["eval", "--json", "-"])
+        .env("TRACEPARENT", "00-zz-yy-01")
+        .stdin("(+ 1 1)")
+        .run();
     assert_eq!(headers(&s)[1].get("trace"), None);
 }

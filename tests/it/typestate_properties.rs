@@ -1,10 +1,10 @@
 //! Invariance, input-error and property-based tests of the typestate join check.
 
+use crate::common::Test;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 use tusk::typestate::evidence::{self, Disposition, Evidence, ResultStatus};
 use tusk::typestate::{check, JoinCheck};
 
@@ -271,15 +271,12 @@ fn run_cli(input: &str, name: &str) -> (Option<i32>, String, String) {
     let path =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("typestate-invalid-{name}.json"));
     std::fs::write(&path, input).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args([
-            "harness-join-check",
-            "--input",
-            path.to_str().unwrap(),
-            "--json",
-        ])
-        .output()
-        .expect("run tusk");
+    let out = Test::on_files().run(&[
+        "harness-join-check",
+        "--input",
+        path.to_str().unwrap(),
+        "--json",
+    ]);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -486,15 +483,12 @@ fn wrong_shape_exits_2() {
 
 #[test]
 fn unreadable_input_file_exits_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args([
-            "harness-join-check",
-            "--input",
-            "/nonexistent/typestate.json",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let out = Test::on_files().run(&[
+        "harness-join-check",
+        "--input",
+        "/nonexistent/typestate.json",
+        "--json",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
         .starts_with("harness_join_check_invalid: input: cannot read"));

@@ -2,17 +2,10 @@
 //! the shared reference set (when `../shared` is present), and any directory named
 //! by `TUSK_TYPESTATE_VECTORS`.
 
+use crate::common::Test;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tusk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tusk"))
-        .args(args)
-        .output()
-        .expect("run tusk")
-}
 
 fn project_vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/harness-typestate")
@@ -41,7 +34,7 @@ fn manifest_ids(dir: &Path) -> Vec<String> {
 
 /// Runs the conformance subcommand on `dir` and asserts every listed vector passed.
 fn assert_suite_passes(dir: &Path) {
-    let out = tusk(&["conformance", "harness-typestate", dir.to_str().unwrap()]);
+    let out = Test::on_files().run(&["conformance", "harness-typestate", dir.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -125,7 +118,7 @@ fn cli_json_output_is_byte_identical_to_reference() {
             read_json(&dir.join("case.json"))["input"].to_string(),
         )
         .unwrap();
-        let out = tusk(&[
+        let out = Test::on_files().run(&[
             "harness-join-check",
             "--input",
             input_path.to_str().unwrap(),
@@ -194,7 +187,7 @@ fn runner_reports_failures() {
     std::fs::write(set.join("c_wrong_output/output.json"), output.to_string()).unwrap();
     std::fs::write(set.join("d_broken/case.json"), "{not json").unwrap();
 
-    let out = tusk(&["conformance", "harness-typestate", set.to_str().unwrap()]);
+    let out = Test::on_files().run(&["conformance", "harness-typestate", set.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("PASS a_ok"), "{stdout}");
@@ -211,7 +204,7 @@ fn runner_reports_failures() {
 
     let empty = root.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let out = tusk(&["conformance", "harness-typestate", empty.to_str().unwrap()]);
+    let out = Test::on_files().run(&["conformance", "harness-typestate", empty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -221,7 +214,7 @@ fn summary_without_json_names_verdict_and_classes() {
         read_json(&project_vectors().join("adversarial/join_result_missing_reject/case.json"));
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("typestate-summary.json");
     std::fs::write(&path, case["input"].to_string()).unwrap();
-    let out = tusk(&["harness-join-check", "--input", path.to_str().unwrap()]);
+    let out = Test::on_files().run(&["harness-join-check", "--input", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("harness-join-check: rejected"), "{stdout}");

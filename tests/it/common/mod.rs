@@ -1,12 +1,17 @@
-//! Shared helpers: run the real `tusk` binary in a scratch directory.
+//! What the areas share: the one fixture, [`Test`] (a directory and a store
+//! to run the real `tusk` binary against, see `test.rs`), and pure helpers.
 #![allow(dead_code)]
 
-use crate::pg_support;
+mod issues;
+mod test;
+
+pub use issues::*;
+pub use test::*;
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// Tests that load the whole machine (a release build, fleets of worker
 /// processes, MCP servers moving 100 MB results) take turns. In one test binary
@@ -16,172 +21,6 @@ pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     // A heavy test that failed still frees the machine for the next.
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The logs a PostgreSQL store holds instead of these files.
-const DB_LOGS: [(&str, &str); 2] = [
-    (".premath/host_effects.jsonl", "tusk_effects"),
-    (".premath/harness_trajectory.jsonl", "tusk_trajectory"),
-];
-
-/// A scratch working directory; with `TUSK_TEST_BACKEND=postgres` its shared
-/// state (issues, trajectory, effect log) is a fresh database instead
-/// (`TUSK_STORE` for every command), and the log helpers read its tables.
-pub struct Scratch {
-    pub dir: tempfile::TempDir,
-    pub db: Option<pg_support::TestDb>,
-}
-
-impl Scratch {
-    pub fn new() -> Self {
-        Self {
-            dir: tempfile::tempdir().expect("temp dir"),
-            db: pg_support::backend_is_pg().then(pg_support::TestDb::new),
-        }
-    }
-
-    /// The table holding the log at `rel`, on a database backend.
-    fn db_log(&self, rel: &str) -> Option<(&pg_support::TestDb, &'static str)> {
-        let db = self.db.as_ref()?;
-        DB_LOGS
-            .iter()
-            .find(|(file, _)| *file == rel)
-            .map(|(_, table)| (db, *table))
-    }
-
-    /// The host configuration of this scratch dir (its database, if any).
-    pub fn host_config(&self) -> tusk::runtime::HostConfig {
-        let mut config = tusk::runtime::HostConfig::under(self.dir.path()).unwrap();
-        if let Some(db) = &self.db {
-            let pg = std::sync::Arc::new(tusk::pg::PgStore::open(&db.url).unwrap());
-            config.paths.issues = tusk::issues::IssueStore::Postgres(pg.clone());
-            config.paths.trajectory =
-                tusk::logs::LogStore::postgres(pg.clone(), tusk::pg::LogTable::Trajectory);
-            config.paths.effects = tusk::logs::LogStore::postgres(pg, tusk::pg::LogTable::Effects);
-        }
-        config
-    }
-
-    /// The text of the log at `rel` (file, or the database's rows as lines).
-    pub fn log_text(&self, rel: &str) -> String {
-        match self.db_log(rel) {
-            Some((db, table)) => db.log_text(table),
-            None => std::fs::read_to_string(self.path(rel)).unwrap_or_default(),
-        }
-    }
-
-    pub fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
-        if let Some((db, table)) = self.db_log(rel) {
-            db.put_log_text(table, text);
-            return self.path(rel);
-        }
-        let p = self.path(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    pub fn tusk(&self, args: &[&str]) -> Output {
-        self.tusk_stdin(args, "")
-    }
-
-    pub fn tusk_stdin(&self, args: &[&str], stdin: &str) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-        if let Some(db) = &self.db {
-            cmd.env("TUSK_STORE", &db.url);
-        }
-        let mut child = cmd
-            .args(args)
-            .current_dir(self.dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn tusk");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
-    }
-
-    /// `tusk eval --json` of `program` (plus extra flags); returns (exit code, result).
-    pub fn eval(&self, program: &str, extra: &[&str]) -> (i32, Value) {
-        let file = self.write("program.scm", program);
-        let mut args = vec!["eval", "--json", file.to_str().unwrap()];
-        args.extend_from_slice(extra);
-        let out = self.tusk(&args);
-        let code = out.status.code().expect("tusk exited by signal");
-        let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
-        let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not one JSON object ({e}):\n{stdout}\nstderr:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (code, result)
-    }
-
-    pub fn jsonl(&self, rel: &str) -> Vec<Value> {
-        self.log_text(rel)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).expect("valid JSONL line"))
-            .collect()
-    }
-}
-
-/// A running `tusk observe`, stopped when dropped.
-pub struct ObserveServer {
-    pub child: std::process::Child,
-    /// `127.0.0.1:PORT`.
-    pub addr: String,
-}
-
-impl Drop for ObserveServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Scratch {
-    /// Starts `tusk observe` on a free loopback port (plus `extra` flags)
-    /// over this scratch dir's stores; returns once it listens.
-    pub fn observe(&self, extra: &[&str]) -> ObserveServer {
-        use std::io::BufRead;
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tusk"));
-        if let Some(db) = &self.db {
-            cmd.env("TUSK_STORE", &db.url);
-        }
-        let mut child = cmd
-            .args(["observe", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .current_dir(self.dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn tusk observe");
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("tusk observe: serving http://")
-            .and_then(|a| a.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("tusk observe announced no address: {line:?}"))
-            .to_string();
-        ObserveServer { child, addr }
-    }
 }
 
 pub fn read_jsonl(path: &Path) -> Vec<Value> {

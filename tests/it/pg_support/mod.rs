@@ -72,7 +72,7 @@ impl TestDb {
 
     /// Runs `tusk <args> --store URL` and asserts it succeeded; its output.
     pub fn run_ok(&self, args: &[&str]) -> std::process::Output {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
+        let out = std::process::Command::new(crate::common::BIN)
             .args(args)
             .args(["--store", &self.url])
             .env_remove("TUSK_STORE")
@@ -96,7 +96,7 @@ impl TestDb {
     pub fn put_issue_text(&self, text: &str) {
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), text).unwrap();
-        let imported = std::process::Command::new(env!("CARGO_BIN_EXE_tusk"))
+        let imported = std::process::Command::new(crate::common::BIN)
             .args(["store", "import", "--replace", "--store", &self.url])
             .arg(file.path())
             .output()

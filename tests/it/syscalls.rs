@@ -109,16 +109,17 @@ fn per_unit(
     (work, forks, items)
 }
 
-fn eval_counts(dir: &Path, calls: usize) -> BTreeMap<String, f64> {
-    let program =
-        format!("(define (go i) (if (< i {calls}) (begin (issue.ready) (go (+ i 1))) i)) (go 0)");
-    std::fs::write(dir.join("p.scm"), program).unwrap();
-    let out_file = dir.join(format!("eval-{calls}.strace"));
+/// Runs `tusk eval ARGS` in `dir` under `strace -f -o OUT TRACE_ARGS`; it
+/// must succeed.
+fn strace_eval(dir: &Path, trace_args: &[&str], out_file: &Path, eval_args: &[&str]) {
     let out = strace()
-        .args(["-f", "-c", "-o"])
-        .arg(&out_file)
+        .arg("-f")
+        .args(trace_args)
+        .arg("-o")
+        .arg(out_file)
         .arg(common::BIN)
-        .args(["eval", "--max-calls", "1000", "p.scm"])
+        .arg("eval")
+        .args(eval_args)
         .current_dir(dir)
         .output()
         .unwrap();
@@ -127,6 +128,14 @@ fn eval_counts(dir: &Path, calls: usize) -> BTreeMap<String, f64> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+fn eval_counts(dir: &Path, calls: usize) -> BTreeMap<String, f64> {
+    let program =
+        format!("(define (go i) (if (< i {calls}) (begin (issue.ready) (go (+ i 1))) i)) (go 0)");
+    std::fs::write(dir.join("p.scm"), program).unwrap();
+    let out_file = dir.join(format!("eval-{calls}.strace"));
+    strace_eval(dir, &["-c"], &out_file, &["--max-calls", "1000", "p.scm"]);
     summary(&out_file)
 }
 
@@ -200,18 +209,11 @@ fn a_one_run_process_forks_its_template_before_reading_the_program() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("one.scm"), "(issue.ready)\n").unwrap();
     let trace = dir.path().join("order.strace");
-    let out = strace()
-        .args(["-f", "-e", "trace=clone,clone3,fork,vfork,openat", "-o"])
-        .arg(&trace)
-        .arg(common::BIN)
-        .args(["eval", "one.scm"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    strace_eval(
+        dir.path(),
+        &["-e", "trace=clone,clone3,fork,vfork,openat"],
+        &trace,
+        &["one.scm"],
     );
     let text = std::fs::read_to_string(&trace).unwrap();
     let main_pid = text.split_whitespace().next().expect("a traced call");

@@ -101,15 +101,21 @@ impl Template {
     }
 }
 
-impl Drop for Template {
-    fn drop(&mut self) {
-        if self.reaped {
-            return;
-        }
+impl Template {
+    /// Kills the template and reaps it (`WNOHANG`: only if it is already gone).
+    fn kill(&self, wait_flags: libc::c_int) {
         // SAFETY: signalling and reaping our own child.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
-            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+            libc::waitpid(self.pid, std::ptr::null_mut(), wait_flags);
+        }
+    }
+}
+
+impl Drop for Template {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.kill(0);
         }
     }
 }
@@ -253,17 +259,16 @@ pub(crate) fn spawn(channel: OwnedFd) -> Result<i32, String> {
         let mut buf = [0u8; 16];
         if sent.is_ok() && recv(template.ctl.as_raw_fd(), &mut buf) == 6 && buf[0] == OP_SPAWN {
             let pid = i32::from_le_bytes(buf[1..5].try_into().expect("4 bytes"));
-            if pid > 0 && buf[5] == BECAME_WORKER {
-                // The template is the worker now: the next spawn starts a
-                // new template.
-                let template = slot.take().expect("ready above");
-                BECAME_WORKERS
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(template);
-                return Ok(pid);
-            }
             if pid > 0 {
+                if buf[5] == BECAME_WORKER {
+                    // The template is the worker now: the next spawn starts
+                    // a new template.
+                    let template = slot.take().expect("ready above");
+                    BECAME_WORKERS
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(template);
+                }
                 return Ok(pid);
             }
             return Err(format!(
@@ -315,11 +320,7 @@ pub(crate) fn release(pid: i32) {
         // process's teardown (the engine's whole heap) is the kernel's to
         // finish while this one-run process exits, as a forked worker's
         // was its template's. A zombie holds no memory.
-        // SAFETY: signalling and reaping our own child.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-            libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
-        }
+        template.kill(libc::WNOHANG);
         template.reaped = true;
         return;
     }

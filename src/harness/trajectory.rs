@@ -19,7 +19,7 @@
 //! [`classify`] is the one success/retry classification; the projection and the
 //! KPI both call it.
 
-use super::{lock_with_timeout, normalize_opt, normalize_refs, parse_timestamp};
+use super::{lock_with_timeout, parse_timestamp};
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::logs::LogStore;
@@ -236,50 +236,97 @@ pub struct StepRow {
 impl StepRow {
     /// The normalized `premath.harness.step.v1` row (keys in canonical order).
     pub fn normalized(&self) -> Result<Value, TrajectoryError> {
-        let required = |field: &'static str, value: &str| -> Result<String, TrajectoryError> {
-            normalize_opt(Some(value)).ok_or(TrajectoryError::InvalidRow {
-                field,
-                reason: "must not be empty".into(),
-            })
-        };
-        let timestamp = |field: &'static str, value: &str| -> Result<String, TrajectoryError> {
-            parse_timestamp(value)
-                .map(|_| value.trim().to_string())
-                .map_err(|reason| TrajectoryError::InvalidRow { field, reason })
-        };
-        let step_id = required("stepId", &self.step_id)?;
-        let action = required("action", &self.action)?;
-        let result_class = required("resultClass", &self.result_class)?;
-        let finished_at = timestamp("finishedAt", &self.finished_at)?;
-        let started_at = match normalize_opt(self.started_at.as_deref()) {
-            Some(s) => Some(timestamp("startedAt", &s)?),
-            None => None,
-        };
-        let mut row = Map::new();
-        let put_refs = |row: &mut Map<String, Value>, key: &str, refs: &[String]| {
-            let refs = normalize_refs(refs);
-            if !refs.is_empty() {
-                row.insert(key.into(), refs.into());
-            }
-        };
-        // Inserted in sorted key order so the map is already canonical.
-        row.insert("action".into(), action.into());
-        row.insert("finishedAt".into(), finished_at.into());
-        put_refs(&mut row, "instructionRefs", &self.instruction_refs);
-        if let Some(issue) = normalize_opt(self.issue_id.as_deref()) {
-            row.insert("issueId".into(), issue.into());
-        }
-        put_refs(&mut row, "lineageRefs", &self.lineage_refs);
-        row.insert("resultClass".into(), result_class.into());
-        row.insert("schema".into(), 1.into());
-        if let Some(s) = started_at {
-            row.insert("startedAt".into(), s.into());
-        }
-        row.insert("stepId".into(), step_id.into());
-        row.insert("stepKind".into(), STEP_KIND.into());
-        put_refs(&mut row, "witnessRefs", &self.witness_refs);
-        Ok(Value::Object(row))
+        let row = self.checked()?;
+        Ok(serde_json::to_value(&row).expect("a step row always serializes"))
     }
+
+    /// Validates and normalizes the row: trimmed members, blank optional
+    /// members and refs dropped, refs sorted without repeats.
+    fn checked(&self) -> Result<Normalized<'_>, TrajectoryError> {
+        let started_at = match self.started_at.as_deref().map(str::trim) {
+            Some(s) if !s.is_empty() => Some(timestamp("startedAt", s)?),
+            _ => None,
+        };
+        Ok(Normalized {
+            action: required("action", &self.action)?,
+            finished_at: timestamp("finishedAt", &self.finished_at)?,
+            instruction_refs: normalized_refs(&self.instruction_refs),
+            issue_id: self
+                .issue_id
+                .as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty()),
+            lineage_refs: normalized_refs(&self.lineage_refs),
+            result_class: required("resultClass", &self.result_class)?,
+            schema: 1,
+            started_at,
+            step_id: required("stepId", &self.step_id)?,
+            step_kind: STEP_KIND,
+            witness_refs: normalized_refs(&self.witness_refs),
+        })
+    }
+}
+
+/// A checked step row. Its members are declared in canonical (sorted) key
+/// order, so serde writes the canonical line straight from it, and the
+/// writer never builds a map per row (one per host call).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Normalized<'a> {
+    action: &'a str,
+    finished_at: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    instruction_refs: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    issue_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    lineage_refs: Vec<&'a str>,
+    result_class: &'a str,
+    schema: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    started_at: Option<&'a str>,
+    step_id: &'a str,
+    step_kind: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    witness_refs: Vec<&'a str>,
+}
+
+impl Normalized<'_> {
+    /// The row's canonical line, newline included.
+    fn line(&self) -> Vec<u8> {
+        let mut line = serde_json::to_vec(self).expect("a step row always serializes");
+        line.push(b'\n');
+        line
+    }
+}
+
+/// A required member, trimmed.
+fn required<'a>(field: &'static str, value: &'a str) -> Result<&'a str, TrajectoryError> {
+    Some(value.trim())
+        .filter(|v| !v.is_empty())
+        .ok_or(TrajectoryError::InvalidRow {
+            field,
+            reason: "must not be empty".into(),
+        })
+}
+
+/// An RFC 3339 member, trimmed.
+fn timestamp<'a>(field: &'static str, value: &'a str) -> Result<&'a str, TrajectoryError> {
+    parse_timestamp(value)
+        .map(|_| value.trim())
+        .map_err(|reason| TrajectoryError::InvalidRow { field, reason })
+}
+
+/// [`super::normalize_refs`] without copies: trimmed, blanks dropped, sorted, unique.
+fn normalized_refs(refs: &[String]) -> Vec<&str> {
+    let mut out: Vec<&str> = refs
+        .iter()
+        .map(|r| r.trim())
+        .filter(|r| !r.is_empty())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Appends one row to the trajectory at `path` (creating directories and the file)
@@ -345,19 +392,34 @@ impl TrajectorySink {
     ///
     /// An invalid row, or the file's or the database's error.
     pub fn append(&mut self, row: &StepRow) -> Result<Value, TrajectoryError> {
+        let checked = row.checked()?;
+        self.write(&checked)?;
+        Ok(serde_json::to_value(&checked).expect("a step row always serializes"))
+    }
+
+    /// [`TrajectorySink::append`] for a writer that does not need the row back
+    /// (a run's host calls: one row each).
+    ///
+    /// # Errors
+    ///
+    /// As [`TrajectorySink::append`].
+    pub fn record(&mut self, row: &StepRow) -> Result<(), TrajectoryError> {
+        self.write(&row.checked()?)
+    }
+
+    fn write(&mut self, row: &Normalized<'_>) -> Result<(), TrajectoryError> {
         match self {
             TrajectorySink::File(writer) => {
-                let value = writer.append(row)?;
+                writer.write_row(row)?;
                 for warning in writer.take_warnings() {
                     eprintln!("warning: {warning}");
                 }
-                Ok(value)
+                Ok(())
             }
             TrajectorySink::Db(pg) => {
-                let value = row.normalized()?;
-                let line = crate::canonical::to_canonical_string(&value);
+                let line = serde_json::to_string(row).expect("a step row always serializes");
                 crate::pg::append_lines(pg, crate::pg::LogTable::Trajectory, &[&line])?;
-                Ok(value)
+                Ok(())
             }
         }
     }
@@ -395,20 +457,23 @@ impl TrajectoryWriter {
 
     /// Validates, normalizes and appends `row` as one line; returns the row written.
     pub fn append(&mut self, row: &StepRow) -> Result<Value, TrajectoryError> {
-        let value = row.normalized()?;
-        let mut line = crate::canonical::to_canonical_string(&value);
-        line.push('\n');
+        let checked = row.checked()?;
+        self.write_row(&checked)?;
+        Ok(serde_json::to_value(&checked).expect("a step row always serializes"))
+    }
+
+    fn write_row(&mut self, row: &Normalized<'_>) -> Result<(), TrajectoryError> {
+        let line = row.line();
         lock_with_timeout(&self.file, &self.path)
             .map_err(|e| TrajectoryError::io(&self.path, e))?;
-        let written = self.write_line(line.as_bytes());
+        let written = self.write_line(&line);
         if written.is_err() {
             self.end = None;
         }
         let unlocked = self.file.unlock();
         written
             .and(unlocked)
-            .map_err(|e| TrajectoryError::io(&self.path, e))?;
-        Ok(value)
+            .map_err(|e| TrajectoryError::io(&self.path, e))
     }
 
     /// Warnings since the last call (each a torn tail moved to `<file>.torn`).
@@ -1119,6 +1184,22 @@ mod tests {
     }
 
     #[test]
+    fn a_full_row_is_written_in_canonical_form() {
+        let mut r = row("s\u{e9}\"1");
+        r.issue_id = Some(" bd-1 ".into());
+        r.instruction_refs = vec!["i2".into(), "i1\n".into()];
+        r.lineage_refs = vec!["principal://a".into()];
+        r.witness_refs = vec!["w\u{1}".into()];
+        r.started_at = Some(" 2026-01-31T23:59:59.5+01:00 ".into());
+        let v = r.normalized().unwrap();
+        assert_eq!(v.as_object().unwrap().len(), 11);
+        assert_eq!(
+            String::from_utf8(r.checked().unwrap().line()).unwrap(),
+            crate::canonical::to_canonical_string(&v) + "\n"
+        );
+    }
+
+    #[test]
     fn normalized_row_drops_empties_and_sorts_refs() {
         let mut r = row(" s1 ");
         r.issue_id = Some("  ".into());
@@ -1131,6 +1212,12 @@ mod tests {
             r#"{"action":"a","finishedAt":"2026-02-01T00:00:00Z","resultClass":"accepted","schema":1,"stepId":"s1","stepKind":"premath.harness.step.v1","witnessRefs":["a","b"]}"#
         );
         assert!(parse_line(crate::canonical::to_canonical_string(&v).as_bytes()).is_ok());
+        // The line the writer writes is the canonical form of that row.
+        let line = r.checked().unwrap().line();
+        assert_eq!(
+            String::from_utf8(line).unwrap(),
+            crate::canonical::to_canonical_string(&v) + "\n"
+        );
     }
 
     #[test]

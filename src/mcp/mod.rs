@@ -677,8 +677,7 @@ impl TuskServer {
         match self.run(request, session, call).await {
             Ok(result) => {
                 let summary = crate::render::summary(&result.json);
-                let mut out = CallToolResult::structured(result.json);
-                out.content = vec![ContentBlock::text(summary)];
+                let mut out = structured(result.json, summary);
                 out.is_error = Some(!result.accepted);
                 out
             }
@@ -701,9 +700,7 @@ impl TuskServer {
             .map(ActionSpec::to_json)
             .collect();
         let count = actions.len();
-        let mut out = CallToolResult::structured(json!({ "actions": actions }));
-        out.content = vec![ContentBlock::text(format!("{count} action(s)"))];
-        out
+        structured(json!({ "actions": actions }), format!("{count} action(s)"))
     }
 
     fn session_open(&self, input: SessionOpenInput, call: &CallContext) -> CallToolResult {
@@ -753,9 +750,7 @@ impl TuskServer {
             }),
         );
         crate::telemetry::record::sessions(1);
-        let mut out = CallToolResult::structured(json!({ "sessionId": id }));
-        out.content = vec![ContentBlock::text(format!("session {id} opened"))];
-        out
+        structured(json!({ "sessionId": id }), format!("session {id} opened"))
     }
 
     fn session_close(&self, input: SessionCloseInput, call: &CallContext) -> CallToolResult {
@@ -772,14 +767,11 @@ impl TuskServer {
         };
         match removed {
             Some(_) => {
-                let mut out = CallToolResult::structured(
+                let text = format!("session {} closed", input.session_id);
+                structured(
                     json!({ "sessionId": input.session_id, "closed": true }),
-                );
-                out.content = vec![ContentBlock::text(format!(
-                    "session {} closed",
-                    input.session_id
-                ))];
-                out
+                    text,
+                )
             }
             None => tool_error(format!(
                 "unknown or expired session `{}`",
@@ -934,15 +926,13 @@ impl TuskServer {
                 Some(envelope) => {
                     let accepted = envelope["resultClass"] == "accepted";
                     let line = crate::repl::format::effect_line(&envelope);
-                    let mut out = CallToolResult::structured(envelope);
-                    out.content = vec![ContentBlock::text(line)];
+                    let mut out = structured(envelope, line);
                     out.is_error = Some(!accepted);
                     out
                 }
                 None => {
                     let summary = crate::render::summary(&result.json);
-                    let mut out = CallToolResult::structured(result.json);
-                    out.content = vec![ContentBlock::text(summary)];
+                    let mut out = structured(result.json, summary);
                     out.is_error = Some(true);
                     out
                 }
@@ -1321,4 +1311,14 @@ impl ServerHandler for TuskServer {
 /// The transport failed.
 pub async fn serve_stdio(server: TuskServer) -> Result<(), String> {
     stdio::serve(server).await
+}
+
+/// A tool result with `value` as its structured content and `text` as its
+/// text. Not rmcp's `CallToolResult::structured`, which also serializes the
+/// value as text: a whole run result (27 KB for a ready queue of 365 issues)
+/// written only to be replaced.
+fn structured(value: Value, text: String) -> CallToolResult {
+    let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+    out.structured_content = Some(value);
+    out
 }

@@ -190,7 +190,12 @@ async fn relay_rmcp(
             Ok(0) | Err(_) => break,
             Ok(_) => {
                 let is_response = is_response(&line);
-                if to_stdout.send((line.clone(), is_response)).await.is_err() {
+                // Moved, not copied: a run's answer can be tens of KB.
+                if to_stdout
+                    .send((std::mem::take(&mut line), is_response))
+                    .await
+                    .is_err()
+                {
                     break;
                 }
             }

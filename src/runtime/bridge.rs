@@ -555,6 +555,6 @@ impl CallHost {
                 Some(TrajectorySink::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
         }
         let writer = state.trajectory.as_mut().expect("opened above");
-        writer.append(row).map(|_| ()).map_err(|e| e.to_string())
+        writer.record(row).map_err(|e| e.to_string())
     }
 }

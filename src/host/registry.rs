@@ -47,7 +47,8 @@ pub enum Resolution {
 /// The set of host actions one engine exposes.
 #[derive(Clone, Default)]
 pub struct Registry {
-    actions: BTreeMap<String, Arc<dyn HostAction>>,
+    /// Shared: every run takes a copy of its host's registry.
+    actions: Arc<BTreeMap<String, Arc<dyn HostAction>>>,
     /// Mutations the read-only profile left out: calling one says why.
     withheld: BTreeSet<String>,
     read_only: bool,
@@ -115,7 +116,7 @@ impl Registry {
         if self.actions.contains_key(&id) {
             return Err(RegistryError::Duplicate(id));
         }
-        self.actions.insert(id, action);
+        Arc::make_mut(&mut self.actions).insert(id, action);
         Ok(self)
     }
 
@@ -127,10 +128,12 @@ impl Registry {
             .iter()
             .partition(|(_, a)| a.kind() == ActionKind::Read);
         Registry {
-            actions: reads
-                .into_iter()
-                .map(|(id, a)| (id.clone(), a.clone()))
-                .collect(),
+            actions: Arc::new(
+                reads
+                    .into_iter()
+                    .map(|(id, a)| (id.clone(), a.clone()))
+                    .collect(),
+            ),
             withheld: mutations
                 .into_iter()
                 .map(|(id, _)| id.clone())
@@ -161,10 +164,11 @@ impl Registry {
             .iter()
             .partition(|(id, _)| allowed.contains(id));
         Ok(Registry {
-            actions: kept
-                .into_iter()
-                .map(|(id, a)| (id.clone(), a.clone()))
-                .collect(),
+            actions: Arc::new(
+                kept.into_iter()
+                    .map(|(id, a)| (id.clone(), a.clone()))
+                    .collect(),
+            ),
             withheld: self.withheld.clone(),
             read_only: self.read_only,
             narrowed: dropped

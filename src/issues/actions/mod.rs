@@ -9,13 +9,14 @@
 //! adding an action is a module and a line there.
 
 use crate::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
 };
 use crate::issues::filter::IssueFilter;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
 use crate::issues::store::{LockOptions, Store, StoreError};
 use crate::issues::views::{self, ListFilter, Scope};
+use crate::issues::payload::Verdict;
 use crate::issues::IssueClass;
 use crate::issues::Report;
 use schemars::JsonSchema;
@@ -142,36 +143,6 @@ fn lease_summary_schema() -> Value {
     summary
 }
 
-fn item_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("id", string()),
-            ("title", string()),
-            ("status", string()),
-            ("priority", integer()),
-            ("issueType", string()),
-            ("assignee", string()),
-            ("manualBlocked", boolean()),
-            ("blockers", array(any())),
-        ],
-        &["id", "title", "status", "priority"],
-    )
-}
-
-fn listing_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("issuesPath", string()),
-            ("count", integer()),
-            ("items", array(item_schema())),
-        ],
-        &["action", "count", "items"],
-    )
-}
-
 /// A mutation whose `issue` is premath's projection (A).
 fn basic_mutation_schema() -> Value {
     use schema::*;
@@ -213,19 +184,6 @@ fn edge_schema() -> Value {
             ("dependency", any()),
         ],
         &["action"],
-    )
-}
-
-fn report_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("result", string()),
-            ("errors", array(any())),
-            ("warnings", array(any())),
-        ],
-        &["action", "result"],
     )
 }
 

@@ -131,6 +131,16 @@ impl Report {
         Self::verdict_of(payload, Vec::new())
     }
 
+    /// An accepted store action: `action`, `issuesPath`, the members of
+    /// `body`, the verdict ([`payload::Accepted`]).
+    pub(crate) fn accepted_body<T: serde::Serialize>(action: &str, path: &str, body: T) -> Self {
+        Self::accepted_of(payload::Accepted {
+            action,
+            issues_path: path,
+            body,
+        })
+    }
+
     /// A payload type with its verdict, as [`Report::verdict`].
     pub(crate) fn verdict_of<T: serde::Serialize>(payload: T, mut classes: Vec<String>) -> Self {
         classes.sort();
@@ -165,15 +175,6 @@ impl Report {
             failure_classes: classes,
             payload,
         }
-    }
-
-    /// An accepted mutation with its own members.
-    pub(crate) fn accepted(action: &str, path: &str, members: Map<String, Value>) -> Self {
-        let mut payload = Map::new();
-        payload.insert("action".into(), json!(action));
-        payload.insert("issuesPath".into(), json!(path));
-        payload.extend(members);
-        Self::verdict(payload, Vec::new())
     }
 
     /// A rejection: nothing was written.

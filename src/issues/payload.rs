@@ -16,6 +16,27 @@ pub fn members<T: Serialize>(payload: &T) -> Map<String, Value> {
     }
 }
 
+/// An accepted store action's payload before its verdict: `action`,
+/// `issuesPath`, then the members of `T` (see `Report::accepted`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Accepted<'a, T> {
+    pub action: &'a str,
+    pub issues_path: &'a str,
+    #[serde(flatten)]
+    pub body: T,
+}
+
+/// An issue id and the issue's stored line after the change (`issue.close`,
+/// `issue.reopen`).
+#[derive(Serialize, JsonSchema)]
+pub struct Changed<'a> {
+    pub id: &'a str,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
 /// A payload with its verdict: the members of `T`, then `result` and
 /// `failureClasses` (the views and mutations that judge).
 #[derive(Serialize, JsonSchema)]

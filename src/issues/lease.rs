@@ -5,14 +5,14 @@ use super::model::{format_time, parse_time, Issue, LeaseState};
 use super::mutate::{object_of, replace, run, run_ready, set_text, MutationCtx, Rejection};
 use crate::issues::IssueClass;
 
+use super::payload::StoredIssue;
 use super::projection;
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
-use super::payload::StoredIssue;
 use super::Report;
+use chrono::{DateTime, Duration, Utc};
 use schemars::JsonSchema;
 use serde::Serialize;
-use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
 /// A refused claim: failure class, diagnostic, and payload members that say
@@ -212,6 +212,8 @@ pub struct Claimed<'m> {
 /// after it), or `claimed: false` and a null issue when none is ready.
 #[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
+// Built once per call and serialized at once: not worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum ClaimedNext<'m> {
     Claimed {
         #[serde(flatten)]

@@ -9,9 +9,9 @@ use super::model::{
     dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, BUILTIN_STATUSES,
     DEFAULT_ISSUE_TYPE, DEFAULT_STATUS, ISSUE_TYPES, PRIORITY_RANGE,
 };
+use super::payload::{Changed, StoredIssue};
 use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
-use super::payload::{Changed, StoredIssue};
 use super::Report;
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};

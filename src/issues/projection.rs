@@ -51,7 +51,10 @@ impl<'m> Basic<'m> {
             id: text(m, "id", ""),
             issue_type: text(m, "issue_type", DEFAULT_ISSUE_TYPE),
             owner: text(m, "owner", ""),
-            priority: m.get("priority").cloned().unwrap_or(json!(DEFAULT_PRIORITY)),
+            priority: m
+                .get("priority")
+                .cloned()
+                .unwrap_or(json!(DEFAULT_PRIORITY)),
             status: text(m, "status", DEFAULT_STATUS),
             title: text(m, "title", ""),
         }
@@ -87,10 +90,7 @@ impl Lease {
             expires_at: instant(text(lease, "expires_at", "")),
             lease_id: text(lease, "lease_id", "").to_string(),
             owner: text(lease, "owner", "").to_string(),
-            renewed_at: lease
-                .get("renewed_at")
-                .and_then(Value::as_str)
-                .map(instant),
+            renewed_at: lease.get("renewed_at").and_then(Value::as_str).map(instant),
             state: state.map(str::to_string),
         })
     }

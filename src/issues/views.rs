@@ -4,13 +4,13 @@
 use super::filter::IssueFilter;
 use super::graph::{blocking_cycles, Integrity};
 use super::model::{Issue, LeaseState};
+use super::payload::StoredIssue;
 use super::store::Store;
 use super::Report;
 use crate::canonical::{sha256_hex, to_canonical_string};
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap;
-use super::payload::StoredIssue;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -44,7 +44,10 @@ pub enum ItemShape {
 pub struct Item<'s> {
     #[schemars(skip)]
     pub shape: ItemShape,
-    #[schemars(with = "String", skip_serializing_if = "crate::issues::payload::sometimes")]
+    #[schemars(
+        with = "String",
+        skip_serializing_if = "crate::issues::payload::sometimes"
+    )]
     pub assignee: Option<&'s str>,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub blockers: Vec<Blocker<'s>>,

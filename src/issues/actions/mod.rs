@@ -9,14 +9,15 @@
 //! adding an action is a module and a line there.
 
 use crate::host::{
-    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction,
 };
 use crate::issues::filter::IssueFilter;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::payload::{Accepted, Verdict};
 use crate::issues::store::{LockOptions, Store, StoreError};
 use crate::issues::views::{self, ListFilter, Scope};
-use crate::issues::payload::{Accepted, Verdict};
 use crate::issues::IssueClass;
 use crate::issues::Report;
 use schemars::JsonSchema;

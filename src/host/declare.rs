@@ -160,6 +160,31 @@ pub fn args_schema<A: JsonSchema>() -> Value {
     schema
 }
 
+/// The accepted payload's JSON Schema, derived from the type the payload
+/// serializes from (schemars' serialize contract: a field is required unless
+/// it can be left out). Subschemas are inlined (no `$ref`, no `$defs`), so
+/// each schema stands alone; an untagged enum of objects (a payload of two
+/// shapes) is still `type: object`; `true` schemas are written `{}`; the
+/// type's own doc comment is left out.
+pub fn payload_schema<T: JsonSchema>() -> Value {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Value::Object(map) = &mut schema {
+        // The action's own description says what the payload is.
+        map.remove("title");
+        map.remove("description");
+        if !map.contains_key("type") {
+            map.insert("type".into(), json!("object"));
+        }
+    }
+    no_boolean_schemas(&mut schema);
+    schema
+}
+
 fn no_boolean_schemas(schema: &mut Value) {
     if let Value::Object(map) = schema {
         // `true` is the default; written out it is one more bare boolean.
@@ -178,11 +203,19 @@ fn no_boolean_schemas(schema: &mut Value) {
                         }
                     }
                 }
-                "items" => {
+                "items" | "additionalProperties" => {
                     if let Value::Bool(true) = value {
                         *value = json!({});
                     }
                     no_boolean_schemas(value);
+                }
+                "anyOf" | "oneOf" | "allOf" => {
+                    for sub in value.as_array_mut().into_iter().flatten() {
+                        if let Value::Bool(true) = sub {
+                            *sub = json!({});
+                        }
+                        no_boolean_schemas(sub);
+                    }
                 }
                 _ => {}
             }

@@ -3,12 +3,13 @@
 //! (`issue.search`, `issue.stats`, `dep.tree`).
 
 use super::model::LeaseState;
-use super::mutate::members;
 use super::store::Store;
 use super::views::ready;
 use super::Report;
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,17 +55,20 @@ pub fn search_payload(store: &Store<'_>, path: &str, query: &str, limit: usize) 
             "an empty query",
         );
     }
-    let mut hits: Vec<(u32, i64, String, Value)> = Vec::new();
+    let mut hits: Vec<(u32, i64, String, SearchHit<'_>)> = Vec::new();
     for issue in store.issues() {
         let Ok(line) = serde_json::from_str::<Value>(store.raw(issue)) else {
             continue;
         };
         if let Some((s, fields)) = score(&line, &needle) {
-            let item = json!({
-                "id": issue.id.as_str(), "title": issue.title.as_str(),
-                "status": issue.status.as_str(), "priority": issue.priority,
-                "score": s, "matched": fields,
-            });
+            let item = SearchHit {
+                id: issue.id.as_str(),
+                title: issue.title.as_str(),
+                status: issue.status.as_str(),
+                priority: issue.priority,
+                score: s,
+                matched: fields,
+            };
             hits.push((s, issue.priority, issue.id.as_str().to_string(), item));
         }
     }
@@ -74,17 +78,81 @@ pub fn search_payload(store: &Store<'_>, path: &str, query: &str, limit: usize) 
             .then_with(|| super::views::natural_cmp(&a.2, &b.2))
     });
     let total = hits.len();
-    let items: Vec<Value> = hits.into_iter().take(limit).map(|h| h.3).collect();
-    Report::accepted(
-        action,
-        path,
-        members([
-            ("query", json!(query)),
-            ("count", json!(items.len())),
-            ("totalCount", json!(total)),
-            ("items", Value::Array(items)),
-        ]),
-    )
+    let items: Vec<SearchHit<'_>> = hits.into_iter().take(limit).map(|h| h.3).collect();
+    let found = Found {
+        query,
+        count: items.len(),
+        total_count: total,
+        items,
+    };
+    Report::accepted_body(action, path, found)
+}
+
+/// The members of an accepted `issue.search`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Found<'s> {
+    pub query: &'s str,
+    pub count: usize,
+    /// Matches before the limit.
+    pub total_count: usize,
+    pub items: Vec<SearchHit<'s>>,
+}
+
+/// One match of `issue.search`.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchHit<'s> {
+    pub id: &'s str,
+    pub title: &'s str,
+    pub status: &'s str,
+    pub priority: i64,
+    /// title 3, description 2, notes and comments 1, summed.
+    pub score: u32,
+    /// The fields that matched.
+    pub matched: Vec<&'static str>,
+}
+
+/// The members of an accepted `issue.stats`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats<'s> {
+    pub issue_count: usize,
+    pub ready_count: usize,
+    pub blocked_count: usize,
+    pub in_progress_count: u64,
+    pub stale_lease_ids: Vec<&'s str>,
+    pub contended_lease_ids: Vec<&'s str>,
+    /// The oldest ready issue (by `created_at`, then id); null when none.
+    pub oldest_ready: Option<OldestReady<'s>>,
+    /// Issue count by status.
+    pub by_status: BTreeMap<String, u64>,
+    pub by_type: BTreeMap<String, u64>,
+    pub by_priority: BTreeMap<String, u64>,
+    /// `(unassigned)` for issues without an assignee.
+    pub by_assignee: BTreeMap<String, u64>,
+    pub by_label: BTreeMap<String, u64>,
+}
+
+/// The oldest ready issue of `issue.stats`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OldestReady<'s> {
+    pub id: &'s str,
+    pub created_at: String,
+}
+
+/// The members of an accepted `dep.tree`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Tree<'s> {
+    pub id: &'s str,
+    /// `down`, `up` or `both`.
+    pub direction: String,
+    pub max_depth: usize,
+    /// The root node: `{id, title, status, depth, children}`, each child
+    /// `{id, title, status, depth, type, direction, children}`, marked
+    /// `missing`, `cycle` or `truncated` where so.
+    pub tree: Value,
 }
 
 /// `issue.stats`: counts by status, type, priority, assignee and label;
@@ -135,28 +203,22 @@ pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
         .and_then(|t| t.get("in_progress"))
         .copied()
         .unwrap_or(0);
-    let mut out = members([
-        ("issueCount", json!(total)),
-        ("readyCount", json!(ready_issues.len())),
-        ("blockedCount", json!(blocked)),
-        ("inProgressCount", json!(in_progress)),
-        ("staleLeaseIds", json!(stale)),
-        ("contendedLeaseIds", json!(contended)),
-        (
-            "oldestReady",
-            oldest.map_or(
-                Value::Null,
-                |(_, id, created)| json!({"id": id, "createdAt": created}),
-            ),
-        ),
-    ]);
-    for table in ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"] {
-        out.insert(
-            table.into(),
-            json!(by.get(table).cloned().unwrap_or_default()),
-        );
-    }
-    Report::accepted("issue.stats", path, out)
+    let mut table = |name: &str| by.remove(name).unwrap_or_default();
+    let stats = Stats {
+        issue_count: total,
+        ready_count: ready_issues.len(),
+        blocked_count: blocked,
+        in_progress_count: in_progress,
+        stale_lease_ids: stale,
+        contended_lease_ids: contended,
+        oldest_ready: oldest.map(|(_, id, created_at)| OldestReady { id, created_at }),
+        by_status: table("byStatus"),
+        by_type: table("byType"),
+        by_priority: table("byPriority"),
+        by_assignee: table("byAssignee"),
+        by_label: table("byLabel"),
+    };
+    Report::accepted_body("issue.stats", path, stats)
 }
 
 /// Which way `dep tree` walks: `down` the issues this one depends on, `up`
@@ -212,16 +274,13 @@ pub fn tree_payload(
         kids.extend(walk(&up, "up"));
     }
     root["children"] = Value::Array(kids);
-    Report::accepted(
-        action,
-        path,
-        members([
-            ("id", json!(id)),
-            ("direction", json!(format!("{direction:?}").to_lowercase())),
-            ("maxDepth", json!(max_depth)),
-            ("tree", root),
-        ]),
-    )
+    let tree = Tree {
+        id,
+        direction: format!("{direction:?}").to_lowercase(),
+        max_depth,
+        tree: root,
+    };
+    Report::accepted_body(action, path, tree)
 }
 
 fn node(store: &Store<'_>, id: &str, edge: Option<&str>, depth: usize, dir: Option<&str>) -> Value {

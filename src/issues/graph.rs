@@ -196,8 +196,27 @@ pub fn integrity(
     store: &Store<'_>,
     include: impl Fn(&super::model::Issue<'_>) -> bool,
 ) -> serde_json::Value {
-    let cycle_path = first_cycle_path(store, include);
-    serde_json::json!({"cyclePath": cycle_path, "hasCycle": cycle_path.is_some()})
+    serde_json::to_value(Integrity::of(store, include)).expect("integrity serializes")
+}
+
+/// premath's integrity: its first cycle over every edge type, if any.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Integrity {
+    /// `null` without a cycle.
+    pub cycle_path: Option<Vec<String>>,
+    pub has_cycle: bool,
+}
+
+impl Integrity {
+    /// The integrity of the issues `include` admits.
+    pub fn of(store: &Store<'_>, include: impl Fn(&super::model::Issue<'_>) -> bool) -> Self {
+        let cycle_path = first_cycle_path(store, include);
+        Integrity {
+            has_cycle: cycle_path.is_some(),
+            cycle_path,
+        }
+    }
 }
 
 pub fn first_cycle_path(

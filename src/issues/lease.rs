@@ -5,11 +5,14 @@ use super::model::{format_time, parse_time, Issue, LeaseState};
 use super::mutate::{object_of, replace, run, run_ready, set_text, MutationCtx, Rejection};
 use crate::issues::IssueClass;
 
+use super::payload::StoredIssue;
 use super::projection;
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
 use super::Report;
 use chrono::{DateTime, Duration, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// A refused claim: failure class, diagnostic, and payload members that say
@@ -196,13 +199,62 @@ fn claim_object(
     Ok((m, stale_cleared))
 }
 
-/// The members of an accepted claim: premath's lease summary (B) of the
-/// claimed issue, and whether a stale lease was cleared on the way.
-fn claimed_members(m: &Map<String, Value>, stale_cleared: bool) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("issue".into(), projection::lease_summary(m));
-    out.insert("staleLeaseCleared".into(), json!(stale_cleared));
-    out
+/// The members of an accepted `issue.claim`: premath's lease summary (B) of
+/// the claimed issue, and whether a stale lease was cleared on the way.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Claimed<'m> {
+    pub issue: projection::LeaseSummary<'m>,
+    pub stale_lease_cleared: bool,
+}
+
+/// The members of an accepted `issue.claim_next`: a claim (with `claimed`
+/// after it), or `claimed: false` and a null issue when none is ready.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+// Built once per call and serialized at once: not worth a box.
+#[allow(clippy::large_enum_variant)]
+pub enum ClaimedNext<'m> {
+    Claimed {
+        #[serde(flatten)]
+        claim: Claimed<'m>,
+        /// true.
+        claimed: bool,
+    },
+    NoneReady {
+        /// false.
+        claimed: bool,
+        /// null.
+        issue: (),
+    },
+}
+
+/// The members of an accepted `issue.lease_renew`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Renewed<'a> {
+    pub id: &'a str,
+    /// The renewed lease as stored (snake_case).
+    pub lease: Value,
+    /// `active`.
+    pub lease_state: &'static str,
+    /// The stored line after the renewal.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// The members of an accepted `issue.lease_release`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Released<'a> {
+    pub id: &'a str,
+    /// The lease given back, as it was stored (snake_case; null when none).
+    pub released_lease: Value,
+    /// `unleased`.
+    pub lease_state: &'static str,
+    /// The stored line after the release.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
 }
 
 fn rejection_report(action: &str, path: &str, (classes, diag): InputRejection) -> Report {
@@ -236,10 +288,11 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
             ),
             Ok((m, cleared)) => {
                 let edit = replace(store, issue, &m);
-                (
-                    Report::accepted(action, &path, claimed_members(&m, cleared)),
-                    Some(edit),
-                )
+                let claimed = Claimed {
+                    issue: projection::LeaseSummary::of(&m),
+                    stale_lease_cleared: cleared,
+                };
+                (Report::accepted_body(action, &path, claimed), Some(edit))
             }
         }
     });
@@ -285,15 +338,22 @@ pub fn claim_next(
                 ctx.now,
             ) {
                 let edit: Edit = replace(store, issue, &m);
-                let mut out = claimed_members(&m, cleared);
-                out.insert("claimed".into(), json!(true));
-                return (Report::accepted(action, &path, out), Some(edit));
+                let claim = Claimed {
+                    issue: projection::LeaseSummary::of(&m),
+                    stale_lease_cleared: cleared,
+                };
+                let next = ClaimedNext::Claimed {
+                    claim,
+                    claimed: true,
+                };
+                return (Report::accepted_body(action, &path, next), Some(edit));
             }
         }
-        let mut out = Map::new();
-        out.insert("claimed".into(), json!(false));
-        out.insert("issue".into(), Value::Null);
-        (Report::accepted(action, &path, out), None)
+        let none = ClaimedNext::NoneReady {
+            claimed: false,
+            issue: (),
+        };
+        (Report::accepted_body(action, &path, none), None)
     });
     counted(report)
 }
@@ -367,15 +427,13 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
             lease.insert("renewed_at".into(), json!(stamp));
         }
         let edit = replace(store, issue, &m);
-        let mut out = Map::new();
-        out.insert("id".into(), json!(id));
-        out.insert(
-            "lease".into(),
-            m.get("lease").cloned().unwrap_or(Value::Null),
-        );
-        out.insert("leaseState".into(), json!("active"));
-        out.insert("issue".into(), Value::Object(m));
-        (Report::accepted(action, &path, out), Some(edit))
+        let renewed = Renewed {
+            id,
+            lease: m.get("lease").cloned().unwrap_or(Value::Null),
+            lease_state: "active",
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, renewed), Some(edit))
     })
 }
 
@@ -411,12 +469,13 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        let mut out = Map::new();
-        out.insert("id".into(), json!(id));
-        out.insert("releasedLease".into(), released);
-        out.insert("leaseState".into(), json!("unleased"));
-        out.insert("issue".into(), Value::Object(m));
-        (Report::accepted(action, &path, out), Some(edit))
+        let released = Released {
+            id,
+            released_lease: released,
+            lease_state: "unleased",
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, released), Some(edit))
     })
 }
 

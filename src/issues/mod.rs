@@ -10,6 +10,7 @@
 //! - add / update / close / discover / dep add|remove|replace: [`mutate`]
 //! - the lease machine (claim, claim-next, renew, release) and its failure classes: [`lease`]
 //! - host actions of host-api §4: [`actions`]
+//! - the actions' payload types (their schemas derive from them): [`payload`]
 //!
 //! Every view and mutation returns a [`Report`]: the JSON payload the CLI prints
 //! with `--json`, which is also the host action's payload.
@@ -26,6 +27,7 @@ pub mod layout;
 pub mod lease;
 pub mod model;
 pub mod mutate;
+pub mod payload;
 pub mod postgres;
 pub mod projection;
 pub mod serial;
@@ -118,6 +120,46 @@ impl Report {
         }
     }
 
+    /// A read view from its payload type.
+    pub(crate) fn view_of<T: serde::Serialize>(payload: &T) -> Self {
+        Self::view(payload::members(payload))
+    }
+
+    /// An accepted payload from its payload type (its members, then
+    /// `result` and `failureClasses`: see [`payload::Verdict`]).
+    pub(crate) fn accepted_of<T: serde::Serialize>(payload: T) -> Self {
+        Self::verdict_of(payload, Vec::new())
+    }
+
+    /// An accepted store action: `action`, `issuesPath`, the members of
+    /// `body`, the verdict ([`payload::Accepted`]).
+    pub(crate) fn accepted_body<T: serde::Serialize>(action: &str, path: &str, body: T) -> Self {
+        Self::accepted_of(payload::Accepted {
+            action,
+            issues_path: path,
+            body,
+        })
+    }
+
+    /// A payload type with its verdict, as [`Report::verdict`].
+    pub(crate) fn verdict_of<T: serde::Serialize>(payload: T, mut classes: Vec<String>) -> Self {
+        classes.sort();
+        classes.dedup();
+        let payload = payload::members(&payload::Verdict {
+            payload,
+            result: if classes.is_empty() {
+                "accepted"
+            } else {
+                "rejected"
+            },
+            failure_classes: &classes,
+        });
+        Self {
+            failure_classes: classes,
+            payload,
+        }
+    }
+
     /// A payload with a verdict: adds `result` and `failureClasses`.
     pub(crate) fn verdict(mut payload: Map<String, Value>, mut classes: Vec<String>) -> Self {
         classes.sort();
@@ -133,15 +175,6 @@ impl Report {
             failure_classes: classes,
             payload,
         }
-    }
-
-    /// An accepted mutation with its own members.
-    pub(crate) fn accepted(action: &str, path: &str, members: Map<String, Value>) -> Self {
-        let mut payload = Map::new();
-        payload.insert("action".into(), json!(action));
-        payload.insert("issuesPath".into(), json!(path));
-        payload.extend(members);
-        Self::verdict(payload, Vec::new())
     }
 
     /// A rejection: nothing was written.

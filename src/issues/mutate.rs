@@ -9,11 +9,14 @@ use super::model::{
     dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, BUILTIN_STATUSES,
     DEFAULT_ISSUE_TYPE, DEFAULT_STATUS, ISSUE_TYPES, PRIORITY_RANGE,
 };
+use super::payload::{Changed, StoredIssue};
 use super::projection;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// What every mutation runs with: the store, the lock bound and the clock.
@@ -378,23 +381,51 @@ fn create(
             Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
             Ok(created) => created,
         };
-        let mut payload = Vec::new();
+        let mut dependency = None;
         if let Some(parent_id) = parent_id {
             // The edge's issue_id is only known once the id is chosen.
             let edge = json!({"issue_id": id, "depends_on_id": parent_id, "type": "discovered-from", "created_at": stamp});
             m.insert("dependencies".into(), json!([edge]));
-            payload.push((
-                "dependency",
-                json!({"dependsOnId": parent_id, "issueId": id, "type": "discovered-from"}),
-            ));
+            dependency = Some(Discovered {
+                depends_on_id: parent_id,
+                issue_id: &id,
+                dep_type: "discovered-from",
+            });
         }
         let edit = Edit::Append { json: encode(&m) };
-        payload.push(("issue", projection::basic(&m)));
-        (
-            Report::accepted(action, &path, members(payload)),
-            Some(edit),
-        )
+        let created = Created {
+            dependency,
+            issue: projection::Basic::of(&m),
+        };
+        (Report::accepted_body(action, &path, created), Some(edit))
     })
+}
+
+/// The members of an accepted `issue.add` or `issue.discover`.
+#[derive(Serialize, JsonSchema)]
+pub struct Created<'m> {
+    /// The `discovered-from` edge (`issue.discover` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dependency: Option<Discovered<'m>>,
+    /// premath's projection (A) of the new issue.
+    pub issue: projection::Basic<'m>,
+}
+
+/// The edge `issue.discover` made, in premath's camelCase.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Discovered<'m> {
+    pub depends_on_id: &'m str,
+    pub issue_id: &'m str,
+    #[serde(rename = "type")]
+    pub dep_type: &'static str,
+}
+
+/// The members of an accepted `issue.update`.
+#[derive(Serialize, JsonSchema)]
+pub struct Updated<'m> {
+    /// premath's projection (A) of the changed issue.
+    pub issue: projection::Basic<'m>,
 }
 
 /// `issue update`: changes the given fields of one issue.
@@ -479,7 +510,13 @@ pub fn update(
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         (
-            Report::accepted(action, &path, members([("issue", projection::basic(&m))])),
+            Report::accepted_body(
+                action,
+                &path,
+                Updated {
+                    issue: projection::Basic::of(&m),
+                },
+            ),
             Some(edit),
         )
     })
@@ -515,11 +552,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
         (
-            Report::accepted(
-                action,
-                &path,
-                members([("id", json!(id)), ("issue", Value::Object(m))]),
-            ),
+            Report::accepted_body(action, &path, Changed { id, issue: m }),
             Some(edit),
         )
     })
@@ -530,6 +563,79 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
 pub struct EdgeRef {
     pub issue_id: String,
     pub depends_on_id: String,
+}
+
+/// An edge as the dep actions name it: the pair and a type.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeMembers<'a> {
+    pub issue_id: &'a str,
+    pub depends_on_id: &'a str,
+    #[serde(rename = "type")]
+    pub dep_type: &'a str,
+}
+
+impl<'a> EdgeMembers<'a> {
+    fn of(edge: &'a EdgeRef, dep_type: &'a str) -> Self {
+        EdgeMembers {
+            issue_id: &edge.issue_id,
+            depends_on_id: &edge.depends_on_id,
+            dep_type,
+        }
+    }
+}
+
+/// The members of an accepted `dep.add`.
+#[derive(Serialize, JsonSchema)]
+pub struct EdgeAdded<'a> {
+    #[serde(flatten)]
+    pub edge: EdgeMembers<'a>,
+    /// premath's member: the edge without its `created_by`.
+    pub dependency: EdgeMembers<'a>,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// The members of an accepted `dep.remove`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeRemoved<'a> {
+    pub issue_id: &'a str,
+    pub depends_on_id: &'a str,
+    /// The types of the edges removed.
+    pub removed_types: Vec<String>,
+    /// The pair and the type asked for (else the removed types, joined by `,`).
+    pub dependency: EdgeMembers<'a>,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// The members of an accepted `dep.replace`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EdgeReplaced<'a> {
+    #[serde(flatten)]
+    pub edge: EdgeMembers<'a>,
+    pub previous_type: &'a str,
+    pub dependency: Replacement<'a>,
+    /// false when the type and creator stay as they were (nothing written).
+    pub changed: bool,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// premath's `dep replace` member: the flag values as given.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Replacement<'a> {
+    pub created_by: &'a str,
+    pub depends_on_id: &'a str,
+    pub from_type: &'a str,
+    pub issue_id: &'a str,
+    pub to_type: &'a str,
 }
 
 fn edge_members(edge: &EdgeRef, dep_type: &str) -> Map<String, Value> {
@@ -658,14 +764,12 @@ pub fn dep_add(
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        let mut out = edge_members(edge, dep_type);
-        // premath's member: the edge without its `created_by`.
-        out.insert(
-            "dependency".into(),
-            Value::Object(edge_members(edge, dep_type)),
-        );
-        out.insert("issue".into(), Value::Object(m));
-        (Report::accepted(action, &path, out), Some(edit))
+        let added = EdgeAdded {
+            edge: EdgeMembers::of(edge, dep_type),
+            dependency: EdgeMembers::of(edge, dep_type),
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, added), Some(edit))
     })
 }
 
@@ -712,17 +816,18 @@ pub fn dep_remove(
         }
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        let mut out = edge_members(edge, &removed.join(","));
-        out.insert("removedTypes".into(), json!(removed));
-        out.remove("type");
-        // The reference's member: the pair and the type asked for (without
-        // `--type`, tusk removes every edge of the pair: their types).
-        out.insert(
-            "dependency".into(),
-            Value::Object(edge_members(edge, dep_type.unwrap_or(&removed.join(",")))),
-        );
-        out.insert("issue".into(), Value::Object(m));
-        (Report::accepted(action, &path, out), Some(edit))
+        let joined = removed.join(",");
+        let removal = EdgeRemoved {
+            issue_id: &edge.issue_id,
+            depends_on_id: &edge.depends_on_id,
+            // The reference's member: the pair and the type asked for
+            // (without `--type`, tusk removes every edge of the pair: their
+            // types).
+            dependency: EdgeMembers::of(edge, dep_type.unwrap_or(&joined)),
+            removed_types: removed,
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, removal), Some(edit))
     })
 }
 
@@ -769,25 +874,25 @@ pub fn dep_replace(
             Ok(found) => found,
             Err((class, diag)) => return (Report::rejected(action, &path, &[class], diag), None),
         };
-        let old_type = old.dep_type.to_string();
-        let mut out = edge_members(edge, new_type);
-        out.insert("previousType".into(), json!(old_type));
-        // premath's member: the flag values as given.
-        out.insert(
-            "dependency".into(),
-            json!({
-                "createdBy": change.created_by,
-                "dependsOnId": edge.depends_on_id,
-                "fromType": old_type,
-                "issueId": edge.issue_id,
-                "toType": new_type,
-            }),
-        );
+        let old_type = old.dep_type;
+        let replaced = |changed: bool, issue: Map<String, Value>| EdgeReplaced {
+            edge: EdgeMembers::of(edge, new_type),
+            previous_type: old_type,
+            // premath's member: the flag values as given.
+            dependency: Replacement {
+                created_by: change.created_by,
+                depends_on_id: &edge.depends_on_id,
+                from_type: old_type,
+                issue_id: &edge.issue_id,
+                to_type: new_type,
+            },
+            changed,
+            issue,
+        };
         let new_creator = !change.created_by.trim().is_empty();
         if old_type == new_type && !new_creator {
-            out.insert("changed".into(), json!(false));
-            out.insert("issue".into(), Value::Object(object_of(store, issue)));
-            return (Report::accepted(action, &path, out), None);
+            let unchanged = replaced(false, object_of(store, issue));
+            return (Report::accepted_body(action, &path, unchanged), None);
         }
         if blocking && !old.blocking {
             if let Some(r) = refuse_cycle(action, &path, store, edge) {
@@ -798,9 +903,10 @@ pub fn dep_replace(
         retype_edge(&mut m, index, change);
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        out.insert("changed".into(), json!(true));
-        out.insert("issue".into(), Value::Object(m));
-        (Report::accepted(action, &path, out), Some(edit))
+        (
+            Report::accepted_body(action, &path, replaced(true, m)),
+            Some(edit),
+        )
     })
 }
 

@@ -14,6 +14,8 @@ use super::model::{
 use super::store::Store;
 use super::views::full_object;
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 fn text<'m>(m: &'m Map<String, Value>, key: &str, default: &'m str) -> &'m str {
@@ -26,55 +28,103 @@ pub fn instant(stored: &str) -> String {
     parse_time(stored).map_or_else(|| stored.to_string(), |t| t.to_rfc3339())
 }
 
-/// (A) `{assignee, id, issueType, owner, priority, status, title}`.
+/// (A) premath's projection of an issue: `issue add`, `update`, `discover`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Basic<'m> {
+    pub assignee: &'m str,
+    pub id: &'m str,
+    pub issue_type: &'m str,
+    pub owner: &'m str,
+    /// As stored (an integer unless the line says otherwise).
+    #[schemars(with = "i64")]
+    pub priority: Value,
+    pub status: &'m str,
+    pub title: &'m str,
+}
+
+impl<'m> Basic<'m> {
+    /// (A) of a stored object, defaults filled in.
+    pub fn of(m: &'m Map<String, Value>) -> Self {
+        Basic {
+            assignee: text(m, "assignee", ""),
+            id: text(m, "id", ""),
+            issue_type: text(m, "issue_type", DEFAULT_ISSUE_TYPE),
+            owner: text(m, "owner", ""),
+            priority: m
+                .get("priority")
+                .cloned()
+                .unwrap_or(json!(DEFAULT_PRIORITY)),
+            status: text(m, "status", DEFAULT_STATUS),
+            title: text(m, "title", ""),
+        }
+    }
+}
+
+/// (A) `{assignee, id, issueType, owner, priority, status, title}` as JSON.
 pub fn basic(m: &Map<String, Value>) -> Value {
-    json!({
-        "assignee": text(m, "assignee", ""),
-        "id": text(m, "id", ""),
-        "issueType": text(m, "issue_type", DEFAULT_ISSUE_TYPE),
-        "owner": text(m, "owner", ""),
-        "priority": m.get("priority").cloned().unwrap_or(json!(DEFAULT_PRIORITY)),
-        "status": text(m, "status", DEFAULT_STATUS),
-        "title": text(m, "title", ""),
-    })
+    serde_json::to_value(Basic::of(m)).expect("a projection serializes")
+}
+
+/// A stored lease in camelCase, as premath prints it.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    pub acquired_at: String,
+    pub expires_at: String,
+    pub lease_id: String,
+    pub owner: String,
+    /// `null` when never renewed.
+    pub renewed_at: Option<String>,
+    /// The lease state, in views that give it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+}
+
+impl Lease {
+    /// The lease of a stored object, with `state` when given; `None` without one.
+    pub fn of(m: &Map<String, Value>, state: Option<&str>) -> Option<Self> {
+        let lease = m.get("lease").and_then(Value::as_object)?;
+        Some(Lease {
+            acquired_at: instant(text(lease, "acquired_at", "")),
+            expires_at: instant(text(lease, "expires_at", "")),
+            lease_id: text(lease, "lease_id", "").to_string(),
+            owner: text(lease, "owner", "").to_string(),
+            renewed_at: lease.get("renewed_at").and_then(Value::as_str).map(instant),
+            state: state.map(str::to_string),
+        })
+    }
 }
 
 /// The lease of a stored object in camelCase: `{acquiredAt, expiresAt,
 /// leaseId, owner, renewedAt}` (`renewedAt` null when never renewed), plus
 /// `state` when given; `null` without a lease.
 pub fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
-    let Some(lease) = m.get("lease").and_then(Value::as_object) else {
-        return Value::Null;
-    };
-    let mut out = Map::new();
-    out.insert(
-        "acquiredAt".into(),
-        json!(instant(text(lease, "acquired_at", ""))),
-    );
-    out.insert(
-        "expiresAt".into(),
-        json!(instant(text(lease, "expires_at", ""))),
-    );
-    out.insert("leaseId".into(), json!(text(lease, "lease_id", "")));
-    out.insert("owner".into(), json!(text(lease, "owner", "")));
-    out.insert(
-        "renewedAt".into(),
-        lease
-            .get("renewed_at")
-            .and_then(Value::as_str)
-            .map_or(Value::Null, |r| json!(instant(r))),
-    );
-    if let Some(state) = state {
-        out.insert("state".into(), json!(state));
+    serde_json::to_value(Lease::of(m, state)).expect("a lease serializes")
+}
+
+/// (B) premath's lease summary of an issue: `issue claim`, `claim-next`.
+#[derive(Serialize, JsonSchema)]
+pub struct LeaseSummary<'m> {
+    #[serde(flatten)]
+    pub basic: Basic<'m>,
+    /// `null` when there is none.
+    pub lease: Option<Lease>,
+}
+
+impl<'m> LeaseSummary<'m> {
+    /// (B) of a stored object.
+    pub fn of(m: &'m Map<String, Value>) -> Self {
+        LeaseSummary {
+            basic: Basic::of(m),
+            lease: Lease::of(m, None),
+        }
     }
-    Value::Object(out)
 }
 
 /// (B) [`basic`] plus `lease` (`null` when there is none).
 pub fn lease_summary(m: &Map<String, Value>) -> Value {
-    let mut out = basic(m);
-    out["lease"] = lease_json(m, None);
-    out
+    serde_json::to_value(LeaseSummary::of(m)).expect("a projection serializes")
 }
 
 /// (D) `tusk issue show --json`: [`lease_summary`] plus every other member of
@@ -160,6 +210,38 @@ pub fn contended(issue: &Issue<'_>, now: DateTime<Utc>) -> bool {
                 != issue.lease.as_ref().map_or("", |l| l.owner.as_str()))
 }
 
+/// One leased issue of the lease projection.
+#[derive(Serialize, JsonSchema)]
+pub struct LeasedIssue<'s> {
+    pub assignee: String,
+    pub contended: bool,
+    pub id: &'s str,
+    /// The lease with its `state`.
+    #[schemars(with = "Lease")]
+    pub lease: Option<Lease>,
+    pub status: &'s str,
+}
+
+/// The stale and contended leases over the issues considered.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseCheck<'s> {
+    pub checked_at: String,
+    pub contended_count: usize,
+    pub contended_issue_ids: Vec<&'s str>,
+    pub stale_count: usize,
+    pub stale_issue_ids: Vec<&'s str>,
+}
+
+/// The lease projection: one item per leased issue, in id order, and the
+/// stale and contended leases.
+#[derive(Serialize, JsonSchema)]
+pub struct LeaseProjection<'s> {
+    pub count: usize,
+    pub items: Vec<LeasedIssue<'s>>,
+    pub projection: LeaseCheck<'s>,
+}
+
 /// `issue.lease_projection` (premath's MCP tool `issue_lease_projection`):
 /// `projection {checkedAt, contendedCount, contendedIssueIds, staleCount,
 /// staleIssueIds}` over every issue, and one item `{assignee, contended, id,
@@ -170,6 +252,14 @@ pub fn lease_projection(
     filter: &super::filter::IssueFilter,
     now: DateTime<Utc>,
 ) -> Map<String, Value> {
+    super::payload::members(&lease_projection_of(store, filter, now))
+}
+
+fn lease_projection_of<'s>(
+    store: &'s Store<'_>,
+    filter: &super::filter::IssueFilter,
+    now: DateTime<Utc>,
+) -> LeaseProjection<'s> {
     let mut issues: Vec<&Issue<'_>> = store.issues().filter(|i| filter.passes(store, i)).collect();
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     let mut stale = Vec::new();
@@ -188,28 +278,25 @@ pub fn lease_projection(
         let Value::Object(m) = full_object(store, issue) else {
             continue;
         };
-        items.push(json!({
-            "assignee": text(&m, "assignee", ""),
-            "contended": contended(issue, now),
-            "id": issue.id.as_str(),
-            "lease": lease_json(&m, Some(state.as_str())),
-            "status": issue.status.as_str(),
-        }));
+        items.push(LeasedIssue {
+            assignee: text(&m, "assignee", "").to_string(),
+            contended: contended(issue, now),
+            id: issue.id.as_str(),
+            lease: Lease::of(&m, Some(state.as_str())),
+            status: issue.status.as_str(),
+        });
     }
-    let mut out = Map::new();
-    out.insert("count".into(), json!(items.len()));
-    out.insert("items".into(), Value::Array(items));
-    out.insert(
-        "projection".into(),
-        json!({
-            "checkedAt": now.to_rfc3339(),
-            "contendedCount": contended_ids.len(),
-            "contendedIssueIds": contended_ids,
-            "staleCount": stale.len(),
-            "staleIssueIds": stale,
-        }),
-    );
-    out
+    LeaseProjection {
+        count: items.len(),
+        items,
+        projection: LeaseCheck {
+            checked_at: now.to_rfc3339(),
+            contended_count: contended_ids.len(),
+            contended_issue_ids: contended_ids,
+            stale_count: stale.len(),
+            stale_issue_ids: stale,
+        },
+    }
 }
 
 /// What `queryBackend` / `querySource` say for a store: `jsonl` for the file,
@@ -221,8 +308,21 @@ pub fn backend_name(store: &super::store::IssueStore) -> &'static str {
     }
 }
 
-/// The `issue.lease_projection` payload: [`lease_projection`] plus `action`,
+/// The `issue.lease_projection` payload: [`LeaseProjection`] plus `action`,
 /// `issuesPath`, `queryBackend` and `querySource` (premath's MCP members).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseProjectionPayload<'s> {
+    #[serde(flatten)]
+    pub projection: LeaseProjection<'s>,
+    pub action: &'static str,
+    pub issues_path: &'s str,
+    /// `jsonl` or `postgres`.
+    pub query_backend: &'s str,
+    pub query_source: &'s str,
+}
+
+/// The `issue.lease_projection` report.
 pub fn lease_projection_payload(
     store: &Store<'_>,
     path: &str,
@@ -230,12 +330,13 @@ pub fn lease_projection_payload(
     filter: &super::filter::IssueFilter,
     now: DateTime<Utc>,
 ) -> super::Report {
-    let mut m = lease_projection(store, filter, now);
-    m.insert("action".into(), json!("issue.lease_projection"));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("queryBackend".into(), json!(backend));
-    m.insert("querySource".into(), json!(backend));
-    super::Report::view(m)
+    super::Report::view_of(&LeaseProjectionPayload {
+        projection: lease_projection_of(store, filter, now),
+        action: "issue.lease_projection",
+        issues_path: path,
+        query_backend: backend,
+        query_source: backend,
+    })
 }
 
 #[cfg(test)]

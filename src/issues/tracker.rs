@@ -5,11 +5,14 @@
 //! empty) and `comments` (`{id, issue_id, author, text, created_at}`,
 //! appended, never rewritten; `id` one past the largest on the issue).
 
-use super::mutate::{members, missing, not_found, object_of, replace, run, MutationCtx};
+use super::mutate::{missing, not_found, object_of, replace, run, MutationCtx};
+use super::payload::{Changed, StoredIssue};
 use super::store::Store;
 use super::{Report, StoreError};
 use crate::issues::IssueClass;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
 
 /// `issue reopen`: a closed issue is open again (`closed_at` and
 /// `close_reason` go; beads' invariant: only a closed issue has them).
@@ -33,8 +36,8 @@ pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
         m.remove("close_reason");
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        let out = members([("id", json!(id)), ("issue", Value::Object(m))]);
-        (Report::accepted(action, &path, out), Some(edit))
+        let reopened = Changed { id, issue: m };
+        (Report::accepted_body(action, &path, reopened), Some(edit))
     })
 }
 
@@ -93,14 +96,14 @@ pub fn label(
             }
             m.insert("updated_at".into(), json!(stamp));
         }
-        let out = members([
-            ("id", json!(id)),
-            ("labels", json!(labels)),
-            ("changed", json!(changed)),
-            ("issue", Value::Object(m.clone())),
-        ]);
         let edit = changed.then(|| replace(store, issue, &m));
-        (Report::accepted(action, &path, out), edit)
+        let labelled = Labelled {
+            id,
+            labels,
+            changed,
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, labelled), edit)
     })
 }
 
@@ -144,12 +147,12 @@ pub fn comment(
         m.insert("comments".into(), Value::Array(comments));
         m.insert("updated_at".into(), json!(stamp));
         let edit = replace(store, issue, &m);
-        let out = members([
-            ("id", json!(id)),
-            ("comment", comment),
-            ("issue", Value::Object(m)),
-        ]);
-        (Report::accepted(action, &path, out), Some(edit))
+        let commented = Commented {
+            id,
+            comment,
+            issue: m,
+        };
+        (Report::accepted_body(action, &path, commented), Some(edit))
     })
 }
 
@@ -161,13 +164,42 @@ pub fn comments_payload(store: &Store<'_>, path: &str, id: &str) -> Report {
     };
     let line: Value = serde_json::from_str(store.raw(issue)).unwrap_or(Value::Null);
     let comments = line["comments"].as_array().cloned().unwrap_or_default();
-    Report::accepted(
-        action,
-        path,
-        members([
-            ("id", json!(id)),
-            ("count", json!(comments.len())),
-            ("comments", Value::Array(comments)),
-        ]),
-    )
+    let listed = Comments {
+        id,
+        count: comments.len(),
+        comments,
+    };
+    Report::accepted_body(action, path, listed)
+}
+
+/// The members of an accepted `issue.label`.
+#[derive(Serialize, JsonSchema)]
+pub struct Labelled<'a> {
+    pub id: &'a str,
+    /// The issue's labels after.
+    pub labels: Vec<String>,
+    pub changed: bool,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// The members of an accepted `issue.comment`.
+#[derive(Serialize, JsonSchema)]
+pub struct Commented<'a> {
+    pub id: &'a str,
+    /// The new comment as stored: `{id, issue_id, author, text, created_at}`.
+    pub comment: Value,
+    /// The stored line after the change.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Map<String, Value>,
+}
+
+/// The members of an accepted `issue.comments`.
+#[derive(Serialize, JsonSchema)]
+pub struct Comments<'a> {
+    pub id: &'a str,
+    pub count: usize,
+    /// The comments as stored, in order.
+    pub comments: Vec<Value>,
 }

@@ -2,16 +2,18 @@
 //! Each returns the JSON payload the CLI prints with `--json` (and the host action returns).
 
 use super::filter::IssueFilter;
-use super::graph::blocking_cycles;
+use super::graph::{blocking_cycles, Integrity};
 use super::model::{Issue, LeaseState};
+use super::payload::StoredIssue;
 use super::store::Store;
 use super::Report;
 use crate::canonical::{sha256_hex, to_canonical_string};
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap;
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// Notes longer than this (in characters) draw a `check` warning by default
 /// (premath's `--note-warn-threshold`): notes are meant as a running log, and a
@@ -33,13 +35,28 @@ pub enum ItemShape {
 /// for its view (keys in sorted order, so the text equals
 /// `canonical::to_pretty_sorted` of its JSON value and the CLI prints big views
 /// without building a `Value` per item); the other fields feed the table.
+///
+/// Its schema is derived from the fields it serializes: `assignee` and
+/// `issueType` in list items only, `blockers` and `manualBlocked` in blocked
+/// items only.
+#[derive(JsonSchema)]
+#[schemars(rename_all = "camelCase")]
 pub struct Item<'s> {
+    #[schemars(skip)]
     pub shape: ItemShape,
+    #[schemars(
+        with = "String",
+        skip_serializing_if = "crate::issues::payload::sometimes"
+    )]
     pub assignee: Option<&'s str>,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub blockers: Vec<Blocker<'s>>,
     pub id: &'s str,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub issue_type: &'s str,
+    #[schemars(skip)]
     pub lease_state: &'static str,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub manual_blocked: bool,
     pub priority: i64,
     pub status: &'s str,
@@ -88,7 +105,7 @@ impl<'s> Item<'s> {
 }
 
 /// Lease states over the listed issues (`contended`: see [`contended`]).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct LeaseCounts {
     pub active: usize,
     pub contended: usize,
@@ -98,7 +115,7 @@ pub struct LeaseCounts {
 
 /// The payload of list, ready and blocked: `{action, count, issuesPath, items}`
 /// (list adds `leaseCounts`). Fields in sorted key order, as for [`Item`].
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ListView<'s> {
     pub action: &'static str,
     pub count: usize,
@@ -212,7 +229,7 @@ pub fn ready<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s Issue<'a>> {
 }
 
 /// One open blocker of an issue (fields in sorted key order, premath's shape).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct Blocker<'s> {
     #[serde(rename = "blockerMissing")]
     pub blocker_missing: bool,
@@ -268,10 +285,6 @@ pub fn blockers<'s>(store: &'s Store<'_>, issue: &'s Issue<'_>) -> Vec<Blocker<'
             }
         })
         .collect()
-}
-
-fn blockers_json(store: &Store<'_>, issue: &Issue<'_>) -> Value {
-    serde_json::to_value(blockers(store, issue)).expect("blockers serialize")
 }
 
 /// Blocked issues (non-closed, and manually `blocked` or with an open blocker), by
@@ -421,13 +434,28 @@ pub fn show_payload(store: &Store<'_>, path: &str, id: &str, now: DateTime<Utc>)
             format!("no issue with id {id:?}"),
         );
     };
-    let mut m = Map::new();
-    m.insert("action".into(), json!("issue.show"));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("issue".into(), full_object(store, issue));
-    m.insert("leaseState".into(), json!(issue.lease_state(now).as_str()));
-    m.insert("blockers".into(), blockers_json(store, issue));
-    Report::view(m)
+    Report::view_of(&ShowPayload {
+        action: "issue.show",
+        issues_path: path,
+        issue: full_object(store, issue),
+        lease_state: issue.lease_state(now).as_str(),
+        blockers: blockers(store, issue),
+    })
+}
+
+/// The `issue.show` payload.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowPayload<'s> {
+    pub action: &'static str,
+    pub issues_path: &'s str,
+    /// The issue exactly as stored.
+    #[schemars(with = "StoredIssue")]
+    pub issue: Value,
+    /// `unleased`, `active` or `stale`.
+    pub lease_state: &'static str,
+    /// Its open blockers.
+    pub blockers: Vec<Blocker<'s>>,
 }
 
 /// The full JSON object of a line (it parsed once already, so this cannot fail).
@@ -561,29 +589,59 @@ impl GraphFindings {
             .collect();
         warning_classes.sort_unstable();
         warning_classes.dedup();
-        let mut m = Map::new();
-        m.insert("schema".into(), json!(1));
-        m.insert("kind".into(), json!("premath.issue_graph.check.v1"));
-        m.insert("checkKind".into(), json!("premath.issue_graph.check.v1"));
-        m.insert("action".into(), json!("issue.check"));
-        m.insert("issuesPath".into(), json!(path));
-        m.insert("issueCount".into(), json!(store.issue_count()));
-        m.insert("errorCount".into(), json!(errors.len()));
-        m.insert("warningCount".into(), json!(warnings.len()));
-        m.insert(
-            "summary".into(),
-            json!({
-                "errorCount": errors.len(),
-                "issueCount": store.issue_count(),
-                "noteWarnThreshold": note_warn_threshold,
-                "warningCount": warnings.len(),
-            }),
-        );
-        m.insert("warningClasses".into(), json!(warning_classes));
-        m.insert("errors".into(), Value::Array(errors));
-        m.insert("warnings".into(), Value::Array(warnings));
-        Report::verdict(m, classes)
+        let payload = CheckPayload {
+            schema: 1,
+            kind: "premath.issue_graph.check.v1",
+            check_kind: "premath.issue_graph.check.v1",
+            action: "issue.check",
+            issues_path: path,
+            issue_count: store.issue_count(),
+            error_count: errors.len(),
+            warning_count: warnings.len(),
+            summary: CheckSummary {
+                error_count: errors.len(),
+                issue_count: store.issue_count(),
+                note_warn_threshold,
+                warning_count: warnings.len(),
+            },
+            warning_classes,
+            errors: &errors,
+            warnings: &warnings,
+        };
+        Report::verdict_of(payload, classes)
     }
+}
+
+/// The `issue.check` payload (`premath.issue_graph.check.v1`), before its
+/// verdict.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckPayload<'s> {
+    /// Always 1.
+    pub schema: u32,
+    pub kind: &'static str,
+    pub check_kind: &'static str,
+    pub action: &'static str,
+    pub issues_path: &'s str,
+    pub issue_count: usize,
+    pub error_count: usize,
+    pub warning_count: usize,
+    pub summary: CheckSummary,
+    pub warning_classes: Vec<&'s str>,
+    /// Each `{class, issueId, message, …}`; their classes are the verdict's.
+    pub errors: &'s [Value],
+    /// Each `{class, issueId, message, …}`; warnings do not reject.
+    pub warnings: &'s [Value],
+}
+
+/// The counts of `issue.check`, with the notes threshold used.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckSummary {
+    pub error_count: usize,
+    pub issue_count: usize,
+    pub note_warn_threshold: usize,
+    pub warning_count: usize,
 }
 
 /// Graph scope of `dep diagnostics` (premath's `--graph-scope`).
@@ -634,27 +692,47 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
     for issue in &issues {
         for dep in &issue.deps {
             if store.get(dep.depends_on.as_str()).is_none() {
-                dangling.push(
-                    json!({"issueId": issue.id.as_str(), "dependsOnId": dep.depends_on.as_str(),
-                    "type": dep.dep_type}),
-                );
+                dangling.push(DanglingEdge {
+                    issue_id: issue.id.as_str(),
+                    depends_on_id: dep.depends_on.as_str(),
+                    dep_type: dep.dep_type,
+                });
             }
         }
     }
-    let mut m = Map::new();
-    m.insert("action".into(), json!("dep.diagnostics"));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("graphScope".into(), json!(scope.as_str()));
-    m.insert(
-        "integrity".into(),
-        super::graph::integrity(store, |i| scope.admits(i)),
-    );
-    m.insert(
-        "cycles".into(),
-        json!(blocking_cycles(store, |i| scope.admits(i))),
-    );
-    m.insert("danglingEdges".into(), Value::Array(dangling));
-    Report::view(m)
+    Report::view_of(&DiagnosticsPayload {
+        action: "dep.diagnostics",
+        issues_path: path,
+        graph_scope: scope.as_str(),
+        integrity: Integrity::of(store, |i| scope.admits(i)),
+        cycles: blocking_cycles(store, |i| scope.admits(i)),
+        dangling_edges: dangling,
+    })
+}
+
+/// The `dep.diagnostics` payload.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticsPayload<'s> {
+    pub action: &'static str,
+    pub issues_path: &'s str,
+    /// `active` or `full`.
+    pub graph_scope: &'static str,
+    pub integrity: Integrity,
+    /// One per strongly connected component of the blocking edges in scope.
+    pub cycles: Vec<Vec<String>>,
+    /// Edges of issues in scope whose target does not exist.
+    pub dangling_edges: Vec<DanglingEdge<'s>>,
+}
+
+/// An edge whose target does not exist.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DanglingEdge<'s> {
+    pub issue_id: &'s str,
+    pub depends_on_id: &'s str,
+    #[serde(rename = "type")]
+    pub dep_type: &'s str,
 }
 
 /// The view `dep project` projects edges through (premath's `--view`).
@@ -710,7 +788,7 @@ impl DepView {
 }
 
 /// One edge as `dep project` prints it (fields in sorted key order, premath's shape).
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct ProjectedDep<'s> {
     pub blocking: bool,
     /// The edge's `created_by` (`""` when the line has none).
@@ -757,17 +835,28 @@ pub fn project_payload(store: &Store<'_>, path: &str, view: DepView) -> Report {
             &b.created_by,
         ))
     });
-    let mut m = Map::new();
-    m.insert("action".into(), json!("dep.project"));
-    m.insert("issuesPath".into(), json!(path));
-    m.insert("view".into(), json!(view.as_str()));
-    m.insert("count".into(), json!(items.len()));
-    m.insert("integrity".into(), super::graph::integrity(store, |_| true));
-    m.insert(
-        "items".into(),
-        serde_json::to_value(items).expect("projected edges serialize"),
-    );
-    Report::view(m)
+    Report::view_of(&ProjectPayload {
+        action: "dep.project",
+        issues_path: path,
+        view: view.as_str(),
+        count: items.len(),
+        integrity: Integrity::of(store, |_| true),
+        items,
+    })
+}
+
+/// The `dep.project` payload.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectPayload<'s> {
+    pub action: &'static str,
+    pub issues_path: &'s str,
+    /// `execution`, `gtd` or `groupoid`.
+    pub view: &'static str,
+    pub count: usize,
+    /// premath's integrity over all issues.
+    pub integrity: Integrity,
+    pub items: Vec<ProjectedDep<'s>>,
 }
 
 /// premath's snapshot ref (`iss1_`, see [`super::serial::snapshot_ref`]) of

@@ -30,7 +30,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "dep.add",
             kind: ActionKind::Mutation,
             description: "Add a dependency edge; the graph stays acyclic.",
-            payload: edge_schema,
+            payload: accepted_schema::<mutate::EdgeAdded<'static>>,
             failure_classes: classes!(
                 IssueClass::DepIssueNotFound.as_str(),
                 IssueClass::DepTargetNotFound.as_str(),

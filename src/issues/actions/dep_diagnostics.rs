@@ -12,26 +12,12 @@ pub struct DiagnosticsArgs {
 
 /// The declaration of `dep.diagnostics`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "dep.diagnostics",
         kind: ActionKind::Read,
         description: "Dependency cycles (premath's integrity, every edge type), blocking cycles and dangling edges, over active or all issues.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("graphScope", string()),
-                ("integrity", object(
-                    &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
-                    &["cyclePath", "hasCycle"],
-                )),
-                ("cycles", array(strings())),
-                ("danglingEdges", array(any())),
-            ],
-            &["action", "graphScope", "integrity"],
-        ),
+        payload: payload_schema::<views::DiagnosticsPayload<'static>>,
         failure_classes: classes!(IssueClass::DepInvalidScope.as_str()),
         example: r#"(dep.diagnostics (hash "graphScope" "full"))"#,
     },

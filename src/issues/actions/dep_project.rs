@@ -13,37 +13,12 @@ pub struct ProjectArgs {
 
 /// The declaration of `dep.project`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "dep.project",
         kind: ActionKind::Read,
         description: "Every dependency edge with its role in a view (execution, gtd, groupoid) and premath's integrity over all issues.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("view", string()),
-                ("count", integer()),
-                ("integrity", object(
-                    &[("cyclePath", nullable(strings())), ("hasCycle", boolean())],
-                    &["cyclePath", "hasCycle"],
-                )),
-                ("items", array(object(
-                    &[
-                        ("blocking", boolean()),
-                        ("createdBy", string()),
-                        ("dependsOnId", string()),
-                        ("issueId", string()),
-                        ("role", string()),
-                        ("type", string()),
-                        ("view", string()),
-                    ],
-                    &["blocking", "createdBy", "dependsOnId", "issueId", "role", "type", "view"],
-                ))),
-            ],
-            &["action", "view", "count", "integrity", "items"],
-        ),
+        payload: payload_schema::<views::ProjectPayload<'static>>,
         failure_classes: classes!(IssueClass::DepInvalidView.as_str()),
         example: r#"(dep.project (hash "view" "gtd"))"#,
     },

@@ -27,7 +27,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "dep.remove",
             kind: ActionKind::Mutation,
             description: "Remove a dependency edge (of the given type, or any).",
-            payload: edge_schema,
+            payload: accepted_schema::<mutate::EdgeRemoved<'static>>,
             failure_classes: classes!(
                 IssueClass::DepIssueNotFound.as_str(),
                 IssueClass::DepNotFound.as_str(),

@@ -43,7 +43,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "dep.replace",
             kind: ActionKind::Mutation,
             description: "Change the type of an existing dependency edge.",
-            payload: edge_schema,
+            payload: accepted_schema::<mutate::EdgeReplaced<'static>>,
             failure_classes: classes!(
                 IssueClass::DepIssueNotFound.as_str(),
                 IssueClass::DepNotFound.as_str(),

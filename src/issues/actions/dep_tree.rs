@@ -16,23 +16,12 @@ pub struct TreeArgs {
 
 /// The declaration of `dep.tree`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "dep.tree",
         kind: ActionKind::Read,
         description: "The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("id", string()),
-                ("direction", string()),
-                ("maxDepth", integer()),
-                ("tree", any()),
-            ],
-            &["action"],
-        ),
+        payload: accepted_schema::<crate::issues::find::Tree<'static>>,
         failure_classes: classes!(IssueClass::NotFound.as_str()),
         example: r#"(dep.tree (hash "id" "bd-1" "direction" "both"))"#,
     },

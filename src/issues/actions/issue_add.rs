@@ -10,7 +10,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.add",
             kind: ActionKind::Mutation,
             description: "Create an issue.",
-            payload: basic_mutation_schema,
+            payload: accepted_schema::<mutate::Created<'static>>,
             failure_classes: classes!(
                 IssueClass::InvalidTitle.as_str(),
                 IssueClass::InvalidId.as_str(),

@@ -10,7 +10,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.blocked",
             kind: ActionKind::Read,
             description: "Open issues waiting on an open blocker, with their blockers.",
-            payload: listing_schema,
+            payload: payload_schema::<views::ListView<'static>>,
             failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
             example: "(issue.blocked)",
         },

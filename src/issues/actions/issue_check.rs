@@ -32,7 +32,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.check",
         kind: ActionKind::Read,
         description: "Check the store's content rules (ids, titles, statuses, dependencies); warnings and errors.",
-        payload: report_schema,
+        payload: payload_schema::<Verdict<views::CheckPayload<'static>>>,
         // The graph's errors are the envelope's classes (`views::check_payload`).
         failure_classes: classes!(
             IssueClass::GraphDuplicateId.as_str(),

@@ -28,23 +28,12 @@ pub struct ClaimArgs {
 
 /// The declaration of `issue.claim`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "issue.claim",
             kind: ActionKind::Mutation,
             description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("issuesPath", string()),
-                        ("issue", lease_summary_schema()),
-                        ("staleLeaseCleared", boolean()),
-                    ],
-                    &["action"],
-                )
-            },
+            payload: accepted_schema::<lease::Claimed<'static>>,
             failure_classes: classes!(
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseIssueClosed.as_str(),

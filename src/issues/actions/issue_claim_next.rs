@@ -26,22 +26,12 @@ pub struct ClaimNextArgs {
 
 /// The declaration of `issue.claim_next`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "issue.claim_next",
         kind: ActionKind::Mutation,
         description: "Claim the first ready issue (priority, then id) that the optional filter passes, with a lease; claimed false when none is ready.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("claimed", boolean()),
-                ("issue", nullable(lease_summary_schema())),
-                ("staleLeaseCleared", boolean()),
-            ],
-            &["action"],
-        ),
+        payload: accepted_schema::<lease::ClaimedNext<'static>>,
         failure_classes: classes!(
             IssueClass::LeaseInvalidAssignee.as_str(), IssueClass::LeaseInvalidTtl.as_str(), IssueClass::LeaseBindingAmbiguous.as_str(),
             HostClass::ArgsInvalid.as_str(),

@@ -24,7 +24,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.close",
             kind: ActionKind::Mutation,
             description: "Close an issue (its lease ends).",
-            payload: || mutation_schema(false),
+            payload: accepted_schema::<crate::issues::payload::Changed<'static>>,
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::AlreadyClosed.as_str()

@@ -30,22 +30,12 @@ fn default_author() -> String {
 
 /// The declaration of `issue.comment`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "issue.comment",
         kind: ActionKind::Mutation,
         description: "Append a comment (beads' shape: id, issue_id, author, text, created_at); comments are never rewritten.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("id", string()),
-                ("comment", any()),
-                ("issue", issue_schema()),
-            ],
-            &["action"],
-        ),
+        payload: accepted_schema::<crate::issues::tracker::Commented<'static>>,
         failure_classes: classes!(IssueClass::NotFound.as_str(), IssueClass::InvalidComment.as_str()),
         example: r#"(issue.comment (hash "id" "bd-1" "author" "agent.a" "text" "the parser needs a lexer first"))"#,
     },

@@ -5,24 +5,12 @@ use crate::issues::IssueClass;
 
 /// The declaration of `issue.comments`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "issue.comments",
             kind: ActionKind::Read,
             description: "An issue's comments, in order.",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("issuesPath", string()),
-                        ("id", string()),
-                        ("count", integer()),
-                        ("comments", array(any())),
-                    ],
-                    &["action"],
-                )
-            },
+            payload: accepted_schema::<crate::issues::tracker::Comments<'static>>,
             failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.comments (hash "id" "bd-1"))"#,
         },

@@ -32,33 +32,12 @@ impl DiscoverArgs {
 
 /// The declaration of `issue.discover`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "issue.discover",
             kind: ActionKind::Mutation,
             description: "Create an issue found while working on another, linked discovered-from.",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("issuesPath", string()),
-                        ("issue", basic_schema()),
-                        (
-                            "dependency",
-                            object(
-                                &[
-                                    ("dependsOnId", string()),
-                                    ("issueId", string()),
-                                    ("type", string()),
-                                ],
-                                &["dependsOnId", "issueId", "type"],
-                            ),
-                        ),
-                    ],
-                    &["action"],
-                )
-            },
+            payload: accepted_schema::<mutate::Created<'static>>,
             failure_classes: classes!(
                 IssueClass::ParentNotFound.as_str(),
                 IssueClass::InvalidTitle.as_str(),

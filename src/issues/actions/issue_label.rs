@@ -19,26 +19,13 @@ pub struct LabelArgs {
 
 /// The declaration of `issue.label`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "issue.label",
             kind: ActionKind::Mutation,
             description:
                 "Add and remove labels (added at the end, once each); the issue's labels after.",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("issuesPath", string()),
-                        ("id", string()),
-                        ("labels", strings()),
-                        ("changed", boolean()),
-                        ("issue", issue_schema()),
-                    ],
-                    &["action"],
-                )
-            },
+            payload: accepted_schema::<crate::issues::tracker::Labelled<'static>>,
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::InvalidLabel.as_str()

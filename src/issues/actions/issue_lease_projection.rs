@@ -15,42 +15,12 @@ pub struct LeaseProjectionArgs {
 
 /// The declaration of `issue.lease_projection`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "issue.lease_projection",
         kind: ActionKind::Read,
         description: "Stale and contended leases (ids, counts) and every leased issue's lease state (premath's issue_lease_projection).",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("count", integer()),
-                ("items", array(object(
-                    &[
-                        ("assignee", string()),
-                        ("contended", boolean()),
-                        ("id", string()),
-                        ("lease", lease_schema(true)),
-                        ("status", string()),
-                    ],
-                    &["assignee", "contended", "id", "lease", "status"],
-                ))),
-                ("projection", object(
-                    &[
-                        ("checkedAt", string()),
-                        ("contendedCount", integer()),
-                        ("contendedIssueIds", strings()),
-                        ("staleCount", integer()),
-                        ("staleIssueIds", strings()),
-                    ],
-                    &["checkedAt", "contendedCount", "contendedIssueIds", "staleCount", "staleIssueIds"],
-                )),
-                ("queryBackend", string()),
-                ("querySource", string()),
-            ],
-            &["action", "count", "items", "projection"],
-        ),
+        payload: payload_schema::<crate::issues::projection::LeaseProjectionPayload<'static>>,
         failure_classes: classes!(),
         example: "(issue.lease_projection)",
     },

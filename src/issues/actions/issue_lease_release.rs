@@ -27,7 +27,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.lease_release",
             kind: ActionKind::Mutation,
             description: "Give back a lease: the issue returns to open, unassigned.",
-            payload: || mutation_schema(true),
+            payload: accepted_schema::<lease::Released<'static>>,
             failure_classes: classes!(
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseMissing.as_str(),

@@ -33,7 +33,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.lease_renew",
             kind: ActionKind::Mutation,
             description: "Extend the lease a worker holds on an issue.",
-            payload: || mutation_schema(true),
+            payload: accepted_schema::<lease::Renewed<'static>>,
             failure_classes: classes!(
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseMissing.as_str(),

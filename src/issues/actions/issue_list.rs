@@ -55,7 +55,7 @@ pub fn action() -> Arc<dyn HostAction> {
         id: "issue.list",
         kind: ActionKind::Read,
         description: "List issues, filtered by status, assignee, type, label or priority; ordered by priority, then id.",
-        payload: listing_schema,
+        payload: payload_schema::<views::ListView<'static>>,
         failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
         example: r#"(issue.list (hash "status" "open"))"#,
     },

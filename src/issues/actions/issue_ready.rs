@@ -11,7 +11,7 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Read,
             description:
                 "Open issues with no open blocker and no live lease: the work that can start now.",
-            payload: listing_schema,
+            payload: payload_schema::<views::ListView<'static>>,
             failure_classes: classes!(HostClass::ArgsInvalid.as_str()),
             example: r#"(issue.ready (hash "filter" (hash "labels" (list "frontend"))))"#,
         },

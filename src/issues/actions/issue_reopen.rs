@@ -10,7 +10,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.reopen",
             kind: ActionKind::Mutation,
             description: "Open a closed issue again (its closed_at and close_reason go).",
-            payload: || mutation_schema(false),
+            payload: accepted_schema::<crate::issues::payload::Changed<'static>>,
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::NotClosed.as_str()

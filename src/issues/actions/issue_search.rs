@@ -33,27 +33,12 @@ pub fn view(store: &Store<'_>, path: &str, a: &SearchArgs) -> Report {
 
 /// The declaration of `issue.search`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "issue.search",
         kind: ActionKind::Read,
         description: "Issues whose title, description, acceptance criteria, notes or comments contain the query, best match first (title 3, description 2, notes and comments 1).",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("query", string()),
-                ("count", integer()),
-                ("totalCount", integer()),
-                ("items", array(object(
-                    &[("id", string()), ("title", string()), ("status", string()),
-                      ("priority", integer()), ("score", integer()), ("matched", strings())],
-                    &["id", "score", "matched"],
-                ))),
-            ],
-            &["action"],
-        ),
+        payload: accepted_schema::<crate::issues::find::Found<'static>>,
         failure_classes: classes!(IssueClass::InvalidQuery.as_str()),
         example: r#"(issue.search (hash "query" "parser" "limit" 5))"#,
     },

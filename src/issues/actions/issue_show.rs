@@ -5,22 +5,12 @@ use crate::issues::IssueClass;
 
 /// The declaration of `issue.show`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "issue.show",
             kind: ActionKind::Read,
             description: "One issue with its dependencies and lease state.",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("issue", issue_schema()),
-                        ("leaseState", string()),
-                    ],
-                    &["action"],
-                )
-            },
+            payload: payload_schema::<views::ShowPayload<'static>>,
             failure_classes: classes!(IssueClass::NotFound.as_str()),
             example: r#"(issue.show (hash "id" "bd-1"))"#,
         },

@@ -9,31 +9,12 @@ pub struct NoArgs {}
 
 /// The declaration of `issue.stats`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "issue.stats",
         kind: ActionKind::Read,
         description: "Counts by status, type, priority, assignee and label; ready, blocked and in-progress counts; stale and contended leases; the oldest ready issue.",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("issuesPath", string()),
-                ("issueCount", integer()),
-                ("readyCount", integer()),
-                ("blockedCount", integer()),
-                ("inProgressCount", integer()),
-                ("byStatus", any()),
-                ("byType", any()),
-                ("byPriority", any()),
-                ("byAssignee", any()),
-                ("byLabel", any()),
-                ("staleLeaseIds", strings()),
-                ("contendedLeaseIds", strings()),
-                ("oldestReady", any()),
-            ],
-            &["action"],
-        ),
+        payload: accepted_schema::<crate::issues::find::Stats<'static>>,
         failure_classes: classes!(),
         example: "(issue.stats)",
     },

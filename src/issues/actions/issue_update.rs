@@ -33,7 +33,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "issue.update",
             kind: ActionKind::Mutation,
             description: "Change fields of an issue (status, priority, assignee, notes, …).",
-            payload: basic_mutation_schema,
+            payload: accepted_schema::<mutate::Updated<'static>>,
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::UpdateEmpty.as_str(),

@@ -9,11 +9,13 @@
 //! adding an action is a module and a line there.
 
 use crate::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction,
 };
 use crate::issues::filter::IssueFilter;
 use crate::issues::lease::{self, LeaseRequest, LeaseTerm};
 use crate::issues::mutate::{self, EdgeRef, IssueChanges, MutationCtx, NewIssue};
+use crate::issues::payload::{Accepted, Verdict};
 use crate::issues::store::{LockOptions, Store, StoreError};
 use crate::issues::views::{self, ListFilter, Scope};
 use crate::issues::IssueClass;
@@ -74,159 +76,10 @@ const STORE: [&str; 2] = [
     IssueClass::MemoryStoreCorrupt.as_str(),
 ];
 
-/// The stored issue object (`issue.show`, `issue.close`): snake_case beads fields.
-fn issue_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("id", string()),
-            ("title", string()),
-            ("status", string()),
-            ("priority", integer()),
-            ("issue_type", string()),
-            ("assignee", string()),
-            ("labels", strings()),
-            ("dependencies", array(any())),
-            ("lease", any()),
-        ],
-        &["id", "title", "status"],
-    )
-}
-
-/// premath's projection (A) of an issue (`issue.add`, `update`, `discover`).
-fn basic_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("assignee", string()),
-            ("id", string()),
-            ("issueType", string()),
-            ("owner", string()),
-            ("priority", integer()),
-            ("status", string()),
-            ("title", string()),
-        ],
-        &[
-            "assignee",
-            "id",
-            "issueType",
-            "owner",
-            "priority",
-            "status",
-            "title",
-        ],
-    )
-}
-
-/// A lease in camelCase, as premath prints it.
-fn lease_schema(with_state: bool) -> Value {
-    use schema::*;
-    let mut members = vec![
-        ("acquiredAt", string()),
-        ("expiresAt", string()),
-        ("leaseId", string()),
-        ("owner", string()),
-        ("renewedAt", nullable(string())),
-    ];
-    if with_state {
-        members.push(("state", string()));
-    }
-    object(&members, &["acquiredAt", "expiresAt", "leaseId", "owner"])
-}
-
-/// premath's lease summary (B) of an issue (`issue.claim`, `claim_next`).
-fn lease_summary_schema() -> Value {
-    use schema::*;
-    let mut summary = basic_schema();
-    summary["properties"]["lease"] = nullable(lease_schema(false));
-    summary
-}
-
-fn item_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("id", string()),
-            ("title", string()),
-            ("status", string()),
-            ("priority", integer()),
-            ("issueType", string()),
-            ("assignee", string()),
-            ("manualBlocked", boolean()),
-            ("blockers", array(any())),
-        ],
-        &["id", "title", "status", "priority"],
-    )
-}
-
-fn listing_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("issuesPath", string()),
-            ("count", integer()),
-            ("items", array(item_schema())),
-        ],
-        &["action", "count", "items"],
-    )
-}
-
-/// A mutation whose `issue` is premath's projection (A).
-fn basic_mutation_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("issuesPath", string()),
-            ("issue", basic_schema()),
-        ],
-        &["action"],
-    )
-}
-
-/// A tusk-only mutation returning the stored object and the stored lease.
-fn mutation_schema(with_lease: bool) -> Value {
-    use schema::*;
-    let mut members = vec![
-        ("action", string()),
-        ("issuesPath", string()),
-        ("id", string()),
-        ("issue", issue_schema()),
-    ];
-    if with_lease {
-        members.push(("lease", any()));
-        members.push(("leaseState", string()));
-    }
-    object(&members, &["action"])
-}
-
-fn edge_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("issuesPath", string()),
-            ("issueId", string()),
-            ("dependsOnId", string()),
-            ("type", string()),
-            ("dependency", any()),
-        ],
-        &["action"],
-    )
-}
-
-fn report_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("action", string()),
-            ("result", string()),
-            ("errors", array(any())),
-            ("warnings", array(any())),
-        ],
-        &["action", "result"],
-    )
+/// The schema of an accepted store action whose members are `T`: `action`,
+/// `issuesPath`, `T`'s members, then `result` and `failureClasses`.
+fn accepted_schema<T: JsonSchema>() -> Value {
+    payload_schema::<Verdict<'static, Accepted<'static, T>>>()
 }
 
 /// A static list of a few classes plus the store's.

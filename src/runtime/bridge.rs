@@ -247,7 +247,8 @@ impl HostBridge for CallHost {
         }
         state.calls += 1;
         let n = state.calls;
-        let started_at = self.stamp(Utc::now());
+        // Only premath's named steps record when a call started.
+        let started_at = self.steps.as_ref().map(|_| self.stamp(Utc::now()));
         let named = self
             .steps
             .as_ref()
@@ -383,7 +384,7 @@ struct Step<'a> {
     action: &'a str,
     args_digest: &'a str,
     result_class: &'a str,
-    started_at: String,
+    started_at: Option<String>,
     finished_at: String,
     refs: &'a [String],
     instruction_ref: Option<&'a str>,
@@ -491,7 +492,7 @@ impl CallHost {
                     .collect(),
                 None => principal_refs.collect(),
             },
-            started_at: named.map(|_| started_at),
+            started_at: named.and(started_at),
         };
         match self.append_trajectory(state, &row) {
             Ok(()) => json!({

@@ -22,7 +22,8 @@ use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError}
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, schema, ActionContext, ActionError, ActionKind, ActionOutcome,
+    Declaration, HostAction,
 };
 use chrono::Utc;
 use schemars::JsonSchema;
@@ -34,26 +35,6 @@ use std::sync::Arc;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
-
-/// The session object of `harness.session.read` and `.write`.
-fn session_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("schema", integer()),
-            ("sessionId", string()),
-            ("state", string()),
-            ("issueId", nullable(string())),
-            ("summary", nullable(string())),
-            ("nextStep", nullable(string())),
-            ("instructionRefs", strings()),
-            ("witnessRefs", strings()),
-            ("lineageRefs", strings()),
-            ("updatedAt", string()),
-        ],
-        &["sessionId", "state"],
-    )
-}
 
 /// The classes of the trajectory actions.
 const TRAJECTORY: &[&str] = &[

@@ -28,7 +28,7 @@ use crate::host::{
 use chrono::Utc;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// No arguments.
@@ -103,12 +103,12 @@ fn print_warnings(warnings: &[String]) {
 
 /// The `append --json` output: where the row went and the row as written.
 pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("action".into(), "harness-trajectory.append".into());
-    m.insert("schema".into(), 1.into());
-    m.insert("path".into(), path.display().to_string().into());
-    m.insert("row".into(), row);
-    Value::Object(m)
+    super::payload_value(&trajectory::AppendOutput {
+        action: "harness-trajectory.append",
+        schema: 1,
+        path: path.display().to_string(),
+        row,
+    })
 }
 
 fn retry_outcome(e: crate::harness::retry::RetryError) -> ActionOutcome {

@@ -22,8 +22,8 @@ use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError}
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::host::{
-    declare, payload_schema, schema, ActionContext, ActionError, ActionKind, ActionOutcome,
-    Declaration, HostAction,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction,
 };
 use chrono::Utc;
 use schemars::JsonSchema;

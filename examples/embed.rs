@@ -3,9 +3,9 @@
 //!
 //! `cargo run --example embed`
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tusk::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
     HostAction, HostPaths, MutationPolicy, Registry,
 };
 use tusk::runtime::{register_builtins, Host, HostConfig, Request};
@@ -20,6 +20,13 @@ struct GreetArgs {
     name: String,
 }
 
+/// The payload of `demo.greet`: tusk derives its JSON Schema from the type,
+/// and the action makes the payload by serializing it.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Greeting {
+    greeting: String,
+}
+
 /// A read action that greets someone: `(demo.greet (hash "name" "ada"))`,
 /// declared once like the built-ins, so `(host-describe "demo.greet")`,
 /// `describe_actions` and the MCP tool list describe it too.
@@ -29,13 +36,16 @@ fn greet() -> std::sync::Arc<dyn HostAction> {
             id: "demo.greet",
             kind: ActionKind::Read,
             description: "Greet someone by name.",
-            payload: || schema::object(&[("greeting", schema::string())], &["greeting"]),
+            payload: payload_schema::<Greeting>,
             failure_classes: &[],
             example: r#"(demo.greet (hash "name" "ada"))"#,
         },
         |_ctx: &ActionContext<'_>, args: GreetArgs| -> Result<ActionOutcome, ActionError> {
+            let greeting = Greeting {
+                greeting: format!("hello, {}", args.name),
+            };
             Ok(ActionOutcome::accepted(
-                json!({"greeting": format!("hello, {}", args.name)}),
+                serde_json::to_value(&greeting).expect("a payload type serializes"),
             ))
         },
     )

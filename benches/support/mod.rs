@@ -2,10 +2,9 @@
 //! prepared host in a scratch directory.
 #![allow(dead_code)]
 
-use serde_json::json;
 use tusk::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostPaths,
-    MutationPolicy, Registry,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostPaths, MutationPolicy, Registry,
 };
 use tusk::runtime::{register_builtins, Host, HostConfig};
 use tusk::sandbox::Limits;
@@ -21,7 +20,7 @@ pub fn host(dir: &std::path::Path) -> Host {
                 id: "bench.noop",
                 kind: ActionKind::Read,
                 description: "Does nothing (benchmarks).",
-                payload: || schema::object(&[("ok", schema::boolean())], &["ok"]),
+                payload: payload_schema::<Noop>,
                 failure_classes: &[],
                 example: "(bench.noop)",
             },
@@ -34,7 +33,7 @@ pub fn host(dir: &std::path::Path) -> Host {
                 id: "bench.echo",
                 kind: ActionKind::Read,
                 description: "Returns its argument (benchmarks).",
-                payload: || schema::object(&[("n", schema::integer())], &["n"]),
+                payload: payload_schema::<Echo>,
                 failure_classes: &[],
                 example: r#"(bench.echo (hash "n" 1))"#,
             },
@@ -63,10 +62,26 @@ struct EchoArgs {
     n: i64,
 }
 
+/// `bench.noop`'s payload.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Noop {
+    ok: bool,
+}
+
+/// `bench.echo`'s payload: its argument.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Echo {
+    n: i64,
+}
+
+fn payload<T: serde::Serialize>(p: &T) -> serde_json::Value {
+    serde_json::to_value(p).expect("a payload type serializes")
+}
+
 fn noop(_: &ActionContext<'_>, _: NoArgs) -> Result<ActionOutcome, ActionError> {
-    Ok(ActionOutcome::accepted(json!({"ok": true})))
+    Ok(ActionOutcome::accepted(payload(&Noop { ok: true })))
 }
 
 fn echo(_: &ActionContext<'_>, args: EchoArgs) -> Result<ActionOutcome, ActionError> {
-    Ok(ActionOutcome::accepted(json!({"n": args.n})))
+    Ok(ActionOutcome::accepted(payload(&Echo { n: args.n })))
 }

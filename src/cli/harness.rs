@@ -332,7 +332,8 @@ pub fn run_session(cmd: &SessionCommand) -> Result<Exit, CliError> {
                 .clone()
                 .unwrap_or_else(|| session::sibling_ledger_path(path));
             match session::bootstrap(path, &ledger) {
-                Ok(v) => {
+                Ok(b) => {
+                    let v = b.to_json();
                     if *json {
                         print_json(&v);
                     } else {

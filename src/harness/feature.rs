@@ -26,7 +26,8 @@ use super::{write_atomic, SidecarLock};
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashSet};
 use std::io;
@@ -133,32 +134,61 @@ pub struct Feature {
 impl Feature {
     /// The stored form, in the reference's key order (absent optionals and empty
     /// ref lists left out), unknown members after.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("featureId".into(), self.feature_id.clone().into());
-        m.insert("status".into(), self.status.clone().into());
-        if let Some(v) = &self.issue_id {
-            m.insert("issueId".into(), v.clone().into());
+    pub fn doc(&self) -> FeatureDoc<'_> {
+        FeatureDoc {
+            feature_id: &self.feature_id,
+            status: &self.status,
+            issue_id: self.issue_id.as_deref(),
+            summary: self.summary.as_deref(),
+            instruction_refs: &self.instruction_refs,
+            verification_refs: &self.verification_refs,
+            updated_at: &self.updated_at,
+            extra: &self.extra,
         }
-        if let Some(v) = &self.summary {
-            m.insert("summary".into(), v.clone().into());
-        }
-        if !self.instruction_refs.is_empty() {
-            m.insert(
-                "instructionRefs".into(),
-                self.instruction_refs.clone().into(),
-            );
-        }
-        if !self.verification_refs.is_empty() {
-            m.insert(
-                "verificationRefs".into(),
-                self.verification_refs.clone().into(),
-            );
-        }
-        m.insert("updatedAt".into(), self.updated_at.clone().into());
-        m.extend(self.extra.clone());
-        Value::Object(m)
     }
+
+    /// [`Feature::doc`] as JSON.
+    pub fn to_json(&self) -> Value {
+        super::payload_value(&self.doc())
+    }
+}
+
+/// A feature row as stored, in the reference's key order.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeatureDoc<'a> {
+    pub feature_id: &'a str,
+    /// `pending`, `in_progress`, `blocked` or `completed`.
+    pub status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub instruction_refs: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub verification_refs: &'a [String],
+    pub updated_at: &'a str,
+    /// Members this version does not know, kept as they are.
+    #[serde(flatten)]
+    pub extra: &'a Map<String, Value>,
+}
+
+/// The ledger document as stored, in the reference's key order.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerDoc<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.feature_ledger.v1`.
+    pub ledger_kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_ref: Option<&'a str>,
+    pub updated_at: &'a str,
+    pub features: Vec<FeatureDoc<'a>>,
+    /// Top-level members this version does not know, kept as they are.
+    #[serde(flatten)]
+    pub extra: &'a Map<String, Value>,
 }
 
 /// A ledger whose shape and header are valid.
@@ -183,20 +213,20 @@ impl Ledger {
     }
 
     /// The ledger document in the reference's key order, unknown members after.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("schema".into(), LEDGER_SCHEMA.into());
-        m.insert("ledgerKind".into(), LEDGER_KIND.into());
-        if let Some(v) = &self.session_ref {
-            m.insert("sessionRef".into(), v.clone().into());
+    pub fn doc(&self) -> LedgerDoc<'_> {
+        LedgerDoc {
+            schema: LEDGER_SCHEMA,
+            ledger_kind: LEDGER_KIND,
+            session_ref: self.session_ref.as_deref(),
+            updated_at: &self.updated_at,
+            features: self.features.iter().map(Feature::doc).collect(),
+            extra: &self.extra,
         }
-        m.insert("updatedAt".into(), self.updated_at.clone().into());
-        m.insert(
-            "features".into(),
-            Value::Array(self.features.iter().map(Feature::to_json).collect()),
-        );
-        m.extend(self.extra.clone());
-        Value::Object(m)
+    }
+
+    /// [`Ledger::doc`] as JSON.
+    pub fn to_json(&self) -> Value {
+        super::payload_value(&self.doc())
     }
 
     /// The file's bytes: pretty JSON in the reference's key order plus `\n`.
@@ -585,15 +615,29 @@ pub fn project_next(path: &Path) -> Result<Option<NextFeature>, FeatureError> {
     }))
 }
 
+/// The `next --json` output (the payload of `harness.feature.next`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NextOutput {
+    /// `harness-feature.next`.
+    pub action: &'static str,
+    pub path: String,
+    /// Whether a ledger exists; the members after it are `null` when not.
+    pub exists: bool,
+    pub next_feature_id: Option<String>,
+    pub closure_complete: Option<bool>,
+    pub feature_count: Option<usize>,
+}
+
 /// The `next --json` output.
 pub fn next_json(path: &Path, projection: Option<&NextFeature>) -> Value {
-    serde_json::json!({
-        "action": "harness-feature.next",
-        "path": path.display().to_string(),
-        "exists": projection.is_some(),
-        "nextFeatureId": projection.and_then(|p| p.next_feature_id.clone()),
-        "closureComplete": projection.map(|p| p.closure_complete),
-        "featureCount": projection.map(|p| p.feature_count),
+    super::payload_value(&NextOutput {
+        action: "harness-feature.next",
+        path: path.display().to_string(),
+        exists: projection.is_some(),
+        next_feature_id: projection.and_then(|p| p.next_feature_id.clone()),
+        closure_complete: projection.map(|p| p.closure_complete),
+        feature_count: projection.map(|p| p.feature_count),
     })
 }
 
@@ -707,13 +751,25 @@ pub fn write(
     Ok((feature_id, ledger))
 }
 
+/// The `write --json` output (the payload of `harness.feature.write`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteOutput<'a> {
+    /// `harness-feature.write`.
+    pub action: &'static str,
+    pub path: String,
+    pub feature_id: &'a str,
+    /// The ledger as written.
+    pub ledger: LedgerDoc<'a>,
+}
+
 /// The `write --json` output.
 pub fn write_json(path: &Path, feature_id: &str, ledger: &Ledger) -> Value {
-    serde_json::json!({
-        "action": "harness-feature.write",
-        "path": path.display().to_string(),
-        "featureId": feature_id,
-        "ledger": ledger.to_json(),
+    super::payload_value(&WriteOutput {
+        action: "harness-feature.write",
+        path: path.display().to_string(),
+        feature_id,
+        ledger: ledger.doc(),
     })
 }
 

@@ -19,6 +19,8 @@ use crate::issues::lease;
 use crate::issues::store::Store;
 use crate::issues::views;
 use crate::issues::IssueClass;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// The worker pool named in `cover://` refs.
@@ -186,20 +188,57 @@ pub fn stop(
         if run_id.is_empty() { "direct" } else { run_id }
     );
     append_stop_row(ctx, issue, &step_id, &lease_ref, &lineage)?;
-    Ok(ActionOutcome::accepted(json!({
-        "schema": 1,
-        "kind": "premath.harness.stop.v1",
-        "issueId": issue,
-        "workerId": worker,
-        "lease": {
-            "action": action, "state": state, "leaseId": after.lease_id,
-            "owner": after.owner, "expiresAt": after.expires_at,
+    Ok(ActionOutcome::accepted(super::payload_value(&Stopped {
+        schema: 1,
+        kind: "premath.harness.stop.v1",
+        issue_id: issue,
+        worker_id: worker,
+        lease: StopLease {
+            action,
+            state: &state,
+            lease_id: &after.lease_id,
+            owner: &after.owner,
+            expires_at: &after.expires_at,
         },
-        "leaseRef": lease_ref,
-        "lineageRefs": lineage,
-        "stepId": step_id,
-        "session": written.to_json(),
+        lease_ref: &lease_ref,
+        lineage_refs: &lineage,
+        step_id: &step_id,
+        session: written.doc(),
     })))
+}
+
+/// A step stopped (`premath.harness.stop.v1`): the payload of `harness.stop`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stopped<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.stop.v1`.
+    pub kind: &'static str,
+    pub issue_id: &'a str,
+    pub worker_id: &'a str,
+    pub lease: StopLease<'a>,
+    /// The handoff's lease ref (`lease://handoff/…`).
+    pub lease_ref: &'a str,
+    /// The ctx, cover and refinement refs of the step.
+    pub lineage_refs: &'a [String],
+    pub step_id: &'a str,
+    /// The stopped session as written.
+    pub session: session::SessionDoc<'a>,
+}
+
+/// The lease after `harness.stop`'s lease action.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StopLease<'a> {
+    /// `issue_lease_release`, `issue_lease_renew` or `none`.
+    pub action: &'a str,
+    /// `released`, `contended`, `active`, `stale` or `unleased`.
+    pub state: &'a str,
+    /// Empty when there is no lease (as each of the members after it).
+    pub lease_id: &'a str,
+    pub owner: &'a str,
+    pub expires_at: &'a str,
 }
 
 /// Releases or renews (`action`) the worker's lease on `issue`: the
@@ -307,35 +346,114 @@ pub fn boot(
             ("stale", _) => format!("the lease expired at {}: claim it again with issue.claim", view.expires_at),
             _ => format!("no lease: claim it with (issue.claim (hash \"id\" \"{id}\" \"assignee\" …))"),
         };
-        leases.push(json!({
-            "issueId": id, "leaseId": view.lease_id, "owner": view.owner,
-            "expiresAt": view.expires_at, "leaseState": view.state, "status": view.status,
-            "stranded": stranded, "resume": resume,
-        }));
+        leases.push(BootLease {
+            issue_id: id,
+            lease_id: view.lease_id,
+            owner: view.owner,
+            expires_at: view.expires_at,
+            lease_state: view.state,
+            status: view.status,
+            stranded,
+            resume,
+        });
     }
     let ready = views::ready_view(&store, &issues_path, &Default::default(), ctx.now);
     let next = match ready.items.first() {
-        Some(first) => json!({"source": "ready", "issueId": first.id, "title": first.title}),
+        Some(first) => Some(BootNext {
+            source: "ready",
+            issue_id: Some(first.id),
+            title: Some(first.title),
+            feature_id: None,
+        }),
         None => match super::feature::project_next(&ctx.paths.feature_ledger) {
             Ok(Some(super::feature::NextFeature {
                 next_feature_id: Some(id),
                 ..
-            })) => json!({"source": "feature", "featureId": id}),
-            _ => Value::Null,
+            })) => Some(BootNext {
+                source: "feature",
+                issue_id: None,
+                title: None,
+                feature_id: Some(id),
+            }),
+            _ => None,
         },
     };
-    Ok(ActionOutcome::accepted(json!({
-        "schema": 1,
-        "kind": "premath.harness.boot.v1",
-        "roots": {
-            "issuesPath": issues_path,
-            "trajectoryPath": ctx.paths.trajectory.path().display().to_string(),
-            "sessionPath": ctx.paths.session.display().to_string(),
-            "featureLedgerPath": ctx.paths.feature_ledger.display().to_string(),
+    Ok(ActionOutcome::accepted(super::payload_value(&Booted {
+        schema: 1,
+        kind: "premath.harness.boot.v1",
+        roots: BootRoots {
+            trajectory_path: ctx.paths.trajectory.path().display().to_string(),
+            session_path: ctx.paths.session.display().to_string(),
+            feature_ledger_path: ctx.paths.feature_ledger.display().to_string(),
+            issues_path: issues_path.clone(),
         },
-        "diagnostics": diagnostics,
-        "session": bootstrap,
-        "leases": leases,
-        "next": next,
+        diagnostics,
+        session: bootstrap,
+        leases,
+        next,
     })))
+}
+
+/// A step booted (`premath.harness.boot.v1`): the payload of `harness.boot`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Booted<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.boot.v1`.
+    pub kind: &'static str,
+    pub roots: BootRoots,
+    /// `dep.diagnostics` over the active issues.
+    #[schemars(with = "views::DiagnosticsPayload<'static>")]
+    pub diagnostics: Value,
+    /// The session's bootstrap projection.
+    pub session: session::Bootstrap,
+    /// The leases that concern this worker, issue or session.
+    pub leases: Vec<BootLease<'a>>,
+    /// The next target: the first ready issue, else the next feature; `null`
+    /// when there is neither.
+    pub next: Option<BootNext<'a>>,
+}
+
+/// Where the step's memory lives.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BootRoots {
+    pub issues_path: String,
+    pub trajectory_path: String,
+    pub session_path: String,
+    pub feature_ledger_path: String,
+}
+
+/// A lease that concerns the booting worker, and how to resume it.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BootLease<'a> {
+    pub issue_id: &'a str,
+    pub lease_id: String,
+    pub owner: String,
+    pub expires_at: String,
+    /// `unleased`, `active` or `stale`.
+    pub lease_state: String,
+    pub status: String,
+    /// Left behind by a step that did not stop (an active session on it, or
+    /// a stale lease).
+    pub stranded: bool,
+    /// What to do about it, in one line.
+    pub resume: String,
+}
+
+/// The next target of a boot: `source` `ready` with the issue, or `feature`
+/// with the feature.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BootNext<'a> {
+    /// `ready` or `feature`.
+    pub source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_id: Option<String>,
 }

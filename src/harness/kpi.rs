@@ -21,7 +21,9 @@ use super::format_timestamp;
 use super::trajectory::{scan_file, RowRef, Scan, TrajectoryError};
 use crate::host::HostClass;
 use chrono::{DateTime, TimeDelta, Utc};
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -137,31 +139,30 @@ pub fn compute(
 
 impl Kpi {
     /// The `--json` object.
+    pub fn report(&self) -> KpiReport {
+        KpiReport {
+            kind: KPI_KIND,
+            window_hours: number(self.window_hours),
+            now: format_timestamp(self.now),
+            window_rows: self.window_rows,
+            completed_rows: self.completed_rows,
+            active_workers: self.active_workers,
+            completed_rows_per_day: self.completed_rows_per_day,
+            throughput_per_worker_per_day: self.throughput_per_worker_per_day,
+            gate_pass_rate: self.gate_pass_rate,
+            kpi: self.kpi,
+            decision: self.decision.as_str(),
+            thresholds: Thresholds {
+                target: TARGET,
+                rollback: ROLLBACK,
+                minimum_rows: MINIMUM_ROWS,
+            },
+        }
+    }
+
+    /// [`Kpi::report`] as JSON.
     pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("kind".into(), KPI_KIND.into());
-        m.insert("windowHours".into(), number(self.window_hours));
-        m.insert("now".into(), format_timestamp(self.now).into());
-        m.insert("windowRows".into(), self.window_rows.into());
-        m.insert("completedRows".into(), self.completed_rows.into());
-        m.insert("activeWorkers".into(), self.active_workers.into());
-        m.insert(
-            "completedRowsPerDay".into(),
-            self.completed_rows_per_day.into(),
-        );
-        m.insert(
-            "throughputPerWorkerPerDay".into(),
-            self.throughput_per_worker_per_day.into(),
-        );
-        m.insert("gatePassRate".into(), self.gate_pass_rate.into());
-        m.insert("kpi".into(), self.kpi.into());
-        m.insert("decision".into(), self.decision.as_str().into());
-        let mut t = Map::new();
-        t.insert("target".into(), TARGET.into());
-        t.insert("rollback".into(), ROLLBACK.into());
-        t.insert("minimumRows".into(), MINIMUM_ROWS.into());
-        m.insert("thresholds".into(), Value::Object(t));
-        Value::Object(m)
+        super::payload_value(&self.report())
     }
 
     /// The short human report.
@@ -182,6 +183,38 @@ impl Kpi {
             rate = self.gate_pass_rate,
         )
     }
+}
+
+/// The `--json` object of the KPI (`premath.multithread.throughput.v1`; the
+/// payload of `harness.kpi`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KpiReport {
+    /// `premath.multithread.throughput.v1`.
+    pub kind: &'static str,
+    /// An integer when the window is a whole number of hours.
+    #[schemars(with = "f64")]
+    pub window_hours: Value,
+    pub now: String,
+    pub window_rows: u64,
+    pub completed_rows: u64,
+    pub active_workers: u64,
+    pub completed_rows_per_day: f64,
+    pub throughput_per_worker_per_day: f64,
+    pub gate_pass_rate: f64,
+    pub kpi: f64,
+    /// `pass`, `watch`, `rollback` or `insufficient_data`.
+    pub decision: &'static str,
+    pub thresholds: Thresholds,
+}
+
+/// The KPI's decision thresholds.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Thresholds {
+    pub target: f64,
+    pub rollback: f64,
+    pub minimum_rows: u64,
 }
 
 /// A whole number of hours prints as an integer.

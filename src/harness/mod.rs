@@ -45,6 +45,12 @@ pub const DEFAULT_TRAJECTORY_PATH: &str = ".premath/harness_trajectory.jsonl";
 pub const DEFAULT_FEATURE_LEDGER_PATH: &str = ".premath/harness_feature_ledger.json";
 pub use crate::issues::store::DEFAULT_ISSUES_PATH;
 
+/// A payload type as JSON (each harness payload is a type deriving `Serialize`
+/// and `JsonSchema`; field order is key order).
+pub(crate) fn payload_value<T: serde::Serialize>(payload: &T) -> serde_json::Value {
+    serde_json::to_value(payload).expect("a payload type serializes")
+}
+
 crate::failure::class_enum! {
     /// The harness artifacts' failure classes (harness-artifacts spec): session,
     /// trajectory, feature ledger, escalation and retry policy.

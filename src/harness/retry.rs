@@ -10,6 +10,8 @@
 
 use crate::canonical;
 use crate::harness::HarnessClass;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -305,22 +307,83 @@ pub struct Decision {
 
 impl Decision {
     /// The `harness.retry.decide` payload (and `--json` output).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "schema": 1,
-            "kind": "premath.harness.retry.decision.v1",
-            "attempt": self.attempt,
-            "retry": self.retry,
-            "maxAttempts": self.max_attempts,
-            "backoffClass": self.backoff_class,
-            "escalationAction": self.escalation_action,
-            "ruleId": self.rule_id,
-            "matchedFailureClass": self.matched_failure_class,
-            "failureClasses": self.failure_classes,
-            "policyId": self.policy_id,
-            "policyDigest": self.policy_digest,
-        })
+    pub fn doc(&self) -> DecisionDoc<'_> {
+        DecisionDoc {
+            schema: 1,
+            kind: "premath.harness.retry.decision.v1",
+            attempt: self.attempt,
+            retry: self.retry,
+            max_attempts: self.max_attempts,
+            backoff_class: &self.backoff_class,
+            escalation_action: &self.escalation_action,
+            rule_id: &self.rule_id,
+            matched_failure_class: &self.matched_failure_class,
+            failure_classes: &self.failure_classes,
+            policy_id: &self.policy_id,
+            policy_digest: &self.policy_digest,
+        }
     }
+
+    /// [`Decision::doc`] as JSON.
+    pub fn to_json(&self) -> Value {
+        super::payload_value(&self.doc())
+    }
+}
+
+/// A retry decision (`premath.harness.retry.decision.v1`): the payload of
+/// `harness.retry.decide`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionDoc<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.retry.decision.v1`.
+    pub kind: &'static str,
+    pub attempt: u64,
+    pub retry: bool,
+    pub max_attempts: u64,
+    pub backoff_class: &'a str,
+    /// `issue_discover`, `mark_blocked` or `stop`.
+    pub escalation_action: &'a str,
+    pub rule_id: &'a str,
+    pub matched_failure_class: &'a str,
+    /// Sorted, once each.
+    pub failure_classes: &'a [String],
+    pub policy_id: &'a str,
+    pub policy_digest: &'a str,
+}
+
+/// An escalation carried out (`premath.harness.escalation.v1`): the payload
+/// of `harness.escalate`. A `stop` has `details` and no issue members; the
+/// other actions name the issue, the note, and (`issue_discover`) the issue
+/// filed.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Escalation<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.escalation.v1`.
+    pub kind: &'static str,
+    /// The decision's escalation action.
+    pub action: &'a str,
+    pub decision: DecisionDoc<'a>,
+    /// `stop`, `issue_discover` or `mark_blocked`.
+    pub outcome: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<String>,
+    /// Where the active issue was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue_context: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note_digest: Option<String>,
+    /// The id of the issue `issue_discover` filed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub created_issue_id: Option<Value>,
 }
 
 /// Where an escalation finds its active issue and its files.
@@ -481,16 +544,22 @@ pub fn escalate(
     decision: &Decision,
     ctx: &EscalationCtx<'_>,
 ) -> Result<Value, RetryError> {
-    let mut out = json!({
-        "schema": 1,
-        "kind": "premath.harness.escalation.v1",
-        "action": decision.escalation_action,
-        "decision": decision.to_json(),
-    });
+    let mut out = Escalation {
+        schema: 1,
+        kind: "premath.harness.escalation.v1",
+        action: &decision.escalation_action,
+        decision: decision.doc(),
+        outcome: &decision.escalation_action,
+        details: None,
+        issue_id: None,
+        issue_context: None,
+        note: None,
+        note_digest: None,
+        created_issue_id: None,
+    };
     if decision.escalation_action == "stop" {
-        out["outcome"] = json!("stop");
-        out["details"] = json!("terminal stop with no mutation");
-        return Ok(out);
+        out.details = Some("terminal stop with no mutation");
+        return Ok(super::payload_value(&out));
     }
     if !matches!(
         decision.escalation_action.as_str(),
@@ -541,20 +610,19 @@ pub fn escalate(
         ));
     }
     let payload = report.into_value();
-    out["outcome"] = json!(decision.escalation_action);
-    out["issueId"] = json!(issue);
-    out["issueContext"] = json!(source);
-    out["note"] = json!(text);
-    out["noteDigest"] = json!(format!(
+    out.note_digest = Some(format!(
         "note1_{}",
         canonical::sha256_hex(
             canonical::to_canonical_string(&json!({"scope": ctx.scope, "note": text})).as_bytes()
         )
     ));
+    out.issue_id = Some(issue);
+    out.issue_context = Some(source);
+    out.note = Some(text);
     if decision.escalation_action == "issue_discover" {
-        out["createdIssueId"] = payload["issue"]["id"].clone();
+        out.created_issue_id = Some(payload["issue"]["id"].clone());
     }
-    Ok(out)
+    Ok(super::payload_value(&out))
 }
 
 #[cfg(test)]

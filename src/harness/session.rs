@@ -20,6 +20,8 @@ use super::feature::{self, FeatureError};
 use super::{normalize_opt, normalize_refs, parse_timestamp, write_atomic, SidecarLock};
 use crate::harness::HarnessClass;
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io;
 use std::path::Path;
@@ -186,49 +188,68 @@ impl Session {
 
     /// The stored form in the reference's key order (absent optionals and empty
     /// ref lists left out), members this version does not know after.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("schema".into(), 1.into());
-        m.insert("sessionKind".into(), SESSION_KIND.into());
-        m.insert("sessionId".into(), self.session_id.clone().into());
-        m.insert("state".into(), self.state.as_str().into());
-        self.put_handoff(&mut m);
-        m.insert("startedAt".into(), self.started_at.clone().into());
-        m.insert("updatedAt".into(), self.updated_at.clone().into());
-        for (key, value) in [
-            ("stoppedAt", &self.stopped_at),
-            ("issuesPath", &self.issues_path),
-            ("issuesSnapshotRef", &self.issues_snapshot_ref),
-        ] {
-            if let Some(v) = value {
-                m.insert(key.into(), v.clone().into());
-            }
+    pub fn doc(&self) -> SessionDoc<'_> {
+        SessionDoc {
+            schema: 1,
+            session_kind: SESSION_KIND,
+            session_id: &self.session_id,
+            state: self.state.as_str(),
+            issue_id: self.issue_id.as_deref(),
+            summary: self.summary.as_deref(),
+            next_step: self.next_step.as_deref(),
+            instruction_refs: &self.instruction_refs,
+            witness_refs: &self.witness_refs,
+            lineage_refs: &self.lineage_refs,
+            started_at: &self.started_at,
+            updated_at: &self.updated_at,
+            stopped_at: self.stopped_at.as_deref(),
+            issues_path: self.issues_path.as_deref(),
+            issues_snapshot_ref: self.issues_snapshot_ref.as_deref(),
+            extra: &self.extra,
         }
-        m.extend(self.extra.clone());
-        Value::Object(m)
     }
 
-    /// The continuation fields shared by the artifact and `bootstrap`.
-    fn put_handoff(&self, m: &mut Map<String, Value>) {
-        for (key, value) in [
-            ("issueId", &self.issue_id),
-            ("summary", &self.summary),
-            ("nextStep", &self.next_step),
-        ] {
-            if let Some(v) = value {
-                m.insert(key.into(), v.clone().into());
-            }
-        }
-        for (key, refs) in [
-            ("instructionRefs", &self.instruction_refs),
-            ("witnessRefs", &self.witness_refs),
-            ("lineageRefs", &self.lineage_refs),
-        ] {
-            if !refs.is_empty() {
-                m.insert(key.into(), refs.clone().into());
-            }
-        }
+    /// [`Session::doc`] as JSON.
+    pub fn to_json(&self) -> Value {
+        super::payload_value(&self.doc())
     }
+}
+
+/// The session artifact as stored, in the reference's key order: the file's
+/// document and the payload of `harness.session.read` and `.write`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionDoc<'a> {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.session.v1`.
+    pub session_kind: &'a str,
+    pub session_id: &'a str,
+    /// `active` or `stopped`.
+    pub state: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issue_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub instruction_refs: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub witness_refs: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub lineage_refs: &'a [String],
+    pub started_at: &'a str,
+    pub updated_at: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issues_path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issues_snapshot_ref: Option<&'a str>,
+    /// Members this version does not know, kept as they are.
+    #[serde(flatten)]
+    pub extra: &'a Map<String, Value>,
 }
 
 /// Reads the session at `path`; `None` when the file does not exist.
@@ -360,10 +381,54 @@ fn session_token(issue_id: &str) -> String {
     }
 }
 
-/// The `premath.harness.bootstrap.v1` projection: mode `resume` (stopped), `attach`
-/// (active) or `fresh` (no session), the session's continuation fields, and the
-/// feature projection when a ledger exists at `ledger_path`.
-pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError> {
+/// The `premath.harness.bootstrap.v1` projection (the payload of
+/// `harness.session.bootstrap`): the reference's members in its order, every
+/// one present, `null` where the session or the ledger has none; then tusk's
+/// additions, the spec's `schema`, `state` and `issueId`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Bootstrap {
+    /// `harness-session.bootstrap`.
+    pub action: &'static str,
+    /// `premath.harness.bootstrap.v1`.
+    pub bootstrap_kind: &'static str,
+    pub session_ref: String,
+    pub session_id: Option<String>,
+    /// `fresh`, `resume` or `attach`.
+    pub mode: &'static str,
+    pub resume_issue_id: Option<String>,
+    pub next_step: Option<String>,
+    pub summary: Option<String>,
+    pub instruction_refs: Vec<String>,
+    pub witness_refs: Vec<String>,
+    pub lineage_refs: Vec<String>,
+    pub issues_path: Option<String>,
+    pub issues_snapshot_ref: Option<String>,
+    pub feature_ledger_ref: String,
+    pub next_feature_id: Option<String>,
+    pub feature_closure_complete: Option<bool>,
+    pub feature_count: Option<usize>,
+    pub started_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub stopped_at: Option<String>,
+    /// Always 1.
+    pub schema: u32,
+    /// `active` or `stopped`; `null` when fresh.
+    pub state: Option<&'static str>,
+    pub issue_id: Option<String>,
+}
+
+impl Bootstrap {
+    /// The projection as JSON.
+    pub fn to_json(&self) -> Value {
+        super::payload_value(self)
+    }
+}
+
+/// The bootstrap projection: mode `resume` (stopped), `attach` (active) or
+/// `fresh` (no session), the session's continuation fields, and the feature
+/// projection when a ledger exists at `ledger_path`.
+pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Bootstrap, SessionError> {
     let session = read(path)?;
     let features =
         feature::project_next(ledger_path).map_err(|source| SessionError::FeatureLedger {
@@ -375,68 +440,35 @@ pub fn bootstrap(path: &Path, ledger_path: &Path) -> Result<Value, SessionError>
         Some(s) if s.state == SessionState::Stopped => "resume",
         Some(_) => "attach",
     };
-    let opt = |v: Option<&String>| v.map_or(Value::Null, |s| Value::String(s.clone()));
     let s = session.as_ref();
-    let refs =
-        |pick: fn(&Session) -> &Vec<String>| Value::from(s.map(pick).cloned().unwrap_or_default());
-    // The reference's members, in its order, nulls included.
-    let mut m = Map::new();
-    m.insert("action".into(), "harness-session.bootstrap".into());
-    m.insert("bootstrapKind".into(), BOOTSTRAP_KIND.into());
-    m.insert("sessionRef".into(), path.display().to_string().into());
-    m.insert("sessionId".into(), opt(s.map(|s| &s.session_id)));
-    m.insert("mode".into(), mode.into());
-    m.insert(
-        "resumeIssueId".into(),
-        opt(s.and_then(|s| s.issue_id.as_ref())),
-    );
-    m.insert("nextStep".into(), opt(s.and_then(|s| s.next_step.as_ref())));
-    m.insert("summary".into(), opt(s.and_then(|s| s.summary.as_ref())));
-    m.insert("instructionRefs".into(), refs(|s| &s.instruction_refs));
-    m.insert("witnessRefs".into(), refs(|s| &s.witness_refs));
-    m.insert("lineageRefs".into(), refs(|s| &s.lineage_refs));
-    m.insert(
-        "issuesPath".into(),
-        opt(s.and_then(|s| s.issues_path.as_ref())),
-    );
-    m.insert(
-        "issuesSnapshotRef".into(),
-        opt(s.and_then(|s| s.issues_snapshot_ref.as_ref())),
-    );
-    m.insert(
-        "featureLedgerRef".into(),
-        ledger_path.display().to_string().into(),
-    );
-    m.insert(
-        "nextFeatureId".into(),
-        opt(features.as_ref().and_then(|p| p.next_feature_id.as_ref())),
-    );
-    m.insert(
-        "featureClosureComplete".into(),
-        features
-            .as_ref()
-            .map_or(Value::Null, |p| p.closure_complete.into()),
-    );
-    m.insert(
-        "featureCount".into(),
-        features
-            .as_ref()
-            .map_or(Value::Null, |p| p.feature_count.into()),
-    );
-    m.insert("startedAt".into(), opt(s.map(|s| &s.started_at)));
-    m.insert("updatedAt".into(), opt(s.map(|s| &s.updated_at)));
-    m.insert(
-        "stoppedAt".into(),
-        opt(s.and_then(|s| s.stopped_at.as_ref())),
-    );
-    // tusk's additions: the spec's schema, state and issueId.
-    m.insert("schema".into(), 1.into());
-    m.insert(
-        "state".into(),
-        s.map_or(Value::Null, |s| s.state.as_str().into()),
-    );
-    m.insert("issueId".into(), opt(s.and_then(|s| s.issue_id.as_ref())));
-    Ok(Value::Object(m))
+    let opt = |pick: fn(&Session) -> &Option<String>| s.and_then(|s| pick(s).clone());
+    let refs = |pick: fn(&Session) -> &Vec<String>| s.map(pick).cloned().unwrap_or_default();
+    let f = features.as_ref();
+    Ok(Bootstrap {
+        action: "harness-session.bootstrap",
+        bootstrap_kind: BOOTSTRAP_KIND,
+        session_ref: path.display().to_string(),
+        session_id: s.map(|s| s.session_id.clone()),
+        mode,
+        resume_issue_id: opt(|s| &s.issue_id),
+        next_step: opt(|s| &s.next_step),
+        summary: opt(|s| &s.summary),
+        instruction_refs: refs(|s| &s.instruction_refs),
+        witness_refs: refs(|s| &s.witness_refs),
+        lineage_refs: refs(|s| &s.lineage_refs),
+        issues_path: opt(|s| &s.issues_path),
+        issues_snapshot_ref: opt(|s| &s.issues_snapshot_ref),
+        feature_ledger_ref: ledger_path.display().to_string(),
+        next_feature_id: f.and_then(|p| p.next_feature_id.clone()),
+        feature_closure_complete: f.map(|p| p.closure_complete),
+        feature_count: f.map(|p| p.feature_count),
+        started_at: s.map(|s| s.started_at.clone()),
+        updated_at: s.map(|s| s.updated_at.clone()),
+        stopped_at: opt(|s| &s.stopped_at),
+        schema: 1,
+        state: s.map(|s| s.state.as_str()),
+        issue_id: opt(|s| &s.issue_id),
+    })
 }
 
 /// The feature ledger `bootstrap` reads by default: the one next to the session.

@@ -26,7 +26,7 @@ use crate::logs::LogStore;
 use chrono::{DateTime, Utc};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -270,7 +270,7 @@ impl StepRow {
 /// A checked step row. Its members are declared in canonical (sorted) key
 /// order, so serde writes the canonical line straight from it, and the
 /// writer never builds a map per row (one per host call).
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Normalized<'a> {
     action: &'a str,
@@ -1025,6 +1025,39 @@ struct ProjectionAcc {
     top: BinaryHeap<Reverse<Candidate<'static>>>,
 }
 
+/// The projection object of `query` (the payload of `harness.trajectory.query`).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryOutput {
+    /// Always 1.
+    pub schema: u32,
+    pub projection_kind: &'static str,
+    /// `latest`, `failed` or `retry_needed`.
+    pub mode: &'static str,
+    pub limit: usize,
+    pub total_count: usize,
+    pub failed_count: usize,
+    pub retry_needed_count: usize,
+    pub count: usize,
+    /// The chosen rows as stored, newest first.
+    pub items: Vec<Value>,
+}
+
+/// The `append --json` output (the payload of `harness.trajectory.append`):
+/// where the row went and the row as written.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AppendOutput {
+    /// `harness-trajectory.append`.
+    pub action: &'static str,
+    /// Always 1.
+    pub schema: u32,
+    pub path: String,
+    /// The normalized row (canonical key order).
+    #[schemars(with = "Normalized<'static>")]
+    pub row: Value,
+}
+
 /// The output of `query`: the projection object and any warnings for stderr.
 #[derive(Debug)]
 pub struct Projection {
@@ -1115,18 +1148,19 @@ fn query_with(
                 .expect("a line that validated as a row is valid JSON")
         })
         .collect();
-    let mut out = Map::new();
-    out.insert("schema".into(), 1.into());
-    out.insert("projectionKind".into(), PROJECTION_KIND.into());
-    out.insert("mode".into(), mode.echo().into());
-    out.insert("limit".into(), limit.into());
-    out.insert("totalCount".into(), acc.total.into());
-    out.insert("failedCount".into(), acc.failed.into());
-    out.insert("retryNeededCount".into(), acc.retry.into());
-    out.insert("count".into(), items.len().into());
-    out.insert("items".into(), Value::Array(items));
+    let out = QueryOutput {
+        schema: 1,
+        projection_kind: PROJECTION_KIND,
+        mode: mode.echo(),
+        limit,
+        total_count: acc.total,
+        failed_count: acc.failed,
+        retry_needed_count: acc.retry,
+        count: items.len(),
+        items,
+    };
     Ok(Projection {
-        value: Value::Object(out),
+        value: super::payload_value(&out),
         warnings,
     })
 }

@@ -12,7 +12,8 @@ use super::check;
 use super::classes::FAILURE_CLASSES;
 use crate::host::HostClass;
 use crate::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,7 +40,6 @@ pub struct JoinCheckArgs {
 
 /// `harness.join_check`: args are the harness-join-check input object itself.
 pub fn join_check() -> Arc<dyn HostAction> {
-    use schema::*;
     // The typestate classes, then the host's own for an unnormalizable input.
     static CLASSES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let classes = CLASSES.get_or_init(|| {
@@ -52,15 +52,7 @@ pub fn join_check() -> Arc<dyn HostAction> {
             id: "harness.join_check",
             kind: ActionKind::Read,
             description: "Check one turn's tool-calling evidence for typestate join closure (the harness-join-check verdict).",
-            payload: || object(
-                &[
-                    ("result", string()),
-                    ("failureClasses", strings()),
-                    ("normalized", any()),
-                    ("witness", any()),
-                ],
-                &["result", "failureClasses"],
-            ),
+            payload: payload_schema::<super::output::Output<'static>>,
             failure_classes: classes,
             example: r#"(harness.join_check (hash "evidence" (hash "callSpec" (hash "callId" "c1") "protocolState" (hash "stopReason" "end_turn"))))"#,
         },

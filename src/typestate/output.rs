@@ -7,6 +7,7 @@
 use super::evidence::Evidence;
 use super::state::{ContextState, JoinState};
 use crate::canonical::sha256_digest;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -188,20 +189,52 @@ pub fn build(
     let normalized = normalized(ev, join, ctx, digests);
     let join_input = join_input(ev, join, ctx, digests);
     let mutation_input = mutation_input(ev, join, ctx);
-    json!({
-        "action": "harness-join-check",
-        "result": if accepted { "accepted" } else { "rejected" },
-        "failureClasses": failure_classes,
-        "joinClosed": accepted,
-        "witness": {
-            "schema": 1,
-            "witnessKind": WITNESS_KIND,
-            "digests": digests.to_json(),
-            "joinInput": Value::Object(join_input),
-            "mutationInput": Value::Object(mutation_input),
+    let output = Output {
+        action: "harness-join-check",
+        result: if accepted { "accepted" } else { "rejected" },
+        failure_classes,
+        join_closed: accepted,
+        witness: Witness {
+            schema: 1,
+            witness_kind: WITNESS_KIND,
+            digests: digests.to_json(),
+            join_input,
+            mutation_input,
         },
-        "normalized": Value::Object(normalized),
-    })
+        normalized,
+    };
+    serde_json::to_value(&output).expect("a join check output serializes")
+}
+
+/// The `--json` output of the join check: the payload of `harness.join_check`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Output<'a> {
+    /// `harness-join-check`.
+    pub action: &'static str,
+    /// `accepted` or `rejected`.
+    pub result: &'static str,
+    /// Sorted, once each; empty when accepted.
+    pub failure_classes: &'a [String],
+    pub join_closed: bool,
+    pub witness: Witness,
+    /// The normalized evidence (`premath.harness.typestate_normalized.v1`).
+    pub normalized: Map<String, Value>,
+}
+
+/// The check's witness (`premath.harness.join_check.v1`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Witness {
+    /// Always 1.
+    pub schema: u32,
+    /// `premath.harness.join_check.v1`.
+    pub witness_kind: &'static str,
+    /// The digest bundle (`joinSetDigest`, `callSpecDigest`, …).
+    #[schemars(with = "Map<String, Value>")]
+    pub digests: Value,
+    pub join_input: Map<String, Value>,
+    pub mutation_input: Map<String, Value>,
 }
 
 /// `normalized.joinState`.

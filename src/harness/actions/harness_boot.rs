@@ -16,22 +16,12 @@ pub struct BootArgs {
 
 /// The declaration of `harness.boot`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "harness.boot",
         kind: ActionKind::Read,
         description: "Boot a step: memory roots, dependency diagnostics, session bootstrap, leases that concern this worker, the next target.",
-        payload: || object(
-            &[
-                ("roots", any()),
-                ("diagnostics", any()),
-                ("session", any()),
-                ("leases", array(any())),
-                ("next", any()),
-            ],
-            &["roots", "session", "leases"],
-        ),
+        payload: payload_schema::<crate::harness::hooks::Booted<'static>>,
         failure_classes: crate::failure::class_list![IssueClass::MemoryStoreCorrupt.as_str(), IssueClass::MemoryIoError.as_str(), HarnessClass::SessionCorrupt.as_str(), HarnessClass::FeatureLedgerCorrupt.as_str(), HarnessClass::FeatureLedgerRejected.as_str(), HarnessClass::IoError.as_str()],
         example: r#"(harness.boot (hash "workerId" "agent.a"))"#,
     },

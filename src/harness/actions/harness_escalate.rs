@@ -16,21 +16,12 @@ pub struct EscalateArgs {
 
 /// The declaration of `harness.escalate`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "harness.escalate",
         kind: ActionKind::Mutation,
         description: "Carry out the escalation of a spent step: discover a follow-up issue, mark the issue blocked, or stop.",
-        payload: || object(
-            &[
-                ("outcome", string()),
-                ("issueId", string()),
-                ("createdIssueId", string()),
-                ("note", string()),
-            ],
-            &["outcome"],
-        ),
+        payload: payload_schema::<crate::harness::retry::Escalation<'static>>,
         failure_classes: crate::failure::class_list![
             HarnessClass::RetryPolicyInvalidShape.as_str(),
             HarnessClass::RetryPolicyInvalidDigest.as_str(),

@@ -5,23 +5,12 @@ use crate::harness::HarnessClass;
 
 /// The declaration of `harness.feature.next`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "harness.feature.next",
         kind: ActionKind::Read,
         description: "The next unfinished feature of the feature ledger (as `harness-feature next --json`).",
-        payload: || object(
-            &[
-                ("action", string()),
-                ("path", string()),
-                ("exists", boolean()),
-                ("nextFeatureId", nullable(string())),
-                ("closureComplete", nullable(boolean())),
-                ("featureCount", nullable(integer())),
-            ],
-            &["exists"],
-        ),
+        payload: payload_schema::<feature::NextOutput>,
         failure_classes: crate::failure::class_list![HarnessClass::FeatureLedgerRejected.as_str(), HarnessClass::FeatureLedgerCorrupt.as_str(), HarnessClass::IoError.as_str()],
         example: "(harness.feature.next)",
     },

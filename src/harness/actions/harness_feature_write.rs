@@ -25,24 +25,13 @@ pub struct FeatureWriteArgs {
 
 /// The declaration of `harness.feature.write`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "harness.feature.write",
             kind: ActionKind::Mutation,
             description:
                 "Create or update a feature ledger row (as `harness-feature write --json`).",
-            payload: || {
-                object(
-                    &[
-                        ("action", string()),
-                        ("path", string()),
-                        ("featureId", string()),
-                        ("ledger", any()),
-                    ],
-                    &["featureId", "ledger"],
-                )
-            },
+            payload: payload_schema::<feature::WriteOutput<'static>>,
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::FeatureLedgerCorrupt.as_str(),

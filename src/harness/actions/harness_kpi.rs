@@ -17,14 +17,13 @@ pub struct KpiArgs {
 
 /// The declaration of `harness.kpi`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "harness.kpi",
             kind: ActionKind::Read,
             description:
                 "The multithread throughput KPI over the trajectory: decision, rate, window.",
-            payload: || object(&[("decision", string()), ("kpi", number())], &["decision"]),
+            payload: payload_schema::<kpi::KpiReport>,
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::TrajectoryCorrupt.as_str(),

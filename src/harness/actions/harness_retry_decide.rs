@@ -16,23 +16,12 @@ pub struct RetryArgs {
 
 /// The declaration of `harness.retry.decide`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "harness.retry.decide",
         kind: ActionKind::Read,
         description: "The retry policy's decision for a failed attempt: rule, retry or not, backoff, escalation.",
-        payload: || object(
-            &[
-                ("retry", boolean()),
-                ("ruleId", string()),
-                ("maxAttempts", integer()),
-                ("backoffClass", string()),
-                ("escalationAction", string()),
-                ("matchedFailureClass", string()),
-            ],
-            &["retry", "ruleId"],
-        ),
+        payload: payload_schema::<crate::harness::retry::DecisionDoc<'static>>,
         failure_classes: crate::failure::class_list![
             HostClass::ArgsInvalid.as_str(),
             HarnessClass::RetryPolicyInvalidShape.as_str(),

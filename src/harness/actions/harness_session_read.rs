@@ -10,7 +10,7 @@ pub fn action() -> Arc<dyn HostAction> {
             id: "harness.session.read",
             kind: ActionKind::Read,
             description: "The persisted session handoff (summary, next step, issue, refs).",
-            payload: session_schema,
+            payload: payload_schema::<session::SessionDoc<'static>>,
             failure_classes: crate::failure::class_list![
                 HarnessClass::SessionMissing.as_str(),
                 HarnessClass::SessionCorrupt.as_str(),

@@ -28,7 +28,7 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Mutation,
             description:
                 "Persist the session handoff (active or stopped) with summary, next step and refs.",
-            payload: session_schema,
+            payload: payload_schema::<session::SessionDoc<'static>>,
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::SessionCorrupt.as_str(),

@@ -21,23 +21,12 @@ pub struct StopArgs {
 
 /// The declaration of `harness.stop`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
     Declaration {
         id: "harness.stop",
         kind: ActionKind::Mutation,
         description: "Stop a step: release, renew or keep the lease, persist the stopped session, append the stop row with handoff and lineage refs.",
-        payload: || object(
-            &[
-                ("issueId", string()),
-                ("lease", any()),
-                ("leaseRef", string()),
-                ("lineageRefs", strings()),
-                ("stepId", string()),
-                ("session", any()),
-            ],
-            &["issueId", "leaseRef"],
-        ),
+        payload: payload_schema::<crate::harness::hooks::Stopped<'static>>,
         failure_classes: crate::failure::class_list![
             HostClass::ArgsInvalid.as_str(), IssueClass::NotFound.as_str(), IssueClass::LeaseNotFound.as_str(), IssueClass::LeaseMissing.as_str(),
             IssueClass::LeaseStale.as_str(), IssueClass::LeaseOwnerMismatch.as_str(), IssueClass::LeaseIdMismatch.as_str(),

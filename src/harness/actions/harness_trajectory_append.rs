@@ -21,19 +21,13 @@ pub struct AppendArgs {
 
 /// The declaration of `harness.trajectory.append`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "harness.trajectory.append",
             kind: ActionKind::Mutation,
             description:
                 "Append one step row (step id, action, result class, refs) to the trajectory.",
-            payload: || {
-                object(
-                    &[("schema", integer()), ("path", string()), ("row", any())],
-                    &["row"],
-                )
-            },
+            payload: payload_schema::<trajectory::AppendOutput>,
             failure_classes: TRAJECTORY,
             example: r#"(harness.trajectory.append (hash "stepId" "s1" "action" "worker.step" "resultClass" "accepted"))"#,
         },

@@ -14,25 +14,12 @@ pub struct QueryArgs {
 
 /// The declaration of `harness.trajectory.query`.
 pub fn action() -> Arc<dyn HostAction> {
-    use schema::*;
     declare(
         Declaration {
             id: "harness.trajectory.query",
             kind: ActionKind::Read,
             description: "Trajectory step rows: the latest, the failed, or those needing a retry.",
-            payload: || {
-                object(
-                    &[
-                        ("mode", string()),
-                        ("count", integer()),
-                        ("totalCount", integer()),
-                        ("failedCount", integer()),
-                        ("retryNeededCount", integer()),
-                        ("items", array(any())),
-                    ],
-                    &["mode", "items"],
-                )
-            },
+            payload: payload_schema::<trajectory::QueryOutput>,
             failure_classes: TRAJECTORY,
             example: r#"(harness.trajectory.query (hash "mode" "failed" "limit" 5))"#,
         },

@@ -22,38 +22,19 @@ use crate::harness::trajectory::{self, ProjectionMode, StepRow, TrajectoryError}
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::host::{
-    declare, schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration, HostAction,
+    declare, payload_schema, ActionContext, ActionError, ActionKind, ActionOutcome, Declaration,
+    HostAction,
 };
 use chrono::Utc;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// No arguments.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
-
-/// The session object of `harness.session.read` and `.write`.
-fn session_schema() -> Value {
-    use schema::*;
-    object(
-        &[
-            ("schema", integer()),
-            ("sessionId", string()),
-            ("state", string()),
-            ("issueId", nullable(string())),
-            ("summary", nullable(string())),
-            ("nextStep", nullable(string())),
-            ("instructionRefs", strings()),
-            ("witnessRefs", strings()),
-            ("lineageRefs", strings()),
-            ("updatedAt", string()),
-        ],
-        &["sessionId", "state"],
-    )
-}
 
 /// The classes of the trajectory actions.
 const TRAJECTORY: &[&str] = &[
@@ -122,12 +103,12 @@ fn print_warnings(warnings: &[String]) {
 
 /// The `append --json` output: where the row went and the row as written.
 pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("action".into(), "harness-trajectory.append".into());
-    m.insert("schema".into(), 1.into());
-    m.insert("path".into(), path.display().to_string().into());
-    m.insert("row".into(), row);
-    Value::Object(m)
+    super::payload_value(&trajectory::AppendOutput {
+        action: "harness-trajectory.append",
+        schema: 1,
+        path: path.display().to_string(),
+        row,
+    })
 }
 
 fn retry_outcome(e: crate::harness::retry::RetryError) -> ActionOutcome {

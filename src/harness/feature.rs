@@ -149,7 +149,7 @@ impl Feature {
 
     /// [`Feature::doc`] as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(&self.doc())
+        crate::host::payload_json(&self.doc())
     }
 }
 
@@ -226,7 +226,7 @@ impl Ledger {
 
     /// [`Ledger::doc`] as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(&self.doc())
+        crate::host::payload_json(&self.doc())
     }
 
     /// The file's bytes: pretty JSON in the reference's key order plus `\n`.
@@ -631,7 +631,7 @@ pub struct NextOutput {
 
 /// The `next --json` output.
 pub fn next_json(path: &Path, projection: Option<&NextFeature>) -> Value {
-    super::payload_value(&NextOutput {
+    crate::host::payload_json(&NextOutput {
         action: "harness-feature.next",
         path: path.display().to_string(),
         exists: projection.is_some(),
@@ -765,7 +765,7 @@ pub struct WriteOutput<'a> {
 
 /// The `write --json` output.
 pub fn write_json(path: &Path, feature_id: &str, ledger: &Ledger) -> Value {
-    super::payload_value(&WriteOutput {
+    crate::host::payload_json(&WriteOutput {
         action: "harness-feature.write",
         path: path.display().to_string(),
         feature_id,

@@ -188,23 +188,25 @@ pub fn stop(
         if run_id.is_empty() { "direct" } else { run_id }
     );
     append_stop_row(ctx, issue, &step_id, &lease_ref, &lineage)?;
-    Ok(ActionOutcome::accepted(super::payload_value(&Stopped {
-        schema: 1,
-        kind: "premath.harness.stop.v1",
-        issue_id: issue,
-        worker_id: worker,
-        lease: StopLease {
-            action,
-            state: &state,
-            lease_id: &after.lease_id,
-            owner: &after.owner,
-            expires_at: &after.expires_at,
+    Ok(ActionOutcome::accepted(crate::host::payload_json(
+        &Stopped {
+            schema: 1,
+            kind: "premath.harness.stop.v1",
+            issue_id: issue,
+            worker_id: worker,
+            lease: StopLease {
+                action,
+                state: &state,
+                lease_id: &after.lease_id,
+                owner: &after.owner,
+                expires_at: &after.expires_at,
+            },
+            lease_ref: &lease_ref,
+            lineage_refs: &lineage,
+            step_id: &step_id,
+            session: written.doc(),
         },
-        lease_ref: &lease_ref,
-        lineage_refs: &lineage,
-        step_id: &step_id,
-        session: written.doc(),
-    })))
+    )))
 }
 
 /// A step stopped (`premath.harness.stop.v1`): the payload of `harness.stop`.
@@ -378,20 +380,22 @@ pub fn boot(
             _ => None,
         },
     };
-    Ok(ActionOutcome::accepted(super::payload_value(&Booted {
-        schema: 1,
-        kind: "premath.harness.boot.v1",
-        roots: BootRoots {
-            trajectory_path: ctx.paths.trajectory.path().display().to_string(),
-            session_path: ctx.paths.session.display().to_string(),
-            feature_ledger_path: ctx.paths.feature_ledger.display().to_string(),
-            issues_path: issues_path.clone(),
+    Ok(ActionOutcome::accepted(crate::host::payload_json(
+        &Booted {
+            schema: 1,
+            kind: "premath.harness.boot.v1",
+            roots: BootRoots {
+                trajectory_path: ctx.paths.trajectory.path().display().to_string(),
+                session_path: ctx.paths.session.display().to_string(),
+                feature_ledger_path: ctx.paths.feature_ledger.display().to_string(),
+                issues_path: issues_path.clone(),
+            },
+            diagnostics,
+            session: bootstrap,
+            leases,
+            next,
         },
-        diagnostics,
-        session: bootstrap,
-        leases,
-        next,
-    })))
+    )))
 }
 
 /// A step booted (`premath.harness.boot.v1`): the payload of `harness.boot`.

@@ -92,10 +92,16 @@ pub struct WindowCounts {
     pub distinct_issues: u64,
 }
 
-/// A computed KPI report.
-#[derive(Clone, Debug, PartialEq)]
+/// A computed KPI report; serialized, the members of its `--json` object
+/// ([`KpiReport`]).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Kpi {
+    /// An integer when the window is a whole number of hours.
+    #[serde(serialize_with = "whole_number")]
     pub window_hours: f64,
+    #[serde(serialize_with = "timestamp")]
+    #[schemars(with = "String")]
     pub now: DateTime<Utc>,
     pub window_rows: u64,
     pub completed_rows: u64,
@@ -104,7 +110,22 @@ pub struct Kpi {
     pub throughput_per_worker_per_day: f64,
     pub gate_pass_rate: f64,
     pub kpi: f64,
+    /// `pass`, `watch`, `rollback` or `insufficient_data`.
+    #[serde(serialize_with = "decision_name")]
+    #[schemars(with = "String")]
     pub decision: Decision,
+}
+
+fn whole_number<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    number(*x).serialize(s)
+}
+
+fn timestamp<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_timestamp(*t))
+}
+
+fn decision_name<S: serde::Serializer>(d: &Decision, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(d.as_str())
 }
 
 /// The formula. `active_workers` defaults to the distinct issue ids (at least 1).
@@ -139,19 +160,10 @@ pub fn compute(
 
 impl Kpi {
     /// The `--json` object.
-    pub fn report(&self) -> KpiReport {
+    pub fn report(&self) -> KpiReport<'_> {
         KpiReport {
             kind: KPI_KIND,
-            window_hours: number(self.window_hours),
-            now: format_timestamp(self.now),
-            window_rows: self.window_rows,
-            completed_rows: self.completed_rows,
-            active_workers: self.active_workers,
-            completed_rows_per_day: self.completed_rows_per_day,
-            throughput_per_worker_per_day: self.throughput_per_worker_per_day,
-            gate_pass_rate: self.gate_pass_rate,
-            kpi: self.kpi,
-            decision: self.decision.as_str(),
+            kpi: self,
             thresholds: Thresholds {
                 target: TARGET,
                 rollback: ROLLBACK,
@@ -162,7 +174,7 @@ impl Kpi {
 
     /// [`Kpi::report`] as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(&self.report())
+        crate::host::payload_json(&self.report())
     }
 
     /// The short human report.
@@ -189,22 +201,11 @@ impl Kpi {
 /// payload of `harness.kpi`).
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct KpiReport {
+pub struct KpiReport<'k> {
     /// `premath.multithread.throughput.v1`.
     pub kind: &'static str,
-    /// An integer when the window is a whole number of hours.
-    #[schemars(with = "f64")]
-    pub window_hours: Value,
-    pub now: String,
-    pub window_rows: u64,
-    pub completed_rows: u64,
-    pub active_workers: u64,
-    pub completed_rows_per_day: f64,
-    pub throughput_per_worker_per_day: f64,
-    pub gate_pass_rate: f64,
-    pub kpi: f64,
-    /// `pass`, `watch`, `rollback` or `insufficient_data`.
-    pub decision: &'static str,
+    #[serde(flatten)]
+    pub kpi: &'k Kpi,
     pub thresholds: Thresholds,
 }
 

@@ -45,12 +45,6 @@ pub const DEFAULT_TRAJECTORY_PATH: &str = ".premath/harness_trajectory.jsonl";
 pub const DEFAULT_FEATURE_LEDGER_PATH: &str = ".premath/harness_feature_ledger.json";
 pub use crate::issues::store::DEFAULT_ISSUES_PATH;
 
-/// A payload type as JSON (each harness payload is a type deriving `Serialize`
-/// and `JsonSchema`; field order is key order).
-pub(crate) fn payload_value<T: serde::Serialize>(payload: &T) -> serde_json::Value {
-    serde_json::to_value(payload).expect("a payload type serializes")
-}
-
 crate::failure::class_enum! {
     /// The harness artifacts' failure classes (harness-artifacts spec): session,
     /// trajectory, feature ledger, escalation and retry policy.
@@ -91,16 +85,16 @@ crate::failure::class_enum! {
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Trims, drops empties, sorts and de-duplicates a list of refs.
-pub fn normalize_refs<I, S>(refs: I) -> Vec<String>
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<str>,
-{
-    let mut out: Vec<String> = refs
+pub fn normalize_refs<S: AsRef<str>>(refs: &[S]) -> Vec<String> {
+    normalized_refs(refs)
         .into_iter()
-        .map(|r| r.as_ref().trim().to_string())
-        .filter(|r| !r.is_empty())
-        .collect();
+        .map(str::to_string)
+        .collect()
+}
+
+/// [`normalize_refs`] without copies (a trajectory row per host call).
+pub fn normalized_refs<S: AsRef<str>>(refs: &[S]) -> Vec<&str> {
+    let mut out: Vec<&str> = refs.iter().filter_map(|r| trimmed(r.as_ref())).collect();
     out.sort_unstable();
     out.dedup();
     out
@@ -108,10 +102,12 @@ where
 
 /// An optional string input: trimmed, and absent when blank.
 pub fn normalize_opt(value: Option<&str>) -> Option<String> {
-    value
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
+    value.and_then(trimmed).map(str::to_string)
+}
+
+/// A string input trimmed; `None` when blank.
+pub fn trimmed(value: &str) -> Option<&str> {
+    Some(value.trim()).filter(|v| !v.is_empty())
 }
 
 /// Parses an RFC3339 timestamp; the error says what was wrong with it.
@@ -225,7 +221,7 @@ mod tests {
     #[test]
     fn refs_are_trimmed_sorted_deduplicated_without_empties() {
         assert_eq!(
-            normalize_refs([" b ", "a", "", "  ", "b", "a "]),
+            normalize_refs(&[" b ", "a", "", "  ", "b", "a "]),
             vec!["a".to_string(), "b".to_string()]
         );
     }

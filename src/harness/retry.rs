@@ -326,7 +326,7 @@ impl Decision {
 
     /// [`Decision::doc`] as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(&self.doc())
+        crate::host::payload_json(&self.doc())
     }
 }
 
@@ -559,7 +559,7 @@ pub fn escalate(
     };
     if decision.escalation_action == "stop" {
         out.details = Some("terminal stop with no mutation");
-        return Ok(super::payload_value(&out));
+        return Ok(crate::host::payload_json(&out));
     }
     if !matches!(
         decision.escalation_action.as_str(),
@@ -622,7 +622,7 @@ pub fn escalate(
     if decision.escalation_action == "issue_discover" {
         out.created_issue_id = Some(payload["issue"]["id"].clone());
     }
-    Ok(super::payload_value(&out))
+    Ok(crate::host::payload_json(&out))
 }
 
 #[cfg(test)]

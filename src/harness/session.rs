@@ -156,7 +156,7 @@ impl Session {
                     .iter()
                     .map(|v| v.as_str().ok_or(()))
                     .collect::<Result<Vec<_>, _>>()
-                    .map(normalize_refs)
+                    .map(|refs| normalize_refs(&refs))
                     .map_err(|()| format!("{key} must be an array of strings")),
                 Some(_) => Err(format!("{key} must be an array of strings")),
             }
@@ -211,7 +211,7 @@ impl Session {
 
     /// [`Session::doc`] as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(&self.doc())
+        crate::host::payload_json(&self.doc())
     }
 }
 
@@ -421,7 +421,7 @@ pub struct Bootstrap {
 impl Bootstrap {
     /// The projection as JSON.
     pub fn to_json(&self) -> Value {
-        super::payload_value(self)
+        crate::host::payload_json(self)
     }
 }
 

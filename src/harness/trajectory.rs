@@ -19,7 +19,7 @@
 //! [`classify`] is the one success/retry classification; the projection and the
 //! KPI both call it.
 
-use super::{lock_with_timeout, parse_timestamp};
+use super::{lock_with_timeout, normalized_refs, parse_timestamp, trimmed};
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
 use crate::logs::LogStore;
@@ -236,26 +236,21 @@ pub struct StepRow {
 impl StepRow {
     /// The normalized `premath.harness.step.v1` row (keys in canonical order).
     pub fn normalized(&self) -> Result<Value, TrajectoryError> {
-        let row = self.checked()?;
-        Ok(serde_json::to_value(&row).expect("a step row always serializes"))
+        Ok(self.checked()?.value())
     }
 
     /// Validates and normalizes the row: trimmed members, blank optional
     /// members and refs dropped, refs sorted without repeats.
     fn checked(&self) -> Result<Normalized<'_>, TrajectoryError> {
-        let started_at = match self.started_at.as_deref().map(str::trim) {
-            Some(s) if !s.is_empty() => Some(timestamp("startedAt", s)?),
-            _ => None,
+        let started_at = match self.started_at.as_deref().and_then(trimmed) {
+            Some(s) => Some(timestamp("startedAt", s)?),
+            None => None,
         };
         Ok(Normalized {
             action: required("action", &self.action)?,
             finished_at: timestamp("finishedAt", &self.finished_at)?,
             instruction_refs: normalized_refs(&self.instruction_refs),
-            issue_id: self
-                .issue_id
-                .as_deref()
-                .map(str::trim)
-                .filter(|v| !v.is_empty()),
+            issue_id: self.issue_id.as_deref().and_then(trimmed),
             lineage_refs: normalized_refs(&self.lineage_refs),
             result_class: required("resultClass", &self.result_class)?,
             schema: 1,
@@ -292,9 +287,14 @@ struct Normalized<'a> {
 }
 
 impl Normalized<'_> {
+    /// The row as JSON (keys in canonical order).
+    fn value(&self) -> Value {
+        crate::host::payload_json(self)
+    }
+
     /// The row's canonical line, newline included.
     fn line(&self) -> Vec<u8> {
-        let mut line = serde_json::to_vec(self).expect("a step row always serializes");
+        let mut line = serde_json::to_vec(self).expect("a step row serializes");
         line.push(b'\n');
         line
     }
@@ -302,12 +302,10 @@ impl Normalized<'_> {
 
 /// A required member, trimmed.
 fn required<'a>(field: &'static str, value: &'a str) -> Result<&'a str, TrajectoryError> {
-    Some(value.trim())
-        .filter(|v| !v.is_empty())
-        .ok_or(TrajectoryError::InvalidRow {
-            field,
-            reason: "must not be empty".into(),
-        })
+    trimmed(value).ok_or(TrajectoryError::InvalidRow {
+        field,
+        reason: "must not be empty".into(),
+    })
 }
 
 /// An RFC 3339 member, trimmed.
@@ -315,18 +313,6 @@ fn timestamp<'a>(field: &'static str, value: &'a str) -> Result<&'a str, Traject
     parse_timestamp(value)
         .map(|_| value.trim())
         .map_err(|reason| TrajectoryError::InvalidRow { field, reason })
-}
-
-/// [`super::normalize_refs`] without copies: trimmed, blanks dropped, sorted, unique.
-fn normalized_refs(refs: &[String]) -> Vec<&str> {
-    let mut out: Vec<&str> = refs
-        .iter()
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty())
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Appends one row to the trajectory at `path` (creating directories and the file)
@@ -394,7 +380,7 @@ impl TrajectorySink {
     pub fn append(&mut self, row: &StepRow) -> Result<Value, TrajectoryError> {
         let checked = row.checked()?;
         self.write(&checked)?;
-        Ok(serde_json::to_value(&checked).expect("a step row always serializes"))
+        Ok(checked.value())
     }
 
     /// [`TrajectorySink::append`] for a writer that does not need the row back
@@ -417,7 +403,7 @@ impl TrajectorySink {
                 Ok(())
             }
             TrajectorySink::Db(pg) => {
-                let line = serde_json::to_string(row).expect("a step row always serializes");
+                let line = serde_json::to_string(row).expect("a step row serializes");
                 crate::pg::append_lines(pg, crate::pg::LogTable::Trajectory, &[&line])?;
                 Ok(())
             }
@@ -459,7 +445,7 @@ impl TrajectoryWriter {
     pub fn append(&mut self, row: &StepRow) -> Result<Value, TrajectoryError> {
         let checked = row.checked()?;
         self.write_row(&checked)?;
-        Ok(serde_json::to_value(&checked).expect("a step row always serializes"))
+        Ok(checked.value())
     }
 
     fn write_row(&mut self, row: &Normalized<'_>) -> Result<(), TrajectoryError> {
@@ -1160,7 +1146,7 @@ fn query_with(
         items,
     };
     Ok(Projection {
-        value: super::payload_value(&out),
+        value: crate::host::payload_json(&out),
         warnings,
     })
 }

@@ -12,6 +12,7 @@
 use super::action::{ActionContext, ActionError, ActionKind, ActionOutcome};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -158,6 +159,13 @@ pub fn args_schema<A: JsonSchema>() -> Value {
     }
     no_boolean_schemas(&mut schema);
     schema
+}
+
+/// A payload as JSON: what a payload type serializes to (the same type its
+/// declaration's [`payload_schema`] is derived from). Payload types are plain
+/// data, so serializing one cannot fail.
+pub fn payload_json<T: Serialize>(payload: &T) -> Value {
+    serde_json::to_value(payload).expect("a payload type serializes")
 }
 
 /// The accepted payload's JSON Schema, derived from the type the payload

@@ -9,7 +9,7 @@ pub mod redact;
 pub mod registry;
 
 pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, HostPaths};
-pub use declare::{declare, payload_schema, ActionSpec, Declaration};
+pub use declare::{declare, payload_json, payload_schema, ActionSpec, Declaration};
 pub use gate::{Authority, JoinEvidence, MutationPolicy};
 pub use registry::{Registry, RegistryError};
 

@@ -196,7 +196,7 @@ pub fn integrity(
     store: &Store<'_>,
     include: impl Fn(&super::model::Issue<'_>) -> bool,
 ) -> serde_json::Value {
-    serde_json::to_value(Integrity::of(store, include)).expect("integrity serializes")
+    crate::host::payload_json(&Integrity::of(store, include))
 }
 
 /// premath's integrity: its first cycle over every edge type, if any.

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 /// The members of a payload, in its field order.
 pub fn members<T: Serialize>(payload: &T) -> Map<String, Value> {
-    match serde_json::to_value(payload) {
-        Ok(Value::Object(m)) => m,
+    match crate::host::payload_json(payload) {
+        Value::Object(m) => m,
         _ => unreachable!("a payload type serializes to an object"),
     }
 }

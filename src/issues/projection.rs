@@ -63,7 +63,7 @@ impl<'m> Basic<'m> {
 
 /// (A) `{assignee, id, issueType, owner, priority, status, title}` as JSON.
 pub fn basic(m: &Map<String, Value>) -> Value {
-    serde_json::to_value(Basic::of(m)).expect("a projection serializes")
+    crate::host::payload_json(&Basic::of(m))
 }
 
 /// A stored lease in camelCase, as premath prints it.
@@ -100,7 +100,7 @@ impl Lease {
 /// leaseId, owner, renewedAt}` (`renewedAt` null when never renewed), plus
 /// `state` when given; `null` without a lease.
 pub fn lease_json(m: &Map<String, Value>, state: Option<&str>) -> Value {
-    serde_json::to_value(Lease::of(m, state)).expect("a lease serializes")
+    crate::host::payload_json(&Lease::of(m, state))
 }
 
 /// (B) premath's lease summary of an issue: `issue claim`, `claim-next`.
@@ -124,7 +124,7 @@ impl<'m> LeaseSummary<'m> {
 
 /// (B) [`basic`] plus `lease` (`null` when there is none).
 pub fn lease_summary(m: &Map<String, Value>) -> Value {
-    serde_json::to_value(LeaseSummary::of(m)).expect("a projection serializes")
+    crate::host::payload_json(&LeaseSummary::of(m))
 }
 
 /// (D) `tusk issue show --json`: [`lease_summary`] plus every other member of

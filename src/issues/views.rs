@@ -129,10 +129,7 @@ pub struct ListView<'s> {
 impl ListView<'_> {
     /// The view as a report (host actions carry `Value` payloads).
     pub fn into_report(self) -> Report {
-        match serde_json::to_value(&self) {
-            Ok(Value::Object(m)) => Report::view(m),
-            _ => unreachable!("a ListView serializes to an object"),
-        }
+        Report::view_of(&self)
     }
 }
 

@@ -203,7 +203,7 @@ pub fn build(
         },
         normalized,
     };
-    serde_json::to_value(&output).expect("a join check output serializes")
+    crate::host::payload_json(&output)
 }
 
 /// The `--json` output of the join check: the payload of `harness.join_check`.

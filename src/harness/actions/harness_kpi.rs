@@ -23,7 +23,7 @@ pub fn action() -> Arc<dyn HostAction> {
             kind: ActionKind::Read,
             description:
                 "The multithread throughput KPI over the trajectory: decision, rate, window.",
-            payload: payload_schema::<kpi::KpiReport>,
+            payload: payload_schema::<kpi::KpiReport<'static>>,
             failure_classes: crate::failure::class_list![
                 HostClass::ArgsInvalid.as_str(),
                 HarnessClass::TrajectoryCorrupt.as_str(),

@@ -103,7 +103,7 @@ fn print_warnings(warnings: &[String]) {
 
 /// The `append --json` output: where the row went and the row as written.
 pub(crate) fn append_output(path: &std::path::Path, row: Value) -> Value {
-    super::payload_value(&trajectory::AppendOutput {
+    crate::host::payload_json(&trajectory::AppendOutput {
         action: "harness-trajectory.append",
         schema: 1,
         path: path.display().to_string(),

@@ -26,7 +26,7 @@ pub mod scheme_eval;
 pub mod store;
 pub mod transport;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub use error::{CliClass, CliError, Exit};
@@ -48,6 +48,15 @@ pub const EXIT_CODES: &str = "Exit codes:\n  0    accepted (the command did what
 #[derive(Parser, Debug)]
 #[command(name = "tusk", version = VERSION, about, after_help = EXIT_CODES)]
 pub struct Cli {
+    #[command(flatten)]
+    pub globals: Globals,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The flags before (or, for `--otlp`, anywhere after) the subcommand.
+#[derive(Args, Debug)]
+pub struct Globals {
     /// Run as if started in DIR (every default path is under DIR/.premath).
     #[arg(short = 'C', value_name = "DIR")]
     pub directory: Option<PathBuf>,
@@ -56,89 +65,119 @@ pub struct Cli {
     /// export on. A caller's TRACEPARENT makes the work a child of its span.
     #[arg(long, value_name = "URL", global = true)]
     pub otlp: Option<String>,
-    #[command(subcommand)]
-    pub command: Command,
 }
 
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Run one bounded Scheme program against the host functions.
-    ///
-    /// A run is accepted when every host call it made was accepted and the
-    /// program ended without an error. A rejected host call rejects the run
-    /// even when the program handled it and went on; the result's
-    /// `decidedBy` names the call (or the error) that decided it. Exit 0
-    /// accepted, 1 rejected, 2 the request could not be served (nothing ran).
-    Eval(eval::EvalArgs),
-    /// The host action catalogue: ids, arguments, payloads, failure classes.
-    Actions(actions::ActionsArgs),
-    /// Re-run recorded runs with host calls answered from the effect log.
-    Replay(replay::ReplayArgs),
-    /// Serve the host over MCP (stdio): scheme_eval, describe_actions, sessions.
-    Mcp(mcp::McpArgs),
-    /// Interactive host: each top-level form is one run, definitions persist.
-    Repl(repl::ReplArgs),
-    /// Mutation policy: print its digest.
-    Policy {
-        #[command(subcommand)]
-        command: policy::PolicyCommand,
-    },
-    /// Check one turn's tool-calling evidence for typestate join closure.
-    HarnessJoinCheck(join_check::JoinCheckArgs),
-    /// Session handoff artifact: write, read, bootstrap.
-    HarnessSession {
-        #[command(subcommand)]
-        command: harness::SessionCommand,
-    },
-    /// Trajectory step rows: append, query.
-    HarnessTrajectory {
-        #[command(subcommand)]
-        command: harness::TrajectoryCommand,
-    },
-    /// Feature ledger: write, check, next.
-    HarnessFeature {
-        #[command(subcommand)]
-        command: harness::FeatureCommand,
-    },
-    /// The retry and escalation policy of a worker's step: decide, escalate.
-    HarnessRetry {
-        #[command(subcommand)]
-        command: harness::RetryCommand,
-    },
-    /// Multithread throughput KPI over the trajectory.
-    HarnessKpi(harness::KpiArgs),
-    /// Run a conformance vector suite.
-    Conformance {
-        #[command(subcommand)]
-        suite: join_check::ConformanceSuite,
-    },
-    /// Lay out `.premath/` with an issue store (migrating a legacy `.beads/` store).
-    Init(init::InitArgs),
-    /// The shared issue queue: views, mutations and leases.
-    Issue(issue::IssueArgs),
-    /// Dependency edges between issues.
-    Dep(issue::DepArgs),
-    /// The shared PostgreSQL store: init (schema), import, export, status.
-    Store(store::StoreArgs),
-    /// premath's lease transport: one lease action with a JSON payload, answered
-    /// with premath's envelope (exit 0 accepted or rejected).
-    TransportDispatch(transport::TransportArgs),
-    /// premath's JSON programs: host calls with capability claims against a
-    /// contract-derived allowlist, premath's result JSON; recorded as a tusk run.
-    SchemeEval(scheme_eval::SchemeEvalArgs),
-    /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
-    Doctor(doctor::DoctorArgs),
-    /// A read-only web dashboard and JSON API: queue, leases, runs, replay,
-    /// trajectory and KPI, dependency graphs.
-    Observe(observe::ObserveArgs),
-    /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
-    Prime(prime::PrimeArgs),
-    /// Print a shell completion script.
-    Completions(completions::CompletionsArgs),
-    /// Print the manual page, or write one page per command into DIR.
-    Man(man::ManArgs),
-    /// A new ed25519 key pair for signed effect logs (`--sign-key`, `replay --trust`).
-    Keygen(keygen::KeygenArgs),
+/// The parser of a run that parses: [`Cli`]'s flags and commands, each
+/// command's own arguments built only when it is the one named. Building
+/// clap's whole tree (about 80 commands) costs a one-shot command about a
+/// third of its CPU (issue 25); help, version, usage errors, the manual and
+/// the completions still come from [`Cli`] (see [`parse`]).
+#[derive(Parser)]
+#[command(name = "tusk", version = VERSION)]
+#[group(id = "Cli")] // the matches name the same groups as Cli's
+struct Quick {
+    #[command(flatten)]
+    globals: Globals,
+    #[command(subcommand)]
+    command: Deferred,
+}
+
+/// Declares [`Command`] and, from the same variants, `Deferred`: the same
+/// commands with `defer`, for [`Quick`]. One list, so the two cannot drift
+/// (and `quick_tree_matches_the_full_tree` checks the built trees agree).
+macro_rules! commands {
+    ($(#[$meta:meta])* pub enum Command { $($(#[$vmeta:meta])* $variant:ident $body:tt,)* }) => {
+        $(#[$meta])*
+        pub enum Command { $($(#[$vmeta])* $variant $body,)* }
+
+        #[derive(Subcommand)]
+        #[command(defer = true)]
+        #[allow(dead_code)] // only its parser is used: [`Cli`] reads the matches
+        enum Deferred { $($(#[$vmeta])* $variant $body,)* }
+    };
+}
+
+commands! {
+    #[derive(Subcommand, Debug)]
+    pub enum Command {
+        /// Run one bounded Scheme program against the host functions.
+        ///
+        /// A run is accepted when every host call it made was accepted and the
+        /// program ended without an error. A rejected host call rejects the run
+        /// even when the program handled it and went on; the result's
+        /// `decidedBy` names the call (or the error) that decided it. Exit 0
+        /// accepted, 1 rejected, 2 the request could not be served (nothing ran).
+        Eval(eval::EvalArgs),
+        /// The host action catalogue: ids, arguments, payloads, failure classes.
+        Actions(actions::ActionsArgs),
+        /// Re-run recorded runs with host calls answered from the effect log.
+        Replay(replay::ReplayArgs),
+        /// Serve the host over MCP (stdio): scheme_eval, describe_actions, sessions.
+        Mcp(mcp::McpArgs),
+        /// Interactive host: each top-level form is one run, definitions persist.
+        Repl(repl::ReplArgs),
+        /// Mutation policy: print its digest.
+        Policy {
+            #[command(subcommand)]
+            command: policy::PolicyCommand,
+        },
+        /// Check one turn's tool-calling evidence for typestate join closure.
+        HarnessJoinCheck(join_check::JoinCheckArgs),
+        /// Session handoff artifact: write, read, bootstrap.
+        HarnessSession {
+            #[command(subcommand)]
+            command: harness::SessionCommand,
+        },
+        /// Trajectory step rows: append, query.
+        HarnessTrajectory {
+            #[command(subcommand)]
+            command: harness::TrajectoryCommand,
+        },
+        /// Feature ledger: write, check, next.
+        HarnessFeature {
+            #[command(subcommand)]
+            command: harness::FeatureCommand,
+        },
+        /// The retry and escalation policy of a worker's step: decide, escalate.
+        HarnessRetry {
+            #[command(subcommand)]
+            command: harness::RetryCommand,
+        },
+        /// Multithread throughput KPI over the trajectory.
+        HarnessKpi(harness::KpiArgs),
+        /// Run a conformance vector suite.
+        Conformance {
+            #[command(subcommand)]
+            suite: join_check::ConformanceSuite,
+        },
+        /// Lay out `.premath/` with an issue store (migrating a legacy `.beads/` store).
+        Init(init::InitArgs),
+        /// The shared issue queue: views, mutations and leases.
+        Issue(issue::IssueArgs),
+        /// Dependency edges between issues.
+        Dep(issue::DepArgs),
+        /// The shared PostgreSQL store: init (schema), import, export, status.
+        Store(store::StoreArgs),
+        /// premath's lease transport: one lease action with a JSON payload, answered
+        /// with premath's envelope (exit 0 accepted or rejected).
+        TransportDispatch(transport::TransportArgs),
+        /// premath's JSON programs: host calls with capability claims against a
+        /// contract-derived allowlist, premath's result JSON; recorded as a tusk run.
+        SchemeEval(scheme_eval::SchemeEvalArgs),
+        /// Check this directory's set-up: store, policy, logs, sandbox, disk space.
+        Doctor(doctor::DoctorArgs),
+        /// A read-only web dashboard and JSON API: queue, leases, runs, replay,
+        /// trajectory and KPI, dependency graphs.
+        Observe(observe::ObserveArgs),
+        /// A Markdown guide for agents, from the action catalogue (for AGENTS.md).
+        Prime(prime::PrimeArgs),
+        /// Print a shell completion script.
+        Completions(completions::CompletionsArgs),
+        /// Print the manual page, or write one page per command into DIR.
+        Man(man::ManArgs),
+        /// A new ed25519 key pair for signed effect logs (`--sign-key`, `replay --trust`).
+        Keygen(keygen::KeygenArgs),
+    }
 }
 
 /// Writes `bytes` to stdout; a reader that went away (`| head`) is not an error.
@@ -288,18 +327,35 @@ fn start_template_early() {
     }
 }
 
+/// The command line as [`Cli`] and its matches. A command line that parses
+/// is parsed by [`Quick`], which builds only the named command; anything else
+/// (help, version, a usage error) is parsed again by [`Cli`]'s whole tree, so
+/// what clap prints is what it always printed. Both parsers declare the same
+/// arguments with the same ids, so [`Cli`] reads [`Quick`]'s matches.
+fn parse<I, T>(args: I) -> Result<(Cli, clap::ArgMatches), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    if let Ok(matches) = Quick::command().try_get_matches_from(&args) {
+        if let Ok(cli) = Cli::from_arg_matches(&matches) {
+            return Ok((cli, matches));
+        }
+    }
+    let matches = Cli::command().try_get_matches_from(&args)?;
+    let cli = Cli::from_arg_matches(&matches)?;
+    Ok((cli, matches))
+}
+
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
     start_template_early();
-    let matches = match Cli::command().try_get_matches() {
-        Ok(m) => m,
+    let (cli, matches) = match parse(std::env::args_os()) {
+        Ok(parsed) => parsed,
         Err(e) => return report(usage_error(e)),
     };
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(c) => c,
-        Err(e) => return report(usage_error(e)),
-    };
-    if let Some(dir) = &cli.directory {
+    if let Some(dir) = &cli.globals.directory {
         if let Err(e) = std::env::set_current_dir(dir) {
             return report(CliError::unusable(
                 "tusk",
@@ -314,7 +370,7 @@ pub fn run() -> i32 {
         Command::Eval(_) | Command::Repl(_) | Command::Mcp(_) | Command::Replay(_)
     );
     let long_lived = matches!(cli.command, Command::Repl(_) | Command::Mcp(_));
-    let telemetry = crate::telemetry::start_for_command(cli.otlp.as_deref(), long_lived);
+    let telemetry = crate::telemetry::start_for_command(cli.globals.otlp.as_deref(), long_lived);
     let _caller = crate::telemetry::parent_from_env().map(|cx| cx.attach());
     let span = if runs_programs {
         None
@@ -375,5 +431,117 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),
         Command::Keygen(args) => keygen::run(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each command's name, its parse settings and its arguments (sorted by
+    /// id: `Quick` adds a global flag before a deferred command's own), then
+    /// its subcommands, depth first.
+    fn shape(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        let path = format!("{path} {}", cmd.get_name());
+        out.push(format!(
+            "{path}: required={} external={} conflicts={} negates={} groups={:?}",
+            cmd.is_subcommand_required_set(),
+            cmd.is_allow_external_subcommands_set(),
+            cmd.is_args_conflicts_with_subcommands_set(),
+            cmd.is_subcommand_negates_reqs_set(),
+            cmd.get_groups().collect::<Vec<_>>(),
+        ));
+        // clap words its own help flag by whether any argument has long
+        // help, which a deferred command learns late; help is printed by the
+        // full tree, so only the flag itself must agree.
+        let mut args: Vec<String> = cmd
+            .get_arguments()
+            .map(|a| match a.get_action() {
+                clap::ArgAction::Help | clap::ArgAction::HelpShort | clap::ArgAction::HelpLong => {
+                    format!(
+                        "{path}: help {:?} {:?} {:?}",
+                        a.get_id(),
+                        a.get_short(),
+                        a.get_long()
+                    )
+                }
+                _ => format!("{path}: {a:?}"),
+            })
+            .collect();
+        args.sort();
+        out.extend(args);
+        let mut subs: Vec<&clap::Command> = cmd.get_subcommands().collect();
+        subs.sort_by_key(|s| s.get_name());
+        // `help CMD…` always ends in clap's help (an error to `parse`), which
+        // the full tree prints; a deferred tree's help mirror is shallower.
+        for sub in subs.into_iter().filter(|s| s.get_name() != "help") {
+            shape(sub, &path, out);
+        }
+    }
+
+    #[test]
+    fn quick_tree_matches_the_full_tree() {
+        let (mut full, mut quick) = (Cli::command(), Quick::command());
+        full.build();
+        quick.build();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        shape(&full, "", &mut a);
+        shape(&quick, "", &mut b);
+        assert!(
+            a.len() > 400,
+            "the walk saw the whole tree ({} lines)",
+            a.len()
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x, y);
+        }
+        assert_eq!(a.len(), b.len());
+    }
+
+    #[test]
+    fn a_parsed_command_line_is_what_the_full_tree_parses() {
+        let lines: [&[&str]; 5] = [
+            &[
+                "tusk", "-C", "/tmp", "eval", "--json", "p.scm", "--otlp", "http://x",
+            ],
+            &[
+                "tusk",
+                "harness-trajectory",
+                "append",
+                "--path",
+                "t.jsonl",
+                "--step-id",
+                "s",
+                "--action",
+                "a",
+                "--result-class",
+                "accepted",
+                "--json",
+            ],
+            &[
+                "tusk",
+                "issue",
+                "claim",
+                "bd-1",
+                "--assignee",
+                "w",
+                "--json",
+            ],
+            &["tusk", "harness-join-check", "--input", "j.json", "--json"],
+            &["tusk", "dep", "add", "bd-1", "bd-2"],
+        ];
+        for line in lines {
+            let quick = Quick::command()
+                .try_get_matches_from(line)
+                .expect("quick parses");
+            let full = Cli::command()
+                .try_get_matches_from(line)
+                .expect("full parses");
+            let (q, f) = (
+                Cli::from_arg_matches(&quick).unwrap(),
+                Cli::from_arg_matches(&full).unwrap(),
+            );
+            assert_eq!(format!("{q:?}"), format!("{f:?}"), "{line:?}");
+        }
     }
 }

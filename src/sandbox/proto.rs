@@ -127,15 +127,46 @@ pub(crate) fn write_all_blocking(fd: RawFd, mut bytes: &[u8]) -> std::io::Result
 /// (tens of microseconds each in a VM), so a short spin first pays.
 pub(crate) const SPIN: std::time::Duration = std::time::Duration::from_micros(60);
 
+/// Whether a side waiting for the other spins the whole [`SPIN`] first. It
+/// does while the other side last answered within it. When the machine is
+/// loaded the other side is often not running, and spinning then only keeps
+/// it off the CPU (host calls fell about threefold under a CPU hog), so after
+/// a wait longer than [`SPIN`] a side only probes briefly and then sleeps,
+/// until an answer within [`SPIN`] shows spinning pays again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spin {
+    prompt: bool,
+}
+
+impl Spin {
+    /// The probe of a side whose last wait was long.
+    const PROBE: std::time::Duration = std::time::Duration::from_micros(10);
+
+    pub(crate) const fn new() -> Self {
+        Self { prompt: true }
+    }
+
+    /// When a wait begun at `started` stops spinning and sleeps.
+    pub(crate) fn until(&self, started: Instant) -> Instant {
+        started + if self.prompt { SPIN } else { Self::PROBE }
+    }
+
+    /// Learns from a wait for the other side that took `took`.
+    pub(crate) fn waited(&mut self, took: std::time::Duration) {
+        self.prompt = took <= SPIN;
+    }
+}
+
 /// Received bytes not yet consumed (worker side, single-threaded).
 struct Inbox {
     buf: Vec<u8>,
     start: usize,
+    spin: Spin,
 }
 
 thread_local! {
     static INBOX: std::cell::RefCell<Inbox> = const {
-        std::cell::RefCell::new(Inbox { buf: Vec::new(), start: 0 })
+        std::cell::RefCell::new(Inbox { buf: Vec::new(), start: 0, spin: Spin::new() })
     };
 }
 
@@ -145,7 +176,9 @@ thread_local! {
 fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T> {
     INBOX.with(|inbox| {
         let mut inbox = inbox.borrow_mut();
-        let spin_until = Instant::now() + SPIN;
+        let started = Instant::now();
+        let spin_until = inbox.spin.until(started);
+        let mut waited = false;
         loop {
             let start = inbox.start;
             let pending = &inbox.buf[start..];
@@ -153,6 +186,9 @@ fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T
                 let len = u32::from_le_bytes(pending[..4].try_into().expect("4 bytes")) as usize;
                 if pending.len() >= 4 + len {
                     let parsed = parse(&pending[4..4 + len]);
+                    if waited {
+                        inbox.spin.waited(started.elapsed());
+                    }
                     inbox.start += 4 + len;
                     if inbox.start == inbox.buf.len() {
                         inbox.buf.clear();
@@ -181,6 +217,7 @@ fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T
             if n == 0 {
                 return Err(std::io::ErrorKind::UnexpectedEof.into());
             }
+            waited = true;
             let e = std::io::Error::last_os_error();
             if !matches!(
                 e.kind(),
@@ -218,6 +255,7 @@ pub(crate) struct HostChannel {
     /// Where a read lands before it is appended to `buf`.
     chunk: Box<[u8]>,
     max_frame: usize,
+    spin: Spin,
 }
 
 impl HostChannel {
@@ -235,6 +273,7 @@ impl HostChannel {
             buf: Vec::new(),
             chunk: vec![0u8; 64 * 1024].into_boxed_slice(),
             max_frame,
+            spin: Spin::new(),
         })
     }
 
@@ -305,7 +344,9 @@ impl HostChannel {
 
     /// The next message, or why there is none before `deadline`.
     pub fn recv(&mut self, deadline: Instant) -> Result<FromWorker, RecvError> {
-        let spin_until = Instant::now() + SPIN;
+        let started = Instant::now();
+        let spin_until = self.spin.until(started);
+        let mut waited = false;
         loop {
             if self.buf.len() >= 4 {
                 let len = u32::from_le_bytes(self.buf[..4].try_into().expect("4 bytes")) as usize;
@@ -316,6 +357,9 @@ impl HostChannel {
                     )));
                 }
                 if self.buf.len() >= 4 + len {
+                    if waited {
+                        self.spin.waited(started.elapsed());
+                    }
                     let parsed = serde_json::from_slice::<FromWorker>(&self.buf[4..4 + len]);
                     self.buf.drain(..4 + len);
                     return parsed
@@ -340,6 +384,7 @@ impl HostChannel {
             match std::io::Error::last_os_error().kind() {
                 std::io::ErrorKind::Interrupted => {}
                 std::io::ErrorKind::WouldBlock => {
+                    waited = true;
                     if Instant::now() < spin_until.min(deadline) {
                         std::hint::spin_loop();
                     } else if !self.wait(libc::POLLIN, deadline) {
@@ -349,5 +394,30 @@ impl HostChannel {
                 _ => return Err(RecvError::Closed),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_side_spins_while_the_other_answers_within_the_spin() {
+        let t = Instant::now();
+        let mut spin = Spin::new();
+        assert_eq!(spin.until(t), t + SPIN, "a new channel spins");
+        spin.waited(Duration::from_micros(20));
+        assert_eq!(spin.until(t), t + SPIN);
+        spin.waited(SPIN + Duration::from_micros(1));
+        assert_eq!(
+            spin.until(t),
+            t + Spin::PROBE,
+            "a late answer: probe, then sleep"
+        );
+        spin.waited(Duration::from_millis(5));
+        assert_eq!(spin.until(t), t + Spin::PROBE);
+        spin.waited(SPIN);
+        assert_eq!(spin.until(t), t + SPIN, "a prompt answer: spin again");
     }
 }

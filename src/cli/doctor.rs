@@ -16,7 +16,7 @@
 //! "directory", "checks": [{"id", "status", "message", "fix"?}]}`, where
 //! `result` is the worst status. Doctor only reads: it creates no file.
 
-use super::store::StoreFlag;
+use super::store::StoreFiles;
 use super::{CliError, Exit};
 use crate::harness::HarnessClass;
 use crate::host::HostClass;
@@ -51,17 +51,8 @@ pub struct DoctorArgs {
     /// Print one `tusk.doctor.v0` JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Issue store file (default .premath/issues.jsonl).
-    #[arg(long)]
-    pub issues: Option<PathBuf>,
     #[command(flatten)]
-    pub store: StoreFlag,
-    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
-    #[arg(long)]
-    pub trajectory: Option<PathBuf>,
-    /// Effect log (default .premath/host_effects.jsonl).
-    #[arg(long)]
-    pub effects: Option<PathBuf>,
+    pub files: StoreFiles,
     /// Mutation policy file (default .premath/mutation_policy.json).
     #[arg(long)]
     pub policy: Option<PathBuf>,
@@ -166,7 +157,7 @@ fn database_fix(class: &str) -> &'static str {
 
 /// The database `--store`/`TUSK_STORE` names must at least be a usable URL.
 fn database_url(id: &'static str, args: &DoctorArgs) -> Result<(), Check> {
-    match args.store.database() {
+    match args.files.store.database() {
         Ok(_) => Ok(()),
         Err(e) => Err(Check::fail(id, e.to_string(), database_fix(e.class()))),
     }
@@ -177,10 +168,7 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
     if let Err(check) = database_url(ID, args) {
         return (check, 0);
     }
-    let store = match args
-        .store
-        .issues(args.issues.as_deref(), Path::new(DEFAULT_ISSUES_PATH))
-    {
+    let store = match args.files.issues(Path::new(DEFAULT_ISSUES_PATH)) {
         Ok(s) => s,
         Err(e) => {
             return (
@@ -384,11 +372,7 @@ fn check_effects(args: &DoctorArgs) -> Check {
         return check;
     }
     let default = crate::host::HostPaths::under(Path::new("."));
-    let log = match args.store.log(
-        LogTable::Effects,
-        args.effects.as_deref(),
-        default.effects.path(),
-    ) {
+    let log = match args.files.log(LogTable::Effects, default.effects.path()) {
         Ok(l) => l,
         Err(e) => return Check::fail(ID, e, "give --store URL or --effects FILE, not both"),
     };
@@ -524,11 +508,10 @@ fn check_trajectory(args: &DoctorArgs) -> Check {
         return check;
     }
     let default = crate::host::HostPaths::under(Path::new("."));
-    let log = match args.store.log(
-        LogTable::Trajectory,
-        args.trajectory.as_deref(),
-        default.trajectory.path(),
-    ) {
+    let log = match args
+        .files
+        .log(LogTable::Trajectory, default.trajectory.path())
+    {
         Ok(l) => l,
         Err(e) => return Check::fail(ID, e, "give --store URL or --trajectory FILE, not both"),
     };

@@ -14,17 +14,8 @@ use std::path::{Path, PathBuf};
 /// Flags of `tusk eval` (and `tusk repl`, which shares the host setup).
 #[derive(Args, Debug, Clone)]
 pub struct HostArgs {
-    /// Issue store (default .premath/issues.jsonl).
-    #[arg(long)]
-    pub issues: Option<PathBuf>,
     #[command(flatten)]
-    pub store: crate::cli::store::StoreFlag,
-    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
-    #[arg(long)]
-    pub trajectory: Option<PathBuf>,
-    /// Effect log (default .premath/host_effects.jsonl).
-    #[arg(long)]
-    pub effects: Option<PathBuf>,
+    pub files: crate::cli::store::StoreFiles,
     /// Mutation policy file (default .premath/mutation_policy.json; built-in default when absent).
     #[arg(long)]
     pub policy: Option<PathBuf>,
@@ -174,19 +165,13 @@ impl HostArgs {
                 *slot = p.clone();
             }
         };
-        paths.issues = self
-            .store
-            .issues(self.issues.as_deref(), paths.issues.path())?;
-        paths.trajectory = self.store.log(
-            crate::pg::LogTable::Trajectory,
-            self.trajectory.as_deref(),
-            paths.trajectory.path(),
-        )?;
-        paths.effects = self.store.log(
-            crate::pg::LogTable::Effects,
-            self.effects.as_deref(),
-            paths.effects.path(),
-        )?;
+        paths.issues = self.files.issues(paths.issues.path())?;
+        paths.trajectory = self
+            .files
+            .log(crate::pg::LogTable::Trajectory, paths.trajectory.path())?;
+        paths.effects = self
+            .files
+            .log(crate::pg::LogTable::Effects, paths.effects.path())?;
         set(&mut paths.policy, &self.policy);
         set(&mut paths.session, &self.session);
         set(&mut paths.feature_ledger, &self.feature_ledger);

@@ -124,7 +124,7 @@ fn launch(args: &McpArgs, matches: &ArgMatches) -> Result<Launch, String> {
         }
     }
     let mut env = Vec::new();
-    if args.host.store.store.is_none() {
+    if args.host.files.store.store.is_none() {
         if let Ok(url) = std::env::var(STORE_ENV) {
             if !url.trim().is_empty() {
                 env.push((STORE_ENV.to_string(), url));

@@ -4,7 +4,7 @@
 //! (the bearer-token file of `tusk mcp --auth`, checked by the same code).
 //! Exit 0 after Ctrl-C or SIGTERM, 2 when it cannot serve.
 
-use super::store::StoreFlag;
+use super::store::StoreFiles;
 use super::{CliError, Exit};
 use crate::issues::store::DEFAULT_ISSUES_PATH;
 use crate::observe::{Observer, Stores};
@@ -25,17 +25,8 @@ pub struct ObserveArgs {
     /// "principal", …}]}); a request without a listed token is 401.
     #[arg(long, value_name = "FILE")]
     pub auth: Option<PathBuf>,
-    /// Issue store file (default .premath/issues.jsonl).
-    #[arg(long)]
-    pub issues: Option<PathBuf>,
     #[command(flatten)]
-    pub store: StoreFlag,
-    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
-    #[arg(long)]
-    pub trajectory: Option<PathBuf>,
-    /// Effect log (default .premath/host_effects.jsonl).
-    #[arg(long)]
-    pub effects: Option<PathBuf>,
+    pub files: StoreFiles,
 }
 
 fn unusable(message: impl std::fmt::Display) -> CliError {
@@ -45,19 +36,11 @@ fn unusable(message: impl std::fmt::Display) -> CliError {
 fn stores(args: &ObserveArgs) -> Result<Stores, String> {
     let defaults = crate::host::HostPaths::under(Path::new("."));
     Ok(Stores {
-        issues: args
-            .store
-            .issues(args.issues.as_deref(), Path::new(DEFAULT_ISSUES_PATH))?,
-        trajectory: args.store.log(
-            LogTable::Trajectory,
-            args.trajectory.as_deref(),
-            defaults.trajectory.path(),
-        )?,
-        effects: args.store.log(
-            LogTable::Effects,
-            args.effects.as_deref(),
-            defaults.effects.path(),
-        )?,
+        issues: args.files.issues(Path::new(DEFAULT_ISSUES_PATH))?,
+        trajectory: args
+            .files
+            .log(LogTable::Trajectory, defaults.trajectory.path())?,
+        effects: args.files.log(LogTable::Effects, defaults.effects.path())?,
     })
 }
 

@@ -98,6 +98,47 @@ impl StoreFlag {
     }
 }
 
+/// Where a command that opens the issue store and both logs finds them
+/// (`eval`, `repl`, `mcp`, `doctor`, `observe`): the flags declared once.
+#[derive(Args, Debug, Clone)]
+pub struct StoreFiles {
+    /// Issue store file (default .premath/issues.jsonl).
+    #[arg(long)]
+    pub issues: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreFlag,
+    /// Harness trajectory (default .premath/harness_trajectory.jsonl).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Effect log (default .premath/host_effects.jsonl).
+    #[arg(long)]
+    pub effects: Option<PathBuf>,
+}
+
+impl StoreFiles {
+    /// The issue memory ([`StoreFlag::issues`] with `--issues`).
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreFlag::issues`].
+    pub fn issues(&self, default: &Path) -> Result<IssueStore, String> {
+        self.store.issues(self.issues.as_deref(), default)
+    }
+
+    /// The trajectory or the effect log ([`StoreFlag::log`] with its flag).
+    ///
+    /// # Errors
+    ///
+    /// As [`StoreFlag::log`].
+    pub fn log(&self, table: LogTable, default: &Path) -> Result<LogStore, String> {
+        let file = match table {
+            LogTable::Trajectory => &self.trajectory,
+            LogTable::Effects => &self.effects,
+        };
+        self.store.log(table, file.as_deref(), default)
+    }
+}
+
 impl StoreFlag {
     /// The trajectory of the chosen database, else the file at `path` (the
     /// harness commands' `--path`, which has a default).

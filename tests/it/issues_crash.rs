@@ -97,6 +97,47 @@ fn mutation(rng: &mut Rng, n: usize) -> Vec<String> {
     args
 }
 
+/// Three warm-up mutations, watched: the median time one takes (µs) and the
+/// median span (µs from its start) in which its temp file was seen. A window
+/// too short to see falls back to the last quarter of the mutation.
+fn calibrate(test: &Test) -> (u64, (u64, u64)) {
+    let (mut spans, mut starts, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..3 {
+        let t = Instant::now();
+        let notes = format!("warm-up {i}");
+        let mut child = test
+            .store_raw(&["issue", "update", "bd-1", "--notes", notes.as_str()])
+            .command()
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (mut first, mut last) = (None, None);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if temp_files(test).next().is_some() {
+                let now = t.elapsed().as_micros() as u64;
+                first.get_or_insert(now);
+                last = Some(now);
+            }
+            // Looking, not spinning: the writer needs the processor.
+            std::thread::sleep(Duration::from_micros(250));
+        };
+        assert!(status.success());
+        let span = t.elapsed().as_micros() as u64;
+        spans.push(span);
+        starts.push(first.unwrap_or(span * 3 / 4));
+        ends.push(last.unwrap_or(span));
+    }
+    let median = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v[1]
+    };
+    let (span, start) = (median(&mut spans), median(&mut starts));
+    (span, (start, median(&mut ends).max(start + 1)))
+}
+
 #[test]
 fn sigkill_during_mutations_leaves_old_or_new_store() {
     let _heavy = crate::common::heavy();
@@ -110,16 +151,9 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
         | 1;
     let mut rng = Rng(seed);
 
-    // How long one mutation takes here, so kills land across its whole span.
-    let t = Instant::now();
-    let status = test
-        .store_raw(&["issue", "update", "bd-1", "--notes", "warm-up"])
-        .command()
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let span = t.elapsed().as_micros() as u64;
+    // How long one mutation takes here, and when in it the new store is
+    // written, so kills land across its whole span and inside that window.
+    let (span, window) = calibrate(&test);
 
     let mut killed = 0;
     let mut spawned = 0;
@@ -146,10 +180,11 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
                 .spawn()
                 .unwrap();
             let horizon = span * writers as u64;
-            let at = if rng.below(2) == 0 {
-                rng.below(horizon + span / 5)
-            } else {
-                horizon - span / 2 + rng.below(span * 3 / 4)
+            let at = match rng.below(3) {
+                0 => rng.below(horizon + span / 5),
+                // A lone writer: inside the window its warm-up wrote in.
+                1 if writers == 1 => window.0 + rng.below((window.1 - window.0).max(1)),
+                _ => horizon - span / 2 + rng.below(span * 3 / 4),
             };
             children.push((at, child, args));
         }
@@ -206,7 +241,8 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     eprintln!(
         "seed {seed}: {killed} of {spawned} writers killed mid-way over {round} rounds, \
          {in_write} rounds with a kill inside the write window, {changed} rounds changed the store \
-         (one mutation takes {span} us)"
+         (one mutation takes {span} us, its temp file seen from {} to {} us)",
+        window.0, window.1
     );
     assert!(
         killed >= spawned / 5,

@@ -67,7 +67,7 @@ pub struct Globals {
     pub otlp: Option<String>,
 }
 
-/// The parser of a run that parses: [`Cli`]'s flags and commands, each
+/// The parser of a command line that parses: [`Cli`]'s flags and commands, each
 /// command's own arguments built only when it is the one named. Building
 /// clap's whole tree (about 80 commands) costs a one-shot command about a
 /// third of its CPU (issue 25); help, version, usage errors, the manual and
@@ -327,31 +327,32 @@ fn start_template_early() {
     }
 }
 
-/// The command line as [`Cli`] and its matches. A command line that parses
-/// is parsed by [`Quick`], which builds only the named command; anything else
-/// (help, version, a usage error) is parsed again by [`Cli`]'s whole tree, so
-/// what clap prints is what it always printed. Both parsers declare the same
-/// arguments with the same ids, so [`Cli`] reads [`Quick`]'s matches.
-fn parse<I, T>(args: I) -> Result<(Cli, clap::ArgMatches), clap::Error>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
-    if let Ok(matches) = Quick::command().try_get_matches_from(&args) {
-        if let Ok(cli) = Cli::from_arg_matches(&matches) {
-            return Ok((cli, matches));
-        }
+/// The command line as [`Cli`] and its matches: [`quick`]'s when it parses
+/// the line; otherwise (help, version, a usage error) [`Cli`]'s whole tree
+/// parses it again, so what clap prints is what it always printed.
+fn parse(args: &[std::ffi::OsString]) -> Result<(Cli, clap::ArgMatches), clap::Error> {
+    if let Some(parsed) = quick(args) {
+        return Ok(parsed);
     }
-    let matches = Cli::command().try_get_matches_from(&args)?;
+    let matches = Cli::command().try_get_matches_from(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     Ok((cli, matches))
+}
+
+/// A line that parses, parsed by [`Quick`], which builds only the named
+/// command. Both parsers declare the same arguments with the same ids, so
+/// [`Cli`] reads [`Quick`]'s matches.
+fn quick(args: &[std::ffi::OsString]) -> Option<(Cli, clap::ArgMatches)> {
+    let matches = Quick::command().try_get_matches_from(args).ok()?;
+    let cli = Cli::from_arg_matches(&matches).ok()?;
+    Some((cli, matches))
 }
 
 /// Parses the command line and runs it; returns the exit code.
 pub fn run() -> i32 {
     start_template_early();
-    let (cli, matches) = match parse(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let (cli, matches) = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => return report(usage_error(e)),
     };
@@ -531,17 +532,41 @@ mod tests {
             &["tusk", "dep", "add", "bd-1", "bd-2"],
         ];
         for line in lines {
-            let quick = Quick::command()
-                .try_get_matches_from(line)
-                .expect("quick parses");
+            let args: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
+            // The quick parser must answer a valid line itself: a fallback
+            // to the full tree would hide a broken Quick and its cost.
+            let (q, _) = quick(&args).unwrap_or_else(|| panic!("Quick parses {line:?}"));
             let full = Cli::command()
                 .try_get_matches_from(line)
                 .expect("full parses");
-            let (q, f) = (
-                Cli::from_arg_matches(&quick).unwrap(),
-                Cli::from_arg_matches(&full).unwrap(),
-            );
+            let f = Cli::from_arg_matches(&full).unwrap();
             assert_eq!(format!("{q:?}"), format!("{f:?}"), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn help_version_and_usage_errors_are_the_full_trees() {
+        let lines: [&[&str]; 6] = [
+            &["tusk", "--help"],
+            &["tusk", "--version"],
+            &["tusk", "help", "issue", "add"],
+            &["tusk", "issue", "add", "-h"],
+            &["tusk", "harness-trajectory", "append", "--bogus"],
+            &["tusk", "bogus"],
+        ];
+        for line in lines {
+            let args: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
+            assert!(quick(&args).is_none(), "{line:?} is not a parsed line");
+            let ours = parse(&args).expect_err("help, version or an error");
+            let full = Cli::command()
+                .try_get_matches_from(line)
+                .expect_err("help, version or an error");
+            assert_eq!(ours.kind(), full.kind(), "{line:?}");
+            assert_eq!(
+                ours.render().to_string(),
+                full.render().to_string(),
+                "{line:?}"
+            );
         }
     }
 }

@@ -185,9 +185,12 @@ fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T
             if pending.len() >= 4 {
                 let len = u32::from_le_bytes(pending[..4].try_into().expect("4 bytes")) as usize;
                 if pending.len() >= 4 + len {
+                    // The wait ended when the frame was whole, not after
+                    // a large envelope was read into Scheme values.
+                    let took = waited.then(|| started.elapsed());
                     let parsed = parse(&pending[4..4 + len]);
-                    if waited {
-                        inbox.spin.waited(started.elapsed());
+                    if let Some(took) = took {
+                        inbox.spin.waited(took);
                     }
                     inbox.start += 4 + len;
                     if inbox.start == inbox.buf.len() {

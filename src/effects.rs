@@ -232,15 +232,73 @@ fn ends_torn(file: &File) -> std::io::Result<bool> {
     Ok(last[0] != b'\n')
 }
 
-/// Parses effect-log bytes (see [`read_log`]).
+/// Parses effect-log bytes (see [`read_log`]). A large log is parsed in
+/// pieces on several threads (each row stands alone: its JSON and its
+/// digest); rows and warnings come back in file order either way.
 pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogError> {
+    let threads = if bytes.len() < PARALLEL_PARSE_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    let pieces = split_at_lines(bytes, threads);
+    let parsed: Vec<LogContents> = if pieces.len() == 1 {
+        vec![parse_lines(path, bytes, 1)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = pieces
+                .iter()
+                .map(|&(piece, first_line)| scope.spawn(move || parse_lines(path, piece, first_line)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    };
+    let mut contents = LogContents {
+        rows: Vec::with_capacity(parsed.iter().map(|p| p.rows.len()).sum()),
+        warnings: Vec::new(),
+    };
+    for piece in parsed {
+        contents.rows.extend(piece.rows);
+        contents.warnings.extend(piece.warnings);
+    }
+    Ok(contents)
+}
+
+/// Below this a log is parsed on the calling thread.
+const PARALLEL_PARSE_BYTES: usize = 4 << 20;
+
+/// `bytes` cut into at most `n` pieces, each ending just after a newline
+/// (the last at the end), with the number of each piece's first line.
+fn split_at_lines(bytes: &[u8], n: usize) -> Vec<(&[u8], usize)> {
+    let mut pieces = Vec::with_capacity(n);
+    let (mut start, mut line) = (0, 1);
+    for i in 1..n {
+        let target = (bytes.len() * i / n).max(start);
+        let Some(cut) = bytes[target..].iter().position(|b| *b == b'\n') else {
+            break;
+        };
+        let end = target + cut + 1;
+        pieces.push((&bytes[start..end], line));
+        line += bytes[start..end].iter().filter(|b| **b == b'\n').count();
+        start = end;
+    }
+    pieces.push((&bytes[start..], line));
+    pieces
+}
+
+/// Parses whole lines; `bytes` is the end of the log when it does not end
+/// in a newline, and its first line is line `first_line`.
+fn parse_lines(path: &Path, bytes: &[u8], first_line: usize) -> LogContents {
     let mut rows = Vec::new();
     let mut warnings = Vec::new();
     let ends_with_newline = bytes.last() == Some(&b'\n');
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
     let count = lines.len();
     for (i, raw) in lines.into_iter().enumerate() {
-        let line_no = i + 1;
+        let line_no = first_line + i;
         let is_last = i + 1 == count || (i + 2 == count && ends_with_newline);
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -275,12 +333,42 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
             }
         }
     }
-    Ok(LogContents { rows, warnings })
+    LogContents { rows, warnings }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_parsed_in_pieces_is_the_log_parsed_whole() {
+        let p = Path::new("log.jsonl");
+        let mut text = String::new();
+        for i in 0..200 {
+            match i % 37 {
+                5 => text.push_str("{oops\n"),
+                11 => text.push_str("\n"),
+                _ => text.push_str(&format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 13))),
+            }
+        }
+        text.push_str("{\"torn\":");
+        let whole = parse_lines(p, text.as_bytes(), 1);
+        for n in [2, 3, 7, 64, 500] {
+            let pieces = split_at_lines(text.as_bytes(), n);
+            assert_eq!(pieces.iter().map(|(b, _)| b.len()).sum::<usize>(), text.len());
+            let mut rows = Vec::new();
+            let mut warnings = Vec::new();
+            for (piece, first) in pieces {
+                let c = parse_lines(p, piece, first);
+                rows.extend(c.rows.into_iter().map(|r| (r.line, r.digest, r.row)));
+                warnings.extend(c.warnings);
+            }
+            let expected: Vec<_> = whole.rows.iter().map(|r| (r.line, r.digest.clone(), r.row.clone())).collect();
+            assert_eq!(rows, expected, "{n} pieces");
+            assert_eq!(warnings, whole.warnings, "{n} pieces");
+        }
+        assert!(whole.warnings.last().unwrap().contains("torn last line 201"), "{:?}", whole.warnings);
+    }
 
     #[test]
     fn bad_lines_are_skipped_with_a_warning_naming_them() {

@@ -248,7 +248,9 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
         std::thread::scope(|scope| {
             let handles: Vec<_> = pieces
                 .iter()
-                .map(|&(piece, first_line)| scope.spawn(move || parse_lines(path, piece, first_line)))
+                .map(|&(piece, first_line)| {
+                    scope.spawn(move || parse_lines(path, piece, first_line))
+                })
                 .collect();
             handles
                 .into_iter()
@@ -348,14 +350,20 @@ mod tests {
             match i % 37 {
                 5 => text.push_str("{oops\n"),
                 11 => text.push_str("\n"),
-                _ => text.push_str(&format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(i % 13))),
+                _ => text.push_str(&format!(
+                    "{{\"n\":{i},\"pad\":\"{}\"}}\n",
+                    "x".repeat(i % 13)
+                )),
             }
         }
         text.push_str("{\"torn\":");
         let whole = parse_lines(p, text.as_bytes(), 1);
         for n in [2, 3, 7, 64, 500] {
             let pieces = split_at_lines(text.as_bytes(), n);
-            assert_eq!(pieces.iter().map(|(b, _)| b.len()).sum::<usize>(), text.len());
+            assert_eq!(
+                pieces.iter().map(|(b, _)| b.len()).sum::<usize>(),
+                text.len()
+            );
             let mut rows = Vec::new();
             let mut warnings = Vec::new();
             for (piece, first) in pieces {
@@ -363,11 +371,23 @@ mod tests {
                 rows.extend(c.rows.into_iter().map(|r| (r.line, r.digest, r.row)));
                 warnings.extend(c.warnings);
             }
-            let expected: Vec<_> = whole.rows.iter().map(|r| (r.line, r.digest.clone(), r.row.clone())).collect();
+            let expected: Vec<_> = whole
+                .rows
+                .iter()
+                .map(|r| (r.line, r.digest.clone(), r.row.clone()))
+                .collect();
             assert_eq!(rows, expected, "{n} pieces");
             assert_eq!(warnings, whole.warnings, "{n} pieces");
         }
-        assert!(whole.warnings.last().unwrap().contains("torn last line 201"), "{:?}", whole.warnings);
+        assert!(
+            whole
+                .warnings
+                .last()
+                .unwrap()
+                .contains("torn last line 201"),
+            "{:?}",
+            whole.warnings
+        );
     }
 
     #[test]

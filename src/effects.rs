@@ -349,7 +349,7 @@ mod tests {
         for i in 0..200 {
             match i % 37 {
                 5 => text.push_str("{oops\n"),
-                11 => text.push_str("\n"),
+                11 => text.push('\n'),
                 _ => text.push_str(&format!(
                     "{{\"n\":{i},\"pad\":\"{}\"}}\n",
                     "x".repeat(i % 13)

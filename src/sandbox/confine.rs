@@ -38,24 +38,10 @@ const ARCH: TargetArch = TargetArch::aarch64;
 pub(crate) fn apply(limits: &Limits, session: bool) -> Result<(), String> {
     set_rlimits(limits, session)?;
     install_signal_handlers();
-    let filter = compiled_filter()?;
+    let filter = filter()?;
     // Every thread: a one-run template that became the worker still has the
     // thread that started it (waiting, its signals blocked).
-    seccompiler::apply_filter_all_threads(filter).map_err(|e| format!("seccomp: {e}"))
-}
-
-/// The filter, compiled once per process. A template compiles it before
-/// it forks ([`prepare`]), so its workers inherit it ready to install
-/// rather than each building the same program again.
-fn compiled_filter() -> Result<&'static BpfProgram, String> {
-    static FILTER: std::sync::OnceLock<Result<BpfProgram, String>> = std::sync::OnceLock::new();
-    FILTER.get_or_init(filter).as_ref().map_err(Clone::clone)
-}
-
-/// Compiles what every worker of this process will install; a template
-/// calls it once, before its first fork.
-pub(crate) fn prepare() {
-    let _ = compiled_filter();
+    seccompiler::apply_filter_all_threads(&filter).map_err(|e| format!("seccomp: {e}"))
 }
 
 fn setrlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), String> {

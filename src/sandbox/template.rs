@@ -451,10 +451,6 @@ fn serve() {
             return;
         }
     };
-    if !super::prelude::on_demand() {
-        // A one-run template compiles it when it becomes the worker.
-        super::confine::prepare();
-    }
     if !send(CTL_FD, &[OP_READY]) {
         return;
     }

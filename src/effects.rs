@@ -233,15 +233,27 @@ fn ends_torn(file: &File) -> std::io::Result<bool> {
 }
 
 /// Parses effect-log bytes (see [`read_log`]). A large log is parsed in
-/// pieces on several threads (each row stands alone: its JSON and its
-/// digest); rows and warnings come back in file order either way.
+/// pieces on several threads ([`crate::jsonl`]: each row stands alone, its
+/// JSON and its digest); rows and warnings come back in file order either way.
 pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogError> {
-    let threads = if bytes.len() < PARALLEL_PARSE_BYTES {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    };
-    let pieces = split_at_lines(bytes, threads);
+    Ok(parse_log_on(
+        path,
+        bytes,
+        crate::jsonl::threads_for(bytes.len()),
+    ))
+}
+
+/// [`parse_log`] on up to `threads` threads.
+fn parse_log_on(path: &Path, bytes: &[u8], threads: usize) -> LogContents {
+    let ranges = crate::jsonl::split_at_lines(bytes, threads);
+    // Each piece's first line number: the lines of the pieces before it.
+    let mut pieces = Vec::with_capacity(ranges.len());
+    let mut line = 1;
+    for (start, end) in ranges {
+        let piece = &bytes[start..end];
+        pieces.push((piece, line));
+        line += memchr::memchr_iter(b'\n', piece).count();
+    }
     let parsed: Vec<LogContents> = if pieces.len() == 1 {
         vec![parse_lines(path, bytes, 1)]
     } else {
@@ -254,7 +266,7 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .map(|h| h.join().expect("a parse thread does not panic"))
                 .collect()
         })
     };
@@ -266,29 +278,7 @@ pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogErro
         contents.rows.extend(piece.rows);
         contents.warnings.extend(piece.warnings);
     }
-    Ok(contents)
-}
-
-/// Below this a log is parsed on the calling thread.
-const PARALLEL_PARSE_BYTES: usize = 4 << 20;
-
-/// `bytes` cut into at most `n` pieces, each ending just after a newline
-/// (the last at the end), with the number of each piece's first line.
-fn split_at_lines(bytes: &[u8], n: usize) -> Vec<(&[u8], usize)> {
-    let mut pieces = Vec::with_capacity(n);
-    let (mut start, mut line) = (0, 1);
-    for i in 1..n {
-        let target = (bytes.len() * i / n).max(start);
-        let Some(cut) = bytes[target..].iter().position(|b| *b == b'\n') else {
-            break;
-        };
-        let end = target + cut + 1;
-        pieces.push((&bytes[start..end], line));
-        line += bytes[start..end].iter().filter(|b| **b == b'\n').count();
-        start = end;
-    }
-    pieces.push((&bytes[start..], line));
-    pieces
+    contents
 }
 
 /// Parses whole lines; `bytes` is the end of the log when it does not end
@@ -357,20 +347,16 @@ mod tests {
             }
         }
         text.push_str("{\"torn\":");
-        let whole = parse_lines(p, text.as_bytes(), 1);
+        let whole = parse_log_on(p, text.as_bytes(), 1);
         for n in [2, 3, 7, 64, 500] {
-            let pieces = split_at_lines(text.as_bytes(), n);
-            assert_eq!(
-                pieces.iter().map(|(b, _)| b.len()).sum::<usize>(),
-                text.len()
-            );
-            let mut rows = Vec::new();
-            let mut warnings = Vec::new();
-            for (piece, first) in pieces {
-                let c = parse_lines(p, piece, first);
-                rows.extend(c.rows.into_iter().map(|r| (r.line, r.digest, r.row)));
-                warnings.extend(c.warnings);
-            }
+            // Threads, joined in file order: what a log over 4 MB gets.
+            let c = parse_log_on(p, text.as_bytes(), n);
+            let rows: Vec<_> = c
+                .rows
+                .into_iter()
+                .map(|r| (r.line, r.digest, r.row))
+                .collect();
+            let warnings = c.warnings;
             let expected: Vec<_> = whole
                 .rows
                 .iter()

@@ -33,6 +33,7 @@ mod failure;
 pub mod harness;
 pub mod host;
 pub mod issues;
+mod jsonl;
 pub mod logs;
 pub mod mcp;
 pub mod observe;

@@ -234,21 +234,9 @@ fn parsed(path: &Path, text: String) -> Result<std::sync::Arc<ParsedStore>, Stor
     Ok(parsed)
 }
 
-/// Stores above this size are read and parsed on several threads (below it,
-/// spawning costs more than it saves).
-const PARALLEL_PARSE_BYTES: usize = 4 << 20;
-
 impl crate::telemetry::record::StoreClass for StoreError {
     fn class(&self) -> &'static str {
         StoreError::class(self)
-    }
-}
-
-fn parse_threads(len: usize) -> usize {
-    if len < PARALLEL_PARSE_BYTES {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
     }
 }
 
@@ -266,8 +254,8 @@ impl<'a> Store<'a> {
                 "contains a NUL byte".into(),
             ));
         }
-        let threads = parse_threads(text.len());
-        let chunks = split_at_lines(text, threads);
+        let threads = crate::jsonl::threads_for(text.len());
+        let chunks = crate::jsonl::split_at_lines(text.as_bytes(), threads);
         let parsed: Vec<Chunk<'a>> = if chunks.len() == 1 {
             vec![parse_chunk(text, 0, text.len())]
         } else {
@@ -339,23 +327,6 @@ struct Chunk<'a> {
     issues: Vec<Issue<'a>>,
     line_count: usize,
     error: Option<(usize, String)>,
-}
-
-/// Up to `n` byte ranges covering `text`, each ending just after a newline (or at the end).
-fn split_at_lines(text: &str, n: usize) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(n);
-    let mut start = 0;
-    for k in 1..n {
-        let target = (bytes.len() * k / n).max(start);
-        let Some(nl) = memchr::memchr(b'\n', &bytes[target..]) else {
-            break;
-        };
-        out.push((start, target + nl + 1));
-        start = target + nl + 1;
-    }
-    out.push((start, bytes.len()));
-    out
 }
 
 fn parse_chunk<'a>(text: &'a str, from: usize, to: usize) -> Chunk<'a> {
@@ -500,7 +471,7 @@ fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt as _;
     let file = File::open(path)?;
     let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
-    let threads = parse_threads(len);
+    let threads = crate::jsonl::threads_for(len);
     if threads == 1 {
         // From the descriptor just opened: a second open of the path was
         // two more system calls on every read action.
@@ -903,7 +874,7 @@ mod tests {
                 "t".repeat(3000)
             ));
         }
-        assert!(text.len() > PARALLEL_PARSE_BYTES);
+        assert!(text.len() > crate::jsonl::PARALLEL_BYTES);
         let store = Store::parse(Path::new("s"), &text).unwrap();
         assert_eq!(store.lines.len(), 2000);
         assert_eq!(store.issue_count(), 1500);

@@ -6,9 +6,9 @@
 //! directory, so it reuses the dev-profile artifacts the suite was built
 //! from and compiles only the `tusk` package (about 12 s). The release
 //! profile's fat-LTO build from a clean checkout takes about 9 minutes on
-//! two cores, the largest single item in CI; what this test checks (the lockfile suffices, the binary
-//! target installs and names its commit, it runs) does not depend on the
-//! profile.
+//! two cores, the largest single item in CI; what this test checks (the
+//! lockfile suffices, the binary target installs and names its commit, it
+//! runs) does not depend on the profile.
 
 use crate::common::Test;
 use std::path::{Path, PathBuf};

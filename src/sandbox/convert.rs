@@ -436,12 +436,25 @@ impl<'de> serde::de::Visitor<'de> for SteelVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<SteelVal, A::Error> {
-        let mut out: steel::HashMap<SteelVal, SteelVal> = steel::HashMap::new();
+        let mut out = empty_map();
         while let Some((k, SteelJson(v))) = map.next_entry::<String, SteelJson>()? {
             out.insert(SteelVal::StringV(k.into()), v);
         }
         Ok(SteelVal::HashMapV(Gc::new(out).into()))
     }
+}
+
+thread_local! {
+    /// One hasher for the maps made from JSON: `HashMap::new` would seed and
+    /// allocate a fresh one for each of an envelope's maps, a fifth of the
+    /// time it takes to convert one, and the vendored im-rc never uses it
+    /// (keys hash with fixed keys: vendor/im-rc/TUSK_PATCHES.md, §1).
+    static HASHER: std::rc::Rc<std::hash::RandomState> = std::rc::Rc::default();
+}
+
+/// An empty Scheme map with the shared hasher.
+fn empty_map() -> steel::HashMap<SteelVal, SteelVal> {
+    steel::HashMap::with_hasher(HASHER.with(std::rc::Rc::clone))
 }
 
 /// Converts JSON (an envelope, say) into an immutable Scheme value.
@@ -516,10 +529,10 @@ pub fn json_to_value(value: &Value) -> SteelVal {
         Value::String(s) => SteelVal::StringV(s.as_str().into()),
         Value::Array(items) => SteelVal::ListV(items.iter().map(json_to_value).collect()),
         Value::Object(map) => {
-            let out: steel::HashMap<SteelVal, SteelVal> = map
-                .iter()
-                .map(|(k, v)| (SteelVal::StringV(k.as_str().into()), json_to_value(v)))
-                .collect();
+            let mut out = empty_map();
+            for (k, v) in map {
+                out.insert(SteelVal::StringV(k.as_str().into()), json_to_value(v));
+            }
             SteelVal::HashMapV(Gc::new(out).into())
         }
     }

@@ -236,7 +236,15 @@ fn next_frame<T>(fd: RawFd, parse: impl FnOnce(&[u8]) -> T) -> std::io::Result<T
 /// Reads one message from a blocking descriptor (worker side; the host is
 /// trusted, so no cap beyond what fits in memory).
 pub(crate) fn read_blocking(fd: RawFd) -> std::io::Result<ToWorker<super::convert::SteelJson>> {
-    next_frame(fd, |body| serde_json::from_slice(body))?.map_err(std::io::Error::other)
+    read_blocking_sized(fd).map(|(message, _)| message)
+}
+
+/// [`read_blocking`], with the size of the message's frame.
+pub(crate) fn read_blocking_sized(
+    fd: RawFd,
+) -> std::io::Result<(ToWorker<super::convert::SteelJson>, usize)> {
+    let (parsed, len) = next_frame(fd, |body| (serde_json::from_slice(body), body.len()))?;
+    Ok((parsed.map_err(std::io::Error::other)?, len))
 }
 
 /// Why the host could not get a message from a worker.

@@ -589,6 +589,7 @@ impl crate::sandbox::HostBridge for NoCalls {
                 "payload": {"diagnostic": format!("the doctor's probe binds no action ({action})")},
             })
             .into(),
+            text: None,
             breach: None,
         }
     }

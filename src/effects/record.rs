@@ -188,10 +188,11 @@ pub struct RecordedAuthority {
 
 /// One host call's row (`premath.host_effect.row.v0`). The writer lends it
 /// the call's arguments and envelope, so recording a call does not copy them;
-/// a row read back owns them.
+/// a row read back owns them. The writer may lend the envelope as the JSON
+/// text it already made for the program (`E` = `&RawValue`): the same bytes.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CallRow<'a> {
+pub struct CallRow<'a, E = Cow<'a, Value>> {
     pub kind: String,
     pub run_id: String,
     #[serde(default, skip_serializing_if = "Member::is_absent")]
@@ -206,7 +207,7 @@ pub struct CallRow<'a> {
     /// The envelope the program got, its payload redacted (absent reads as
     /// `null`).
     #[serde(default)]
-    pub envelope: Cow<'a, Value>,
+    pub envelope: E,
     /// The digest of the run's previous row ([`crate::chain`]).
     #[serde(default, skip_serializing_if = "Member::is_absent")]
     pub prev_row_digest: Member<String>,

@@ -202,6 +202,7 @@ impl ReplayBridge {
         state.halted = true;
         HostReply {
             envelope: Value::Null.into(),
+            text: None,
             breach: Some(Breach::Halted),
         }
     }
@@ -276,6 +277,7 @@ impl HostBridge for ReplayBridge {
         let over_budget = envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
         HostReply {
             envelope: envelope.into(),
+            text: None,
             breach: over_budget.then_some(Breach::CallBudget),
         }
     }

@@ -298,7 +298,7 @@ impl HostBridge for CallHost {
             instruction_ref,
             trajectory_row,
         }));
-        self.write_effect(
+        let text = self.write_effect(
             &mut state,
             Effect {
                 n,
@@ -322,6 +322,7 @@ impl HostBridge for CallHost {
         }
         HostReply {
             envelope,
+            text,
             breach: decision.breach,
         }
     }
@@ -344,6 +345,7 @@ fn late_reply(n: usize, action: &str, args_digest: &str) -> HostReply {
     });
     HostReply {
         envelope: envelope.into(),
+        text: None,
         breach: Some(Breach::Timeout),
     }
 }
@@ -389,6 +391,15 @@ struct Step<'a> {
     refs: &'a [String],
     instruction_ref: Option<&'a str>,
     named: Option<&'a super::CallStep>,
+}
+
+/// The envelope as an effect row holds it: the value, or the text already
+/// made of it (the same bytes either way).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum RowEnvelope<'a> {
+    Value(&'a Value),
+    Text(&'a serde_json::value::RawValue),
 }
 
 /// What one call's effect row is made of.
@@ -509,8 +520,14 @@ impl CallHost {
     }
 
     /// Appends the call's effect row, chained to the one before; the log
-    /// gets the envelope with its payload redacted.
-    fn write_effect(&self, state: &mut State, effect: Effect) {
+    /// gets the envelope with its payload redacted. Returns the envelope's
+    /// JSON text when the row holds it unredacted: the program is sent the
+    /// same text rather than a second serialization.
+    fn write_effect(
+        &self,
+        state: &mut State,
+        effect: Effect,
+    ) -> Option<Box<serde_json::value::RawValue>> {
         let prev_row_digest = state
             .log
             .as_ref()
@@ -528,6 +545,10 @@ impl CallHost {
                 e["payload"] = payload;
                 e
             });
+        let text = match redacted_envelope {
+            None => serde_json::value::to_raw_value(envelope).ok(),
+            Some(_) => None,
+        };
         let row = CallRow {
             kind: effects::ROW_KIND.to_string(),
             run_id: self.run_id.clone(),
@@ -535,7 +556,11 @@ impl CallHost {
             action: Member::Typed(effect.action.to_string()),
             args: effect.args.map(Cow::Borrowed),
             args_digest: Member::Typed(effect.args_digest.to_string()),
-            envelope: Cow::Borrowed(redacted_envelope.as_ref().unwrap_or(envelope)),
+            envelope: match (&redacted_envelope, &text) {
+                (Some(redacted), _) => RowEnvelope::Value(redacted),
+                (None, Some(text)) => RowEnvelope::Text(text),
+                (None, None) => RowEnvelope::Value(envelope),
+            },
             prev_row_digest: Member::Typed(prev_row_digest),
             acted_at: effect
                 .acted_at
@@ -548,6 +573,7 @@ impl CallHost {
                 state.io_errors.push(e.to_string());
             }
         }
+        text
     }
 
     fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {

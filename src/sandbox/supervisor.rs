@@ -553,12 +553,17 @@ impl Worker {
             run.breach = Some(Breach::Interrupted);
             watch.kill_at = Some(Instant::now() + GRACE);
         }
-        let reply = if run.breach.is_some() {
+        // A reply may be sent until the grace after the deadline (or after
+        // the call, when the call itself outlived the deadline).
+        let deadline = watch.deadline;
+        let send_by = || deadline.max(Instant::now()) + GRACE;
+        let sent = if run.breach.is_some() {
             // The run already has its end; the call does nothing.
-            ToWorker::Reply {
-                envelope: Arc::new(Value::Null),
+            let reply = ToWorker::Reply {
+                envelope: Value::Null,
                 stop: true,
-            }
+            };
+            self.channel.send(&reply, send_by())
         } else {
             let (args, args_error) = run.checked_args(args, args_error);
             let reply = watch.bridge.call(action, args, args_error);
@@ -567,15 +572,24 @@ impl Worker {
                 run.breach = Some(b);
                 watch.kill_at = Some(Instant::now() + GRACE);
             }
-            ToWorker::Reply {
-                envelope: reply.envelope,
-                stop,
+            match &reply.text {
+                Some(text) => self.channel.send(
+                    &ToWorker::Reply {
+                        envelope: &**text,
+                        stop,
+                    },
+                    send_by(),
+                ),
+                None => self.channel.send(
+                    &ToWorker::Reply {
+                        envelope: &*reply.envelope,
+                        stop,
+                    },
+                    send_by(),
+                ),
             }
         };
-        if !self
-            .channel
-            .send(&reply, watch.deadline.max(Instant::now()) + GRACE)
-        {
+        if !sent {
             return Next::Lost;
         }
         Next::Continue

@@ -21,6 +21,7 @@ impl HostBridge for EchoBridge {
         };
         HostReply {
             envelope: envelope.into(),
+            text: None,
             breach: None,
         }
     }

@@ -91,6 +91,7 @@ impl HostBridge for Capture {
         self.0.lock().unwrap().push((action.to_string(), args));
         HostReply {
             envelope: json!({"resultClass": "accepted"}).into(),
+            text: None,
             breach: None,
         }
     }

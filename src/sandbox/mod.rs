@@ -233,8 +233,9 @@ pub trait HostBridge: Send + Sync {
 pub struct HostReply {
     /// Shared, so the host can keep it for the run's result without a copy.
     pub envelope: Arc<Value>,
-    /// The envelope as JSON text, when the bridge already wrote it (for its
-    /// effect row): sent as it is instead of being serialized again.
+    /// `envelope` serialized, when the bridge already made that text (for
+    /// its effect row): the worker is sent it as it is instead of a second
+    /// serialization, so it must be exactly `envelope`'s JSON.
     pub text: Option<Box<serde_json::value::RawValue>>,
     pub breach: Option<Breach>,
 }

@@ -188,8 +188,9 @@ pub struct RecordedAuthority {
 
 /// One host call's row (`premath.host_effect.row.v0`). The writer lends it
 /// the call's arguments and envelope, so recording a call does not copy them;
-/// a row read back owns them. The writer may lend the envelope as the JSON
-/// text it already made for the program (`E` = `&RawValue`): the same bytes.
+/// a row read back owns them. The writer lends the envelope as
+/// [`crate::sandbox::EnvelopeJson`]: the JSON text the program is sent, the
+/// same bytes as the value.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallRow<'a, E = Cow<'a, Value>> {

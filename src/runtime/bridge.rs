@@ -11,7 +11,7 @@ use crate::host::gate::{self, Authority, MutationPolicy};
 use crate::host::registry::{self, Registry, Resolution};
 use crate::host::{ActionContext, ActionKind, HostPaths};
 use crate::sandbox::convert::ConvertError;
-use crate::sandbox::{Breach, HostBridge, HostReply};
+use crate::sandbox::{Breach, EnvelopeJson, HostBridge, HostReply};
 use chrono::Utc;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -393,15 +393,6 @@ struct Step<'a> {
     named: Option<&'a super::CallStep>,
 }
 
-/// The envelope as an effect row holds it: the value, or the text already
-/// made of it (the same bytes either way).
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum RowEnvelope<'a> {
-    Value(&'a Value),
-    Text(&'a serde_json::value::RawValue),
-}
-
 /// What one call's effect row is made of.
 struct Effect<'a> {
     n: usize,
@@ -556,10 +547,9 @@ impl CallHost {
             action: Member::Typed(effect.action.to_string()),
             args: effect.args.map(Cow::Borrowed),
             args_digest: Member::Typed(effect.args_digest.to_string()),
-            envelope: match (&redacted_envelope, &text) {
-                (Some(redacted), _) => RowEnvelope::Value(redacted),
-                (None, Some(text)) => RowEnvelope::Text(text),
-                (None, None) => RowEnvelope::Value(envelope),
+            envelope: match &text {
+                Some(text) => EnvelopeJson::Text(text),
+                None => EnvelopeJson::Value(redacted_envelope.as_ref().unwrap_or(envelope)),
             },
             prev_row_digest: Member::Typed(prev_row_digest),
             acted_at: effect

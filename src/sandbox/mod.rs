@@ -240,6 +240,26 @@ pub struct HostReply {
     pub breach: Option<Breach>,
 }
 
+impl HostReply {
+    /// The envelope as the worker is sent it: the text when there is one.
+    pub(crate) fn json(&self) -> EnvelopeJson<'_> {
+        match &self.text {
+            Some(text) => EnvelopeJson::Text(text),
+            None => EnvelopeJson::Value(&self.envelope),
+        }
+    }
+}
+
+/// An envelope to write out: its value, or the JSON text already made of it
+/// (the same bytes either way). The reply to the worker and the effect row
+/// both take one, so an envelope is serialized once.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum EnvelopeJson<'a> {
+    Value(&'a Value),
+    Text(&'a serde_json::value::RawValue),
+}
+
 /// Why a run did not complete.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {

@@ -7,7 +7,7 @@ use super::confine::{syscall_name, EXIT_CONFINE, EXIT_STACK, EXIT_SYSCALL};
 use super::memory::EXIT_MEMORY;
 use super::proto::{FromWorker, HostChannel, RecvError, ToWorker, WireError};
 use super::template::{self, Ended};
-use super::{Breach, EvalError, FailureClass, HostBridge, Limits, RunOutput};
+use super::{Breach, EnvelopeJson, EvalError, FailureClass, HostBridge, Limits, RunOutput};
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use serde_json::Value;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -553,43 +553,32 @@ impl Worker {
             run.breach = Some(Breach::Interrupted);
             watch.kill_at = Some(Instant::now() + GRACE);
         }
-        // A reply may be sent until the grace after the deadline (or after
-        // the call, when the call itself outlived the deadline).
-        let deadline = watch.deadline;
-        let send_by = || deadline.max(Instant::now()) + GRACE;
-        let sent = if run.breach.is_some() {
+        let reply = if run.breach.is_some() {
             // The run already has its end; the call does nothing.
-            let reply = ToWorker::Reply {
-                envelope: Value::Null,
-                stop: true,
-            };
-            self.channel.send(&reply, send_by())
+            None
         } else {
             let (args, args_error) = run.checked_args(args, args_error);
             let reply = watch.bridge.call(action, args, args_error);
-            let stop = reply.breach.is_some();
-            if let Some(b) = reply.breach {
-                run.breach = Some(b);
+            if let Some(b) = &reply.breach {
+                run.breach = Some(b.clone());
                 watch.kill_at = Some(Instant::now() + GRACE);
             }
-            match &reply.text {
-                Some(text) => self.channel.send(
-                    &ToWorker::Reply {
-                        envelope: &**text,
-                        stop,
-                    },
-                    send_by(),
-                ),
-                None => self.channel.send(
-                    &ToWorker::Reply {
-                        envelope: &*reply.envelope,
-                        stop,
-                    },
-                    send_by(),
-                ),
-            }
+            Some(reply)
         };
-        if !sent {
+        let message = match &reply {
+            None => ToWorker::Reply {
+                envelope: EnvelopeJson::Value(&Value::Null),
+                stop: true,
+            },
+            Some(reply) => ToWorker::Reply {
+                envelope: reply.json(),
+                stop: reply.breach.is_some(),
+            },
+        };
+        if !self
+            .channel
+            .send(&message, watch.deadline.max(Instant::now()) + GRACE)
+        {
             return Next::Lost;
         }
         Next::Continue

@@ -42,6 +42,12 @@ pub struct ReplayArgs {
     /// (laid out like .premath/), comparing results and payload digests.
     #[arg(long, value_name = "DIR")]
     pub live: Option<PathBuf>,
+    /// How many runs to replay at once (default: one per two processors, up
+    /// to 4). The output does not depend on it. Not with `--live`, which
+    /// replays one run after another: its runs share one copy of the snapshot.
+    #[arg(long, short = 'j', value_name = "N", conflicts_with = "live",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
     /// The highest limits a recorded run may ask for (defaults: `tusk eval`'s).
     /// A run whose header asks for more is a `log.limits` divergence and is
     /// not executed; raise a flag to replay it.
@@ -190,7 +196,13 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     let ceiling = args.limits.to_override().apply(Default::default());
     replay::enforce_ceiling(&mut runs, &ceiling);
     let replayed = match &args.live {
-        None => replay::Replayer::new().replay(runs, &selection),
+        None => {
+            let mut replayer = replay::Replayer::new();
+            if let Some(jobs) = args.jobs {
+                replayer = replayer.with_lanes(jobs.into());
+            }
+            replayer.replay(runs, &selection)
+        }
         Some(dir) => replay::live::LiveReplayer::new(dir)
             .map_err(unusable)?
             .replay(runs, &selection),

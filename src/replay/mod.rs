@@ -283,15 +283,19 @@ impl HostBridge for ReplayBridge {
     }
 }
 
-/// Selects runs and hands each to `replay_one` with the engine mode it needs:
-/// fresh for a lone run, the session engine for a session's runs (reset at its
-/// first run and wherever the log says `sessionReset`). Once a run of a session
-/// diverges, the later runs of that session are reported, not replayed.
-pub(crate) fn replay_selected(
+/// What replay runs as one piece: a lone run, or the selected runs of one
+/// REPL session, in order (one session engine builds each form's state on
+/// the forms before it).
+struct Unit {
     runs: Vec<RecordedRun>,
-    selection: &Selection,
-    mut replay_one: impl FnMut(RecordedRun, EngineMode) -> RunReport,
-) -> Result<Vec<RunReport>, SelectionError> {
+    /// The runs share a session engine.
+    session: bool,
+}
+
+/// The selected runs as units, in log order. A session's runs are gathered
+/// at the place of its first run: two REPLs sharing one log interleave their
+/// runs, and the one session engine must see each session's runs together.
+fn units(runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, SelectionError> {
     let runs: Vec<RecordedRun> = runs.into_iter().filter(|r| selection.matches(r)).collect();
     if runs.is_empty() {
         return Err(match selection {
@@ -304,23 +308,62 @@ pub(crate) fn replay_selected(
     // A session's state is built by all of its forms: replaying one form of
     // a session alone would miss the definitions the earlier ones made.
     let whole_sessions = !matches!(selection, Selection::Run(_) | Selection::Trace(_));
-    // Two REPLs sharing one log interleave their runs; the one session
-    // engine must see each session's runs together, so each session is
-    // replayed whole at the place of its first run.
-    let runs = group_sessions(runs);
-    let mut reports = Vec::with_capacity(runs.len());
-    let mut started_sessions: HashMap<String, bool> = HashMap::new();
+    if !whole_sessions {
+        return Ok(runs
+            .into_iter()
+            .map(|run| Unit {
+                runs: vec![run],
+                session: false,
+            })
+            .collect());
+    }
+    let mut units: Vec<Unit> = Vec::new();
+    let mut unit_of: HashMap<String, usize> = HashMap::new();
     for run in runs {
-        let (mode, diverged_before) = match (&run.session_id, whole_sessions) {
-            (Some(sid), true) => match started_sessions.get(sid) {
-                None => (EngineMode::ResetSession, false),
-                Some(&diverged) if run.session_reset => (EngineMode::ResetSession, diverged),
-                Some(&diverged) => (EngineMode::Session, diverged),
-            },
-            _ => (EngineMode::Fresh, false),
+        match run.session_id.clone() {
+            Some(sid) => {
+                let i = *unit_of.entry(sid).or_insert_with(|| {
+                    units.push(Unit {
+                        runs: Vec::new(),
+                        session: true,
+                    });
+                    units.len() - 1
+                });
+                units[i].runs.push(run);
+            }
+            None => units.push(Unit {
+                runs: vec![run],
+                session: false,
+            }),
+        }
+    }
+    Ok(units)
+}
+
+/// Hands each run of `unit` to `replay_one` with the engine mode it needs:
+/// fresh for a lone run; for a session, the session engine, reset at its
+/// first run and wherever the log says `sessionReset`. Once a run of a
+/// session diverges, its later runs are reported, not replayed.
+fn replay_unit(
+    unit: Unit,
+    replay_one: &mut impl FnMut(RecordedRun, EngineMode) -> RunReport,
+) -> Vec<RunReport> {
+    if !unit.session {
+        return unit
+            .runs
+            .into_iter()
+            .map(|run| replay_one(run, EngineMode::Fresh))
+            .collect();
+    }
+    let mut diverged = false;
+    let mut reports = Vec::with_capacity(unit.runs.len());
+    for (i, run) in unit.runs.into_iter().enumerate() {
+        let mode = if i == 0 || run.session_reset {
+            EngineMode::ResetSession
+        } else {
+            EngineMode::Session
         };
-        let session_id = run.session_id.clone();
-        let report = if diverged_before {
+        let report = if diverged {
             RunReport {
                 replayed: false,
                 ..RunReport::new(&run)
@@ -328,13 +371,76 @@ pub(crate) fn replay_selected(
         } else {
             replay_one(run, mode)
         };
-        if let (Some(sid), true) = (session_id, whole_sessions) {
-            let diverged = diverged_before || !report.parity();
-            started_sessions.insert(sid, diverged);
-        }
+        diverged = diverged || !report.parity();
         reports.push(report);
     }
-    Ok(reports)
+    reports
+}
+
+/// Replays the selected runs one after another (see [`units`] and
+/// [`replay_unit`]); reports in log order, sessions gathered.
+pub(crate) fn replay_selected(
+    runs: Vec<RecordedRun>,
+    selection: &Selection,
+    mut replay_one: impl FnMut(RecordedRun, EngineMode) -> RunReport,
+) -> Result<Vec<RunReport>, SelectionError> {
+    Ok(units(runs, selection)?
+        .into_iter()
+        .flat_map(|unit| replay_unit(unit, &mut replay_one))
+        .collect())
+}
+
+/// Replays `units` on up to `lanes` threads: each takes the next unit
+/// in log order. Units answered from the record share nothing (each fresh
+/// run has its own worker), so the reports are those of one lane, in the
+/// same order. Sessions take turns: a sandbox has one session engine.
+fn replay_in_lanes(
+    units: Vec<Unit>,
+    lanes: usize,
+    replay_one: impl Fn(RecordedRun, EngineMode) -> RunReport + Sync,
+) -> Vec<RunReport> {
+    let lanes = lanes.min(units.len());
+    if lanes <= 1 {
+        return units
+            .into_iter()
+            .flat_map(|unit| replay_unit(unit, &mut |run, mode| replay_one(run, mode)))
+            .collect();
+    }
+    let count = units.len();
+    let queue: Vec<Mutex<Option<Unit>>> = units.into_iter().map(|u| Mutex::new(Some(u))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let sessions = Mutex::new(());
+    // The caller's span (a TRACEPARENT, `tusk replay`'s command span) is the
+    // parent of every replay span, whichever thread replays the run.
+    let cx = opentelemetry::Context::current();
+    let lane = || {
+        let _cx = cx.clone().attach();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= count {
+                return done;
+            }
+            let unit = queue[i]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .expect("each unit is taken once");
+            let _turn = unit
+                .session
+                .then(|| sessions.lock().unwrap_or_else(|e| e.into_inner()));
+            done.push((i, replay_unit(unit, &mut |run, mode| replay_one(run, mode))));
+        }
+    };
+    let mut done: Vec<(usize, Vec<RunReport>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..lanes).map(|_| scope.spawn(lane)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().flat_map(|(_, reports)| reports).collect()
 }
 
 /// Marks each run whose recorded limits exceed `ceiling` with a `log.limits`
@@ -497,25 +603,6 @@ pub(crate) fn run_divergence(
     })
 }
 
-/// Runs in log order, except that the runs of each session follow its first.
-fn group_sessions(runs: Vec<RecordedRun>) -> Vec<RecordedRun> {
-    let mut slots: Vec<Vec<RecordedRun>> = Vec::new();
-    let mut slot_of: HashMap<String, usize> = HashMap::new();
-    for run in runs {
-        match run.session_id.clone() {
-            Some(sid) => {
-                let i = *slot_of.entry(sid).or_insert_with(|| {
-                    slots.push(Vec::new());
-                    slots.len() - 1
-                });
-                slots[i].push(run);
-            }
-            None => slots.push(vec![run]),
-        }
-    }
-    slots.into_iter().flatten().collect()
-}
-
 /// Which runs of a log to replay.
 #[derive(Clone, Debug)]
 pub enum Selection {
@@ -552,32 +639,76 @@ pub enum SelectionError {
 }
 
 /// Replays runs, keeping one prepared sandbox per set of bound action ids.
-#[derive(Default)]
 pub struct Replayer {
     /// Keyed by the bound ids and whether the sandbox serves sessions: Steel
     /// engine copies share one compiler, so fresh runs never share a sandbox
     /// with session runs (they would see the session's definitions).
-    sandboxes: HashMap<(Vec<String>, bool), Sandbox>,
+    sandboxes: HashMap<SandboxKey, Sandbox>,
+    /// How many runs may be replayed at once ([`Replayer::with_lanes`]).
+    lanes: usize,
+}
+
+type SandboxKey = (Vec<String>, bool);
+
+/// The most runs replayed at once by default: each lane is a thread and a
+/// worker process that may grow to its run's memory limit.
+const MAX_LANES: usize = 4;
+
+impl Default for Replayer {
+    /// One lane per two processors, up to [`MAX_LANES`]. A lane's host
+    /// thread and worker answer each other in turn, and the spare worker for
+    /// its next run is made beside them: on two processors a second lane
+    /// only competed with the first (docs/sandbox.md, "Measured costs").
+    fn default() -> Self {
+        Self {
+            sandboxes: HashMap::new(),
+            lanes: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2)
+                .clamp(1, MAX_LANES),
+        }
+    }
 }
 
 impl Replayer {
+    /// A replayer with the default lanes (see [`Replayer::default`]).
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Replays up to `lanes` runs at once (at least one). A run's report
+    /// does not depend on the lanes: each fresh run has a worker of its own,
+    /// a session's runs keep their order, and reports come in log order.
+    pub fn with_lanes(mut self, lanes: usize) -> Self {
+        self.lanes = lanes.max(1);
+        self
+    }
+
     /// Replays the selected runs (taken from [`log::Log::runs`]), sessions in
-    /// one engine each, in log order.
+    /// one engine each; reports in log order, a session's at its first run.
     pub fn replay(
         &mut self,
         runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
-        replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
+        let units = units(runs, selection)?;
+        for unit in &units {
+            for run in &unit.runs {
+                self.prepare(run, unit.session);
+            }
+        }
+        let this = &*self;
+        Ok(replay_in_lanes(units, self.lanes, |run, mode| {
+            this.replay_traced(run, mode)
+        }))
     }
 
     /// Replays one run in the given engine mode (a `tusk.replay` span when
     /// telemetry is on).
     pub fn replay_run(&mut self, run: RecordedRun, mode: EngineMode) -> RunReport {
+        self.prepare(&run, mode != EngineMode::Fresh);
+        self.replay_traced(run, mode)
+    }
+
+    fn replay_traced(&self, run: RecordedRun, mode: EngineMode) -> RunReport {
         let started = std::time::Instant::now();
         let run_id = run.run_id.clone();
         let trace_id = run.trace_id.clone();
@@ -595,7 +726,7 @@ impl Replayer {
         report
     }
 
-    fn replay_one(&mut self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
+    fn replay_one(&self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
         // Moved into the bridge, not copied: a long run holds many envelopes.
         let calls = std::mem::take(&mut run.calls);
         let mut report = RunReport::new(&run);
@@ -616,7 +747,7 @@ impl Replayer {
             run.legacy_json,
             run.redaction.clone(),
         ));
-        let sandbox = self.sandbox_for(&run, mode != EngineMode::Fresh);
+        let sandbox = &self.sandboxes[&sandbox_key(&run, mode != EngineMode::Fresh)];
         let output = match run.invalid_utf8_at {
             Some(at) => crate::sandbox::RunOutput::failed(
                 crate::runtime::invalid_utf8(at),
@@ -660,42 +791,47 @@ impl Replayer {
         report
     }
 
-    fn sandbox_for(&mut self, run: &RecordedRun, session: bool) -> &Sandbox {
-        // Headers from before tusk recorded the bound ids: the built-ins.
-        let mut ids = run
-            .host_actions
-            .clone()
-            .unwrap_or_else(|| crate::runtime::builtin_registry().ids());
-        ids.sort();
-        ids.dedup();
-        self.sandboxes
-            .entry((ids.clone(), session))
-            .or_insert_with(|| {
-                // The recorded ids, described as this build declares them
-                // (an embedder's action is bound but not described).
-                let builtins = crate::runtime::builtin_registry();
-                let mut bindings = crate::runtime::bindings(&builtins);
-                let (described, bound) = (builtins.clone(), ids.clone());
-                bindings.catalogue = crate::sandbox::Catalogue::new(move || {
-                    crate::runtime::catalogue_of(
-                        described.specs().filter(|s| bound.contains(&s.id)),
-                    )
-                });
-                // A recording that bound no mutations (the read-only
-                // profile) withheld them: name them the same way. Other
-                // built-ins it did not bind were left out by its actions
-                // list: naming one is effect_denied as well.
-                let mutations = builtins.mutation_ids();
-                let bound_a_mutation = mutations.iter().any(|id| ids.contains(id));
-                let (withheld, narrowed): (Vec<String>, Vec<String>) = builtins
-                    .ids()
-                    .into_iter()
-                    .filter(|id| !ids.contains(id))
-                    .partition(|id| !bound_a_mutation && mutations.contains(id));
-                bindings.withheld = withheld;
-                bindings.narrowed = narrowed;
-                bindings.ids = ids;
-                Sandbox::with_bindings(bindings)
-            })
+    /// Makes the sandbox `run` is replayed in, unless there is one.
+    fn prepare(&mut self, run: &RecordedRun, session: bool) {
+        let key = sandbox_key(run, session);
+        let ids = key.0.clone();
+        self.sandboxes.entry(key).or_insert_with(|| {
+            // The recorded ids, described as this build declares them
+            // (an embedder's action is bound but not described).
+            let builtins = crate::runtime::builtin_registry();
+            let mut bindings = crate::runtime::bindings(&builtins);
+            let (described, bound) = (builtins.clone(), ids.clone());
+            bindings.catalogue = crate::sandbox::Catalogue::new(move || {
+                crate::runtime::catalogue_of(described.specs().filter(|s| bound.contains(&s.id)))
+            });
+            // A recording that bound no mutations (the read-only
+            // profile) withheld them: name them the same way. Other
+            // built-ins it did not bind were left out by its actions
+            // list: naming one is effect_denied as well.
+            let mutations = builtins.mutation_ids();
+            let bound_a_mutation = mutations.iter().any(|id| ids.contains(id));
+            let (withheld, narrowed): (Vec<String>, Vec<String>) = builtins
+                .ids()
+                .into_iter()
+                .filter(|id| !ids.contains(id))
+                .partition(|id| !bound_a_mutation && mutations.contains(id));
+            bindings.withheld = withheld;
+            bindings.narrowed = narrowed;
+            bindings.ids = ids;
+            Sandbox::with_bindings(bindings)
+        });
     }
+}
+
+/// The sandbox a run is replayed in: the ids its header says were bound
+/// (headers from before tusk recorded them: the built-ins), and whether it
+/// is replayed in a session engine.
+fn sandbox_key(run: &RecordedRun, session: bool) -> SandboxKey {
+    let mut ids = run
+        .host_actions
+        .clone()
+        .unwrap_or_else(|| crate::runtime::builtin_registry().ids());
+    ids.sort();
+    ids.dedup();
+    (ids, session)
 }

@@ -558,6 +558,121 @@ fn repl_sessions_replay_whole_even_when_two_share_a_log() {
     assert_eq!(sessions, [&a, &a, &a, &b, &b, &b]);
 }
 
+#[test]
+fn replay_on_several_lanes_reports_exactly_what_replay_in_order_does() {
+    let s = seeded();
+    let d = digest(&s);
+    let auth = [
+        "--policy-digest",
+        d.as_str(),
+        "--instruction-ref",
+        "instr://t",
+    ];
+    let lone: Vec<String> = [
+        ("(issue.ready)", &[][..]),
+        (r#"(issue.list) (issue.show (hash "id" "bd-2"))"#, &[]),
+        ("(issue.ready) (car '())", &[]),
+        (r#"(issue.show (hash "id" "bd-9"))"#, &[]),
+        (
+            r#"(issue.claim (hash "id" "bd-1" "assignee" "w"))"#,
+            &auth[..],
+        ),
+        (
+            "(let loop ((i 0)) (issue.ready) (loop (+ i 1)))",
+            &["--max-calls", "5"],
+        ),
+        (r#"(issue.ready) "last""#, &[]),
+    ]
+    .iter()
+    .map(|(program, extra)| record(&s, program, extra))
+    .collect();
+    let session = |stdin: &str| {
+        let out = s.tusk(&["repl", "--json"]).stdin(stdin).run();
+        assert_eq!(out.status.code(), Some(0));
+        let first: Value = serde_json::from_str(
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        first["sessionId"].as_str().unwrap().to_string()
+    };
+    let a = session("(define n (hash-ref (payload (issue.ready)) \"count\"))\n(+ n 1)\n(* n 2)\n");
+    let b = session("(define m 7)\n(issue.list)\n(+ m 1)\n");
+    // A lone run and the second form of session A diverge: the lanes must
+    // still report session A's third form as not replayed.
+    swap_program(
+        &s,
+        &lone[1],
+        r#"(issue.list) (issue.show (hash "id" "bd-3"))"#,
+    );
+    let a2 = s
+        .jsonl(EFFECTS)
+        .into_iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0" && r["sessionId"] == a.as_str())
+        .nth(1)
+        .map(|r| r["runId"].as_str().unwrap().to_string())
+        .unwrap();
+    swap_program(&s, &a2, "(+ n 2)");
+
+    let out = |jobs: Option<&str>| {
+        let mut args = vec!["replay", "--json"];
+        args.extend(jobs.iter().flat_map(|j| ["--jobs", j]));
+        let out = s.run(&args);
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let in_order = out(Some("1"));
+    assert_eq!(in_order.0, Some(1), "{}", in_order.1);
+    for jobs in [Some("2"), Some("5"), None] {
+        assert_eq!(out(jobs), in_order, "--jobs {jobs:?}");
+    }
+    let set: Value = serde_json::from_str(&in_order.1).unwrap();
+    let runs = set["runs"].as_array().unwrap();
+    let seen: Vec<(&str, bool, bool)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["runId"].as_str().unwrap(),
+                r["parity"] == true,
+                r.get("skipped").is_none(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(&str, bool, bool)> = lone
+        .iter()
+        .map(|id| (id.as_str(), id != &lone[1], true))
+        .collect();
+    let ids_of = |sid: &str| -> Vec<String> {
+        s.jsonl(EFFECTS)
+            .into_iter()
+            .filter(|r| r["kind"] == "premath.scheme_eval.run.v0" && r["sessionId"] == sid)
+            .map(|r| r["runId"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (a_ids, b_ids) = (ids_of(&a), ids_of(&b));
+    expected.extend([
+        (a_ids[0].as_str(), true, true),
+        (&a_ids[1], false, true),
+        (&a_ids[2], false, false),
+    ]);
+    expected.extend(b_ids.iter().map(|id| (id.as_str(), true, true)));
+    assert_eq!(seen, expected, "{set:#}");
+    assert_eq!(
+        s.run(&["replay", "--jobs", "0"]).status.code(),
+        Some(2),
+        "no lanes is a usage error"
+    );
+    assert_eq!(
+        s.run(&["replay", "--jobs", "2", "--live", "snap"])
+            .status
+            .code(),
+        Some(2),
+        "a live replay runs in order"
+    );
+}
+
 /// Copies the scratch dir's `.premath/` data files into `rel` (a snapshot).
 fn snapshot_dir(s: &Test, rel: &str) -> String {
     std::fs::create_dir_all(s.path(rel)).unwrap();

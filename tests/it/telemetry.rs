@@ -402,6 +402,34 @@ fn eval_exports_the_run_tree_under_the_callers_span() {
 }
 
 #[test]
+fn replay_spans_are_children_of_the_caller_on_every_lane() {
+    let s = Test::new();
+    for program in ["(+ 1 1)", "(car '())", "(+ 3 3)", "(+ 4 4)"] {
+        tusk(&s).args(["eval", "--json", "-"]).stdin(program).run();
+    }
+    let rx = Receiver::http();
+    let out = tusk(&s)
+        .args(["replay", "--jobs", "3", "--otlp", &rx.url])
+        .env("TRACEPARENT", traceparent())
+        .run();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Replays are their own spans (no command span), children of the caller.
+    let spans = rx.wait_for("tusk.replay", 4);
+    let replays = named(&spans, "tusk.replay");
+    assert_eq!(replays.len(), 4, "{spans:#?}");
+    for span in replays {
+        assert_eq!(hex(&span.trace_id), TRACE);
+        assert_eq!(hex(&span.parent_span_id), CALLER);
+        assert_eq!(attr(span, "tusk.replay.verdict"), "parity");
+    }
+}
+
+#[test]
 fn a_refused_call_and_its_run_are_error_spans() {
     let s = Test::new();
     let rx = Receiver::http();

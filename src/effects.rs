@@ -175,35 +175,134 @@ impl EffectLog {
     }
 }
 
-/// One row as read: where it is, the digest of its line, and its value.
-pub struct LogRow {
+/// One row as read: where it is, the digest of its line, and its value
+/// (a [`Value`], or a [`SplitRow`] for replay).
+pub struct LogRow<R = Value> {
     pub line: usize,
     /// [`crate::chain::row_digest`] of the line as written.
     pub digest: String,
-    pub row: Value,
+    pub row: R,
 }
 
 /// Rows of a log, with warnings for skipped lines.
-pub struct LogContents {
+pub struct LogContents<R = Value> {
     /// In file order.
-    pub rows: Vec<LogRow>,
+    pub rows: Vec<LogRow<R>>,
     pub warnings: Vec<String>,
+}
+
+/// What a log line is parsed into.
+pub trait ParsedRow: Sized + Send {
+    /// The row, or `None` for JSON that is not an object.
+    fn parse(text: &str) -> serde_json::Result<Option<Self>>;
+}
+
+impl ParsedRow for Value {
+    fn parse(text: &str) -> serde_json::Result<Option<Self>> {
+        serde_json::from_str::<Value>(text).map(|v| v.is_object().then_some(v))
+    }
+}
+
+/// A row whose `envelope` member is kept as the JSON text it was written
+/// as, out of `row`: replay hands a recorded envelope to the program as that
+/// text and reads few of its members, and the envelope is most of a log, so
+/// it is never made a [`Value`] unless asked for. With `envelope` `None`, the
+/// envelope (if any) is still in `row`.
+#[derive(Debug)]
+pub struct SplitRow {
+    pub row: Value,
+    pub envelope: Option<Box<serde_json::value::RawValue>>,
+}
+
+impl From<Value> for SplitRow {
+    fn from(row: Value) -> Self {
+        SplitRow {
+            row,
+            envelope: None,
+        }
+    }
+}
+
+impl ParsedRow for SplitRow {
+    fn parse(text: &str) -> serde_json::Result<Option<Self>> {
+        use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Split;
+        impl<'de> Visitor<'de> for Split {
+            type Value = Option<SplitRow>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut row = serde_json::Map::new();
+                let mut envelope = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "envelope" {
+                        // A repeated member: the last one counts, as in a Value.
+                        envelope = Some(map.next_value()?);
+                    } else {
+                        row.insert(key, map.next_value()?);
+                    }
+                }
+                Ok(Some(SplitRow {
+                    row: Value::Object(row),
+                    envelope,
+                }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(None)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let row = (&mut de).deserialize_any(Split)?;
+        de.end()?;
+        Ok(row)
+    }
 }
 
 /// Reads every row of an effect log.
 pub fn read_log(path: &Path) -> Result<LogContents, EffectLogError> {
+    read_log_as(path)
+}
+
+fn read_log_as<R: ParsedRow>(path: &Path) -> Result<LogContents<R>, EffectLogError> {
     let bytes = std::fs::read(path).map_err(|source| EffectLogError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_log(path, &bytes)
+    Ok(parse_log_as(path, &bytes))
 }
 
 /// Reads every row of an effect log wherever it lives (an absent file is the
 /// same error as [`read_log`]'s).
 pub fn read_log_store(log: &crate::logs::LogStore) -> Result<LogContents, EffectLogError> {
+    read_log_store_as(log)
+}
+
+/// [`read_log_store`], each row parsed as `R`.
+pub fn read_log_store_as<R: ParsedRow>(
+    log: &crate::logs::LogStore,
+) -> Result<LogContents<R>, EffectLogError> {
     match log {
-        crate::logs::LogStore::File(path) => read_log(path),
+        crate::logs::LogStore::File(path) => read_log_as(path),
         crate::logs::LogStore::Postgres { .. } => {
             let bytes = match log.read() {
                 Ok(bytes) => bytes.unwrap_or_default(),
@@ -215,7 +314,7 @@ pub fn read_log_store(log: &crate::logs::LogStore) -> Result<LogContents, Effect
                     })
                 }
             };
-            parse_log(log.path(), &bytes)
+            Ok(parse_log_as(log.path(), &bytes))
         }
     }
 }
@@ -236,15 +335,15 @@ fn ends_torn(file: &File) -> std::io::Result<bool> {
 /// pieces on several threads ([`crate::jsonl`]: each row stands alone, its
 /// JSON and its digest); rows and warnings come back in file order either way.
 pub fn parse_log(path: &Path, bytes: &[u8]) -> Result<LogContents, EffectLogError> {
-    Ok(parse_log_on(
-        path,
-        bytes,
-        crate::jsonl::threads_for(bytes.len()),
-    ))
+    Ok(parse_log_as(path, bytes))
 }
 
-/// [`parse_log`] on up to `threads` threads.
-fn parse_log_on(path: &Path, bytes: &[u8], threads: usize) -> LogContents {
+fn parse_log_as<R: ParsedRow>(path: &Path, bytes: &[u8]) -> LogContents<R> {
+    parse_log_on(path, bytes, crate::jsonl::threads_for(bytes.len()))
+}
+
+/// [`parse_log`] on up to `threads` threads, each row parsed as `R`.
+fn parse_log_on<R: ParsedRow>(path: &Path, bytes: &[u8], threads: usize) -> LogContents<R> {
     let ranges = crate::jsonl::split_at_lines(bytes, threads);
     // Each piece's first line number: the lines of the pieces before it.
     let mut pieces = Vec::with_capacity(ranges.len());
@@ -254,7 +353,7 @@ fn parse_log_on(path: &Path, bytes: &[u8], threads: usize) -> LogContents {
         pieces.push((piece, line));
         line += memchr::memchr_iter(b'\n', piece).count();
     }
-    let parsed: Vec<LogContents> = if pieces.len() == 1 {
+    let parsed: Vec<LogContents<R>> = if pieces.len() == 1 {
         vec![parse_lines(path, bytes, 1)]
     } else {
         std::thread::scope(|scope| {
@@ -283,7 +382,7 @@ fn parse_log_on(path: &Path, bytes: &[u8], threads: usize) -> LogContents {
 
 /// Parses whole lines; `bytes` is the end of the log when it does not end
 /// in a newline, and its first line is line `first_line`.
-fn parse_lines(path: &Path, bytes: &[u8], first_line: usize) -> LogContents {
+fn parse_lines<R: ParsedRow>(path: &Path, bytes: &[u8], first_line: usize) -> LogContents<R> {
     let mut rows = Vec::new();
     let mut warnings = Vec::new();
     let ends_with_newline = bytes.last() == Some(&b'\n');
@@ -297,9 +396,9 @@ fn parse_lines(path: &Path, bytes: &[u8], first_line: usize) -> LogContents {
         }
         let parsed = std::str::from_utf8(raw)
             .map_err(|e| e.to_string())
-            .and_then(|text| serde_json::from_str::<Value>(text).map_err(|e| e.to_string()));
+            .and_then(|text| R::parse(text).map_err(|e| e.to_string()));
         match parsed {
-            Ok(row) if row.is_object() => rows.push(LogRow {
+            Ok(Some(row)) => rows.push(LogRow {
                 line: line_no,
                 digest: crate::chain::row_digest(raw),
                 row,
@@ -308,7 +407,7 @@ fn parse_lines(path: &Path, bytes: &[u8], first_line: usize) -> LogContents {
             // line after it) or any other bad line: skipped with a warning
             // naming it. The runs around it still replay; a run that lost a
             // row to it is reported incomplete by the reader of the rows.
-            Ok(_) => warnings.push(format!(
+            Ok(None) => warnings.push(format!(
                 "warning: {}: skipping line {line_no}: not a JSON object",
                 path.display()
             )),
@@ -347,7 +446,7 @@ mod tests {
             }
         }
         text.push_str("{\"torn\":");
-        let whole = parse_log_on(p, text.as_bytes(), 1);
+        let whole = parse_log_on::<Value>(p, text.as_bytes(), 1);
         for n in [2, 3, 7, 64, 500] {
             // Threads, joined in file order: what a log over 4 MB gets.
             let c = parse_log_on(p, text.as_bytes(), n);
@@ -374,6 +473,46 @@ mod tests {
             "{:?}",
             whole.warnings
         );
+    }
+
+    #[test]
+    fn a_split_row_is_the_row_with_its_envelope_as_written() {
+        let p = Path::new("log.jsonl");
+        let envelope =
+            r#"{"action":"issue.ready","payload":{"items":[1,{"a":"\u00e9"}],"n":1.5e3}}"#;
+        let text = format!(
+            "{{\"kind\":\"k\",\"envelope\":{envelope},\"seq\":1}}\n\
+             {{\"kind\":\"k\",\"envelope\":1,\"envelope\":{{\"last\":true}}}}\n\
+             {{\"kind\":\"none\"}}\n\
+             [1,{{\"envelope\":2}}]\n\
+             \"text\"\n\
+             {{\"kind\":\"k\",\"envelope\":{{\"open\":}}\n\
+             {{\"kind\":\"k\"}} trailing\n"
+        );
+        let values = parse_log_on::<Value>(p, text.as_bytes(), 1);
+        let split = parse_log_on::<SplitRow>(p, text.as_bytes(), 1);
+        // The same lines skipped, with the same warnings.
+        assert_eq!(split.warnings, values.warnings);
+        assert_eq!(values.warnings.len(), 4, "{:?}", values.warnings);
+        assert_eq!(split.rows.len(), values.rows.len());
+        for (s, v) in split.rows.iter().zip(&values.rows) {
+            assert_eq!((s.line, &s.digest), (v.line, &v.digest));
+            let mut joined = s.row.row.clone();
+            if let Some(e) = &s.row.envelope {
+                joined["envelope"] = serde_json::from_str(e.get()).unwrap();
+            }
+            assert_eq!(joined.get("envelope"), v.row.get("envelope"));
+            let mut rest = v.row.clone();
+            rest.as_object_mut().unwrap().shift_remove("envelope");
+            assert_eq!(s.row.row, rest);
+        }
+        // The text is the bytes written, not a re-serialization.
+        assert_eq!(split.rows[0].row.envelope.as_ref().unwrap().get(), envelope);
+        assert_eq!(
+            split.rows[1].row.envelope.as_ref().unwrap().get(),
+            r#"{"last":true}"#
+        );
+        assert!(split.rows[2].row.envelope.is_none());
     }
 
     #[test]

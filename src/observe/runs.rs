@@ -662,8 +662,8 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
                 "action": c.action,
                 "args": c.args,
                 "argsDigest": c.args_digest,
-                "resultClass": c.envelope.get("resultClass"),
-                "envelope": c.envelope,
+                "resultClass": c.envelope.value().get("resultClass"),
+                "envelope": c.envelope.value(),
             })
         })
         .collect();
@@ -804,7 +804,7 @@ fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
     calls
         .iter()
         .map(|c| {
-            let class = value_text(&c.envelope["resultClass"]);
+            let class = value_text(&c.envelope.value()["resultClass"]);
             let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
             vec![
                 c.seq.to_string(),
@@ -820,7 +820,7 @@ fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
                 ),
                 format!(
                     "<details><summary>envelope</summary><pre>{}</pre></details>",
-                    esc(&pretty(&c.envelope))
+                    esc(&pretty(c.envelope.value()))
                 ),
             ]
         })

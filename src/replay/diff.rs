@@ -69,13 +69,16 @@ pub fn first_difference(a: &RecordedRun, b: &RecordedRun) -> Option<Difference> 
             .or_else(|| {
                 differ(
                     "resultClass",
-                    ca.envelope["resultClass"].clone(),
-                    cb.envelope["resultClass"].clone(),
+                    ca.envelope.value()["resultClass"].clone(),
+                    cb.envelope.value()["resultClass"].clone(),
                     None,
                 )
             })
             .or_else(|| {
-                let (pa, pb) = (&ca.envelope["payload"], &cb.envelope["payload"]);
+                let (pa, pb) = (
+                    &ca.envelope.value()["payload"],
+                    &cb.envelope.value()["payload"],
+                );
                 differ(
                     "payloadDigest",
                     json!(super::live::payload_digest(pa)),

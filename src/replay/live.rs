@@ -208,7 +208,7 @@ fn recorded_clock(calls: &[super::log::RecordedCall]) -> Clock {
         .iter()
         .map(|c| CallTimes {
             acted_at: c.acted_at,
-            finished_at: c.envelope["trajectoryRow"]["finishedAt"]
+            finished_at: c.envelope.value()["trajectoryRow"]["finishedAt"]
                 .as_str()
                 .map(str::to_string),
         })
@@ -238,12 +238,12 @@ fn call_divergence(
         ),
         (
             "resultClass",
-            recorded.envelope["resultClass"].clone(),
+            recorded.envelope.value()["resultClass"].clone(),
             envelope["resultClass"].clone(),
         ),
         (
             "payloadDigest",
-            json!(payload_digest(&recorded.envelope["payload"])),
+            json!(payload_digest(&recorded.envelope.value()["payload"])),
             json!(payload_digest(live_payload)),
         ),
     ];
@@ -295,10 +295,10 @@ fn recorded_paths(
 ) -> HashMap<String, String> {
     let mut renames = HashMap::new();
     for call in calls {
-        if let Some(p) = call.envelope["trajectoryRow"]["path"].as_str() {
+        if let Some(p) = call.envelope.value()["trajectoryRow"]["path"].as_str() {
             renames.insert(live.trajectory.path().display().to_string(), p.to_string());
         }
-        if let Some(p) = call.envelope["payload"]["issuesPath"].as_str() {
+        if let Some(p) = call.envelope.value()["payload"]["issuesPath"].as_str() {
             renames.insert(live.issues.path().display().to_string(), p.to_string());
         }
     }

@@ -25,10 +25,93 @@ pub struct RecordedCall {
     /// `None` for a call without arguments (recorded as `null`).
     pub args: Option<Value>,
     pub args_digest: String,
-    pub envelope: Value,
+    pub envelope: RecordedEnvelope,
     /// The clock the action was given, when it ran.
     pub acted_at: Option<chrono::DateTime<chrono::Utc>>,
     pub line: usize,
+}
+
+/// A recorded envelope: the JSON text of its row, made a [`Value`] only
+/// when asked for ([`RecordedEnvelope::value`]). Replay sends the text to the
+/// program as it is and reads a few members ([`RecordedEnvelope::head`]).
+#[derive(Clone, Debug)]
+pub struct RecordedEnvelope {
+    text: Option<Box<serde_json::value::RawValue>>,
+    value: std::sync::OnceLock<Value>,
+}
+
+/// The members of an envelope replay and the log's checks read.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EnvelopeHead {
+    #[serde(default)]
+    pub args_digest: Value,
+    #[serde(default)]
+    pub action: Value,
+    #[serde(default)]
+    pub call_id: Value,
+    #[serde(default)]
+    pub result_class: Value,
+    #[serde(default)]
+    pub failure_classes: Value,
+}
+
+impl RecordedEnvelope {
+    /// An envelope read as text.
+    pub fn from_text(text: Box<serde_json::value::RawValue>) -> Self {
+        Self {
+            text: Some(text),
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// An envelope already read as a value (`null` when the row had none).
+    pub fn from_value(value: Value) -> Self {
+        Self {
+            text: None,
+            value: value.into(),
+        }
+    }
+
+    /// The envelope as a value (parsed once, on first use).
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            self.text
+                .as_ref()
+                .and_then(|t| serde_json::from_str(t.get()).ok())
+                .unwrap_or(Value::Null)
+        })
+    }
+
+    /// The members replay reads, without making the whole envelope a value
+    /// (each `null` when absent, or when the envelope is not an object).
+    pub fn head(&self) -> EnvelopeHead {
+        if let (Some(text), None) = (&self.text, self.value.get()) {
+            // A repeated member fails this typed read; the value says which
+            // one counts.
+            if let Ok(head) = serde_json::from_str(text.get()) {
+                return head;
+            }
+        }
+        let v = self.value();
+        let get = |key: &str| v.get(key).cloned().unwrap_or(Value::Null);
+        EnvelopeHead {
+            args_digest: get("argsDigest"),
+            action: get("action"),
+            call_id: get("callId"),
+            result_class: get("resultClass"),
+            failure_classes: get("failureClasses"),
+        }
+    }
+
+    /// The text the row held, if it was read as text.
+    pub fn into_text(self) -> Result<Box<serde_json::value::RawValue>, Value> {
+        match (self.text, self.value.into_inner()) {
+            (_, Some(value)) => Err(value),
+            (Some(text), None) => Ok(text),
+            (None, None) => Err(Value::Null),
+        }
+    }
 }
 
 /// One recorded run: header, calls, footer (absent when the log ends early).
@@ -130,11 +213,11 @@ pub fn read(path: &Path) -> Result<Log, LogError> {
 ///
 /// The log cannot be read, or a line other than a torn last one is not JSON.
 pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
-    Ok(group(effects::read_log_store(log)?))
+    Ok(group(effects::read_log_store_as::<effects::SplitRow>(log)?))
 }
 
 /// Groups rows already read into runs and checks them (see the module doc).
-pub fn group(contents: effects::LogContents) -> Log {
+pub fn group<R: Into<effects::SplitRow>>(contents: effects::LogContents<R>) -> Log {
     let mut grouping = Grouping {
         log: Log {
             warnings: contents.warnings,
@@ -143,7 +226,20 @@ pub fn group(contents: effects::LogContents) -> Log {
         index: HashMap::new(),
     };
     for effects::LogRow { line, digest, row } in contents.rows {
+        let effects::SplitRow { mut row, envelope } = row.into();
         let kind = text(&row, "kind").unwrap_or_default();
+        let envelope = match envelope {
+            Some(text) if kind == effects::ROW_KIND => Some(RecordedEnvelope::from_text(text)),
+            // Another row's `envelope` member is one of its members, as read.
+            Some(text) => {
+                if let Some(members) = row.as_object_mut() {
+                    let value = serde_json::from_str(text.get()).unwrap_or(Value::Null);
+                    members.insert("envelope".into(), value);
+                }
+                None
+            }
+            None => None,
+        };
         let Some(run_id) = text(&row, "runId") else {
             grouping.log.stray.push(problem(
                 line,
@@ -157,7 +253,7 @@ pub fn group(contents: effects::LogContents) -> Log {
         match kind.as_str() {
             effects::RUN_KIND => grouping.header(line, run_id, row, digest),
             effects::ROW_KIND | effects::RUN_END_KIND => {
-                grouping.run_row(line, &kind, &run_id, row, digest)
+                grouping.run_row(line, &kind, &run_id, row, envelope, digest)
             }
             other => grouping.log.stray.push(problem(
                 line,
@@ -213,7 +309,17 @@ impl Grouping {
     }
 
     /// A call row or a footer (`kind`), of the run headed earlier.
-    fn run_row(&mut self, line: usize, kind: &str, run_id: &str, row: Value, digest: String) {
+    /// A call or footer row; a call row's envelope is `envelope` when it
+    /// was read as text, else still in `row`.
+    fn run_row(
+        &mut self,
+        line: usize,
+        kind: &str,
+        run_id: &str,
+        row: Value,
+        envelope: Option<RecordedEnvelope>,
+        digest: String,
+    ) {
         let Some(&i) = self.index.get(run_id) else {
             self.log.stray.push(problem(
                 line,
@@ -229,7 +335,11 @@ impl Grouping {
         // broken chain before it is a wrong seq.
         link(run, line, &row, digest);
         if kind == effects::ROW_KIND {
-            call_row(run, line, record::CallRow::read(row));
+            let mut row = record::CallRow::read(row);
+            let envelope = envelope.unwrap_or_else(|| {
+                RecordedEnvelope::from_value(std::mem::take(&mut row.envelope).into_owned())
+            });
+            call_row(run, line, row, envelope);
         } else {
             footer(run, line, row);
         }
@@ -464,7 +574,7 @@ fn read_authority_and_limits(run: &mut RecordedRun, line: usize, row: record::He
     }
 }
 
-fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow) {
+fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: RecordedEnvelope) {
     let expected_seq = run.calls.len() + 1;
     let seq = row.seq.typed().copied();
     if run.footer.is_some() {
@@ -502,7 +612,6 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow) {
     // Moved, not cloned (`CallRow::read`). A `null` (or absent) `args`
     // reads as none.
     let args = row.args.map(std::borrow::Cow::into_owned);
-    let envelope = row.envelope.into_owned();
     // One depth limit for the writer and the reader: the host records no
     // arguments nested deeper than this (it refuses the call instead).
     let depth = args.as_ref().map_or(0, crate::sandbox::convert::depth);
@@ -545,10 +654,15 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow) {
             Value::String(format!("call-{expected_seq}")),
         ),
     ];
+    let head = envelope.head();
     for (field, expected) in checks {
-        let key = field.rsplit('.').next().unwrap_or_default();
-        let got = envelope.get(key).cloned().unwrap_or(Value::Null);
-        if got != expected {
+        let got = match field {
+            "log.envelope.argsDigest" => &head.args_digest,
+            "log.envelope.action" => &head.action,
+            _ => &head.call_id,
+        };
+        if *got != expected {
+            let got = got.clone();
             note(run, problem(line, Some(expected_seq), field, expected, got));
         }
     }

@@ -165,7 +165,7 @@ pub struct ReplayBridge {
 #[derive(Default)]
 struct BridgeState {
     /// Each recorded envelope, handed out (moved) when its call comes.
-    envelopes: Vec<Value>,
+    envelopes: Vec<Option<log::RecordedEnvelope>>,
     made: usize,
     checked: usize,
     divergence: Option<Divergence>,
@@ -184,7 +184,7 @@ impl ReplayBridge {
     ) -> Self {
         let (calls, envelopes) = calls
             .into_iter()
-            .map(|c| ((c.action, c.args_digest), c.envelope))
+            .map(|c| ((c.action, c.args_digest), Some(c.envelope)))
             .unzip();
         Self {
             calls,
@@ -265,20 +265,32 @@ impl HostBridge for ReplayBridge {
             return Self::halt(&mut state);
         }
         state.checked = seq;
-        let envelope = std::mem::take(&mut state.envelopes[seq - 1]);
-        let classes: Vec<String> = envelope["failureClasses"]
+        let envelope = state.envelopes[seq - 1]
+            .take()
+            .expect("each call is answered once");
+        let head = envelope.head();
+        let classes = head
+            .failure_classes
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|c| c.as_str().map(str::to_string))
-            .collect();
+            .filter_map(|c| c.as_str().map(str::to_string));
         state.classes.extend(classes);
         // The live host stopped the program at the call over its budget; so does replay.
-        let over_budget = envelope["resultClass"] == crate::sandbox::CLASS_CALL_BUDGET;
-        HostReply {
-            envelope: envelope.into(),
-            text: None,
-            breach: over_budget.then_some(Breach::CallBudget),
+        let over_budget = head.result_class == crate::sandbox::CLASS_CALL_BUDGET;
+        let breach = over_budget.then_some(Breach::CallBudget);
+        match envelope.into_text() {
+            // The recorded text, sent as it is: replay keeps no value of it.
+            Ok(text) => HostReply {
+                envelope: Value::Null.into(),
+                text: Some(text),
+                breach,
+            },
+            Err(value) => HostReply {
+                envelope: value.into(),
+                text: None,
+                breach,
+            },
         }
     }
 }

@@ -232,10 +232,12 @@ pub trait HostBridge: Send + Sync {
 /// The envelope a host call returns, and whether it breached a limit.
 pub struct HostReply {
     /// Shared, so the host can keep it for the run's result without a copy.
+    /// `null` when the bridge has the envelope only as `text` (replay).
     pub envelope: Arc<Value>,
-    /// `envelope` serialized, when the bridge already made that text (for
-    /// its effect row): the worker is sent it as it is instead of a second
-    /// serialization, so it must be exactly `envelope`'s JSON.
+    /// The envelope's JSON, when the bridge has it as text: the worker is
+    /// sent it as it is. The live host makes it for its effect row, so it is
+    /// exactly `envelope`'s JSON; replay sends the recorded text and keeps no
+    /// value of it.
     pub text: Option<Box<serde_json::value::RawValue>>,
     pub breach: Option<Breach>,
 }

@@ -38,10 +38,17 @@ const ARCH: TargetArch = TargetArch::aarch64;
 pub(crate) fn apply(limits: &Limits, session: bool) -> Result<(), String> {
     set_rlimits(limits, session)?;
     install_signal_handlers();
-    let filter = filter()?;
+    let filter = prepare()?;
     // Every thread: a one-run template that became the worker still has the
     // thread that started it (waiting, its signals blocked).
-    seccompiler::apply_filter_all_threads(&filter).map_err(|e| format!("seccomp: {e}"))
+    seccompiler::apply_filter_all_threads(filter).map_err(|e| format!("seccomp: {e}"))
+}
+
+/// The system-call filter, compiled once per process: a template compiles
+/// it before it forks, so its workers only install it.
+pub(crate) fn prepare() -> Result<&'static BpfProgram, String> {
+    static FILTER: std::sync::OnceLock<Result<BpfProgram, String>> = std::sync::OnceLock::new();
+    FILTER.get_or_init(filter).as_ref().map_err(Clone::clone)
 }
 
 fn setrlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> Result<(), String> {

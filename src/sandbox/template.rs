@@ -451,6 +451,11 @@ fn serve() {
             return;
         }
     };
+    // Compiled once here rather than by each worker after its fork (a
+    // worker that finds it broken refuses to run). Interning the action
+    // names here too was measured and dropped: building the registry in the
+    // template cost each worker's warm-up more than binding saved.
+    let _ = super::confine::prepare();
     if !send(CTL_FD, &[OP_READY]) {
         return;
     }

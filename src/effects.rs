@@ -212,6 +212,21 @@ impl ParsedRow for Value {
 pub struct SplitRow {
     pub row: Value,
     pub envelope: Option<Box<serde_json::value::RawValue>>,
+    /// Where the envelope stood among the row's members.
+    pub envelope_at: usize,
+}
+
+impl SplitRow {
+    /// The whole row, its envelope a value again in its place (a footer's
+    /// chain head is over its members in the order they were written).
+    pub fn into_row(self) -> Value {
+        let mut row = self.row;
+        if let (Some(text), Some(members)) = (self.envelope, row.as_object_mut()) {
+            let value = serde_json::from_str(text.get()).unwrap_or(Value::Null);
+            members.shift_insert(self.envelope_at, "envelope".into(), value);
+        }
+        row
+    }
 }
 
 impl From<Value> for SplitRow {
@@ -219,6 +234,7 @@ impl From<Value> for SplitRow {
         SplitRow {
             row,
             envelope: None,
+            envelope_at: 0,
         }
     }
 }
@@ -235,9 +251,14 @@ impl ParsedRow for SplitRow {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut row = serde_json::Map::new();
                 let mut envelope = None;
+                let mut envelope_at = 0;
                 while let Some(key) = map.next_key::<String>()? {
                     if key == "envelope" {
-                        // A repeated member: the last one counts, as in a Value.
+                        // A repeated member keeps its first place and its
+                        // last value, as in a Value.
+                        if envelope.is_none() {
+                            envelope_at = row.len();
+                        }
                         envelope = Some(map.next_value()?);
                     } else {
                         row.insert(key, map.next_value()?);
@@ -246,6 +267,7 @@ impl ParsedRow for SplitRow {
                 Ok(Some(SplitRow {
                     row: Value::Object(row),
                     envelope,
+                    envelope_at,
                 }))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -482,7 +504,7 @@ mod tests {
             r#"{"action":"issue.ready","payload":{"items":[1,{"a":"\u00e9"}],"n":1.5e3}}"#;
         let text = format!(
             "{{\"kind\":\"k\",\"envelope\":{envelope},\"seq\":1}}\n\
-             {{\"kind\":\"k\",\"envelope\":1,\"envelope\":{{\"last\":true}}}}\n\
+             {{\"kind\":\"k\",\"envelope\":1,\"a\":2,\"envelope\":{{\"last\":true}}}}\n\
              {{\"kind\":\"none\"}}\n\
              [1,{{\"envelope\":2}}]\n\
              \"text\"\n\
@@ -495,17 +517,6 @@ mod tests {
         assert_eq!(split.warnings, values.warnings);
         assert_eq!(values.warnings.len(), 4, "{:?}", values.warnings);
         assert_eq!(split.rows.len(), values.rows.len());
-        for (s, v) in split.rows.iter().zip(&values.rows) {
-            assert_eq!((s.line, &s.digest), (v.line, &v.digest));
-            let mut joined = s.row.row.clone();
-            if let Some(e) = &s.row.envelope {
-                joined["envelope"] = serde_json::from_str(e.get()).unwrap();
-            }
-            assert_eq!(joined.get("envelope"), v.row.get("envelope"));
-            let mut rest = v.row.clone();
-            rest.as_object_mut().unwrap().shift_remove("envelope");
-            assert_eq!(s.row.row, rest);
-        }
         // The text is the bytes written, not a re-serialization.
         assert_eq!(split.rows[0].row.envelope.as_ref().unwrap().get(), envelope);
         assert_eq!(
@@ -513,6 +524,17 @@ mod tests {
             r#"{"last":true}"#
         );
         assert!(split.rows[2].row.envelope.is_none());
+        for (s, v) in split.rows.into_iter().zip(&values.rows) {
+            assert_eq!((s.line, &s.digest), (v.line, &v.digest));
+            let mut rest = v.row.clone();
+            rest.as_object_mut().unwrap().shift_remove("envelope");
+            assert_eq!(s.row.row, rest);
+            // Whole again, member for member and in order.
+            assert_eq!(
+                serde_json::to_string(&s.row.into_row()).unwrap(),
+                serde_json::to_string(&v.row).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -104,7 +104,8 @@ impl RecordedEnvelope {
         }
     }
 
-    /// The text the row held, if it was read as text.
+    /// The text the row held (`Ok`), or the value when the envelope was
+    /// read as one or has been made one (`Err`).
     pub fn into_text(self) -> Result<Box<serde_json::value::RawValue>, Value> {
         match (self.text, self.value.into_inner()) {
             (_, Some(value)) => Err(value),
@@ -226,19 +227,22 @@ pub fn group<R: Into<effects::SplitRow>>(contents: effects::LogContents<R>) -> L
         index: HashMap::new(),
     };
     for effects::LogRow { line, digest, row } in contents.rows {
-        let effects::SplitRow { mut row, envelope } = row.into();
-        let kind = text(&row, "kind").unwrap_or_default();
-        let envelope = match envelope {
-            Some(text) if kind == effects::ROW_KIND => Some(RecordedEnvelope::from_text(text)),
-            // Another row's `envelope` member is one of its members, as read.
-            Some(text) => {
-                if let Some(members) = row.as_object_mut() {
-                    let value = serde_json::from_str(text.get()).unwrap_or(Value::Null);
-                    members.insert("envelope".into(), value);
-                }
-                None
+        let mut split: effects::SplitRow = row.into();
+        let kind = text(&split.row, "kind").unwrap_or_default();
+        // A call row's envelope stays text; another row's `envelope` member
+        // is one of its members, as read.
+        let (row, envelope) = match split.envelope.take() {
+            Some(text) if kind == effects::ROW_KIND => {
+                (split.row, Some(RecordedEnvelope::from_text(text)))
             }
-            None => None,
+            text => (
+                effects::SplitRow {
+                    envelope: text,
+                    ..split
+                }
+                .into_row(),
+                None,
+            ),
         };
         let Some(run_id) = text(&row, "runId") else {
             grouping.log.stray.push(problem(

@@ -422,8 +422,8 @@ fn replay_in_lanes(
     let queue: Vec<Mutex<Option<Unit>>> = units.into_iter().map(|u| Mutex::new(Some(u))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let sessions = Mutex::new(());
-    // The caller's span (a TRACEPARENT, `tusk replay`'s command span) is the
-    // parent of every replay span, whichever thread replays the run.
+    // The caller's trace (a TRACEPARENT) is the parent of every replay
+    // span, whichever thread replays the run.
     let cx = opentelemetry::Context::current();
     let lane = || {
         let _cx = cx.clone().attach();

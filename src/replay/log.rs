@@ -578,6 +578,34 @@ fn read_authority_and_limits(run: &mut RecordedRun, line: usize, row: record::He
     }
 }
 
+/// A call's envelope names the call it answers: its `argsDigest`, `action`
+/// and `callId` agree with the row.
+fn check_envelope(
+    run: &mut RecordedRun,
+    line: usize,
+    seq: usize,
+    envelope: &RecordedEnvelope,
+    action: &str,
+    args_digest: &str,
+) {
+    let head = envelope.head();
+    let checks = [
+        (
+            "log.envelope.argsDigest",
+            &head.args_digest,
+            args_digest.to_string(),
+        ),
+        ("log.envelope.action", &head.action, action.to_string()),
+        ("log.envelope.callId", &head.call_id, format!("call-{seq}")),
+    ];
+    for (field, got, expected) in checks {
+        if got.as_str() != Some(expected.as_str()) {
+            let (expected, got) = (Value::String(expected), got.clone());
+            note(run, problem(line, Some(seq), field, expected, got));
+        }
+    }
+}
+
 fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: RecordedEnvelope) {
     let expected_seq = run.calls.len() + 1;
     let seq = row.seq.typed().copied();
@@ -647,29 +675,7 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
             ),
         );
     }
-    let checks = [
-        (
-            "log.envelope.argsDigest",
-            Value::String(args_digest.clone()),
-        ),
-        ("log.envelope.action", Value::String(action.clone())),
-        (
-            "log.envelope.callId",
-            Value::String(format!("call-{expected_seq}")),
-        ),
-    ];
-    let head = envelope.head();
-    for (field, expected) in checks {
-        let got = match field {
-            "log.envelope.argsDigest" => &head.args_digest,
-            "log.envelope.action" => &head.action,
-            _ => &head.call_id,
-        };
-        if *got != expected {
-            let got = got.clone();
-            note(run, problem(line, Some(expected_seq), field, expected, got));
-        }
-    }
+    check_envelope(run, line, expected_seq, &envelope, &action, &args_digest);
     run.calls.push(RecordedCall {
         seq: expected_seq,
         action,

@@ -98,6 +98,11 @@ fn seeded() -> Test {
     s
 }
 
+/// The flags that give a mutation the default policy's authority.
+fn authority(digest: &str) -> [&str; 4] {
+    ["--policy-digest", digest, "--instruction-ref", "instr://t"]
+}
+
 fn digest(s: &Test) -> String {
     let out = s.run(&["policy", "digest"]);
     String::from_utf8(out.stdout).unwrap().trim().to_string()
@@ -107,12 +112,7 @@ fn digest(s: &Test) -> String {
 fn parity_on_reads_mutations_rejections_and_budget_breaches() {
     let s = seeded();
     let d = digest(&s);
-    let auth = [
-        "--policy-digest",
-        d.as_str(),
-        "--instruction-ref",
-        "instr://t",
-    ];
+    let auth = authority(&d);
     let reads = record(
         &s,
         r#"(define r (issue.ready)) (display "n=") (display (hash-ref (payload r) "count"))
@@ -562,12 +562,7 @@ fn repl_sessions_replay_whole_even_when_two_share_a_log() {
 fn replay_on_several_lanes_reports_exactly_what_replay_in_order_does() {
     let s = seeded();
     let d = digest(&s);
-    let auth = [
-        "--policy-digest",
-        d.as_str(),
-        "--instruction-ref",
-        "instr://t",
-    ];
+    let auth = authority(&d);
     let lone: Vec<String> = [
         ("(issue.ready)", &[][..]),
         (r#"(issue.list) (issue.show (hash "id" "bd-2"))"#, &[]),
@@ -712,15 +707,10 @@ fn live_replay_reruns_the_real_actions_on_a_copy_of_a_snapshot() {
     s.write("closed.json", &input["input"].to_string());
     let d = digest(&s);
     let auth = [
-        "--policy-digest",
-        d.as_str(),
-        "--instruction-ref",
-        "instr://t",
-        "--join-evidence",
-        "closed.json",
-        "--issue-id",
-        "bd-1",
-    ];
+        &authority(&d)[..],
+        &["--join-evidence", "closed.json", "--issue-id", "bd-1"],
+    ]
+    .concat();
     record(
         &s,
         r#"(map (lambda (i) (hash-ref i "id")) (hash-ref (payload (issue.ready)) "items"))"#,

@@ -555,7 +555,7 @@ impl TuskServer {
             .map(|_| TransportRun::register(&self.inner, &call.owner, &cancel));
         let hooks = RunHooks {
             cancel: Some(cancel),
-            on_call: call.progress.clone(),
+            on_call: call.progress.as_ref().map(|p| p.on_call.clone()),
             traceparent: call.traceparent.clone(),
             ..Default::default()
         };
@@ -1095,7 +1095,7 @@ struct CallContext {
     /// the HTTP transport session.
     ct: tokio_util::sync::CancellationToken,
     /// Sends a progress notification per host call, when the request asked.
-    progress: Option<crate::runtime::OnCall>,
+    progress: Option<Progress>,
     /// The request's `_meta.traceparent` and `tracestate` (W3C trace context).
     traceparent: Option<(String, Option<String>)>,
 }
@@ -1144,25 +1144,61 @@ fn input_schema<T: JsonSchema + 'static>() -> Arc<Value> {
         .clone()
 }
 
-/// A listener that turns each host call into a progress notification
-/// (`progress` = calls so far; the message names the action and its result
-/// class), sent in order from one task.
-fn progress_listener(context: &RequestContext<RoleServer>) -> Option<crate::runtime::OnCall> {
+/// A request's progress notifications: one per host call (`progress` =
+/// calls so far; the message names the action and its result class), sent
+/// in order from one task.
+struct Progress {
+    on_call: crate::runtime::OnCall,
+    queue: tokio::sync::mpsc::UnboundedSender<ProgressItem>,
+}
+
+enum ProgressItem {
+    Call(CallProgress),
+    /// Answered once every notification before it has been sent.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+impl Progress {
+    /// Waits until every notification of the calls so far is sent: the
+    /// result must follow them, or a client that drops a request's progress
+    /// once it has its answer would miss the last ones.
+    async fn flushed(&self) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.queue.send(ProgressItem::Flush(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+/// The progress of a request that asked for it (a progress token).
+fn progress_listener(context: &RequestContext<RoleServer>) -> Option<Progress> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<CallProgress>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressItem>();
     tokio::spawn(async move {
-        while let Some(p) = rx.recv().await {
-            let note = ProgressNotificationParam::new(token.clone(), p.seq as f64)
-                .with_message(format!("call {} {} → {}", p.seq, p.action, p.result_class));
-            if peer.notify_progress(note).await.is_err() {
-                break;
+        let mut open = true;
+        while let Some(item) = rx.recv().await {
+            match item {
+                ProgressItem::Call(p) if open => {
+                    let note = ProgressNotificationParam::new(token.clone(), p.seq as f64)
+                        .with_message(format!("call {} {} → {}", p.seq, p.action, p.result_class));
+                    // A peer that is gone gets no more; flushes still answer.
+                    open = peer.notify_progress(note).await.is_ok();
+                }
+                ProgressItem::Call(_) => {}
+                ProgressItem::Flush(done) => {
+                    let _ = done.send(());
+                }
             }
         }
     });
-    Some(Arc::new(move |p: CallProgress| {
-        let _ = tx.send(p);
-    }))
+    let queue = tx.clone();
+    Some(Progress {
+        on_call: Arc::new(move |p: CallProgress| {
+            let _ = tx.send(ProgressItem::Call(p));
+        }),
+        queue,
+    })
 }
 
 impl ServerHandler for TuskServer {
@@ -1257,6 +1293,9 @@ impl ServerHandler for TuskServer {
                 }
             },
         };
+        if let Some(progress) = &call.progress {
+            progress.flushed().await;
+        }
         Ok(result.into())
     }
 

@@ -243,8 +243,9 @@ fn parsed(path: &Path, text: String) -> Result<std::sync::Arc<ParsedStore>, Stor
 /// The last parse of `path` when the file still holds its text byte for
 /// byte, compared slice by slice as it is read: an unchanged store costs
 /// neither a copy of the file nor its UTF-8 check (reading the 150 KB store
-/// of 365 issues that way was over half of an `(issue.ready)` call). `None` (read the file as usual) when
-/// there is no such parse, the file differs, or it cannot be read.
+/// of 365 issues that way was over half of an `(issue.ready)` call).
+/// `None` (read the file as usual) when there is no such parse, the file
+/// differs, or it cannot be read.
 fn unchanged_parse(path: &Path) -> Option<std::sync::Arc<ParsedStore>> {
     let parsed = match LAST_PARSED
         .lock()

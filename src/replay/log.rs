@@ -34,7 +34,7 @@ pub struct RecordedCall {
 /// A recorded envelope: the JSON text of its row, made a [`Value`] only
 /// when asked for ([`RecordedEnvelope::value`]). Replay sends the text to the
 /// program as it is and reads a few members ([`RecordedEnvelope::head`]).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RecordedEnvelope {
     text: Option<Box<serde_json::value::RawValue>>,
     value: std::sync::OnceLock<Value>,
@@ -73,7 +73,8 @@ impl RecordedEnvelope {
         }
     }
 
-    /// The envelope as a value (parsed once, on first use).
+    /// The envelope as a value (parsed once, on first use; `null` for the
+    /// default, an envelope taken).
     pub fn value(&self) -> &Value {
         self.value.get_or_init(|| {
             self.text
@@ -87,8 +88,13 @@ impl RecordedEnvelope {
     /// (each `null` when absent, or when the envelope is not an object).
     pub fn head(&self) -> EnvelopeHead {
         if let (Some(text), None) = (&self.text, self.value.get()) {
-            // A repeated member fails this typed read; the value says which
-            // one counts.
+            // Only an object has members: a typed read would take an
+            // array's items for them.
+            if !text.get().trim_start().starts_with('{') {
+                return EnvelopeHead::default();
+            }
+            // A repeated member fails this read; the value says which one
+            // counts.
             if let Ok(head) = serde_json::from_str(text.get()) {
                 return head;
             }
@@ -685,4 +691,44 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
         acted_at,
         line,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_envelopes_head_is_what_its_value_says() {
+        let text = |t: &str| {
+            RecordedEnvelope::from_text(serde_json::value::RawValue::from_string(t.into()).unwrap())
+        };
+        let whole = r#"{"action":"issue.ready","callId":"call-1","resultClass":"accepted","failureClasses":["x"],"argsDigest":"he1_a","payload":{"action":"other"}}"#;
+        for envelope in [
+            text(whole),
+            RecordedEnvelope::from_value(serde_json::from_str(whole).unwrap()),
+            // A repeated member: the last one counts, as in a value.
+            text(
+                r#"{"action":"issue.list","callId":"call-1","action":"issue.ready","resultClass":"accepted","failureClasses":["x"],"argsDigest":"he1_a"}"#,
+            ),
+        ] {
+            let head = envelope.head();
+            assert_eq!(head.action, "issue.ready", "{envelope:?}");
+            assert_eq!(head.call_id, "call-1");
+            assert_eq!(head.args_digest, "he1_a");
+            assert_eq!(head.result_class, "accepted");
+            assert_eq!(head.failure_classes, serde_json::json!(["x"]));
+        }
+        // Not an object: every member is null; the text is still what is sent.
+        let odd = text("[1,2]");
+        assert_eq!(odd.head().action, Value::Null);
+        assert_eq!(odd.into_text().unwrap().get(), "[1,2]");
+        // Once made a value, the value is what is sent.
+        let made = text(whole);
+        made.value();
+        assert!(made.into_text().is_err());
+        assert_eq!(
+            RecordedEnvelope::default().into_text().unwrap_err(),
+            Value::Null
+        );
+    }
 }

@@ -165,7 +165,7 @@ pub struct ReplayBridge {
 #[derive(Default)]
 struct BridgeState {
     /// Each recorded envelope, handed out (moved) when its call comes.
-    envelopes: Vec<Option<log::RecordedEnvelope>>,
+    envelopes: Vec<log::RecordedEnvelope>,
     made: usize,
     checked: usize,
     divergence: Option<Divergence>,
@@ -184,7 +184,7 @@ impl ReplayBridge {
     ) -> Self {
         let (calls, envelopes) = calls
             .into_iter()
-            .map(|c| ((c.action, c.args_digest), Some(c.envelope)))
+            .map(|c| ((c.action, c.args_digest), c.envelope))
             .unzip();
         Self {
             calls,
@@ -265,9 +265,7 @@ impl HostBridge for ReplayBridge {
             return Self::halt(&mut state);
         }
         state.checked = seq;
-        let envelope = state.envelopes[seq - 1]
-            .take()
-            .expect("each call is answered once");
+        let envelope = std::mem::take(&mut state.envelopes[seq - 1]);
         let head = envelope.head();
         let classes = head
             .failure_classes
@@ -846,4 +844,123 @@ fn sandbox_key(run: &RecordedRun, session: bool) -> SandboxKey {
     ids.sort();
     ids.dedup();
     (ids, session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// Runs as the log reader makes them, from headers alone: `(runId,
+    /// sessionId)` in log order.
+    fn runs(spec: &[(&str, Option<&str>)]) -> Vec<RecordedRun> {
+        let rows = spec
+            .iter()
+            .enumerate()
+            .map(|(i, (id, sid))| {
+                let mut row = json!({"kind": crate::effects::RUN_KIND, "runId": id});
+                if let Some(sid) = sid {
+                    row["sessionId"] = json!(sid);
+                }
+                crate::effects::LogRow {
+                    line: i + 1,
+                    digest: String::new(),
+                    row,
+                }
+            })
+            .collect();
+        log::group(crate::effects::LogContents {
+            rows,
+            warnings: Vec::new(),
+        })
+        .runs
+    }
+
+    #[test]
+    fn lanes_replay_units_at_once_sessions_in_turn_reports_in_log_order() {
+        let spec = [
+            ("r0", None),
+            ("r1", None),
+            ("a1", Some("a")),
+            ("b1", Some("b")),
+            ("r2", None),
+            ("a2", Some("a")),
+            ("b2", Some("b")),
+            ("r3", None),
+        ];
+        let units = units(runs(&spec), &Selection::All).unwrap();
+        let (active, most, sessions, most_sessions) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
+        let modes = Mutex::new(HashMap::new());
+        let reports = replay_in_lanes(units, 3, |run, mode| {
+            modes.lock().unwrap().insert(run.run_id.clone(), mode);
+            let session = run.session_id.is_some();
+            let now = active.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            if session {
+                let now = sessions.fetch_add(1, Ordering::SeqCst) + 1;
+                most_sessions.fetch_max(now, Ordering::SeqCst);
+                // Room for another session's run to start alongside, were
+                // sessions not taking turns.
+                let until = Instant::now() + Duration::from_millis(200);
+                while most_sessions.load(Ordering::SeqCst) < 2 && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            // Each run waits (bounded) until two have been replayed at once:
+            // with one lane, none ever is.
+            let until = Instant::now() + Duration::from_secs(5);
+            while most.load(Ordering::SeqCst) < 2 && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if session {
+                sessions.fetch_sub(1, Ordering::SeqCst);
+            }
+            active.fetch_sub(1, Ordering::SeqCst);
+            let mut report = RunReport::new(&run);
+            if run.run_id == "a1" {
+                report.divergence = Some(Divergence {
+                    line: None,
+                    seq: None,
+                    field: "valueDigest".into(),
+                    expected: json!("x"),
+                    got: json!("y"),
+                });
+            }
+            report
+        });
+        assert!(most.load(Ordering::SeqCst) >= 2, "no two runs at once");
+        assert_eq!(most_sessions.load(Ordering::SeqCst), 1, "sessions at once");
+        let order: Vec<(&str, bool)> = reports
+            .iter()
+            .map(|r| (r.run_id.as_str(), r.replayed))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("r0", true),
+                ("r1", true),
+                ("a1", true),
+                ("a2", false),
+                ("b1", true),
+                ("b2", true),
+                ("r2", true),
+                ("r3", true),
+            ]
+        );
+        let modes = modes.into_inner().unwrap();
+        assert!(
+            !modes.contains_key("a2"),
+            "a diverged session's later run ran"
+        );
+        assert_eq!(modes["r0"], EngineMode::Fresh);
+        assert_eq!(modes["a1"], EngineMode::ResetSession);
+        assert_eq!(modes["b1"], EngineMode::ResetSession);
+        assert_eq!(modes["b2"], EngineMode::Session);
+    }
 }

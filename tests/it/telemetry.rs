@@ -408,16 +408,10 @@ fn replay_spans_are_children_of_the_caller_on_every_lane() {
         tusk(&s).args(["eval", "--json", "-"]).stdin(program).run();
     }
     let rx = Receiver::http();
-    let out = tusk(&s)
+    tusk(&s)
         .args(["replay", "--jobs", "3", "--otlp", &rx.url])
         .env("TRACEPARENT", traceparent())
-        .run();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .status(0);
     // Replays are their own spans (no command span), children of the caller.
     let spans = rx.wait_for("tusk.replay", 4);
     let replays = named(&spans, "tusk.replay");

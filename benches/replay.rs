@@ -3,7 +3,9 @@
 //! `cargo bench --bench replay [-- CALLS]` (default 50000, at least 10000 in
 //! bench mode) records one long run of CALLS calls and CALLS/50 short runs of
 //! 50 calls each through a real [`Host`], then replays the whole log with the
-//! library and times it (reading and checking the log included). Under `cargo
+//! library and times it (reading and checking the log included); then the
+//! long run alone and the short runs alone, so what a run costs beyond its
+//! calls shows apart from what a call costs. Under `cargo
 //! test --all-targets` it runs a small smoke version. It asserts parity and the
 //! number of checked calls, never timings.
 
@@ -87,5 +89,22 @@ fn main() {
         dt.as_secs_f64(),
         calls as f64 / dt.as_secs_f64(),
         dt.as_secs_f64() * 1e6 / calls as f64,
+    );
+
+    // The short runs alone, already read: what a run costs beyond its calls
+    // (a worker of its own, the program's compilation, the footer's checks).
+    let t = Instant::now();
+    let reports = Replayer::new()
+        .replay(log.runs, &Selection::All)
+        .expect("runs to replay");
+    let dt = t.elapsed();
+    assert!(reports.iter().all(|r| r.parity()));
+    let checked: usize = reports.iter().map(|r| r.checked_calls).sum();
+    assert_eq!(checked, short_runs * 50);
+    println!(
+        "replay of the {short_runs} short runs alone: {:.3} s = {:.0} calls/s ({:.2} ms/run)",
+        dt.as_secs_f64(),
+        checked as f64 / dt.as_secs_f64(),
+        dt.as_secs_f64() * 1e3 / short_runs as f64,
     );
 }

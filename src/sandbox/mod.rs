@@ -570,7 +570,11 @@ impl Sandbox {
             *session = None;
         }
         if session.is_none() {
-            match supervisor::Worker::spawn(self.bindings.clone(), &limits, true) {
+            match supervisor::Worker::spawn(
+                self.bindings.clone(),
+                &limits,
+                supervisor::Purpose::Session,
+            ) {
                 Ok(w) => *session = Some(w),
                 Err(e) => return unavailable(e),
             }

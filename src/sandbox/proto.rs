@@ -39,6 +39,9 @@ pub(crate) enum ToWorker<E = Value> {
         limits: Limits,
         /// A session worker runs many programs (no CPU-time rlimit per program).
         session: bool,
+        /// Run the warm-up before saying ready (a spare made ahead of need).
+        #[serde(default)]
+        warm: bool,
     },
     /// Run one program (in the worker's engine: definitions persist).
     #[serde(rename_all = "camelCase")]

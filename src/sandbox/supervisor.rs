@@ -112,6 +112,13 @@ fn max_frame(limits: &Limits) -> usize {
         .saturating_add(1 << 20)
 }
 
+/// A run that comes less than this after the last one ended comes back to
+/// back: the spares made meanwhile skip the warm-up. About twice what a
+/// warm-up takes (~0.5 ms of processor in this VM); runs further apart
+/// leave the processor idle between them, and the warm-up costs no run
+/// anything.
+pub(crate) const WARM_SLACK: Duration = Duration::from_millis(1);
+
 /// Fresh workers for one sandbox. The first fresh run spawns its worker
 /// itself; from the second on, a background thread makes one spare worker
 /// (confined, bound, waiting for a program) once each run has ended, so a
@@ -141,6 +148,12 @@ struct SpareState {
     /// The limits the next spare should have (those of the last run), set
     /// when a run ends and taken when the thread starts making it.
     wanted: Option<Limits>,
+    /// The last run found no spare ready, or came within [`WARM_SLACK`] of
+    /// the end of the one before: the next spare skips the warm-up
+    /// ([`Purpose::Spare`]).
+    pressed: bool,
+    /// When the last run ended.
+    ended_at: Option<Instant>,
     runs: u64,
     thread_started: bool,
     closed: bool,
@@ -187,6 +200,10 @@ impl Spares {
                 }
                 state.awaited = false;
             }
+            // Runs that wait for spares, or follow each other with no time
+            // between them, need the processors a warm-up would take.
+            let back_to_back = state.ended_at.is_some_and(|t| t.elapsed() < WARM_SLACK);
+            state.pressed = behind || back_to_back;
             let spare = state.ready.take();
             if behind {
                 self.want(&mut state, limits);
@@ -197,7 +214,20 @@ impl Spares {
             // A spare can die while it waits (its template was killed from
             // outside): the run gets a new worker, not the corpse.
             Some((worker, confined)) if confined == *limits && worker.is_alive() => Ok(worker),
-            _ => Worker::spawn(self.shared.bindings.clone(), limits, false),
+            _ => Worker::spawn(self.shared.bindings.clone(), limits, Purpose::Run),
+        }
+    }
+
+    /// Waits until a spare is ready (or none is being made).
+    #[cfg(test)]
+    pub fn wait_ready(&self) {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        while state.ready.is_none() && (state.making.is_some() || state.wanted.is_some()) {
+            state = self
+                .shared
+                .wake
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
         }
     }
 
@@ -205,6 +235,7 @@ impl Spares {
     /// the next is made now (unless one is ready or being made).
     pub fn ended(&self, limits: &Limits) {
         let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.ended_at = Some(Instant::now());
         self.want(&mut state, limits);
     }
 
@@ -241,7 +272,7 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let limits = {
+        let (limits, purpose) = {
             let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
             loop {
                 if state.closed {
@@ -267,9 +298,14 @@ fn refill(shared: std::sync::Weak<SpareShared>) {
             // A spare for other limits is of no use now.
             state.ready = None;
             state.making = Some(limits);
-            limits
+            (
+                limits,
+                Purpose::Spare {
+                    warm: !state.pressed,
+                },
+            )
         };
-        let made = Worker::spawn(shared.bindings.clone(), &limits, false);
+        let made = Worker::spawn(shared.bindings.clone(), &limits, purpose);
         let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         state.making = None;
         shared.wake.notify_all();
@@ -298,6 +334,8 @@ pub(crate) struct Worker {
     base_rss_kb: Option<u64>,
     /// The template has waited for it: nothing left to release.
     reaped: bool,
+    #[cfg(test)]
+    purpose: Purpose,
     /// What it binds; the catalogue is sent when the worker asks.
     bindings: Arc<super::Bindings>,
     /// It was sent the catalogue (it keeps it: asking twice is out of turn).
@@ -340,13 +378,28 @@ impl Drop for Worker {
     }
 }
 
+/// What a new worker is made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// One fresh run, whose program is sent as soon as it is ready.
+    Run,
+    /// A session's runs, the first sent as soon as it is ready.
+    Session,
+    /// A spare, made before its run arrives. `warm`: it runs the warm-up
+    /// (`prelude::warm_up`) before it says it is ready, which moves page
+    /// copies off the next run's clock when the spare has time to spare;
+    /// when runs wait for spares, the warm-up only compiles one program
+    /// more on the processors those runs need.
+    Spare { warm: bool },
+}
+
 impl Worker {
     /// Forks a worker from the template, confined for `limits` and binding
     /// `action_ids`; waits until it is ready for a program.
     pub fn spawn(
         bindings: Arc<super::Bindings>,
         limits: &Limits,
-        session: bool,
+        purpose: Purpose,
     ) -> Result<Worker, String> {
         let (host_end, worker_end) = socketpair(
             AddressFamily::Unix,
@@ -375,6 +428,8 @@ impl Worker {
             reaped: false,
             bindings,
             described: false,
+            #[cfg(test)]
+            purpose,
         };
         let deadline = Instant::now() + READY_TIMEOUT;
         let bindings = &worker.bindings;
@@ -383,7 +438,8 @@ impl Worker {
             withheld: bindings.withheld.clone(),
             narrowed: bindings.narrowed.clone(),
             limits: *limits,
-            session,
+            session: purpose == Purpose::Session,
+            warm: purpose == Purpose::Spare { warm: true },
         };
         if !worker.channel.send(&setup, deadline) {
             return Err("the new worker did not take its setup".to_string());
@@ -420,6 +476,12 @@ impl Worker {
         // SAFETY: polling one descriptor we own, without waiting.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), 1, 0) };
         n == 0
+    }
+
+    /// What the worker was made for.
+    #[cfg(test)]
+    pub fn purpose(&self) -> Purpose {
+        self.purpose
     }
 
     /// Whether another program may run in this worker (a session).

@@ -355,3 +355,46 @@ fn envelopes_read_straight_into_scheme_values_as_json_to_value_would() {
     let direct: convert::SteelJson = serde_json::from_str(&sample.to_string()).unwrap();
     assert_eq!(direct.0, convert::json_to_value(&sample));
 }
+
+/// A spare made while runs wait for spares, or while they follow each other
+/// with no time between them, skips the warm-up; one made while runs are
+/// paced is warmed. Runs that spawn their own worker never warm it.
+#[test]
+fn spares_skip_the_warm_up_only_while_runs_come_back_to_back() {
+    use supervisor::Purpose;
+    let sandbox = Sandbox::new(vec![]);
+    let spares = supervisor::Spares::new(sandbox.bindings.clone());
+    let limits = Limits::default();
+    let take = || spares.take(&limits).expect("a worker").purpose();
+    // The first two runs find no spare; the second starts the spare thread.
+    assert_eq!(take(), Purpose::Run);
+    assert_eq!(take(), Purpose::Run);
+    spares.wait_ready();
+    assert_eq!(
+        take(),
+        Purpose::Spare { warm: false },
+        "made while run 2 waited"
+    );
+    // Run 3 found its spare ready: the next one, made after it ended, is warmed.
+    spares.ended(&limits);
+    spares.wait_ready();
+    std::thread::sleep(supervisor::WARM_SLACK);
+    assert_eq!(take(), Purpose::Spare { warm: true });
+    // Run 5 finds none (run 4 never ended): the one made beside it is not.
+    assert_eq!(take(), Purpose::Run);
+    spares.wait_ready();
+    assert_eq!(take(), Purpose::Spare { warm: false });
+    // A run that takes a ready spare right after the last one ended: the
+    // spare made next is not warmed. (A test thread held up for WARM_SLACK
+    // between the two calls made them paced after all: a few tries.)
+    let cold_after_back_to_back = (0..5).any(|_| {
+        spares.ended(&limits);
+        spares.wait_ready();
+        spares.ended(&limits);
+        let _ = take();
+        spares.ended(&limits);
+        spares.wait_ready();
+        take() == Purpose::Spare { warm: false }
+    });
+    assert!(cold_after_back_to_back);
+}

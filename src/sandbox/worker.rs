@@ -141,16 +141,17 @@ pub(crate) fn worker_main(
         // its fork: not the engine's build.
         let _ = std::fs::write("/proc/self/clear_refs", "5");
     }
-    let (action_ids, limits, session) = match proto::read_blocking(CHANNEL_FD) {
+    let (action_ids, limits, session, warm) = match proto::read_blocking(CHANNEL_FD) {
         Ok(ToWorker::Setup {
             action_ids,
             withheld,
             narrowed,
             limits,
             session,
+            warm,
         }) => {
             BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld, narrowed));
-            (action_ids, limits, session)
+            (action_ids, limits, session, warm)
         }
         _ => exit(EXIT_PROTOCOL),
     };
@@ -161,7 +162,9 @@ pub(crate) fn worker_main(
         exit(confine::EXIT_CONFINE);
     }
     super::primitives::bind_actions(engine, &action_ids);
-    super::prelude::warm_up(engine);
+    if warm {
+        super::prelude::warm_up(engine);
+    }
     memory::set_controller(engine.get_thread_state_controller());
     memory::arm(limits.max_memory_bytes());
     send(&FromWorker::Ready);

@@ -245,12 +245,12 @@ fn numbers_given_back<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Readies a spare worker of a template that compiled the whole prelude,
-/// before it reports ready, when runs are paced (`supervisor::Purpose`): one small program compiled and run, so the
-/// pages Steel's compiler and VM write are copied from the template now
-/// rather than on the first program's clock (about 0.2 ms of a warm run in
-/// this VM). It defines nothing, and its lambda numbers are given back, as
-/// [`prepare`]'s warm-up is in a one-run template: a program sees the same
-/// engine either way.
+/// before it reports ready, when runs are paced (`supervisor::Purpose`):
+/// one small program compiled and run, so the pages Steel's compiler and VM
+/// write are copied from the template now rather than on the first
+/// program's clock (about 0.2 ms of a warm run in this VM). It defines
+/// nothing, and its lambda numbers are given back, as [`prepare`]'s warm-up
+/// is in a one-run template: a program sees the same engine either way.
 pub(crate) fn warm_up(engine: &mut Engine) {
     if on_demand() {
         return;

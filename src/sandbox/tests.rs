@@ -373,7 +373,7 @@ fn spares_skip_the_warm_up_only_while_runs_come_back_to_back() {
     assert_eq!(
         take(),
         Purpose::Spare { warm: false },
-        "made while run 2 waited"
+        "made after run 2 found none ready"
     );
     // Run 3 found its spare ready: the next one, made after it ended, is warmed.
     spares.ended(&limits);

@@ -237,19 +237,11 @@ pub fn group<R: Into<effects::SplitRow>>(contents: effects::LogContents<R>) -> L
         let kind = text(&split.row, "kind").unwrap_or_default();
         // A call row's envelope stays text; another row's `envelope` member
         // is one of its members, as read.
-        let (row, envelope) = match split.envelope.take() {
-            Some(text) if kind == effects::ROW_KIND => {
-                (split.row, Some(RecordedEnvelope::from_text(text)))
-            }
-            text => (
-                effects::SplitRow {
-                    envelope: text,
-                    ..split
-                }
-                .into_row(),
-                None,
-            ),
+        let envelope = match kind.as_str() {
+            effects::ROW_KIND => split.envelope.take().map(RecordedEnvelope::from_text),
+            _ => None,
         };
+        let row = split.into_row();
         let Some(run_id) = text(&row, "runId") else {
             grouping.log.stray.push(problem(
                 line,
@@ -595,18 +587,15 @@ fn check_envelope(
     args_digest: &str,
 ) {
     let head = envelope.head();
+    let call_id = format!("call-{seq}");
     let checks = [
-        (
-            "log.envelope.argsDigest",
-            &head.args_digest,
-            args_digest.to_string(),
-        ),
-        ("log.envelope.action", &head.action, action.to_string()),
-        ("log.envelope.callId", &head.call_id, format!("call-{seq}")),
+        ("log.envelope.argsDigest", &head.args_digest, args_digest),
+        ("log.envelope.action", &head.action, action),
+        ("log.envelope.callId", &head.call_id, call_id.as_str()),
     ];
     for (field, got, expected) in checks {
-        if got.as_str() != Some(expected.as_str()) {
-            let (expected, got) = (Value::String(expected), got.clone());
+        if got.as_str() != Some(expected) {
+            let (expected, got) = (Value::String(expected.into()), got.clone());
             note(run, problem(line, Some(seq), field, expected, got));
         }
     }

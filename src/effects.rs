@@ -59,6 +59,9 @@ pub struct EffectLog {
     torn_tail: bool,
     /// The digest of the last row this log appended (the run's chain so far).
     last_row: Option<String>,
+    /// The line being written, kept between appends: a run appends a row
+    /// per host call, and a fresh buffer grew by reallocation for each.
+    line: Vec<u8>,
 }
 
 enum Sink {
@@ -81,6 +84,7 @@ impl EffectLog {
             sink: Sink::File(file),
             torn_tail,
             last_row: None,
+            line: Vec::new(),
         })
     }
 
@@ -97,6 +101,7 @@ impl EffectLog {
                 sink: Sink::Db(pg.clone()),
                 torn_tail: false,
                 last_row: None,
+                line: Vec::new(),
             }),
         }
     }
@@ -148,15 +153,34 @@ impl EffectLog {
 
     /// Appends one row as one line in one write.
     pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
-        let mut line = serde_json::to_vec(row).map_err(|e| self.write_error(e))?;
-        self.last_row = Some(crate::chain::row_digest(&line));
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        line.reserve(LINE_CAPACITY);
+        let written = self.write_line(&mut line, row);
+        self.line = line;
+        written
+    }
+
+    /// [`Self::append`] into `line` (empty): the row's text, its digest, then
+    /// the write.
+    fn write_line<T: Serialize + ?Sized>(
+        &mut self,
+        line: &mut Vec<u8>,
+        row: &T,
+    ) -> Result<(), EffectLogError> {
+        // The torn fragment's line is ended first; the digest is the row's
+        // own text.
+        let torn = self.torn_tail && matches!(self.sink, Sink::File(_));
+        if torn {
+            line.push(b'\n');
+        }
+        serde_json::to_writer(&mut *line, row).map_err(|e| self.write_error(e))?;
+        self.last_row = Some(crate::chain::row_digest(&line[usize::from(torn)..]));
         match &mut self.sink {
             Sink::File(file) => {
+                self.torn_tail = false;
                 line.push(b'\n');
-                if std::mem::take(&mut self.torn_tail) {
-                    line.insert(0, b'\n');
-                }
-                file.write_all(&line)
+                file.write_all(line)
                     .and_then(|_| file.flush())
                     .map_err(|source| EffectLogError::Write {
                         path: self.path.clone(),
@@ -164,16 +188,20 @@ impl EffectLog {
                     })
             }
             Sink::Db(pg) => {
-                let text = String::from_utf8(line).expect("serde_json writes UTF-8");
+                let text = std::str::from_utf8(line).expect("serde_json writes UTF-8");
                 Ok(crate::pg::append_lines(
                     pg,
                     crate::pg::LogTable::Effects,
-                    &[&text],
+                    &[text],
                 )?)
             }
         }
     }
 }
+
+/// What an effect row's line buffer starts with: a call row with a small
+/// envelope fits without growing.
+const LINE_CAPACITY: usize = 2048;
 
 /// One row as read: where it is, the digest of its line, and its value
 /// (a [`Value`], or a [`SplitRow`] for replay).
@@ -561,7 +589,16 @@ mod tests {
         std::fs::write(&path, b"{\"a\":1}\n{\"kind\":\"premath.host_eff").unwrap();
         let mut log = EffectLog::open(&path).unwrap();
         log.append(&serde_json::json!({"b": 2})).unwrap();
+        // The chain links the row's own text, not the newline ending the fragment.
+        assert_eq!(
+            log.last_row_digest(),
+            Some(crate::chain::row_digest(b"{\"b\":2}").as_str())
+        );
         log.append(&serde_json::json!({"c": 3})).unwrap();
+        assert_eq!(
+            log.last_row_digest(),
+            Some(crate::chain::row_digest(b"{\"c\":3}").as_str())
+        );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,

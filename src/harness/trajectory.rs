@@ -293,10 +293,17 @@ impl Normalized<'_> {
     }
 
     /// The row's canonical line, newline included.
+    #[cfg(test)]
     fn line(&self) -> Vec<u8> {
-        let mut line = serde_json::to_vec(self).expect("a step row serializes");
-        line.push(b'\n');
+        let mut line = Vec::new();
+        self.write_line_to(&mut line);
         line
+    }
+
+    /// Writes the row's canonical line, newline included, to the end of `line`.
+    fn write_line_to(&self, line: &mut Vec<u8>) {
+        serde_json::to_writer(&mut *line, self).expect("a step row serializes");
+        line.push(b'\n');
     }
 }
 
@@ -422,6 +429,9 @@ pub struct TrajectoryWriter {
     /// newline): while the length is unchanged, no other writer came in between
     /// and the tail needs no look.
     end: Option<u64>,
+    /// The line being written, kept between rows: a run writes one per host
+    /// call, and a fresh buffer grew by reallocation for each.
+    line: Vec<u8>,
 }
 
 impl TrajectoryWriter {
@@ -433,6 +443,7 @@ impl TrajectoryWriter {
             path: path.to_path_buf(),
             warnings: Vec::new(),
             end: None,
+            line: Vec::new(),
         })
     }
 
@@ -449,10 +460,19 @@ impl TrajectoryWriter {
     }
 
     fn write_row(&mut self, row: &Normalized<'_>) -> Result<(), TrajectoryError> {
-        let line = row.line();
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        row.write_line_to(&mut line);
+        let written = self.locked_write(&line);
+        self.line = line;
+        written
+    }
+
+    /// Writes `line` under the file's lock.
+    fn locked_write(&mut self, line: &[u8]) -> Result<(), TrajectoryError> {
         lock_with_timeout(&self.file, &self.path)
             .map_err(|e| TrajectoryError::io(&self.path, e))?;
-        let written = self.write_line(&line);
+        let written = self.write_line(line);
         if written.is_err() {
             self.end = None;
         }

@@ -22,6 +22,8 @@ pub(crate) struct CallHost {
     policy: MutationPolicy,
     authority: Authority,
     paths: HostPaths,
+    /// The trajectory's path as each call's envelope names it.
+    trajectory_path: String,
     max_calls: u32,
     run_id: String,
     issue_id: Option<String>,
@@ -108,6 +110,7 @@ impl CallHost {
             policy: config.policy.clone(),
             authority: setup.authority,
             paths: config.paths.clone(),
+            trajectory_path: config.paths.trajectory.path().display().to_string(),
             max_calls: setup.max_calls,
             run_id: setup.run_id,
             issue_id: setup.issue_id,
@@ -498,7 +501,7 @@ impl CallHost {
         };
         match self.append_trajectory(state, &row) {
             Ok(()) => json!({
-                "path": self.paths.trajectory.path().display().to_string(),
+                "path": self.trajectory_path,
                 "stepId": step_id,
                 "resultClass": result_class,
                 "finishedAt": finished_at,

@@ -157,7 +157,9 @@ impl EffectLog {
         line.clear();
         line.reserve(LINE_CAPACITY);
         let written = self.write_line(&mut line, row);
-        self.line = line;
+        if line.capacity() <= crate::logs::KEPT_LINE_BYTES {
+            self.line = line;
+        }
         written
     }
 
@@ -580,6 +582,20 @@ mod tests {
         assert_eq!(mid.rows.iter().map(|r| r.line).collect::<Vec<_>>(), [1, 3]);
         assert!(mid.warnings[0].contains("line 2"), "{:?}", mid.warnings);
         assert!(mid.warnings[1].contains("line 4"), "{:?}", mid.warnings);
+    }
+
+    #[test]
+    fn a_huge_row_does_not_stay_allocated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let mut log = EffectLog::open(&path).unwrap();
+        log.append(&serde_json::json!({"a": "x".repeat(1 << 20)}))
+            .unwrap();
+        assert!(log.line.capacity() <= crate::logs::KEPT_LINE_BYTES);
+        log.append(&serde_json::json!({"b": 2})).unwrap();
+        assert!(log.line.capacity() > 0, "a small row's buffer is kept");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("\"}\n{\"b\":2}\n"));
     }
 
     #[test]

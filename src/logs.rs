@@ -92,6 +92,11 @@ impl LogStore {
     }
 }
 
+/// The largest line buffer a log writer keeps for its next row: a run's
+/// rows reuse one buffer, but one huge row should not stay allocated for the
+/// rest of the run.
+pub(crate) const KEPT_LINE_BYTES: usize = 64 * 1024;
+
 /// Opens a log file for reading and appending, creating it, and its
 /// directory only when the first open finds none: the warm path opens logs
 /// in a directory that exists, and pays one `openat` for it, not a `mkdir`

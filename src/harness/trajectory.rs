@@ -464,7 +464,9 @@ impl TrajectoryWriter {
         line.clear();
         row.write_line_to(&mut line);
         let written = self.locked_write(&line);
-        self.line = line;
+        if line.capacity() <= crate::logs::KEPT_LINE_BYTES {
+            self.line = line;
+        }
         written
     }
 
@@ -1237,6 +1239,23 @@ mod tests {
             String::from_utf8(r.checked().unwrap().line()).unwrap(),
             crate::canonical::to_canonical_string(&v) + "\n"
         );
+    }
+
+    #[test]
+    fn the_writer_keeps_a_small_line_buffer_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut writer = TrajectoryWriter::open(&path).unwrap();
+        let mut big = row("s1");
+        big.witness_refs = vec!["w".repeat(1 << 20)];
+        writer.append(&big).unwrap();
+        assert!(writer.line.capacity() <= crate::logs::KEPT_LINE_BYTES);
+        writer.append(&row("s2")).unwrap();
+        assert!(writer.line.capacity() > 0, "a small row's buffer is kept");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].contains("\"stepId\":\"s2\"") && !lines[1].contains("www"));
     }
 
     #[test]

@@ -59,9 +59,8 @@ pub struct EffectLog {
     torn_tail: bool,
     /// The digest of the last row this log appended (the run's chain so far).
     last_row: Option<String>,
-    /// The line being written, kept between appends: a run appends a row
-    /// per host call, and a fresh buffer grew by reallocation for each.
-    line: Vec<u8>,
+    /// The line being written, kept between appends.
+    line: crate::logs::LineBuffer,
 }
 
 enum Sink {
@@ -84,7 +83,7 @@ impl EffectLog {
             sink: Sink::File(file),
             torn_tail,
             last_row: None,
-            line: Vec::new(),
+            line: Default::default(),
         })
     }
 
@@ -101,7 +100,7 @@ impl EffectLog {
                 sink: Sink::Db(pg.clone()),
                 torn_tail: false,
                 last_row: None,
-                line: Vec::new(),
+                line: Default::default(),
             }),
         }
     }
@@ -153,13 +152,9 @@ impl EffectLog {
 
     /// Appends one row as one line in one write.
     pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        line.reserve(LINE_CAPACITY);
+        let mut line = self.line.take();
         let written = self.write_line(&mut line, row);
-        if line.capacity() <= crate::logs::KEPT_LINE_BYTES {
-            self.line = line;
-        }
+        self.line.put_back(line);
         written
     }
 
@@ -200,10 +195,6 @@ impl EffectLog {
         }
     }
 }
-
-/// What an effect row's line buffer starts with: a call row with a small
-/// envelope fits without growing.
-const LINE_CAPACITY: usize = 2048;
 
 /// One row as read: where it is, the digest of its line, and its value
 /// (a [`Value`], or a [`SplitRow`] for replay).

@@ -97,6 +97,37 @@ impl LogStore {
 /// rest of the run.
 pub(crate) const KEPT_LINE_BYTES: usize = 64 * 1024;
 
+/// What a line buffer starts with: a call row with a small envelope fits
+/// without growing.
+const LINE_CAPACITY: usize = 2048;
+
+/// A log writer's line buffer, kept between rows: a run writes two rows per
+/// host call, and a fresh `Vec` for each grew by reallocation from 128 bytes.
+#[derive(Debug, Default)]
+pub(crate) struct LineBuffer(Vec<u8>);
+
+impl LineBuffer {
+    /// The buffer, empty, for the next row.
+    pub(crate) fn take(&mut self) -> Vec<u8> {
+        let mut line = std::mem::take(&mut self.0);
+        line.clear();
+        line.reserve(LINE_CAPACITY);
+        line
+    }
+
+    /// Keeps `line` for the next row, unless it is over [`KEPT_LINE_BYTES`].
+    pub(crate) fn put_back(&mut self, line: Vec<u8>) {
+        if line.capacity() <= KEPT_LINE_BYTES {
+            self.0 = line;
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+}
+
 /// Opens a log file for reading and appending, creating it, and its
 /// directory only when the first open finds none: the warm path opens logs
 /// in a directory that exists, and pays one `openat` for it, not a `mkdir`

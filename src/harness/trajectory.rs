@@ -429,9 +429,8 @@ pub struct TrajectoryWriter {
     /// newline): while the length is unchanged, no other writer came in between
     /// and the tail needs no look.
     end: Option<u64>,
-    /// The line being written, kept between rows: a run writes one per host
-    /// call, and a fresh buffer grew by reallocation for each.
-    line: Vec<u8>,
+    /// The line being written, kept between rows.
+    line: crate::logs::LineBuffer,
 }
 
 impl TrajectoryWriter {
@@ -443,7 +442,7 @@ impl TrajectoryWriter {
             path: path.to_path_buf(),
             warnings: Vec::new(),
             end: None,
-            line: Vec::new(),
+            line: Default::default(),
         })
     }
 
@@ -460,13 +459,10 @@ impl TrajectoryWriter {
     }
 
     fn write_row(&mut self, row: &Normalized<'_>) -> Result<(), TrajectoryError> {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
+        let mut line = self.line.take();
         row.write_line_to(&mut line);
         let written = self.locked_write(&line);
-        if line.capacity() <= crate::logs::KEPT_LINE_BYTES {
-            self.line = line;
-        }
+        self.line.put_back(line);
         written
     }
 

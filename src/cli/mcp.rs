@@ -97,11 +97,19 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
     // not be dropped by a runtime task (a PostgreSQL client's drop blocks,
     // which panics on a runtime thread and aborts the process at exit).
     let keep = server.clone();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // One client on stdio is served by one thread: its messages come one
+    // after another, and runs go to their own threads anyway. Handing each
+    // message between two runtime workers cost wake-ups on every request.
+    // HTTP serves many clients at once and keeps two workers.
+    let mut builder = match args.http {
+        Some(_) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        }
+        None => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(r) => r,
         Err(e) => return Err(unusable(format!("cannot start the runtime: {e}"))),
     };

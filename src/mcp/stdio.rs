@@ -10,16 +10,27 @@
 //!   read, so the server's memory stays bounded;
 //! - end of input stops the runs in progress at once (they end
 //!   `scheme_eval.interrupted`, recorded) instead of letting them run on.
+//!
+//! The filter parses each line once and hands rmcp the message it parsed
+//! ([`Lines`] is rmcp's transport); rmcp's answers come back as messages,
+//! serialized once, so the writer knows a response without reading it
+//! again. (Through a byte pipe, a request was parsed twice and every answer,
+//! 27 KB for a ready queue of 365 issues, was scanned once more.)
 
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::RoleServer;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 /// Longest request line taken (the program limit plus room for the rest).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 /// Requests in flight (read, not yet answered on stdout) before reading stops.
 pub const MAX_OUTSTANDING: usize = 16;
+/// Messages read and judged that rmcp has not taken yet.
+const INCOMING: usize = 64;
 
 /// A JSON-RPC error response.
 fn error_line(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
@@ -46,10 +57,10 @@ fn recover_id(line: &[u8]) -> Option<Value> {
 }
 
 /// What the filter does with one line.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 enum Verdict {
     /// Pass it on; `true` when it is a request that will be answered.
-    Forward(bool),
+    Forward(Box<ClientJsonRpcMessage>, bool),
     /// Answer it with this error line instead.
     Refuse(Vec<u8>),
     /// A blank line: nothing.
@@ -79,8 +90,8 @@ fn judge(line: &[u8]) -> Verdict {
         ));
     }
     let is_request = value.get("method").is_some() && id.is_some();
-    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value) {
-        Ok(_) => Verdict::Forward(is_request),
+    match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        Ok(message) => Verdict::Forward(Box::new(message), is_request),
         Err(e) => Verdict::Refuse(error_line(
             id,
             -32600,
@@ -107,12 +118,13 @@ fn recover_id_lossy(line: &[u8]) -> Option<Value> {
 /// The transport failed.
 pub async fn serve(server: super::TuskServer) -> Result<(), String> {
     use rmcp::ServiceExt;
-    let (to_rmcp, feed) = tokio::io::duplex(1 << 16);
-    let (from_rmcp, rmcp_out) = tokio::io::duplex(1 << 16);
-    let (to_stdout, stdout_lines) = tokio::sync::mpsc::channel::<(Vec<u8>, bool)>(4);
+    let (feed, incoming) = mpsc::channel(INCOMING);
+    // Unbounded, so that rmcp's sends are queued in the order rmcp makes
+    // them. What it holds is bounded elsewhere: answers by
+    // MAX_OUTSTANDING, progress by the calls of the runs in progress.
+    let (to_stdout, stdout_lines) = mpsc::unbounded_channel::<(Vec<u8>, bool)>();
     let owed = Owed::default();
     let writer = tokio::spawn(write_stdout(stdout_lines, owed.clone()));
-    let relay = tokio::spawn(relay_rmcp(rmcp_out, to_stdout.clone()));
     let reader = tokio::spawn(read_stdin(
         feed,
         to_stdout.clone(),
@@ -122,17 +134,59 @@ pub async fn serve(server: super::TuskServer) -> Result<(), String> {
     server.spawn_housekeeping();
     let running = server
         .clone()
-        .serve((to_rmcp, from_rmcp))
+        .serve(Lines {
+            incoming,
+            outgoing: to_stdout,
+        })
         .await
         .map_err(|e| e.to_string())?;
     let waited = running.waiting().await.map_err(|e| e.to_string());
     server.drain(std::time::Duration::from_secs(5)).await;
     reader.abort();
-    let _ = relay.await;
-    drop(to_stdout);
     let _ = writer.await;
     waited?;
     Ok(())
+}
+
+/// rmcp's transport: the messages the filter parsed in, each answer
+/// serialized once on its way to the writer.
+struct Lines {
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    outgoing: mpsc::UnboundedSender<(Vec<u8>, bool)>,
+}
+
+impl rmcp::transport::Transport<RoleServer> for Lines {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // Queued here, not in the future: rmcp runs its send futures
+        // concurrently, and a request's progress must stay ahead of its answer.
+        let queued = line_of(&item).and_then(|line| {
+            self.outgoing.send((line, answers(&item))).map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
+            })
+        });
+        std::future::ready(queued)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+/// One message as a line of JSON.
+fn line_of(message: &ServerJsonRpcMessage) -> Result<Vec<u8>, std::io::Error> {
+    let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// The requests read and not yet answered on stdout, and the signal that
@@ -165,7 +219,7 @@ impl Owed {
 }
 
 /// One writer owns stdout; a response it writes frees a slot.
-async fn write_stdout(mut lines: tokio::sync::mpsc::Receiver<(Vec<u8>, bool)>, owed: Owed) {
+async fn write_stdout(mut lines: mpsc::UnboundedReceiver<(Vec<u8>, bool)>, owed: Owed) {
     let mut stdout = tokio::io::stdout();
     while let Some((line, is_response)) = lines.recv().await {
         if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
@@ -177,36 +231,10 @@ async fn write_stdout(mut lines: tokio::sync::mpsc::Receiver<(Vec<u8>, bool)>, o
     }
 }
 
-/// rmcp's output, line by line, to the writer.
-async fn relay_rmcp(
-    rmcp_out: tokio::io::DuplexStream,
-    to_stdout: tokio::sync::mpsc::Sender<(Vec<u8>, bool)>,
-) {
-    let mut lines = BufReader::new(rmcp_out);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match lines.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let is_response = is_response(&line);
-                // Moved, not copied: a run's answer can be tens of KB.
-                if to_stdout
-                    .send((std::mem::take(&mut line), is_response))
-                    .await
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        }
-    }
-}
-
 /// stdin, line by line, judged; reading pauses while answers are owed.
 async fn read_stdin(
-    mut feed: tokio::io::DuplexStream,
-    to_stdout: tokio::sync::mpsc::Sender<(Vec<u8>, bool)>,
+    feed: mpsc::Sender<ClientJsonRpcMessage>,
+    to_stdout: mpsc::UnboundedSender<(Vec<u8>, bool)>,
     owed: Owed,
     shutdown: tokio_util::sync::CancellationToken,
 ) {
@@ -226,7 +254,7 @@ async fn read_stdin(
                     -32600,
                     &format!("invalid request: a message line is limited to {MAX_LINE} bytes"),
                 );
-                if refuse(answer).await.is_err() {
+                if refuse(answer).is_err() {
                     break;
                 }
                 continue;
@@ -236,19 +264,15 @@ async fn read_stdin(
         match judge(&line) {
             Verdict::Skip => {}
             Verdict::Refuse(answer) => {
-                if refuse(answer).await.is_err() {
+                if refuse(answer).is_err() {
                     break;
                 }
             }
-            Verdict::Forward(is_request) => {
+            Verdict::Forward(message, is_request) => {
                 if is_request {
                     owed.add();
                 }
-                let mut line = line;
-                if line.last() != Some(&b'\n') {
-                    line.push(b'\n');
-                }
-                if feed.write_all(&line).await.is_err() {
+                if feed.send(*message).await.is_err() {
                     break;
                 }
             }
@@ -259,16 +283,13 @@ async fn read_stdin(
     drop(feed);
 }
 
-/// Whether a line rmcp wrote answers a request (a response or an error).
-fn is_response(line: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        #[serde(default)]
-        id: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
-        method: Option<serde::de::IgnoredAny>,
-    }
-    serde_json::from_slice::<Probe>(line).is_ok_and(|p| p.id.is_some() && p.method.is_none())
+/// Whether a message rmcp sends answers a request (a response or an
+/// error), which frees a slot once it is written.
+fn answers(message: &ServerJsonRpcMessage) -> bool {
+    matches!(
+        message,
+        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
+    )
 }
 
 enum Line {
@@ -359,26 +380,29 @@ mod tests {
         );
         assert_eq!(code(&judge(b"[1,2]")).0, -32600);
         assert_eq!(code(&judge(b"42")).0, -32600);
-        assert_eq!(judge(b"  \n"), Verdict::Skip);
-        assert_eq!(
+        assert!(matches!(judge(b"  \n"), Verdict::Skip));
+        assert!(matches!(
             judge(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
-            Verdict::Forward(true)
-        );
-        assert_eq!(
+            Verdict::Forward(m, true) if matches!(*m, JsonRpcMessage::Request(_))
+        ));
+        assert!(matches!(
             judge(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Verdict::Forward(false)
-        );
+            Verdict::Forward(m, false) if matches!(*m, JsonRpcMessage::Notification(_))
+        ));
     }
 
     #[test]
     fn responses_are_told_from_requests() {
-        assert!(is_response(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
-        assert!(is_response(
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#
-        ));
-        assert!(!is_response(
-            br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#
-        ));
-        assert!(!is_response(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#));
+        let message = |text: &str| -> ServerJsonRpcMessage { serde_json::from_str(text).unwrap() };
+        assert!(answers(&message(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)));
+        assert!(answers(&message(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#
+        )));
+        assert!(!answers(&message(
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#
+        )));
+        assert!(!answers(&message(
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#
+        )));
     }
 }

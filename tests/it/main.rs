@@ -32,6 +32,7 @@ mod issues_views;
 mod layers;
 mod mcp_clients;
 mod mcp_print_config;
+mod mcp_stdio;
 mod observe;
 mod observe_browser;
 mod parity_vectors;

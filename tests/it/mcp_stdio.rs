@@ -1,0 +1,79 @@
+//! `tusk mcp` on stdio, spoken to line by line as a client that misbehaves
+//! would: what `src/mcp/stdio.rs` promises beyond the MCP SDKs' transport.
+
+use crate::common::{self, Test};
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A client that sends and does not read: once the answers the server owes
+/// fill its stdout and `MAX_OUTSTANDING` more are waiting, the server stops
+/// reading, so the client's writes block instead of the server's memory
+/// growing. When the client reads, every request is answered, in order.
+#[test]
+fn a_client_that_does_not_read_stops_the_servers_reading() {
+    const REQUESTS: usize = 10_000;
+    let t = Test::on_files();
+    let mut child = Command::new(common::BIN)
+        .arg("mcp")
+        .current_dir(t.dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tusk mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    for message in common::mcp_handshake("backpressure") {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let written = written.clone();
+        thread::spawn(move || {
+            for id in 1..=REQUESTS {
+                let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+                if writeln!(stdin, "{ping}").is_err() {
+                    return;
+                }
+                written.store(id, Ordering::SeqCst);
+            }
+        })
+    };
+    // Wait until the writer stops getting anywhere (or finishes).
+    let started = Instant::now();
+    let mut last = usize::MAX;
+    loop {
+        thread::sleep(Duration::from_millis(500));
+        let now = written.load(Ordering::SeqCst);
+        if now == last || now == REQUESTS || started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        last = now;
+    }
+    let stalled_at = written.load(Ordering::SeqCst);
+    // At most: the answers stdout's pipe holds (~45 bytes each), those owed,
+    // and the requests in stdin's pipe and the server's read buffer.
+    assert!(
+        stalled_at < REQUESTS / 2,
+        "the server read {stalled_at} of {REQUESTS} requests while nothing was read from it"
+    );
+    let mut lines = BufReader::new(stdout).lines();
+    let init: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(init["id"], 0, "{init}");
+    for id in 1..=REQUESTS {
+        let line = lines.next().expect("an answer").expect("a line");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+    writer.join().unwrap();
+    assert_eq!(written.load(Ordering::SeqCst), REQUESTS);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

@@ -59,8 +59,8 @@ fn recover_id(line: &[u8]) -> Option<Value> {
 /// What the filter does with one line.
 #[derive(Debug)]
 enum Verdict {
-    /// Pass it on; `true` when it is a request that will be answered.
-    Forward(Box<ClientJsonRpcMessage>, bool),
+    /// Pass it on (a request among them will be answered).
+    Forward(Box<ClientJsonRpcMessage>),
     /// Answer it with this error line instead.
     Refuse(Vec<u8>),
     /// A blank line: nothing.
@@ -89,9 +89,8 @@ fn judge(line: &[u8]) -> Verdict {
             "invalid request: JSON-RPC batches are not supported by MCP",
         ));
     }
-    let is_request = value.get("method").is_some() && id.is_some();
     match serde_json::from_value::<ClientJsonRpcMessage>(value) {
-        Ok(message) => Verdict::Forward(Box::new(message), is_request),
+        Ok(message) => Verdict::Forward(Box::new(message)),
         Err(e) => Verdict::Refuse(error_line(
             id,
             -32600,
@@ -268,8 +267,8 @@ async fn read_stdin(
                     break;
                 }
             }
-            Verdict::Forward(message, is_request) => {
-                if is_request {
+            Verdict::Forward(message) => {
+                if matches!(*message, JsonRpcMessage::Request(_)) {
                     owed.add();
                 }
                 if feed.send(*message).await.is_err() {
@@ -383,11 +382,11 @@ mod tests {
         assert!(matches!(judge(b"  \n"), Verdict::Skip));
         assert!(matches!(
             judge(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
-            Verdict::Forward(m, true) if matches!(*m, JsonRpcMessage::Request(_))
+            Verdict::Forward(m) if matches!(*m, JsonRpcMessage::Request(_))
         ));
         assert!(matches!(
             judge(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Verdict::Forward(m, false) if matches!(*m, JsonRpcMessage::Notification(_))
+            Verdict::Forward(m) if matches!(*m, JsonRpcMessage::Notification(_))
         ));
     }
 

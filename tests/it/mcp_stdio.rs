@@ -5,7 +5,7 @@ use crate::common::{self, Test};
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 fn a_client_that_does_not_read_stops_the_servers_reading() {
     const REQUESTS: usize = 20_000;
     let t = Test::on_files();
-    let mut child = Command::new(common::BIN)
-        .arg("mcp")
-        .current_dir(t.dir())
+    let mut child = t
+        .tusk(&["mcp"])
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -5,7 +5,6 @@ use crate::common::{self, Test};
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -19,14 +18,8 @@ use std::time::{Duration, Instant};
 fn a_client_that_does_not_read_stops_the_servers_reading() {
     const REQUESTS: usize = 20_000;
     let t = Test::on_files();
-    let mut child = t
-        .tusk(&["mcp"])
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tusk mcp");
+    // Its stderr is piped and not read: the server writes nothing there.
+    let mut child = t.tusk(&["mcp"]).spawn();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     for message in common::mcp_handshake("backpressure") {

@@ -4,7 +4,7 @@
 use crate::common::*;
 use rexpect::session::PtySession;
 use serde_json::Value;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Generous: the machine may be busy building or testing something else.
@@ -589,14 +589,7 @@ fn script_setup_failures_exit_2() {
 #[test]
 fn script_sigint_stops_the_running_form_and_the_script() {
     let s = Test::new();
-    let mut child = s
-        .tusk(&["repl", "--json", "--timeout-ms", "60000"])
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = s.tusk(&["repl", "--json", "--timeout-ms", "60000"]).spawn();
     {
         use std::io::Write;
         let stdin = child.stdin.as_mut().unwrap();

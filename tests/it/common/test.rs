@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_tusk");
@@ -440,15 +440,20 @@ impl Tusk<'_> {
         cmd
     }
 
-    /// Runs to the end, stdin given then closed; the run.
-    pub fn run(self) -> Run {
-        let mut child = self
-            .command()
+    /// Started with stdin, stdout and stderr piped, for a session the test
+    /// speaks to as it goes (`tusk mcp`, `tusk repl`).
+    pub fn spawn(&self) -> Child {
+        self.command()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn tusk");
+            .expect("spawn tusk")
+    }
+
+    /// Runs to the end, stdin given then closed; the run.
+    pub fn run(self) -> Run {
+        let mut child = self.spawn();
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(&self.stdin).unwrap();
         drop(stdin);

@@ -7,7 +7,10 @@
 //!   the request's `id` when it can be recovered;
 //! - backpressure: while [`MAX_OUTSTANDING`] requests have no answer written
 //!   to stdout (a client that sends and does not read), no further line is
-//!   read, so the server's memory stays bounded;
+//!   read, so the server's memory stays bounded. A request the client
+//!   cancels (`notifications/cancelled`) before it is answered is owed no
+//!   more: rmcp sends no answer for it, and counting it would stop reading
+//!   for good after [`MAX_OUTSTANDING`] cancellations;
 //! - end of input stops the runs in progress at once (they end
 //!   `scheme_eval.interrupted`, recorded) instead of letting them run on.
 //!
@@ -17,11 +20,13 @@
 //! again. (Through a byte pipe, a request was parsed twice and every answer,
 //! 27 KB for a ready queue of 365 issues, was scanned once more.)
 
-use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
 use rmcp::service::RoleServer;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -127,7 +132,7 @@ pub async fn serve(server: super::TuskServer) -> Result<(), String> {
     let reader = tokio::spawn(read_stdin(
         feed,
         to_stdout.clone(),
-        owed,
+        owed.clone(),
         server.shutdown_token(),
     ));
     server.spawn_housekeeping();
@@ -136,6 +141,7 @@ pub async fn serve(server: super::TuskServer) -> Result<(), String> {
         .serve(Lines {
             incoming,
             outgoing: to_stdout,
+            owed,
         })
         .await
         .map_err(|e| e.to_string())?;
@@ -152,6 +158,7 @@ pub async fn serve(server: super::TuskServer) -> Result<(), String> {
 struct Lines {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: mpsc::UnboundedSender<(Vec<u8>, bool)>,
+    owed: Owed,
 }
 
 impl rmcp::transport::Transport<RoleServer> for Lines {
@@ -164,7 +171,12 @@ impl rmcp::transport::Transport<RoleServer> for Lines {
         // Queued here, not in the future: rmcp runs its send futures
         // concurrently, and a request's progress must stay ahead of its answer.
         let queued = line_of(&item).and_then(|line| {
-            self.outgoing.send((line, answers(&item))).map_err(|_| {
+            let answer = answered(&item);
+            let is_answer = answer.is_some();
+            if let Some(id) = answer {
+                self.owed.answered(id);
+            }
+            self.outgoing.send((line, is_answer)).map_err(|_| {
                 std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
             })
         });
@@ -188,32 +200,86 @@ fn line_of(message: &ServerJsonRpcMessage) -> Result<Vec<u8>, std::io::Error> {
     Ok(line)
 }
 
-/// The requests read and not yet answered on stdout, and the signal that
-/// one was: reading pauses while [`MAX_OUTSTANDING`] are owed.
+/// What the server owes the client on stdout, and the signal that it paid:
+/// reading pauses while [`MAX_OUTSTANDING`] are owed.
 #[derive(Clone, Default)]
 struct Owed {
-    outstanding: Arc<AtomicUsize>,
-    answered: Arc<tokio::sync::Notify>,
+    state: Arc<Mutex<Debts>>,
+    paid: Arc<tokio::sync::Notify>,
+}
+
+/// `owed` counts the requests rmcp has not answered (`unanswered`, by id)
+/// and the answers queued but not yet written, the filter's refusals among
+/// them.
+#[derive(Default)]
+struct Debts {
+    owed: usize,
+    unanswered: HashMap<RequestId, usize>,
 }
 
 impl Owed {
-    fn add(&self) {
-        self.outstanding.fetch_add(1, Ordering::SeqCst);
+    fn state(&self) -> std::sync::MutexGuard<'_, Debts> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn paid(&self) {
-        let _ = self
-            .outstanding
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
-                Some(n.saturating_sub(1))
-            });
-        self.answered.notify_one();
+    /// A request passed to rmcp.
+    fn request(&self, id: RequestId) {
+        let mut debts = self.state();
+        debts.owed += 1;
+        *debts.unanswered.entry(id).or_default() += 1;
+    }
+
+    /// An answer of the filter's own, queued.
+    fn refusal(&self) {
+        self.state().owed += 1;
+    }
+
+    /// rmcp queued an answer to `id`. An answer to a request that was not
+    /// owed any more (cancelled, then answered all the same) is owed until
+    /// written, like any queued answer.
+    fn answered(&self, id: Option<RequestId>) {
+        let mut debts = self.state();
+        if !id.is_some_and(|id| debts.take(&id)) {
+            debts.owed += 1;
+        }
+    }
+
+    /// The client cancelled `id`: if rmcp has not answered it, it will not.
+    fn cancelled(&self, id: &RequestId) {
+        let mut debts = self.state();
+        if debts.take(id) {
+            debts.owed -= 1;
+            drop(debts);
+            self.paid.notify_one();
+        }
+    }
+
+    /// A queued answer was written.
+    fn written(&self) {
+        let mut debts = self.state();
+        debts.owed = debts.owed.saturating_sub(1);
+        drop(debts);
+        self.paid.notify_one();
     }
 
     async fn room(&self) {
-        while self.outstanding.load(Ordering::SeqCst) >= MAX_OUTSTANDING {
-            self.answered.notified().await;
+        while self.state().owed >= MAX_OUTSTANDING {
+            self.paid.notified().await;
         }
+    }
+}
+
+impl Debts {
+    /// Takes one unanswered request `id`; false when none is.
+    fn take(&mut self, id: &RequestId) -> bool {
+        match self.unanswered.get_mut(id) {
+            Some(n) if *n > 1 => *n -= 1,
+            Some(_) => {
+                self.unanswered.remove(id);
+            }
+            None => return false,
+        }
+        true
     }
 }
 
@@ -225,7 +291,7 @@ async fn write_stdout(mut lines: mpsc::UnboundedReceiver<(Vec<u8>, bool)>, owed:
             break;
         }
         if is_response {
-            owed.paid();
+            owed.written();
         }
     }
 }
@@ -240,7 +306,7 @@ async fn read_stdin(
     let mut stdin = BufReader::with_capacity(1 << 16, tokio::io::stdin());
     // Answers a line the filter refuses; false once stdout is gone.
     let refuse = |answer: Vec<u8>| {
-        owed.add();
+        owed.refusal();
         to_stdout.send((answer, true))
     };
     loop {
@@ -268,8 +334,16 @@ async fn read_stdin(
                 }
             }
             Verdict::Forward(message) => {
-                if matches!(*message, JsonRpcMessage::Request(_)) {
-                    owed.add();
+                match &*message {
+                    JsonRpcMessage::Request(request) => owed.request(request.id.clone()),
+                    JsonRpcMessage::Notification(n) => {
+                        if let ClientNotification::CancelledNotification(c) = &n.notification {
+                            if let Some(id) = &c.params.request_id {
+                                owed.cancelled(id);
+                            }
+                        }
+                    }
+                    _ => {}
                 }
                 if feed.send(*message).await.is_err() {
                     break;
@@ -282,13 +356,14 @@ async fn read_stdin(
     drop(feed);
 }
 
-/// Whether a message rmcp sends answers a request (a response or an
-/// error), which frees a slot once it is written.
-fn answers(message: &ServerJsonRpcMessage) -> bool {
-    matches!(
-        message,
-        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
-    )
+/// The id a message rmcp sends answers, when it is an answer (a response,
+/// or an error, whose id may be unknown); `None` for anything else.
+fn answered(message: &ServerJsonRpcMessage) -> Option<Option<RequestId>> {
+    match message {
+        JsonRpcMessage::Response(r) => Some(Some(r.id.clone())),
+        JsonRpcMessage::Error(e) => Some(e.id.clone()),
+        _ => None,
+    }
 }
 
 enum Line {
@@ -393,15 +468,59 @@ mod tests {
     #[test]
     fn responses_are_told_from_requests() {
         let message = |text: &str| -> ServerJsonRpcMessage { serde_json::from_str(text).unwrap() };
-        assert!(answers(&message(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)));
-        assert!(answers(&message(
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#
-        )));
-        assert!(!answers(&message(
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#
-        )));
-        assert!(!answers(&message(
-            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#
-        )));
+        assert_eq!(
+            answered(&message(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)),
+            Some(Some(RequestId::Number(1)))
+        );
+        assert_eq!(
+            answered(&message(
+                r#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"x"}}"#
+            )),
+            Some(Some(RequestId::String("a".into())))
+        );
+        assert_eq!(
+            answered(&message(
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#
+            )),
+            None
+        );
+        assert_eq!(
+            answered(&message(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_cancelled_request_is_owed_once_at_most() {
+        let owed = Owed::default();
+        let debt = |owed: &Owed| owed.state().owed;
+        let one = RequestId::Number(1);
+        let two = RequestId::Number(2);
+        owed.request(one.clone());
+        owed.request(two.clone());
+        owed.refusal();
+        assert_eq!(debt(&owed), 3);
+        // Cancelled before rmcp answered: rmcp will not, so it is owed no more.
+        owed.cancelled(&one);
+        assert_eq!(debt(&owed), 2);
+        // Answered all the same: owed until written, not twice freed.
+        owed.answered(Some(one.clone()));
+        assert_eq!(debt(&owed), 3);
+        owed.written();
+        assert_eq!(debt(&owed), 2);
+        // Answered, then cancelled while the answer waits to be written.
+        owed.answered(Some(two.clone()));
+        owed.cancelled(&two);
+        assert_eq!(debt(&owed), 2);
+        owed.written();
+        owed.written();
+        assert_eq!(debt(&owed), 0);
+        // An id sent twice is owed twice, and a cancel frees one of them.
+        owed.request(one.clone());
+        owed.request(one.clone());
+        owed.cancelled(&one);
+        owed.cancelled(&one);
+        owed.cancelled(&one);
+        assert_eq!(debt(&owed), 0);
     }
 }

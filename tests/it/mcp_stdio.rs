@@ -71,3 +71,59 @@ fn a_client_that_does_not_read_stops_the_servers_reading() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// A client that cancels its requests keeps the server reading: rmcp sends
+/// no answer to a request cancelled in time, so the filter must not go on
+/// counting it as owed. Each run here would spin for two minutes; after
+/// more cancellations than `MAX_OUTSTANDING`, a ping still gets its answer
+/// at once (counted as owed, the 16th run would hold reading until its
+/// timeout).
+#[test]
+fn cancelled_requests_are_not_owed() {
+    const CANCELLED: usize = 20;
+    let t = Test::on_files();
+    let mut child = t.tusk(&["mcp", "--timeout-ms", "120000"]).spawn();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (answers, answer) = std::sync::mpsc::channel::<Value>();
+    let reader = thread::spawn(move || {
+        for line in lines {
+            let Ok(line) = line else { return };
+            if answers.send(serde_json::from_str(&line).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    for message in common::mcp_handshake("cancels") {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let init = answer.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(init["id"], 0, "{init}");
+    for id in 1..=CANCELLED {
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": {"program": "(let loop () (loop))"}}});
+        let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "the client gave up"}});
+        writeln!(stdin, "{call}").unwrap();
+        thread::sleep(Duration::from_millis(50));
+        writeln!(stdin, "{cancel}").unwrap();
+    }
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"after","method":"ping"}}"#).unwrap();
+    // A cancelled run that ended before its cancel was read is answered;
+    // any such answer may come first.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pong = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let answer = answer
+            .recv_timeout(left)
+            .expect("the ping after the cancellations is answered");
+        if answer["id"] == "after" {
+            break answer;
+        }
+    };
+    assert!(pong.get("result").is_some(), "{pong}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    reader.join().unwrap();
+}

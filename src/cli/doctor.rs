@@ -300,12 +300,20 @@ fn check_file_store(store: &IssueStore, path: &Path) -> (Check, u64) {
 
 fn check_policy(args: &DoctorArgs) -> Check {
     const ID: &str = "policy";
-    let path = args
-        .policy
-        .clone()
-        .unwrap_or_else(|| crate::host::HostPaths::under(Path::new(".")).policy);
-    let policy = match crate::runtime::load_policy(&path) {
+    let file = crate::host::PolicyFile::from_flag(
+        args.policy.as_deref(),
+        &crate::host::HostPaths::under(Path::new(".")).policy,
+    );
+    let path = file.path().to_path_buf();
+    let policy = match crate::runtime::load_policy(&file) {
         Ok(p) => p,
+        Err(e @ crate::host::gate::PolicyError::NotFound { .. }) => {
+            return Check::fail(
+                ID,
+                e.to_string(),
+                "give the path of an existing policy file, or omit --policy",
+            )
+        }
         Err(e) => {
             return Check::fail(
                 ID,

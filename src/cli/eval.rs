@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 pub struct HostArgs {
     #[command(flatten)]
     pub files: crate::cli::store::StoreFiles,
-    /// Mutation policy file (default .premath/mutation_policy.json; built-in default when absent).
+    /// Mutation policy file (must exist; default .premath/mutation_policy.json, the built-in default when that is absent).
     #[arg(long)]
     pub policy: Option<PathBuf>,
     /// Harness session file (default .premath/harness_session.json).
@@ -46,6 +46,30 @@ pub struct HostArgs {
     /// `tusk replay --trust KEY.pub` checks the signatures.
     #[arg(long, value_name = "FILE")]
     pub sign_key: Option<PathBuf>,
+}
+
+/// A host configuration the flags cannot give: its class
+/// (`config.file_not_found`, `config.policy_unusable`, `request.unusable`)
+/// and what to fix.
+#[derive(Debug)]
+pub struct ConfigError {
+    pub class: &'static str,
+    pub message: String,
+}
+
+impl ConfigError {
+    fn request(message: String) -> Self {
+        Self {
+            class: HostClass::RequestUnusable.as_str(),
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// The run-limit flags, declared once for every command that runs programs:
@@ -158,31 +182,49 @@ pub(crate) fn read_source(path: &Path) -> Result<String, String> {
 
 impl HostArgs {
     /// The host configuration: defaults under `.premath/`, overridden by flags.
-    pub fn config(&self) -> Result<HostConfig, String> {
+    /// A file a flag names must exist (a missing `--policy` never falls back
+    /// to the allow-all default).
+    pub fn config(&self) -> Result<HostConfig, ConfigError> {
         let mut paths = crate::host::HostPaths::under(Path::new("."));
         let set = |slot: &mut PathBuf, flag: &Option<PathBuf>| {
             if let Some(p) = flag {
                 *slot = p.clone();
             }
         };
-        paths.issues = self.files.issues(paths.issues.path())?;
+        paths.issues = self
+            .files
+            .issues(paths.issues.path())
+            .map_err(ConfigError::request)?;
         paths.trajectory = self
             .files
-            .log(crate::pg::LogTable::Trajectory, paths.trajectory.path())?;
+            .log(crate::pg::LogTable::Trajectory, paths.trajectory.path())
+            .map_err(ConfigError::request)?;
         paths.effects = self
             .files
-            .log(crate::pg::LogTable::Effects, paths.effects.path())?;
+            .log(crate::pg::LogTable::Effects, paths.effects.path())
+            .map_err(ConfigError::request)?;
+        let policy_file = crate::host::PolicyFile::from_flag(self.policy.as_deref(), &paths.policy);
         set(&mut paths.policy, &self.policy);
         set(&mut paths.session, &self.session);
         set(&mut paths.feature_ledger, &self.feature_ledger);
-        let policy = crate::runtime::load_policy(&paths.policy).map_err(|e| e.to_string())?;
+        let policy = crate::runtime::load_policy(&policy_file).map_err(|e| ConfigError {
+            class: e.class(),
+            message: e.to_string(),
+        })?;
         let mut registry = crate::runtime::builtin_registry();
         if self.read_only {
             registry = registry.read_only();
         }
         let signer = match &self.sign_key {
             Some(path) => Some(std::sync::Arc::new(
-                crate::chain::Signer::load(path).map_err(|e| e.to_string())?,
+                crate::chain::Signer::load(path).map_err(|e| ConfigError {
+                    class: if path.exists() {
+                        HostClass::RequestUnusable.as_str()
+                    } else {
+                        HostClass::ConfigNotFound.as_str()
+                    },
+                    message: e.to_string(),
+                })?,
             )),
             None => None,
         };
@@ -251,7 +293,10 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
         }
     };
     args.host.apply_to(&mut request).map_err(cannot_serve)?;
-    let config = args.host.config().map_err(cannot_serve)?;
+    let config = args
+        .host
+        .config()
+        .map_err(|e| unusable_as(json, e.class, &e))?;
     let host = Host::new(config);
     let result = host
         .eval(&request)

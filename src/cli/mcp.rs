@@ -72,7 +72,10 @@ fn unusable(message: impl std::fmt::Display) -> CliError {
 
 pub fn run(args: McpArgs) -> Result<Exit, CliError> {
     crate::sandbox::prestart();
-    let mut config = args.host.config().map_err(unusable)?;
+    let mut config = args
+        .host
+        .config()
+        .map_err(|e| unusable(&e).with_class(e.class))?;
     // Flags set the server's limits: a call may only lower them.
     config.limits = args.host.limit_flags().apply(config.limits);
     if args.premath_tools {

@@ -113,8 +113,8 @@ fn launch(args: &McpArgs, matches: &ArgMatches) -> Result<Launch, String> {
     server.extend(forwarded(matches)?);
     if args.with_authority {
         let paths = crate::host::HostPaths::under(Path::new("."));
-        let policy_path = args.host.policy.clone().unwrap_or(paths.policy);
-        let policy = crate::runtime::load_policy(&policy_path).map_err(|e| e.to_string())?;
+        let file = crate::host::PolicyFile::from_flag(args.host.policy.as_deref(), &paths.policy);
+        let policy = crate::runtime::load_policy(&file).map_err(|e| e.to_string())?;
         server.extend(["--policy-digest".to_string(), policy.digest]);
         if args.host.instruction_ref.is_none() {
             server.extend([

@@ -2,7 +2,7 @@
 
 use super::{CliError, Exit};
 use clap::{Args, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Subcommand, Debug)]
 pub enum PolicyCommand {
@@ -12,7 +12,7 @@ pub enum PolicyCommand {
 
 #[derive(Args, Debug)]
 pub struct DigestArgs {
-    /// Policy file (default .premath/mutation_policy.json; built-in default when absent).
+    /// Policy file (must exist; default .premath/mutation_policy.json, the built-in default when that is absent).
     #[arg(long)]
     pub policy: Option<PathBuf>,
     /// Print `{digest, source, policy}` as JSON.
@@ -23,10 +23,11 @@ pub struct DigestArgs {
 pub fn run(cmd: PolicyCommand) -> Result<Exit, CliError> {
     match cmd {
         PolicyCommand::Digest(args) => {
-            let path = args
-                .policy
-                .unwrap_or_else(|| PathBuf::from(".premath/mutation_policy.json"));
-            match crate::runtime::load_policy(&path) {
+            let file = crate::host::PolicyFile::from_flag(
+                args.policy.as_deref(),
+                Path::new(".premath/mutation_policy.json"),
+            );
+            match crate::runtime::load_policy(&file) {
                 Ok(policy) => {
                     if args.json {
                         let source = policy.source.as_ref().map(|p| p.display().to_string());
@@ -34,10 +35,29 @@ pub fn run(cmd: PolicyCommand) -> Result<Exit, CliError> {
                         println!("{}", crate::canonical::to_pretty_sorted(&out));
                     } else {
                         println!("{}", policy.digest);
+                        if policy.source.is_none() {
+                            // stdout stays the digest alone (`$(tusk policy digest)`).
+                            eprintln!(
+                                "tusk policy: no policy file at {}: the built-in default is active \
+                                 (every mutation allowed)",
+                                file.path().display()
+                            );
+                        }
                     }
                     Ok(Exit::Accepted)
                 }
-                Err(e) => Err(CliError::unusable("tusk policy", e)),
+                Err(e) => {
+                    let error = CliError::unusable("tusk policy", &e).with_class(e.class());
+                    Err(if args.json {
+                        error.with_json(serde_json::json!({
+                            "result": "rejected",
+                            "class": e.class(),
+                            "message": e.to_string(),
+                        }))
+                    } else {
+                        error
+                    })
+                }
             }
         }
     }

@@ -53,7 +53,10 @@ fn setup_failed(message: impl std::fmt::Display) -> CliError {
 pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
     let mut template = Request::default();
     args.host.apply_to(&mut template).map_err(setup_failed)?;
-    let config = args.host.config().map_err(setup_failed)?;
+    let config = args
+        .host
+        .config()
+        .map_err(|e| setup_failed(&e).with_class(e.class))?;
     let effects_path = config.paths.effects.clone();
     let repl_interactive = std::io::stdin().is_terminal();
     let host = Host::new(config);

@@ -194,10 +194,11 @@ fn premath_host(args: &SchemeEvalArgs, contract: &Contract) -> Result<Host, CliE
             .clone()
             .unwrap_or_else(|| PathBuf::from(".premath/host_effects.jsonl")),
     );
+    let file = crate::host::PolicyFile::from_flag(args.policy.as_deref(), &paths.policy);
     if let Some(p) = &args.policy {
         paths.policy = p.clone();
     }
-    let policy = crate::runtime::load_policy(&paths.policy).map_err(unsupported)?;
+    let policy = crate::runtime::load_policy(&file).map_err(unsupported)?;
     let config = HostConfig {
         paths,
         policy,

@@ -81,6 +81,14 @@ pub fn check_claims(action: &str, claims: &[String]) -> Result<(), GateRejection
 /// A policy file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
+    /// A policy file named on the command line (`--policy`) that does not
+    /// exist: never the built-in default, which allows every mutation.
+    #[error(
+        "the mutation policy {path} does not exist: a policy named with --policy must exist \
+         (check the path; omit --policy to use .premath/mutation_policy.json, or the built-in \
+         default when that file is absent)"
+    )]
+    NotFound { path: PathBuf },
     #[error("cannot read mutation policy {path}: {source}")]
     Io {
         path: PathBuf,
@@ -88,6 +96,46 @@ pub enum PolicyError {
     },
     #[error("mutation policy {path} is not valid: {reason}")]
     Invalid { path: PathBuf, reason: String },
+}
+
+impl PolicyError {
+    /// The failure class a command reports it under.
+    pub fn class(&self) -> &'static str {
+        match self {
+            PolicyError::NotFound { .. } => HostClass::ConfigNotFound.as_str(),
+            PolicyError::Io { .. } | PolicyError::Invalid { .. } => {
+                HostClass::PolicyUnusable.as_str()
+            }
+        }
+    }
+}
+
+/// Where a policy comes from: a file the caller named (which must exist), or
+/// the default location (absent there: the built-in default). A typo in a
+/// named path must not loosen the policy to allow-all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyFile {
+    /// `--policy PATH`.
+    Named(PathBuf),
+    /// `.premath/mutation_policy.json` under the project.
+    Default(PathBuf),
+}
+
+impl PolicyFile {
+    /// The named path if there is one, else `default`.
+    pub fn from_flag(named: Option<&Path>, default: &Path) -> Self {
+        match named {
+            Some(path) => PolicyFile::Named(path.to_path_buf()),
+            None => PolicyFile::Default(default.to_path_buf()),
+        }
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        match self {
+            PolicyFile::Named(p) | PolicyFile::Default(p) => p,
+        }
+    }
 }
 
 /// The active mutation policy and its digest.
@@ -120,13 +168,19 @@ impl MutationPolicy {
         Self::from_document(document, None).expect("a default policy is valid")
     }
 
-    /// Loads `path`, or the default allowing `mutations` when the file does
-    /// not exist.
-    pub fn load(path: &Path, mutations: &[String]) -> Result<Self, PolicyError> {
+    /// Loads `file`; a [`PolicyFile::Default`] that does not exist gives the
+    /// default allowing `mutations`, a [`PolicyFile::Named`] one an error.
+    pub fn load(file: &PolicyFile, mutations: &[String]) -> Result<Self, PolicyError> {
+        let path = file.path();
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::allowing(mutations))
+                return match file {
+                    PolicyFile::Default(_) => Ok(Self::allowing(mutations)),
+                    PolicyFile::Named(_) => Err(PolicyError::NotFound {
+                        path: path.to_path_buf(),
+                    }),
+                };
             }
             Err(source) => {
                 return Err(PolicyError::Io {

@@ -10,7 +10,7 @@ pub mod registry;
 
 pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, HostPaths};
 pub use declare::{declare, payload_json, payload_schema, ActionSpec, Declaration};
-pub use gate::{Authority, JoinEvidence, MutationPolicy};
+pub use gate::{Authority, JoinEvidence, MutationPolicy, PolicyFile};
 pub use registry::{Registry, RegistryError};
 
 crate::failure::class_enum! {
@@ -28,5 +28,7 @@ crate::failure::class_enum! {
         RequestFieldTooLarge = "request.field_too_large",
         RequestUnknownAction = "request.unknown_action",
         RequestUnusable = "request.unusable",
+        ConfigNotFound = "config.file_not_found",
+        PolicyUnusable = "config.policy_unusable",
     }
 }

@@ -45,8 +45,7 @@ impl HostConfig {
     pub fn under(root: &std::path::Path) -> Result<Self, crate::host::gate::PolicyError> {
         let paths = HostPaths::under(root);
         let registry = builtin_registry();
-        let policy = MutationPolicy::load(&paths.policy, &registry.mutation_ids())?;
-        policy.check_actions(&registry.ids())?;
+        let policy = load_policy(&crate::host::PolicyFile::Default(paths.policy.clone()))?;
         Ok(Self {
             paths,
             policy,
@@ -57,13 +56,14 @@ impl HostConfig {
     }
 }
 
-/// The policy file at `path`, or the built-in default: every built-in
-/// mutation allowed (the same digest whatever profile a host runs).
+/// The policy `file`; when the default location has none, the built-in
+/// default: every built-in mutation allowed (the same digest whatever
+/// profile a host runs). A named file that does not exist is an error.
 pub fn load_policy(
-    path: &std::path::Path,
+    file: &crate::host::PolicyFile,
 ) -> Result<MutationPolicy, crate::host::gate::PolicyError> {
     let registry = builtin_registry();
-    let policy = MutationPolicy::load(path, &registry.mutation_ids())?;
+    let policy = MutationPolicy::load(file, &registry.mutation_ids())?;
     policy.check_actions(&registry.ids())?;
     Ok(policy)
 }

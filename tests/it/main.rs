@@ -14,6 +14,7 @@ mod cli_contract;
 mod determinism;
 mod eval_cli;
 mod examples;
+mod fail_closed;
 mod first_contact;
 mod harness_feature;
 mod harness_hooks;

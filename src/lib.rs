@@ -17,6 +17,7 @@
 //! - [`logs`]: where the trajectory and the effect log live (file or database).
 //! - [`issues`]: the issue memory (beads JSONL work queue, leases, dependencies).
 //! - [`observe`]: `tusk observe`'s web dashboard and JSON API (read-only).
+//! - [`serve`]: the HTTP connection layer both servers share (deadlines, caps, eviction).
 //! - [`repl`]: `tusk repl`'s session, form splitter, completion and result text.
 //! - [`telemetry`]: OpenTelemetry export of runs, host calls and store mutations.
 //! - [`terminal`]: escaping program- and store-supplied text for terminals.
@@ -44,6 +45,7 @@ pub mod repl;
 pub mod replay;
 pub mod runtime;
 pub mod sandbox;
+pub mod serve;
 pub mod telemetry;
 pub mod terminal;
 pub mod typestate;

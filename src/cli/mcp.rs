@@ -59,7 +59,8 @@ pub struct McpArgs {
     /// Most HTTP connections open at once (more get 503).
     #[arg(long, default_value_t = 256, requires = "http")]
     pub max_connections: usize,
-    /// Most HTTP transport sessions at once (an initialize past it gets 503).
+    /// Most HTTP transport sessions at once (an initialize past it ends the
+    /// oldest never-used one, or gets 503).
     #[arg(long, default_value_t = 256, requires = "http")]
     pub max_transport_sessions: usize,
     #[command(flatten)]
@@ -132,7 +133,7 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
             http.allow_remote = args.allow_remote;
             http.tokens = tokens;
             http.allowed_origins = args.allow_origins.clone();
-            http.max_connections = args.max_connections;
+            http.hygiene.max_connections = args.max_connections;
             http.max_transport_sessions = args.max_transport_sessions;
             runtime.block_on(crate::mcp::serve_http(server, http))
         }

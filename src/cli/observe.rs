@@ -87,9 +87,8 @@ pub fn run(args: ObserveArgs) -> Result<Exit, CliError> {
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
         eprintln!("tusk observe: serving http://{bound}/");
-        crate::observe::serve(listener, router)
-            .await
-            .map_err(|e| e.to_string())
+        crate::observe::serve(listener, router).await;
+        Ok::<(), String>(())
     });
     // The last reference to the stores goes here, outside the runtime: a
     // database client owns a runtime of its own, which must not be dropped

@@ -104,8 +104,7 @@ impl Tokens {
     /// The file cannot be read, is not the documented JSON, or an entry is
     /// invalid (bad digest, empty or reused principal name, duplicate token).
     pub fn load(path: &Path, server: (&Option<String>, &Option<String>)) -> Result<Tokens, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+        let text = read_private(path)?;
         let file: TokenFile = serde_json::from_str(&text).map_err(|e| {
             format!(
                 "the token file {} is not {{\"tokens\": [{{\"sha256\", \"principal\", …}}]}}: {e}",
@@ -113,6 +112,7 @@ impl Tokens {
             )
         })?;
         let mut by_digest = HashMap::new();
+        let mut names = std::collections::HashSet::new();
         for (i, entry) in file.tokens.into_iter().enumerate() {
             let at = format!("{} tokens[{i}]", path.display());
             let digest = entry.sha256.to_ascii_lowercase();
@@ -122,15 +122,13 @@ impl Tokens {
                 ));
             }
             let name = entry.principal;
-            if name.is_empty()
-                || name.len() > MAX_PRINCIPAL_BYTES
-                || name.chars().any(|c| c.is_control() || c.is_whitespace())
-                || name == LOCAL
-                || name == ANONYMOUS
-            {
+            check_principal_name(&name).map_err(|why| format!("{at}: {why}"))?;
+            if !names.insert(name.clone()) {
+                // Sessions, runs and rows are owned by the name: two tokens
+                // under one name would act in each other's sessions.
                 return Err(format!(
-                    "{at}: principal must be 1-{MAX_PRINCIPAL_BYTES} bytes without spaces or control \
-                     characters, and not `{LOCAL}` or `{ANONYMOUS}`"
+                    "{at}: principal `{name}` is already named by another token; give each \
+                     principal one name of its own (list one token per principal, or name them apart)"
                 ));
             }
             let (policy_digest, instruction_ref) = if entry.server_authority {
@@ -163,6 +161,56 @@ impl Tokens {
         let digest = crate::canonical::sha256_hex(token.as_bytes());
         self.by_digest.get(&digest).cloned()
     }
+}
+
+/// A principal name's rules: 1-256 bytes of printable ASCII other than
+/// space, not a reserved name. Names are recorded in every row and shown on
+/// the dashboard, so two principals must never print alike: control,
+/// invisible, bidi and look-alike (non-ASCII) characters are refused.
+fn check_principal_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_PRINCIPAL_BYTES {
+        return Err(format!(
+            "principal must be 1-{MAX_PRINCIPAL_BYTES} bytes (it is {})",
+            name.len()
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
+        return Err(format!(
+            "principal {:?} contains {:?} (U+{:04X}): a name is printable ASCII without spaces \
+             (letters, digits and punctuation such as `agent.a` or `ci-bot@team`), so that two \
+             principals never print alike",
+            name.chars().take(80).collect::<String>(),
+            c,
+            c as u32
+        ));
+    }
+    if name == LOCAL || name == ANONYMOUS {
+        return Err(format!(
+            "principal `{name}` is reserved (`{LOCAL}` is the stdio client, `{ANONYMOUS}` an \
+             unauthenticated caller); choose another name"
+        ));
+    }
+    Ok(())
+}
+
+/// The token file's text; refused when others may write it (anyone who can
+/// add a line to it can grant themselves a principal).
+fn read_private(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::MetadataExt;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+    if meta.mode() & 0o002 != 0 {
+        return Err(format!(
+            "the token file {} is writable by every user (mode {:o}): anyone could add a token; \
+             `chmod o-w {}` (0600 is best)",
+            path.display(),
+            meta.mode() & 0o7777,
+            path.display()
+        ));
+    }
+    Ok(text)
 }
 
 /// The bearer token of an `Authorization` header value.
@@ -249,9 +297,31 @@ mod tests {
                 r#"{{"tokens":[{{"sha256":"{digest}","principal":"a"}},{{"sha256":"{digest}","principal":"b"}}]}}"#
             ),
             r#"{"tokens":[]}"#.to_string(),
+            // One name, two tokens: sessions are owned by the name.
+            format!(
+                r#"{{"tokens":[{{"sha256":"{digest}","principal":"a"}},{{"sha256":"{}","principal":"a","readOnly":true}}]}}"#,
+                crate::canonical::sha256_hex(b"other")
+            ),
+            // Names that print like another: zero-width space, bidi override
+            // and isolate, a Cyrillic a.
+            format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":"agent\u200b.a"}}]}}"#),
+            format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":"agent.\u202ea"}}]}}"#),
+            format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":"\u2066agent.a"}}]}}"#),
+            format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":"\u0430gent"}}]}}"#),
+            format!(r#"{{"tokens":[{{"sha256":"{digest}","principal":""}}]}}"#),
         ] {
             write(bad.clone());
             assert!(Tokens::load(&path, (&None, &None)).is_err(), "{bad}");
         }
+        // Writable by others: refused, with the fix.
+        use std::os::unix::fs::PermissionsExt;
+        write(format!(
+            r#"{{"tokens":[{{"sha256":"{digest}","principal":"agent.a"}}]}}"#
+        ));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let e = Tokens::load(&path, (&None, &None)).unwrap_err();
+        assert!(e.contains("chmod o-w"), "{e}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert!(Tokens::load(&path, (&None, &None)).is_ok());
     }
 }

@@ -469,27 +469,23 @@ pub async fn same_origin(
     next.run(request).await
 }
 
-/// Serves `router` on `listener` until Ctrl-C or SIGTERM.
-///
-/// # Errors
-///
-/// The server's I/O error.
-pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async {
-                    match term.as_mut() {
-                        Some(t) => { t.recv().await; }
-                        None => std::future::pending::<()>().await,
-                    }
-                } => {}
-            }
-        })
-        .await
+/// Serves `router` on `listener` until Ctrl-C or SIGTERM, through the
+/// connection layer `tusk mcp --http` uses (deadlines, eviction, caps).
+pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) {
+    let shutdown = async {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async {
+                match term.as_mut() {
+                    Some(t) => { t.recv().await; }
+                    None => std::future::pending::<()>().await,
+                }
+            } => {}
+        }
+    };
+    crate::serve::serve(listener, router, crate::serve::Hygiene::default(), shutdown).await;
 }
 
 /// A JSON value as display text: a string as it is, null as nothing.

@@ -473,3 +473,39 @@ fn with_auth_every_request_needs_a_listed_bearer_token() {
     let (status, _, _) = request(&server.addr, "GET", "/assets/observe.js", &[]);
     assert_eq!(status, 401);
 }
+
+/// 1,100 connections that never finish their headers, then 300 that stall
+/// mid-body and 300 that go idle after a request: the dashboard still
+/// answers a new client at once (the connection layer `tusk mcp --http`
+/// uses: deadlines per phase, the most suspect connection evicted at the
+/// cap). Before, `tusk observe` had no header deadline and no cap.
+#[test]
+fn half_open_and_stalled_connections_do_not_lock_the_dashboard_out() {
+    let _heavy = crate::common::heavy();
+    let t = Test::new().issues(&[issue("bd-1")]);
+    let server = t.observe(&[]);
+    let mut held = Vec::new();
+    let floods: [&[u8]; 3] = [
+        b"GET /queue HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",
+        b"POST /runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{",
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    ];
+    for (flood, n) in floods.iter().zip([1100, 300, 300]) {
+        for _ in 0..n {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            s.write_all(flood).unwrap();
+            held.push(s);
+        }
+        for _ in 0..3 {
+            let started = std::time::Instant::now();
+            let (status, body) = get(&server, "/queue?format=json");
+            let took = started.elapsed();
+            assert_eq!(status, 200, "{body}");
+            assert!(
+                took < Duration::from_millis(1500),
+                "the dashboard took {took:?} under a flood of {n}"
+            );
+        }
+    }
+    drop(held);
+}

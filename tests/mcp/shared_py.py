@@ -714,7 +714,34 @@ async def s_non_reading_client_is_bounded() -> None:
         raw.close()
 
 
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
+RAW_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+async def raw_session(hc: Any, url: str, headers: dict[str, str]) -> dict[str, str]:
+    """Opens a transport session by hand (initialize, initialized): the headers that use it."""
+    resp = await hc.post(url, json=INIT, headers={**RAW_HEADERS, **headers})
+    sid = resp.headers.get("mcp-session-id")
+    check(resp.status_code == 200 and sid, f"initialize: {resp.status_code} {resp.text[:200]}")
+    h = {**RAW_HEADERS, **headers, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18"}
+    resp = await hc.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=h)
+    check(resp.status_code in (200, 202), f"initialized: {resp.status_code}")
+    return h
+
+
+async def answered_quickly(url: str, token: str | None, program: str, want: Any, what: str) -> None:
+    """A well-behaved SDK client is answered within 1 s (allowing 0.5 s for a loaded machine)."""
+    t0 = time.monotonic()
+    with anyio.fail_after(10):
+        async with http_client(url, token) as c:
+            r = await evaluate(c, program)
+    took = time.monotonic() - t0
+    check(not r.is_error and sc_of(r)["value"] == want, f"{what}: {show(r)}")
+    check(took < 1.5, f"a well-behaved client took {took:.2f} s {what}")
+
+
 async def s_slowloris_and_session_flood() -> None:
+    """Half-sent headers and a flood of initializes: a client that uses its session keeps it, a new one is served."""
     w = Work("flood")
     async with http_server(w, "--max-connections", "32", "--max-transport-sessions", "16") as srv:
         host, port = "127.0.0.1", int(srv.url.split(":")[2].split("/")[0])
@@ -727,30 +754,126 @@ async def s_slowloris_and_session_flood() -> None:
                 held.append(wr)
             except OSError:
                 break
-        # A well-behaved client is answered within 1 s, repeatedly.
         for _ in range(3):
-            t0 = time.monotonic()
-            with anyio.fail_after(5):
-                async with http_client(srv.url) as c:
-                    r = await evaluate(c, "(+ 1 2)")
-            took = time.monotonic() - t0
-            check(sc_of(r)["value"] == 3, show(r))
-            check(took < 1.5, f"a normal client took {took:.2f} s under a slowloris flood")
+            await answered_quickly(srv.url, None, "(+ 1 2)", 3, "under a slowloris flood")
         for wr in held:
             wr.close()
-        # A flood of initialize requests: past the cap, 503; the server stays small and serves.
-        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "0"}}}
-        hdrs = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-        codes: dict[int, int] = {}
         async with httpx2.AsyncClient(timeout=10) as hc:
+            mine = await raw_session(hc, srv.url, {})
+            call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "scheme_eval", "arguments": {"program": "(* 6 7)"}}}
+            resp = await hc.post(srv.url, json=call, headers=mine)
+            check(resp.status_code == 200 and "42" in resp.text, f"a used session: {resp.status_code} {resp.text[:200]}")
+            # 300 initializes from one client: each ends the oldest never-used
+            # session; none is refused, and the server holds no more than its cap.
+            codes: dict[int, int] = {}
             for _ in range(300):
-                resp = await hc.post(srv.url, json=body, headers=hdrs)
+                resp = await hc.post(srv.url, json=INIT, headers=RAW_HEADERS)
                 codes[resp.status_code] = codes.get(resp.status_code, 0) + 1
-        check(codes.get(503, 0) >= 250 and codes.get(200, 0) <= 16, f"initialize flood answered {codes}")
-        with anyio.fail_after(5):
-            async with http_client(srv.url) as c:
-                r = await evaluate(c, "(+ 2 3)")
-        check(sc_of(r)["value"] == 5, f"a stateless client during the session flood: {show(r)}")
+            check(codes == {200: 300}, f"initialize flood answered {codes}")
+            # The session in use survived the flood.
+            resp = await hc.post(srv.url, json={**call, "id": 8}, headers=mine)
+            check(resp.status_code == 200 and "42" in resp.text, f"the used session after the flood: {resp.status_code} {resp.text[:200]}")
+        await answered_quickly(srv.url, None, "(+ 2 3)", 5, "after an initialize flood")
+
+
+async def s_transport_sessions_belong_to_their_principal() -> None:
+    """A read-only token with another principal's Mcp-Session-Id cannot end it, cancel into it, stream it or call in it."""
+    w = Work("transport_owner")
+    w.seed()
+    digest = w.digest()
+    tokens = token_file(w, [
+        {"token": "secret-a", "principal": "agent.a", "policyDigest": digest, "instructionRef": INSTR},
+        {"token": "secret-r", "principal": "agent.reader", "readOnly": True},
+    ])
+    async with http_server(w, "--auth", tokens, "--timeout-ms", "20000") as srv:
+        async with httpx2.AsyncClient(timeout=30) as hc:
+            ha = await raw_session(hc, srv.url, {"Authorization": "Bearer secret-a"})
+            program = f"(issue.ready) {SPIN}"
+            call = asyncio.create_task(hc.post(srv.url, headers=ha, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "scheme_eval", "arguments": {"program": program}}}))
+            await asyncio.sleep(0.6)
+            hr = {**ha, "Authorization": "Bearer secret-r"}
+            unknown = await hc.delete(srv.url, headers={**hr, "mcp-session-id": "no-such-session"})
+            attempts = [
+                ("DELETE", await hc.delete(srv.url, headers=hr)),
+                ("cancel", await hc.post(srv.url, headers=hr, json={"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "x"}})),
+                ("call", await hc.post(srv.url, headers=hr, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "scheme_eval", "arguments": {"program": "(issue.ready)"}}})),
+                ("GET", await hc.get(srv.url, headers={**hr, "Accept": "text/event-stream"})),
+            ]
+            for what, resp in attempts:
+                check(resp.status_code == 404 and resp.text == unknown.text,
+                      f"{what} with another principal's session: {resp.status_code} {resp.text[:200]} (an unknown id: {unknown.status_code} {unknown.text!r})")
+            await asyncio.sleep(0.5)
+            ends = [r for r in w.rows() if r.get("kind") == "premath.scheme_eval.run_end.v0"]
+            check(not ends, f"A's run ended after the other principal's requests: {ends}")
+            check(not call.done(), "A's call was answered early")
+            resp = await hc.post(srv.url, headers=ha, json={"jsonrpc": "2.0", "id": 4, "method": "ping"})
+            check(resp.status_code == 200, f"A's session after the attempts: {resp.status_code}")
+            runs = [r for r in w.rows() if r.get("kind") == "premath.scheme_eval.run.v0"]
+            check({r.get("principal") for r in runs} == {"agent.a"}, f"run principals {[r.get('principal') for r in runs]}")
+            # Its owner ends it: 200 (clients expect 200 or 204), and its run stops.
+            resp = await hc.delete(srv.url, headers=ha)
+            check(resp.status_code == 200, f"the owner's DELETE: {resp.status_code}")
+            deadline = time.monotonic() + 3
+            while not any(r.get("kind") == "premath.scheme_eval.run_end.v0" for r in w.rows()) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            footer = next((r for r in w.rows() if r.get("kind") == "premath.scheme_eval.run_end.v0"), None)
+            check(footer is not None and footer["failureClasses"] == ["scheme_eval.interrupted"], f"footer {footer}")
+            call.cancel()
+
+
+async def s_two_authorization_headers_are_400() -> None:
+    w = Work("two_auth")
+    tokens = token_file(w, [
+        {"token": "secret-a", "principal": "agent.a"},
+        {"token": "secret-r", "principal": "agent.reader", "readOnly": True},
+    ])
+    async with http_server(w, "--auth", tokens) as srv:
+        async with httpx2.AsyncClient(timeout=10) as hc:
+            for pair in [("secret-r", "secret-a"), ("secret-a", "secret-r"), ("secret-a", "secret-a")]:
+                headers = [*RAW_HEADERS.items(), *[("Authorization", f"Bearer {t}") for t in pair]]
+                resp = await hc.post(srv.url, json=INIT, headers=headers)
+                check(resp.status_code == 400 and "Authorization" in resp.text, f"two Authorization headers {pair}: {resp.status_code} {resp.text[:200]}")
+
+
+async def s_stalled_bodies_and_event_streams() -> None:
+    """300 connections stalled mid-body and a reader holding every event stream it may: others are still served within 1 s."""
+    w = Work("stalls")
+    tokens = token_file(w, [
+        {"token": "secret-a", "principal": "agent.a"},
+        {"token": "secret-r", "principal": "agent.reader", "readOnly": True},
+    ])
+    async with http_server(w, "--auth", tokens) as srv:
+        host, port = "127.0.0.1", int(srv.url.split(":")[2].split("/")[0])
+        held = []
+        for _ in range(300):
+            try:
+                _, wr = await asyncio.open_connection(host, port)
+                wr.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer secret-r\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\"")
+                await wr.drain()
+                held.append(wr)
+            except OSError:
+                break
+        check(len(held) == 300, f"opened {len(held)} stalled connections")
+        await asyncio.sleep(0.3)
+        for _ in range(3):
+            await answered_quickly(srv.url, "secret-a", "(+ 1 2)", 3, "under 300 stalled bodies")
+        for wr in held:
+            wr.close()
+        # Event streams: the reader's 17th is refused, others are served.
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=None)) as hc:
+            streams = []
+            statuses = []
+            for _ in range(20):
+                h = await raw_session(hc, srv.url, {"Authorization": "Bearer secret-r"})
+                req = hc.build_request("GET", srv.url, headers={**h, "Accept": "text/event-stream"})
+                resp = await hc.send(req, stream=True)
+                statuses.append(resp.status_code)
+                streams.append(resp)
+            check(statuses[:16] == [200] * 16 and statuses[16:] == [429] * 4, f"event streams: {statuses}")
+            await answered_quickly(srv.url, "secret-a", "(+ 2 3)", 5, "while a reader holds 16 event streams")
+            for resp in streams:
+                await resp.aclose()
 
 
 async def s_transport_delete_stops_the_run() -> None:

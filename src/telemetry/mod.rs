@@ -47,8 +47,6 @@ pub fn enabled() -> bool {
 
 /// How long one export may take when the variables do not say.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
-/// How often a long-lived process (`tusk mcp`) sends its metrics.
-const METRIC_INTERVAL: Duration = Duration::from_secs(10);
 
 /// The OTLP transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +72,113 @@ pub struct Settings {
     /// long-lived server. A one-shot command does not: its exit would wait
     /// for the back-off of a collector that is down.
     pub retry: bool,
+    /// Every `OTEL_*` number the pipeline takes, clamped to its range.
+    pub numbers: Numbers,
+    /// One line per setting that was out of range or not a number.
+    pub warnings: Vec<String>,
+}
+
+/// The ranges of the `OTEL_*` numbers tusk passes to the SDK (which would
+/// otherwise read them itself, unbounded: a queue of 10^11 spans is
+/// allocated up front and aborts the process). docs/telemetry.md, "Bounded
+/// settings", lists them.
+const BOUNDS: [(&str, u64, u64, u64); 9] = [
+    // (variable, least, most, default)
+    ("OTEL_BSP_MAX_QUEUE_SIZE", 1, 65_536, 8192),
+    ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, 8192, 2048),
+    ("OTEL_BSP_SCHEDULE_DELAY", 1, 60_000, 5000),
+    ("OTEL_EXPORTER_OTLP_TIMEOUT", 1, 10_000, 2000),
+    ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000, 2000),
+    ("OTEL_METRIC_EXPORT_INTERVAL", 1000, 3_600_000, 10_000),
+    ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", 0, 1024, 128),
+    ("OTEL_SPAN_EVENT_COUNT_LIMIT", 0, 1024, 128),
+    ("OTEL_SPAN_LINK_COUNT_LIMIT", 0, 1024, 128),
+];
+
+/// The numbers of [`BOUNDS`], resolved.
+#[derive(Clone, Debug)]
+pub struct Numbers {
+    pub max_queue_size: usize,
+    pub max_export_batch_size: usize,
+    pub schedule_delay: Duration,
+    /// One export's bound, and the whole shutdown's at exit.
+    pub export_timeout: Duration,
+    pub metric_interval: Duration,
+    pub span_attributes: u32,
+    pub span_events: u32,
+    pub span_links: u32,
+}
+
+/// A setting as a warning may show it: at most 200 bytes, and a URL's
+/// userinfo (a password) never.
+pub fn shown_setting(value: &str) -> String {
+    static USERINFO: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let userinfo = USERINFO.get_or_init(|| {
+        regex::Regex::new(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]*@").expect("a valid pattern")
+    });
+    let redacted = userinfo.replace_all(value, "${1}***@");
+    const MOST: usize = 200;
+    if redacted.len() <= MOST {
+        return redacted.into_owned();
+    }
+    let mut end = MOST;
+    while !redacted.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &redacted[..end], value.len())
+}
+
+impl Numbers {
+    /// The numbers the variables give, each clamped into its range; a line
+    /// in `warnings` for each that was not usable as given.
+    fn resolve(warnings: &mut Vec<String>) -> Self {
+        let mut get = |name: &str| -> u64 {
+            let (_, least, most, default) = BOUNDS
+                .iter()
+                .copied()
+                .find(|b| b.0 == name)
+                .expect("a bounded variable");
+            let Some(text) = var(name) else {
+                return default;
+            };
+            match text.trim().parse::<u128>() {
+                Ok(n) if n < u128::from(least) || n > u128::from(most) => {
+                    let used = if n < u128::from(least) { least } else { most };
+                    warnings.push(format!(
+                        "{name}={} is outside {least}-{most}; using {used}",
+                        shown_setting(&text)
+                    ));
+                    used
+                }
+                Ok(n) => u64::try_from(n).unwrap_or(most),
+                Err(_) => {
+                    warnings.push(format!(
+                        "{name}={} is not a whole number; using {default}",
+                        shown_setting(&text)
+                    ));
+                    default
+                }
+            }
+        };
+        let general_timeout = get("OTEL_EXPORTER_OTLP_TIMEOUT");
+        let traces_timeout = if var("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT").is_some() {
+            get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+        } else {
+            general_timeout
+        };
+        let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        Numbers {
+            max_queue_size: as_usize(get("OTEL_BSP_MAX_QUEUE_SIZE")),
+            max_export_batch_size: as_usize(get("OTEL_BSP_MAX_EXPORT_BATCH_SIZE")),
+            schedule_delay: Duration::from_millis(get("OTEL_BSP_SCHEDULE_DELAY")),
+            export_timeout: Duration::from_millis(traces_timeout),
+            metric_interval: Duration::from_millis(get("OTEL_METRIC_EXPORT_INTERVAL")),
+            span_attributes: as_u32(get("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT")),
+            span_events: as_u32(get("OTEL_SPAN_EVENT_COUNT_LIMIT")),
+            span_links: as_u32(get("OTEL_SPAN_LINK_COUNT_LIMIT")),
+        }
+    }
 }
 
 fn var(name: &str) -> Option<String> {
@@ -105,25 +210,30 @@ impl Settings {
             Some("grpc") => Protocol::Grpc,
             Some(other) => {
                 return Err(format!(
-                "OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (use http/protobuf or grpc)"
-            ))
+                    "OTEL_EXPORTER_OTLP_PROTOCOL={} is not supported (use http/protobuf or grpc)",
+                    shown_setting(other)
+                ))
             }
         };
         if let Some(url) = flag {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("--otlp {url}: expected an http:// or https:// URL"));
+                return Err(format!(
+                    "--otlp {}: expected an http:// or https:// URL",
+                    shown_setting(url)
+                ));
             }
         }
-        let timeout = (var("OTEL_EXPORTER_OTLP_TIMEOUT").is_none()
-            && var("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT").is_none())
-        .then_some(DEFAULT_TIMEOUT);
+        let mut warnings = Vec::new();
+        let numbers = Numbers::resolve(&mut warnings);
         Ok(Some(Settings {
             endpoint: flag.map(|u| u.trim_end_matches('/').to_string()),
             protocol,
             traces,
             metrics,
-            timeout,
+            timeout: Some(numbers.export_timeout),
             retry: false,
+            numbers,
+            warnings,
         }))
     }
 
@@ -243,12 +353,16 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
             inner: exporter,
             undelivered: undelivered.clone(),
         })
-        .with_batch_config(batch_config())
+        .with_batch_config(batch_config(&settings.numbers))
         .build();
+        let n = &settings.numbers;
         Some(
             SdkTracerProvider::builder()
                 .with_span_processor(processor)
                 .with_resource(resource.clone())
+                .with_max_attributes_per_span(n.span_attributes)
+                .with_max_events_per_span(n.span_events)
+                .with_max_links_per_span(n.span_links)
                 .build(),
         )
     } else {
@@ -257,7 +371,7 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
     let meter = if settings.metrics {
         let exporter = metric_exporter(settings)?;
         let reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter)
-            .with_interval(METRIC_INTERVAL)
+            .with_interval(settings.numbers.metric_interval)
             .build();
         Some(
             SdkMeterProvider::builder()
@@ -284,19 +398,17 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
     })
 }
 
-/// The batch processor's bounds: the `OTEL_BSP_*` variables when set, else
-/// a queue of 8192 and batches of 2048 spans. A program makes a span per
-/// host call, tens of thousands a second: the SDK's 2048 and 512 would drop
-/// spans of a busy run and send many small requests.
-fn batch_config() -> opentelemetry_sdk::trace::BatchConfig {
-    let mut b = opentelemetry_sdk::trace::BatchConfigBuilder::default();
-    if var("OTEL_BSP_MAX_QUEUE_SIZE").is_none() {
-        b = b.with_max_queue_size(8192);
-    }
-    if var("OTEL_BSP_MAX_EXPORT_BATCH_SIZE").is_none() {
-        b = b.with_max_export_batch_size(2048);
-    }
-    b.build()
+/// The batch processor's bounds, every one given (the SDK would read the
+/// `OTEL_BSP_*` variables unbounded). Tusk's defaults are a queue of 8192
+/// and batches of 2048 spans: a program makes a span per host call, tens of
+/// thousands a second, and the SDK's 2048 and 512 would drop spans of a busy
+/// run and send many small requests.
+fn batch_config(n: &Numbers) -> opentelemetry_sdk::trace::BatchConfig {
+    opentelemetry_sdk::trace::BatchConfigBuilder::default()
+        .with_max_queue_size(n.max_queue_size)
+        .with_max_export_batch_size(n.max_export_batch_size)
+        .with_scheduled_delay(n.schedule_delay)
+        .build()
 }
 
 /// The endpoint and timeout every exporter takes from `settings`.
@@ -334,7 +446,13 @@ macro_rules! exporter {
             )
             .build(),
         }
-        .map_err(|e| format!("the {} exporter: {e}", $signal))
+        .map_err(|e| {
+            format!(
+                "the {} exporter: {}",
+                $signal,
+                shown_setting(&e.to_string())
+            )
+        })
     }};
 }
 
@@ -350,15 +468,43 @@ impl Telemetry {
     /// Flushes what is queued (bounded by the export timeout) and stops the
     /// pipeline; says on standard error how many spans the collector did
     /// not take, if any.
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         ENABLED.store(false, Ordering::Relaxed);
         // Shutting down exports what is queued (spans) and the last reading
-        // (metrics), each bounded by the export timeout.
-        if let Some(t) = &self.tracer {
-            let _ = t.shutdown_with_timeout(self.timeout);
+        // (metrics); the two run at once and the exit waits for them at most
+        // one export timeout in all (the meter provider ignores its timeout,
+        // and a collector that never answers must not hold the exit for a
+        // bound per step). What is still going then dies with the process.
+        let deadline = std::time::Instant::now() + self.timeout;
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let mut pending = 0;
+        if let Some(t) = self.tracer.take() {
+            let (done, timeout) = (done.clone(), self.timeout);
+            pending += 1;
+            std::thread::spawn(move || {
+                let _ = t.shutdown_with_timeout(timeout);
+                let _ = done.send(());
+            });
         }
-        if let Some(m) = &self.meter {
-            let _ = m.shutdown_with_timeout(self.timeout);
+        if let Some(m) = self.meter.take() {
+            let (done, timeout) = (done.clone(), self.timeout);
+            pending += 1;
+            std::thread::spawn(move || {
+                let _ = m.shutdown_with_timeout(timeout);
+                let _ = done.send(());
+            });
+        }
+        while pending > 0 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if finished.recv_timeout(left).is_err() {
+                eprintln!(
+                    "tusk: telemetry: the collector did not take the last export within {} ms; \
+                     exiting without it",
+                    self.timeout.as_millis()
+                );
+                break;
+            }
+            pending -= 1;
         }
         let lost = self.undelivered.spans.load(Ordering::Relaxed);
         if lost > 0 {
@@ -369,10 +515,13 @@ impl Telemetry {
                 .unwrap_or_else(|p| p.into_inner())
                 .clone()
                 .unwrap_or_default();
-            eprintln!("tusk: telemetry: {lost} span(s) not exported ({why})");
+            eprintln!(
+                "tusk: telemetry: {lost} span(s) not exported ({})",
+                shown_setting(&why)
+            );
         }
-        if let Some(rt) = self.runtime {
-            rt.shutdown_timeout(self.timeout);
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_timeout(deadline.saturating_duration_since(std::time::Instant::now()));
         }
     }
 }
@@ -386,11 +535,14 @@ pub fn start_for_command(flag: Option<&str>, long_lived: bool) -> Option<Telemet
         None => Ok(None),
         Some(mut s) => {
             s.retry = long_lived;
+            for warning in &s.warnings {
+                eprintln!("tusk: telemetry: {warning}");
+            }
             start(&s).map(Some)
         }
     });
     started.unwrap_or_else(|e| {
-        eprintln!("tusk: telemetry off: {e}");
+        eprintln!("tusk: telemetry off: {}", shown_setting(&e));
         None
     })
 }

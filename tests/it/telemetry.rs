@@ -657,3 +657,130 @@ fn without_export_a_callers_trace_is_still_recorded() {
         .run();
     assert_eq!(headers(&s)[1].get("trace"), None);
 }
+
+/// Issue 45: every `OTEL_*` number is clamped with one warning line (before,
+/// a queue of 10^11 spans was allocated up front and aborted the process,
+/// 2^64-1 panicked, 5*10^7 hung for half a minute).
+#[test]
+fn unusable_otel_numbers_are_clamped_with_a_warning() {
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let s = Test::new();
+    for (var, value, said) in [
+        (
+            "OTEL_BSP_MAX_QUEUE_SIZE",
+            "100000000000",
+            "outside 1-65536; using 65536",
+        ),
+        (
+            "OTEL_BSP_MAX_QUEUE_SIZE",
+            "18446744073709551615",
+            "using 65536",
+        ),
+        ("OTEL_BSP_MAX_QUEUE_SIZE", "50000000", "using 65536"),
+        ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "-3", "not a whole number"),
+        (
+            "OTEL_BSP_SCHEDULE_DELAY",
+            "99999999999999999999999",
+            "using 60000",
+        ),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "86400000", "using 10000"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "0", "using 1000"),
+        (
+            "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT",
+            "4294967296",
+            "using 1024",
+        ),
+    ] {
+        let out = tusk(&s)
+            .args(["eval", "--json", "-", "--otlp", &dead])
+            .env(var, value)
+            .stdin("(+ 1 2)")
+            .run();
+        assert_eq!(out.status.code(), Some(0), "{var}={value}: {out:?}");
+        assert_eq!(json_out(&out)["value"], 3);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let warning = format!("tusk: telemetry: {var}={value} is ");
+        assert!(
+            stderr.contains(&warning) && stderr.contains(said),
+            "{var}={value}: {stderr}"
+        );
+    }
+    // The long-lived server starts and answers with the same settings.
+    let mut cmd = tusk(&s)
+        .args(["mcp", "--otlp", &dead])
+        .env("OTEL_BSP_MAX_QUEUE_SIZE", "100000000000")
+        .command();
+    let replies = common::jsonrpc_stdio(&mut cmd, &common::mcp_handshake("t"));
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["id"] == 0 && r["result"].is_object()),
+        "{replies:?}"
+    );
+}
+
+/// Issue 45: a collector that takes the connection and never answers holds
+/// a one-shot command's exit for at most the documented 2 s in all (the
+/// span and metric shutdowns each waited 2 s, one after the other), and
+/// warnings never show a URL's password or more than 200 bytes of a value.
+#[test]
+fn exit_is_bounded_and_warnings_keep_secrets_and_size() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        for c in silent.incoming().take(4) {
+            conns.push(c);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(8));
+    });
+    let s = Test::new();
+    let started = std::time::Instant::now();
+    let out = tusk(&s)
+        .args(["eval", "--json", "-", "--otlp", &url])
+        .stdin("(+ 1 2)")
+        .run();
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        took < std::time::Duration::from_millis(3500),
+        "the exit took {took:?} against a collector that never answers (bound: 2 s)"
+    );
+    drop(held);
+
+    let long = format!("http://{}:4318", "h".repeat(97 * 1024));
+    for (key, value) in [
+        (
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "http://agent:hunter2@[broken".to_string(),
+        ),
+        (
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            format!("http/{}", "x".repeat(97 * 1024)),
+        ),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("{long}[")),
+    ] {
+        let out = tusk(&s)
+            .args(["eval", "--json", "-"])
+            .env(
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                "http://127.0.0.1:9/v1/traces",
+            )
+            .env(key, &value)
+            .stdin("(+ 1 2)")
+            .run();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("hunter2"),
+            "a password on stderr: {stderr}"
+        );
+        for line in stderr.lines() {
+            assert!(line.len() < 400, "a {} byte warning line", line.len());
+        }
+        assert!(stderr.contains("telemetry"), "{key}: {stderr}");
+    }
+}

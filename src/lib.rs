@@ -4,6 +4,7 @@
 //!
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
 //! - [`effects`]: the effect log (header, one row per host call, footer).
+//! - `files`: opening tusk's own files, never through a final symlink.
 //! - [`chain`]: the effect log's row chain and footer signatures (tamper evidence).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
@@ -31,6 +32,7 @@ pub mod chain;
 pub mod cli;
 pub mod effects;
 mod failure;
+mod files;
 pub mod harness;
 pub mod host;
 pub mod issues;

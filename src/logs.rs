@@ -134,11 +134,13 @@ impl LineBuffer {
 /// and a `statx` besides (tests/it/syscalls.rs counts them).
 pub(crate) fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
     let open = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
+        crate::files::open(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true),
+            path,
+        )
     };
     match open() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

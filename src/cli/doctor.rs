@@ -7,6 +7,8 @@
 //!   default), its digest, and action ids it allows that do not exist;
 //! - `effects`, `trajectory`: the logs are readable with no corrupt row (a torn
 //!   last line, left by a writer that died mid-append, is a warning);
+//! - `files`: no file of tusk's (stores, logs, session, ledger, policy and
+//!   their lock files) is a symbolic link;
 //! - `sandbox`: the kernel has seccomp, and a worker process forks, confines
 //!   itself (resource limits, system-call filter) and runs a program;
 //! - `disk`: free space under `.premath/`.
@@ -675,6 +677,61 @@ fn check_disk(store_bytes: u64) -> Check {
     }
 }
 
+/// tusk's own files and their lock files: none may be a symbolic link (tusk
+/// refuses to read or write through one; docs/sandbox.md, "Files").
+fn check_files(args: &DoctorArgs) -> Check {
+    const ID: &str = "files";
+    let default = crate::host::HostPaths::under(Path::new("."));
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Ok(IssueStore::Jsonl(path)) = args.files.issues(default.issues.path()) {
+        files.push(crate::issues::store::lock_path(&path));
+        files.push(path);
+    }
+    for (table, path) in [
+        (LogTable::Effects, default.effects.path()),
+        (LogTable::Trajectory, default.trajectory.path()),
+    ] {
+        if let Ok(LogStore::File(path)) = args.files.log(table, path) {
+            files.push(path);
+        }
+    }
+    for path in [
+        &default.session,
+        &default.feature_ledger,
+        &default.retry_policy,
+    ] {
+        let mut lock = path.as_os_str().to_owned();
+        lock.push(".lock");
+        files.push(path.clone());
+        files.push(PathBuf::from(lock));
+    }
+    files.push(args.policy.clone().unwrap_or(default.policy));
+    let links: Vec<String> = files
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+        .map(|p| shown(p))
+        .collect();
+    if links.is_empty() {
+        return Check::ok(ID, "no file of tusk's is a symbolic link");
+    }
+    Check::fail(
+        ID,
+        format!(
+            "{} a symbolic link; tusk refuses to read or write through it",
+            if links.len() == 1 {
+                format!("{} is", links[0])
+            } else {
+                format!("{} are each", links.join(", "))
+            }
+        ),
+        format!(
+            "replace each link with the file itself (`cp --remove-destination \"$(readlink -f F)\" F`), \
+             or remove it and let tusk create it: {}",
+            links.join(" ")
+        ),
+    )
+}
+
 /// Runs every check, in the order they are reported.
 pub fn checks(args: &DoctorArgs) -> Vec<Check> {
     let (store, store_bytes) = check_store(args);
@@ -683,6 +740,7 @@ pub fn checks(args: &DoctorArgs) -> Vec<Check> {
         check_policy(args),
         check_effects(args),
         check_trajectory(args),
+        check_files(args),
         check_sandbox(),
         check_disk(store_bytes),
     ]

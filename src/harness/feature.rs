@@ -352,7 +352,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Ledger, FeatureError> {
 
 /// Reads and parses the ledger at `path`, which must exist.
 pub fn read(path: &Path) -> Result<Ledger, FeatureError> {
-    let bytes = std::fs::read(path).map_err(|e| FeatureError::Unreadable {
+    let bytes = crate::files::read(path).map_err(|e| FeatureError::Unreadable {
         path: path.display().to_string(),
         source: e,
     })?;

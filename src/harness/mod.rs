@@ -126,6 +126,7 @@ pub fn format_timestamp(t: DateTime<Utc>) -> String {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
     fs::create_dir_all(&dir)?;
+    crate::files::refuse_symlink(path)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".tusk-tmp-")
         .tempfile_in(&dir)?;
@@ -171,11 +172,10 @@ impl SidecarLock {
         lock_path.push(".lock");
         let lock_path = PathBuf::from(lock_path);
         fs::create_dir_all(parent_dir(&lock_path))?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)?;
+        let file = crate::files::open(
+            OpenOptions::new().create(true).truncate(false).write(true),
+            &lock_path,
+        )?;
         lock_with_timeout(&file, &lock_path)?;
         Ok(Self { file })
     }

@@ -765,7 +765,7 @@ where
     M: Fn(A, A) -> A,
 {
     let io_err = |e| TrajectoryError::io(path, e);
-    let file = match File::open(path) {
+    let file = match crate::files::open_read(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Ok(Scan {
@@ -793,7 +793,7 @@ where
         let f = if i == 0 {
             &file
         } else {
-            own = File::open(path)?;
+            own = crate::files::open_read(path)?;
             &own
         };
         let (buf, range) = read_chunk(f, bounds[i], bounds[i + 1], len)?;

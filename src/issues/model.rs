@@ -73,7 +73,7 @@ pub fn custom_statuses(store: &super::IssueStore) -> Result<Vec<String>, String>
             .join("config.json"),
         super::IssueStore::Postgres(_) => std::path::PathBuf::from(".premath/config.json"),
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::files::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),

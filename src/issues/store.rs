@@ -262,7 +262,7 @@ fn unchanged_parse(path: &Path) -> Option<std::sync::Arc<ParsedStore>> {
             std::cell::RefCell::new(vec![0u8; 64 * 1024].into_boxed_slice());
     }
     let text = parsed.borrow_owner().as_bytes();
-    let mut file = File::open(path).ok()?;
+    let mut file = crate::files::open_read(path).ok()?;
     let same = SLICE.with(|slice| {
         let slice = &mut slice.borrow_mut()[..];
         let mut at = 0;
@@ -517,7 +517,7 @@ pub fn read_text(path: &Path) -> Result<String, StoreError> {
 #[cfg(unix)]
 fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt as _;
-    let file = File::open(path)?;
+    let file = crate::files::open_read(path)?;
     let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
     let threads = crate::jsonl::threads_for(len);
     if threads == 1 {
@@ -548,7 +548,7 @@ fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
         .unwrap_or(true);
     if results.iter().any(Result::is_err) || grew {
         // Changed in place while we read (not by tusk, which always renames): read it plainly.
-        return fs::read(path);
+        return crate::files::read(path);
     }
     Ok(buf)
 }
@@ -676,12 +676,11 @@ impl Drop for LockGuard {
 
 fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError> {
     let lock_file = lock_path(path);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_file)
-        .map_err(|e| StoreError::io(&lock_file, e))?;
+    let file = crate::files::open(
+        OpenOptions::new().create(true).truncate(false).write(true),
+        &lock_file,
+    )
+    .map_err(|e| StoreError::io(&lock_file, e))?;
     let started = Instant::now();
     // Poll with a short, growing sleep: flock has no timed wait, and the bound is the spec's.
     let mut pause = Duration::from_millis(1);
@@ -766,6 +765,7 @@ pub fn create_if_missing(path: &Path, bytes: &[u8], lock: LockOptions) -> Result
 }
 
 fn replace_atomically(path: &Path, dir: &Path, pieces: &[&[u8]]) -> Result<(), StoreError> {
+    crate::files::refuse_symlink(path).map_err(|e| StoreError::io(path, e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(path))
         .suffix(TEMP_SUFFIX)

@@ -95,3 +95,101 @@ fn the_default_policy_location_may_be_absent_and_says_so() {
     let v = t.run(&["policy", "digest", "--json"]).status(0).json();
     assert!(v["source"].is_null(), "{v}");
 }
+
+/// A repository can carry symlinks: `.premath/host_effects.jsonl` pointing
+/// at a shell rc file had every run append to it, and a lock file planted as
+/// a symlink made tusk create a file at its target. Every file of tusk's is
+/// now opened without following a final symlink (or checked before a
+/// rename), and `tusk doctor` names the link.
+#[test]
+fn files_behind_symlinks_are_refused_and_their_targets_untouched() {
+    use std::os::unix::fs::symlink;
+    let t = Test::on_files().issues(&[issue("bd-1")]);
+    let digest = builtin_digest(&t);
+    let rc = t.write("outside/rc", "# a shell rc file\n");
+    let session = r#"(harness.session.write (hash "state" "active" "summary" "s"))"#;
+    let eval = |program: &str| {
+        t.tusk(&["eval", "--json", "-", "--policy-digest", &digest])
+            .args(["--instruction-ref", "instr://fail-closed"])
+            .stdin(program)
+            .run()
+    };
+    for (link, program) in [
+        (".premath/host_effects.jsonl", "(issue.list)"),
+        (".premath/harness_trajectory.jsonl", "(issue.list)"),
+        (".premath/harness_session.json", session),
+        (
+            ".premath/issues.jsonl.lock",
+            r#"(issue.add (hash "title" "x"))"#,
+        ),
+    ] {
+        let at = t.path(link);
+        let _ = std::fs::remove_file(&at);
+        symlink(&rc, &at).unwrap();
+        let run = eval(program);
+        let said = format!("{}{}", run.stdout(), run.stderr());
+        assert!(
+            run.code() != 0 && said.contains("is a symbolic link"),
+            "{link}: {run:?}"
+        );
+        assert_eq!(
+            t.read("outside/rc"),
+            "# a shell rc file\n",
+            "{link}: written through"
+        );
+        let (code, v) = t.run(&["doctor", "--json"]).reply();
+        assert_eq!(code, 1, "{v}");
+        let files = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "files")
+            .unwrap_or_else(|| panic!("no files check: {v}"))
+            .clone();
+        assert_eq!(files["status"], "fail", "{files}");
+        assert!(
+            files["message"]
+                .as_str()
+                .unwrap()
+                .contains(link.trim_start_matches("./")),
+            "{files}"
+        );
+        std::fs::remove_file(&at).unwrap();
+    }
+    // Planted locks pointing nowhere: nothing is created at their targets.
+    let planted = t.path("outside/planted");
+    for (lock, program) in [
+        (
+            ".premath/issues.jsonl.lock",
+            r#"(issue.add (hash "title" "x"))"#,
+        ),
+        (".premath/harness_session.json.lock", session),
+    ] {
+        let at = t.path(lock);
+        let _ = std::fs::remove_file(&at);
+        symlink(&planted, &at).unwrap();
+        let run = eval(program);
+        assert_ne!(run.code(), 0, "{lock}: {run:?}");
+        assert!(!planted.exists(), "{lock}: tusk created the link's target");
+        std::fs::remove_file(&at).unwrap();
+    }
+    // The store itself behind a link: read and write refused, target intact.
+    let store = t.path(ISSUES);
+    let moved = t.path("outside/issues.jsonl");
+    std::fs::rename(&store, &moved).unwrap();
+    let before = std::fs::read(&moved).unwrap();
+    symlink(&moved, &store).unwrap();
+    for args in [
+        vec!["issue", "list", "--json"],
+        vec!["issue", "add", "y", "--json"],
+    ] {
+        let run = t.run(&args);
+        assert_ne!(run.code(), 0, "{run:?}");
+        assert!(run.stderr().contains("is a symbolic link"), "{run:?}");
+    }
+    assert_eq!(std::fs::read(&moved).unwrap(), before);
+    assert!(std::fs::symlink_metadata(&store)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

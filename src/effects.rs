@@ -15,7 +15,6 @@ pub mod record;
 use serde::Serialize;
 use serde_json::Value;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const RUN_KIND: &str = "premath.scheme_eval.run.v0";
@@ -150,6 +149,20 @@ impl EffectLog {
         }
     }
 
+    /// Makes sure `more` bytes can be appended (the file-size limit, the
+    /// file system's space) before a mutation whose row they are.
+    pub fn reserve(&self, more: u64) -> Result<(), EffectLogError> {
+        match &self.sink {
+            Sink::File(file) => {
+                crate::logs::reserve(file, more).map_err(|source| EffectLogError::Write {
+                    path: self.path.clone(),
+                    source,
+                })
+            }
+            Sink::Db(_) => Ok(()),
+        }
+    }
+
     /// Appends one row as one line in one write.
     pub fn append<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), EffectLogError> {
         let mut line = self.line.take();
@@ -175,14 +188,15 @@ impl EffectLog {
         self.last_row = Some(crate::chain::row_digest(&line[usize::from(torn)..]));
         match &mut self.sink {
             Sink::File(file) => {
-                self.torn_tail = false;
                 line.push(b'\n');
-                file.write_all(line)
-                    .and_then(|_| file.flush())
-                    .map_err(|source| EffectLogError::Write {
-                        path: self.path.clone(),
-                        source,
-                    })
+                let written = crate::logs::write_whole(file, line);
+                if written.is_ok() {
+                    self.torn_tail = false;
+                }
+                written.map_err(|source| EffectLogError::Write {
+                    path: self.path.clone(),
+                    source,
+                })
             }
             Sink::Db(pg) => {
                 let text = std::str::from_utf8(line).expect("serde_json writes UTF-8");

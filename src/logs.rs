@@ -153,3 +153,78 @@ pub(crate) fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
         other => other,
     }
 }
+
+/// Makes sure `more` bytes can be appended to `file` before a mutation is
+/// made whose rows they are (docs/sandbox.md, "Files"): the file-size limit
+/// allows them, and the file system has allocated them (`fallocate` with
+/// `FALLOC_FL_KEEP_SIZE`: the blocks are the file's, its size unchanged). A
+/// file system without `fallocate` reserves nothing; a row that then cannot
+/// be written is undone by [`write_whole`] and refused after the fact.
+pub(crate) fn reserve(file: &std::fs::File, more: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let len = file.metadata()?.len();
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } == 0
+        && limit.rlim_cur != libc::RLIM_INFINITY
+        && len.saturating_add(more) > limit.rlim_cur
+    {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    }
+    let (Ok(at), Ok(n)) = (libc::off_t::try_from(len), libc::off_t::try_from(more)) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EFBIG));
+    };
+    // SAFETY: fallocate on a descriptor this process owns.
+    if unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, at, n) } == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP | libc::ENOSYS | libc::ENODEV | libc::ESPIPE) => Ok(()),
+        _ => Err(e),
+    }
+}
+
+/// Appends `line` whole or not at all: a write that fails part-way (a full
+/// disk, a file-size limit) has its written part cut off again, so no torn
+/// row is left (when nothing was appended after it meanwhile).
+pub(crate) fn write_whole(file: &mut std::fs::File, line: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut written = 0;
+    while written < line.len() {
+        match file.write(&line[written..]) {
+            Ok(0) => {
+                undo_tail(file, &line[..written]);
+                return Err(std::io::Error::from(std::io::ErrorKind::WriteZero));
+            }
+            Ok(n) => written += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                undo_tail(file, &line[..written]);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Cuts `part` off the end of `file` if that is where it is.
+fn undo_tail(file: &std::fs::File, part: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    if part.is_empty() {
+        return;
+    }
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return;
+    };
+    let Some(start) = len.checked_sub(part.len() as u64) else {
+        return;
+    };
+    let mut tail = vec![0u8; part.len()];
+    if file.read_exact_at(&mut tail, start).is_ok() && tail == part {
+        let _ = file.set_len(start);
+    }
+}

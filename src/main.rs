@@ -4,6 +4,9 @@ fn main() {
     // SAFETY: restoring the default disposition of one signal at start-up.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        // A file-size limit (RLIMIT_FSIZE) is a write's EFBIG, which the
+        // logs refuse a call on, not a signal that kills the host mid-row.
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     std::process::exit(tusk::cli::run());
 }

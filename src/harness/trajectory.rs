@@ -378,6 +378,20 @@ impl TrajectorySink {
         })
     }
 
+    /// Makes sure `more` bytes can be appended (the file-size limit, the
+    /// file system's space) before a mutation whose row they are.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot grow by `more`.
+    pub fn reserve(&self, more: u64) -> Result<(), TrajectoryError> {
+        match self {
+            TrajectorySink::File(writer) => crate::logs::reserve(&writer.file, more)
+                .map_err(|e| TrajectoryError::io(&writer.path, e)),
+            TrajectorySink::Db(_) => Ok(()),
+        }
+    }
+
     /// Validates, normalizes and appends `row` as one line; returns the row written.
     /// Warnings (a torn file tail moved aside) go to stderr.
     ///
@@ -493,7 +507,11 @@ impl TrajectoryWriter {
         } else {
             self.repair_tail(len)?
         };
-        self.file.write_all(line)?;
+        if let Err(e) = self.file.write_all(line) {
+            // No torn row: the lock is held, the part written is ours.
+            let _ = self.file.set_len(len);
+            return Err(e);
+        }
         self.end = Some(len + line.len() as u64);
         Ok(())
     }
@@ -523,10 +541,8 @@ impl TrajectoryWriter {
         let mut torn_path = self.path.as_os_str().to_owned();
         torn_path.push(".torn");
         let torn_path = PathBuf::from(torn_path);
-        let mut torn = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&torn_path)?;
+        let mut torn =
+            crate::files::open(OpenOptions::new().append(true).create(true), &torn_path)?;
         tail.push(b'\n');
         torn.write_all(&tail)?;
         torn.sync_all()?;

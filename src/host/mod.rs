@@ -29,6 +29,7 @@ crate::failure::class_enum! {
         RequestUnknownAction = "request.unknown_action",
         RequestUnusable = "request.unusable",
         ConfigNotFound = "config.file_not_found",
+        RecordUnwritable = "record.unwritable",
         PolicyUnusable = "config.policy_unusable",
     }
 }

@@ -9,7 +9,7 @@ use crate::harness::trajectory::{StepRow, TrajectorySink};
 use crate::host::envelope::{self, EnvelopeParts};
 use crate::host::gate::{self, Authority, MutationPolicy};
 use crate::host::registry::{self, Registry, Resolution};
-use crate::host::{ActionContext, ActionKind, HostPaths};
+use crate::host::{ActionContext, ActionKind, HostClass, HostPaths};
 use crate::sandbox::convert::ConvertError;
 use crate::sandbox::{Breach, EnvelopeJson, HostBridge, HostReply};
 use chrono::Utc;
@@ -155,6 +155,7 @@ impl CallHost {
         action: &str,
         args: Option<&Value>,
         args_error: Option<ConvertError>,
+        reserve: &mut dyn FnMut(u64) -> Result<(), String>,
     ) -> Decision {
         if n > self.max_calls as usize {
             let mut d = Decision::refuse(
@@ -189,6 +190,19 @@ impl CallHost {
             match gate::admit(&self.policy, &self.authority, action_impl.governed_as()) {
                 Ok(join_refs) => refs.extend(join_refs),
                 Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
+            }
+            // Rows before envelopes, and no mutation without its rows: the
+            // logs must have room for this call's rows before it changes
+            // anything (a full disk, a file-size limit).
+            let args_bytes = args.to_string().len() as u64;
+            if let Err(e) = reserve(ROW_RESERVE + 2 * args_bytes) {
+                return Decision::refuse(
+                    HostClass::RecordUnwritable.as_str(),
+                    format!(
+                        "{action} was not made: its effect and trajectory rows could not be \
+                         written ({e}); free space for the logs, or raise the file-size limit"
+                    ),
+                );
             }
         }
         let now = self
@@ -266,8 +280,10 @@ impl HostBridge for CallHost {
         let decision = {
             // The store's mutation spans nest under this call.
             let _current = span.as_ref().map(|s| s.enter());
-            self.decide(n, action, args.as_ref(), args_error)
+            let mut reserve = |more: u64| self.reserve(&mut state, more);
+            self.decide(n, action, args.as_ref(), args_error, &mut reserve)
         };
+        let failed_before = state.io_errors.len();
         if decision.executed {
             state.executed += 1;
         }
@@ -312,6 +328,20 @@ impl HostBridge for CallHost {
                 acted_at: decision.acted_at,
             },
         );
+        // A call whose rows could not be written is not accepted, whatever
+        // it did: the program is told, and the run is rejected.
+        let (envelope, text) = if state.io_errors.len() > failed_before {
+            let unrecorded = unrecorded(
+                n,
+                action,
+                &args_digest,
+                decision.executed,
+                &state.io_errors[failed_before..],
+            );
+            (std::sync::Arc::new(unrecorded), None)
+        } else {
+            (envelope, text)
+        };
         state.effects.push(envelope.clone());
         if let Some(span) = span {
             span.finish(&result_class);
@@ -329,6 +359,41 @@ impl HostBridge for CallHost {
             breach: decision.breach,
         }
     }
+}
+
+/// Room asked of each log before a mutation, beyond twice its arguments
+/// (the row holds them twice: as given and in the envelope's digest input).
+const ROW_RESERVE: u64 = 64 * 1024;
+
+/// The envelope of a call whose rows could not be written.
+fn unrecorded(
+    n: usize,
+    action: &str,
+    args_digest: &str,
+    executed: bool,
+    errors: &[String],
+) -> Value {
+    let what = if executed {
+        "ran, but its effect or trajectory row"
+    } else {
+        "did not run, and its refusal's row"
+    };
+    envelope::build(EnvelopeParts {
+        n,
+        action,
+        args_digest,
+        failure_classes: vec![HostClass::RecordUnwritable.as_str().to_string()],
+        payload: json!({}),
+        diagnostic: Some(format!(
+            "{action} {what} could not be written ({}); the call is not accepted and the run \
+             is rejected; free space for the logs",
+            errors.join("; ")
+        )),
+        witness_refs: Vec::new(),
+        policy_digest: None,
+        instruction_ref: None,
+        trajectory_row: Value::Null,
+    })
 }
 
 /// The reply to a call that arrives after its run ended: nothing is done
@@ -567,6 +632,21 @@ impl CallHost {
             }
         }
         text
+    }
+
+    /// Asks both logs for room for `more` bytes each.
+    fn reserve(&self, state: &mut State, more: u64) -> Result<(), String> {
+        if let Some(log) = state.log.as_ref() {
+            log.reserve(more).map_err(|e| e.to_string())?;
+        }
+        if state.trajectory.is_none() {
+            state.trajectory =
+                Some(TrajectorySink::open(&self.paths.trajectory).map_err(|e| e.to_string())?);
+        }
+        let writer = state.trajectory.as_ref().expect("opened above");
+        writer
+            .reserve(more / 4 + 16 * 1024)
+            .map_err(|e| e.to_string())
     }
 
     fn append_trajectory(&self, state: &mut State, row: &StepRow) -> Result<(), String> {

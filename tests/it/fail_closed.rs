@@ -193,3 +193,129 @@ fn files_behind_symlinks_are_refused_and_their_targets_untouched() {
         .file_type()
         .is_symlink());
 }
+
+const TWO_CLOSES: &str = r#"(define a (issue.close (hash "id" "bd-1")))
+(define b (issue.close (hash "id" "bd-2")))
+(list (result-class a) (result-class b))"#;
+
+/// Every line of a log file is whole (no torn row left behind).
+fn whole_lines(path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "a torn row: {text:?}"
+    );
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("a line that is not a row ({e}): {line}"));
+    }
+}
+
+/// The effect log on a full file system: before, two mutations landed in the
+/// store, one with only a torn effect row, and the program was told
+/// `accepted`. Now no mutation is made without room for its rows, the
+/// program is told `record.unwritable`, and no torn row is left.
+#[test]
+fn a_full_disk_refuses_the_mutation_before_it_is_made() {
+    let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
+    let digest = builtin_digest(&t);
+    let before = t.store_text();
+    std::fs::create_dir_all(t.path("logs")).unwrap();
+    t.write("two.scm", TWO_CLOSES);
+    // A private mount namespace: a 16 KiB tmpfs, 12,000 bytes of it taken.
+    let script = format!(
+        "mount -t tmpfs -o size=16k tmpfs logs && head -c 12000 /dev/zero > logs/fill && \
+         exec {} eval --json two.scm --effects logs/effects.jsonl --trajectory logs/t.jsonl \
+         --policy-digest {digest} --instruction-ref instr://full",
+        BIN
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .current_dir(t.dir())
+        .env_remove("TUSK_STORE")
+        .output()
+        .expect("unshare (util-linux) runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(v["result"], "rejected", "{v}");
+    assert_eq!(
+        v["value"],
+        serde_json::json!(["record.unwritable", "record.unwritable"]),
+        "{v}"
+    );
+    let first = &v["effects"][0];
+    assert!(
+        first["payload"]["diagnostic"]
+            .as_str()
+            .is_some_and(|d| d.contains("was not made") || d.contains("did not run")),
+        "{first}"
+    );
+    assert_eq!(t.store_text(), before, "a mutation landed without its rows");
+}
+
+/// A file-size limit (RLIMIT_FSIZE) that leaves no room for a row: the
+/// mutation is refused before it is made, the host is not killed by
+/// SIGXFSZ, and the logs hold only whole rows.
+#[test]
+fn a_file_size_limit_refuses_the_mutation_and_leaves_whole_rows() {
+    use std::os::unix::process::CommandExt;
+    let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
+    let digest = builtin_digest(&t);
+    // Logs that exist and are larger than the store.
+    t.tusk(&["eval", "-"])
+        .stdin("(issue.list) (issue.ready)")
+        .run()
+        .status(0);
+    let effects = t.path(".premath/host_effects.jsonl");
+    let trajectory = t.path(TRAJECTORY);
+    let limit = [&effects, &trajectory, &t.path(ISSUES)]
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .max()
+        .unwrap()
+        + 4096;
+    let before = t.store_text();
+    let mut cmd = t
+        .tusk(&["eval", "--json", "-", "--policy-digest", &digest])
+        .args(["--instruction-ref", "instr://fsize"])
+        .command();
+    // SAFETY: setrlimit between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &rl) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(TWO_CLOSES.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["value"],
+        serde_json::json!(["record.unwritable", "record.unwritable"]),
+        "{v}"
+    );
+    assert_eq!(t.store_text(), before, "a mutation landed without its rows");
+    whole_lines(&effects);
+    whole_lines(&trajectory);
+}

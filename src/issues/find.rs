@@ -149,6 +149,10 @@ pub struct Tree<'s> {
     /// `down`, `up` or `both`.
     pub direction: String,
     pub max_depth: usize,
+    /// Nodes in the tree (at most [`MAX_TREE_NODES`]).
+    pub nodes: usize,
+    /// The node budget ran out: nodes past it are marked `truncated`.
+    pub node_limit_reached: bool,
     /// The root node: `{id, title, status, depth, children}`, each child
     /// `{id, title, status, depth, type, direction, children}`, marked
     /// `missing`, `cycle` or `truncated` where so.
@@ -233,10 +237,19 @@ pub enum Direction {
     Both,
 }
 
+/// The deepest a `dep.tree` walks (docs/sandbox.md, limits): the tree is
+/// one nested value, which reaches a program as JSON, two levels of nesting
+/// per tree level under the envelope's own; parsers stop at 128.
+pub const MAX_TREE_DEPTH: usize = 50;
+/// The most nodes one tree holds: a graph of diamonds doubles its paths with
+/// each level, and a tree repeats a node once per path to it.
+pub const MAX_TREE_NODES: usize = 10_000;
+
 /// `dep.tree`: the dependency tree from `id`, each node `{id, title,
 /// status, type (of the edge that led here), depth, direction, children}`,
-/// to `max_depth`; a node already on the path is marked `cycle` and not
-/// expanded; one reached at the depth limit with more below is `truncated`.
+/// to `max_depth` (at most [`MAX_TREE_DEPTH`]); a node already on the path
+/// is marked `cycle` and not expanded; one reached at the depth limit, or
+/// past [`MAX_TREE_NODES`], with more below is `truncated`.
 pub fn tree_payload(
     store: &Store<'_>,
     path: &str,
@@ -245,6 +258,18 @@ pub fn tree_payload(
     max_depth: usize,
 ) -> Report {
     let action = "dep.tree";
+    if max_depth > MAX_TREE_DEPTH {
+        return Report::rejected(
+            action,
+            path,
+            &[crate::host::HostClass::ArgsInvalid.as_str()],
+            format!(
+                "maxDepth {max_depth} is over the limit of {MAX_TREE_DEPTH}: a tree deeper than \
+                 that cannot reach a program as one value; ask for at most {MAX_TREE_DEPTH}, and \
+                 walk again from a node at the edge (its `truncated` mark) to see further"
+            ),
+        );
+    }
     if store.get(id).is_none() {
         return super::mutate::not_found(action, path, id);
     }
@@ -261,23 +286,28 @@ pub fn tree_payload(
                 .push((issue.id.as_str(), d.dep_type));
         }
     }
-    let walk = |edges: &BTreeMap<&str, Vec<(&str, &str)>>, dir: &str| -> Vec<Value> {
-        let mut on_path = BTreeSet::from([id.to_string()]);
-        children(store, edges, id, dir, 1, max_depth, &mut on_path)
+    let mut walk = Walk {
+        store,
+        max_depth,
+        budget: MAX_TREE_NODES - 1,
+        on_path: BTreeSet::from([id.to_string()]),
+        cut: false,
     };
     let mut root = node(store, id, None, 0, None);
     let mut kids = Vec::new();
     if direction != Direction::Up {
-        kids.extend(walk(&down, "down"));
+        kids.extend(walk.children(&down, id, "down", 1));
     }
     if direction != Direction::Down {
-        kids.extend(walk(&up, "up"));
+        kids.extend(walk.children(&up, id, "up", 1));
     }
     root["children"] = Value::Array(kids);
     let tree = Tree {
         id,
         direction: format!("{direction:?}").to_lowercase(),
         max_depth,
+        nodes: MAX_TREE_NODES - walk.budget,
+        node_limit_reached: walk.cut,
         tree: root,
     };
     Report::accepted_body(action, path, tree)
@@ -303,35 +333,57 @@ fn node(store: &Store<'_>, id: &str, edge: Option<&str>, depth: usize, dir: Opti
     n
 }
 
-fn children(
-    store: &Store<'_>,
-    edges: &BTreeMap<&str, Vec<(&str, &str)>>,
-    from: &str,
-    dir: &str,
-    depth: usize,
+/// One `dep.tree` walk: its bounds (recursion at most `max_depth` deep,
+/// at most [`MAX_TREE_NODES`] nodes) and the path it is on.
+struct Walk<'w, 's> {
+    store: &'w Store<'s>,
     max_depth: usize,
-    on_path: &mut BTreeSet<String>,
-) -> Vec<Value> {
-    let mut out = Vec::new();
-    for &(to, dep_type) in edges.get(from).into_iter().flatten() {
-        let mut n = node(store, to, Some(dep_type), depth, Some(dir));
-        if on_path.contains(to) {
-            n["cycle"] = json!(true);
-        } else if depth >= max_depth {
-            if edges.get(to).is_some_and(|e| !e.is_empty()) {
-                n["truncated"] = json!(true);
+    /// Nodes still allowed.
+    budget: usize,
+    on_path: BTreeSet<String>,
+    /// The budget ran out somewhere.
+    cut: bool,
+}
+
+impl Walk<'_, '_> {
+    fn children(
+        &mut self,
+        edges: &BTreeMap<&str, Vec<(&str, &str)>>,
+        from: &str,
+        dir: &str,
+        depth: usize,
+    ) -> Vec<Value> {
+        let mut out = Vec::new();
+        for &(to, dep_type) in edges.get(from).into_iter().flatten() {
+            if self.budget == 0 {
+                self.cut = true;
+                break;
             }
-        } else {
-            on_path.insert(to.to_string());
-            let below = children(store, edges, to, dir, depth + 1, max_depth, on_path);
-            on_path.remove(to);
-            if !below.is_empty() {
-                n["children"] = Value::Array(below);
+            self.budget -= 1;
+            let mut n = node(self.store, to, Some(dep_type), depth, Some(dir));
+            let more_below = edges.get(to).is_some_and(|e| !e.is_empty());
+            if self.on_path.contains(to) {
+                n["cycle"] = json!(true);
+            } else if depth >= self.max_depth || self.budget == 0 {
+                if more_below {
+                    n["truncated"] = json!(true);
+                    self.cut |= self.budget == 0;
+                }
+            } else {
+                self.on_path.insert(to.to_string());
+                let below = self.children(edges, to, dir, depth + 1);
+                self.on_path.remove(to);
+                if below.len() < edges.get(to).map_or(0, Vec::len) {
+                    n["truncated"] = json!(true);
+                }
+                if !below.is_empty() {
+                    n["children"] = Value::Array(below);
+                }
             }
+            out.push(n);
         }
-        out.push(n);
+        out
     }
-    out
 }
 
 /// The tree as text: one line per node, indented by depth.

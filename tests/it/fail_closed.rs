@@ -319,3 +319,118 @@ fn a_file_size_limit_refuses_the_mutation_and_leaves_whole_rows() {
     whole_lines(&effects);
     whole_lines(&trajectory);
 }
+
+/// A chain `bd-1 → bd-2 → … → bd-N` as store text.
+fn chain(n: usize) -> String {
+    let mut text = String::new();
+    for i in 1..=n {
+        let mut line = serde_json::json!({
+            "id": format!("bd-{i}"), "title": format!("t{i}"), "status": "open",
+            "priority": 2, "issue_type": "task",
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
+        });
+        if i < n {
+            line["dependencies"] = serde_json::json!([{"issue_id": format!("bd-{i}"),
+                "depends_on_id": format!("bd-{}", i + 1), "type": "blocks",
+                "created_at": "2026-01-01T00:00:00Z"}]);
+        }
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// A read-only caller asking `dep.tree` for a huge `maxDepth` on a long
+/// chain overflowed the host's stack (the shared HTTP server at 4,000
+/// issues, stdio at 5,000, the CLI at 20,000). The depth is bounded (50)
+/// and refused above it with the fix; every process lives.
+#[test]
+fn a_deep_chain_is_walked_within_bounds_and_kills_nothing() {
+    let _heavy = crate::common::heavy();
+    let t = Test::on_files().issue_text(&chain(100_000));
+    // The CLI: refused with the bound named, then answered at the bound.
+    let run = t.run(&["dep", "tree", "bd-1", "--max-depth", "100000", "--json"]);
+    let (code, v) = run.reply();
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(
+        v["failureClasses"],
+        serde_json::json!(["host.args_invalid"])
+    );
+    assert!(
+        v["diagnostic"].as_str().unwrap().contains("at most 50"),
+        "{v}"
+    );
+    let v = t
+        .run(&[
+            "dep",
+            "tree",
+            "bd-100000",
+            "--direction",
+            "up",
+            "--max-depth",
+            "50",
+            "--json",
+        ])
+        .status(0)
+        .json();
+    assert_eq!(v["nodes"], 51, "{}", &v.to_string()[..200]);
+    // The stdio server, read-only: refused, then it goes on serving.
+    let mut requests = mcp_handshake("deep");
+    for (id, depth) in [(1, 100_000), (2, 50)] {
+        requests.push(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": {"program": format!(
+                r#"(define t (dep.tree (hash "id" "bd-1" "maxDepth" {depth})))
+                   (list (result-class t) (hash-ref* (payload t) "nodes"))"#)}}}),
+        );
+    }
+    let mut cmd = t.tusk(&["mcp", "--read-only"]).command();
+    let replies = jsonrpc_stdio(&mut cmd, &requests);
+    let value = |r: &serde_json::Value| r["result"]["structuredContent"]["value"].clone();
+    assert_eq!(
+        value(&replies[1]),
+        serde_json::json!(["host.args_invalid", false]),
+        "{}",
+        replies[1]
+    );
+    assert_eq!(
+        value(&replies[2]),
+        serde_json::json!(["accepted", 51]),
+        "{}",
+        replies[2]
+    );
+}
+
+/// A ladder of diamonds (each level's two issues depend on both of the
+/// next): 2^depth paths. The tree stops at its node budget and says so.
+#[test]
+fn a_graph_of_diamonds_stops_at_the_node_budget() {
+    let mut text = String::new();
+    let levels = 40;
+    for l in 0..levels {
+        for side in ["a", "b"] {
+            let mut line = serde_json::json!({
+                "id": format!("{side}{l}"), "title": "x", "status": "open", "priority": 2,
+                "issue_type": "task", "created_at": "2026-01-01T00:00:00Z",
+                "updated_at": "2026-01-01T00:00:00Z"
+            });
+            if l + 1 < levels {
+                line["dependencies"] = serde_json::json!(["a", "b"]
+                    .iter()
+                    .map(|o| serde_json::json!({
+                    "issue_id": format!("{side}{l}"), "depends_on_id": format!("{o}{}", l + 1),
+                    "type": "blocks", "created_at": "2026-01-01T00:00:00Z"}))
+                    .collect::<Vec<_>>());
+            }
+            text.push_str(&line.to_string());
+            text.push('\n');
+        }
+    }
+    let t = Test::on_files().issue_text(&text);
+    let v = t
+        .run(&["dep", "tree", "a0", "--max-depth", "50", "--json"])
+        .status(0)
+        .json();
+    assert_eq!(v["nodes"], 10_000, "{}", &v.to_string()[..300]);
+    assert_eq!(v["nodeLimitReached"], true);
+}

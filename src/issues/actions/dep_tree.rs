@@ -10,7 +10,7 @@ pub struct TreeArgs {
     pub id: String,
     /// down (what it depends on, the default), up (what depends on it) or both.
     pub direction: Option<crate::issues::find::Direction>,
-    /// How deep to walk (default 10).
+    /// How deep to walk (default 10, at most 50).
     pub max_depth: Option<usize>,
 }
 
@@ -22,7 +22,7 @@ pub fn action() -> Arc<dyn HostAction> {
         kind: ActionKind::Read,
         description: "The dependency tree from an issue: what it depends on (down), what depends on it (up) or both; cycles marked, depth-limited.",
         payload: accepted_schema::<crate::issues::find::Tree<'static>>,
-        failure_classes: classes!(IssueClass::NotFound.as_str()),
+        failure_classes: classes!(IssueClass::NotFound.as_str(), crate::host::HostClass::ArgsInvalid.as_str()),
         example: r#"(dep.tree (hash "id" "bd-1" "direction" "both"))"#,
     },
     |ctx, a: TreeArgs| {

@@ -101,6 +101,7 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
     // not be dropped by a runtime task (a PostgreSQL client's drop blocks,
     // which panics on a runtime thread and aborts the process at exit).
     let keep = server.clone();
+    crate::mcp::keep_large_allocations_mapped();
     // One client on stdio is served by one thread: its messages come one
     // after another, and runs go to their own threads anyway. Handing each
     // message between two runtime workers cost wake-ups on every request.

@@ -68,6 +68,8 @@ pub fn run(args: ObserveArgs) -> Result<Exit, CliError> {
         Ok(r) => r,
         Err(e) => return Err(unusable(format!("cannot start the runtime: {e}"))),
     };
+    // Large pages are freed back to the system, as in `tusk mcp`.
+    crate::mcp::keep_large_allocations_mapped();
     let observer = Observer::new(stores);
     let mut router = crate::observe::router(observer.clone());
     router = if args.allow_remote {

@@ -434,3 +434,85 @@ fn a_graph_of_diamonds_stops_at_the_node_budget() {
     assert_eq!(v["nodes"], 10_000, "{}", &v.to_string()[..300]);
     assert_eq!(v["nodeLimitReached"], true);
 }
+
+/// The resident size of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// After six 6 MB results, `tusk mcp` on stdio stayed at 56 MiB against a
+/// 14 MiB idle baseline, 30 s later. Its resident size now comes back to
+/// within twice the baseline within 5 s of going idle.
+#[test]
+fn the_server_gives_memory_back_after_large_results() {
+    use std::io::{BufRead, Write};
+    let _heavy = crate::common::heavy();
+    let t = Test::on_files();
+    let mut child = t
+        .tusk(&["mcp"])
+        .command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut call = |id: Option<u64>, request: serde_json::Value| {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        let Some(id) = id else {
+            return serde_json::Value::Null;
+        };
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed"
+            );
+            let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == id {
+                return reply;
+            }
+        }
+    };
+    let handshake = mcp_handshake("rss");
+    call(Some(0), handshake[0].clone());
+    call(None, handshake[1].clone());
+    let eval = |id: u64, program: &str| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": {"program": program}}})
+    };
+    call(Some(1), eval(1, "(+ 1 2)"));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let base = rss_kib(child.id());
+    for id in 10..16 {
+        let reply = call(Some(id), eval(id, r"(make-string 6000000 #\a)"));
+        assert!(
+            reply["result"]["isError"] == false,
+            "{}",
+            &reply.to_string()[..300]
+        );
+    }
+    let peak = rss_kib(child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut now = peak;
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        now = rss_kib(child.id());
+        if now <= 2 * base {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        now <= 2 * base,
+        "RSS {now} KiB 5 s after six 6 MB results (idle baseline {base} KiB, peak {peak} KiB)"
+    );
+}

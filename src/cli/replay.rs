@@ -266,8 +266,15 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
             .unwrap_or_default();
         let line = match &r.divergence {
             None if r.replayed => format!(
-                "{}{session}: parity · {} call(s) checked",
-                r.run_id, r.checked_calls
+                "{}{session}: parity{} · {} call(s) checked",
+                r.run_id,
+                if r.chained {
+                    ""
+                } else {
+                    " · unchained (an older log: its rows are not linked, so a removed or \
+                     reordered row would not show)"
+                },
+                r.checked_calls
             ),
             None => format!(
                 "{}{session}: not replayed (an earlier run of its session diverged)",
@@ -296,11 +303,17 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
         out.push('\n');
     }
     let diverged = reports.iter().filter(|r| !r.parity()).count();
+    let unchained = reports.iter().filter(|r| !r.chained).count();
     out.push_str(&format!(
-        "{} run(s): {} parity, {} not\n",
+        "{} run(s): {} parity, {} not{}\n",
         reports.len(),
         reports.len() - diverged,
-        diverged
+        diverged,
+        if unchained > 0 {
+            format!(", {unchained} unchained")
+        } else {
+            String::new()
+        }
     ));
     out
 }

@@ -430,6 +430,12 @@ impl TuskServer {
         asked: Option<&[String]>,
     ) -> Result<Option<Vec<String>>, String> {
         if let Some(asked) = asked {
+            crate::runtime::check_actions_bound(asked).map_err(|e| {
+                format!(
+                    "{}: {e}",
+                    crate::host::HostClass::RequestFieldTooLarge.as_str()
+                )
+            })?;
             let offered: BTreeSet<&str> = self.inner.specs.iter().map(|s| s.id.as_str()).collect();
             let unknown: Vec<&str> = asked
                 .iter()
@@ -439,7 +445,7 @@ impl TuskServer {
             if !unknown.is_empty() {
                 return Err(format!(
                     "request.unknown_action: the actions list names what this server does not offer: {}",
-                    unknown.join(", ")
+                    crate::runtime::echoed_ids(&unknown)
                 ));
             }
         }

@@ -212,17 +212,41 @@ impl Request {
             }
         }
         if let Some(actions) = &self.actions {
-            let bytes: usize = actions.iter().map(String::len).sum();
-            if actions.len() > MAX_ACTIONS_LISTED || bytes > 64 * 1024 {
-                return Err(RequestError::FieldTooLarge {
-                    field: "actions",
-                    bytes,
-                    max: 64 * 1024,
-                });
-            }
+            check_actions_bound(actions)?;
         }
         Ok(())
     }
+}
+
+/// Refuses an `actions` list over its bounds ([`MAX_ACTIONS_LISTED`] ids,
+/// 64 KiB), on the list as sent: before ids are deduplicated or looked up.
+pub fn check_actions_bound(actions: &[String]) -> Result<(), RequestError> {
+    let bytes: usize = actions.iter().map(String::len).sum();
+    if actions.len() > MAX_ACTIONS_LISTED || bytes > 64 * 1024 {
+        return Err(RequestError::ActionsTooLarge {
+            ids: actions.len(),
+            bytes,
+        });
+    }
+    Ok(())
+}
+
+/// A list of ids as an error may echo it: at most 1 KiB, then how many
+/// more (a refusal never repeats a caller's whole input back).
+pub fn echoed_ids(ids: &[impl AsRef<str>]) -> String {
+    const MOST: usize = 1024;
+    let mut out = String::new();
+    for (i, id) in ids.iter().enumerate() {
+        let id = id.as_ref();
+        let sep = if i == 0 { "" } else { ", " };
+        if out.len() + sep.len() + id.len() > MOST {
+            out.push_str(&format!("{sep}… and {} more", ids.len() - i));
+            break;
+        }
+        out.push_str(sep);
+        out.push_str(id);
+    }
+    out
 }
 
 impl Request {
@@ -256,7 +280,12 @@ pub enum RequestError {
         bytes: usize,
         max: usize,
     },
-    #[error("the actions list names {} that this host does not offer: {}", if .0.len() == 1 { "an action" } else { "actions" }, .0.join(", "))]
+    #[error(
+        "actions lists {ids} ids ({bytes} bytes), over its limit of {MAX_ACTIONS_LISTED} ids and \
+         64 KiB; nothing was run or recorded (list only the actions the program calls)"
+    )]
+    ActionsTooLarge { ids: usize, bytes: usize },
+    #[error("the actions list names {} that this host does not offer: {}", if .0.len() == 1 { "an action" } else { "actions" }, echoed_ids(.0))]
     UnknownActions(Vec<String>),
     #[error("this session was opened with another actions list; a session's actions are fixed when it opens")]
     SessionActions,
@@ -270,7 +299,9 @@ impl RequestError {
     pub fn class(&self) -> &'static str {
         match self {
             RequestError::EffectLog(EffectLogError::Store(e)) => e.class(),
-            RequestError::FieldTooLarge { .. } => HostClass::RequestFieldTooLarge.as_str(),
+            RequestError::FieldTooLarge { .. } | RequestError::ActionsTooLarge { .. } => {
+                HostClass::RequestFieldTooLarge.as_str()
+            }
             RequestError::UnknownActions(_) | RequestError::SessionActions => {
                 HostClass::RequestUnknownAction.as_str()
             }

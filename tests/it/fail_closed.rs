@@ -516,3 +516,76 @@ fn the_server_gives_memory_back_after_large_results() {
         "RSS {now} KiB 5 s after six 6 MB results (idle baseline {base} KiB, peak {peak} KiB)"
     );
 }
+
+/// The `actions` bound (512 ids, 64 KiB) held only after the ids were
+/// looked up: 100,000 unknown ids were refused as `request.unknown_action`
+/// with a 1.8 MB answer echoing them all. The bound is now checked on the
+/// list as sent, and a refusal echoes at most 1 KiB of it.
+#[test]
+fn the_actions_bound_holds_on_the_raw_list_and_refusals_echo_little() {
+    let t = Test::on_files();
+    let call = |id: u64, actions: Vec<String>| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": {"program": "(+ 1 2)", "actions": actions}}})
+    };
+    let many: Vec<String> = (0..100_000).map(|i| format!("no.such_{i}")).collect();
+    let over_count: Vec<String> = (0..600).map(|i| format!("x{i}")).collect();
+    let long_unknown: Vec<String> = (0..300)
+        .map(|i| format!("{i}{}", "y".repeat(100)))
+        .collect();
+    let mut requests = mcp_handshake("bounds");
+    requests.push(call(1, many));
+    requests.push(call(2, over_count));
+    requests.push(call(3, long_unknown));
+    requests.push(call(4, vec!["issue.ready".into()]));
+    let mut cmd = t.tusk(&["mcp"]).command();
+    let replies = jsonrpc_stdio(&mut cmd, &requests);
+    let text = |r: &serde_json::Value| {
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    for (i, class) in [
+        (1, "request.field_too_large"),
+        (2, "request.field_too_large"),
+        (3, "request.unknown_action"),
+    ] {
+        let reply = &replies[i];
+        let size = reply.to_string().len();
+        assert!(
+            size < 4096,
+            "reply {i} is {size} bytes: {}",
+            &reply.to_string()[..300]
+        );
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        assert!(text(reply).contains(class), "reply {i}: {}", text(reply));
+    }
+    assert!(
+        text(&replies[1]).contains("100000 ids"),
+        "{}",
+        text(&replies[1])
+    );
+    assert!(text(&replies[3]).contains("more"), "{}", text(&replies[3]));
+    assert_eq!(
+        replies[4]["result"]["structuredContent"]["value"], 3,
+        "{}",
+        replies[4]
+    );
+}
+
+/// A log written before the row chain: `tusk replay` says so on each run
+/// and in its summary (before, only `--verify` did).
+#[test]
+fn replay_names_an_unchained_log() {
+    let t = Test::on_files();
+    t.tusk(&["eval", "-"]).stdin("(issue.list)").run().status(0);
+    let path = t.path(".premath/host_effects.jsonl");
+    let mut rows = read_jsonl(&path);
+    unchain(&mut rows);
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let out = t.run(&["replay"]).status(0).stdout();
+    assert!(out.contains("parity · unchained"), "{out}");
+    assert!(out.contains("1 unchained"), "{out}");
+}

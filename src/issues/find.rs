@@ -441,8 +441,10 @@ pub fn tree_graph(tree: &Value, dot: bool) -> String {
     }
     let mut all = BTreeSet::new();
     edges(tree, &mut all);
-    // Ids come from the store: quote them for the target language.
+    // Ids come from the store: quote them for the target language (DOT
+    // honours backslash escapes in a quoted string; Mermaid does not).
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let m = |s: &str| mermaid_text(s);
     let mut out = String::new();
     if dot {
         out.push_str("digraph deps {\n");
@@ -456,11 +458,28 @@ pub fn tree_graph(tree: &Value, dot: bool) -> String {
         let index: BTreeMap<&String, usize> =
             ids.iter().enumerate().map(|(i, s)| (*s, i)).collect();
         for id in &ids {
-            out.push_str(&format!("  n{}[{}]\n", index[id], q(id)));
+            out.push_str(&format!("  n{}[{}]\n", index[id], m(id)));
         }
         for (a, b, t) in &all {
-            out.push_str(&format!("  n{} -->|{}| n{}\n", index[a], q(t), index[b]));
+            out.push_str(&format!("  n{} -->|{}| n{}\n", index[a], m(t), index[b]));
         }
     }
+    out
+}
+
+/// `text` as a quoted Mermaid label: Mermaid has no backslash escapes (a
+/// `"` ends the label, and what follows is read as syntax), so every
+/// character but letters, digits and ` .,_:/-` is written as its entity
+/// code `#NNN;`, which Mermaid renders as the character.
+pub fn mermaid_text(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || " .,_:/-".contains(c) {
+            out.push(c);
+        } else {
+            out.push_str(&format!("#{};", c as u32));
+        }
+    }
+    out.push('"');
     out
 }

@@ -589,3 +589,64 @@ fn replay_names_an_unchained_log() {
     assert!(out.contains("parity · unchained"), "{out}");
     assert!(out.contains("1 unchained"), "{out}");
 }
+
+/// Mermaid has no backslash escapes: an id holding `"` broke out of its
+/// label (`"a\"]; click n0 …"`). Labels now carry every other character as
+/// an entity code, so each line is one node or one edge, and the codes give
+/// the ids back.
+#[test]
+fn mermaid_labels_cannot_be_broken_out_of() {
+    let hostile = [
+        r#"x"]; click n0 "javascript:alert(1)"; n9["y"#,
+        "tab\tnew\nline",
+        "%%{init: {}}%%",
+        "a#quot;b|c>d<e&f;g[h]i{j}k`l",
+    ];
+    let mut text = String::new();
+    for (i, id) in hostile.iter().enumerate() {
+        let mut line = serde_json::json!({"id": id, "title": "t", "status": "open",
+            "priority": 2, "issue_type": "task",
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"});
+        if let Some(next) = hostile.get(i + 1) {
+            line["dependencies"] = serde_json::json!([{"issue_id": id, "depends_on_id": next,
+                "type": "blocks", "created_at": "2026-01-01T00:00:00Z"}]);
+        }
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    let t = Test::on_files().issue_text(&text);
+    let out = t
+        .run(&["dep", "tree", hostile[0], "--format", "mermaid"])
+        .status(0)
+        .stdout();
+    let label = regex::Regex::new(r#""([A-Za-z0-9 .,_:/#;-]*)""#).unwrap();
+    let node = regex::Regex::new(r#"^  n\d+\["[A-Za-z0-9 .,_:/#;-]*"\]$"#).unwrap();
+    let edge = regex::Regex::new(r#"^  n\d+ -->\|"[A-Za-z0-9 .,_:/#;-]*"\| n\d+$"#).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "flowchart TD");
+    for line in &lines[1..] {
+        assert!(
+            node.is_match(line) || edge.is_match(line),
+            "a line Mermaid would misread: {line:?}"
+        );
+    }
+    let decode = |s: &str| {
+        regex::Regex::new(r"#(\d+);")
+            .unwrap()
+            .replace_all(s, |c: &regex::Captures| {
+                char::from_u32(c[1].parse().unwrap()).unwrap().to_string()
+            })
+            .into_owned()
+    };
+    let labels: Vec<String> = lines[1..]
+        .iter()
+        .filter(|l| node.is_match(l))
+        .map(|l| decode(&label.captures(l).unwrap()[1]))
+        .collect();
+    for id in hostile {
+        assert!(
+            labels.contains(&id.to_string()),
+            "{id:?} not among {labels:?}"
+        );
+    }
+}

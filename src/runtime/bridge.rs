@@ -284,9 +284,7 @@ impl HostBridge for CallHost {
             self.decide(n, action, args.as_ref(), args_error, &mut reserve)
         };
         let failed_before = state.io_errors.len();
-        if decision.executed {
-            state.executed += 1;
-        }
+        state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);
         let refs = witness_refs(&decision.refs, action, &args_digest, n, named.as_ref());
         let (policy_digest, instruction_ref) = self.mutation_authority(action);
@@ -330,29 +328,15 @@ impl HostBridge for CallHost {
         );
         // A call whose rows could not be written is not accepted, whatever
         // it did: the program is told, and the run is rejected.
-        let (envelope, text) = if state.io_errors.len() > failed_before {
-            let unrecorded = unrecorded(
-                n,
-                action,
-                &args_digest,
-                decision.executed,
-                &state.io_errors[failed_before..],
-            );
-            (std::sync::Arc::new(unrecorded), None)
-        } else {
-            (envelope, text)
+        let (envelope, text) = match state.io_errors.get(failed_before..) {
+            Some(errors) if !errors.is_empty() => {
+                let unrecorded = unrecorded(n, action, &args_digest, decision.executed, errors);
+                (std::sync::Arc::new(unrecorded), None)
+            }
+            _ => (envelope, text),
         };
         state.effects.push(envelope.clone());
-        if let Some(span) = span {
-            span.finish(&result_class);
-        }
-        if let Some(on_call) = &self.on_call {
-            on_call(super::CallProgress {
-                seq: n,
-                action: action.to_string(),
-                result_class,
-            });
-        }
+        self.announce(span, n, action, result_class);
         HostReply {
             envelope,
             text,
@@ -632,6 +616,26 @@ impl CallHost {
             }
         }
         text
+    }
+
+    /// Ends the call's span and reports its progress.
+    fn announce(
+        &self,
+        span: Option<crate::telemetry::record::CallSpan>,
+        seq: usize,
+        action: &str,
+        result_class: String,
+    ) {
+        if let Some(span) = span {
+            span.finish(&result_class);
+        }
+        if let Some(on_call) = &self.on_call {
+            on_call(super::CallProgress {
+                seq,
+                action: action.to_string(),
+                result_class,
+            });
+        }
     }
 
     /// Asks both logs for room for `more` bytes each.

@@ -152,6 +152,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
             "policy",
             "effects",
             "trajectory",
+            "files",
             "sandbox",
             "disk"
         ]
@@ -206,7 +207,7 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(
-        text.lines().last().unwrap().starts_with("ok: 6 ok"),
+        text.lines().last().unwrap().starts_with("ok: 7 ok"),
         "{text}"
     );
 }

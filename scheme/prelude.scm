@@ -21,23 +21,33 @@
     [(and x y) (if x y #f)]
     [(and x y ...) (and x (and y ...))]))
 
+; A body of several forms gets a scope of its own, so that it may start
+; with definitions (Racket's `when`, `unless` and `cond` clauses are
+; internal-definition contexts; a `begin` in an expression is not).
 (define-syntax when
   (syntax-rules ()
-    [(when a b ...) (if a (begin b ...) (void))]))
+    [(when a) (if a (void) (void))]
+    [(when a b) (if a b (void))]
+    [(when a b c ...) (if a (let () b c ...) (void))]))
 
 (define-syntax unless
   (syntax-rules ()
-    [(unless a b ...) (if a (void) (begin b ...))]))
+    [(unless a) (if a (void) (void))]
+    [(unless a b) (if a (void) b)]
+    [(unless a b c ...) (if a (void) (let () b c ...))]))
 
 (define-syntax cond
   (syntax-rules (else =>)
-    [(cond [else e1 ...]) (begin e1 ...)]
+    [(cond [else e1]) e1]
+    [(cond [else e1 e2 ...]) (let () e1 e2 ...)]
     [(cond [e1 => f]) (let ([res e1]) (if res (f res) (void)))]
     [(cond [e1 => f] c1 ...) (let ([res e1]) (if res (f res) (cond c1 ...)))]
     [(cond [e1]) e1]
     [(cond [e1] c1 ...) (or e1 (cond c1 ...))]
-    [(cond [e1 e2 ...]) (if e1 (begin e2 ...) (void))]
-    [(cond [e1 e2 ...] c1 ...) (if e1 (begin e2 ...) (cond c1 ...))]))
+    [(cond [e1 e2]) (if e1 e2 (void))]
+    [(cond [e1 e2 e3 ...]) (if e1 (let () e2 e3 ...) (void))]
+    [(cond [e1 e2] c1 ...) (if e1 e2 (cond c1 ...))]
+    [(cond [e1 e2 e3 ...] c1 ...) (if e1 (let () e2 e3 ...) (cond c1 ...))]))
 
 (define-syntax case
   (syntax-rules (else)
@@ -116,10 +126,6 @@
   (tusk-reserve! (* (tusk-int n) 4))
   (apply tusk-raw-make-string n fill))
 
-(define (string-append . parts)
-  (tusk-reserve! (tusk-total-length parts))
-  (apply tusk-raw-string-append parts))
-
 (define (string-replace s from to)
   (tusk-reserve! (tusk-replace-bound s from to))
   (tusk-raw-string-replace s from to))
@@ -162,8 +168,10 @@
 (define (map f lst . more)
   (if (null? more) (tusk-map1 f lst '()) (tusk-map-n f (cons lst more) '())))
 
-(define (for-each f lst)
-  (if (null? lst) (void) (begin (f (car lst)) (for-each f (cdr lst)))))
+(define (tusk-for-each1 f lst)
+  (if (null? lst) (void) (begin (f (car lst)) (tusk-for-each1 f (cdr lst)))))
+(define (for-each f lst . more)
+  (if (null? more) (tusk-for-each1 f lst) (begin (apply map f lst more) (void))))
 
 (define (tusk-filter pred lst acc)
   (if (null? lst)
@@ -253,17 +261,120 @@
 
 ;; ---------------------------------------------------------------- hashes and envelopes
 
-;; (hash-ref* h "a" "b") follows keys; #f as soon as one is missing.
-(define (tusk-hash-walk h keys)
-  (if (null? keys)
-      h
-      (if (if (hash? h) (hash-contains? h (car keys)) #f)
-          (tusk-hash-walk (hash-ref h (car keys)) (cdr keys))
-          #f)))
-(define (hash-ref* h . keys) (tusk-hash-walk h keys))
+;; (hash-ref h k), or with a default: (hash-ref h k #f), or a thunk called
+;; on a miss, (hash-ref h k (lambda () 0)) (Racket's failure result).
+;; (hash-ref* h "a" "b") follows keys, #f as soon as one is missing, is
+;; native (dialect.rs), as is the key rule both keep (`issue_type` finds
+;; `issueType`, `issues` a view's `items`).
+(define (tusk-hash-ref-or h k d extra)
+  (if (null? extra)
+      ((lambda (found) (if (null? found) (if (procedure? d) (d) d) (car found)))
+       (tusk-hash-find h k))
+      (tusk-hash-ref h k d (car extra))))
+(define (hash-ref h k . default)
+  (if (null? default) (tusk-hash-ref h k) (tusk-hash-ref-or h k (car default) (cdr default))))
 
-(define (accepted? envelope) (equal? (hash-ref envelope "resultClass") "accepted"))
+(define (accepted? envelope) (equal? (tusk-hash-ref envelope "resultClass") "accepted"))
 (define (rejected? envelope) (not (accepted? envelope)))
-(define (result-class envelope) (hash-ref envelope "resultClass"))
-(define (failure-classes envelope) (hash-ref envelope "failureClasses"))
-(define (payload envelope) (hash-ref envelope "payload"))
+(define (result-class envelope) (tusk-hash-ref envelope "resultClass"))
+(define (failure-classes envelope) (tusk-hash-ref envelope "failureClasses"))
+(define (payload envelope) (tusk-hash-ref envelope "payload"))
+
+;; ---------------------------------------------------------------- names from other Schemes
+;; Racket's, R7RS's and SRFI-1's names for what this dialect does
+;; (src/sandbox/dialect.rs: the natives, and the names left unbound with
+;; what to write instead).
+
+(define empty '())
+(define (hash-set h k v) (hash-insert h k v))
+(define (hash-has-key? h k) (hash-contains? h k))
+(define (hash-count h) (hash-length h))
+(define (hash-update h k f . default)
+  (hash-insert h k (f (if (null? default) (tusk-hash-ref h k) (hash-ref h k (car default))))))
+(define (hash-map h f) (map (lambda (kv) (f (car kv) (cdr kv))) (hash->list h)))
+(define (hash-for-each h f) (for-each (lambda (kv) (f (car kv) (cdr kv))) (hash->list h)))
+(define (string-trim s) (trim s))
+(define (take lst n) (list-take lst n))
+(define (drop lst n) (list-drop lst n))
+(define (append-map f lst) (apply append (map f lst)))
+(define (filter-map f lst) (filter (lambda (x) x) (map f lst)))
+(define (memf pred lst) (if (null? lst) #f (if (pred (car lst)) lst (memf pred (cdr lst)))))
+(define (findf pred lst) (find pred lst))
+(define (count pred lst) (length (filter pred lst)))
+(define (andmap pred lst) (every? pred lst))
+(define (ormap pred lst) (any? pred lst))
+(define (index-of lst v) (list-index (lambda (x) (equal? x v)) lst))
+(define (build-list n f) (map f (range 0 n)))
+(define (tusk-dedup lst seen acc)
+  (if (null? lst)
+      (reverse acc)
+      (if (hashset-contains? seen (car lst))
+          (tusk-dedup (cdr lst) seen acc)
+          (tusk-dedup (cdr lst) (hashset-insert seen (car lst)) (cons (car lst) acc)))))
+(define (remove-duplicates lst) (tusk-dedup lst (hashset) '()))
+(define (tusk-arg-best f lst better?)
+  (foldl (lambda (x best) (if (better? (f x) (f best)) x best)) (car lst) (cdr lst)))
+(define (argmin f lst) (tusk-arg-best f lst <))
+(define (argmax f lst) (tusk-arg-best f lst >))
+(define (in-list lst) lst)
+(define (in-range . args) (apply range args))
+(define (in-vector v) (vector->list v))
+(define (in-hash-keys h) (hash-keys h))
+(define (in-hash-values h) (hash-values h))
+
+;; What the `for` forms walk: a list, a vector, a string (its characters),
+;; a count n (0 to n-1), or a hash (its key . value pairs).
+(define (tusk-seq s)
+  (if (list? s)
+      s
+      (if (vector? s)
+          (vector->list s)
+          (if (string? s)
+              (string->list s)
+              (if (integer? s)
+                  (range 0 s)
+                  (if (hash? s)
+                      (hash->list s)
+                      (error "a for clause walks a list, vector, string, count or hash, not" s)))))))
+(define (tusk-keep-map keep? f lst) (map f (filter keep? lst)))
+(define (tusk-fold2 f acc xs ys)
+  (if (if (null? xs) #t (null? ys)) acc (tusk-fold2 f (f acc (car xs) (car ys)) (cdr xs) (cdr ys))))
+
+;; Racket's for loops over one clause, or two walked side by side; a
+;; single clause may carry #:when.
+(define-syntax for/list
+  (syntax-rules ()
+    [(_ ([x s] #:when c) body ...) (tusk-keep-map (lambda (x) c) (lambda (x) body ...) (tusk-seq s))]
+    [(_ ([x s]) body ...) (map (lambda (x) body ...) (tusk-seq s))]
+    [(_ ([x s] [y t]) body ...) (map (lambda (x y) body ...) (tusk-seq s) (tusk-seq t))]))
+
+(define-syntax for
+  (syntax-rules ()
+    [(_ ([x s] #:when c) body ...) (for-each (lambda (x) (if c (begin body ...) (void))) (tusk-seq s))]
+    [(_ ([x s]) body ...) (for-each (lambda (x) body ...) (tusk-seq s))]
+    [(_ ([x s] [y t]) body ...) (for-each (lambda (x y) body ...) (tusk-seq s) (tusk-seq t))]))
+
+(define-syntax for/fold
+  (syntax-rules ()
+    [(_ ([acc init]) ([x s] #:when c) body ...)
+     (foldl (lambda (x acc) (if c (begin body ...) acc)) init (tusk-seq s))]
+    [(_ ([acc init]) ([x s]) body ...) (foldl (lambda (x acc) body ...) init (tusk-seq s))]
+    [(_ ([acc init]) ([x s] [y t]) body ...)
+     (tusk-fold2 (lambda (acc x y) body ...) init (tusk-seq s) (tusk-seq t))]))
+
+(define-syntax for*/list
+  (syntax-rules ()
+    [(_ ([x s] [y t]) body ...) (append-map (lambda (x) (map (lambda (y) body ...) (tusk-seq t))) (tusk-seq s))]
+    [(_ ([x s]) body ...) (for/list ([x s]) body ...)]))
+
+(define-syntax for/sum
+  (syntax-rules ()
+    [(_ clauses body ...) (foldl + 0 (for/list clauses body ...))]))
+
+(define-syntax for/and
+  (syntax-rules ()
+    [(_ clauses body ...) (every? (lambda (v) v) (for/list clauses body ...))]))
+
+(define-syntax for/or
+  (syntax-rules ()
+    [(_ clauses body ...) (any? (lambda (v) v) (for/list clauses body ...))]))

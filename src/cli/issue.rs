@@ -673,7 +673,11 @@ fn print_list(
         Ok(s) => s,
         Err(e) => return finish(opts, action, Err(e)),
     };
-    let view = view(&store, &path_str);
+    let mut view = view(&store, &path_str);
+    // The twin of premath's command prints premath's item shapes exactly.
+    for item in &mut view.items {
+        item.premath_only = true;
+    }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = if opts.json {
         serde_json::to_writer_pretty(&mut out, &view)

@@ -38,6 +38,98 @@ pub const HELPERS: [(&str, &str); 6] = [
     ),
 ];
 
+/// One whole turn of a worker, every refusal handled (a test runs it).
+pub const LOOP: &str = "(define me \"agent.a\")
+(define claim (issue.claim_next (hash \"assignee\" me)))
+(cond
+  [(rejected? claim) (hash \"stopped\" (result-class claim))]
+  [(not (hash-ref (payload claim) \"claimed\")) (hash \"stopped\" \"nothing ready\")]
+  [else
+   (define id (hash-ref* (payload claim) \"issue\" \"id\"))
+   ;; ... the work itself ...
+   (issue.update (hash \"id\" id \"notes\" (format \"worked on by ~a\" me)))
+   (define done (issue.close (hash \"id\" id \"reason\" \"fixed\")))
+   (if (accepted? done)
+       (hash \"closed\" id)
+       (begin
+         (issue.lease_release (hash \"id\" id \"assignee\" me))
+         (hash \"released\" id \"because\" (result-class done))))])";
+
+/// The dialect, for a model that knows Racket or R7RS (what works as there,
+/// and what does not).
+pub const COMING_FROM_RACKET: &str = "\
+- Hashes are immutable: `(hash-set h k v)` and `(hash-update h k f 0)` return a new hash \
+(there is no `make-hash` or `hash-set!`); `(hash-ref h k default)` takes a value or a thunk; \
+`hash-keys` and `hash-values` walk in a fixed order.
+- A key is found in any case style (`\"issue_type\"` finds `\"issueType\"`), a view's \
+`\"items\"` answers to `\"issues\"` too, and a count to its name (`\"ready\"` finds \
+`\"readyCount\"`); arguments may be snake_case.
+- `format` and `printf` take `~a ~s ~n`; `display`, `displayln` and `write` print every \
+argument (there are no ports).
+- `for`, `for/list`, `for/fold` (one accumulator), `for/sum`, `for/and`, `for/or` and \
+`for*/list` walk one clause (with `#:when`) or two side by side: a list, vector, string, \
+count or hash; `in-list` and `in-range` work.
+- Strings: `string-split`, `string-join` (a space by default), `string-prefix?` and \
+`string-suffix?` (Racket's order), `string-contains?`, `string-trim`, `string-upcase`, \
+`number->string`, `->string`. Lists: `first` `rest` `last` `take` `drop` `append-map` \
+`filter-map` `remove-duplicates` `index-of` `count` `argmin` `argmax` `assoc` `sort`.
+- Definitions may open any body, a `cond` clause's and `when`'s included. There is no \
+`values`, no `match`, no mutation of pairs, no clock, no randomness, no files; an error \
+says what to write instead.";
+
+/// The members a view's payload shares with every other (left out of its
+/// shape in the guide).
+const COMMON: [&str; 6] = [
+    "action",
+    "issuesPath",
+    "result",
+    "failureClasses",
+    "schema",
+    "kind",
+];
+
+/// A payload's shape in one line, from its schema: `{count, items: [{id,
+/// title, …}]}`, two levels deep, alternatives joined.
+fn shape(root: &Value, schema: &Value, depth: usize) -> String {
+    let schema = crate::host::registry::resolved(root, schema);
+    let mut keys: Vec<(String, Value)> = Vec::new();
+    let mut add = |props: &Value| {
+        for (k, v) in props.as_object().into_iter().flatten() {
+            if !COMMON.contains(&k.as_str()) && !keys.iter().any(|(have, _)| have == k) {
+                keys.push((k.clone(), v.clone()));
+            }
+        }
+    };
+    add(&schema["properties"]);
+    for branch in schema["anyOf"].as_array().into_iter().flatten() {
+        add(&crate::host::registry::resolved(root, branch)["properties"]);
+    }
+    if keys.is_empty() {
+        let items = &schema["items"];
+        return if items.is_object() && depth > 0 {
+            format!("[{}]", shape(root, items, depth - 1))
+        } else {
+            String::new()
+        };
+    }
+    let parts: Vec<String> = keys
+        .iter()
+        .map(|(k, v)| {
+            let inner = if depth > 0 {
+                shape(root, v, depth - 1)
+            } else {
+                String::new()
+            };
+            if inner.is_empty() || inner == "[]" {
+                k.clone()
+            } else {
+                format!("{k}: {inner}")
+            }
+        })
+        .collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
 /// The example program the guide shows (a test runs it).
 pub const EXAMPLE: &str = "(define e (issue.claim_next (hash \"assignee\" \"agent.a\")))
 (if (accepted? e)
@@ -123,16 +215,21 @@ fn featured(spec: &ActionSpec) -> String {
                     .unwrap_or(""),
             );
             let req = if required { "required" } else { "optional" };
-            let doc = if doc.is_empty() {
-                String::new()
-            } else {
-                format!(": {doc}")
+            let keys = crate::host::declare::nested_keys(&spec.args, &name);
+            let doc = match (doc.is_empty(), keys.is_empty()) {
+                (true, true) => String::new(),
+                (false, true) => format!(": {doc}"),
+                (_, false) => format!(": {doc} Keys: {}.", keys.join(", ")),
             };
             out.push_str(&format!("- `{name}` ({ty}, {req}){doc}\n"));
         }
         out.push('\n');
     }
     out.push_str(&format!("Example: `{}`\n", spec.example));
+    let returns = shape(&spec.payload, &spec.payload, 2);
+    if !returns.is_empty() {
+        out.push_str(&format!("\nPayload: `{returns}`\n"));
+    }
     if !spec.failure_classes.is_empty() {
         let classes: Vec<String> = spec
             .failure_classes
@@ -176,6 +273,9 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
     }
     out.push_str(&format!(
         "\nClaim the next ready issue and return its id:\n\n```scheme\n{EXAMPLE}\n```\n\n\
+         A whole turn of a worker: claim, work, note, close, or give the issue back:\n\n\
+         ```scheme\n{LOOP}\n```\n\n\
+         ## Coming from Racket\n\n{COMING_FROM_RACKET}\n\n\
          ## Five actions to start with\n\n"
     ));
     for id in FEATURED {

@@ -86,11 +86,21 @@ pub fn arg_list(args: &Value) -> Vec<(String, String, bool)> {
         .map(|(name, schema)| {
             (
                 name.clone(),
-                type_label(schema),
+                type_label(args, schema),
                 required.contains(&name.as_str()),
             )
         })
         .collect()
+}
+
+/// The keys of a hash-typed argument (the filter's `labels`, `labelsAny`,
+/// …), for the docs that list an action's arguments; empty for others.
+pub fn nested_keys(args: &Value, name: &str) -> Vec<String> {
+    let prop = super::registry::resolved(args, &args["properties"][name]);
+    prop["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 /// The names an object schema's `required` lists.
@@ -103,18 +113,15 @@ pub fn required(schema: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// A short type name for a property schema (`string`, `integer`, `list of
-/// string`, `any`).
-fn type_label(schema: &Value) -> String {
-    // An optional struct is `anyOf [{$ref}, null]`: its one non-null branch.
-    if let Some(branches) = schema["anyOf"].as_array() {
-        let non_null: Vec<&Value> = branches.iter().filter(|b| b["type"] != "null").collect();
-        if let [one] = non_null.as_slice() {
-            return type_label(one);
-        }
-    }
-    if schema.get("$ref").is_some() {
-        return "hash".to_string();
+/// A short type name for a property schema of the argument schema `root`
+/// (`string`, `integer`, `list-of-string`, `hash`, `any`, and an enum's
+/// values: `"down"|"up"|"both"`); what `signature` shows and
+/// tests/it/catalogue.rs parses back.
+pub fn type_label(root: &Value, schema: &Value) -> String {
+    let schema = super::registry::resolved(root, schema);
+    if let Some(values) = schema["enum"].as_array() {
+        let names: Vec<String> = values.iter().map(Value::to_string).collect();
+        return names.join("|");
     }
     let types: Vec<&str> = match &schema["type"] {
         Value::String(t) => vec![t.as_str()],
@@ -126,7 +133,7 @@ fn type_label(schema: &Value) -> String {
         _ => Vec::new(),
     };
     match types.as_slice() {
-        ["array"] => format!("list-of-{}", type_label(&schema["items"])),
+        ["array"] => format!("list-of-{}", type_label(root, &schema["items"])),
         ["object"] => "hash".to_string(),
         [one] => (*one).to_string(),
         _ => "any".to_string(),
@@ -291,13 +298,14 @@ where
     }
 
     fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError> {
-        match serde_json::from_value::<A>(args) {
+        match serde_path_to_error::deserialize::<_, A>(args) {
             Ok(args) => (self.run)(ctx, args),
             // The schema check passed, but the type is stricter (an integer
-            // out of range, say): still the program's arguments.
+            // out of range, a nested hash's key): still the program's
+            // arguments, named by their path.
             Err(e) => Ok(ActionOutcome::rejected(
                 vec![super::registry::CLASS_ARGS_INVALID.to_string()],
-                e.to_string(),
+                super::registry::path_error(&e.path().to_string(), &e.inner().to_string()),
             )),
         }
     }

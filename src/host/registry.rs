@@ -243,13 +243,14 @@ impl Registry {
 /// one diagnostic. Returns the object without explicit nulls (an absent
 /// optional and a null mean the same).
 pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, String> {
-    let map = match args {
+    let mut map = match args {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map.clone(),
         Some(_) => return Err("arguments must be one hash".to_string()),
     };
     let empty = Map::new();
     let properties = schema["properties"].as_object().unwrap_or(&empty);
+    normalize_keys(&mut map, properties);
     let required = super::declare::required(schema);
     let mut problems: Vec<String> = Vec::new();
     let missing: Vec<String> = required
@@ -283,20 +284,45 @@ pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, Stri
             )
         } else {
             let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            let meant: Vec<String> = unknown
+                .iter()
+                .filter_map(|k| nearest(k, &known).map(|m| format!("`{m}` for `{k}`")))
+                .collect();
             format!(
-                "unknown key(s) {}; accepted keys: {}",
+                "unknown key(s) {}{}; accepted keys: {}",
                 names.join(", "),
+                if meant.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (did you mean {}?)", meant.join(", "))
+                },
                 known.join(", ")
             )
         });
     }
     for (key, value) in &map {
-        if let Some(prop) = properties.get(key) {
+        if let Some(prop) = properties.get(key).map(|p| resolved(schema, p)) {
+            if let Some(allowed) = prop["enum"].as_array().filter(|_| !value.is_null()) {
+                if !allowed.contains(value) {
+                    let names: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                    problems.push(format!(
+                        "key `{key}` must be one of {}, got {}: write \"{key}\" {}",
+                        names.join("|"),
+                        match value {
+                            Value::String(s) => format!("{s:?}"),
+                            other => json_type_name(other).to_string(),
+                        },
+                        names.first().map_or("", String::as_str)
+                    ));
+                    continue;
+                }
+            }
             if !value.is_null() && !fits(prop, value) {
                 problems.push(format!(
-                    "key `{key}` must be {}, got {}",
+                    "key `{key}` must be {}, got {}: write \"{key}\" {}",
                     type_words(prop),
-                    json_type_name(value)
+                    json_type_name(value),
+                    example_of(prop)
                 ));
             }
         }
@@ -307,6 +333,158 @@ pub fn validate_args(schema: &Value, args: Option<&Value>) -> Result<Value, Stri
     Ok(Value::Object(
         map.into_iter().filter(|(_, v)| !v.is_null()).collect(),
     ))
+}
+
+/// A nested argument's error with its path (`filter.label: unknown field
+/// …`), and the key that was probably meant when it names an unknown one.
+pub fn path_error(path: &str, message: &str) -> String {
+    let at = if path.is_empty() || path == "." {
+        String::new()
+    } else {
+        format!("{path}: ")
+    };
+    let meant = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .and_then(|(unknown, rest)| {
+            let known: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+            nearest(unknown, &known)
+        })
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    format!("{at}{message}{meant}")
+}
+
+/// The known name closest to `name`: the same words in another case style,
+/// or a few edits away.
+fn nearest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | '.'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let cost = if ca == *cb { prev } else { prev + 1 };
+                prev = row[j + 1];
+                row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
+            }
+        }
+        row[b.len()]
+    };
+    known
+        .iter()
+        .map(|k| {
+            let (n, known) = (squash(name), squash(k));
+            let d = if known == n {
+                0
+            } else if n.ends_with(&known) || n.starts_with(&known) {
+                // `close_reason` for `reason`, `issue_id` for `id`.
+                1
+            } else {
+                distance(&n, &known)
+            };
+            (d, *k)
+        })
+        .filter(|(d, k)| *d <= (k.len() / 3).clamp(1, 3))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// A value of a property's type, as a program writes it: the example an
+/// argument error gives.
+fn example_of(schema: &Value) -> String {
+    let types: Vec<&str> = types_of(schema)
+        .into_iter()
+        .filter(|t| *t != "null")
+        .collect();
+    match types.as_slice() {
+        ["string"] => match schema["enum"].as_array().and_then(|e| e.first()) {
+            Some(Value::String(first)) => format!("{first:?}"),
+            _ => "\"text\"".into(),
+        },
+        ["integer"] | ["number"] => "2".into(),
+        ["boolean"] => "#t".into(),
+        ["object"] => "(hash \"key\" value)".into(),
+        ["array"] => format!(
+            "(list {} {})",
+            example_of(&schema["items"]),
+            example_of(&schema["items"])
+        ),
+        _ => "a value".into(),
+    }
+}
+
+/// A property's own schema: its `$ref` followed into the root's `$defs`,
+/// and an optional one's `anyOf [X, null]` taken as X.
+pub fn resolved<'s>(root: &'s Value, prop: &'s Value) -> &'s Value {
+    let mut at = prop;
+    for _ in 0..4 {
+        if let Some(r) = at["$ref"].as_str() {
+            match r
+                .strip_prefix("#/$defs/")
+                .and_then(|name| root["$defs"].get(name))
+            {
+                Some(def) => at = def,
+                None => return at,
+            }
+            continue;
+        }
+        if let Some(options) = at["anyOf"].as_array() {
+            let not_null: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
+            if let [one] = not_null.as_slice() {
+                at = one;
+                continue;
+            }
+        }
+        return at;
+    }
+    at
+}
+
+/// A key in another case style (`lease_ttl_seconds`, premath's snake_case)
+/// stands for the property it spells; so does a key's other name
+/// (`x-aliases` in its schema: `id` for `issueId`). Either only when the
+/// property itself is not given.
+fn normalize_keys(map: &mut Map<String, Value>, properties: &Map<String, Value>) {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let given: Vec<String> = map.keys().cloned().collect();
+    for key in given {
+        if properties.contains_key(&key) {
+            continue;
+        }
+        let mut same = properties.keys().filter(|p| squash(p) == squash(&key));
+        if let (Some(name), None) = (same.next(), same.next()) {
+            if !map.contains_key(name) {
+                if let Some(v) = map.remove(&key) {
+                    map.insert(name.clone(), v);
+                }
+            }
+        }
+    }
+    for (name, prop) in properties {
+        for alias in prop["x-aliases"].as_array().into_iter().flatten() {
+            let Some(alias) = alias.as_str() else {
+                continue;
+            };
+            if !map.contains_key(name) {
+                if let Some(v) = map.remove(alias) {
+                    map.insert(name.clone(), v);
+                }
+            }
+        }
+    }
 }
 
 /// The JSON types a property schema allows (`type` as a name or a list).

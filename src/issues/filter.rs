@@ -17,6 +17,24 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A list of strings, or one string taken as a list of one (models write
+/// `(hash "labels" "backend")` as often as a list).
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    match OneOrMany::deserialize(d) {
+        Ok(OneOrMany::One(s)) => Ok(vec![s]),
+        Ok(OneOrMany::Many(v)) => Ok(v),
+        Err(_) => Err(serde::de::Error::custom(
+            "expected a list of strings, e.g. [\"backend\"] ((list \"backend\") in a program), or one string",
+        )),
+    }
+}
+
 /// Which issues to consider (all members optional, combined with and).
 // One declaration for the host actions' `filter` (camelCase keys) and the
 // filter flags of `issue list|ready|blocked|claim-next|lease-projection`
@@ -29,7 +47,11 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IssueFilter {
     /// Issues carrying every one of these labels.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     #[arg(
         long = "label",
         value_name = "LABEL",
@@ -37,7 +59,11 @@ pub struct IssueFilter {
     )]
     pub labels: Vec<String>,
     /// Issues carrying at least one of these labels.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     #[arg(
         long = "label-any",
         value_name = "LABEL",
@@ -45,7 +71,11 @@ pub struct IssueFilter {
     )]
     pub labels_any: Vec<String>,
     /// Issues carrying none of these labels.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     #[arg(
         long = "exclude-label",
         value_name = "LABEL",
@@ -53,7 +83,11 @@ pub struct IssueFilter {
     )]
     pub exclude_labels: Vec<String>,
     /// Issues of one of these types (task, bug, feature, epic, chore, …).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     #[arg(
         long = "type",
         value_name = "TYPE",

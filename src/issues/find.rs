@@ -230,11 +230,30 @@ pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
+#[schemars(extend("enum" = ["down", "up", "both"]))]
 pub enum Direction {
     Down,
     Up,
     Both,
+}
+
+/// Only a string names a direction (serde's enum form would also take a
+/// hash, `{"up": null}`, and refuse `{"up": true}` in its own words).
+impl TryFrom<String> for Direction {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "down" => Ok(Direction::Down),
+            "up" => Ok(Direction::Up),
+            "both" => Ok(Direction::Both),
+            other => Err(format!(
+                "direction {other:?} is not one of `down` (what it depends on), `up` (what \
+                 depends on it) or `both`"
+            )),
+        }
+    }
 }
 
 /// The deepest a `dep.tree` walks (docs/sandbox.md, limits): the tree is

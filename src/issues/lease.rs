@@ -416,8 +416,9 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
-        // Renewal names the lease it renews: an absent or empty id is a mismatch.
-        let lease_id = Some(req.lease_id.as_deref().unwrap_or(""));
+        // Renewal names the lease it renews (the command line always does;
+        // a program that leaves it out renews the lease the assignee holds).
+        let lease_id = req.lease_id.as_deref();
         if let Err((class, diag)) = check_holder(issue, assignee, lease_id, ctx.now, true) {
             return (Report::rejected(action, &path, &[class], diag), None);
         }

@@ -36,24 +36,30 @@ pub enum ItemShape {
 /// `canonical::to_pretty_sorted` of its JSON value and the CLI prints big views
 /// without building a `Value` per item); the other fields feed the table.
 ///
-/// Its schema is derived from the fields it serializes: `assignee` and
-/// `issueType` in list items only, `blockers` and `manualBlocked` in blocked
-/// items only.
+/// Its schema is derived from the fields it serializes: `blockers` and
+/// `manualBlocked` in blocked items only. For programs (the host actions)
+/// `assignee`, `issueType` and `labels` are in every item, so that a
+/// routing program can be written from any view; the command line's
+/// `--json` prints premath's shapes exactly (list items with the first two
+/// only, ready and blocked items with none: docs/compatibility.md).
 #[derive(JsonSchema)]
 #[schemars(rename_all = "camelCase")]
 pub struct Item<'s> {
     #[schemars(skip)]
     pub shape: ItemShape,
-    #[schemars(
-        with = "String",
-        skip_serializing_if = "crate::issues::payload::sometimes"
-    )]
+    /// Only premath's members (the command line's `--json`).
+    #[schemars(skip)]
+    pub premath_only: bool,
+    /// Who works on it (`""` when no one).
+    #[schemars(with = "String")]
     pub assignee: Option<&'s str>,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub blockers: Vec<Blocker<'s>>,
     pub id: &'s str,
-    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    /// task, bug, feature, epic or chore.
     pub issue_type: &'s str,
+    /// Its labels, in stored order.
+    pub labels: Vec<&'s str>,
     #[schemars(skip)]
     pub lease_state: &'static str,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
@@ -67,18 +73,22 @@ impl Serialize for Item<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
-        match self.shape {
-            ItemShape::List => {
-                map.serialize_entry("assignee", self.assignee.unwrap_or(""))?;
-            }
-            ItemShape::Blocked => map.serialize_entry("blockers", &self.blockers)?,
-            ItemShape::Ready => {}
+        let all = !self.premath_only;
+        if all || self.shape == ItemShape::List {
+            map.serialize_entry("assignee", self.assignee.unwrap_or(""))?;
+        }
+        if self.shape == ItemShape::Blocked {
+            map.serialize_entry("blockers", &self.blockers)?;
         }
         map.serialize_entry("id", self.id)?;
-        match self.shape {
-            ItemShape::List => map.serialize_entry("issueType", self.issue_type)?,
-            ItemShape::Blocked => map.serialize_entry("manualBlocked", &self.manual_blocked)?,
-            ItemShape::Ready => {}
+        if all || self.shape == ItemShape::List {
+            map.serialize_entry("issueType", self.issue_type)?;
+        }
+        if all {
+            map.serialize_entry("labels", &self.labels)?;
+        }
+        if self.shape == ItemShape::Blocked {
+            map.serialize_entry("manualBlocked", &self.manual_blocked)?;
         }
         map.serialize_entry("priority", &self.priority)?;
         map.serialize_entry("status", self.status)?;
@@ -91,10 +101,12 @@ impl<'s> Item<'s> {
     pub fn of(shape: ItemShape, issue: &'s Issue<'_>, now: DateTime<Utc>) -> Self {
         Item {
             shape,
+            premath_only: false,
             assignee: issue.assignee.as_ref().map(|a| a.as_str()),
             blockers: Vec::new(),
             id: issue.id.as_str(),
             issue_type: issue.issue_type.as_str(),
+            labels: issue.labels.iter().map(|l| l.as_str()).collect(),
             lease_state: issue.lease_state(now).as_str(),
             manual_blocked: false,
             priority: issue.priority,

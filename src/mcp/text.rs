@@ -28,14 +28,18 @@ pub fn eval_description(specs: &[ActionSpec]) -> String {
         }
     }
     out.push_str(
-        "(host-actions) lists them; (host-describe \"id\") gives one's schemas.\n\n\
-         Prelude: define lambda let let* letrec named-let cond case when unless do and or \
-         quasiquote with-handler; car cdr cons list append reverse length list-ref map \
-         for-each filter remove foldl foldr reduce find any? every? assoc list-index \
-         list-take list-drop sort flatten iota range; strings (string-append substring \
-         string-contains? split-many string-join ->string …); vectors; hash hash-ref \
-         hash-ref* hash-insert hash-contains? hash-keys->list; display displayln; error; \
-         envelope helpers accepted? rejected? result-class failure-classes payload.\n\n\
+        "(host-actions) lists them; (host-describe \"id\") gives one's schemas. A view's \
+         list is \"items\".\n\n\
+         Prelude (Racket's names): define lambda let let* letrec named-let cond case when \
+         unless do and or quasiquote with-handler for for/list for/fold for/sum; car cdr \
+         cons list first rest last take drop append reverse length map for-each filter \
+         filter-map append-map remove foldl foldr find assoc index-of remove-duplicates sort \
+         range; strings (string-append format printf string-split string-join \
+         string-prefix? string-contains? number->string ->string …); hash (immutable: \
+         hash-set hash-update return a new one) hash-ref (with a default) hash-ref* \
+         hash-keys hash-values hash-contains?; keys match in any case style; display \
+         displayln (all arguments); error; envelope helpers accepted? rejected? \
+         result-class failure-classes payload.\n\n\
          Example: claim the next ready issue and note it.\n\
          (define e (issue.claim_next (hash \"assignee\" \"agent.a\")))\n\
          (if (accepted? e)\n    (hash-ref* (payload e) \"issue\" \"id\")\n    (result-class e))",

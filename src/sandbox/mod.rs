@@ -35,6 +35,7 @@
 mod confine;
 pub mod convert;
 pub mod denied;
+pub mod dialect;
 pub mod lexical;
 pub mod limits;
 pub mod memory;

@@ -145,7 +145,6 @@ pub const ALLOWLIST: &[&str] = &[
     "string->list",
     "string->symbol",
     "symbol->string",
-    "string-join",
     "string-contains?",
     "starts-with?",
     "ends-with?",
@@ -186,7 +185,6 @@ pub const ALLOWLIST: &[&str] = &[
     "vector-append!",
     // hash maps and sets
     "hash",
-    "hash-ref",
     "hash-get",
     "hash-try-get",
     "hash-insert",
@@ -221,6 +219,16 @@ pub const ALLOWLIST: &[&str] = &[
 /// prelude's business and not listed).
 const PUBLIC_NATIVES: &[&str] = &[
     "void",
+    "format",
+    "printf",
+    "string-split",
+    "string-prefix?",
+    "string-suffix?",
+    "string-join",
+    "string-append",
+    "hash-keys",
+    "hash-values",
+    "hash-ref*",
     "host-describe",
     "display",
     "displayln",
@@ -256,7 +264,6 @@ pub fn program_names() -> Vec<String> {
 const GUARDED: &[&str] = &[
     "make-vector",
     "make-string",
-    "string-append",
     "string-replace",
     "expt",
     "arithmetic-shift",
@@ -414,7 +421,11 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
                 Some(shown),
                 Some(convert::ConvertError {
                     path: String::new(),
-                    reason: "host functions take no argument or one hash".into(),
+                    reason: format!(
+                        "host functions take no argument or one hash of named arguments: write \
+                         ({action} (hash \"key\" value …)); (host-describe \"{action}\") lists \
+                         its keys"
+                    ),
                 }),
             )
         }
@@ -426,7 +437,9 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
             Some(convert::ConvertError {
                 path: String::new(),
                 reason: format!(
-                    "host functions take at most one argument, got {}",
+                    "host functions take at most one argument, got {}: put them in one hash of \
+                     named arguments, ({action} (hash \"key\" value …)); (host-describe \
+                     \"{action}\") lists its keys",
                     many.len()
                 ),
             }),
@@ -546,21 +559,21 @@ fn register_ordered(engine: &mut Engine) {
         }
     });
     // A miss names the key, not the whole map (a 20,000-entry map made a 2 MiB
-    // message, and Steel's `hash-get` prints the map in hash order).
-    for name in ["hash-ref", "hash-get"] {
-        native(engine, name, move |args| {
-            arity(name, args, 2)?;
-            let map = map_of(name, &args[..1])?;
-            match map.get(&args[1]) {
-                Some(v) => Ok(v.clone()),
-                None => Err(err(format!(
-                    "{name}: key not found: {} (the hash has {} keys)",
-                    printer::render(&args[1], true, 256),
-                    map.len()
-                ))),
-            }
-        });
-    }
+    // message, and Steel's `hash-get` prints the map in hash order). The
+    // prelude's `hash-ref` is dialect.rs's, with the keys and a default.
+    native(engine, "hash-get", |args| {
+        let name = "hash-get";
+        arity(name, args, 2)?;
+        let map = map_of(name, &args[..1])?;
+        match map.get(&args[1]) {
+            Some(v) => Ok(v.clone()),
+            None => Err(err(format!(
+                "{name}: key not found: {} (the hash has {} keys)",
+                printer::render(&args[1], true, 256),
+                map.len()
+            ))),
+        }
+    });
     // Steel's `error` renders its irritants with its own printer, which
     // recurses without a cycle check; this one is cycle-safe and ordered.
     for name in ["error", "error!"] {
@@ -611,44 +624,40 @@ fn register_ordered(engine: &mut Engine) {
 
 fn register_natives(engine: &mut Engine) {
     register_ordered(engine);
+    super::dialect::register(engine, emit);
     #[cfg(test)]
     register_test_wideners(engine);
     // Steel binds `void` to the void *value*; Scheme programs call `(void)`.
     native(engine, "void", |_| Ok(SteelVal::Void));
-    native(engine, "display", |args| {
-        let text = args
-            .first()
-            .map(|v| printer::render(v, false, 1 << 20))
-            .unwrap_or_default();
-        emit(&text);
-        Ok(SteelVal::Void)
-    });
-    native(engine, "displayln", |args| {
-        let mut text = args
-            .first()
-            .map(|v| printer::render(v, false, 1 << 20))
-            .unwrap_or_default();
-        text.push('\n');
-        emit(&text);
-        Ok(SteelVal::Void)
-    });
-    native(engine, "write", |args| {
-        let text = args
-            .first()
-            .map(|v| printer::render(v, true, 1 << 20))
-            .unwrap_or_default();
-        emit(&text);
-        Ok(SteelVal::Void)
-    });
+    // Every argument is printed (`(displayln "claimed " id)`): there are no
+    // ports for a second argument to name, and dropping it silently hid
+    // the value a program meant to show.
+    for (name, write, newline) in [
+        ("display", false, false),
+        ("displayln", false, true),
+        ("write", true, false),
+    ] {
+        native(engine, name, move |args| {
+            let mut text = String::new();
+            for v in args {
+                text.push_str(&printer::render(v, write, 1 << 20));
+            }
+            if newline {
+                text.push('\n');
+            }
+            emit(&text);
+            Ok(SteelVal::Void)
+        });
+    }
     native(engine, "newline", |_| {
         emit("\n");
         Ok(SteelVal::Void)
     });
     native(engine, "->string", |args| {
-        let text = args
-            .first()
-            .map(|v| printer::render(v, false, 1 << 20))
-            .unwrap_or_default();
+        let mut text = String::new();
+        for v in args {
+            text.push_str(&printer::render(v, false, 1 << 20));
+        }
         Ok(SteelVal::StringV(text.into()))
     });
     native(engine, "host-call", |args| match args.split_first() {

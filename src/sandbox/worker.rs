@@ -403,19 +403,82 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
                          bound ((host-actions) lists them)"
                     ),
                 ),
-                None => (
-                    FailureClass::InvalidProgram,
-                    match closest(&name, &bound) {
-                        Some(id) => format!("unbound identifier `{name}`; did you mean `{id}`?"),
-                        None => format!("unbound identifier `{name}`"),
-                    },
-                ),
+                None => (FailureClass::InvalidProgram, unbound(&name, &bound)),
             }
         }
         _ if compile_time => (FailureClass::InvalidProgram, message),
+        _ if message.contains("found: #false") || message.contains("found #false") => (
+            FailureClass::RuntimeError,
+            format!(
+                "{message} (a #f where a value was wanted is most often (hash-ref* …) that found \
+                 no key, or a rejected call: check (accepted? e) before reading (payload e))"
+            ),
+        ),
         _ => (FailureClass::RuntimeError, message),
     };
     wire_error(class, message, at)
+}
+
+/// An unbound identifier's error: what to write instead, from the table of
+/// other Schemes' names, the action ids, or this dialect's names.
+fn unbound(name: &str, actions: &[String]) -> String {
+    if let Some((_, advice)) = super::dialect::OTHER_SCHEMES
+        .iter()
+        .find(|(other, _)| *other == name)
+    {
+        return format!(
+            "unbound identifier `{name}`: this dialect has no `{name}`; instead: {advice}"
+        );
+    }
+    if let Some(id) = closest_action(name, actions) {
+        return format!(
+            "unbound identifier `{name}`; did you mean the host action `{id}`? ((host-actions) \
+             lists them; `tusk actions ID` or (host-describe \"ID\") gives one's arguments)"
+        );
+    }
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(super::primitives::program_names);
+    if let Some(known) = closest(name, names) {
+        return format!("unbound identifier `{name}`; did you mean `{known}`?");
+    }
+    if name.contains('.') {
+        return format!(
+            "unbound identifier `{name}`: no host action has that id; (host-actions) lists the \
+             bound ones"
+        );
+    }
+    format!(
+        "unbound identifier `{name}`: not a procedure of this dialect nor a name the program \
+         defined before this use (define it first, or check the spelling)"
+    )
+}
+
+/// The action a name most likely meant: a close spelling, an action whose
+/// id ends with the name (`session.write`), or the usual verb for one
+/// (`issue.get` → `issue.show`).
+fn closest_action<'a>(name: &str, actions: &'a [String]) -> Option<&'a str> {
+    if let Some(id) = closest(name, actions) {
+        return Some(id);
+    }
+    if let Some(id) = actions.iter().find(|id| id.ends_with(&format!(".{name}"))) {
+        return Some(id);
+    }
+    let (domain, verb) = name.rsplit_once('.')?;
+    let usual = match verb {
+        "get" | "fetch" | "view" | "read" | "info" | "details" | "describe" | "find" => "show",
+        "create" | "new" | "insert" => "add",
+        "done" | "finish" | "complete" | "resolve" => "close",
+        "query" | "find_all" | "lookup" => "search",
+        "all" | "ls" => "list",
+        "take" | "grab" | "acquire" | "lease" => "claim",
+        "next" | "take_next" | "claim_ready" => "claim_next",
+        "note" | "add_comment" => "comment",
+        "tag" | "labels" => "label",
+        "release" | "unclaim" | "drop" => "lease_release",
+        _ => return None,
+    };
+    let wanted = format!("{domain}.{usual}");
+    actions.iter().find(|id| **id == wanted).map(String::as_str)
 }
 
 /// The action id closest to a misspelled name, if one is close enough to be

@@ -180,7 +180,7 @@ fn programs_can_describe_the_actions_they_bind() {
         r["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("did you mean `issue.claim_next`?"),
+            .contains("did you mean the host action `issue.claim_next`?"),
         "{r:#}"
     );
 }
@@ -356,4 +356,122 @@ fn every_emitted_class_is_declared() {
         undeclared.join("\n")
     );
     assert!(refusals >= 10, "only {refusals} refusals exercised");
+}
+
+/// One item of a signature: a key, its type label, whether it is required.
+type SigItem = (String, String, bool);
+
+/// Reads a signature back: `(id)` or `(id (hash "k" T ["k2" T2] …))`.
+fn parse_signature(sig: &str) -> (String, Vec<SigItem>) {
+    let inner = sig
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .expect(sig);
+    let Some((id, rest)) = inner.split_once(" (hash ") else {
+        return (inner.to_string(), Vec::new());
+    };
+    let mut rest = rest.strip_suffix(')').expect(sig).trim();
+    let mut items = Vec::new();
+    while !rest.is_empty() {
+        let optional = rest.starts_with('[');
+        if optional {
+            rest = &rest[1..];
+        }
+        let rest_after_name = rest.strip_prefix('"').expect(sig);
+        let (name, after) = rest_after_name.split_once('"').expect(sig);
+        let after = after.trim_start();
+        // The type runs to the next space (enums' values hold no space), or
+        // to the bracket of an optional key.
+        let end = after.find([' ', ']']).unwrap_or(after.len());
+        let ty = &after[..end];
+        let mut next = &after[end..];
+        if optional {
+            next = next.strip_prefix(']').expect(sig);
+        }
+        items.push((name.to_string(), ty.to_string(), !optional));
+        rest = next.trim_start();
+    }
+    (id.to_string(), items)
+}
+
+/// The label a signature must show for a property, worked out from the
+/// schema here, apart from the code that renders it.
+fn expected_label(root: &Value, prop: &Value) -> String {
+    let mut p = prop;
+    loop {
+        if let Some(r) = p["$ref"].as_str() {
+            p = &root["$defs"][r.trim_start_matches("#/$defs/")];
+            continue;
+        }
+        if let Some(options) = p["anyOf"].as_array() {
+            let real: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
+            if real.len() == 1 {
+                p = real[0];
+                continue;
+            }
+        }
+        break;
+    }
+    if let Some(values) = p["enum"].as_array() {
+        return values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("|");
+    }
+    let types: Vec<&str> = match &p["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect(),
+        _ => vec![],
+    };
+    match types.as_slice() {
+        ["array"] => format!("list-of-{}", expected_label(root, &p["items"])),
+        ["object"] => "hash".into(),
+        [one] => (*one).to_string(),
+        _ => "any".into(),
+    }
+}
+
+/// Issue 46: every signature (`tusk actions`, docs/actions.md, `tusk
+/// prime`, the `scheme_eval` description) is rendered from the schema and
+/// reads back as it: the same keys, required or not, and each key's type,
+/// enums as their values (`dep.tree`'s direction was shown as a hash).
+#[test]
+fn every_signature_reads_back_as_its_schema() {
+    let registry = builtin_registry();
+    for spec in registry.specs() {
+        let sig = spec.signature();
+        let (id, items) = parse_signature(&sig);
+        assert_eq!(id, spec.id, "{sig}");
+        let props = spec.args["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let required: Vec<&str> = spec.args["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut names: Vec<&str> = items.iter().map(|(n, _, _)| n.as_str()).collect();
+        let mut want: Vec<&str> = props.keys().map(String::as_str).collect();
+        names.sort();
+        want.sort();
+        assert_eq!(names, want, "{sig}");
+        for (name, ty, req) in &items {
+            assert_eq!(*req, required.contains(&name.as_str()), "{sig}: {name}");
+            assert_eq!(
+                *ty,
+                expected_label(&spec.args, &props[name]),
+                "{sig}: {name}"
+            );
+        }
+    }
+    let tree = registry.get("dep.tree").unwrap().spec().signature();
+    assert!(
+        tree.contains(r#"["direction" "down"|"up"|"both"]"#),
+        "{tree}"
+    );
 }

@@ -133,6 +133,33 @@ fn error_is(r: &Value, want: &str) -> Result<(), String> {
 
 const CORPUS: &[Case] = &[
     Case {
+        name: "the names models reach for (issue 46): format, hash-keys, for loops, tolerant keys",
+        program: r##"
+(define h (from-pairs (map (lambda (i) (cons (string-append "k_" (number->string i)) i)) (upto 30))))
+(define g (for/fold ([acc (hash)]) ([k (hash-keys h)]) (hash-update acc (substring k 0 3) add1 0)))
+(list (hash-keys g) (hash-values g) (take (hash-keys h) 5) (hash-ref (hash "issueType" 1) "issue_type")
+      (for/list ([x (range 0 5)] #:when (odd? x)) (format "~a:~s" x (number->string x)))
+      (string-split "b a  c") (string-join (remove-duplicates (list "x" "y" "x")))
+      (hash-ref h "missing" (lambda () "thunk")) (index-of (list 'a 'b) 'b))"##,
+        check: |r| {
+            accepted(r)?;
+            value_is(
+                r,
+                serde_json::json!([
+                    ["k_0", "k_1", "k_2", "k_3", "k_4", "k_5", "k_6", "k_7", "k_8", "k_9"],
+                    [1, 11, 11, 1, 1, 1, 1, 1, 1, 1],
+                    ["k_0", "k_1", "k_10", "k_11", "k_12"],
+                    1,
+                    ["1:\"1\"", "3:\"3\""],
+                    ["b", "a", "c"],
+                    "x y",
+                    "thunk",
+                    1
+                ]),
+            )
+        },
+    },
+    Case {
         name: "hash->list over a 50-key hash",
         program: r##"
 (define h (from-pairs (map (lambda (i) (cons (sym (string-append "k" (number->string i))) i)) (upto 50))))

@@ -545,6 +545,34 @@ fn prime_is_generated_from_the_catalogue() {
     assert_eq!(code, 0, "{out}{err}");
     let result: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(result["value"], "bd-1", "{result:#}");
+    // The worker's whole turn (issue 46) runs as shown, on a fresh issue.
+    let turn = guide
+        .split("```scheme\n")
+        .nth(2)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the worker turn");
+    assert_eq!(dir.run(&["issue", "add", "Second"]).parts().0, 0);
+    dir.write("turn.scm", turn);
+    let (code, out, err) = dir
+        .run(&[
+            "eval",
+            "--json",
+            "turn.scm",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://prime",
+        ])
+        .parts();
+    assert_eq!(code, 0, "{out}{err}");
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(result["value"], json!({"closed": "bd-2"}), "{result:#}");
+    // Read by a model at the start of its work: kept under 16 KB.
+    assert!(
+        guide.len() < 16 * 1024,
+        "the guide is {} bytes",
+        guide.len()
+    );
     // The authority section names the gate's classes and the digest command.
     let authority = guide.split("## Authority").nth(1).unwrap();
     for needle in [

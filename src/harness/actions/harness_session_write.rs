@@ -8,8 +8,11 @@ use crate::host::HostClass;
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionWriteArgs {
-    /// `active` or `stopped`.
-    pub state: String,
+    /// `active` or `stopped` (also accepted as `status`); when absent, the
+    /// session keeps its state, and a new one is `active`.
+    #[serde(alias = "status")]
+    #[schemars(extend("x-aliases" = ["status"]))]
+    pub state: Option<String>,
     /// Defaults to the request's issue id.
     pub issue_id: Option<String>,
     pub summary: Option<String>,
@@ -44,8 +47,18 @@ fn session_write(
     ctx: &ActionContext<'_>,
     args: SessionWriteArgs,
 ) -> Result<ActionOutcome, ActionError> {
-    let state_text = args.state.as_str();
-    let Some(state) = SessionState::parse(state_text) else {
+    let kept = || {
+        session::read(&ctx.paths.session)
+            .ok()
+            .flatten()
+            .map_or(SessionState::Active, |s| s.state)
+    };
+    let state_text = args.state.as_deref().unwrap_or("");
+    let parsed = match &args.state {
+        None => Some(kept()),
+        Some(text) => SessionState::parse(text),
+    };
+    let Some(state) = parsed else {
         return Ok(args_invalid(format!(
             "state: must be active or stopped, found {state_text:?}"
         )));

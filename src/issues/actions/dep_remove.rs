@@ -11,8 +11,12 @@ use crate::issues::IssueClass;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepArgs {
     /// The issue that depends on the other.
+    #[serde(alias = "id")]
+    #[schemars(extend("x-aliases" = ["id"]))]
     pub issue_id: String,
     /// The issue it depends on.
+    #[serde(alias = "dependsOn")]
+    #[schemars(extend("x-aliases" = ["dependsOn"]))]
     pub depends_on_id: String,
     /// Only the edge of this type (default: every edge of the pair).
     #[serde(rename = "type")]

@@ -13,7 +13,11 @@ use crate::issues::IssueClass;
 #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepReplaceArgs {
+    #[serde(alias = "id")]
+    #[schemars(extend("x-aliases" = ["id"]))]
     pub issue_id: String,
+    #[serde(alias = "dependsOn")]
+    #[schemars(extend("x-aliases" = ["dependsOn"]))]
     pub depends_on_id: String,
     /// The edge's current type (default: the pair's first edge, whatever its type).
     #[arg(long, default_value = "blocks", help = "The edge's current type")]

@@ -9,7 +9,10 @@ crate::issues::fields::issue_fields! {
     #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct DiscoverArgs {
-        /// The issue being worked on when this one was found.
+        /// The issue being worked on when this one was found (also
+        /// accepted as `discoveredFrom`).
+        #[serde(alias = "discoveredFrom")]
+        #[schemars(extend("x-aliases" = ["discoveredFrom"]))]
         pub parent_id: String,
         /// The title.
         pub title: String,

@@ -15,9 +15,10 @@ pub struct RenewArgs {
     /// The worker holding the lease.
     #[arg(long)]
     pub assignee: String,
-    /// The id of the lease being renewed.
-    #[arg(long)]
-    pub lease_id: String,
+    /// The id of the lease being renewed (a program may leave it out: then
+    /// the lease `assignee` holds; the command line names it, as premath's).
+    #[arg(long, required = true)]
+    pub lease_id: Option<String>,
     /// Lease length, 30–86400 s (default 3600).
     #[arg(long)]
     pub lease_ttl_seconds: Option<i64>,
@@ -55,7 +56,7 @@ pub fn action() -> Arc<dyn HostAction> {
 pub fn report(ctx: &MutationCtx<'_>, a: RenewArgs) -> Result<Report, StoreError> {
     let req = lease_request(
         a.assignee,
-        Some(a.lease_id),
+        a.lease_id,
         a.lease_ttl_seconds,
         a.lease_expires_at,
     );

@@ -291,7 +291,7 @@ mod tests {
         let listed = host.accepted("issue.list", json!({"assignee": "agent.a"}));
         assert_eq!(
             listed["items"][0],
-            json!({"assignee": "agent.a", "id": "bd-1", "issueType": "task",
+            json!({"assignee": "agent.a", "id": "bd-1", "issueType": "task", "labels": ["x"],
                    "priority": 0, "status": "in_progress", "title": "Do it"})
         );
         assert_eq!(

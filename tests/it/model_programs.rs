@@ -1,0 +1,281 @@
+//! The model-program corpus (`tests/model_programs/`, issue 46): programs a
+//! language model wrote from `tusk prime` alone, each run first try on a
+//! fresh copy of the seed store with mutation authority, its value compared
+//! with the task's answer; and deliberately wrong variants, whose error must
+//! name the fix. The programs are kept as written (see the corpus README).
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model_programs")
+}
+
+/// One corpus file: its header lines and its program.
+struct Task {
+    name: String,
+    task: String,
+    expect: Option<Value>,
+    after: Option<Value>,
+    program: String,
+}
+
+fn read_task(path: &Path) -> Task {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut task = Task {
+        name: path.file_name().unwrap().to_string_lossy().into_owned(),
+        task: String::new(),
+        expect: None,
+        after: None,
+        program: String::new(),
+    };
+    fn header<'l>(line: &'l str, key: &str) -> Option<&'l str> {
+        line.strip_prefix(&format!(";; {key}:")).map(str::trim)
+    }
+    let json = |text: &str, what: &str| -> Value {
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{}: {what}: {e}", path.display()))
+    };
+    for line in text.lines() {
+        if let Some(t) = header(line, "task") {
+            task.task = t.to_string();
+        } else if let Some(e) = header(line, "expect") {
+            task.expect = Some(json(e, "expect"));
+        } else if let Some(a) = header(line, "after") {
+            task.after = Some(json(a, "after"));
+        }
+    }
+    task.program = text;
+    task
+}
+
+fn files(wrong: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "scm"))
+        .filter(|p| p.to_string_lossy().ends_with(".wrong.scm") == wrong)
+        .collect();
+    out.sort();
+    out
+}
+
+/// Runs `program` on a fresh seed store with authority: (exit code, result, store).
+fn run(program: &str) -> (i32, Value, Test) {
+    let t = Test::on_files()
+        .issue_text(&std::fs::read_to_string(corpus_dir().join("seed.jsonl")).unwrap());
+    let digest = t
+        .tusk(&["policy", "digest"])
+        .run()
+        .status(0)
+        .stdout()
+        .trim()
+        .to_string();
+    let (code, result) = t
+        .tusk(&["eval", "--json", "-", "--policy-digest", &digest])
+        .args(["--instruction-ref", "instr://corpus"])
+        .stdin(program)
+        .run()
+        .reply();
+    (code, result, t)
+}
+
+/// Why a task's run is not its answer, if it is not.
+fn judge(task: &Task, result: &Value, t: &Test) -> Option<String> {
+    let value = &result["value"];
+    if let Some(expect) = &task.expect {
+        if value != expect {
+            let error = result["error"]["message"].as_str().unwrap_or("");
+            let rejected: Vec<String> = result["effects"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| e["resultClass"] != "accepted")
+                .map(|e| {
+                    format!(
+                        "{} → {}: {}",
+                        e["action"].as_str().unwrap_or("?"),
+                        e["resultClass"].as_str().unwrap_or("?"),
+                        e["payload"]["diagnostic"].as_str().unwrap_or("")
+                    )
+                })
+                .collect();
+            return Some(format!(
+                "value {} (want {expect}); error: {error}; rejected calls: {rejected:?}",
+                truncate(&value.to_string(), 300)
+            ));
+        }
+    }
+    if let Some(after) = task.after.as_ref().and_then(Value::as_object) {
+        for (id, fields) in after {
+            let stored = t
+                .store_lines()
+                .into_iter()
+                .find(|l| l["id"] == *id)
+                .unwrap_or(Value::Null);
+            for (field, want) in fields.as_object().into_iter().flatten() {
+                if &stored[field] != want {
+                    return Some(format!(
+                        "after: {id}.{field} is {} (want {want})",
+                        stored[field]
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// The share of programs that must give their task's answer first try.
+const FIRST_TRY_TARGET: f64 = 0.95;
+
+#[test]
+fn model_programs_run_first_try() {
+    let tasks: Vec<Task> = files(false).iter().map(|p| read_task(p)).collect();
+    assert!(tasks.len() >= 60, "the corpus holds {} tasks", tasks.len());
+    let mut failures = Vec::new();
+    for task in &tasks {
+        assert!(!task.task.is_empty(), "{}: no task line", task.name);
+        let (_, result, t) = run(&task.program);
+        if let Some(why) = judge(task, &result, &t) {
+            failures.push(format!("{}: {why}", task.name));
+        }
+    }
+    let passed = tasks.len() - failures.len();
+    let rate = passed as f64 / tasks.len() as f64;
+    eprintln!(
+        "model programs: {passed}/{} first try ({:.1}%)",
+        tasks.len(),
+        rate * 100.0
+    );
+    for f in &failures {
+        eprintln!("  {f}");
+    }
+    assert!(
+        rate >= FIRST_TRY_TARGET,
+        "{passed}/{} programs gave their answer first try; the target is {:.0}%:\n{}",
+        tasks.len(),
+        FIRST_TRY_TARGET * 100.0,
+        failures.join("\n")
+    );
+}
+
+/// What the error of each deliberately wrong variant must contain: the
+/// fix, in words a model acts on (the key, the name, the type).
+const WRONG_FIXES: &[(&str, &[&str])] = &[
+    ("001", &["\"id\"", "\"title\""]),
+    ("010", &["issue.show"]),
+    ("019", &["\"comments\""]),
+    ("021", &["direction", "\"up\""]),
+    ("023", &["~d", "~a"]),
+    ("028", &["number->string"]),
+    ("031", &["(issue.claim_next (hash"]),
+    ("032", &["did you mean `labels`"]),
+    ("035", &["`id`"]),
+    ("039", &["`reason`"]),
+    ("040", &["`assignee`"]),
+    ("041", &["`assignee`"]),
+    ("043", &["REJECTED", "(accepted? e)"]),
+    ("044", &["one hash"]),
+    ("045", &["issue.reopen"]),
+    ("047", &["an integer", "\"priority\" 2"]),
+    ("051", &["a list of strings", "(list"]),
+    ("053", &["a list of strings", "(list"]),
+    ("063", &["must be a string"]),
+    ("065", &["failure-classes"]),
+    ("067", &["harness.session.write"]),
+    ("070", &["(hash-ref h \"claimed\")"]),
+    ("076", &["separator"]),
+];
+
+/// Wrong variants whose "mistake" this dialect now accepts by design (a
+/// filter label given as one string, snake_case argument names, Racket's
+/// `index-of`): they must give their task's answer.
+const NOW_ACCEPTED: &[&str] = &["003", "037", "057", "088"];
+
+#[test]
+fn wrong_variants_name_their_fix() {
+    let mut problems = Vec::new();
+    let wrong = files(true);
+    let mut seen = Vec::new();
+    for path in &wrong {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let number = &name[..3];
+        seen.push(number.to_string());
+        let text = std::fs::read_to_string(path).unwrap();
+        let (code, result, _) = run(&text);
+        if NOW_ACCEPTED.contains(&number) {
+            let task = files(false)
+                .into_iter()
+                .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(number))
+                .map(|p| read_task(&p))
+                .unwrap();
+            if result["value"] != task.expect.clone().unwrap_or(Value::Null) {
+                problems.push(format!(
+                    "{name}: accepted by design, but gave {}",
+                    result["value"]
+                ));
+            }
+            continue;
+        }
+        let Some((_, fixes)) = WRONG_FIXES.iter().find(|(n, _)| *n == number) else {
+            problems.push(format!("{name}: no entry in WRONG_FIXES"));
+            continue;
+        };
+        let told = said(&result);
+        if code == 0 {
+            problems.push(format!("{name}: ran without an error"));
+        }
+        for fix in *fixes {
+            if !told.contains(fix) {
+                problems.push(format!(
+                    "{name}: the error does not say {fix:?}: {}",
+                    truncate(&told, 500)
+                ));
+            }
+        }
+    }
+    assert!(
+        WRONG_FIXES.len() >= 20,
+        "{} wrong variants are checked; the issue asks for 20",
+        WRONG_FIXES.len()
+    );
+    for (n, _) in WRONG_FIXES {
+        assert!(
+            seen.iter().any(|s| s == n),
+            "WRONG_FIXES names {n}, which has no .wrong.scm"
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Everything a run tells the program's author: the error, and each
+/// rejected call's class and diagnostic.
+fn said(result: &Value) -> String {
+    let mut out = result["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    for e in result["effects"].as_array().into_iter().flatten() {
+        if e["resultClass"] != "accepted" {
+            out.push_str(&format!(
+                " | {} → {}: {}",
+                e["action"].as_str().unwrap_or("?"),
+                e["resultClass"].as_str().unwrap_or("?"),
+                e["payload"]["diagnostic"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    out
+}

@@ -103,6 +103,64 @@ pub struct EvalInput {
     pub actions: Option<Vec<String>>,
     /// Lower limits for this run (the server's are the ceiling).
     pub limits: Option<EvalLimits>,
+    /// How much of the result to send: "summary" (the default: each call's
+    /// action and result class, no payloads, digests, refs or paths; the
+    /// program returns what it needs, and the effect log keeps the rest) or
+    /// "full" (every envelope, as the effect log records it).
+    pub detail: Option<Detail>,
+}
+
+/// How much of a run's result `scheme_eval` sends back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    /// The value, output, errors and each call's class.
+    #[default]
+    Summary,
+    /// Every member of the result, every envelope whole.
+    Full,
+}
+
+/// The result as `detail` asks for it. A model pays for every byte it
+/// reads: under "summary" an effect is its call id, action and result
+/// class (with the failure classes and diagnostic of a refused one), and
+/// the run's digests, paths and times are left to the effect log.
+pub fn result_in_detail(mut json: Value, detail: Detail) -> Value {
+    if detail == Detail::Full {
+        return json;
+    }
+    if let Some(map) = json.as_object_mut() {
+        for dropped in [
+            "programDigest",
+            "trajectoryPath",
+            "startedAt",
+            "finishedAt",
+            "profile",
+        ] {
+            map.remove(dropped);
+        }
+        if map.get("outputTruncated") == Some(&Value::Bool(false)) {
+            map.remove("outputTruncated");
+        }
+        if let Some(Value::Array(effects)) = map.get_mut("effects") {
+            for e in effects.iter_mut() {
+                let mut short = serde_json::Map::new();
+                for key in ["callId", "action", "resultClass"] {
+                    if let Some(v) = e.get(key) {
+                        short.insert(key.into(), v.clone());
+                    }
+                }
+                if e["resultClass"] != "accepted" {
+                    short.insert("failureClasses".into(), e["failureClasses"].clone());
+                    if let Some(d) = e["payload"].get("diagnostic") {
+                        short.insert("diagnostic".into(), d.clone());
+                    }
+                }
+                *e = Value::Object(short);
+            }
+        }
+    }
+    json
 }
 
 /// Per-run limits a call may lower.
@@ -676,6 +734,7 @@ impl TuskServer {
                 )),
             },
         };
+        let detail = input.detail.unwrap_or_default();
         let request = match self.request(input, session.as_deref(), &call.principal) {
             Ok(r) => r,
             Err(e) => return tool_error(e),
@@ -683,7 +742,7 @@ impl TuskServer {
         match self.run(request, session, call).await {
             Ok(result) => {
                 let summary = crate::render::summary(&result.json);
-                let mut out = structured(result.json, summary);
+                let mut out = structured(result_in_detail(result.json, detail), summary);
                 out.is_error = Some(!result.accepted);
                 out
             }
@@ -858,6 +917,7 @@ impl TuskServer {
             join_evidence: None,
             actions: Some(vec![id]),
             limits: None,
+            detail: None,
         };
         let mut request = match self.request(input, None, &call.principal) {
             Ok(r) => r,
@@ -922,6 +982,7 @@ impl TuskServer {
             join_evidence: None,
             actions: Some(vec![spec.id.clone()]),
             limits: None,
+            detail: None,
         };
         let request = match self.request(input, None, &call.principal) {
             Ok(r) => r,

@@ -372,14 +372,16 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         .strip_prefix("Error: ")
         .unwrap_or(&message)
         .to_string();
-    let at = e
+    let offset = e
         .span()
         .filter(|span| {
             span.source_id
                 .and_then(|id| engine.get_source(&id))
                 .is_some_and(|src| src.as_ref() == program)
         })
-        .map(|span| lexical::line_column(program, span.start as usize));
+        .map(|span| span.start as usize);
+    let at = offset.map(|o| lexical::line_column(program, o));
+    let message = name_the_callee(message, program, offset);
     let (class, message) = match e.kind() {
         ErrorKind::FreeIdentifier => {
             let name = message.rsplit(": ").next().unwrap_or("").trim().to_string();
@@ -417,6 +419,29 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         _ => (FailureClass::RuntimeError, message),
     };
     wire_error(class, message, at)
+}
+
+/// Steel's arity error for a closure says "function expected N arguments,
+/// found M"; the call's text names the function, so the message does too.
+fn name_the_callee(message: String, program: &str, offset: Option<usize>) -> String {
+    let Some((head, rest)) = message.split_once("function expected ") else {
+        return message;
+    };
+    let name: String = offset
+        .and_then(|o| program.get(o..))
+        .map(|call| call.strip_prefix('(').unwrap_or(call))
+        .map(|call| {
+            call.chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, '(' | ')' | '[' | ']'))
+                .collect()
+        })
+        .unwrap_or_default();
+    if name.is_empty() {
+        return message;
+    }
+    format!(
+        "{head}`{name}` expected {rest}: call it with as many arguments as its definition names"
+    )
 }
 
 /// An unbound identifier's error: what to write instead, from the table of

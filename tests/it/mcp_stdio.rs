@@ -1,7 +1,7 @@
 //! `tusk mcp` on stdio, spoken to line by line as a client that misbehaves
 //! would: what `src/mcp/stdio.rs` promises beyond the MCP SDKs' transport.
 
-use crate::common::{self, Test};
+use crate::common::{self, issue, jsonrpc_stdio, mcp_handshake, Test};
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -126,4 +126,64 @@ fn cancelled_requests_are_not_owed() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     reader.join().unwrap();
+}
+
+/// `scheme_eval`'s `detail` (issue 46): "summary", the default, sends each
+/// call's id, action and class (a refused one's classes and diagnostic) and
+/// leaves payloads, digests, refs, paths and times to the effect log;
+/// "full" sends every envelope whole.
+#[test]
+fn scheme_eval_sends_a_summary_unless_asked_for_the_whole_result() {
+    let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
+    let program = r#"(issue.ready) (issue.close (hash "id" "bd-1")) (+ 1 2)"#;
+    let call = |id: u64, detail: Option<&str>| {
+        let mut args = serde_json::json!({"program": program});
+        if let Some(d) = detail {
+            args["detail"] = serde_json::json!(d);
+        }
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": args}})
+    };
+    let mut requests = mcp_handshake("detail");
+    requests.extend([
+        call(1, None),
+        call(2, Some("summary")),
+        call(3, Some("full")),
+    ]);
+    let mut cmd = t.tusk(&["mcp"]).command();
+    let replies = jsonrpc_stdio(&mut cmd, &requests);
+    let sc = |i: usize| replies[i]["result"]["structuredContent"].clone();
+    let (default, summary, full) = (sc(1), sc(2), sc(3));
+    assert_eq!(default["effects"], summary["effects"]);
+    assert_eq!(summary["value"], 3);
+    assert_eq!(
+        summary["effects"][0],
+        serde_json::json!({"callId": "call-1", "action": "issue.ready", "resultClass": "accepted"})
+    );
+    let refused = &summary["effects"][1];
+    assert_eq!(
+        refused["resultClass"], "mutation.use_evidence_missing",
+        "{refused}"
+    );
+    assert!(
+        refused["diagnostic"]
+            .as_str()
+            .unwrap()
+            .contains("policyDigest"),
+        "{refused}"
+    );
+    for gone in ["programDigest", "trajectoryPath", "startedAt", "finishedAt"] {
+        assert!(summary.get(gone).is_none(), "{gone} in a summary");
+        assert!(
+            full.get(gone).is_some(),
+            "{gone} missing from the full result"
+        );
+    }
+    assert_eq!(
+        full["effects"][0]["payload"]["count"], 2,
+        "{}",
+        full["effects"][0]
+    );
+    assert!(full["effects"][0]["witnessRefs"].is_array());
+    assert!(summary.to_string().len() * 3 < full.to_string().len());
 }

@@ -279,3 +279,40 @@ fn said(result: &Value) -> String {
     }
     out
 }
+
+/// No procedure drops an argument without a word (issue 46): a function
+/// called with too many or too few arguments is an error naming it (Steel's
+/// optimizer inlined such a call and dropped the extra: vendor patch §5),
+/// `format` refuses values it has no directive for, and `displayln` prints
+/// every argument.
+#[test]
+fn no_argument_is_silently_dropped() {
+    let t = Test::on_files();
+    let run = |program: &str| t.tusk(&["eval", "--json", "-"]).stdin(program).run().json();
+    for (program, named) in [
+        (
+            "(define (f a) (+ a 1)) (f 1 2)",
+            "`f` expected 1 arguments, found 2",
+        ),
+        (
+            "(define (f a b) a) (list (f 1))",
+            "`f` expected 2 arguments, found 1",
+        ),
+        (
+            "(define (f a) a) (map (lambda (x) (f x x)) (list 1 2))",
+            "`f` expected 1",
+        ),
+        ("(take (list 1 2))", "`take` expected 2 arguments, found 1"),
+        (
+            r#"(format "~a" 1 2)"#,
+            "2 argument(s) but the template has 1",
+        ),
+    ] {
+        let r = run(program);
+        let message = r["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(named), "{program}: {r:#}");
+    }
+    let r = run(r#"(displayln "claimed " "bd-1" " at " 3) (define (f a . more) more) (f 1 2 3)"#);
+    assert_eq!(r["output"], "claimed bd-1 at 3\n", "{r:#}");
+    assert_eq!(r["value"], serde_json::json!([2, 3]));
+}

@@ -275,7 +275,7 @@ async def s_mutation_no_authority(c: Client) -> None:
 
 
 async def s_mutation_authority_in_call(c: Client) -> None:
-    sc = await eval_ok(c, CLAIM.format(who="agent.call"), policyDigest=digest(), instructionRef=INSTR)
+    sc = await eval_ok(c, CLAIM.format(who="agent.call"), policyDigest=digest(), instructionRef=INSTR, detail="full")
     e = sc["effects"][0]
     check(e["action"] == "issue.claim_next" and e["resultClass"] == "accepted", f"effect {json.dumps(e)[:300]}")
     check(e["payload"].get("claimed") is True, f"nothing claimed: {json.dumps(e['payload'])[:300]}")
@@ -284,7 +284,7 @@ async def s_mutation_authority_in_call(c: Client) -> None:
 
 async def s_mutation_authority_flags(_: Client) -> None:
     async with server("--policy-digest", digest(), "--instruction-ref", "instr://tests/mcp/flags") as c:
-        sc = await eval_ok(c, CLAIM.format(who="agent.flags"))
+        sc = await eval_ok(c, CLAIM.format(who="agent.flags"), detail="full")
         e = sc["effects"][0]
         check(e["resultClass"] == "accepted" and e["payload"].get("claimed") is True, f"effect {json.dumps(e)[:300]}")
 
@@ -417,7 +417,7 @@ async def s_direct_tools(_: Client) -> None:
         check(not r.is_error, f"issue_ready: {show(r)}")
         env = r.structured_content
         check(env.get("schema") == "premath.host_effect.v0", f"issue_ready schema {env.get('schema')!r}")
-        sc = await eval_ok(c, "(issue.ready)")
+        sc = await eval_ok(c, "(issue.ready)", detail="full")
         e = sc["effects"][0]
         for k in ("action", "resultClass", "payload"):
             check(env.get(k) == e.get(k), f"issue_ready {k} differs from scheme_eval's: {json.dumps(env.get(k))[:200]} vs {json.dumps(e.get(k))[:200]}")
@@ -471,7 +471,7 @@ async def s_postgres_store(_: Client) -> None:
         p = tusk("issue", "add", f"Fleet issue {n + 1}", "--store", url)
         check(p.returncode == 0, f"`tusk issue add --store` exited {p.returncode}: {p.stderr.strip()}")
     async with server("--store", url, "--policy-digest", digest(), "--instruction-ref", INSTR) as c:
-        sc = await eval_ok(c, CLAIM.format(who="agent.pg"))
+        sc = await eval_ok(c, CLAIM.format(who="agent.pg"), detail="full")
         e = sc["effects"][0]
         check(e["resultClass"] == "accepted" and e["payload"].get("claimed") is True, f"effect {json.dumps(e)[:300]}")
         check(e["payload"]["issuesPath"].startswith("postgres://") and ":" not in e["payload"]["issuesPath"].split("@")[0][len("postgres://"):],

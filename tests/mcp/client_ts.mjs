@@ -262,13 +262,13 @@ const SCENARIOS = [
     check(sc.failureClasses.includes('mutation.use_evidence_missing'), `failureClasses ${j(sc.failureClasses)}`);
   }],
   ['mutation_authority_in_call', async (c) => {
-    const sc = await evalOk(c, claim('agent.ts.call'), { policyDigest: digest(), instructionRef: INSTR });
+    const sc = await evalOk(c, claim('agent.ts.call'), { policyDigest: digest(), instructionRef: INSTR, detail: 'full' });
     const e = sc.effects[0];
     check(e.resultClass === 'accepted' && e.payload?.claimed === true, `effect ${j(e)}`);
   }],
   ['mutation_authority_flags', async () => {
     await withServer(['--policy-digest', digest(), '--instruction-ref', 'instr://tests/mcp/ts-flags'], async (c) => {
-      const e = (await evalOk(c, claim('agent.ts.flags'))).effects[0];
+      const e = (await evalOk(c, claim('agent.ts.flags'), { detail: 'full' })).effects[0];
       check(e.resultClass === 'accepted' && e.payload?.claimed === true, `effect ${j(e)}`);
     });
   }],
@@ -363,7 +363,7 @@ const SCENARIOS = [
       check(!r.isError, `issue_ready: ${show(r)}`);
       const env = r.structuredContent;
       check(env?.schema === 'premath.host_effect.v0', `issue_ready schema ${j(env?.schema)}`);
-      const e = (await evalOk(c, '(issue.ready)')).effects[0];
+      const e = (await evalOk(c, '(issue.ready)', { detail: 'full' })).effects[0];
       for (const k of ['action', 'resultClass', 'payload']) {
         check(j(env[k], 1e6) === j(e[k], 1e6), `issue_ready ${k} differs: ${j(env[k], 200)} vs ${j(e[k], 200)}`);
       }

@@ -5913,7 +5913,13 @@ impl<'a> SemanticAnalysis<'a> {
                         funcs.insert(
                             *d.name.atom_identifier().unwrap(),
                             Box::new(move |_: &Analysis, lst: &mut List| {
-                                if lst.syntax_object_id > original_id {
+                                // tusk patch (TUSK_PATCHES.md §5): only a
+                                // call with the function's own number of
+                                // arguments is inlined; another keeps its
+                                // call, whose arity check raises.
+                                if lst.syntax_object_id > original_id
+                                    && lst.args.len() == l.args.len() + 1
+                                {
                                     lst.args[0] = ExprKind::LambdaFunction(l.clone());
                                 }
                             }),

@@ -17,7 +17,11 @@ if [ -n "${TUSK_BIN:-}" ]; then
 else
   echo "== building tusk (release; about 3 minutes the first time)"
   cargo build --release --manifest-path "$root/Cargo.toml"
-  tusk="$root/target/release/tusk"
+  # Where cargo put it: CARGO_TARGET_DIR (or a config's build.target-dir)
+  # moves the target directory, and cargo metadata knows where.
+  target=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+  tusk="$target/release/tusk"
 fi
 demo=${TUSK_DEMO_DIR:-"$root/demo"}
 rm -rf "$demo" && mkdir -p "$demo" && cd "$demo"

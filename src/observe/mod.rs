@@ -394,8 +394,20 @@ async fn not_found(h: HeaderMap, Query(p): Query<Params>) -> Response {
     )
 }
 
-async fn home() -> Response {
-    let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, "/queue")], "").into_response();
+/// `/` is the queue; the query goes along (`/?format=json` answers JSON,
+/// as docs/observe.md says every path does).
+async fn home(uri: axum::http::Uri) -> Response {
+    let location = match uri.query() {
+        Some(q) if !q.is_empty() => format!("/queue?{q}"),
+        _ => "/queue".to_string(),
+    };
+    let Ok(location) = header::HeaderValue::from_str(&location) else {
+        return respond(
+            false,
+            Err(PageError::BadRequest("a malformed query".into())),
+        );
+    };
+    let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, location)], "").into_response();
     harden(&mut r);
     r
 }

@@ -509,3 +509,24 @@ fn half_open_and_stalled_connections_do_not_lock_the_dashboard_out() {
     }
     drop(held);
 }
+
+/// `/` redirects to the queue and keeps the query (issue 49: `/?format=json`
+/// lost it and answered HTML).
+#[test]
+fn the_root_redirect_keeps_the_query() {
+    let t = Test::new().issues(&[issue("bd-1")]);
+    let server = t.observe(&[]);
+    let (status, head, _) = request(&server.addr, "GET", "/?format=json&limit=5", &[]);
+    assert_eq!(status, 303, "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("location: /queue?format=json&limit=5"),
+        "{head}"
+    );
+    let (status, head, _) = request(&server.addr, "GET", "/", &[]);
+    assert_eq!(status, 303);
+    assert!(
+        head.to_ascii_lowercase().contains("location: /queue\r\n"),
+        "{head}"
+    );
+}

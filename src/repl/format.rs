@@ -47,7 +47,9 @@ pub fn result_text(result: &Value, program: &str) -> String {
         }
         None => {
             let value = &result["value"];
-            if is_envelope(value) {
+            if let Some(name) = value.is_null().then(|| defined_name(program)).flatten() {
+                out.push_str(&format!("; defined {}\n", crate::terminal::field(name)));
+            } else if is_envelope(value) {
                 out.push_str(&format!("=> envelope {}\n", effect_line(value)));
             } else {
                 out.push_str(&format!(
@@ -68,6 +70,16 @@ pub fn result_text(result: &Value, program: &str) -> String {
         }
     }
     out
+}
+
+/// The name a form defines, when it is one definition (`(define x …)`,
+/// `(define (f …) …)`): the REPL says so rather than print its null value.
+fn defined_name(program: &str) -> Option<&str> {
+    let rest = program.trim().strip_prefix("(define")?;
+    let rest = rest.strip_prefix(char::is_whitespace)?.trim_start();
+    let rest = rest.strip_prefix('(').unwrap_or(rest);
+    let end = rest.find(|c: char| c.is_whitespace() || c == '(' || c == ')')?;
+    (end > 0).then(|| &rest[..end])
 }
 
 /// A host-call envelope (`premath.host_effect.v0`), as a program returns it.

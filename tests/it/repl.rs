@@ -96,7 +96,7 @@ fn pty_evaluates_forms_with_definitions_across_lines_and_runs() {
     // comments do not count as parens.
     p.enter("(define (shout x) ; a ( comment");
     p.enter("  (string-append x \")\"))");
-    p.expect("=> null");
+    p.expect("; defined shout");
     p.prompt();
     p.enter("(shout \"hey\") (+ 40 2)");
     p.expect("=> \"hey)\"");
@@ -186,7 +186,7 @@ fn pty_ctrl_c_stops_an_endless_loop_and_the_prompt_works() {
     let mut p = Pty::start(&s, &["--timeout-ms", "60000"]);
     let sid = p.sid.clone();
     p.enter("(define kept 39)");
-    p.expect("=> null");
+    p.expect("; defined kept");
     p.prompt();
     let started = Instant::now();
     p.enter("(let loop () (loop))");
@@ -351,7 +351,8 @@ fn script_prints_one_result_per_form() {
         "(define x 41)\n(+ x 1) (display \"hi\")\n; a comment\n(define (f n)\n  (* n 2))\n(f 21)\n",
     );
     assert_eq!(code, 0, "{out}\n{err}");
-    assert_eq!(out, "=> null\n=> 42\nhi\n=> null\n=> null\n=> 42\n");
+    // A definition says what it defined (its value is null; issue 49).
+    assert_eq!(out, "; defined x\n=> 42\nhi\n=> null\n; defined f\n=> 42\n");
 }
 
 #[test]
@@ -565,7 +566,9 @@ fn script_load_runs_each_form_and_reset_drops_definitions() {
     let (code, out, _) = script(&s, &["--load-root", "."], ":load lib.scm\n");
     assert_eq!(code, 0);
     assert!(
-        out.starts_with("; lib.scm:2\n=> null\n; lib.scm:4\n=> null\n; lib.scm:5\n=> 42\n"),
+        out.starts_with(
+            "; lib.scm:2\n; defined inc\n; lib.scm:4\n; defined base\n; lib.scm:5\n=> 42\n"
+        ),
         "{out}"
     );
 }

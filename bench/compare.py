@@ -21,6 +21,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import StdioServer  # noqa: E402
+
 TUSK, PREMATH, SRC, WORK = sys.argv[1:5]
 ROUNDS = int(sys.argv[5]) if len(sys.argv) > 5 else 15
 
@@ -123,34 +126,9 @@ measure("harness-trajectory append, 1M rows", [PREMATH] + append, [TUSK] + appen
 
 
 # 5. warm MCP round trip over stdio, raw JSON-RPC
-class Server:
-    def __init__(self, cmd: list[str], cwd: str):
-        self.p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.n = 0
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "compare", "version": "0"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-
-    def call(self, method: str, params: dict) -> dict:
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            reply = json.loads(self.p.stdout.readline())
-            if reply.get("id") == self.n:
-                if "error" in reply or reply.get("result", {}).get("isError"):
-                    sys.exit(f"MCP call failed: {json.dumps(reply)[:400]}")
-                return reply
-
-    def close(self) -> None:
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
-
-
 warm = small_store("warm", 365)
-tusk_srv = Server([TUSK, "mcp"], warm)
-prem_srv = Server([PREMATH, "mcp-serve", "--issues", ".premath/issues.jsonl"], warm)
+tusk_srv = StdioServer([TUSK, "mcp"], warm, "compare")
+prem_srv = StdioServer([PREMATH, "mcp-serve", "--issues", ".premath/issues.jsonl"], warm, "compare")
 tusk_call = ("tools/call", {"name": "scheme_eval", "arguments": {"program": "(issue.ready)"}})
 prem_call = ("tools/call", {"name": "issue_ready", "arguments": {}})
 for _ in range(20):

@@ -32,6 +32,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import StdioServer  # noqa: E402
+
 TARGET = 3.0
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "..", "..", "shared", "bench", "gen_issues.py")
@@ -50,45 +53,19 @@ CLAIM_NEXT_PROGRAM = """(define claim (issue.claim_next (hash "assignee" "agent.
 (list id (result-class claim) (result-class note) (result-class done))"""
 
 
-class Server:
-    """One MCP server over stdio, spoken to in raw JSON-RPC."""
-
-    def __init__(self, cmd: list[str], cwd: str):
-        self.p = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.n = 0
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "context", "version": "0"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-
-    def request(self, method: str, params: dict) -> dict:
-        self.n += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            reply = json.loads(self.p.stdout.readline())
-            if reply.get("id") == self.n:
-                if "error" in reply:
-                    sys.exit(f"{method} failed: {json.dumps(reply)[:400]}")
-                return reply["result"]
+class Server(StdioServer):
+    """An MCP server over stdio, counting what a model reads of each tool result."""
 
     def tool(self, name: str, args: dict) -> tuple[dict, int]:
         """Calls a tool; returns the result and the bytes a model reads of it."""
-        result = self.request("tools/call", {"name": name, "arguments": args})
-        if result.get("isError"):
-            sys.exit(f"{name} failed: {json.dumps(result)[:600]}")
+        result = self.call("tools/call", {"name": name, "arguments": args})["result"]
         read = sum(len(c.get("text", "").encode()) for c in result.get("content", []))
         if result.get("structuredContent") is not None:
             read += len(json.dumps(result["structuredContent"], separators=(",", ":")).encode())
         return result, read
 
     def tools_list_bytes(self) -> int:
-        return len(json.dumps(self.request("tools/list", {}), separators=(",", ":")).encode())
-
-    def close(self) -> None:
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
+        return len(json.dumps(self.call("tools/list", {})["result"], separators=(",", ":")).encode())
 
 
 def store(work: str, name: str) -> str:
@@ -109,7 +86,7 @@ def structured(result: dict) -> dict:
 def premath_task(premath: str, work: str) -> tuple[int, int]:
     d = store(work, "premath")
     srv = Server([premath, "mcp-serve", "--issues", ".premath/issues.jsonl",
-                  "--mutation-policy", "open"], d)
+                  "--mutation-policy", "open"], d, "context")
     listed = srv.tools_list_bytes()
     total = 0
     ready, n = srv.tool("issue_ready", {})
@@ -131,7 +108,8 @@ def tusk_task(tusk: str, work: str, name: str, program: str, detail: str) -> tup
     d = store(work, f"tusk-{name}-{detail}")
     digest = subprocess.run([tusk, "policy", "digest"], cwd=d, capture_output=True,
                             text=True, check=True).stdout.strip()
-    srv = Server([tusk, "mcp", "--policy-digest", digest, "--instruction-ref", "instr://context"], d)
+    srv = Server([tusk, "mcp", "--policy-digest", digest, "--instruction-ref", "instr://context"], d,
+                 "context")
     listed = srv.tools_list_bytes()
     result, n = srv.tool("scheme_eval", {"program": program, "detail": detail})
     srv.close()

@@ -5,6 +5,7 @@
 //! - [`canonical`]: canonical JSON and every digest (`sha256:`, `he1_`, `pol1_`, `iss1_`).
 //! - [`effects`]: the effect log (header, one row per host call, footer).
 //! - `files`: opening tusk's own files, never through a final symlink.
+//! - `spelling`: comparing names as writers misspell them (suggestions, lenient keys).
 //! - [`chain`]: the effect log's row chain and footer signatures (tamper evidence).
 //! - [`host`]: the host-action contract, registry, `premath.host_effect.v0` envelopes
 //!   and the fail-closed mutation gate.
@@ -48,6 +49,7 @@ pub mod replay;
 pub mod runtime;
 pub mod sandbox;
 pub mod serve;
+mod spelling;
 pub mod telemetry;
 pub mod terminal;
 pub mod typestate;

@@ -700,10 +700,8 @@ fn check_files(args: &DoctorArgs) -> Check {
         &default.feature_ledger,
         &default.retry_policy,
     ] {
-        let mut lock = path.as_os_str().to_owned();
-        lock.push(".lock");
         files.push(path.clone());
-        files.push(PathBuf::from(lock));
+        files.push(crate::harness::SidecarLock::path_of(path));
     }
     files.push(args.policy.clone().unwrap_or(default.policy));
     let links: Vec<String> = files

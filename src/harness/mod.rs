@@ -166,11 +166,16 @@ pub struct SidecarLock {
 }
 
 impl SidecarLock {
-    /// Waits up to [`LOCK_TIMEOUT`] for the lock; creates the directory and lock file.
-    pub fn acquire(path: &Path) -> io::Result<Self> {
+    /// The lock file of `path`: `<path>.lock`.
+    pub fn path_of(path: &Path) -> PathBuf {
         let mut lock_path = path.as_os_str().to_owned();
         lock_path.push(".lock");
-        let lock_path = PathBuf::from(lock_path);
+        PathBuf::from(lock_path)
+    }
+
+    /// Waits up to [`LOCK_TIMEOUT`] for the lock; creates the directory and lock file.
+    pub fn acquire(path: &Path) -> io::Result<Self> {
+        let lock_path = Self::path_of(path);
         fs::create_dir_all(parent_dir(&lock_path))?;
         let file = crate::files::open(
             OpenOptions::new().create(true).truncate(false).write(true),

@@ -358,37 +358,18 @@ pub fn path_error(path: &str, message: &str) -> String {
 /// The known name closest to `name`: the same words in another case style,
 /// or a few edits away.
 fn nearest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | '.'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let distance = |a: &str, b: &str| {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let cost = if ca == *cb { prev } else { prev + 1 };
-                prev = row[j + 1];
-                row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
-            }
-        }
-        row[b.len()]
-    };
+    use crate::spelling::{edit_distance, squash};
     known
         .iter()
         .map(|k| {
-            let (n, known) = (squash(name), squash(k));
+            let (n, known) = (squash(name, "_-."), squash(k, "_-."));
             let d = if known == n {
                 0
             } else if n.ends_with(&known) || n.starts_with(&known) {
                 // `close_reason` for `reason`, `issue_id` for `id`.
                 1
             } else {
-                distance(&n, &known)
+                edit_distance(&n, &known)
             };
             (d, *k)
         })
@@ -453,18 +434,20 @@ pub fn resolved<'s>(root: &'s Value, prop: &'s Value) -> &'s Value {
 /// (`x-aliases` in its schema: `id` for `issueId`). Either only when the
 /// property itself is not given.
 fn normalize_keys(map: &mut Map<String, Value>, properties: &Map<String, Value>) {
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let given: Vec<String> = map.keys().cloned().collect();
-    for key in given {
-        if properties.contains_key(&key) {
-            continue;
-        }
-        let mut same = properties.keys().filter(|p| squash(p) == squash(&key));
+    use crate::spelling::squash;
+    // Most calls name only known keys: then there is nothing to do (this
+    // runs on every host call).
+    let unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !properties.contains_key(*k))
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        return;
+    }
+    for key in unknown {
+        let wanted = squash(&key, "_-");
+        let mut same = properties.keys().filter(|p| squash(p, "_-") == wanted);
         if let (Some(name), None) = (same.next(), same.next()) {
             if !map.contains_key(name) {
                 if let Some(v) = map.remove(&key) {

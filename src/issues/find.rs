@@ -239,20 +239,18 @@ pub enum Direction {
 }
 
 /// Only a string names a direction (serde's enum form would also take a
-/// hash, `{"up": null}`, and refuse `{"up": true}` in its own words).
+/// hash, `{"up": null}`, and refuse `{"up": true}` in its own words); the
+/// names are the command line's, from one declaration.
 impl TryFrom<String> for Direction {
     type Error = String;
 
     fn try_from(s: String) -> Result<Self, String> {
-        match s.as_str() {
-            "down" => Ok(Direction::Down),
-            "up" => Ok(Direction::Up),
-            "both" => Ok(Direction::Both),
-            other => Err(format!(
-                "direction {other:?} is not one of `down` (what it depends on), `up` (what \
+        <Direction as clap::ValueEnum>::from_str(&s, false).map_err(|_| {
+            format!(
+                "direction {s:?} is not one of `down` (what it depends on), `up` (what \
                  depends on it) or `both`"
-            )),
-        }
+            )
+        })
     }
 }
 

@@ -15,15 +15,12 @@
 
 use super::memory;
 use super::order;
+use super::primitives::{err, memory_breach, native};
 use super::printer;
 use steel::rerrs::ErrorKind;
 use steel::rvals::{Result as SteelResult, SteelVal};
 use steel::steel_vm::engine::Engine;
 use steel::SteelErr;
-
-fn err(message: impl Into<String>) -> SteelErr {
-    SteelErr::new(ErrorKind::Generic, message.into())
-}
 
 fn arity_error(name: &str, takes: &str, got: usize) -> SteelErr {
     SteelErr::new(
@@ -54,26 +51,13 @@ fn string_of<'a>(name: &str, v: &'a SteelVal, which: &str) -> SteelResult<&'a st
     }
 }
 
-fn reserve(bytes: usize) -> SteelResult<()> {
+pub(super) fn reserve(bytes: usize) -> SteelResult<()> {
     if memory::would_exceed(bytes) {
-        memory::note_breach();
-        memory::interrupt_vm();
-        return Err(err(
+        return Err(memory_breach(
             "memory limit exceeded: the allocation would exceed the run's memory budget",
         ));
     }
     Ok(())
-}
-
-fn native(
-    engine: &mut Engine,
-    name: &str,
-    f: impl Fn(&[SteelVal]) -> SteelResult<SteelVal> + Send + Sync + 'static,
-) {
-    engine.register_value(
-        name,
-        SteelVal::anonymous_boxed_function(std::sync::Arc::new(f)),
-    );
 }
 
 /// Racket's `format`: `~a` (display), `~s` and `~v` (write), `~n` and `~%`
@@ -330,15 +314,10 @@ pub(crate) fn lookup<'m>(
     let SteelVal::StringV(key) = key else {
         return None;
     };
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let wanted = squash(key.as_str());
+    use crate::spelling::squash;
+    let wanted = squash(key.as_str(), "_-");
     let mut found = map.iter().filter(|(k, _)| match k {
-        SteelVal::StringV(k) => squash(k.as_str()) == wanted,
+        SteelVal::StringV(k) => squash(k.as_str(), "_-") == wanted,
         _ => false,
     });
     if let (Some((_, v)), None) = (found.next(), found.next()) {
@@ -507,13 +486,10 @@ pub const OTHER_SCHEMES: &[(&str, &str)] = &[
     ("hash-table-keys", "(hash-keys h)"),
     ("hash-table-values", "(hash-values h)"),
     ("hash-table->alist", "(hash->list h)"),
-    ("hash-has-key?", "(hash-contains? h k)"),
-    ("hash-count", "(hash-length h)"),
     ("assoc-ref", "(hash-ref h k) on a hash; on an association list (cdr (assoc k alist))"),
     ("string-contains", "(string-contains? s \"part\") gives #t or #f"),
     ("string-index", "(string-contains? s \"x\") to test; substring and string-length to cut"),
     ("string-search-forward", "(string-contains? s \"part\")"),
-    ("string-trim", "(trim s); trim-start and trim-end for one side"),
     ("string-trim-both", "(trim s)"),
     ("string-null?", "(equal? s \"\")"),
     ("string-empty?", "(equal? s \"\")"),
@@ -546,3 +522,16 @@ pub const OTHER_SCHEMES: &[(&str, &str)] = &[
     ("current-seconds", "there is no clock in a program; a host call's envelope says when it acted"),
     ("random", "there is no randomness in a program: its result must replay"),
 ];
+
+#[cfg(test)]
+mod tests {
+    /// The table advises only on names the dialect leaves unbound: a bound
+    /// name never reaches it.
+    #[test]
+    fn the_other_schemes_table_names_only_unbound_names() {
+        let bound = super::super::program_names();
+        for (name, _) in super::OTHER_SCHEMES {
+            assert!(!bound.iter().any(|b| b == name), "{name} is bound");
+        }
+    }
+}

@@ -270,11 +270,11 @@ const GUARDED: &[&str] = &[
     "range",
 ];
 
-fn err(message: impl Into<String>) -> SteelErr {
+pub(super) fn err(message: impl Into<String>) -> SteelErr {
     SteelErr::new(ErrorKind::Generic, message.into())
 }
 
-fn native(
+pub(super) fn native(
     engine: &mut Engine,
     name: &str,
     f: impl Fn(&[SteelVal]) -> SteelResult<SteelVal> + Send + Sync + 'static,
@@ -284,7 +284,7 @@ fn native(
 
 /// Ends the run for memory at the next VM instruction and returns the error
 /// that unwinds the current primitive.
-fn memory_breach(message: &str) -> SteelErr {
+pub(super) fn memory_breach(message: &str) -> SteelErr {
     memory::note_breach();
     memory::interrupt_vm();
     err(message)
@@ -670,27 +670,11 @@ fn register_natives(engine: &mut Engine) {
     });
     native(engine, "tusk-reserve!", |args| {
         let bytes = args.first().and_then(as_usize).unwrap_or(0);
-        if memory::would_exceed(bytes) {
-            Err(memory_breach(
-                "memory limit exceeded: the allocation would exceed the run's memory budget",
-            ))
-        } else {
-            Ok(SteelVal::Void)
-        }
+        super::dialect::reserve(bytes).map(|()| SteelVal::Void)
     });
     native(engine, "tusk-int", |args| match args.first() {
         Some(v @ (SteelVal::IntV(_) | SteelVal::BigNum(_))) => Ok(v.clone()),
         _ => Err(err("expected an exact integer size")),
-    });
-    native(engine, "tusk-total-length", |args| {
-        let total = match args.first() {
-            Some(SteelVal::ListV(parts)) => parts
-                .iter()
-                .map(text_len)
-                .fold(0usize, usize::saturating_add),
-            _ => 0,
-        };
-        Ok(SteelVal::IntV(total.min(isize::MAX as usize) as isize))
     });
     native(engine, "tusk-replace-bound", |args| {
         let (s, from, to) = match args {

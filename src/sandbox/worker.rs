@@ -509,16 +509,11 @@ fn closest_action<'a>(name: &str, actions: &'a [String]) -> Option<&'a str> {
 /// The action id closest to a misspelled name, if one is close enough to be
 /// what was meant (a few edits, or the same words with other separators).
 fn closest<'a>(name: &str, ids: &'a [String]) -> Option<&'a str> {
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '.' | '_' | '-'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let name_squashed = squash(name);
+    use crate::spelling::{edit_distance, squash};
+    let name_squashed = squash(name, "._-");
     ids.iter()
         .map(|id| {
-            let d = if squash(id) == name_squashed {
+            let d = if squash(id, "._-") == name_squashed {
                 0
             } else {
                 edit_distance(name, id)
@@ -528,22 +523,6 @@ fn closest<'a>(name: &str, ids: &'a [String]) -> Option<&'a str> {
         .filter(|(d, id)| *d <= (id.len() / 4).clamp(1, 3))
         .min()
         .map(|(_, id)| id)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = if ca == cb { prev } else { prev + 1 };
-            prev = row[j + 1];
-            row[j + 1] = cost.min(row[j] + 1).min(prev + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub fn enabled() -> bool {
 }
 
 /// How long one export may take when the variables do not say.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+const DEFAULT_TIMEOUT_MS: u64 = 2000;
 
 /// The OTLP transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,9 @@ pub struct Settings {
     pub protocol: Protocol,
     pub traces: bool,
     pub metrics: bool,
-    /// Set when no variable sets the export timeout.
+    /// One export's bound, and the exit flush's in all: the variables'
+    /// value clamped ([`Numbers::export_timeout`]), given to the exporters
+    /// so that they do not read the variables themselves.
     pub timeout: Option<Duration>,
     /// Retry a failed export (with the SDK's recommended back-off): for a
     /// long-lived server. A one-shot command does not: its exit would wait
@@ -87,8 +89,13 @@ const BOUNDS: [(&str, u64, u64, u64); 9] = [
     ("OTEL_BSP_MAX_QUEUE_SIZE", 1, 65_536, 8192),
     ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, 8192, 2048),
     ("OTEL_BSP_SCHEDULE_DELAY", 1, 60_000, 5000),
-    ("OTEL_EXPORTER_OTLP_TIMEOUT", 1, 10_000, 2000),
-    ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000, 2000),
+    ("OTEL_EXPORTER_OTLP_TIMEOUT", 1, 10_000, DEFAULT_TIMEOUT_MS),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+        1,
+        10_000,
+        DEFAULT_TIMEOUT_MS,
+    ),
     ("OTEL_METRIC_EXPORT_INTERVAL", 1000, 3_600_000, 10_000),
     ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", 0, 1024, 128),
     ("OTEL_SPAN_EVENT_COUNT_LIMIT", 0, 1024, 128),
@@ -345,7 +352,9 @@ pub fn start(settings: &Settings) -> Result<Telemetry, String> {
     // tonic's channel binds to the runtime it is built in.
     let _entered = runtime.as_ref().map(|r| r.enter());
     let undelivered = Arc::new(Undelivered::default());
-    let timeout = settings.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let timeout = settings
+        .timeout
+        .unwrap_or(Duration::from_millis(DEFAULT_TIMEOUT_MS));
     let resource = resource();
     let tracer = if settings.traces {
         let exporter = span_exporter(settings)?;

@@ -7,22 +7,10 @@ use crate::common::*;
 
 const MISSING_POLICY: &str = "/nonexistent/mutation_policy.json";
 
-/// The built-in policy's digest: what an attacker who knows tusk's default
-/// would send.
-fn builtin_digest(t: &Test) -> String {
-    t.tusk(&["policy", "digest"])
-        .env_remove("TUSK_STORE")
-        .run()
-        .status(0)
-        .stdout()
-        .trim()
-        .to_string()
-}
-
 #[test]
 fn a_named_policy_that_does_not_exist_is_an_error_everywhere() {
     let t = Test::on_files().issues(&[issue("bd-1")]);
-    let digest = builtin_digest(&t);
+    let digest = t.policy_digest();
     let before = t.store_text();
 
     // `policy digest`: exit 2, the path, the class under --json.
@@ -105,7 +93,7 @@ fn the_default_policy_location_may_be_absent_and_says_so() {
 fn files_behind_symlinks_are_refused_and_their_targets_untouched() {
     use std::os::unix::fs::symlink;
     let t = Test::on_files().issues(&[issue("bd-1")]);
-    let digest = builtin_digest(&t);
+    let digest = t.policy_digest();
     let rc = t.write("outside/rc", "# a shell rc file\n");
     let session = r#"(harness.session.write (hash "state" "active" "summary" "s"))"#;
     let eval = |program: &str| {
@@ -218,7 +206,7 @@ fn whole_lines(path: &std::path::Path) {
 #[test]
 fn a_full_disk_refuses_the_mutation_before_it_is_made() {
     let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
-    let digest = builtin_digest(&t);
+    let digest = t.policy_digest();
     let before = t.store_text();
     std::fs::create_dir_all(t.path("logs")).unwrap();
     t.write("two.scm", TWO_CLOSES);
@@ -262,7 +250,7 @@ fn a_full_disk_refuses_the_mutation_before_it_is_made() {
 fn a_file_size_limit_refuses_the_mutation_and_leaves_whole_rows() {
     use std::os::unix::process::CommandExt;
     let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
-    let digest = builtin_digest(&t);
+    let digest = t.policy_digest();
     // Logs that exist and are larger than the store.
     t.tusk(&["eval", "-"])
         .stdin("(issue.list) (issue.ready)")
@@ -320,24 +308,20 @@ fn a_file_size_limit_refuses_the_mutation_and_leaves_whole_rows() {
     whole_lines(&trajectory);
 }
 
-/// A chain `bd-1 → bd-2 → … → bd-N` as store text.
-fn chain(n: usize) -> String {
-    let mut text = String::new();
-    for i in 1..=n {
-        let mut line = serde_json::json!({
-            "id": format!("bd-{i}"), "title": format!("t{i}"), "status": "open",
-            "priority": 2, "issue_type": "task",
-            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"
-        });
-        if i < n {
-            line["dependencies"] = serde_json::json!([{"issue_id": format!("bd-{i}"),
-                "depends_on_id": format!("bd-{}", i + 1), "type": "blocks",
-                "created_at": "2026-01-01T00:00:00Z"}]);
-        }
-        text.push_str(&line.to_string());
-        text.push('\n');
-    }
-    text
+/// A chain `bd-1 → bd-2 → … → bd-N` of blocking edges.
+fn chain(n: usize) -> Vec<serde_json::Value> {
+    (1..=n)
+        .map(|i| {
+            let id = format!("bd-{i}");
+            match i < n {
+                true => issue_with(
+                    &id,
+                    serde_json::json!({"dependencies": [blocks(&id, &format!("bd-{}", i + 1))]}),
+                ),
+                false => issue(&id),
+            }
+        })
+        .collect()
 }
 
 /// A read-only caller asking `dep.tree` for a huge `maxDepth` on a long
@@ -347,7 +331,7 @@ fn chain(n: usize) -> String {
 #[test]
 fn a_deep_chain_is_walked_within_bounds_and_kills_nothing() {
     let _heavy = crate::common::heavy();
-    let t = Test::on_files().issue_text(&chain(100_000));
+    let t = Test::on_files().issues(&chain(100_000));
     // The CLI: refused with the bound named, then answered at the bound.
     let run = t.run(&["dep", "tree", "bd-1", "--max-depth", "100000", "--json"]);
     let (code, v) = run.reply();
@@ -405,28 +389,22 @@ fn a_deep_chain_is_walked_within_bounds_and_kills_nothing() {
 /// next): 2^depth paths. The tree stops at its node budget and says so.
 #[test]
 fn a_graph_of_diamonds_stops_at_the_node_budget() {
-    let mut text = String::new();
     let levels = 40;
+    let mut issues = Vec::new();
     for l in 0..levels {
         for side in ["a", "b"] {
-            let mut line = serde_json::json!({
-                "id": format!("{side}{l}"), "title": "x", "status": "open", "priority": 2,
-                "issue_type": "task", "created_at": "2026-01-01T00:00:00Z",
-                "updated_at": "2026-01-01T00:00:00Z"
-            });
-            if l + 1 < levels {
-                line["dependencies"] = serde_json::json!(["a", "b"]
+            let id = format!("{side}{l}");
+            let below: Vec<serde_json::Value> = match l + 1 < levels {
+                true => ["a", "b"]
                     .iter()
-                    .map(|o| serde_json::json!({
-                    "issue_id": format!("{side}{l}"), "depends_on_id": format!("{o}{}", l + 1),
-                    "type": "blocks", "created_at": "2026-01-01T00:00:00Z"}))
-                    .collect::<Vec<_>>());
-            }
-            text.push_str(&line.to_string());
-            text.push('\n');
+                    .map(|o| blocks(&id, &format!("{o}{}", l + 1)))
+                    .collect(),
+                false => Vec::new(),
+            };
+            issues.push(issue_with(&id, serde_json::json!({"dependencies": below})));
         }
     }
-    let t = Test::on_files().issue_text(&text);
+    let t = Test::on_files().issues(&issues);
     let v = t
         .run(&["dep", "tree", "a0", "--max-depth", "50", "--json"])
         .status(0)
@@ -602,19 +580,15 @@ fn mermaid_labels_cannot_be_broken_out_of() {
         "%%{init: {}}%%",
         "a#quot;b|c>d<e&f;g[h]i{j}k`l",
     ];
-    let mut text = String::new();
-    for (i, id) in hostile.iter().enumerate() {
-        let mut line = serde_json::json!({"id": id, "title": "t", "status": "open",
-            "priority": 2, "issue_type": "task",
-            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"});
-        if let Some(next) = hostile.get(i + 1) {
-            line["dependencies"] = serde_json::json!([{"issue_id": id, "depends_on_id": next,
-                "type": "blocks", "created_at": "2026-01-01T00:00:00Z"}]);
-        }
-        text.push_str(&line.to_string());
-        text.push('\n');
-    }
-    let t = Test::on_files().issue_text(&text);
+    let issues: Vec<serde_json::Value> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, id)| match hostile.get(i + 1) {
+            Some(next) => issue_with(id, serde_json::json!({"dependencies": [blocks(id, next)]})),
+            None => issue(id),
+        })
+        .collect();
+    let t = Test::on_files().issues(&issues);
     let out = t
         .run(&["dep", "tree", hostile[0], "--format", "mermaid"])
         .status(0)

@@ -522,50 +522,39 @@ fn prime_is_generated_from_the_catalogue() {
     dir.write("helpers.scm", &format!("(begin {} #t)", helpers.join(" ")));
     let (code, out, err) = dir.run(&["eval", "--json", "helpers.scm"]).parts();
     assert_eq!(code, 0, "{out}{err}");
-    let example = guide
-        .split("```scheme\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("an example program");
+    // The guide's programs run as shown: the first claims the next ready
+    // issue, the second (issue 46) is a worker's whole turn.
+    let program = |n: usize| {
+        guide
+            .split("```scheme\n")
+            .nth(n)
+            .and_then(|rest| rest.split("\n```").next())
+            .expect("a program of the guide")
+    };
+    let digest = digest(&dir);
+    let run = |name: &str, text: &str| -> Value {
+        dir.write(name, text);
+        let (code, out, err) = dir
+            .run(&[
+                "eval",
+                "--json",
+                name,
+                "--policy-digest",
+                &digest,
+                "--instruction-ref",
+                "instr://prime",
+            ])
+            .parts();
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let example = program(1);
     assert!(example.contains("issue.claim_next"), "{example}");
     assert_eq!(dir.run(&["issue", "add", "First"]).parts().0, 0);
-    dir.write("example.scm", example);
-    let digest = digest(&dir);
-    let (code, out, err) = dir
-        .run(&[
-            "eval",
-            "--json",
-            "example.scm",
-            "--policy-digest",
-            &digest,
-            "--instruction-ref",
-            "instr://prime",
-        ])
-        .parts();
-    assert_eq!(code, 0, "{out}{err}");
-    let result: Value = serde_json::from_str(&out).unwrap();
+    let result = run("example.scm", example);
     assert_eq!(result["value"], "bd-1", "{result:#}");
-    // The worker's whole turn (issue 46) runs as shown, on a fresh issue.
-    let turn = guide
-        .split("```scheme\n")
-        .nth(2)
-        .and_then(|rest| rest.split("\n```").next())
-        .expect("the worker turn");
     assert_eq!(dir.run(&["issue", "add", "Second"]).parts().0, 0);
-    dir.write("turn.scm", turn);
-    let (code, out, err) = dir
-        .run(&[
-            "eval",
-            "--json",
-            "turn.scm",
-            "--policy-digest",
-            &digest,
-            "--instruction-ref",
-            "instr://prime",
-        ])
-        .parts();
-    assert_eq!(code, 0, "{out}{err}");
-    let result: Value = serde_json::from_str(&out).unwrap();
+    let result = run("turn.scm", program(2));
     assert_eq!(result["value"], json!({"closed": "bd-2"}), "{result:#}");
     // Read by a model at the start of its work: kept under 16 KB.
     assert!(

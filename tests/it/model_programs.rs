@@ -64,13 +64,7 @@ fn files(wrong: bool) -> Vec<PathBuf> {
 fn run(program: &str) -> (i32, Value, Test) {
     let t = Test::on_files()
         .issue_text(&std::fs::read_to_string(corpus_dir().join("seed.jsonl")).unwrap());
-    let digest = t
-        .tusk(&["policy", "digest"])
-        .run()
-        .status(0)
-        .stdout()
-        .trim()
-        .to_string();
+    let digest = t.policy_digest();
     let (code, result) = t
         .tusk(&["eval", "--json", "-", "--policy-digest", &digest])
         .args(["--instruction-ref", "instr://corpus"])

@@ -475,15 +475,16 @@ fn with_auth_every_request_needs_a_listed_bearer_token() {
 }
 
 /// 1,100 connections that never finish their headers, then 300 that stall
-/// mid-body and 300 that go idle after a request: the dashboard still
-/// answers a new client at once (the connection layer `tusk mcp --http`
-/// uses: deadlines per phase, the most suspect connection evicted at the
-/// cap). Before, `tusk observe` had no header deadline and no cap.
+/// mid-body and 300 that go idle after a request, against a server allowed
+/// 1,024 open files: the dashboard still answers a new client at once (the
+/// connection layer `tusk mcp --http` uses: deadlines per phase, the most
+/// suspect connection evicted at the cap). Before, `tusk observe` had no
+/// header deadline and no cap, and ran out of descriptors.
 #[test]
 fn half_open_and_stalled_connections_do_not_lock_the_dashboard_out() {
     let _heavy = crate::common::heavy();
     let t = Test::new().issues(&[issue("bd-1")]);
-    let server = t.observe(&[]);
+    let server = t.observe_with_open_files(&[], 1024);
     let mut held = Vec::new();
     let floods: [&[u8]; 3] = [
         b"GET /queue HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",

@@ -280,15 +280,23 @@ impl Test {
             .reply()
     }
 
+    /// The digest `tusk policy digest` prints here (the built-in policy's
+    /// unless the directory has a policy file).
+    pub fn policy_digest(&self) -> String {
+        self.tusk(&["policy", "digest"])
+            .env_remove("TUSK_STORE")
+            .run()
+            .status(0)
+            .stdout()
+            .trim()
+            .to_string()
+    }
+
     /// `program` through `tusk eval --json -` against the store by flag,
     /// with the default policy's authority: the result.
     pub fn eval_with_authority(&self, program: &str) -> Value {
-        let digest = self
-            .tusk(&["policy", "digest"])
-            .env_remove("TUSK_STORE")
-            .run()
-            .stdout();
-        self.store_raw(&["eval", "--json", "--policy-digest", digest.trim()])
+        let digest = self.policy_digest();
+        self.store_raw(&["eval", "--json", "--policy-digest", &digest])
             .args(["--instruction-ref", "instr://routing", "-"])
             .stdin(program)
             .run()
@@ -321,11 +329,39 @@ impl Test {
     /// Starts `tusk observe` on a free loopback port (plus `extra` flags)
     /// over this directory's stores; returns once it listens.
     pub fn observe(&self, extra: &[&str]) -> ObserveServer {
+        self.start_observe(extra, None)
+    }
+
+    /// [`Test::observe`] with at most `max_files` open descriptors (a
+    /// usual default is 1024), so that a flood of connections meets the
+    /// limit a real server would.
+    pub fn observe_with_open_files(&self, extra: &[&str], max_files: u64) -> ObserveServer {
+        self.start_observe(extra, Some(max_files))
+    }
+
+    fn start_observe(&self, extra: &[&str], max_files: Option<u64>) -> ObserveServer {
         use std::io::BufRead;
-        let mut child = self
+        use std::os::unix::process::CommandExt;
+        let mut command = self
             .tusk(&["observe", "--http", "127.0.0.1:0"])
             .args(extra)
-            .command()
+            .command();
+        if let Some(n) = max_files {
+            // SAFETY: setrlimit between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let rl = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

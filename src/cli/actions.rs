@@ -27,10 +27,29 @@ pub fn run(args: ActionsArgs) -> Result<Exit, CliError> {
         Some(id) => match registry.get(id) {
             Some(action) => vec![action.spec()],
             None => {
-                return Err(CliError::unusable(
-                    "tusk actions",
-                    format_args!("no action `{id}`; `tusk actions` lists them"),
-                ))
+                let ids: Vec<String> = registry.specs().map(|s| s.id.to_string()).collect();
+                let meant = crate::sandbox::closest_action(id, &ids)
+                    .map(|m| format!("did you mean `{m}`? "))
+                    .unwrap_or_default();
+                let message = format!("no action `{id}`; {meant}`tusk actions` lists them");
+                let error = CliError::unusable("tusk actions", &message)
+                    .with_class(super::CliClass::UnknownAction.as_str());
+                return Err(if args.json {
+                    let class = super::CliClass::UnknownAction.as_str();
+                    error.with_json(serde_json::json!({
+                        "result": "rejected",
+                        "class": class,
+                        "failureClasses": [class],
+                        "message": message,
+                        "hint": if meant.is_empty() {
+                            "`tusk actions` lists the action ids".to_string()
+                        } else {
+                            meant.trim_end().to_string()
+                        },
+                    }))
+                } else {
+                    error
+                });
             }
         },
     };

@@ -21,6 +21,14 @@ crate::failure::class_enum! {
         Usage = "cli.usage",
         KeygenWriteFailed = "keygen.write_failed",
         IssueStoreNotFound = "issue_store.not_found",
+        UnknownAction = "cli.unknown_action",
+        /// `--run`, `--session` or `--trace` names nothing in the log.
+        NothingSelected = "replay.not_found",
+        /// A refusal (exit 1) the command names no finer class for.
+        Refused = "cli.refused",
+        /// Unusable input or environment (exit 2) the command names no finer
+        /// class for.
+        Unusable = "cli.unusable",
     }
 }
 

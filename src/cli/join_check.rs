@@ -57,6 +57,7 @@ pub fn run_join_check(args: &JoinCheckArgs) -> Result<Exit, CliError> {
 
 fn invalid(message: impl std::fmt::Display) -> CliError {
     CliError::unusable("harness_join_check_invalid", message)
+        .with_class("harness_join_check_invalid")
 }
 
 fn read_input(path: &Path) -> Result<Value, String> {

@@ -206,9 +206,24 @@ pub fn report(error: CliError) -> i32 {
             let _ = e.print();
         }
         CliError::Refused(failure) | CliError::Unusable(failure) => {
-            let json = failure
-                .json
-                .map(|v| format!("{}\n", crate::canonical::to_pretty_sorted(&v)));
+            // Under `--json` every failure answers in JSON: the command's own
+            // object, or the CLI's error contract when it has none.
+            let json = failure.json.clone().or_else(|| {
+                wants_json().then(|| {
+                    let class = failure.class.unwrap_or(if code == 1 {
+                        CliClass::Refused.as_str()
+                    } else {
+                        CliClass::Unusable.as_str()
+                    });
+                    serde_json::json!({
+                        "result": "rejected",
+                        "class": class,
+                        "failureClasses": [class],
+                        "message": failure.message,
+                    })
+                })
+            });
+            let json = json.map(|v| format!("{}\n", crate::canonical::to_pretty_sorted(&v)));
             let print_json = |json: &Option<String>| {
                 if let Some(text) = json {
                     if let Err(e) = write_stdout(text.as_bytes()) {
@@ -259,12 +274,18 @@ fn usage_error(e: clap::Error) -> CliError {
         _ => CliClass::Usage.as_str(),
     };
     let rendered = e.render().to_string();
-    let message = rendered
+    let mut message = rendered
         .lines()
         .next()
         .unwrap_or("")
         .trim_start_matches("error: ")
         .to_string();
+    // clap names the missing arguments on the lines after the first.
+    if let (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(missing))) =
+        (e.kind(), e.get(ContextKind::InvalidArg))
+    {
+        message = format!("{} {}", message, missing.join(", "));
+    }
     let suggestion = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
         .into_iter()
         .find_map(|kind| match e.get(kind) {

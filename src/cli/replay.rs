@@ -114,8 +114,15 @@ fn diff(args: &DiffArgs) -> Result<Exit, CliError> {
     let find = |id: &str| log.runs.iter().find(|r| r.run_id == id);
     let (a, b) = match (find(&args.run_a), find(&args.run_b)) {
         (Some(a), Some(b)) => (a, b),
-        (None, _) => return Err(unusable(format!("no run {} in the log", args.run_a))),
-        (_, None) => return Err(unusable(format!("no run {} in the log", args.run_b))),
+        (a, _) => {
+            let missing = if a.is_none() {
+                &args.run_a
+            } else {
+                &args.run_b
+            };
+            return Err(unusable(format!("no run {missing} in the log"))
+                .with_class(super::CliClass::NothingSelected.as_str()));
+        }
     };
     for run in [a, b] {
         if let Some(p) = &run.problem {
@@ -207,7 +214,8 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
             .map_err(unusable)?
             .replay(runs, &selection),
     };
-    let reports = replayed.map_err(unusable)?;
+    let reports =
+        replayed.map_err(|e| unusable(e).with_class(super::CliClass::NothingSelected.as_str()))?;
     // Rows that belong to no run only concern a replay of the whole log.
     let stray: Vec<Value> = match selection {
         Selection::All => log

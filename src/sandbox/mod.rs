@@ -48,6 +48,7 @@ mod proto;
 mod supervisor;
 mod template;
 mod worker;
+pub(crate) use worker::closest_action;
 
 pub use limits::{Limits, LimitsOverride};
 pub use primitives::program_names;

@@ -481,7 +481,7 @@ fn unbound(name: &str, actions: &[String]) -> String {
 /// The action a name most likely meant: a close spelling, an action whose
 /// id ends with the name (`session.write`), or the usual verb for one
 /// (`issue.get` → `issue.show`).
-fn closest_action<'a>(name: &str, actions: &'a [String]) -> Option<&'a str> {
+pub(crate) fn closest_action<'a>(name: &str, actions: &'a [String]) -> Option<&'a str> {
     if let Some(id) = closest(name, actions) {
         return Some(id);
     }

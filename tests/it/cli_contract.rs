@@ -140,3 +140,113 @@ fn a_missing_file_is_a_json_error_with_its_class() {
         assert_eq!(v["class"], class, "{args:?}: {v:#}");
     }
 }
+
+/// The required arguments a command's usage line names (`<ID>`, `--input
+/// <INPUT>`), outside its optional `[...]` groups.
+fn required_in_usage(help: &str) -> Vec<String> {
+    let usage = help
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .unwrap_or_default();
+    let mut depth = 0;
+    let mut outside = String::new();
+    for c in usage.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ if depth == 0 => outside.push(c),
+            _ => {}
+        }
+    }
+    outside
+        .split_whitespace()
+        .filter(|w| w.starts_with('<') && *w != "<COMMAND>")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_missing_argument_is_named_in_the_json_error() {
+    let t = Test::on_files();
+    let mut checked = 0;
+    for path in command_paths(&t) {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = String::from_utf8(t.run(&args).stdout).unwrap();
+        if help.contains("\nCommands:") {
+            continue;
+        }
+        let required = required_in_usage(&help);
+        // Servers (`observe`) print no JSON; their usage errors are clap's.
+        if required.is_empty() || !help.contains("--json") {
+            continue;
+        }
+        args.pop();
+        args.push("--json");
+        let out = t.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = json_error(&out, &args.join(" "));
+        assert_eq!(v["class"], "cli.missing_argument", "{args:?}: {v:#}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            required.iter().any(|r| message.contains(r.as_str())),
+            "{args:?}: the message names none of {required:?}: {message}"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} commands have required arguments"
+    );
+}
+
+/// Every command that names a thing by id or path answers a name that is not
+/// there with one JSON object under `--json` (the command's documented
+/// report, or the CLI's error object) and a non-zero exit.
+#[test]
+fn an_unknown_id_or_file_answers_in_json() {
+    let t = Test::on_files();
+    assert!(t.run(&["init"]).status.success());
+    let cases: &[&[&str]] = &[
+        &["actions", "nosuch"],
+        &["actions", "issue.get"],
+        &["replay", "--run", "nope"],
+        &["replay", "diff", "a", "b"],
+        &["harness-join-check", "--input", "nope.json"],
+        &["issue", "show", "bd-99"],
+        &["issue", "claim", "bd-99"],
+        &["issue", "close", "bd-99"],
+        &["issue", "update", "bd-99", "--status", "open"],
+        &["issue", "comment", "bd-99", "--text", "x"],
+        &["issue", "lease-renew", "bd-99"],
+        &["issue", "lease-release", "bd-99"],
+        &["dep", "add", "bd-98", "bd-99"],
+        &["dep", "tree", "bd-99"],
+        &["harness-session", "read", "--path", "nope.json"],
+        &["harness-feature", "read", "--path", "nope.json"],
+        &["policy", "digest", "--policy", "nope.toml"],
+        &["eval", "nope.scm"],
+        &["scheme-eval", "--program", "nope.json"],
+        &["issue", "list", "--issues", "nope.jsonl"],
+        &["store", "status", "--store", "postgres://127.0.0.1:1/none"],
+        &["doctor", "--policy", "nope.toml"],
+    ];
+    for case in cases {
+        let mut args = case.to_vec();
+        args.push("--json");
+        let out = t.run(&args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: stdout is not one JSON object ({e}): {stdout}\nstderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert!(v.is_object(), "{args:?}: {v:#}");
+    }
+    // The misspelled action gets what was meant.
+    let v = json_error(&t.run(&["actions", "issue.get", "--json"]), "actions");
+    assert_eq!(v["class"], "cli.unknown_action");
+    assert!(v["hint"].as_str().unwrap().contains("issue.show"), "{v:#}");
+}

@@ -973,14 +973,30 @@ fn edge_text(action: &str, v: &Value) -> String {
     } else {
         ("remove", "Removed")
     };
+    let (from, to, dep_type) = (s(dep, "issueId"), s(dep, "dependsOnId"), s(dep, "type"));
     out.push_str(&format!(
-        "premath dep {verb}\n  {done}: {} -> {} ({})\n  Path: {}\n",
-        s(dep, "issueId"),
-        s(dep, "dependsOnId"),
-        s(dep, "type"),
+        "premath dep {verb}\n  {done}: {from} -> {to} ({dep_type})\n  Path: {}\n",
         s(v, "issuesPath")
     ));
+    // premath's `A -> B (blocks)` reads as "A blocks B" and means the
+    // opposite; the reference's lines stay as they are (tools parse them) and
+    // one more says it in words.
+    if action == "dep.add" {
+        out.push_str(&format!("  Means: {}\n", edge_in_words(from, to, dep_type)));
+    }
     out
+}
+
+/// An edge `from -> to` of `dep_type`, as a sentence: who waits on whom.
+fn edge_in_words(from: &str, to: &str, dep_type: &str) -> String {
+    match dep_type {
+        "blocks" | "conditional-blocks" | "waits-for" => {
+            format!("{from} waits on {to} ({to} blocks {from} until it is closed)")
+        }
+        "parent-child" => format!("{from} is a child of {to} and waits on it"),
+        "discovered-from" => format!("{from} was discovered from {to} (it does not wait on it)"),
+        other => format!("{from} is linked to {to} as {other} (it does not wait on it)"),
+    }
 }
 
 /// The id, and the lease or edge a mutation left.
@@ -1019,6 +1035,12 @@ fn accepted_text(action: &str, v: &Value) -> String {
         out.push_str(&format!(" -> {t}"));
     }
     out.push('\n');
+    for warning in v["warnings"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "warning: {}\n",
+            warning.as_str().unwrap_or_default()
+        ));
+    }
     out
 }
 

@@ -85,14 +85,32 @@ fn validate(req: &LeaseRequest, now: DateTime<Utc>) -> Result<DateTime<Utc>, Inp
     }
 }
 
-/// premath's refusal of a lease action on a missing issue.
+/// The refusal of a lease action on a missing issue: `issue.not_found`,
+/// what is wrong, then premath's `lease_not_found`, so a caller written for
+/// the reference still matches ([`premath_classes`] keeps only premath's).
 fn lease_not_found(action: &str, path: &str, id: &str) -> Report {
     Report::rejected(
         action,
         path,
-        &[IssueClass::LeaseNotFound.as_str()],
+        &[
+            IssueClass::NotFound.as_str(),
+            IssueClass::LeaseNotFound.as_str(),
+        ],
         format!("issue not found: {id}"),
     )
+}
+
+/// A lease refusal's classes as premath names them (its transport and MCP
+/// tools answer byte for byte): a missing issue is `lease_not_found` alone.
+pub(crate) fn premath_classes(classes: &[String]) -> Vec<String> {
+    let lease_missing = classes
+        .iter()
+        .any(|c| c == IssueClass::LeaseNotFound.as_str());
+    classes
+        .iter()
+        .filter(|c| !(lease_missing && *c == IssueClass::NotFound.as_str()))
+        .cloned()
+        .collect()
 }
 
 fn explicit_lease_id(req: &LeaseRequest) -> Option<&str> {
@@ -206,6 +224,9 @@ fn claim_object(
 pub struct Claimed<'m> {
     pub issue: projection::LeaseSummary<'m>,
     pub stale_lease_cleared: bool,
+    /// What the claim went past (an open blocker); absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The members of an accepted `issue.claim_next`: a claim (with `claimed`
@@ -261,8 +282,39 @@ fn rejection_report(action: &str, path: &str, (classes, diag): InputRejection) -
     Report::rejected(action, path, &classes, diag)
 }
 
+/// What a claim of an issue that still waits on an open blocker does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Blockers {
+    /// premath's rule: the claim is taken, with a warning naming the blockers.
+    #[default]
+    Warn,
+    /// Refused (`issue.blocked`): for fleets that claim only ready work.
+    Respect,
+}
+
+/// The warning (or, respected, the diagnostic) for claiming `issue` while
+/// it waits on `open` blockers.
+fn blocked_text(id: &str, open: &[super::views::Blocker<'_>]) -> String {
+    let names: Vec<String> = open
+        .iter()
+        .map(|b| match b.blocker_status {
+            Some(status) => format!("{} ({status})", b.depends_on_id),
+            None => format!("{} (missing)", b.depends_on_id),
+        })
+        .collect();
+    format!(
+        "{id} waits on {}, not yet closed: it is not ready (`issue ready` lists what is)",
+        names.join(", ")
+    )
+}
+
 /// `issue claim ID --assignee A [--lease-ttl-seconds S | --lease-expires-at T] [--lease-id L]`.
-pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Report, StoreError> {
+pub fn claim(
+    ctx: &MutationCtx<'_>,
+    id: &str,
+    req: &LeaseRequest,
+    blockers: Blockers,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let action = "issue.claim";
     let expires = match validate(req, ctx.now) {
@@ -273,6 +325,19 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     let report = run(ctx, action, |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
+        };
+        let open = super::views::blockers(store, issue);
+        let warnings = if open.is_empty() || issue.is_closed() {
+            Vec::new()
+        } else if blockers == Blockers::Respect {
+            let diag = format!(
+                "{}; claim refused (--respect-blockers)",
+                blocked_text(id, &open)
+            );
+            let class = IssueClass::Blocked.as_str();
+            return (Report::rejected(action, &path, &[class], diag), None);
+        } else {
+            vec![blocked_text(id, &open)]
         };
         match claim_object(
             store,
@@ -291,6 +356,7 @@ pub fn claim(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
                 let claimed = Claimed {
                     issue: projection::LeaseSummary::of(&m),
                     stale_lease_cleared: cleared,
+                    warnings,
                 };
                 (Report::accepted_body(action, &path, claimed), Some(edit))
             }
@@ -338,9 +404,11 @@ pub fn claim_next(
                 ctx.now,
             ) {
                 let edit: Edit = replace(store, issue, &m);
+                // claim-next takes ready issues only: no blocker to warn of.
                 let claim = Claimed {
                     issue: projection::LeaseSummary::of(&m),
                     stale_lease_cleared: cleared,
+                    warnings: Vec::new(),
                 };
                 let next = ClaimedNext::Claimed {
                     claim,

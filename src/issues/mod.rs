@@ -57,6 +57,9 @@ crate::failure::class_enum! {
         InvalidStatus = "issue.invalid_status",
         InvalidTitle = "issue.invalid_title",
         InvalidType = "issue.invalid_type",
+        /// A claim refused because the issue waits on an open blocker
+        /// (`--respect-blockers`).
+        Blocked = "issue.blocked",
         NotClosed = "issue.not_closed",
         NotFound = "issue.not_found",
         ParentNotFound = "issue.parent_not_found",

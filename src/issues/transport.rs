@@ -208,7 +208,7 @@ pub fn dispatch(
     let ctx = MutationCtx::new(&store, lock, now);
     let id = id.unwrap_or_default();
     let outcome: Result<Report, StoreError> = match kind {
-        LeaseAction::Claim => lease::claim(&ctx, &id, &req),
+        LeaseAction::Claim => lease::claim(&ctx, &id, &req, lease::Blockers::Warn),
         LeaseAction::ClaimNext => lease::claim_next(&ctx, &req, &Default::default()),
         LeaseAction::Renew => lease::renew(&ctx, &id, &req),
         LeaseAction::Release => lease::release(&ctx, &id, &req),
@@ -225,7 +225,8 @@ pub fn dispatch(
     };
     if !report.is_accepted() {
         let diagnostic = report.diagnostic().unwrap_or("rejected").to_string();
-        return rejected(kind, &issues_path, &report.failure_classes, &diagnostic);
+        let classes = lease::premath_classes(&report.failure_classes);
+        return rejected(kind, &issues_path, &classes, &diagnostic);
     }
     let target = match kind {
         LeaseAction::ClaimNext => report

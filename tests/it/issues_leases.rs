@@ -147,7 +147,7 @@ fn claim_refuses_missing_closed_and_contended_issues() {
     ]);
     let before = test.store_text();
     test.store(&["issue", "claim", "nope", "--assignee", "w"])
-        .rejected(&["lease_not_found"]);
+        .rejected(&["issue.not_found", "lease_not_found"]);
     test.store(&["issue", "claim", "done", "--assignee", "w"])
         .rejected(&["lease_issue_closed"]);
     let v = test
@@ -352,7 +352,7 @@ fn lease_renew_rules() {
         "--lease-id",
         "la",
     ])
-    .rejected(&["lease_not_found"]);
+    .rejected(&["issue.not_found", "lease_not_found"]);
     test.store(&[
         "issue",
         "lease-renew",
@@ -470,7 +470,7 @@ fn lease_release_rules() {
         issue("free"),
     ]);
     test.store(&["issue", "lease-release", "zz", "--assignee", "w"])
-        .rejected(&["lease_not_found"]);
+        .rejected(&["issue.not_found", "lease_not_found"]);
     test.store(&["issue", "lease-release", "free", "--assignee", "w"])
         .rejected(&["lease_missing"]);
     test.store(&["issue", "lease-release", "a", "--assignee", "x"])
@@ -759,4 +759,61 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
         test.stored("a")["lease"].is_object(),
         "in_progress keeps it"
     );
+}
+
+/// premath takes a claim of an issue that still waits on an open blocker;
+/// tusk takes it too, and says so in the envelope (`warnings`) and the text;
+/// `--respect-blockers` refuses it (`issue.blocked`) and writes nothing.
+#[test]
+fn claiming_a_blocked_issue_warns_or_is_refused() {
+    let test = Test::new().issues(&[
+        issue("a"),
+        issue_with("b", json!({"dependencies": [blocks("b", "a")]})),
+    ]);
+    let before = test.store_text();
+    let v = test
+        .store(&[
+            "issue",
+            "claim",
+            "b",
+            "--assignee",
+            "w",
+            "--respect-blockers",
+        ])
+        .rejected(&["issue.blocked"]);
+    let diag = v["diagnostic"].as_str().unwrap();
+    assert!(diag.contains("b waits on a (open)"), "{diag}");
+    assert_eq!(test.store_text(), before);
+    // The host action takes the same argument.
+    let digest = test.policy_digest();
+    let (code, out) = test.eval(
+        r#"(issue.claim (hash "id" "b" "assignee" "w" "respectBlockers" #t))"#,
+        &["--policy-digest", &digest, "--instruction-ref", "instr://t"],
+    );
+    assert_eq!(code, 1, "{out:#}");
+    assert_eq!(out["failureClasses"], json!(["issue.blocked"]), "{out:#}");
+    assert_eq!(test.store_text(), before);
+    // Without the flag: taken, with a warning member and a warning line.
+    let text = test
+        .store_raw(&["issue", "claim", "b", "--assignee", "w"])
+        .status(0)
+        .stdout();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("warning: b waits on a (open)")),
+        "{text}"
+    );
+    let v = test.store(&["issue", "claim", "b", "--assignee", "w"]).ok();
+    assert!(
+        v["warnings"][0].as_str().unwrap().contains("not ready"),
+        "{v:#}"
+    );
+    // A ready issue's claim has no warnings member at all.
+    let v = test.store(&["issue", "claim", "a", "--assignee", "w"]).ok();
+    assert!(v.get("warnings").is_none(), "{v:#}");
+    // Once the blocker is closed, none either.
+    test.store(&["issue", "close", "a", "--reason", "done"])
+        .ok();
+    let v = test.store(&["issue", "claim", "b", "--assignee", "w"]).ok();
+    assert!(v.get("warnings").is_none(), "{v:#}");
 }

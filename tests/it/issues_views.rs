@@ -50,7 +50,7 @@ fn absent_store_read_is_an_error_and_nothing_is_created() {
     }
     // A rejected mutation on an absent store creates nothing either.
     test.store(&["issue", "claim", "bd-1", "--assignee", "a"])
-        .rejected(&["lease_not_found"]);
+        .rejected(&["issue.not_found", "lease_not_found"]);
     if test.is_file() {
         assert!(!test.issues_path().parent().unwrap().exists());
     } else {

@@ -33,6 +33,10 @@
 //!   compared, with the documented reason (a known difference outside the
 //!   scenario's subject).
 //!
+//! - `extraLines: [PREFIX, ...]` with `extraLinesReason`: text lines tusk
+//!   adds (a line that says what premath's says in symbols); they are
+//!   removed from tusk's stdout, must be there on success, and premath's
+//!   stdout must have none;
 //! - a step that fails under `--json` where premath printed nothing on
 //!   stdout: tusk's stdout must be its one error object (`result`,
 //!   `class`, `failureClasses`, `message`; issue 49), and counts as empty.
@@ -395,6 +399,7 @@ fn tusk_matches_every_recorded_premath_vector() {
         let instants = str_list(sc, "normalizeInstant");
         let extras = reasoned_list(sc, "extraKeys");
         let missing = reasoned_list(sc, "missingKeys");
+        let extra_lines = reasoned_list(sc, "extraLines");
         let norm = |text: &str| normalize_instants(&normalize(text, &keys), &instants);
         let drop_resolver = match sc.get("dropResolver") {
             None => false,
@@ -435,6 +440,7 @@ fn tusk_matches_every_recorded_premath_vector() {
         }
         let root = Test::on_files();
         setup(root.dir(), sc);
+        let mut seen_extra_line = false;
         for (i, (args, recorded)) in steps.iter().enumerate() {
             assert_eq!(
                 &recorded["args"], args,
@@ -474,6 +480,23 @@ fn tusk_matches_every_recorded_premath_vector() {
                     }
                 }
                 without_extras(&stdout, &extras).unwrap_or_else(|e| e)
+            };
+            let stdout = if extra_lines.is_empty() {
+                stdout
+            } else {
+                let theirs = recorded["stdout"].as_str().unwrap_or_default();
+                assert!(
+                    !theirs
+                        .lines()
+                        .any(|l| extra_lines.iter().any(|p| l.starts_with(p))),
+                    "{name}: premath prints an extraLines line itself"
+                );
+                let mine: String = stdout
+                    .split_inclusive('\n')
+                    .filter(|l| !extra_lines.iter().any(|p| l.starts_with(p)))
+                    .collect();
+                seen_extra_line |= mine != stdout;
+                mine
             };
             let got = [
                 ("exit", serde_json::json!(code)),
@@ -519,6 +542,9 @@ fn tusk_matches_every_recorded_premath_vector() {
                     ));
                 }
             }
+        }
+        if !extra_lines.is_empty() && !seen_extra_line {
+            mismatches.push(format!("{name}: no step printed an extraLines line"));
         }
         for rel in sc["capture"].as_array().into_iter().flatten() {
             let rel = rel.as_str().unwrap();

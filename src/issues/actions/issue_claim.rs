@@ -24,6 +24,11 @@ pub struct ClaimArgs {
     /// Lease id to use or to match (default for a new lease: `lease1_<issue>_<assignee>`).
     #[arg(long)]
     pub lease_id: Option<String>,
+    /// Refuse (`issue.blocked`) an issue that waits on an open blocker; by
+    /// default the claim is taken with a warning, as premath does.
+    #[arg(long)]
+    #[serde(default)]
+    pub respect_blockers: bool,
 }
 
 /// The declaration of `issue.claim`.
@@ -35,7 +40,9 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Claim an issue for a worker with a lease (in_progress, assignee set).",
             payload: accepted_schema::<lease::Claimed<'static>>,
             failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
                 IssueClass::LeaseNotFound.as_str(),
+                IssueClass::Blocked.as_str(),
                 IssueClass::LeaseIssueClosed.as_str(),
                 IssueClass::LeaseContentionActive.as_str(),
                 IssueClass::LeaseIdMismatch.as_str(),
@@ -58,5 +65,10 @@ pub fn report(ctx: &MutationCtx<'_>, a: ClaimArgs) -> Result<Report, StoreError>
         a.lease_ttl_seconds,
         a.lease_expires_at,
     );
-    lease::claim(ctx, &a.id, &req)
+    let blockers = if a.respect_blockers {
+        lease::Blockers::Respect
+    } else {
+        lease::Blockers::Warn
+    };
+    lease::claim(ctx, &a.id, &req, blockers)
 }

@@ -29,6 +29,7 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Give back a lease: the issue returns to open, unassigned.",
             payload: accepted_schema::<lease::Released<'static>>,
             failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseMissing.as_str(),
                 IssueClass::LeaseStale.as_str(),

@@ -36,6 +36,7 @@ pub fn action() -> Arc<dyn HostAction> {
             description: "Extend the lease a worker holds on an issue.",
             payload: accepted_schema::<lease::Renewed<'static>>,
             failure_classes: classes!(
+                IssueClass::NotFound.as_str(),
                 IssueClass::LeaseNotFound.as_str(),
                 IssueClass::LeaseMissing.as_str(),
                 IssueClass::LeaseStale.as_str(),

@@ -43,7 +43,7 @@ use std::time::Duration;
 #[derive(Args, Debug, Clone)]
 pub struct StoreOpts {
     /// The issue store (beads JSONL; default .premath/issues.jsonl).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = super::STORE_OPTIONS)]
     pub issues: Option<PathBuf>,
     #[command(flatten)]
     pub store: crate::cli::store::StoreFlag,
@@ -51,7 +51,13 @@ pub struct StoreOpts {
     #[arg(long, global = true)]
     pub json: bool,
     /// How long a mutation waits for the store lock before `lease_mutation_lock_busy`.
-    #[arg(long, global = true, default_value_t = 5000, value_name = "MS")]
+    #[arg(
+        long,
+        global = true,
+        default_value_t = 5000,
+        value_name = "MS",
+        help_heading = super::STORE_OPTIONS
+    )]
     pub lock_timeout_ms: u64,
 }
 

@@ -44,6 +44,14 @@ pub fn build_commit() -> Option<&'static str> {
 /// The exit codes every command keeps (README, "Exit codes").
 pub const EXIT_CODES: &str = "Exit codes:\n  0    accepted (the command did what was asked; a read found what it read)\n  1    rejected (a refused mutation, a rejected run, a finding, a store file that does not exist)\n  2    usage or environment: a bad flag or argument, unusable input, the store, policy or OS\n       unusable (nothing was done; with --json one error object on stdout names the class)\n  130  interrupted (SIGINT)";
 
+/// The help section of the flags every command takes (`--otlp`), apart
+/// from the command's own.
+pub(crate) const GLOBAL_OPTIONS: &str = "Global options";
+
+/// The help section of the flags that name the store (`--store`, `--issues`,
+/// `--lock-timeout-ms`).
+pub(crate) const STORE_OPTIONS: &str = "Store options";
+
 /// tusk: bounded Scheme programs over a shared issue queue.
 #[derive(Parser, Debug)]
 #[command(name = "tusk", version = VERSION, about, after_help = EXIT_CODES)]
@@ -63,7 +71,7 @@ pub struct Globals {
     /// Export spans and metrics over OTLP to this collector (base URL, e.g.
     /// http://localhost:4318); the OTEL_EXPORTER_OTLP_* variables also turn
     /// export on. A caller's TRACEPARENT makes the work a child of its span.
-    #[arg(long, value_name = "URL", global = true)]
+    #[arg(long, value_name = "URL", global = true, help_heading = GLOBAL_OPTIONS)]
     pub otlp: Option<String>,
 }
 
@@ -355,9 +363,95 @@ fn parse(args: &[std::ffi::OsString]) -> Result<(Cli, clap::ArgMatches), clap::E
     if let Some(parsed) = quick(args) {
         return Ok(parsed);
     }
-    let matches = Cli::command().try_get_matches_from(args)?;
+    let matches = help_command().try_get_matches_from(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     Ok((cli, matches))
+}
+
+/// The commands in `tusk --help`'s sections, in order. A command missing
+/// here is listed under "Other commands" (a unit test keeps that empty).
+const COMMAND_GROUPS: &[(&str, &[&str])] = &[
+    ("Queue commands", &["issue", "dep", "store"]),
+    (
+        "Program commands",
+        &["eval", "repl", "replay", "actions", "prime", "scheme-eval"],
+    ),
+    ("Server commands", &["mcp", "observe"]),
+    (
+        "Harness commands",
+        &[
+            "harness-session",
+            "harness-trajectory",
+            "harness-feature",
+            "harness-retry",
+            "harness-kpi",
+            "harness-join-check",
+            "conformance",
+            "transport-dispatch",
+        ],
+    ),
+    (
+        "Setup commands",
+        &[
+            "init",
+            "doctor",
+            "policy",
+            "keygen",
+            "completions",
+            "man",
+            "help",
+        ],
+    ),
+];
+
+/// The commands of `cmd` in [`COMMAND_GROUPS`]' sections, as help text,
+/// aligned as clap aligns them.
+fn grouped_commands(cmd: &clap::Command) -> String {
+    let commands: Vec<(String, String)> = cmd
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| {
+            let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+            (c.get_name().to_string(), about)
+        })
+        .collect();
+    let width = commands.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut section = |title: &str, names: &mut dyn Iterator<Item = &(String, String)>| {
+        let lines: Vec<String> = names
+            .map(|(name, about)| format!("  {name:width$}  {about}").trim_end().to_string())
+            .collect();
+        if !lines.is_empty() {
+            out.push_str(&format!("{title}:\n{}\n\n", lines.join("\n")));
+        }
+    };
+    for (title, names) in COMMAND_GROUPS {
+        section(
+            title,
+            &mut names
+                .iter()
+                .filter_map(|n| commands.iter().find(|(name, _)| name == n)),
+        );
+    }
+    let grouped = |name: &str| COMMAND_GROUPS.iter().any(|(_, ns)| ns.contains(&name));
+    section(
+        "Other commands",
+        &mut commands.iter().filter(|(n, _)| !grouped(n)),
+    );
+    out
+}
+
+/// [`Cli`]'s tree with the top-level help's commands in sections (queue,
+/// programs, servers, harness, setup) instead of one list.
+pub(crate) fn help_command() -> clap::Command {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let groups = grouped_commands(&cmd);
+    let template = format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}\
+         Options:\n{{options}}{{after-help}}"
+    );
+    cmd.help_template(template)
 }
 
 /// A line that parses, parsed by [`Quick`], which builds only the named
@@ -459,6 +553,17 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_command_has_a_help_section() {
+        let help = grouped_commands(&{
+            let mut c = Cli::command();
+            c.build();
+            c
+        });
+        assert!(!help.contains("Other commands"), "{help}");
+        assert!(help.contains("  help "), "{help}");
+    }
 
     /// Each command's name, its parse settings and its arguments (sorted by
     /// id: `Quick` adds a global flag before a deferred command's own), then

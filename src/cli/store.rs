@@ -24,7 +24,7 @@ pub const STORE_ENV: &str = "TUSK_STORE";
 pub struct StoreFlag {
     /// Shared store: a postgres:// URL puts the issues, trajectory and effect log in
     /// that database (default: TUSK_STORE, else the files under .premath/).
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", help_heading = super::STORE_OPTIONS)]
     pub store: Option<String>,
 }
 

@@ -11,11 +11,8 @@ fn subcommands(t: &Test, path: &[String]) -> Vec<String> {
     let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
     args.push("--help");
     let help = String::from_utf8(t.run(&args).stdout).unwrap();
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
+    crate::common::help_commands(&help)
+        .into_iter()
         .filter(|name| *name != "help")
         .map(str::to_string)
         .collect()

@@ -40,12 +40,8 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 fn subcommands() -> Vec<String> {
     let (code, out, err) = Test::on_files().run(&["--help"]).parts();
     assert_eq!(code, 0, "{err}");
-    let list: Vec<String> = out
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
+    let list: Vec<String> = crate::common::help_commands(&out)
+        .into_iter()
         .filter(|name| *name != "help")
         .map(str::to_string)
         .collect();
@@ -130,6 +126,78 @@ fn man_prints_tusk_1_or_writes_a_page_per_subcommand() {
         );
     }
     assert!(page("tusk-issue-claim-next").contains("claim"));
+    // Synopses give every flag its value name (clap_mangen's own printed
+    // `[-C ]`), global flags included.
+    let top = page("tusk");
+    assert!(top.contains("[\\-C DIR] [\\-\\-otlp URL]"), "{top}");
+    let show = page("tusk-issue-show");
+    let synopsis = show
+        .lines()
+        .skip_while(|l| !l.starts_with(".SH SYNOPSIS"))
+        .nth(1)
+        .unwrap();
+    for part in [
+        "[\\-\\-store URL]",
+        "[\\-\\-json]",
+        "[\\-\\-otlp URL]",
+        " ID",
+    ] {
+        assert!(synopsis.contains(part), "{part}: {synopsis}");
+    }
+}
+
+/// Subcommand help keeps the store's and the global flags in their own
+/// sections; the top-level help lists the commands in sections.
+#[test]
+fn help_separates_global_flags_and_groups_commands() {
+    let dir = Test::on_files();
+    let (_, help, _) = dir.run(&["issue", "list", "--help"]).parts();
+    let section = |title: &str| -> Vec<String> {
+        help.lines()
+            .skip_while(|l| *l != title)
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(str::to_string)
+            .collect()
+    };
+    let own = section("Options:").join("\n");
+    assert!(
+        own.contains("--status") && !own.contains("--otlp") && !own.contains("--store"),
+        "{help}"
+    );
+    assert!(
+        section("Store options:")
+            .join("\n")
+            .contains("--store <URL>"),
+        "{help}"
+    );
+    assert!(
+        section("Global options:")
+            .join("\n")
+            .contains("--otlp <URL>"),
+        "{help}"
+    );
+    let (_, top, _) = dir.run(&["--help"]).parts();
+    let titles: Vec<&str> = top.lines().filter(|l| l.ends_with("commands:")).collect();
+    assert_eq!(
+        titles,
+        [
+            "Queue commands:",
+            "Program commands:",
+            "Server commands:",
+            "Harness commands:",
+            "Setup commands:"
+        ],
+        "{top}"
+    );
+    let queue: Vec<&str> = top
+        .lines()
+        .skip_while(|l| *l != "Queue commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(queue, ["issue", "dep", "store"]);
 }
 
 #[test]

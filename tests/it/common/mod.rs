@@ -205,3 +205,21 @@ pub fn jsonrpc_stdio(cmd: &mut Command, requests: &[Value]) -> Vec<Value> {
     );
     replies
 }
+
+/// The command names a help text lists, in every section whose title ends
+/// in "commands:" (`tusk --help` groups them; a subcommand's help has one
+/// `Commands:` list).
+pub fn help_commands(help: &str) -> Vec<&str> {
+    let mut listing = false;
+    let mut names = Vec::new();
+    for line in help.lines() {
+        if line.to_ascii_lowercase().ends_with("commands:") {
+            listing = true;
+        } else if !line.starts_with("  ") {
+            listing = false;
+        } else if listing {
+            names.extend(line.split_whitespace().next());
+        }
+    }
+    names
+}

@@ -684,7 +684,7 @@ mod tests {
             let args: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
             assert!(quick(&args).is_none(), "{line:?} is not a parsed line");
             let ours = parse(&args).expect_err("help, version or an error");
-            let full = Cli::command()
+            let full = help_command()
                 .try_get_matches_from(line)
                 .expect_err("help, version or an error");
             assert_eq!(ours.kind(), full.kind(), "{line:?}");

@@ -19,6 +19,25 @@ pub struct McpArgs {
     /// ref (--instruction-ref, default instr://mcp) in the server's args.
     #[arg(long, requires = "print_config", conflicts_with = "policy_digest")]
     pub with_authority: bool,
+    /// With --print-config: the configuration for a shared server already
+    /// serving at URL (`tusk mcp --http`, e.g. http://host:8765/mcp) instead
+    /// of one the client starts.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "print_config",
+        conflicts_with = "with_authority"
+    )]
+    pub url: Option<String>,
+    /// With --url: the environment variable holding the bearer token; the
+    /// configuration names the variable in the client's own syntax, never
+    /// the token.
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub token_env: Option<String>,
+    /// With --print-config: a configuration to commit: `tusk` from PATH and
+    /// the project directory as the client names it, not this machine's paths.
+    #[arg(long, requires = "print_config", conflicts_with = "url")]
+    pub portable: bool,
     /// Also expose each host action as a tool of its own (`issue_ready`,
     /// `issue_claim`, …) for clients that do not want code mode.
     #[arg(long)]

@@ -276,3 +276,112 @@ fn the_python_sdk_starts_the_server_from_each_printed_config() {
     // Nothing was written where the SDK started the servers.
     assert!(!elsewhere.path().join(".premath").exists());
 }
+
+/// `--url URL --token-env VAR` (a shared server) and `--portable` (a file to
+/// commit), through the official Python SDK: each client's printed settings
+/// reach a real `tusk mcp --http --auth` with the token read from the
+/// environment, and the SDK logs nothing, the disconnect included; the
+/// portable stdio configurations start `tusk` from PATH in the project.
+#[test]
+fn the_python_sdk_connects_with_each_shared_and_portable_config() {
+    let py = venv_python();
+    let work = Test::on_files();
+    let (code, _, err) = tusk_in(&work, &["init"], None);
+    assert_eq!(code, 0, "{err}");
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/print_config_shared_py.py");
+    let tusk = std::fs::canonicalize(BIN).unwrap();
+    let out = Command::new(&py)
+        .arg(&script)
+        .arg(&tusk)
+        .arg(work.dir())
+        .env_remove("TUSK_STORE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}; {SETUP_HINT}", py.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("8 passed, 0 failed"),
+        "{}\n{stdout}\n{stderr}",
+        out.status
+    );
+}
+
+#[test]
+fn shared_and_portable_configs_are_refused_when_they_cannot_work() {
+    let work = Test::on_files();
+    for (args, says) in [
+        (
+            &["mcp", "--print-config", "claude", "--url", "ftp://x/mcp"][..],
+            "not an http:// or https:// URL",
+        ),
+        (
+            &[
+                "mcp",
+                "--print-config",
+                "cursor",
+                "--url",
+                "http://127.0.0.1:1/mcp",
+                "--token-env",
+                "1TOKEN",
+            ],
+            "not an environment variable name",
+        ),
+        (
+            &[
+                "mcp",
+                "--print-config",
+                "vscode",
+                "--url",
+                "http://127.0.0.1:1/mcp",
+                "--read-only",
+            ],
+            "--read-only",
+        ),
+        (
+            &[
+                "mcp",
+                "--print-config",
+                "codex",
+                "--url",
+                "http://h/mcp",
+                "--portable",
+            ],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "mcp",
+                "--print-config",
+                "codex",
+                "--url",
+                "http://h/mcp",
+                "--with-authority",
+            ],
+            "cannot be used with",
+        ),
+        (&["mcp", "--token-env", "T"], "required"),
+    ] {
+        let (code, out, err) = tusk_in(&work, args, None);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // A database URL in TUSK_STORE is a reference in a portable file, never
+    // its value (it carries a password).
+    for client in CLIENTS {
+        let (code, out, err) = tusk_in(
+            &work,
+            &["mcp", "--print-config", client, "--portable"],
+            Some("postgres://tusk:pw@db.example/tusk"),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(!out.contains("pw@db"), "{client}: {out}");
+        let reference = match client {
+            "claude" => "\"TUSK_STORE\": \"${TUSK_STORE}\"",
+            "codex" => "env_vars = [\"TUSK_STORE\"]",
+            _ => "\"TUSK_STORE\": \"${env:TUSK_STORE}\"",
+        };
+        assert!(out.contains(reference), "{client}: {out}");
+    }
+}

@@ -50,5 +50,6 @@ mod scheme_eval;
 mod step_rows;
 mod syscalls;
 mod telemetry;
+mod transcripts;
 mod typestate_properties;
 mod typestate_vectors;

@@ -96,3 +96,10 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"secret");
     }
 }
+
+/// Whether `named` is the file `known`: the same path, or both resolve to
+/// one existing file.
+pub(crate) fn same_file(named: &Path, known: &Path) -> bool {
+    named == known
+        || named.exists() && std::fs::canonicalize(named).ok() == std::fs::canonicalize(known).ok()
+}

@@ -111,7 +111,8 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
 
     let host = premath_host(args, &contract)?;
     let call_ids = premath::call_ids(&program);
-    let steps = step_names(args, &program, &call_ids, instruction_ref.as_deref());
+    let scopes = premath::call_scopes(&program);
+    let steps = step_names(args, &program, &call_ids, &scopes);
     let request = Request {
         program: premath::scheme_program(&program),
         issue_id,
@@ -138,8 +139,7 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
         trajectory_path: &args.trajectory_path,
         allowlist: &allowlist,
         call_ids: &call_ids,
-        policy_digest: policy_digest.as_deref(),
-        instruction_ref: instruction_ref.as_deref(),
+        scopes: &scopes,
     };
     let output = premath::premath_result(&frame, &result.json);
     if args.json {
@@ -183,11 +183,7 @@ fn apply_flags(program: &mut Program, args: &SchemeEvalArgs) {
 /// registry.
 fn premath_host(args: &SchemeEvalArgs, contract: &Contract) -> Result<Host, CliError> {
     let mut paths = crate::host::HostPaths::under(std::path::Path::new("."));
-    paths.issues = crate::issues::IssueStore::Jsonl(
-        args.issues
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH)),
-    );
+    paths.issues = crate::issues::IssueStore::Jsonl(issues_path(args));
     paths.trajectory = crate::logs::LogStore::File(PathBuf::from(&args.trajectory_path));
     paths.effects = crate::logs::LogStore::File(
         args.effects
@@ -209,34 +205,44 @@ fn premath_host(args: &SchemeEvalArgs, contract: &Contract) -> Result<Host, CliE
     Ok(Host::new(config))
 }
 
-/// Each call's premath step: its id, witness and lineage refs.
+/// The issue store the program runs against (`--issues`, else premath's default).
+fn issues_path(args: &SchemeEvalArgs) -> PathBuf {
+    args.issues
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(crate::issues::store::DEFAULT_ISSUES_PATH))
+}
+
+/// Each call's premath step: its id, witness and lineage refs, and its own
+/// issue and authority (`scopes`, premath's precedence), recorded on its rows.
 fn step_names(
     args: &SchemeEvalArgs,
     program: &Program,
     call_ids: &[String],
-    instruction_ref: Option<&str>,
+    scopes: &[crate::runtime::CallScope],
 ) -> StepNames {
     let prefix = args.step_prefix.clone();
-    let instruction_refs: Vec<String> = instruction_ref.iter().map(|r| r.to_string()).collect();
-    let per_call: Vec<(String, Vec<String>, Vec<String>)> = program
+    let per_call: Vec<(String, Vec<String>, Vec<String>, crate::runtime::CallScope)> = program
         .calls
         .iter()
         .zip(call_ids)
-        .map(|(c, id)| {
+        .zip(scopes)
+        .map(|((c, id), scope)| {
             (
                 id.clone(),
                 premath::merge_refs(&c.witness_refs),
                 premath::merge_refs(&c.lineage_refs),
+                scope.clone(),
             )
         })
         .collect();
     Arc::new(move |n, action, digest| {
-        let (id, witness, lineage) = per_call.get(n - 1).cloned().unwrap_or_default();
+        let (id, witness, lineage, scope) = per_call.get(n - 1).cloned().unwrap_or_default();
         CallStep {
             step_id: premath::step_id(&prefix, &id, action, digest, n),
             witness_refs: witness,
             lineage_refs: lineage,
-            instruction_refs: instruction_refs.clone(),
+            instruction_refs: scope.instruction_ref.iter().cloned().collect(),
+            scope: Some(scope),
         }
     })
 }

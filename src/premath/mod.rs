@@ -263,36 +263,6 @@ pub fn check(program: &Program, max_calls: usize) -> Result<(), ProgramError> {
     }
     for (i, call) in program.calls.iter().enumerate() {
         let n = i + 1;
-        let own = |field: &str, value: &Option<String>, run: &Option<String>| {
-            match (non_empty(value.as_deref()), non_empty(run.as_deref())) {
-                (Some(v), r) if Some(&v) != r.as_ref() => Err(ProgramError::Unsupported(format!(
-                    "call {n} sets its own {field}; tusk runs a program under one authority and issue: \
-                     give {field} at the program level (or with its flag)"
-                ))),
-                _ => Ok(()),
-            }
-        };
-        own("issueId", &call.issue_id, &program.issue_id)?;
-        own("policyDigest", &call.policy_digest, &program.policy_digest)?;
-        own(
-            "instructionRef",
-            &call.instruction_ref,
-            &program.instruction_ref,
-        )?;
-        let extra: Vec<&String> = call
-            .capability_claims
-            .iter()
-            .filter(|c| {
-                !c.trim().is_empty() && !program.capability_claims.contains(&c.trim().to_string())
-            })
-            .collect();
-        if !extra.is_empty() {
-            return Err(ProgramError::Unsupported(format!(
-                "call {n} claims capabilities of its own ({}); tusk runs a program under one set of claims: \
-                 give them at the program level (or with --capability-claim)",
-                extra.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
-            )));
-        }
         if !matches!(call.args, Value::Null | Value::Object(_)) {
             return Err(ProgramError::Unsupported(format!(
                 "call {n}'s args are not a JSON object; tusk's host calls take one object of arguments"
@@ -305,6 +275,30 @@ pub fn check(program: &Program, max_calls: usize) -> Result<(), ProgramError> {
         }
     }
     Ok(())
+}
+
+/// Each call's issue and authority under premath's precedence: the call's
+/// own value, else the program's (which the flags already set over the
+/// file's); claims merged from the program and the call.
+pub fn call_scopes(program: &Program) -> Vec<crate::runtime::CallScope> {
+    let own = |call: &Option<String>, run: &Option<String>| {
+        non_empty(call.as_deref()).or_else(|| non_empty(run.as_deref()))
+    };
+    program
+        .calls
+        .iter()
+        .map(|call| crate::runtime::CallScope {
+            issue_id: own(&call.issue_id, &program.issue_id),
+            policy_digest: own(&call.policy_digest, &program.policy_digest),
+            instruction_ref: own(&call.instruction_ref, &program.instruction_ref),
+            capability_claims: merge_refs(
+                program
+                    .capability_claims
+                    .iter()
+                    .chain(&call.capability_claims),
+            ),
+        })
+        .collect()
 }
 
 fn empty_array_at(value: &Value, at: &str) -> Option<String> {
@@ -418,8 +412,8 @@ pub struct Frame<'a> {
     pub trajectory_path: &'a str,
     pub allowlist: &'a BTreeSet<String>,
     pub call_ids: &'a [String],
-    pub policy_digest: Option<&'a str>,
-    pub instruction_ref: Option<&'a str>,
+    /// Each call's authority ([`call_scopes`]), in call order.
+    pub scopes: &'a [crate::runtime::CallScope],
 }
 
 /// premath's result object from a tusk run's result (`run`): one effect per
@@ -468,8 +462,8 @@ pub fn premath_result(frame: &Frame<'_>, run: &Value) -> Value {
                 "payload": payload,
                 "failureClasses": e["failureClasses"],
                 "witnessRefs": e["witnessRefs"],
-                "policyDigest": frame.policy_digest,
-                "instructionRef": frame.instruction_ref,
+                "policyDigest": frame.scopes.get(i).and_then(|s| s.policy_digest.as_deref()),
+                "instructionRef": frame.scopes.get(i).and_then(|s| s.instruction_ref.as_deref()),
                 "trajectoryRow": e["trajectoryRow"],
             })
         })
@@ -631,14 +625,26 @@ mod tests {
     }
 
     #[test]
-    fn per_call_authority_is_refused_clearly() {
+    fn calls_take_their_own_authority_by_premaths_precedence() {
         let program: Program = serde_json::from_value(json!({
-            "calls": [{"action": "issue.ready", "policyDigest": "pol1_x"}]
+            "issueId": "bd-p", "policyDigest": "pol1_p", "instructionRef": "instr://p",
+            "capabilityClaims": ["b", "a"],
+            "calls": [
+                {"action": "issue.ready"},
+                {"action": "issue.claim", "issueId": " bd-c ", "policyDigest": "pol1_c",
+                 "instructionRef": "", "capabilityClaims": ["c", "a", " "]}
+            ]
         }))
         .unwrap();
-        assert!(
-            matches!(check(&program, 32), Err(ProgramError::Unsupported(m)) if m.contains("policyDigest"))
-        );
+        assert_eq!(check(&program, 32), Ok(()));
+        let scopes = call_scopes(&program);
+        assert_eq!(scopes[0].issue_id.as_deref(), Some("bd-p"));
+        assert_eq!(scopes[0].capability_claims, ["a", "b"]);
+        assert_eq!(scopes[1].issue_id.as_deref(), Some("bd-c"));
+        assert_eq!(scopes[1].policy_digest.as_deref(), Some("pol1_c"));
+        // An empty call value falls back to the program's.
+        assert_eq!(scopes[1].instruction_ref.as_deref(), Some("instr://p"));
+        assert_eq!(scopes[1].capability_claims, ["a", "b", "c"]);
         let over: Program =
             serde_json::from_value(json!({"calls": [{"action": "a"}, {"action": "b"}]})).unwrap();
         assert!(matches!(

@@ -178,8 +178,7 @@ impl McpTool {
 
 /// Whether two names a caller gave name the same file (or directory).
 pub(super) fn same_file(named: &str, served: &str) -> bool {
-    let (a, b) = (std::path::Path::new(named), std::path::Path::new(served));
-    a == b || a.exists() && std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    crate::files::same_file(std::path::Path::new(named), std::path::Path::new(served))
 }
 
 pub(super) const ISSUES_PATH_ONLY: &[(&str, &str, &str)] = &[];

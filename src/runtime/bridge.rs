@@ -149,12 +149,34 @@ impl CallHost {
         }
     }
 
+    /// The authority a call is judged under: the run's, or its own scope's.
+    fn authority_for(&self, scope: Option<&super::CallScope>) -> std::borrow::Cow<'_, Authority> {
+        match scope {
+            None => std::borrow::Cow::Borrowed(&self.authority),
+            Some(scope) => std::borrow::Cow::Owned(Authority {
+                policy_digest: scope.policy_digest.clone(),
+                instruction_ref: scope.instruction_ref.clone(),
+                join: self.authority.join.clone(),
+                capability_claims: Some(scope.capability_claims.clone()),
+            }),
+        }
+    }
+
+    /// The issue a call acts for: the run's, or its own scope's.
+    fn issue_for<'a>(&'a self, scope: Option<&'a super::CallScope>) -> Option<&'a str> {
+        match scope {
+            None => self.issue_id.as_deref(),
+            Some(scope) => scope.issue_id.as_deref(),
+        }
+    }
+
     fn decide(
         &self,
         n: usize,
         action: &str,
         args: Option<&Value>,
         args_error: Option<ConvertError>,
+        scope: Option<&super::CallScope>,
         reserve: &mut dyn FnMut(u64) -> Result<(), String>,
     ) -> Decision {
         if n > self.max_calls as usize {
@@ -181,13 +203,18 @@ impl CallHost {
         if let Some(e) = args_error {
             return Decision::refuse(registry::CLASS_ARGS_INVALID, e.to_string());
         }
-        let args = match registry::validate_args(&action_impl.spec().args, args) {
+        let args = without_own_store(args, &self.paths.issues);
+        let args = match registry::validate_args(&action_impl.spec().args, args.as_deref()) {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
         let mut refs = Vec::new();
         if action_impl.kind() == ActionKind::Mutation {
-            match gate::admit(&self.policy, &self.authority, action_impl.governed_as()) {
+            match gate::admit(
+                &self.policy,
+                &self.authority_for(scope),
+                action_impl.governed_as(),
+            ) {
                 Ok(join_refs) => refs.extend(join_refs),
                 Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
             }
@@ -213,7 +240,7 @@ impl CallHost {
         let ctx = ActionContext {
             paths: &self.paths,
             now,
-            issue_id: self.issue_id.as_deref(),
+            issue_id: self.issue_for(scope),
             run_id: Some(&self.run_id),
         };
         match action_impl.call(&ctx, args) {
@@ -281,13 +308,15 @@ impl HostBridge for CallHost {
             // The store's mutation spans nest under this call.
             let _current = span.as_ref().map(|s| s.enter());
             let mut reserve = |more: u64| self.reserve(&mut state, more);
-            self.decide(n, action, args.as_ref(), args_error, &mut reserve)
+            let scope = named.as_ref().and_then(|s| s.scope.as_ref());
+            self.decide(n, action, args.as_ref(), args_error, scope, &mut reserve)
         };
         let failed_before = state.io_errors.len();
         state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);
         let refs = witness_refs(&decision.refs, action, &args_digest, n, named.as_ref());
-        let (policy_digest, instruction_ref) = self.mutation_authority(action);
+        let (policy_digest, instruction_ref) =
+            self.mutation_authority(action, named.as_ref().and_then(|s| s.scope.as_ref()));
         let finished_at = self.finished_at(n);
         let trajectory_row = self.write_step(
             &mut state,
@@ -413,6 +442,34 @@ fn result_class(classes: &[String]) -> String {
         .unwrap_or_else(|| "accepted".to_string())
 }
 
+/// `args` without an `issues_path` (`issuesPath`) that names `store`, the
+/// store the run already uses: premath's programs name it in every call. Any
+/// other path stays, for the registry to refuse (a program never chooses a
+/// file). The call's digest and rows keep the argument as the program gave it.
+fn without_own_store<'a>(
+    args: Option<&'a Value>,
+    store: &crate::issues::IssueStore,
+) -> Option<std::borrow::Cow<'a, Value>> {
+    let own = |key: &str, value: &Value| {
+        matches!(key, "issues_path" | "issuesPath")
+            && matches!(store, crate::issues::IssueStore::Jsonl(path)
+            if value.as_str().is_some_and(|named| {
+                crate::files::same_file(std::path::Path::new(named), path)
+            }))
+    };
+    match args {
+        Some(Value::Object(map)) if map.iter().any(|(k, v)| own(k, v)) => {
+            let kept = map
+                .iter()
+                .filter(|(k, v)| !own(k, v))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            Some(std::borrow::Cow::Owned(Value::Object(kept)))
+        }
+        other => other.map(std::borrow::Cow::Borrowed),
+    }
+}
+
 /// A call's witness refs: the action's own, the call's host effect, and
 /// under named steps theirs too (sorted, without repeats).
 fn witness_refs(
@@ -484,17 +541,27 @@ impl CallHost {
 
     /// The run's policy digest and instruction for a mutation (a withheld
     /// action counts as one); none for a read.
-    fn mutation_authority(&self, action: &str) -> (Option<&str>, Option<&str>) {
+    fn mutation_authority<'a>(
+        &'a self,
+        action: &str,
+        scope: Option<&'a super::CallScope>,
+    ) -> (Option<&'a str>, Option<&'a str>) {
         let is_mutation = self
             .registry
             .get(action)
             .is_some_and(|a| a.kind() == ActionKind::Mutation)
             || self.registry.withheld().iter().any(|id| id == action);
         if is_mutation {
-            (
-                self.authority.policy_digest.as_deref(),
-                self.authority.instruction_ref.as_deref(),
-            )
+            match scope {
+                Some(scope) => (
+                    scope.policy_digest.as_deref(),
+                    scope.instruction_ref.as_deref(),
+                ),
+                None => (
+                    self.authority.policy_digest.as_deref(),
+                    self.authority.instruction_ref.as_deref(),
+                ),
+            }
         } else {
             (None, None)
         }
@@ -529,7 +596,9 @@ impl CallHost {
             action: format!("scheme_eval.{action}"),
             result_class: result_class.to_string(),
             finished_at: finished_at.clone(),
-            issue_id: self.issue_id.clone(),
+            issue_id: self
+                .issue_for(named.and_then(|n| n.scope.as_ref()))
+                .map(str::to_string),
             instruction_refs: match named {
                 Some(named) => named.instruction_refs.clone(),
                 None => instruction_ref

@@ -915,6 +915,19 @@ pub struct CallStep {
     pub lineage_refs: Vec<String>,
     /// The row's instruction refs, whatever the action's kind.
     pub instruction_refs: Vec<String>,
+    /// The call's own issue and authority, where it names any (premath's
+    /// programs: a call's values over the run's).
+    pub scope: Option<CallScope>,
+}
+
+/// What one call of a premath program sets for itself, already resolved by
+/// premath's precedence (the call's value, else the run's; claims merged).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallScope {
+    pub issue_id: Option<String>,
+    pub policy_digest: Option<String>,
+    pub instruction_ref: Option<String>,
+    pub capability_claims: Vec<String>,
 }
 
 /// A call's [`CallStep`] from its seq, action id and args digest.

@@ -288,7 +288,7 @@ pub enum Blockers {
     /// premath's rule: the claim is taken, with a warning naming the blockers.
     #[default]
     Warn,
-    /// Refused (`issue.blocked`): for fleets that claim only ready work.
+    /// Refused (`issue.not_ready`): for fleets that claim only ready work.
     Respect,
 }
 
@@ -334,7 +334,7 @@ pub fn claim(
                 "{}; claim refused (--respect-blockers)",
                 blocked_text(id, &open)
             );
-            let class = IssueClass::Blocked.as_str();
+            let class = IssueClass::NotReady.as_str();
             return (Report::rejected(action, &path, &[class], diag), None);
         } else {
             vec![blocked_text(id, &open)]

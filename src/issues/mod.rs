@@ -59,7 +59,7 @@ crate::failure::class_enum! {
         InvalidType = "issue.invalid_type",
         /// A claim refused because the issue waits on an open blocker
         /// (`--respect-blockers`).
-        Blocked = "issue.blocked",
+        NotReady = "issue.not_ready",
         NotClosed = "issue.not_closed",
         NotFound = "issue.not_found",
         ParentNotFound = "issue.parent_not_found",

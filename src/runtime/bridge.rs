@@ -293,10 +293,8 @@ impl HostBridge for CallHost {
         let n = state.calls;
         // Only premath's named steps record when a call started.
         let started_at = self.steps.as_ref().map(|_| self.stamp(Utc::now()));
-        let named = self
-            .steps
-            .as_ref()
-            .map(|steps| steps(n, action, &args_digest));
+        let named = self.steps.as_ref().map(|f| f(n, action, &args_digest));
+        let scope = named.as_ref().and_then(|s| s.scope.as_ref());
         let span = crate::telemetry::record::call_started(
             self.trace.as_ref(),
             action,
@@ -308,15 +306,13 @@ impl HostBridge for CallHost {
             // The store's mutation spans nest under this call.
             let _current = span.as_ref().map(|s| s.enter());
             let mut reserve = |more: u64| self.reserve(&mut state, more);
-            let scope = named.as_ref().and_then(|s| s.scope.as_ref());
             self.decide(n, action, args.as_ref(), args_error, scope, &mut reserve)
         };
         let failed_before = state.io_errors.len();
         state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);
         let refs = witness_refs(&decision.refs, action, &args_digest, n, named.as_ref());
-        let (policy_digest, instruction_ref) =
-            self.mutation_authority(action, named.as_ref().and_then(|s| s.scope.as_ref()));
+        let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);
         let finished_at = self.finished_at(n);
         let trajectory_row = self.write_step(
             &mut state,

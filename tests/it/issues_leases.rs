@@ -763,7 +763,7 @@ fn an_issue_assigned_to_someone_else_is_theirs_and_only_in_progress_holds_a_leas
 
 /// premath takes a claim of an issue that still waits on an open blocker;
 /// tusk takes it too, and says so in the envelope (`warnings`) and the text;
-/// `--respect-blockers` refuses it (`issue.blocked`) and writes nothing.
+/// `--respect-blockers` refuses it (`issue.not_ready`) and writes nothing.
 #[test]
 fn claiming_a_blocked_issue_warns_or_is_refused() {
     let test = Test::new().issues(&[
@@ -780,7 +780,7 @@ fn claiming_a_blocked_issue_warns_or_is_refused() {
             "w",
             "--respect-blockers",
         ])
-        .rejected(&["issue.blocked"]);
+        .rejected(&["issue.not_ready"]);
     let diag = v["diagnostic"].as_str().unwrap();
     assert!(diag.contains("b waits on a (open)"), "{diag}");
     assert_eq!(test.store_text(), before);
@@ -791,7 +791,7 @@ fn claiming_a_blocked_issue_warns_or_is_refused() {
         &["--policy-digest", &digest, "--instruction-ref", "instr://t"],
     );
     assert_eq!(code, 1, "{out:#}");
-    assert_eq!(out["failureClasses"], json!(["issue.blocked"]), "{out:#}");
+    assert_eq!(out["failureClasses"], json!(["issue.not_ready"]), "{out:#}");
     assert_eq!(test.store_text(), before);
     // Without the flag: taken, with a warning member and a warning line.
     let text = test

@@ -284,12 +284,22 @@ fn run_cli(input: &str, name: &str) -> (Option<i32>, String, String) {
     )
 }
 
-/// Asserts exit 2, nothing on stdout and one `harness_join_check_invalid:` line
-/// that starts with `field`.
+/// Asserts exit 2, the CLI's error object on stdout (class
+/// `harness_join_check_invalid`, premath prints nothing there) and one
+/// `harness_join_check_invalid:` line that starts with `field`.
 fn assert_invalid(input: &Value, name: &str, field: &str, reason: &str) {
     let (code, stdout, stderr) = run_cli(&input.to_string(), name);
     assert_eq!(code, Some(2), "{name}: stdout={stdout} stderr={stderr}");
-    assert!(stdout.is_empty(), "{name}: {stdout}");
+    let error: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{name}: {e}: {stdout}"));
+    assert_eq!(
+        error["class"], "harness_join_check_invalid",
+        "{name}: {stdout}"
+    );
+    assert!(
+        error["message"].as_str().unwrap().starts_with(field),
+        "{name}: {stdout}"
+    );
     let prefix = format!("harness_join_check_invalid: {field}: ");
     assert!(stderr.starts_with(&prefix), "{name}: {stderr}");
     assert!(stderr.contains(reason), "{name}: {stderr}");
@@ -474,7 +484,8 @@ fn wrong_shape_exits_2() {
     }
     assert_invalid(&json!([1, 2]), "top-array", "input", "must be an object");
     let (code, stdout, stderr) = run_cli("{\"evidence\": ", "not-json");
-    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert_eq!(code, Some(2));
+    assert!(stdout.contains("\"class\": \"harness_join_check_invalid\""), "{stdout}");
     assert!(
         stderr.starts_with("harness_join_check_invalid: input: not valid JSON"),
         "{stderr}"

@@ -24,7 +24,7 @@ pub struct ClaimArgs {
     /// Lease id to use or to match (default for a new lease: `lease1_<issue>_<assignee>`).
     #[arg(long)]
     pub lease_id: Option<String>,
-    /// Refuse (`issue.blocked`) an issue that waits on an open blocker; by
+    /// Refuse (`issue.not_ready`) an issue that waits on an open blocker; by
     /// default the claim is taken with a warning, as premath does.
     #[arg(long)]
     #[serde(default)]
@@ -42,7 +42,7 @@ pub fn action() -> Arc<dyn HostAction> {
             failure_classes: classes!(
                 IssueClass::NotFound.as_str(),
                 IssueClass::LeaseNotFound.as_str(),
-                IssueClass::Blocked.as_str(),
+                IssueClass::NotReady.as_str(),
                 IssueClass::LeaseIssueClosed.as_str(),
                 IssueClass::LeaseContentionActive.as_str(),
                 IssueClass::LeaseIdMismatch.as_str(),

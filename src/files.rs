@@ -74,6 +74,13 @@ fn explained(path: &Path, e: io::Error) -> io::Error {
     }
 }
 
+/// Whether `named` is the file `known`: the same path, or both resolve to
+/// one existing file.
+pub(crate) fn same_file(named: &Path, known: &Path) -> bool {
+    named == known
+        || named.exists() && std::fs::canonicalize(named).ok() == std::fs::canonicalize(known).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,11 +102,4 @@ mod tests {
         assert!(refuse_symlink(&dir.path().join("absent")).is_ok());
         assert_eq!(std::fs::read(&target).unwrap(), b"secret");
     }
-}
-
-/// Whether `named` is the file `known`: the same path, or both resolve to
-/// one existing file.
-pub(crate) fn same_file(named: &Path, known: &Path) -> bool {
-    named == known
-        || named.exists() && std::fs::canonicalize(named).ok() == std::fs::canonicalize(known).ok()
 }

@@ -485,7 +485,10 @@ fn wrong_shape_exits_2() {
     assert_invalid(&json!([1, 2]), "top-array", "input", "must be an object");
     let (code, stdout, stderr) = run_cli("{\"evidence\": ", "not-json");
     assert_eq!(code, Some(2));
-    assert!(stdout.contains("\"class\": \"harness_join_check_invalid\""), "{stdout}");
+    assert!(
+        stdout.contains("\"class\": \"harness_join_check_invalid\""),
+        "{stdout}"
+    );
     assert!(
         stderr.starts_with("harness_join_check_invalid: input: not valid JSON"),
         "{stderr}"

@@ -832,22 +832,29 @@ fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
 /// what the program produced.
 pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageError> {
     let (_, run) = load_run(o, run_id, params)?;
-    let mut runs = vec![run];
+    // A session's form is replayed as the session (its earlier forms first,
+    // as `tusk replay --run` does): alone it would report a divergence that
+    // replaying the whole log does not.
+    let mut runs = match run.session_id {
+        Some(_) => {
+            log::read_store(&o.stores.effects)
+                .map_err(|e| PageError::Store(e.to_string()))?
+                .runs
+        }
+        None => vec![run],
+    };
     replay::enforce_ceiling(&mut runs, &crate::sandbox::Limits::default());
     let reports = replay::Replayer::new()
         .replay(runs, &Selection::Run(run_id.to_string()))
         .map_err(|e| PageError::NotFound(e.to_string()))?;
+    let mut reports = reports.into_iter();
     let report = reports
-        .into_iter()
-        .next()
+        .find(|r| r.run_id == run_id)
         .ok_or_else(|| PageError::NotFound(format!("no run {run_id}")))?;
     let mut json = report.to_json();
     if report.session_id.is_some() {
-        // As `tusk replay --run`: a session's form alone, without the
-        // definitions its earlier forms made.
-        json["note"] = json!(
-            "a form of a REPL or MCP session, replayed alone; `tusk replay --session SID` replays the whole session"
-        );
+        json["note"] =
+            json!("a form of a REPL or MCP session, replayed after the session's earlier forms");
     }
     if let Some(outcome) = &report.outcome {
         json["value"] = outcome.value.clone();

@@ -300,12 +300,45 @@ struct Unit {
     runs: Vec<RecordedRun>,
     /// The runs share a session engine.
     session: bool,
+    /// Only this run is reported (a session's form replayed as the session:
+    /// its earlier forms run first, silently, unless one of them diverges).
+    only: Option<String>,
+}
+
+/// A session form and the forms of its session before it, from the last
+/// reset at or before it: what replaying that form as the session needs.
+/// `None` when `run_id` is not a session's form.
+fn session_prefix(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Unit> {
+    let at = runs.iter().position(|r| r.run_id == run_id)?;
+    let sid = runs[at].session_id.clone()?;
+    let mut forms: Vec<RecordedRun> = Vec::new();
+    for run in runs.drain(..=at) {
+        if run.session_id.as_deref() == Some(sid.as_str()) {
+            if run.session_reset {
+                forms.clear();
+            }
+            forms.push(run);
+        }
+    }
+    Some(Unit {
+        runs: forms,
+        session: true,
+        only: Some(run_id.to_string()),
+    })
 }
 
 /// The selected runs as units, in log order. A session's runs are gathered
 /// at the place of its first run: two REPLs sharing one log interleave their
 /// runs, and the one session engine must see each session's runs together.
-fn units(runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, SelectionError> {
+fn units(mut runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, SelectionError> {
+    // One form of a session is replayed as the session: its earlier forms
+    // first, so that the definitions it uses exist (alone, it would report a
+    // divergence that replaying the whole log does not).
+    if let Selection::Run(id) = selection {
+        if let Some(unit) = session_prefix(&mut runs, id) {
+            return Ok(vec![unit]);
+        }
+    }
     let runs: Vec<RecordedRun> = runs.into_iter().filter(|r| selection.matches(r)).collect();
     if runs.is_empty() {
         return Err(match selection {
@@ -324,6 +357,7 @@ fn units(runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, Sel
             .map(|run| Unit {
                 runs: vec![run],
                 session: false,
+                only: None,
             })
             .collect());
     }
@@ -336,6 +370,7 @@ fn units(runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, Sel
                     units.push(Unit {
                         runs: Vec::new(),
                         session: true,
+                        only: None,
                     });
                     units.len() - 1
                 });
@@ -344,6 +379,7 @@ fn units(runs: Vec<RecordedRun>, selection: &Selection) -> Result<Vec<Unit>, Sel
             None => units.push(Unit {
                 runs: vec![run],
                 session: false,
+                only: None,
             }),
         }
     }
@@ -384,7 +420,15 @@ fn replay_unit(
         diverged = diverged || !report.parity();
         reports.push(report);
     }
-    reports
+    match &unit.only {
+        // The chosen form, and an earlier form only when it diverged (why
+        // the chosen one was not replayed).
+        Some(only) => reports
+            .into_iter()
+            .filter(|r| &r.run_id == only || (r.replayed && !r.parity()))
+            .collect(),
+        None => reports,
+    }
 }
 
 /// Replays the selected runs one after another (see [`units`] and

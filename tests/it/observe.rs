@@ -531,3 +531,94 @@ fn the_root_redirect_keeps_the_query() {
         "{head}"
     );
 }
+
+/// One form of an MCP session, replayed on its own from the dashboard and
+/// from `tusk replay --run`, is replayed as the session: its earlier forms
+/// first, so the definitions it uses exist, and the verdict is the recorded
+/// failure with parity, as replaying the whole log says (issue 47). Before,
+/// both reported `unbound identifier` and a divergence the run never had.
+#[test]
+fn a_session_form_is_replayed_as_its_session() {
+    let t = Test::on_files();
+    t.tusk(&["init"]).status(0);
+    let call = |id: u64, name: &str, arguments: Value| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+    };
+    let mut requests = mcp_handshake("session-replay");
+    requests.push(call(1, "session_open", serde_json::json!({})));
+    let forms = [
+        "(define me \"agent.a\")",
+        "(define (first-ready) (hash-ref (payload (issue.ready)) \"count\"))",
+        "(list me (first-ready) (hash-ref (hash) \"lease\"))",
+    ];
+    for (i, form) in forms.iter().enumerate() {
+        requests.push(call(
+            2 + i as u64,
+            "scheme_eval",
+            serde_json::json!({"sessionId": "SID", "program": form}),
+        ));
+    }
+    // The session id is only known once it is opened: one server, spoken
+    // to line by line.
+    let mut child = t.tusk(&["mcp"]).spawn();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let mut sid = String::new();
+    let mut third = Value::Null;
+    for request in requests {
+        let text = request.to_string().replace("\"SID\"", &format!("{sid:?}"));
+        writeln!(stdin, "{text}").unwrap();
+        if request.get("id").is_none() {
+            continue;
+        }
+        let reply: Value = loop {
+            let line = lines.next().unwrap().unwrap();
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply.get("id") == request.get("id") {
+                break reply;
+            }
+        };
+        if request["params"]["name"] == "session_open" {
+            sid = reply["result"]["structuredContent"]["sessionId"]
+                .as_str()
+                .unwrap()
+                .to_string();
+        }
+        third = reply;
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    // The third form failed on the missing key, having used the first two's
+    // definitions.
+    let result = &third["result"]["structuredContent"];
+    assert_eq!(result["result"], "rejected", "{third:#}");
+    let message = result["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("lease"), "{message}");
+    let run_id = result["runId"].as_str().unwrap().to_string();
+    // `tusk replay --run` of that form: parity, the recorded failure.
+    let out = t.tusk(&["replay", "--run", &run_id, "--json"]).run();
+    let verdict: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{verdict:#}");
+    // One report, of that form alone (the earlier forms ran silently).
+    assert_eq!(verdict["runId"], run_id.as_str(), "{verdict:#}");
+    assert_eq!(verdict["parity"], true, "{verdict:#}");
+    assert_eq!(verdict["checkedCalls"], 1, "{verdict:#}");
+    // The dashboard's replay of it says the same, and shows that failure.
+    let server = t.observe(&[]);
+    let page = get_json(&server, &format!("/runs/{run_id}"));
+    let (status, _, body) = request(
+        &server.addr,
+        "POST",
+        page["replay"]["href"].as_str().unwrap(),
+        &[],
+    );
+    assert_eq!(status, 200, "{body}");
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["parity"], true, "{verdict:#}");
+    let shown = verdict["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        shown.contains("lease") && !shown.contains("unbound"),
+        "{verdict:#}"
+    );
+}

@@ -240,7 +240,19 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     let parity = reports.iter().all(RunReport::parity) && stray.is_empty();
     let text = if args.json {
         let value = match selection {
-            Selection::Run(_) => reports[0].to_json(),
+            Selection::Run(id) => {
+                // The form's own report; a session form not replayed because
+                // an earlier form diverged names that form's report.
+                let own = reports
+                    .iter()
+                    .find(|r| r.run_id == *id)
+                    .unwrap_or(&reports[0]);
+                let mut value = own.to_json();
+                if let Some(earlier) = reports.iter().find(|r| r.run_id != *id) {
+                    value["earlierDivergence"] = earlier.to_json();
+                }
+                value
+            }
             _ => {
                 let mut set = json!({
                     "kind": replay::REPLAY_SET_KIND,

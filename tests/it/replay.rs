@@ -434,7 +434,7 @@ fn embedder_bindings_and_read_only_profiles_replay_as_recorded() {
 }
 
 #[test]
-fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
+fn a_session_replays_in_one_engine_and_so_does_one_of_its_forms() {
     use tusk::runtime::{Host, Request};
     use tusk::sandbox::EngineMode;
     let s = seeded();
@@ -484,14 +484,12 @@ fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
     assert_eq!(code, 0, "{set:#}");
     assert_eq!(set["runs"][4]["runId"], lone);
 
-    // A form that needs its session's definitions cannot be replayed alone.
-    // (It fails to compile alone, so it never makes its call.)
+    // A form that needs its session's definitions is replayed as its
+    // session: the earlier forms first, then it, reported alone.
     let (code, r) = replay(&s, &["--run", &runs[1]]);
-    assert_eq!(code, 1);
-    assert_eq!(
-        r["divergence"],
-        json!({"seq": 1, "field": "callCount", "expected": 1, "got": 0})
-    );
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["runId"], runs[1].as_str());
+    assert_eq!(r["parity"], true, "{r:#}");
 
     // Once a form of a session diverges, later forms are not replayed.
     swap_program(&s, &runs[0], "(define x 1)");
@@ -502,6 +500,14 @@ fn a_session_replays_in_one_engine_and_a_lone_form_does_not() {
     assert_eq!(set["runs"][2]["parity"], false);
     assert_eq!(set["runs"][2]["checkedCalls"], 0);
     assert!(set["runs"][2]["skipped"].is_string());
+    // A later form replayed on its own says which earlier form diverged.
+    let (code, r) = replay(&s, &["--run", &runs[2]]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["runId"], runs[2].as_str(), "{r:#}");
+    assert!(r["skipped"].is_string(), "{r:#}");
+    let earlier = &r["earlierDivergence"];
+    assert_eq!(earlier["runId"], runs[1].as_str(), "{r:#}");
+    assert_eq!(earlier["divergence"]["field"], "valueDigest");
 }
 
 #[test]

@@ -397,3 +397,62 @@ fn overlapping_label_groups_still_claim_each_issue_once() {
         )
     });
 }
+
+/// `bench/fleet_mcp.py`, the fleet benchmark, run as a test (not timed): 8
+/// agents, each an HTTP MCP client with its own token and role, loop
+/// claim-next → comment → close for a few seconds on one `tusk mcp --http`
+/// server, on the JSONL default and on PostgreSQL. No issue is closed by two
+/// agents, and no call fails (issue 50).
+#[test]
+fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
+    let db = TestDb::new();
+    let t = Test::on_files();
+    // A generator of its own (the benchmark's default lives outside the
+    // repository): 400 open issues, some waiting on others.
+    let gen = t.write(
+        "gen.py",
+        "import json, sys\n\
+         n, out = int(sys.argv[1]), sys.argv[2]\n\
+         with open(out, 'w') as f:\n\
+         \x20   for i in range(1, n + 1):\n\
+         \x20       row = {'id': f'bd-{i}', 'title': f'Issue {i}', 'status': 'open', 'priority': i % 5,\n\
+         \x20              'issue_type': 'task', 'created_at': '2026-01-01T00:00:00Z', 'updated_at': '2026-01-01T00:00:00Z'}\n\
+         \x20       if i % 7 == 0:\n\
+         \x20           row['dependencies'] = [{'issue_id': f'bd-{i}', 'depends_on_id': f'bd-{i - 1}', 'type': 'blocks'}]\n\
+         \x20       f.write(json.dumps(row) + '\\n')\n",
+    );
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/fleet_mcp.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(crate::common::BIN)
+        .args([
+            "--agents",
+            "8",
+            "--seconds",
+            "3",
+            "--issues",
+            "400",
+            "--json",
+        ])
+        .arg("--pg-url")
+        .arg(&db.url)
+        .arg("--gen")
+        .arg(&gen)
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let rows: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stores: Vec<&str> = rows.iter().map(|r| r["store"].as_str().unwrap()).collect();
+    assert_eq!(stores, ["jsonl", "postgresql"], "{stdout}");
+    for row in &rows {
+        assert_eq!(row["doubleClaims"], 0, "{row}");
+        assert_eq!(row["errors"], serde_json::json!({}), "{row}");
+        assert!(row["cycles"].as_u64().unwrap() > 0, "{row}");
+    }
+}

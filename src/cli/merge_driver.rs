@@ -130,33 +130,10 @@ fn report_json(args: &MergeDriverArgs, shown: &str, merged: &Merged) -> String {
     )
 }
 
-/// Writes `bytes` to `path` through a temp file in its directory (the
-/// file's mode kept), so that a reader never sees half a store.
+/// Writes `bytes` to `path` atomically ([`crate::files::write_atomically`]).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let fail = |e: &dyn std::fmt::Display| {
+    crate::files::write_atomically(path, bytes).map_err(|e| {
         CliError::unusable(CONTEXT, format_args!("cannot write {}: {e}", path.display()))
             .with_class(IssueClass::MemoryIoError.as_str())
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    crate::files::refuse_symlink(path).map_err(|e| fail(&e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tusk-merge-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| fail(&e))?;
-    tmp.write_all(bytes).map_err(|e| fail(&e))?;
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o644)
-        }
-    };
-    std::fs::set_permissions(tmp.path(), permissions).map_err(|e| fail(&e))?;
-    tmp.as_file().sync_all().map_err(|e| fail(&e))?;
-    tmp.persist(path).map_err(|e| fail(&e.error))?;
-    Ok(())
+    })
 }

@@ -24,6 +24,7 @@ pub mod events;
 pub(crate) mod fields;
 pub mod filter;
 pub mod find;
+pub mod git;
 pub mod graph;
 pub mod ids;
 pub mod layout;

@@ -480,6 +480,10 @@ fn lease_time(r: &Rec<'_>) -> Option<DateTime<Utc>> {
     }
 }
 
+fn is_closed(r: &Rec<'_>) -> bool {
+    r.obj.get("status").and_then(Value::as_str) == Some("closed")
+}
+
 fn merge_lease(
     id: &str,
     b: &Rec<'_>,
@@ -490,33 +494,33 @@ fn merge_lease(
     log: &mut Vec<Decision>,
 ) {
     let (bv, ov, tv) = (b.obj.get("lease"), o.obj.get("lease"), t.obj.get("lease"));
-    let closed = merged.get("status").and_then(Value::as_str) == Some("closed");
-    if closed {
+    let ended = |log: &mut Vec<Decision>, why: &str| {
+        log.push(decision(id, Some("lease"), "lease_ended_closed", "merged", format!("{why}: the lease ends")));
+    };
+    if merged.get("status").and_then(Value::as_str) == Some("closed") {
         if ov.is_some() || tv.is_some() {
-            log.push(decision(id, Some("lease"), "lease_ended_closed", "merged", "the merged issue is closed: its lease ends".into()));
+            ended(log, "the merged issue is closed");
         }
         return;
     }
-    let value = if ov == tv {
-        ov.cloned()
+    let (value, from) = if ov == tv {
+        (ov, None)
     } else if ov == bv {
         log.push(decision(id, Some("lease"), "changed_one_side", "theirs", format!("changed on theirs only: {}", shown(tv))));
-        tv.cloned()
+        (tv, Some(Which::Theirs))
     } else if tv == bv {
         log.push(decision(id, Some("lease"), "changed_one_side", "ours", format!("changed on ours only: {}", shown(ov))));
-        ov.cloned()
+        (ov, Some(Which::Ours))
     } else {
         let key = |r: &Rec<'_>, v: Option<&Value>| {
             (lease_time(r), v.map(to_canonical_string).unwrap_or_default())
         };
-        let ok = key(o, ov);
-        let tk = key(t, tv);
-        let winner = match tk.cmp(&ok) {
+        let winner = match key(t, tv).cmp(&key(o, ov)) {
             Ordering::Greater => Which::Theirs,
             Ordering::Less => Which::Ours,
             Ordering::Equal => later,
         };
-        let (won, lost) = if winner == Which::Ours { (ov, tv) } else { (tv, ov) };
+        let (won, lost, side) = if winner == Which::Ours { (ov, tv, o) } else { (tv, ov, t) };
         log.push(decision(
             id,
             Some("lease"),
@@ -524,10 +528,28 @@ fn merge_lease(
             winner.word(),
             format!("leases changed on both sides: the later one ({}) from {}, not {}", shown(won), winner.word(), shown(lost)),
         ));
-        won.cloned()
+        // The holder of the winning lease is the assignee.
+        if let Some(assignee) = side.obj.get("assignee") {
+            if merged.get("assignee") != Some(assignee) {
+                merged.insert("assignee".into(), assignee.clone());
+                log.push(decision(id, Some("assignee"), "lease_later", winner.word(), format!("the assignee of the later lease: {assignee}")));
+            }
+        }
+        (won, Some(winner))
     };
+    // A lease taken on one side of an issue the other side closed ends.
+    let closed_by = |w: Which| {
+        let r = if w == Which::Ours { o } else { t };
+        is_closed(r) && !is_closed(b)
+    };
+    if let (Some(_), Some(w)) = (value, from) {
+        if closed_by(w.other()) {
+            ended(log, &format!("{} closed the issue", w.other().word()));
+            return;
+        }
+    }
     if let Some(v) = value {
-        merged.insert("lease".into(), v);
+        merged.insert("lease".into(), v.clone());
     }
 }
 

@@ -739,7 +739,10 @@ fn check_git(args: &DoctorArgs) -> Check {
     const ID: &str = "git";
     let default = crate::host::HostPaths::under(Path::new("."));
     let Ok(IssueStore::Jsonl(store)) = args.files.issues(default.issues.path()) else {
-        return Check::ok(ID, "the issue store is a database: nothing for git to merge");
+        return Check::ok(
+            ID,
+            "the issue store is a database: nothing for git to merge",
+        );
     };
     let dir = store.parent().filter(|p| !p.as_os_str().is_empty());
     let Some(top) = git::work_tree(dir.unwrap_or(Path::new("."))) else {
@@ -766,13 +769,20 @@ fn check_git(args: &DoctorArgs) -> Check {
     attribute(&rel, git::DRIVER);
     let dir_rel = rel.rsplit_once('/').map_or("", |(d, _)| d);
     for log in git::LOG_FILES {
-        let path = if dir_rel.is_empty() { log.to_string() } else { format!("{dir_rel}/{log}") };
+        let path = if dir_rel.is_empty() {
+            log.to_string()
+        } else {
+            format!("{dir_rel}/{log}")
+        };
         if git::tracked(&top, &path) {
             attribute(&path, git::UNION);
         }
     }
     let driver = git::configured_driver(&top);
-    if !driver.as_deref().is_some_and(|d| d.contains(" merge-driver ")) {
+    if !driver
+        .as_deref()
+        .is_some_and(|d| d.contains(" merge-driver "))
+    {
         problems.push(match &driver {
             Some(d) => format!("merge.tusk.driver is {d:?}, not tusk's merge driver"),
             None => "merge.tusk.driver is not set in the repository's config".to_string(),
@@ -786,7 +796,10 @@ fn check_git(args: &DoctorArgs) -> Check {
     if problems.is_empty() {
         return Check::ok(
             ID,
-            format!("{rel} merges with tusk's driver ({})", driver.unwrap_or_default()),
+            format!(
+                "{rel} merges with tusk's driver ({})",
+                driver.unwrap_or_default()
+            ),
         );
     }
     Check::warn(
@@ -795,7 +808,10 @@ fn check_git(args: &DoctorArgs) -> Check {
             "{}: branches that change the queue will conflict, or merge into duplicate ids",
             problems.join("; ")
         ),
-        format!("run `tusk init` (it wires both), or: {}", fixes.join(" && ")),
+        format!(
+            "run `tusk init` (it wires both), or: {}",
+            fixes.join(" && ")
+        ),
     )
 }
 

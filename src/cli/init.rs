@@ -100,11 +100,7 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
 
 /// The scheme init writes, if any: `--ids`, else `hash` for a store it just
 /// created (not migrated) inside a git work tree whose config names none.
-fn choose_ids(
-    args: &InitArgs,
-    layout: &Layout,
-    in_git: bool,
-) -> Result<Option<IdScheme>, String> {
+fn choose_ids(args: &InitArgs, layout: &Layout, in_git: bool) -> Result<Option<IdScheme>, String> {
     let config = layout.premath_dir.join("config.json");
     let scheme = match args.ids {
         Some(scheme) => scheme,
@@ -131,8 +127,14 @@ fn print_extras(ids: Option<IdScheme>, wired: Option<&Wired>) {
         } else {
             format!("added {}", w.attributes_added.join(", "))
         };
-        println!("  git attributes ({}): {attributes}", w.attributes.display());
+        println!(
+            "  git attributes ({}): {attributes}",
+            w.attributes.display()
+        );
         let driver = if w.driver_set { "set" } else { "already set" };
-        println!("  git merge driver merge.tusk.driver: {driver} ({})", w.driver);
+        println!(
+            "  git merge driver merge.tusk.driver: {driver} ({})",
+            w.driver
+        );
     }
 }

@@ -90,7 +90,11 @@ pub fn run(args: &MergeDriverArgs) -> Result<Exit, CliError> {
     let shown = args.path.as_deref().unwrap_or(".premath/issues.jsonl");
     let mut err = std::io::stderr().lock();
     for d in &merged.decisions {
-        let field = d.field.as_deref().map(|f| format!(" {f}")).unwrap_or_default();
+        let field = d
+            .field
+            .as_deref()
+            .map(|f| format!(" {f}"))
+            .unwrap_or_default();
         let _ = writeln!(
             err,
             "{CONTEXT}: {shown}: {}{field}: {} [{}]",
@@ -133,7 +137,10 @@ fn report_json(args: &MergeDriverArgs, shown: &str, merged: &Merged) -> String {
 /// Writes `bytes` to `path` atomically ([`crate::files::write_atomically`]).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     crate::files::write_atomically(path, bytes).map_err(|e| {
-        CliError::unusable(CONTEXT, format_args!("cannot write {}: {e}", path.display()))
-            .with_class(IssueClass::MemoryIoError.as_str())
+        CliError::unusable(
+            CONTEXT,
+            format_args!("cannot write {}: {e}", path.display()),
+        )
+        .with_class(IssueClass::MemoryIoError.as_str())
     })
 }

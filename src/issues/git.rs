@@ -194,7 +194,10 @@ mod tests {
                 ".premath/harness_trajectory.jsonl merge=union"
             ]
         );
-        assert_eq!(attribute_lines("i.jsonl")[1], "host_effects.jsonl merge=union");
+        assert_eq!(
+            attribute_lines("i.jsonl")[1],
+            "host_effects.jsonl merge=union"
+        );
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
         assert_eq!(shell_quote("/usr/bin/tusk"), "/usr/bin/tusk");
     }

@@ -237,7 +237,10 @@ mod tests {
         let store = Store::parse(Path::new("s"), text).unwrap();
         assert_eq!(next_id(&store, IdScheme::Sequential), "bd-4");
         let id = next_id(&store, IdScheme::Hash);
-        assert!(id.starts_with("bd-") && id.len() == 3 + hash_length(2), "{id}");
+        assert!(
+            id.starts_with("bd-") && id.len() == 3 + hash_length(2),
+            "{id}"
+        );
     }
 
     #[test]

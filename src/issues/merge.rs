@@ -80,7 +80,10 @@ struct Rec<'a> {
 
 impl Rec<'_> {
     fn time(&self, key: &str) -> Option<DateTime<Utc>> {
-        self.obj.get(key).and_then(Value::as_str).and_then(parse_time)
+        self.obj
+            .get(key)
+            .and_then(Value::as_str)
+            .and_then(parse_time)
     }
 
     /// The order of "later": `updated_at`, then the line's bytes.
@@ -171,11 +174,7 @@ pub fn merge(
         let rec = ours.records.get(id).or_else(|| theirs.records.get(id));
         rec.and_then(|r| r.time("created_at"))
     };
-    new_ids.sort_by(|a, b| {
-        created(a)
-            .cmp(&created(b))
-            .then_with(|| natural_cmp(a, b))
-    });
+    new_ids.sort_by(|a, b| created(a).cmp(&created(b)).then_with(|| natural_cmp(a, b)));
     ids.extend(new_ids);
     let mut out: Vec<(String, Option<Rec<'_>>)> = Vec::with_capacity(ids.len());
     for id in ids {
@@ -241,24 +240,28 @@ fn merge_record<'a>(
     log: &mut Vec<Decision>,
 ) -> Option<Rec<'a>> {
     let equal = |x: &Rec<'_>, y: &Rec<'_>| x.obj == y.obj;
-    // Of two equal records, the smaller line (either way round, the same bytes).
-    let either = |x: &Rec<'a>, y: &Rec<'a>| {
-        if y.raw < x.raw {
-            y.clone()
-        } else {
-            x.clone()
-        }
-    };
     match (b, o, t) {
         (_, None, None) => {
             if b.is_some() {
-                log.push(decision(id, None, "deleted", "both", "deleted on both sides".into()));
+                log.push(decision(
+                    id,
+                    None,
+                    "deleted",
+                    "both",
+                    "deleted on both sides".into(),
+                ));
             }
             None
         }
         (None, Some(one), None) | (None, None, Some(one)) => {
             let side = if o.is_some() { "ours" } else { "theirs" };
-            log.push(decision(id, None, "added", side, format!("added on {side}")));
+            log.push(decision(
+                id,
+                None,
+                "added",
+                side,
+                format!("added on {side}"),
+            ));
             Some(one.clone())
         }
         (None, Some(o), Some(t)) if equal(o, t) => Some(either(o, t)),
@@ -283,29 +286,78 @@ fn merge_record<'a>(
                 ("theirs", "ours")
             };
             if equal(b, kept) {
-                log.push(decision(id, None, "deleted", gone, format!("deleted on {gone}, unchanged on {side}: deleted")));
+                log.push(decision(
+                    id,
+                    None,
+                    "deleted",
+                    gone,
+                    format!("deleted on {gone}, unchanged on {side}: deleted"),
+                ));
                 None
             } else {
-                log.push(decision(id, None, "delete_change_kept", side, format!("deleted on {gone} but changed on {side}: kept as {side} has it")));
+                log.push(decision(
+                    id,
+                    None,
+                    "delete_change_kept",
+                    side,
+                    format!("deleted on {gone} but changed on {side}: kept as {side} has it"),
+                ));
                 Some(kept.clone())
             }
         }
-        (Some(b), Some(o), Some(t)) => {
-            if equal(o, t) {
-                if !equal(o, b) {
-                    log.push(decision(id, None, "both_changed_same", "both", "changed the same way on both sides".into()));
-                }
-                Some(either(o, t))
-            } else if equal(o, b) {
-                log.push(decision(id, None, "changed_one_side", "theirs", "changed on theirs only".into()));
-                Some(t.clone())
-            } else if equal(t, b) {
-                log.push(decision(id, None, "changed_one_side", "ours", "changed on ours only".into()));
-                Some(o.clone())
-            } else {
-                Some(merge_fields(id, b, o, t, log))
-            }
+        (Some(b), Some(o), Some(t)) => Some(merge_present(id, b, o, t, log)),
+    }
+}
+
+/// Of two equal records, the smaller line (either way round, the same bytes).
+fn either<'a>(x: &Rec<'a>, y: &Rec<'a>) -> Rec<'a> {
+    if y.raw < x.raw {
+        y.clone()
+    } else {
+        x.clone()
+    }
+}
+
+/// A record on all three: one side's line when only it changed, else field
+/// by field.
+fn merge_present<'a>(
+    id: &str,
+    b: &Rec<'a>,
+    o: &Rec<'a>,
+    t: &Rec<'a>,
+    log: &mut Vec<Decision>,
+) -> Rec<'a> {
+    if o.obj == t.obj {
+        if o.obj != b.obj {
+            log.push(decision(
+                id,
+                None,
+                "both_changed_same",
+                "both",
+                "changed the same way on both sides".into(),
+            ));
         }
+        either(o, t)
+    } else if o.obj == b.obj {
+        log.push(decision(
+            id,
+            None,
+            "changed_one_side",
+            "theirs",
+            "changed on theirs only".into(),
+        ));
+        t.clone()
+    } else if t.obj == b.obj {
+        log.push(decision(
+            id,
+            None,
+            "changed_one_side",
+            "ours",
+            "changed on ours only".into(),
+        ));
+        o.clone()
+    } else {
+        merge_fields(id, b, o, t, log)
     }
 }
 
@@ -399,14 +451,30 @@ fn merge_scalar(
         return ov.cloned();
     }
     if ov == bv {
-        log.push(decision(id, Some(key), "changed_one_side", "theirs", format!("changed on theirs only: {}", shown(tv))));
+        log.push(decision(
+            id,
+            Some(key),
+            "changed_one_side",
+            "theirs",
+            format!("changed on theirs only: {}", shown(tv)),
+        ));
         return tv.cloned();
     }
     if tv == bv {
-        log.push(decision(id, Some(key), "changed_one_side", "ours", format!("changed on ours only: {}", shown(ov))));
+        log.push(decision(
+            id,
+            Some(key),
+            "changed_one_side",
+            "ours",
+            format!("changed on ours only: {}", shown(ov)),
+        ));
         return ov.cloned();
     }
-    let (won, lost) = if later == Which::Ours { (ov, tv) } else { (tv, ov) };
+    let (won, lost) = if later == Which::Ours {
+        (ov, tv)
+    } else {
+        (tv, ov)
+    };
     log.push(decision(
         id,
         Some(key),
@@ -442,13 +510,29 @@ fn merge_group(
     let chosen = if ov == tv {
         ov
     } else if ov == bv {
-        log.push(decision(id, Some(&name), "changed_one_side", "theirs", format!("changed on theirs only: {}", shown(tv[0].as_ref()))));
+        log.push(decision(
+            id,
+            Some(&name),
+            "changed_one_side",
+            "theirs",
+            format!("changed on theirs only: {}", shown(tv[0].as_ref())),
+        ));
         tv
     } else if tv == bv {
-        log.push(decision(id, Some(&name), "changed_one_side", "ours", format!("changed on ours only: {}", shown(ov[0].as_ref()))));
+        log.push(decision(
+            id,
+            Some(&name),
+            "changed_one_side",
+            "ours",
+            format!("changed on ours only: {}", shown(ov[0].as_ref())),
+        ));
         ov
     } else {
-        let (won, lost) = if later == Which::Ours { (ov, tv) } else { (tv, ov) };
+        let (won, lost) = if later == Which::Ours {
+            (ov, tv)
+        } else {
+            (tv, ov)
+        };
         log.push(decision(
             id,
             Some(&name),
@@ -495,7 +579,13 @@ fn merge_lease(
 ) {
     let (bv, ov, tv) = (b.obj.get("lease"), o.obj.get("lease"), t.obj.get("lease"));
     let ended = |log: &mut Vec<Decision>, why: &str| {
-        log.push(decision(id, Some("lease"), "lease_ended_closed", "merged", format!("{why}: the lease ends")));
+        log.push(decision(
+            id,
+            Some("lease"),
+            "lease_ended_closed",
+            "merged",
+            format!("{why}: the lease ends"),
+        ));
     };
     if merged.get("status").and_then(Value::as_str) == Some("closed") {
         if ov.is_some() || tv.is_some() {
@@ -506,36 +596,26 @@ fn merge_lease(
     let (value, from) = if ov == tv {
         (ov, None)
     } else if ov == bv {
-        log.push(decision(id, Some("lease"), "changed_one_side", "theirs", format!("changed on theirs only: {}", shown(tv))));
-        (tv, Some(Which::Theirs))
-    } else if tv == bv {
-        log.push(decision(id, Some("lease"), "changed_one_side", "ours", format!("changed on ours only: {}", shown(ov))));
-        (ov, Some(Which::Ours))
-    } else {
-        let key = |r: &Rec<'_>, v: Option<&Value>| {
-            (lease_time(r), v.map(to_canonical_string).unwrap_or_default())
-        };
-        let winner = match key(t, tv).cmp(&key(o, ov)) {
-            Ordering::Greater => Which::Theirs,
-            Ordering::Less => Which::Ours,
-            Ordering::Equal => later,
-        };
-        let (won, lost, side) = if winner == Which::Ours { (ov, tv, o) } else { (tv, ov, t) };
         log.push(decision(
             id,
             Some("lease"),
-            "lease_later",
-            winner.word(),
-            format!("leases changed on both sides: the later one ({}) from {}, not {}", shown(won), winner.word(), shown(lost)),
+            "changed_one_side",
+            "theirs",
+            format!("changed on theirs only: {}", shown(tv)),
         ));
-        // The holder of the winning lease is the assignee.
-        if let Some(assignee) = side.obj.get("assignee") {
-            if merged.get("assignee") != Some(assignee) {
-                merged.insert("assignee".into(), assignee.clone());
-                log.push(decision(id, Some("assignee"), "lease_later", winner.word(), format!("the assignee of the later lease: {assignee}")));
-            }
-        }
-        (won, Some(winner))
+        (tv, Some(Which::Theirs))
+    } else if tv == bv {
+        log.push(decision(
+            id,
+            Some("lease"),
+            "changed_one_side",
+            "ours",
+            format!("changed on ours only: {}", shown(ov)),
+        ));
+        (ov, Some(Which::Ours))
+    } else {
+        let winner = later_lease(id, o, t, later, merged, log);
+        (if winner == Which::Ours { ov } else { tv }, Some(winner))
     };
     // A lease taken on one side of an issue the other side closed ends.
     let closed_by = |w: Which| {
@@ -551,6 +631,60 @@ fn merge_lease(
     if let Some(v) = value {
         merged.insert("lease".into(), v.clone());
     }
+}
+
+/// Leases changed on both sides: the side of the later one (its holder
+/// becomes the assignee).
+fn later_lease(
+    id: &str,
+    o: &Rec<'_>,
+    t: &Rec<'_>,
+    later: Which,
+    merged: &mut Map<String, Value>,
+    log: &mut Vec<Decision>,
+) -> Which {
+    let (ov, tv) = (o.obj.get("lease"), t.obj.get("lease"));
+    let key = |r: &Rec<'_>, v: Option<&Value>| {
+        (
+            lease_time(r),
+            v.map(to_canonical_string).unwrap_or_default(),
+        )
+    };
+    let winner = match key(t, tv).cmp(&key(o, ov)) {
+        Ordering::Greater => Which::Theirs,
+        Ordering::Less => Which::Ours,
+        Ordering::Equal => later,
+    };
+    let (won, lost, side) = if winner == Which::Ours {
+        (ov, tv, o)
+    } else {
+        (tv, ov, t)
+    };
+    log.push(decision(
+        id,
+        Some("lease"),
+        "lease_later",
+        winner.word(),
+        format!(
+            "leases changed on both sides: the later one ({}) from {}, not {}",
+            shown(won),
+            winner.word(),
+            shown(lost)
+        ),
+    ));
+    if let Some(assignee) = side.obj.get("assignee") {
+        if merged.get("assignee") != Some(assignee) {
+            merged.insert("assignee".into(), assignee.clone());
+            log.push(decision(
+                id,
+                Some("assignee"),
+                "lease_later",
+                winner.word(),
+                format!("the assignee of the later lease: {assignee}"),
+            ));
+        }
+    }
+    winner
 }
 
 /// The key of a set element: a dependency's target, a comment's id, a label.
@@ -569,7 +703,7 @@ fn keyed<'v>(field: &str, v: Option<&'v Value>) -> BTreeMap<String, &'v Value> {
         .unwrap_or_default()
 }
 
-fn elements<'v>(v: Option<&'v Value>) -> &'v [Value] {
+fn elements(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
@@ -592,31 +726,18 @@ fn merge_set(
         return merge_scalar(id, field, bv, ov, tv, later, log);
     }
     let (bk, ok, tk) = (keyed(field, bv), keyed(field, ov), keyed(field, tv));
-    let mut result: Vec<Value> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    let mut done = HashSet::new();
-    for e in elements(bv) {
-        let k = element_key(field, e);
-        if !done.insert(k.clone()) {
-            continue;
-        }
-        let b = bk[&k];
-        match (ok.get(&k), tk.get(&k)) {
-            (None, None) => notes.push(format!("{k} removed on both sides")),
-            (Some(x), None) | (None, Some(x)) => {
-                let (has, gone) = if ok.contains_key(&k) { ("ours", "theirs") } else { ("theirs", "ours") };
-                if *x == b {
-                    notes.push(format!("{k} removed on {gone}"));
-                } else {
-                    notes.push(format!("{k} removed on {gone} but changed on {has}: kept"));
-                    result.push((*x).clone());
-                }
-            }
-            (Some(o), Some(t)) => result.push(pick3(b, o, t, later).clone()),
-        }
-    }
-    let (first, second) = if later == Which::Ours { (ov, tv) } else { (tv, ov) };
-    let (first_k, second_k) = if later == Which::Ours { (&ok, &tk) } else { (&tk, &ok) };
+    let mut result = base_elements(field, bv, [&bk, &ok, &tk], later, &mut notes);
+    let (first, second) = if later == Which::Ours {
+        (ov, tv)
+    } else {
+        (tv, ov)
+    };
+    let (first_k, second_k) = if later == Which::Ours {
+        (&ok, &tk)
+    } else {
+        (&tk, &ok)
+    };
     let mut added: Vec<Value> = Vec::new();
     let mut added_keys = HashSet::new();
     for (e, other) in elements(first)
@@ -634,7 +755,10 @@ fn merge_set(
         }
         added_keys.insert(k.clone());
         let from_both = other.get(&k).is_some_and(|x| *x == e);
-        notes.push(format!("{k} added{}", if from_both { " on both sides" } else { "" }));
+        notes.push(format!(
+            "{k} added{}",
+            if from_both { " on both sides" } else { "" }
+        ));
         added.push(e.clone());
     }
     if field == "comments" {
@@ -643,11 +767,61 @@ fn merge_set(
     }
     result.extend(added);
     if result.is_empty() && (ov.is_none() || tv.is_none()) {
-        log.push(decision(id, Some(field), "set_merged", "merged", "merged as a set against the base: empty".into()));
+        log.push(decision(
+            id,
+            Some(field),
+            "set_merged",
+            "merged",
+            "merged as a set against the base: empty".into(),
+        ));
         return None;
     }
-    log.push(decision(id, Some(field), "set_merged", "merged", format!("merged as a set against the base: {}", notes.join("; "))));
+    log.push(decision(
+        id,
+        Some(field),
+        "set_merged",
+        "merged",
+        format!("merged as a set against the base: {}", notes.join("; ")),
+    ));
     Some(Value::Array(result))
+}
+
+/// The base's elements a merge keeps (removed on one side and unchanged on
+/// the other: gone), in the base's order.
+fn base_elements(
+    field: &str,
+    bv: Option<&Value>,
+    [bk, ok, tk]: [&BTreeMap<String, &Value>; 3],
+    later: Which,
+    notes: &mut Vec<String>,
+) -> Vec<Value> {
+    let mut result = Vec::new();
+    let mut done = HashSet::new();
+    for e in elements(bv) {
+        let k = element_key(field, e);
+        if !done.insert(k.clone()) {
+            continue;
+        }
+        let b = bk[&k];
+        match (ok.get(&k), tk.get(&k)) {
+            (None, None) => notes.push(format!("{k} removed on both sides")),
+            (Some(x), None) | (None, Some(x)) => {
+                let (has, gone) = if ok.contains_key(&k) {
+                    ("ours", "theirs")
+                } else {
+                    ("theirs", "ours")
+                };
+                if *x == b {
+                    notes.push(format!("{k} removed on {gone}"));
+                } else {
+                    notes.push(format!("{k} removed on {gone} but changed on {has}: kept"));
+                    result.push((*x).clone());
+                }
+            }
+            (Some(o), Some(t)) => result.push(pick3(b, o, t, later).clone()),
+        }
+    }
+    result
 }
 
 /// Of three versions of one element, the one the scalar rule picks.
@@ -674,7 +848,9 @@ fn number_comments(
 ) -> Vec<Value> {
     let order_key = |c: &Value| {
         (
-            c.get("created_at").and_then(Value::as_str).and_then(parse_time),
+            c.get("created_at")
+                .and_then(Value::as_str)
+                .and_then(parse_time),
             to_canonical_string(c),
         )
     };
@@ -714,10 +890,12 @@ fn rename_collisions<'a>(
         .order
         .iter()
         .filter(|id| !base.records.contains_key(*id))
-        .filter(|id| match (ours.records.get(*id), theirs.records.get(*id)) {
-            (Some(o), Some(t)) => o.obj != t.obj && !same_issue(o, t),
-            _ => false,
-        })
+        .filter(
+            |id| match (ours.records.get(*id), theirs.records.get(*id)) {
+                (Some(o), Some(t)) => o.obj != t.obj && !same_issue(o, t),
+                _ => false,
+            },
+        )
         .cloned()
         .collect();
     if colliding.is_empty() {
@@ -734,8 +912,16 @@ fn rename_collisions<'a>(
     for old in colliding {
         let (o, t) = (&ours.records[&old], &theirs.records[&old]);
         let key = |r: &Rec<'_>| (r.time("created_at"), r.raw.to_string());
-        let loser = if key(t) > key(o) { Which::Theirs } else { Which::Ours };
-        let new = fresh_id(&old, &used, if loser == Which::Ours { &o.raw } else { &t.raw });
+        let loser = if key(t) > key(o) {
+            Which::Theirs
+        } else {
+            Which::Ours
+        };
+        let new = fresh_id(
+            &old,
+            &used,
+            if loser == Which::Ours { &o.raw } else { &t.raw },
+        );
         used.insert(new.clone());
         let (side, other) = if loser == Which::Ours {
             (&mut *ours, &*theirs)
@@ -778,7 +964,8 @@ fn fresh_id(old: &str, used: &HashSet<String>, raw: &str) -> String {
         .as_bytes()
         .chunks(2)
         .map(|pair| {
-            let byte = u8::from_str_radix(std::str::from_utf8(pair).unwrap_or("0"), 16).unwrap_or(0);
+            let byte =
+                u8::from_str_radix(std::str::from_utf8(pair).unwrap_or("0"), 16).unwrap_or(0);
             char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[usize::from(byte % 36)])
         })
         .collect();
@@ -861,15 +1048,22 @@ fn keep_dependency_targets<'a>(
             for dep in elements(rec.obj.get("dependencies")) {
                 if let Some(target) = dep.get("depends_on_id").and_then(Value::as_str) {
                     if !present.contains(target) {
-                        wanted.entry(target.to_string()).or_insert_with(|| id.clone());
+                        wanted
+                            .entry(target.to_string())
+                            .or_insert_with(|| id.clone());
                     }
                 }
             }
         }
         let mut restored = false;
         for (id, rec) in out.iter_mut().filter(|(_, r)| r.is_none()) {
-            let Some(by) = wanted.get(id.as_str()) else { continue };
-            let found = match (ours.records.get(id.as_str()), theirs.records.get(id.as_str())) {
+            let Some(by) = wanted.get(id.as_str()) else {
+                continue;
+            };
+            let found = match (
+                ours.records.get(id.as_str()),
+                theirs.records.get(id.as_str()),
+            ) {
                 (Some(o), Some(t)) => Some(if t.raw < o.raw { t } else { o }),
                 (Some(r), None) | (None, Some(r)) => Some(r),
                 (None, None) => base.records.get(id.as_str()),
@@ -877,7 +1071,13 @@ fn keep_dependency_targets<'a>(
             if let Some(found) = found {
                 *rec = Some(found.clone());
                 restored = true;
-                log.push(decision(id, None, "dependency_target_kept", "merged", format!("deleted by the merge, but {by} depends on it: kept")));
+                log.push(decision(
+                    id,
+                    None,
+                    "dependency_target_kept",
+                    "merged",
+                    format!("deleted by the merge, but {by} depends on it: kept"),
+                ));
             }
         }
         if !restored {

@@ -779,6 +779,13 @@ fn two_clones_diverge_and_merge_both_ways_through_git() {
     ok(&a, &["dep", "add", &r, &p]);
     ok(&a, &["dep", "remove", &s, &q]);
     ok(&a, &["issue", "close", &child_a, "--reason", "done"]);
+    // A recorded run on each side: the logs are committed, and merge by union.
+    let record = |dir: &Path| {
+        std::fs::write(dir.join("p.scm"), "(issue.ready)").unwrap();
+        let (code, out, err) = tusk(dir, &["eval", "p.scm"]);
+        assert_eq!(code, 0, "{out}{err}");
+    };
+    record(&a);
     commit_all(&a, "a's work");
 
     // Clone b: the same kinds of change on other issues, a comment on the
@@ -815,6 +822,7 @@ fn two_clones_diverge_and_merge_both_ways_through_git() {
     ok(&b, &["issue", "close", &s]);
     ok(&b, &["issue", "reopen", &s]);
     ok(&b, &["issue", "claim", &child_b, "--assignee", "agent.b"]);
+    record(&b);
     commit_all(&b, "b's work");
 
     // Both ways, in clone a: a's main with b's, and b's with a's.
@@ -891,6 +899,10 @@ fn two_clones_diverge_and_merge_both_ways_through_git() {
     assert_eq!(m[&child_b]["lease"]["owner"], "agent.b");
     assert_eq!(m[&found_a]["dependencies"][0]["type"], "discovered-from");
     assert_eq!(m[&found_b]["dependencies"][0]["depends_on_id"], r.as_str());
+    // The logs were not rewritten by the store's merge: both runs replay.
+    let (code, out, err) = tusk(&a, &["replay"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 run(s): 2 parity, 0 not"), "{out}{err}");
     // The queue reads it: ready and list answer.
     let list = ok(&a, &["issue", "list"]);
     assert_eq!(list["count"], 8);

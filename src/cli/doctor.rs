@@ -779,14 +779,19 @@ fn check_git(args: &DoctorArgs) -> Check {
         }
     }
     let driver = git::configured_driver(&top);
-    if !driver
-        .as_deref()
-        .is_some_and(|d| d.contains(" merge-driver "))
-    {
-        problems.push(match &driver {
-            Some(d) => format!("merge.tusk.driver is {d:?}, not tusk's merge driver"),
-            None => "merge.tusk.driver is not set in the repository's config".to_string(),
-        });
+    let problem = match &driver {
+        None => Some("merge.tusk.driver is not set in the repository's config".to_string()),
+        Some(d) if !d.contains(" merge-driver ") => Some(format!(
+            "merge.tusk.driver is {d:?}, not tusk's merge driver"
+        )),
+        Some(d) => {
+            let program = git::driver_program(d);
+            let found = !program.contains('/') || Path::new(&program).is_file();
+            (!found).then(|| format!("merge.tusk.driver runs {program}, which is not there"))
+        }
+    };
+    if let Some(problem) = problem {
+        problems.push(problem);
         fixes.push(format!(
             "git config merge.tusk.name {} && git config merge.tusk.driver {}",
             quoted(git::DRIVER_NAME),

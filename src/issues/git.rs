@@ -175,6 +175,32 @@ pub fn configured_driver(top: &Path) -> Option<String> {
     git_text(top, &["config", "--get", "merge.tusk.driver"])
 }
 
+/// The program a driver command runs (its first shell word, unquoted).
+pub fn driver_program(command: &str) -> String {
+    let command = command.trim_start();
+    if let Some(rest) = command.strip_prefix('\'') {
+        // `'a'\''b'` spells a quote inside a single-quoted word.
+        let mut out = String::new();
+        let mut rest = rest;
+        loop {
+            let Some(end) = rest.find('\'') else {
+                out.push_str(rest);
+                return out;
+            };
+            out.push_str(&rest[..end]);
+            rest = &rest[end + 1..];
+            match rest.strip_prefix("\\''") {
+                Some(more) => {
+                    out.push('\'');
+                    rest = more;
+                }
+                None => return out,
+            }
+        }
+    }
+    command.split_whitespace().next().unwrap_or("").to_string()
+}
+
 /// Whether git tracks `rel` in the work tree `top`.
 pub fn tracked(top: &Path, rel: &str) -> bool {
     git(top, &["ls-files", "--error-unmatch", "--", rel]).is_some_and(|o| o.status.success())
@@ -200,5 +226,13 @@ mod tests {
         );
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
         assert_eq!(shell_quote("/usr/bin/tusk"), "/usr/bin/tusk");
+        assert_eq!(
+            driver_program("'/a b/it'\\''s' merge-driver %O"),
+            "/a b/it's"
+        );
+        assert_eq!(
+            driver_program("/usr/bin/tusk merge-driver %O"),
+            "/usr/bin/tusk"
+        );
     }
 }

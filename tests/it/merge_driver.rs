@@ -183,6 +183,24 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
         .unwrap();
     assert!(out.status.success(), "{fix}: {out:?}");
     assert_eq!(doctor(&dir)["status"], "ok");
+    // A driver whose program has moved is named.
+    git(
+        &dir,
+        &[
+            "config",
+            "merge.tusk.driver",
+            "'/nowhere/it'\\''s tusk' merge-driver %O %A %B %P",
+        ],
+    );
+    let check = doctor(&dir);
+    assert_eq!(check["status"], "warn", "{check:#}");
+    assert!(
+        check["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs /nowhere/it's tusk, which is not there"),
+        "{check:#}"
+    );
     // `tusk init` is the other fix.
     git(&dir, &["config", "--unset", "merge.tusk.driver"]);
     assert_eq!(doctor(&dir)["status"], "warn");

@@ -65,6 +65,32 @@ pub fn refuse_symlink(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Replaces (or creates) `path` with `bytes` through a temp file in its
+/// directory: written, given the file's mode (0644 for a new one), synced,
+/// renamed over it. A reader never sees half a file; a symlink is refused.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    refuse_symlink(path)?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tusk-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    let permissions = match std::fs::metadata(path) {
+        Ok(meta) => meta.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    std::fs::set_permissions(tmp.path(), permissions)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// `O_NOFOLLOW` on a symlink is `ELOOP`: said plainly.
 fn explained(path: &Path, e: io::Error) -> io::Error {
     if e.raw_os_error() == Some(libc::ELOOP) {

@@ -9,6 +9,9 @@
 //!   last line, left by a writer that died mid-append, is a warning);
 //! - `files`: no file of tusk's (stores, logs, session, ledger, policy and
 //!   their lock files) is a symbolic link;
+//! - `git`: inside a git work tree, the issue store is routed to tusk's
+//!   merge driver (`.gitattributes`, `merge.tusk.driver`), and a log that git
+//!   tracks to the `union` driver (issue 48; docs/issue-memory.md, "Wiring");
 //! - `sandbox`: the kernel has seccomp, and a worker process forks, confines
 //!   itself (resource limits, system-call filter) and runs a program;
 //! - `disk`: free space under `.premath/`.
@@ -730,6 +733,93 @@ fn check_files(args: &DoctorArgs) -> Check {
     )
 }
 
+/// The store's merge wiring in git (issue 48): read only, through `git`.
+fn check_git(args: &DoctorArgs) -> Check {
+    use crate::issues::git;
+    const ID: &str = "git";
+    let default = crate::host::HostPaths::under(Path::new("."));
+    let Ok(IssueStore::Jsonl(store)) = args.files.issues(default.issues.path()) else {
+        return Check::ok(
+            ID,
+            "the issue store is a database: nothing for git to merge",
+        );
+    };
+    let dir = store.parent().filter(|p| !p.as_os_str().is_empty());
+    let Some(top) = git::work_tree(dir.unwrap_or(Path::new("."))) else {
+        return Check::ok(ID, "not in a git work tree: no merge driver needed");
+    };
+    let Some(rel) = git::relative(&top, &store) else {
+        return Check::ok(ID, "the issue store is outside the git work tree");
+    };
+    let mut problems = Vec::new();
+    let mut fixes = Vec::new();
+    let attributes = top.join(".gitattributes");
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let mut attribute = |path: &str, want: &str| {
+        let got = git::merge_attribute(&top, path).unwrap_or_default();
+        if got != want {
+            problems.push(format!("{path} has merge={got}, not merge={want}"));
+            fixes.push(format!(
+                "echo {} >> {}",
+                quoted(&format!("{path} merge={want}")),
+                quoted(&attributes.display().to_string())
+            ));
+        }
+    };
+    attribute(&rel, git::DRIVER);
+    let dir_rel = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    for log in git::LOG_FILES {
+        let path = if dir_rel.is_empty() {
+            log.to_string()
+        } else {
+            format!("{dir_rel}/{log}")
+        };
+        if git::tracked(&top, &path) {
+            attribute(&path, git::UNION);
+        }
+    }
+    let driver = git::configured_driver(&top);
+    let problem = match &driver {
+        None => Some("merge.tusk.driver is not set in the repository's config".to_string()),
+        Some(d) if !d.contains(" merge-driver ") => Some(format!(
+            "merge.tusk.driver is {d:?}, not tusk's merge driver"
+        )),
+        Some(d) => {
+            let program = git::driver_program(d);
+            let found = !program.contains('/') || Path::new(&program).is_file();
+            (!found).then(|| format!("merge.tusk.driver runs {program}, which is not there"))
+        }
+    };
+    if let Some(problem) = problem {
+        problems.push(problem);
+        fixes.push(format!(
+            "git config merge.tusk.name {} && git config merge.tusk.driver {}",
+            quoted(git::DRIVER_NAME),
+            quoted(&git::driver_command())
+        ));
+    }
+    if problems.is_empty() {
+        return Check::ok(
+            ID,
+            format!(
+                "{rel} merges with tusk's driver ({})",
+                driver.unwrap_or_default()
+            ),
+        );
+    }
+    Check::warn(
+        ID,
+        format!(
+            "{}: branches that change the queue will conflict, or merge into duplicate ids",
+            problems.join("; ")
+        ),
+        format!(
+            "run `tusk init` (it wires both), or: {}",
+            fixes.join(" && ")
+        ),
+    )
+}
+
 /// Runs every check, in the order they are reported.
 pub fn checks(args: &DoctorArgs) -> Vec<Check> {
     let (store, store_bytes) = check_store(args);
@@ -739,6 +829,7 @@ pub fn checks(args: &DoctorArgs) -> Vec<Check> {
         check_effects(args),
         check_trajectory(args),
         check_files(args),
+        check_git(args),
         check_sandbox(),
         check_disk(store_bytes),
     ]

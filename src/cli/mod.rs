@@ -17,6 +17,7 @@ pub mod keygen;
 pub mod man;
 pub mod mcp;
 pub mod mcp_config;
+pub mod merge_driver;
 pub mod observe;
 pub mod policy;
 pub mod prime;
@@ -166,6 +167,14 @@ commands! {
         Dep(issue::DepArgs),
         /// The shared PostgreSQL store: init (schema), import, export, status.
         Store(store::StoreArgs),
+        /// Three-way merge of an issue store (git's merge driver: %O %A %B %P).
+        ///
+        /// Record by record, keyed by id; fields from the side that changed
+        /// them, the later `updated_at` when both did; labels, dependencies and
+        /// comments merged as sets. The result replaces OURS; every decision
+        /// is printed on stderr. Exit 0 merged, 2 an input is not a store
+        /// (nothing written).
+        MergeDriver(merge_driver::MergeDriverArgs),
         /// premath's lease transport: one lease action with a JSON payload, answered
         /// with premath's envelope (exit 0 accepted or rejected).
         TransportDispatch(transport::TransportArgs),
@@ -371,7 +380,7 @@ fn parse(args: &[std::ffi::OsString]) -> Result<(Cli, clap::ArgMatches), clap::E
 /// The commands in `tusk --help`'s sections, in order. A command missing
 /// here is listed under "Other commands" (a unit test keeps that empty).
 const COMMAND_GROUPS: &[(&str, &[&str])] = &[
-    ("Queue commands", &["issue", "dep", "store"]),
+    ("Queue commands", &["issue", "dep", "store", "merge-driver"]),
     (
         "Program commands",
         &["eval", "repl", "replay", "actions", "prime", "scheme-eval"],
@@ -539,6 +548,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
         Command::Issue(args) => issue::run_issue(args),
         Command::Dep(args) => issue::run_dep(args),
         Command::Store(args) => store::run(args),
+        Command::MergeDriver(args) => merge_driver::run(&args),
         Command::TransportDispatch(args) => transport::run(&args),
         Command::SchemeEval(args) => scheme_eval::run(&args),
         Command::Doctor(args) => doctor::run(&args),

@@ -8,6 +8,8 @@
 //! - ready / blocked / list / show / check / diagnostics / snapshot ref: [`views`]
 //! - cycles and reachability over blocking edges: [`graph`]
 //! - add / update / close / discover / dep add|remove|replace: [`mutate`]
+//! - how a new issue's id is minted (sequential or hash): [`ids`]
+//! - the three-way merge of a store (git's merge driver): [`merge`]
 //! - the lease machine (claim, claim-next, renew, release) and its failure classes: [`lease`]
 //! - host actions of host-api §4: [`actions`]
 //! - the actions' payload types (their schemas derive from them): [`payload`]
@@ -22,9 +24,12 @@ pub mod events;
 pub(crate) mod fields;
 pub mod filter;
 pub mod find;
+pub mod git;
 pub mod graph;
+pub mod ids;
 pub mod layout;
 pub mod lease;
+pub mod merge;
 pub mod model;
 pub mod mutate;
 pub mod payload;

@@ -57,6 +57,33 @@ pub fn undeclared_statuses(text: &str, custom: &[String]) -> Vec<(String, String
         .collect()
 }
 
+/// The `config.json` of `store`: beside a JSONL store, `.premath/config.json`
+/// under the working directory for a database.
+pub fn config_path(store: &super::IssueStore) -> std::path::PathBuf {
+    match store {
+        super::IssueStore::Jsonl(p) => p
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("config.json"),
+        super::IssueStore::Postgres(_) => std::path::PathBuf::from(".premath/config.json"),
+    }
+}
+
+/// The store's `config.json` as JSON; `None` when there is no such file.
+///
+/// # Errors
+/// An unreadable file, or one that is not JSON.
+pub fn read_config(path: &std::path::Path) -> Result<Option<serde_json::Value>, String> {
+    let text = match crate::files::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{} is not JSON: {e}", path.display()))
+}
+
 /// The custom statuses declared for `store`: beads' `status.custom` key
 /// (`"name,name:category,…"`) in the `config.json` beside a JSONL store
 /// (`.premath/config.json` under the working directory for a database).
@@ -66,20 +93,10 @@ pub fn undeclared_statuses(text: &str, custom: &[String]) -> Vec<(String, String
 /// The file is not JSON, `status.custom` is not a string, or a name is not
 /// lower_snake_case.
 pub fn custom_statuses(store: &super::IssueStore) -> Result<Vec<String>, String> {
-    let path = match store {
-        super::IssueStore::Jsonl(p) => p
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .join("config.json"),
-        super::IssueStore::Postgres(_) => std::path::PathBuf::from(".premath/config.json"),
+    let path = config_path(store);
+    let Some(config) = read_config(&path)? else {
+        return Ok(Vec::new());
     };
-    let text = match crate::files::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let config: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
     let Some(custom) = config.get("status.custom") else {
         return Ok(Vec::new());
     };

@@ -247,36 +247,6 @@ fn validate_fields(
     Ok(())
 }
 
-/// The next free id `<prefix>-<n>`: the prefix most used in the store (`bd` for a
-/// new store), `n` one past its largest number. Runs under the lock, so
-/// concurrent adds cannot pick the same id.
-fn next_id(store: &Store<'_>) -> String {
-    let mut per_prefix: std::collections::HashMap<&str, (usize, u64)> =
-        std::collections::HashMap::new();
-    for issue in store.issues() {
-        if let Some((prefix, num)) = issue.id.as_str().rsplit_once('-') {
-            if let Ok(n) = num.parse::<u64>() {
-                let e = per_prefix.entry(prefix).or_insert((0, 0));
-                e.0 += 1;
-                e.1 = e.1.max(n);
-            }
-        }
-    }
-    let best = per_prefix
-        .into_iter()
-        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(a.0)));
-    match best {
-        Some((prefix, (_, max))) => {
-            let mut n = max + 1;
-            while store.get(&format!("{prefix}-{n}")).is_some() {
-                n += 1;
-            }
-            format!("{prefix}-{n}")
-        }
-        None => "bd-1".to_string(),
-    }
-}
-
 /// Builds a new issue line, or a rejection.
 fn new_issue_object(
     issue_store: &IssueStore,
@@ -306,7 +276,12 @@ fn new_issue_object(
             ));
         }
         Some(id) => id.clone(),
-        None => next_id(store),
+        None => {
+            // The store's scheme (docs/issue-memory.md, "Ids"), under the lock.
+            let scheme = super::ids::scheme(issue_store)
+                .map_err(|e| (IssueClass::ConfigInvalid.as_str(), e))?;
+            super::ids::next_id(store, scheme)
+        }
     };
     let mut m = Map::new();
     m.insert("id".into(), json!(id));

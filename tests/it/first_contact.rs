@@ -197,7 +197,7 @@ fn help_separates_global_flags_and_groups_commands() {
         .take_while(|l| l.starts_with("  "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(queue, ["issue", "dep", "store"]);
+    assert_eq!(queue, ["issue", "dep", "store", "merge-driver"]);
 }
 
 #[test]
@@ -221,6 +221,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
             "effects",
             "trajectory",
             "files",
+            "git",
             "sandbox",
             "disk"
         ]
@@ -275,7 +276,7 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(
-        text.lines().last().unwrap().starts_with("ok: 7 ok"),
+        text.lines().last().unwrap().starts_with("ok: 8 ok"),
         "{text}"
     );
 }

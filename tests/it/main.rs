@@ -34,6 +34,7 @@ mod layers;
 mod mcp_clients;
 mod mcp_print_config;
 mod mcp_stdio;
+mod merge_driver;
 mod model_programs;
 mod observe;
 mod observe_browser;

@@ -1,0 +1,238 @@
+//! The issue store inside a git repository (issue 48; docs/issue-memory.md,
+//! "Wiring"): `.gitattributes` routes the store to tusk's merge driver and
+//! the two append-only logs to git's `union` driver, and the repository's
+//! config names the driver. `tusk init` writes both; `tusk doctor` checks
+//! them. Git is run as the `git` program; without it, or outside a work
+//! tree, there is nothing to wire.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The attribute value that routes a store to tusk's driver.
+pub const DRIVER: &str = "tusk";
+/// git's built-in line-union driver, for the append-only logs.
+pub const UNION: &str = "union";
+/// `merge.tusk.name`.
+pub const DRIVER_NAME: &str = "tusk issue store (three-way, by id)";
+
+/// The logs beside the store: append-only, so a union of rows merges them.
+pub const LOG_FILES: [&str; 2] = ["host_effects.jsonl", "harness_trajectory.jsonl"];
+
+fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()
+}
+
+fn git_text(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = git(dir, args)?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+}
+
+/// The top of the work tree `dir` is in; `None` outside one (or without git).
+pub fn work_tree(dir: &Path) -> Option<PathBuf> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let top = git_text(dir, &["rev-parse", "--show-toplevel"])?;
+    (!top.is_empty()).then(|| PathBuf::from(top))
+}
+
+/// `path` relative to the work tree `top`, with `/` separators (what
+/// `.gitattributes` and `git check-attr` take); `None` when it is outside.
+pub fn relative(top: &Path, path: &Path) -> Option<String> {
+    let top = top.canonicalize().ok()?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new(".")).canonicalize().ok()?;
+    let rel = dir.strip_prefix(&top).ok()?.join(path.file_name()?);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
+/// The command git runs (`merge.tusk.driver`): this program, by its path.
+pub fn driver_command() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+        .map_or_else(|| "tusk".to_string(), |p| p.display().to_string());
+    format!("{} merge-driver %O %A %B %P", shell_quote(&exe))
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The `.gitattributes` lines for a store at `store_rel` (and its logs).
+pub fn attribute_lines(store_rel: &str) -> Vec<String> {
+    let dir = store_rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut lines = vec![format!("{store_rel} merge={DRIVER}")];
+    for log in LOG_FILES {
+        let path = if dir.is_empty() {
+            log.to_string()
+        } else {
+            format!("{dir}/{log}")
+        };
+        lines.push(format!("{path} merge={UNION}"));
+    }
+    lines
+}
+
+/// What [`wire`] found and changed.
+#[derive(Debug)]
+pub struct Wired {
+    pub top: PathBuf,
+    pub attributes: PathBuf,
+    pub attributes_added: Vec<String>,
+    pub driver: String,
+    pub driver_set: bool,
+}
+
+/// Adds the store's lines to `<top>/.gitattributes` (those missing, written
+/// atomically) and sets `merge.tusk.name` / `merge.tusk.driver` in the
+/// repository's config when they differ. `Ok(None)` outside a work tree.
+///
+/// # Errors
+/// A `.gitattributes` that cannot be read or written, or `git config` failing.
+pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
+    let Some(top) = work_tree(store.parent().unwrap_or(Path::new("."))) else {
+        return Ok(None);
+    };
+    let Some(rel) = relative(&top, store) else {
+        return Ok(None);
+    };
+    let attributes = top.join(".gitattributes");
+    let text = match crate::files::read_to_string(&attributes) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", attributes.display())),
+    };
+    let present: Vec<&str> = text.lines().map(str::trim).collect();
+    let added: Vec<String> = attribute_lines(&rel)
+        .into_iter()
+        .filter(|l| !present.contains(&l.as_str()))
+        .collect();
+    if !added.is_empty() {
+        let mut new = text.clone();
+        if !new.is_empty() && !new.ends_with('\n') {
+            new.push('\n');
+        }
+        for line in &added {
+            new.push_str(line);
+            new.push('\n');
+        }
+        crate::files::write_atomically(&attributes, new.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", attributes.display()))?;
+    }
+    let driver = driver_command();
+    let mut driver_set = false;
+    for (key, value) in [
+        ("merge.tusk.name", DRIVER_NAME.to_string()),
+        ("merge.tusk.driver", driver.clone()),
+    ] {
+        if git_text(&top, &["config", "--get", key]).as_deref() != Some(value.as_str()) {
+            let ok = git(&top, &["config", key, &value]).is_some_and(|o| o.status.success());
+            if !ok {
+                return Err(format!("`git config {key}` failed in {}", top.display()));
+            }
+            driver_set = true;
+        }
+    }
+    Ok(Some(Wired {
+        top,
+        attributes,
+        attributes_added: added,
+        driver,
+        driver_set,
+    }))
+}
+
+/// The `merge` attribute git gives `rel` in the work tree `top`.
+pub fn merge_attribute(top: &Path, rel: &str) -> Option<String> {
+    let out = git_text(top, &["check-attr", "merge", "--", rel])?;
+    let value = out.rsplit_once(": ")?.1.to_string();
+    Some(value)
+}
+
+/// The configured `merge.tusk.driver`, if any.
+pub fn configured_driver(top: &Path) -> Option<String> {
+    git_text(top, &["config", "--get", "merge.tusk.driver"])
+}
+
+/// The program a driver command runs (its first shell word, unquoted).
+pub fn driver_program(command: &str) -> String {
+    let command = command.trim_start();
+    if let Some(rest) = command.strip_prefix('\'') {
+        // `'a'\''b'` spells a quote inside a single-quoted word.
+        let mut out = String::new();
+        let mut rest = rest;
+        loop {
+            let Some(end) = rest.find('\'') else {
+                out.push_str(rest);
+                return out;
+            };
+            out.push_str(&rest[..end]);
+            rest = &rest[end + 1..];
+            match rest.strip_prefix("\\''") {
+                Some(more) => {
+                    out.push('\'');
+                    rest = more;
+                }
+                None => return out,
+            }
+        }
+    }
+    command.split_whitespace().next().unwrap_or("").to_string()
+}
+
+/// Whether git tracks `rel` in the work tree `top`.
+pub fn tracked(top: &Path, rel: &str) -> bool {
+    git(top, &["ls-files", "--error-unmatch", "--", rel]).is_some_and(|o| o.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_lines_sit_beside_the_store() {
+        assert_eq!(
+            attribute_lines(".premath/issues.jsonl"),
+            [
+                ".premath/issues.jsonl merge=tusk",
+                ".premath/host_effects.jsonl merge=union",
+                ".premath/harness_trajectory.jsonl merge=union"
+            ]
+        );
+        assert_eq!(
+            attribute_lines("i.jsonl")[1],
+            "host_effects.jsonl merge=union"
+        );
+        assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+        assert_eq!(shell_quote("/usr/bin/tusk"), "/usr/bin/tusk");
+        assert_eq!(
+            driver_program("'/a b/it'\\''s' merge-driver %O"),
+            "/a b/it's"
+        );
+        assert_eq!(
+            driver_program("/usr/bin/tusk merge-driver %O"),
+            "/usr/bin/tusk"
+        );
+    }
+}

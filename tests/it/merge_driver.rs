@@ -1,0 +1,1037 @@
+//! Issue 48: issue memory that survives git. Ids that clones cannot share,
+//! `tusk merge-driver` (a case per rule, both ways byte for byte, with the
+//! report checked), the `tusk init` / `tusk doctor` wiring in a fresh
+//! repository, and real `git merge`s of diverged clones that go through the
+//! driver. Git is the `git` program, in temp directories, with its global and
+//! system configuration ignored.
+
+use crate::common::BIN;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `git ARGS` in `dir`; panics with its output unless it succeeds.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_run(dir, args);
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn git_run(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Tusk Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Tusk Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_MERGE_AUTOEDIT", "no")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git runs")
+}
+
+/// `tusk ARGS` in `dir`: (exit code, stdout, stderr).
+fn tusk(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .env_remove("TUSK_STORE")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("tusk runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `tusk ARGS --json` that must be accepted: its JSON.
+fn ok(dir: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let (code, out, err) = tusk(dir, &all);
+    assert_eq!(code, 0, "tusk {args:?}: {out}\n{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// A description `issue check` accepts (premath's content rules).
+const DESCRIPTION: &str = "Acceptance: it is done.\n\n`cargo test`";
+
+/// Adds an issue; its id.
+fn add(dir: &Path, title: &str) -> String {
+    let v = ok(dir, &["issue", "add", title, "--description", DESCRIPTION]);
+    v["issue"]["id"].as_str().unwrap().to_string()
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn by_id(text: &str) -> std::collections::HashMap<String, Value> {
+    lines(text)
+        .into_iter()
+        .map(|v| (v["id"].as_str().unwrap().to_string(), v))
+        .collect()
+}
+
+/// A fresh repository with a tusk store wired by `tusk init`.
+fn repo(root: &Path, name: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let (code, out, err) = tusk(&dir, &["init"]);
+    assert_eq!(code, 0, "{out}{err}");
+    dir
+}
+
+fn commit_all(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// `issue check`: no duplicate id, no dangling edge, no cycle, no error at all.
+fn assert_whole(dir: &Path) {
+    let (code, out, err) = tusk(dir, &["issue", "check", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(v["errorCount"], json!(0), "{v:#}");
+    assert_eq!(code, 0, "{v:#}");
+}
+
+#[test]
+fn init_wires_a_fresh_repository_and_doctor_checks_it() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = repo(root.path(), "r");
+    let attributes = std::fs::read_to_string(dir.join(".gitattributes")).unwrap();
+    assert_eq!(
+        attributes,
+        ".premath/issues.jsonl merge=tusk\n.premath/host_effects.jsonl merge=union\n.premath/harness_trajectory.jsonl merge=union\n"
+    );
+    let driver = git(&dir, &["config", "--get", "merge.tusk.driver"]);
+    assert!(
+        driver.trim_end().ends_with(" merge-driver %O %A %B %P"),
+        "{driver}"
+    );
+    assert!(driver.starts_with(&std::fs::canonicalize(BIN).unwrap().display().to_string()));
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".premath/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config, json!({"ids": "hash"}));
+    // A second init changes nothing and says so.
+    let v = ok(&dir, &["init"]);
+    assert_eq!(v["git"]["attributesAdded"], json!([]), "{v:#}");
+    assert_eq!(v["git"]["mergeDriverSet"], json!(false), "{v:#}");
+    assert!(v.get("ids").is_none(), "{v:#}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".gitattributes")).unwrap(),
+        attributes
+    );
+    // The store mints hash ids: prefix, 4 characters for the first issue.
+    let first = add(&dir, "First");
+    assert!(first.starts_with("bd-") && first.len() == 7, "{first}");
+    assert!(!first[3..].bytes().all(|b| b.is_ascii_digit()), "{first}");
+
+    let doctor = |dir: &Path| {
+        let (_, out, err) = tusk(dir, &["doctor", "--json"]);
+        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "git")
+            .cloned()
+            .unwrap()
+    };
+    let check = doctor(&dir);
+    assert_eq!(check["status"], "ok", "{check:#}");
+    // Unwired: a warning naming what is missing, and a fix that works.
+    git(&dir, &["config", "--unset", "merge.tusk.driver"]);
+    std::fs::write(dir.join(".gitattributes"), "").unwrap();
+    let check = doctor(&dir);
+    assert_eq!(check["status"], "warn", "{check:#}");
+    let message = check["message"].as_str().unwrap();
+    assert!(
+        message.contains(".premath/issues.jsonl has merge=unspecified, not merge=tusk"),
+        "{message}"
+    );
+    assert!(
+        message.contains("merge.tusk.driver is not set"),
+        "{message}"
+    );
+    let fix = check["fix"].as_str().unwrap();
+    let commands = fix.split_once("or: ").unwrap().1;
+    let out = Command::new("sh")
+        .current_dir(&dir)
+        .args(["-c", commands])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{fix}: {out:?}");
+    assert_eq!(doctor(&dir)["status"], "ok");
+    // A driver whose program has moved is named.
+    git(
+        &dir,
+        &[
+            "config",
+            "merge.tusk.driver",
+            "'/nowhere/it'\\''s tusk' merge-driver %O %A %B %P",
+        ],
+    );
+    let check = doctor(&dir);
+    assert_eq!(check["status"], "warn", "{check:#}");
+    assert!(
+        check["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs /nowhere/it's tusk, which is not there"),
+        "{check:#}"
+    );
+    // `tusk init` is the other fix.
+    git(&dir, &["config", "--unset", "merge.tusk.driver"]);
+    assert_eq!(doctor(&dir)["status"], "warn");
+    ok(&dir, &["init"]);
+    assert_eq!(doctor(&dir)["status"], "ok");
+    // A tracked log without the union driver is named too.
+    std::fs::write(dir.join(".premath/host_effects.jsonl"), "").unwrap();
+    git(&dir, &["add", "-f", ".premath/host_effects.jsonl"]);
+    std::fs::write(
+        dir.join(".gitattributes"),
+        ".premath/issues.jsonl merge=tusk\n",
+    )
+    .unwrap();
+    let check = doctor(&dir);
+    assert_eq!(check["status"], "warn", "{check:#}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .unwrap()
+            .contains("'.premath/host_effects.jsonl merge=union'"),
+        "{check:#}"
+    );
+
+    // Outside git: no wiring, sequential ids, premath's output.
+    let plain = root.path().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let v = ok(&plain, &["init"]);
+    assert!(v.get("git").is_none() && v.get("ids").is_none(), "{v:#}");
+    assert!(!plain.join(".premath/config.json").exists());
+    assert_eq!(add(&plain, "One"), "bd-1");
+    assert_eq!(doctor(&plain)["status"], "ok");
+    // Opting in (and out) on an existing store.
+    let v = ok(&plain, &["init", "--ids", "hash"]);
+    assert_eq!(v["ids"], "hash");
+    assert_ne!(add(&plain, "Two"), "bd-2");
+    ok(&plain, &["init", "--ids", "sequential"]);
+    assert_eq!(add(&plain, "Three"), "bd-2");
+    // A bad setting is refused with the fix, and nothing is added.
+    std::fs::write(plain.join(".premath/config.json"), "{\"ids\": \"random\"}").unwrap();
+    let (code, out, err) = tusk(&plain, &["issue", "add", "Four"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("issue.config_invalid") && out.contains("\"hash\" or \"sequential\""),
+        "{out}"
+    );
+}
+
+/// Runs the driver on three texts; the merged text and the report.
+fn merge3(base: &str, ours: &str, theirs: &str) -> (String, Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let (b, o, t) = (p("base", base), p("ours", ours), p("theirs", theirs));
+    let (code, out, err) = tusk(
+        dir.path(),
+        &[
+            "merge-driver",
+            &b,
+            &o,
+            &t,
+            ".premath/issues.jsonl",
+            "--report",
+            "r.json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let merged = std::fs::read_to_string(&o).unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    (merged, report, err)
+}
+
+/// Both ways: the same bytes. The merged text and the ours-side report.
+fn merge_both(base: &str, ours: &str, theirs: &str) -> (String, Value) {
+    let (one, report, err) = merge3(base, ours, theirs);
+    let (two, _, _) = merge3(base, theirs, ours);
+    assert_eq!(one, two, "A into B and B into A differ");
+    assert!(!one.contains("<<<<<<<") && !one.contains(">>>>>>>"));
+    for d in report["decisions"].as_array().unwrap() {
+        assert!(
+            err.contains(d["rule"].as_str().unwrap()),
+            "{d} not on stderr:\n{err}"
+        );
+    }
+    (one, report)
+}
+
+fn decisions<'r>(report: &'r Value, id: &str) -> Vec<&'r Value> {
+    report["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["id"] == id)
+        .collect()
+}
+
+fn has(report: &Value, id: &str, field: Option<&str>, rule: &str, taken: &str) -> bool {
+    decisions(report, id).iter().any(|d| {
+        d["rule"] == rule
+            && d["taken"] == taken
+            && field.map_or(d.get("field").is_none(), |f| d["field"] == f)
+    })
+}
+
+const T0: &str = "2026-01-01T00:00:00Z";
+const T1: &str = "2026-01-02T00:00:00Z";
+const T2: &str = "2026-01-03T00:00:00Z";
+
+fn issue(id: &str, title: &str, updated: &str, extra: Value) -> String {
+    let mut v = json!({"id": id, "title": title, "status": "open", "created_at": T0, "updated_at": updated});
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    serde_json::to_string(&v).unwrap()
+}
+
+fn text(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn records_added_deleted_and_changed_on_one_side() {
+    // Odd spacing: an unchanged line keeps its bytes.
+    let kept = "{ \"id\": \"k\",  \"title\": \"kept\" }".to_string();
+    let a = issue("a", "A", T0, json!({}));
+    let d = issue("d", "D", T0, json!({}));
+    let x = issue("x", "X", T0, json!({}));
+    let base = text(&[kept.clone(), a.clone(), d.clone(), x.clone()]);
+    let a2 = issue("a", "A changed", T1, json!({}));
+    let x2 = issue("x", "X changed", T1, json!({}));
+    let n = issue("n", "new", T1, json!({"created_at": T1}));
+    // ours: changes a, deletes d, deletes x; theirs: adds n, changes x.
+    let ours = text(&[kept.clone(), a2.clone()]);
+    let theirs = text(&[kept.clone(), a.clone(), d.clone(), x2.clone(), n.clone()]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    assert_eq!(merged, text(&[kept, a2, x2, n]));
+    assert!(
+        has(&report, "a", None, "changed_one_side", "ours"),
+        "{report:#}"
+    );
+    assert!(has(&report, "d", None, "deleted", "ours"), "{report:#}");
+    assert!(
+        has(&report, "x", None, "delete_change_kept", "theirs"),
+        "{report:#}"
+    );
+    assert!(has(&report, "n", None, "added", "theirs"), "{report:#}");
+    assert!(decisions(&report, "k").is_empty());
+    assert_eq!(report["schema"], "tusk.merge.v1");
+    assert_eq!(report["issues"], 4);
+    assert_eq!(report["path"], ".premath/issues.jsonl");
+}
+
+#[test]
+fn scalar_fields_come_from_the_side_that_changed_them_and_the_later_side_wins_both() {
+    let base = text(&[issue("a", "A", T0, json!({"priority": 2, "notes": "n"}))]);
+    // ours: title (T1); theirs: priority and title (T2, later).
+    let ours = text(&[issue(
+        "a",
+        "A ours",
+        T1,
+        json!({"priority": 2, "notes": "n", "design": "d"}),
+    )]);
+    let theirs = text(&[issue(
+        "a",
+        "A theirs",
+        T2,
+        json!({"priority": 0, "notes": "n"}),
+    )]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let v = &lines(&merged)[0];
+    assert_eq!(v["title"], "A theirs");
+    assert_eq!(v["priority"], 0);
+    assert_eq!(v["design"], "d");
+    assert_eq!(v["updated_at"], T2);
+    assert!(
+        has(&report, "a", Some("title"), "both_changed_later", "theirs"),
+        "{report:#}"
+    );
+    assert!(
+        has(&report, "a", Some("priority"), "changed_one_side", "theirs"),
+        "{report:#}"
+    );
+    assert!(
+        has(&report, "a", Some("design"), "changed_one_side", "ours"),
+        "{report:#}"
+    );
+    // Key order: the base's, then the later side's, then the other's.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys.last().unwrap().as_str(), "design");
+    // Same updated_at: the greater line wins, the same either way.
+    let ours = text(&[issue("a", "Aaa", T1, json!({"priority": 2, "notes": "n"}))]);
+    let theirs = text(&[issue("a", "Abb", T1, json!({"priority": 2, "notes": "n"}))]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    assert_eq!(lines(&merged)[0]["title"], "Abb");
+    assert!(
+        has(&report, "a", Some("title"), "both_changed_later", "theirs"),
+        "{report:#}"
+    );
+    // status, closed_at and close_reason are taken together.
+    let ours = text(&[issue(
+        "a",
+        "A",
+        T2,
+        json!({"priority": 2, "notes": "n", "status": "closed", "closed_at": T2, "close_reason": "done"}),
+    )]);
+    let theirs = text(&[issue(
+        "a",
+        "A",
+        T1,
+        json!({"priority": 2, "notes": "n", "status": "blocked"}),
+    )]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let v = &lines(&merged)[0];
+    assert_eq!(
+        (v["status"].as_str(), v["closed_at"].as_str()),
+        (Some("closed"), Some(T2))
+    );
+    assert!(
+        has(
+            &report,
+            "a",
+            Some("status+closed_at+close_reason"),
+            "both_changed_later",
+            "ours"
+        ),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn labels_dependencies_and_comments_merge_as_sets() {
+    let dep = |to: &str, t: &str| json!({"issue_id": "a", "depends_on_id": to, "type": t});
+    let c = |id: i64, text: &str, at: &str| json!({"id": id, "issue_id": "a", "author": "x", "text": text, "created_at": at});
+    let b = issue("b", "B", T0, json!({}));
+    let cc = issue("c", "C", T0, json!({}));
+    let dd = issue("d", "D", T0, json!({}));
+    let base = text(&[
+        issue(
+            "a",
+            "A",
+            T0,
+            json!({"labels": ["x", "y"], "dependencies": [dep("b", "blocks"), dep("c", "blocks")], "comments": [c(1, "one", T0)]}),
+        ),
+        b.clone(),
+        cc.clone(),
+        dd.clone(),
+    ]);
+    // ours: label y removed, z added; edge to c removed; comment 2 added.
+    let ours = text(&[
+        issue(
+            "a",
+            "A",
+            T1,
+            json!({"labels": ["x", "z"], "dependencies": [dep("b", "blocks")], "comments": [c(1, "one", T0), c(2, "ours two", T1)]}),
+        ),
+        b.clone(),
+        cc.clone(),
+        dd.clone(),
+    ]);
+    // theirs: label w added; edge to b retyped, edge to d added; comment 2 added too (another text).
+    let theirs = text(&[
+        issue(
+            "a",
+            "A",
+            T2,
+            json!({"labels": ["x", "y", "w"], "dependencies": [dep("b", "related"), dep("c", "blocks"), dep("d", "blocks")], "comments": [c(1, "one", T0), c(2, "theirs two", T2)]}),
+        ),
+        b,
+        cc,
+        dd,
+    ]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let a = &by_id(&merged)["a"];
+    assert_eq!(a["labels"], json!(["x", "w", "z"]));
+    assert_eq!(
+        a["dependencies"],
+        json!([dep("b", "related"), dep("d", "blocks")])
+    );
+    assert_eq!(
+        a["comments"],
+        json!([
+            c(1, "one", T0),
+            c(2, "ours two", T1),
+            c(3, "theirs two", T2)
+        ])
+    );
+    for field in ["labels", "dependencies", "comments"] {
+        assert!(
+            has(&report, "a", Some(field), "set_merged", "merged"),
+            "{field}: {report:#}"
+        );
+    }
+    assert!(
+        has(
+            &report,
+            "a",
+            Some("comments"),
+            "comment_renumbered",
+            "merged"
+        ),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn leases_the_later_wins_and_a_close_ends_it() {
+    let lease = |owner: &str, at: &str| json!({"lease_id": format!("l_{owner}"), "owner": owner, "acquired_at": at, "expires_at": "2027-01-01T00:00:00Z", "renewed_at": null});
+    let base = text(&[issue("a", "A", T0, json!({}))]);
+    let ours = text(&[issue(
+        "a",
+        "A",
+        T2,
+        json!({"status": "in_progress", "assignee": "w1", "lease": lease("w1", T1)}),
+    )]);
+    let theirs = text(&[issue(
+        "a",
+        "A",
+        T1,
+        json!({"status": "in_progress", "assignee": "w2", "lease": lease("w2", T2)}),
+    )]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let v = &lines(&merged)[0];
+    assert_eq!(v["lease"]["owner"], "w2");
+    assert!(
+        has(&report, "a", Some("lease"), "lease_later", "theirs"),
+        "{report:#}"
+    );
+    assert_eq!(v["assignee"], "w2", "the holder of the later lease");
+    // Claimed on one side, closed (later) on the other: closed, without a lease.
+    let theirs = text(&[issue(
+        "a",
+        "A",
+        T2,
+        json!({"status": "closed", "closed_at": T2, "title": "A!"}),
+    )]);
+    let ours = text(&[issue(
+        "a",
+        "A",
+        T1,
+        json!({"status": "in_progress", "assignee": "w1", "lease": lease("w1", T1)}),
+    )]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let v = &lines(&merged)[0];
+    assert_eq!(v["status"], "closed");
+    assert!(v.get("lease").is_none(), "{v}");
+    assert!(
+        has(&report, "a", Some("lease"), "lease_ended_closed", "merged"),
+        "{report:#}"
+    );
+    // The claim is later than the close: the claim's status, but the lease
+    // ends all the same (its issue was closed on the other side).
+    let theirs = text(&[issue(
+        "a",
+        "A",
+        T0,
+        json!({"status": "closed", "closed_at": T0, "title": "A!"}),
+    )]);
+    let (merged, report) = merge_both(&base, &ours, &theirs);
+    let v = &lines(&merged)[0];
+    assert_eq!(
+        (v["status"].as_str(), v["title"].as_str()),
+        (Some("in_progress"), Some("A!"))
+    );
+    assert!(v.get("lease").is_none(), "{v}");
+    assert!(
+        decisions(&report, "a")
+            .iter()
+            .any(|d| d["rule"] == "lease_ended_closed"
+                && d["detail"].as_str().unwrap().contains("theirs closed")),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn order_collisions_dangling_targets_and_refusals() {
+    let a = issue("bd-1", "A", T0, json!({}));
+    let base = text(std::slice::from_ref(&a));
+    // Sequential ids: both sides minted bd-2 (and bd-3 on ours depends on its bd-2).
+    let o2 = issue("bd-2", "ours two", T1, json!({"created_at": T1}));
+    let o3 = issue(
+        "bd-3",
+        "ours three",
+        T1,
+        json!({"created_at": T1, "dependencies": [{"issue_id": "bd-3", "depends_on_id": "bd-2", "type": "blocks"}]}),
+    );
+    let t2 = issue("bd-2", "theirs two", T2, json!({"created_at": T2}));
+    let (merged, report) = merge_both(
+        &base,
+        &text(&[a.clone(), o2.clone(), o3]),
+        &text(&[a.clone(), t2]),
+    );
+    let v = lines(&merged);
+    let ids: Vec<&str> = v.iter().map(|x| x["id"].as_str().unwrap()).collect();
+    // New issues by created_at, then id; the later of the two bd-2 is bd-4.
+    assert_eq!(ids, ["bd-1", "bd-2", "bd-3", "bd-4"]);
+    assert_eq!(v[1]["title"], "ours two");
+    assert_eq!(v[3]["title"], "theirs two");
+    assert_eq!(v[2]["dependencies"][0]["depends_on_id"], "bd-2");
+    assert!(
+        has(
+            &report,
+            "bd-4",
+            Some("id"),
+            "id_collision_renamed",
+            "theirs"
+        ),
+        "{report:#}"
+    );
+    // Deleted on theirs (unchanged on ours) while ours added an edge to it: kept.
+    let b = issue("bd-2", "B", T0, json!({}));
+    let base = text(&[a.clone(), b.clone()]);
+    let a_dep = issue(
+        "bd-1",
+        "A",
+        T1,
+        json!({"dependencies": [{"issue_id": "bd-1", "depends_on_id": "bd-2", "type": "blocks"}]}),
+    );
+    let (merged, report) = merge_both(
+        &base,
+        &text(&[a_dep.clone(), b.clone()]),
+        &text(std::slice::from_ref(&a)),
+    );
+    assert_eq!(merged, text(&[a_dep, b]));
+    assert!(
+        has(&report, "bd-2", None, "deleted", "theirs"),
+        "{report:#}"
+    );
+    assert!(
+        has(&report, "bd-2", None, "dependency_target_kept", "merged"),
+        "{report:#}"
+    );
+
+    // Not a store: exit 2, nothing written, the line named.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = "<<<<<<< HEAD\n";
+    for (name, content) in [
+        ("b", ""),
+        ("o", "{\"id\":\"a\",\"title\":\"t\"}\n"),
+        ("t", bad),
+    ] {
+        std::fs::write(dir.path().join(name), content).unwrap();
+    }
+    let (code, _, err) = tusk(
+        dir.path(),
+        &["merge-driver", "b", "o", "t", "--report", "r.json"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("t: line 1") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("o")).unwrap(),
+        "{\"id\":\"a\",\"title\":\"t\"}\n"
+    );
+    assert!(!dir.path().join("r.json").exists());
+}
+
+#[test]
+fn merge_is_symmetric_over_generated_cases() {
+    // Small deterministic generator: many random edits of a 6-issue store.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let times = [T0, T1, T2];
+    let base_issue = |i: usize| {
+        issue(
+            &format!("i{i}"),
+            &format!("t{i}"),
+            T0,
+            json!({"labels": ["a"], "priority": 2}),
+        )
+    };
+    let base: Vec<String> = (0..6).map(base_issue).collect();
+    for _ in 0..40 {
+        let side = |next: &mut dyn FnMut(u64) -> u64| -> String {
+            let mut out = Vec::new();
+            for (i, line) in base.iter().enumerate() {
+                match next(6) {
+                    0 => {}
+                    1 => out.push(line.clone()),
+                    k => {
+                        let mut v: Value = serde_json::from_str(line).unwrap();
+                        v["updated_at"] = json!(times[next(3) as usize]);
+                        if k == 2 {
+                            v["title"] = json!(format!("t{i}-{}", next(3)));
+                        }
+                        if k == 3 {
+                            v["labels"] = json!(["a", format!("l{}", next(3))]);
+                        }
+                        if k == 4 {
+                            v["status"] = json!("closed");
+                            v["closed_at"] = json!(times[next(3) as usize]);
+                        }
+                        if k == 5 {
+                            v["lease"] = json!({"lease_id": "l", "owner": format!("w{}", next(2)), "acquired_at": times[next(3) as usize], "expires_at": "2027-01-01T00:00:00Z"});
+                        }
+                        out.push(serde_json::to_string(&v).unwrap());
+                    }
+                }
+            }
+            if next(2) == 0 {
+                out.push(issue(
+                    &format!("bd-{}", next(3)),
+                    &format!("new{}", next(4)),
+                    T1,
+                    json!({"created_at": times[next(3) as usize]}),
+                ));
+            }
+            text(&out)
+        };
+        let ours = side(&mut next);
+        let theirs = side(&mut next);
+        let (merged, _) = merge_both(&text(&base), &ours, &theirs);
+        let ids: Vec<String> = lines(&merged)
+            .iter()
+            .map(|v| v["id"].as_str().unwrap().to_string())
+            .collect();
+        let unique: HashSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "{merged}");
+    }
+}
+
+/// Two clones of one repository, each wired (`tusk init` in each: the driver
+/// lives in the repository's own config, which a clone does not copy).
+fn two_clones(root: &Path) -> (PathBuf, PathBuf) {
+    let origin = repo(root, "origin");
+    add(&origin, "Seed");
+    commit_all(&origin, "seed");
+    let clone = |name: &str| {
+        let dir = root.join(name);
+        git(root, &["clone", "-q", origin.to_str().unwrap(), name]);
+        let (code, out, err) = tusk(&dir, &["init"]);
+        assert_eq!(code, 0, "{out}{err}");
+        dir
+    };
+    (clone("a"), clone("b"))
+}
+
+#[test]
+fn two_clones_diverge_and_merge_both_ways_through_git() {
+    let root = tempfile::tempdir().unwrap();
+    let origin = repo(root.path(), "origin");
+    let [p, q, r, s] = ["Parser", "Lexer", "Docs", "Release"].map(|t| add(&origin, t));
+    ok(&origin, &["dep", "add", &s, &r]);
+    ok(&origin, &["dep", "add", &s, &q]);
+    ok(&origin, &["issue", "label", "add", &r, "docs"]);
+    commit_all(&origin, "base queue");
+    let clone = |name: &str| {
+        let dir = root.path().join(name);
+        git(
+            root.path(),
+            &["clone", "-q", origin.to_str().unwrap(), name],
+        );
+        assert_eq!(tusk(&dir, &["init"]).0, 0);
+        dir
+    };
+    let (a, b) = (clone("a"), clone("b"));
+
+    // Clone a: a child of the parser, a discovered issue, a claim, a note,
+    // a label, a comment, an edge added and one removed, a close.
+    let child_a = add(&a, "Parser: error recovery");
+    ok(&a, &["dep", "add", &child_a, &p, "--type", "parent-child"]);
+    let found_a = ok(
+        &a,
+        &[
+            "issue",
+            "discover",
+            &q,
+            "Lexer: unicode idents",
+            "--description",
+            DESCRIPTION,
+        ],
+    )["issue"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(&a, &["issue", "claim", &p, "--assignee", "agent.a"]);
+    ok(&a, &["issue", "update", &q, "--notes", "tokens first"]);
+    ok(&a, &["issue", "label", "add", &q, "lexer"]);
+    ok(
+        &a,
+        &[
+            "issue", "comment", "add", &r, "from a", "--author", "agent.a",
+        ],
+    );
+    ok(&a, &["dep", "add", &r, &p]);
+    ok(&a, &["dep", "remove", &s, &q]);
+    ok(&a, &["issue", "close", &child_a, "--reason", "done"]);
+    // A recorded run on each side: the logs are committed, and merge by union.
+    let record = |dir: &Path| {
+        std::fs::write(dir.join("p.scm"), "(issue.ready)").unwrap();
+        let (code, out, err) = tusk(dir, &["eval", "p.scm"]);
+        assert_eq!(code, 0, "{out}{err}");
+    };
+    record(&a);
+    commit_all(&a, "a's work");
+
+    // Clone b: the same kinds of change on other issues, a comment on the
+    // same issue, a close and a reopen, and a claim of an issue a closes.
+    let child_b = add(&b, "Parser: spans");
+    ok(&b, &["dep", "add", &child_b, &p, "--type", "parent-child"]);
+    let found_b = ok(
+        &b,
+        &[
+            "issue",
+            "discover",
+            &r,
+            "Docs: examples",
+            "--description",
+            DESCRIPTION,
+        ],
+    )["issue"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(
+        &b,
+        &["issue", "update", &r, "--title", "Docs and man pages"],
+    );
+    ok(&b, &["issue", "label", "remove", &r, "docs"]);
+    ok(&b, &["issue", "label", "add", &r, "manual"]);
+    ok(
+        &b,
+        &[
+            "issue", "comment", "add", &r, "from b", "--author", "agent.b",
+        ],
+    );
+    ok(&b, &["dep", "add", &q, &r]);
+    ok(&b, &["issue", "close", &s]);
+    ok(&b, &["issue", "reopen", &s]);
+    ok(&b, &["issue", "claim", &child_b, "--assignee", "agent.b"]);
+    record(&b);
+    commit_all(&b, "b's work");
+
+    // Both ways, in clone a: a's main with b's, and b's with a's.
+    git(&a, &["fetch", "-q", b.to_str().unwrap(), "main:b-main"]);
+    git(&a, &["checkout", "-q", "-b", "ab", "main"]);
+    let out = git_run(&a, &["merge", "--no-edit", "b-main"]);
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("tusk merge-driver: .premath/issues.jsonl:"),
+        "the driver did not run:\n{err}"
+    );
+    let ab = std::fs::read_to_string(a.join(".premath/issues.jsonl")).unwrap();
+    assert_whole(&a);
+    git(&a, &["checkout", "-q", "-b", "ba", "b-main"]);
+    let out = git_run(&a, &["merge", "--no-edit", "main"]);
+    assert!(out.status.success(), "{out:?}");
+    let ba = std::fs::read_to_string(a.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(ab, ba, "the two merges differ");
+    assert_eq!(
+        git(&a, &["show", "ab:.premath/issues.jsonl"]),
+        git(&a, &["show", "ba:.premath/issues.jsonl"])
+    );
+    assert!(!ab.contains("<<<<<<<"));
+    assert_whole(&a);
+
+    // Every change of both sides is there.
+    let m = by_id(&ab);
+    assert_eq!(m.len(), 4 + 4);
+    assert_eq!(lines(&ab).len(), 8);
+    assert_eq!(m[&p]["status"], "in_progress");
+    assert_eq!(m[&p]["lease"]["owner"], "agent.a");
+    assert_eq!(m[&q]["notes"], "tokens first");
+    assert_eq!(m[&q]["labels"], json!(["lexer"]));
+    let q_deps: Vec<&str> = m[&q]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["depends_on_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(q_deps, [r.as_str()]);
+    assert_eq!(m[&r]["title"], "Docs and man pages");
+    assert_eq!(m[&r]["labels"], json!(["manual"]));
+    let comments: Vec<(&str, i64)> = m[&r]["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["text"].as_str().unwrap(), c["id"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!(
+        comments.iter().map(|c| c.1).collect::<HashSet<_>>().len(),
+        2
+    );
+    assert!(comments.iter().any(|c| c.0 == "from a") && comments.iter().any(|c| c.0 == "from b"));
+    let r_deps: Vec<&str> = m[&r]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["depends_on_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(r_deps, [p.as_str()]);
+    let s_deps: Vec<&str> = m[&s]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["depends_on_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(s_deps, [r.as_str()]);
+    assert_eq!(m[&s]["status"], "open");
+    assert_eq!(m[&child_a]["status"], "closed");
+    assert_eq!(m[&child_a]["dependencies"][0]["depends_on_id"], p.as_str());
+    assert_eq!(m[&child_b]["lease"]["owner"], "agent.b");
+    assert_eq!(m[&found_a]["dependencies"][0]["type"], "discovered-from");
+    assert_eq!(m[&found_b]["dependencies"][0]["depends_on_id"], r.as_str());
+    // The logs were not rewritten by the store's merge: both runs replay.
+    let (code, out, err) = tusk(&a, &["replay"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 run(s): 2 parity, 0 not"), "{out}{err}");
+    // The queue reads it: ready and list answer.
+    let list = ok(&a, &["issue", "list"]);
+    assert_eq!(list["count"], 8);
+}
+
+#[test]
+fn a_thousand_issues_in_each_of_two_clones_never_collide() {
+    const N: usize = 1000;
+    let root = tempfile::tempdir().unwrap();
+    let (a, b) = two_clones(root.path());
+    let started = std::time::Instant::now();
+    let mint = |dir: PathBuf, tag: &'static str| {
+        std::thread::spawn(move || {
+            (0..N)
+                .map(|i| {
+                    let (code, out, err) = tusk(&dir, &["issue", "add", &format!("{tag} {i}")]);
+                    assert_eq!(code, 0, "{out}{err}");
+                    out.trim().rsplit(' ').next().unwrap().to_string()
+                })
+                .collect::<Vec<String>>()
+        })
+    };
+    let (ta, tb) = (mint(a.clone(), "a"), mint(b.clone(), "b"));
+    let (ids_a, ids_b) = (ta.join().unwrap(), tb.join().unwrap());
+    eprintln!("minted {} ids in {:?}", 2 * N, started.elapsed());
+    let set_a: HashSet<&String> = ids_a.iter().collect();
+    let set_b: HashSet<&String> = ids_b.iter().collect();
+    assert_eq!(set_a.len(), N);
+    assert_eq!(set_b.len(), N);
+    assert_eq!(
+        set_a.intersection(&set_b).count(),
+        0,
+        "hash ids collided across clones"
+    );
+    let longest = ids_a.iter().chain(&ids_b).map(String::len).max().unwrap();
+    eprintln!(
+        "longest id: {longest} characters; first: {} {}",
+        ids_a[0], ids_b[0]
+    );
+    // Merged by git through the driver: every issue once.
+    commit_all(&a, "a");
+    commit_all(&b, "b");
+    git(
+        &a,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            "--no-edit",
+            b.to_str().unwrap(),
+            "main",
+        ],
+    );
+    let merged = std::fs::read_to_string(a.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(by_id(&merged).len(), 2 * N + 1);
+    assert_whole_ids(&a);
+
+    // Sequential ids, the same work on two clones: the very same ids (the
+    // scheme is a function of the store, which both clones share).
+    let seq_root = tempfile::tempdir().unwrap();
+    let origin = repo(seq_root.path(), "origin");
+    ok(&origin, &["init", "--ids", "sequential"]);
+    add(&origin, "Seed");
+    commit_all(&origin, "seed");
+    let mut minted = Vec::new();
+    for name in ["a", "b"] {
+        git(
+            seq_root.path(),
+            &["clone", "-q", origin.to_str().unwrap(), name],
+        );
+        let dir = seq_root.path().join(name);
+        ok(&dir, &["init"]);
+        let ids: Vec<String> = (0..50).map(|i| add(&dir, &format!("{name} {i}"))).collect();
+        commit_all(&dir, name);
+        minted.push(ids);
+    }
+    assert_eq!(
+        minted[0], minted[1],
+        "sequential ids: every one of the 50 collides"
+    );
+    assert_eq!(minted[0][0], "bd-2");
+    // (so 1,000 on each side would be bd-2 ..= bd-1001 on both.) The driver
+    // still keeps both issues of each pair, renumbering the later.
+    let (sa, sb) = (seq_root.path().join("a"), seq_root.path().join("b"));
+    git(
+        &sa,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            "--no-edit",
+            sb.to_str().unwrap(),
+            "main",
+        ],
+    );
+    let merged = std::fs::read_to_string(sa.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(by_id(&merged).len(), 101);
+    assert_whole_ids(&sa);
+}
+
+/// No duplicate id and no dangling edge (issues added bare have no
+/// acceptance lines, so premath's content rules are not asked).
+fn assert_whole_ids(dir: &Path) {
+    let (_, out, _) = tusk(dir, &["issue", "check", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for e in v["errors"].as_array().unwrap() {
+        let class = e["class"].as_str().unwrap();
+        assert!(
+            class.ends_with("acceptance.missing")
+                || class.ends_with("verification_command.missing"),
+            "{e}"
+        );
+    }
+}

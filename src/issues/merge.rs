@@ -980,7 +980,9 @@ fn fresh_id(old: &str, used: &HashSet<String>, raw: &str) -> String {
 }
 
 /// Renames `old` to `new` on one side: the issue itself (its edges' and
-/// comments' `issue_id`), and the edges of issues only that side added.
+/// comments' `issue_id`), and the edges that side added towards it: in the
+/// issues only it added, and in base issues whose base line had no edge to
+/// `old` (the base never had the issue, so such an edge is that side's).
 fn rename_in_side(side: &mut Side<'_>, other: &Side<'_>, base: &Side<'_>, old: &str, new: &str) {
     let Some(mut rec) = side.records.remove(old) else {
         return;
@@ -1003,10 +1005,21 @@ fn rename_in_side(side: &mut Side<'_>, other: &Side<'_>, base: &Side<'_>, old: &
             *id = new.to_string();
         }
     }
+    let base_names_old = |id: &str| {
+        base.records
+            .get(id)
+            .is_some_and(|r| match r.obj.get("dependencies") {
+                Some(Value::Array(deps)) => {
+                    deps.iter().any(|d| d.get("depends_on_id") == Some(&old_v))
+                }
+                _ => false,
+            })
+    };
     let own: Vec<String> = side
         .order
         .iter()
-        .filter(|id| !base.records.contains_key(*id) && !other.records.contains_key(*id))
+        .filter(|id| base.records.contains_key(*id) || !other.records.contains_key(*id))
+        .filter(|id| !base_names_old(id))
         .cloned()
         .collect();
     for id in own {

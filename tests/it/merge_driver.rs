@@ -1035,3 +1035,34 @@ fn assert_whole_ids(dir: &Path) {
         );
     }
 }
+
+/// The loser of an id collision takes along the edges its side added towards
+/// it, in the issues that side added and in base issues it changed: the
+/// other side's issue under the old id is never named by them.
+#[test]
+fn a_renamed_collision_takes_its_sides_edges_from_base_issues_too() {
+    let a = issue("bd-1", "A", T0, json!({}));
+    let base = text(std::slice::from_ref(&a));
+    // Ours: bd-2 (later), and the base issue bd-1 now waits on it.
+    let o2 = issue("bd-2", "ours two", T2, json!({"created_at": T2}));
+    let a_waits = issue(
+        "bd-1",
+        "A",
+        T2,
+        json!({"dependencies": [{"issue_id": "bd-1", "depends_on_id": "bd-2", "type": "blocks"}]}),
+    );
+    // Theirs: another bd-2 (earlier), which keeps the id.
+    let t2 = issue("bd-2", "theirs two", T1, json!({"created_at": T1}));
+    let (merged, report) = merge_both(&base, &text(&[a_waits, o2]), &text(&[a, t2]));
+    let v = by_id(&merged);
+    assert_eq!(v["bd-2"]["title"], "theirs two", "{merged}");
+    assert_eq!(v["bd-3"]["title"], "ours two", "{merged}");
+    assert_eq!(
+        v["bd-1"]["dependencies"][0]["depends_on_id"], "bd-3",
+        "bd-1's edge, added with ours' bd-2, follows it: {merged}"
+    );
+    assert!(
+        has(&report, "bd-3", Some("id"), "id_collision_renamed", "ours"),
+        "{report:#}"
+    );
+}

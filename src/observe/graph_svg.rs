@@ -1,8 +1,9 @@
 //! The dependency graph drawn as a layered SVG (issue 47, point 3): the
 //! issue in the middle layer, what depends on it in the layers above (one
 //! per step away), what it depends on in the layers below; an arrow from an
-//! issue to what it depends on, labelled with the edge's type; an edge that
-//! closes a cycle dashed red and labelled `cycle`.
+//! issue to what it depends on, labelled with the edge's type; an edge on a
+//! cycle (its two ends in one strongly connected component of the edges
+//! walked) dashed red and labelled `cycle`.
 //!
 //! It draws `dep tree`'s walk ([`crate::issues::find::tree_payload`]), so
 //! it inherits its bounds (depth, nodes); it draws at most [`MAX_PER_LAYER`]
@@ -84,12 +85,77 @@ fn collect(tree: &Value) -> (Vec<Node>, BTreeSet<Edge>) {
                 from,
                 to,
                 dep_type: c["type"].as_str().unwrap_or("").to_string(),
-                cycle: c["cycle"] == true,
+                cycle: false,
             });
             queue.push_back((c, if up { layer - 1 } else { layer + 1 }));
         }
     }
+    // The walk meets an edge once per path to it, from either end.
+    let cyclic = on_cycles(&edges);
+    let edges = edges
+        .into_iter()
+        .map(|mut e| {
+            e.cycle = cyclic.contains(&(e.from.clone(), e.to.clone()));
+            e
+        })
+        .collect();
     (nodes, edges)
+}
+
+/// The edges whose ends share a strongly connected component (Kosaraju's
+/// two passes, iterative: a walk can hold thousands of nodes).
+fn on_cycles(edges: &BTreeSet<Edge>) -> BTreeSet<(String, String)> {
+    let mut fwd: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut back: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for e in edges {
+        fwd.entry(&e.from).or_default().push(&e.to);
+        fwd.entry(&e.to).or_default();
+        back.entry(&e.to).or_default().push(&e.from);
+    }
+    // First pass: nodes in order of finishing.
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut finished: Vec<&str> = Vec::new();
+    for &start in fwd.keys() {
+        if !seen.insert(start) {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        while let Some((n, i)) = stack.pop() {
+            match fwd[n].get(i) {
+                Some(&next) => {
+                    stack.push((n, i + 1));
+                    if seen.insert(next) {
+                        stack.push((next, 0));
+                    }
+                }
+                None => finished.push(n),
+            }
+        }
+    }
+    // Second pass, on the reversed edges, latest finished first.
+    let mut component: HashMap<&str, usize> = HashMap::new();
+    for (c, &start) in finished.iter().rev().enumerate() {
+        if component.contains_key(start) {
+            continue;
+        }
+        component.insert(start, c);
+        let mut stack = vec![start];
+        while let Some(n) = stack.pop() {
+            for &prev in back.get(n).into_iter().flatten() {
+                if !component.contains_key(prev) {
+                    component.insert(prev, c);
+                    stack.push(prev);
+                }
+            }
+        }
+    }
+    edges
+        .iter()
+        .filter(|e| {
+            e.from == e.to || component.get(e.from.as_str()) == component.get(e.to.as_str())
+        })
+        .map(|e| (e.from.clone(), e.to.clone()))
+        .collect()
 }
 
 /// Orders each layer (barycentre of the neighbours nearer the root), keeps
@@ -175,7 +241,7 @@ pub fn draw(tree: &Value) -> (String, Value) {
     let at: HashMap<&str, &Node> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
     let mut out = format!(
         "<figure class=\"graph\"><figcaption>Drawn: arrows point from an issue to what it depends on; \
-         <span class=\"cycle-key\">red dashed</span> closes a cycle</figcaption>\
+         <span class=\"cycle-key\">red dashed</span>: an edge on a cycle</figcaption>\
          <svg id=\"dep-graph\" width=\"{width:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" role=\"img\" aria-label=\"dependency graph of {}\">\
          <defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" class=\"arrowhead\"/></marker>\
          <marker id=\"arrow-cycle\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" class=\"arrowhead cycle\"/></marker></defs>",
@@ -263,7 +329,12 @@ fn edge_svg(out: &mut String, a: &Node, b: &Node, e: &Edge) {
             (y1 + y2) / 2.0,
         )
     } else {
-        let (x1, y1, x2, y2) = (a.x + NODE_W, a.y + NODE_H / 2.0, b.x + NODE_W, b.y + NODE_H / 2.0);
+        let (x1, y1, x2, y2) = (
+            a.x + NODE_W,
+            a.y + NODE_H / 2.0,
+            b.x + NODE_W,
+            b.y + NODE_H / 2.0,
+        );
         let cx = x1.max(x2) + 60.0;
         let cy = (y1 + y2) / 2.0;
         (
@@ -273,7 +344,11 @@ fn edge_svg(out: &mut String, a: &Node, b: &Node, e: &Edge) {
         )
     };
     let (class, marker, label) = if e.cycle {
-        ("edge cycle", "arrow-cycle", format!("{} · cycle", e.dep_type))
+        (
+            "edge cycle",
+            "arrow-cycle",
+            format!("{} · cycle", e.dep_type),
+        )
     } else {
         ("edge", "arrow", e.dep_type.clone())
     };
@@ -306,14 +381,24 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .map(|n| (n["id"].as_str().unwrap().to_string(), n["layer"].as_i64().unwrap()))
+            .map(|n| {
+                (
+                    n["id"].as_str().unwrap().to_string(),
+                    n["layer"].as_i64().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(layers["a<"], 0);
         assert_eq!(layers["b"], 1);
         assert_eq!(layers["c"], -1);
-        let cycles: Vec<&Value> = d["edges"].as_array().unwrap().iter().filter(|e| e["cycle"] == true).collect();
-        assert_eq!(cycles.len(), 1);
-        assert_eq!(cycles[0]["from"], "b");
+        let cycles: Vec<&Value> = d["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cycle"] == true)
+            .collect();
+        // Both edges between a< and b are on the cycle; c's is not.
+        assert_eq!(cycles.len(), 2, "{d}");
         assert!(svg.contains("class=\"edge cycle\"") && svg.contains("related · cycle"));
         assert!(svg.contains(">parent-child</text>"));
     }

@@ -5,7 +5,9 @@
 //! "Touched" is what the logs can say without guessing: a run whose
 //! authority named the issue, or one of whose host calls had it as a
 //! top-level argument (`id`, `issueId`, `dependsOnId`, …); a trajectory row
-//! whose `issueId` is it. Both logs are read backwards from their ends,
+//! whose `issueId` is it, or whose step is one of those runs' (its `stepId`
+//! names the run: a run without an issue in its authority writes rows
+//! without `issueId`). Both logs are read backwards from their ends,
 //! within the same bounds as the runs and trajectory pages, and the page
 //! says how far it read.
 
@@ -33,14 +35,7 @@ const LISTED_ROWS: usize = 50;
 const MAX_LISTED: usize = 500;
 /// Members shown in their own block, not in the fields list.
 const TEXTS: [&str; 4] = ["description", "design", "acceptance_criteria", "notes"];
-const SHOWN_ELSEWHERE: [&str; 6] = [
-    "id",
-    "title",
-    "labels",
-    "dependencies",
-    "comments",
-    "lease",
-];
+const SHOWN_ELSEWHERE: [&str; 6] = ["id", "title", "labels", "dependencies", "comments", "lease"];
 
 /// The issue page of `id`.
 pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> {
@@ -72,7 +67,12 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
         call: &call,
     };
     let runs = find_runs(&o.stores.effects, before, runs_limit, Some(&filter))?;
-    let steps = trajectory_rows(o, id, max_rows)?;
+    let run_ids: Vec<&str> = runs
+        .items
+        .iter()
+        .filter_map(|r| r["runId"].as_str())
+        .collect();
+    let steps = trajectory_rows(o, id, &run_ids, max_rows)?;
 
     let json = json!({
         "kind": "tusk.observe.issue.v0",
@@ -146,12 +146,21 @@ fn dependents(store: &Store<'_>, id: &str) -> (usize, Vec<Value>) {
     (total, items)
 }
 
-/// The newest trajectory rows naming `id`, from at most `max_rows` rows
-/// read back from the log's end.
-fn trajectory_rows(o: &Observer, id: &str, max_rows: usize) -> Result<Value, PageError> {
+/// The newest trajectory rows naming `id` or a step of one of `runs`, from
+/// at most `max_rows` rows read back from the log's end.
+fn trajectory_rows(
+    o: &Observer,
+    id: &str,
+    runs: &[&str],
+    max_rows: usize,
+) -> Result<Value, PageError> {
     let log = &o.stores.trajectory;
     let needle = serde_json::to_string(id).unwrap_or_default();
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let run_finders: Vec<_> = runs
+        .iter()
+        .map(|r| memchr::memmem::Finder::new(r.as_bytes()))
+        .collect();
     let mut back = Backward::open(log, None)?;
     let mut read = 0usize;
     let mut reached_start = false;
@@ -162,14 +171,21 @@ fn trajectory_rows(o: &Observer, id: &str, max_rows: usize) -> Result<Value, Pag
             break;
         };
         read += 1;
-        // A row that names the issue holds its id as a JSON string.
-        if finder.find(&line.bytes).is_none() {
+        // A row that names the issue holds its id as a JSON string; one of
+        // a run's steps, the run's id.
+        let names = |f: &memchr::memmem::Finder<'_>| f.find(&line.bytes).is_some();
+        if !names(&finder) && !run_finders.iter().any(names) {
             continue;
         }
         let Ok(r) = parse_line(&line.bytes) else {
             continue;
         };
-        if r.issue_id.as_deref().map(str::trim) == Some(id) {
+        let of_run = runs.iter().any(|run| {
+            r.step_id
+                .strip_suffix(run)
+                .is_some_and(|head| head.ends_with('.'))
+        });
+        if of_run || r.issue_id.as_deref().map(str::trim) == Some(id) {
             items.push(json!({
                 "pos": line.pos,
                 "stepId": r.step_id,
@@ -200,7 +216,10 @@ fn page_html(id: &str, issue: &Issue<'_>, j: &Value, now: chrono::DateTime<Utc>)
     for key in TEXTS {
         if let Some(text) = j["issue"][key].as_str().filter(|t| !t.trim().is_empty()) {
             body.el("h2", "", &key.replace('_', " "));
-            body.raw(&format!("<pre class=\"text\" id=\"issue-{key}\">{}</pre>", esc(text)));
+            body.raw(&format!(
+                "<pre class=\"text\" id=\"issue-{key}\">{}</pre>",
+                esc(text)
+            ));
         }
     }
     body.el("h2", "", "Lease");
@@ -238,7 +257,10 @@ fn fields_html(object: &Value) -> String {
     if !labels.is_empty() {
         out.push_str("<dt>labels</dt><dd id=\"issue-labels\">");
         for l in labels {
-            out.push_str(&format!("<span class=\"tag\">{}</span> ", esc(&value_text(l))));
+            out.push_str(&format!(
+                "<span class=\"tag\">{}</span> ",
+                esc(&value_text(l))
+            ));
         }
         out.push_str("</dd>");
     }
@@ -281,16 +303,24 @@ fn deps_html(id: &str, j: &Value) -> String {
             "<span class=\"tag state-stale\">missing</span>".to_string()
         } else {
             let s = value_text(&d["status"]);
-            format!("<span class=\"tag status-{}\">{}</span>", url_part(&s), esc(&s))
+            format!(
+                "<span class=\"tag status-{}\">{}</span>",
+                url_part(&s),
+                esc(&s)
+            )
         }
     };
     let row = |d: &Value| {
         vec![
             issue_link(&value_text(&d["id"])),
             format!(
-                "<span class=\"edge\">{}</span>{}",
+                "{} <span class=\"muted\">{}</span>",
                 esc(&value_text(&d["type"])),
-                if d["blocking"] == true { " · blocks" } else { "" }
+                if d["blocking"] == true {
+                    "gates readiness"
+                } else {
+                    "informational"
+                }
             ),
             state(d),
             esc(&value_text(&d["title"])),
@@ -302,8 +332,17 @@ fn deps_html(id: &str, j: &Value) -> String {
         url_part(id)
     ));
     out.el("h3", "", "Depends on");
-    let down: Vec<Vec<String>> = j["dependsOn"].as_array().into_iter().flatten().map(row).collect();
-    out.raw(&table("depends-on", &["issue", "edge", "status", "title"], &down));
+    let down: Vec<Vec<String>> = j["dependsOn"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(row)
+        .collect();
+    out.raw(&table(
+        "depends-on",
+        &["issue", "edge", "status", "title"],
+        &down,
+    ));
     out.el("h3", "", "Depended on by");
     let up: Vec<Vec<String>> = j["dependents"]["items"]
         .as_array()
@@ -311,7 +350,11 @@ fn deps_html(id: &str, j: &Value) -> String {
         .flatten()
         .map(row)
         .collect();
-    out.raw(&table("depended-on-by", &["issue", "edge", "status", "title"], &up));
+    out.raw(&table(
+        "depended-on-by",
+        &["issue", "edge", "status", "title"],
+        &up,
+    ));
     let total = j["dependents"]["total"].as_u64().unwrap_or(0);
     if total as usize > up.len() {
         out.raw(&format!(

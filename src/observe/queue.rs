@@ -119,11 +119,7 @@ impl<T> Listed<T> {
     fn of(all: Vec<T>, offset: u64, limit: u64) -> Self {
         let total = all.len();
         let start = (offset as usize).min(total);
-        let page = all
-            .into_iter()
-            .skip(start)
-            .take(limit as usize)
-            .collect();
+        let page = all.into_iter().skip(start).take(limit as usize).collect();
         Listed {
             total,
             offset,
@@ -199,7 +195,14 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let mut body = Html::default();
     body.raw(&counts_html(store.issue_count(), &counts));
     body.raw(&filter_form("/queue", params));
-    let section = |body: &mut Html, title: &str, id: &str, key: &str, heads: &[&str], rows: Vec<Vec<String>>, total: usize, offset: u64| {
+    let section = |body: &mut Html,
+                   title: &str,
+                   id: &str,
+                   key: &str,
+                   heads: &[&str],
+                   rows: Vec<Vec<String>>,
+                   total: usize,
+                   offset: u64| {
         body.el("h2", "", title);
         body.raw(&table(id, heads, &rows));
         body.raw(&pager("/queue", params, key, offset, limit, total as u64));
@@ -219,7 +222,15 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         "In progress",
         "in-progress",
         "progressOffset",
-        &["id", "title", "priority", "assignee", "lease holder", "lease", "expires at"],
+        &[
+            "id",
+            "title",
+            "priority",
+            "assignee",
+            "lease holder",
+            "lease",
+            "expires at",
+        ],
         progress_rows(&progress.page, now),
         progress.total,
         progress.offset,

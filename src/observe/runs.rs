@@ -459,7 +459,7 @@ pub(crate) fn run_cells(item: &Value) -> Vec<String> {
         .unwrap_or_default();
     vec![
         format!(
-            "<a href=\"{}\">{}</a>",
+            "<a class=\"run\" href=\"{}\">{}</a>",
             esc(&value_text(&item["href"])),
             esc(&value_text(&item["runId"]))
         ),
@@ -488,14 +488,24 @@ pub(crate) fn run_cells(item: &Value) -> Vec<String> {
     ]
 }
 
-/// The link to a session's page.
+/// The link to a session's page. Session ids are long (an MCP one is 80
+/// characters): the link shows their start, the whole id is its tooltip and
+/// the session page's title.
 pub(crate) fn session_link(sid: &str) -> String {
+    let shown = match sid.char_indices().nth(SESSION_CHARS) {
+        Some((at, _)) => format!("{}…", &sid[..at]),
+        None => sid.to_string(),
+    };
     format!(
-        "<a class=\"session\" href=\"/sessions/{}\">{}</a>",
+        "<a class=\"session\" href=\"/sessions/{}\" title=\"{}\">{}</a>",
         url_part(sid),
-        esc(sid)
+        esc(sid),
+        esc(&shown)
     )
 }
+
+/// Characters of a session id a link shows.
+const SESSION_CHARS: usize = 24;
 
 /// The rows of one run, in log order, with their positions and raw bytes.
 struct RunRows {

@@ -23,6 +23,15 @@ function link(className, href, text) {
   return a;
 }
 
+// As the server's session_link: the id's start shown, the whole id the tooltip.
+function sessionLink(sid) {
+  const chars = Array.from(sid);
+  const a = link("session", "/sessions/" + encodeURIComponent(sid),
+    chars.length > 24 ? chars.slice(0, 24).join("") + "…" : sid);
+  a.title = sid;
+  return a;
+}
+
 function tag(className, text) {
   return el("span", "tag " + className, text);
 }
@@ -38,16 +47,14 @@ function runRow(item) {
     for (let i = 0; i < 6; i++) cell(tr, "");
     return tr;
   }
-  const link = el("a", "", item.runId);
-  link.href = item.href;
-  cell(tr, link);
+  cell(tr, link("run", item.href, item.runId));
   cell(tr, item.startedAt || "");
   cell(tr, tag("result-" + encodeURIComponent(item.result), item.result));
   cell(tr, (item.failureClasses || []).join(", "));
   cell(tr, String(item.callCount));
   cell(tr, item.durationMs === null || item.durationMs === undefined ? "" : item.durationMs + " ms");
   cell(tr, item.principal || "");
-  cell(tr, item.sessionId ? link("session", "/sessions/" + encodeURIComponent(item.sessionId), item.sessionId) : "");
+  cell(tr, item.sessionId ? sessionLink(item.sessionId) : "");
   cell(tr, item.issueId ? link("", "/issues/" + encodeURIComponent(item.issueId), item.issueId) : "");
   cell(tr, el("code", "", item.programHead));
   return tr;

@@ -248,16 +248,20 @@ pub fn draw(tree: &Value) -> (String, Value) {
         esc(&root)
     );
     let mut drawn_edges = Vec::new();
+    let mut labels = String::new();
     for e in &edges {
         let (Some(a), Some(b)) = (at.get(e.from.as_str()), at.get(e.to.as_str())) else {
             continue;
         };
-        edge_svg(&mut out, a, b, e);
+        let (path, label) = edge_svg(a, b, e);
+        out.push_str(&path);
+        labels.push_str(&label);
         drawn_edges.push(json!({"from": e.from, "to": e.to, "type": e.dep_type, "cycle": e.cycle}));
     }
     for n in &nodes {
         node_svg(&mut out, n, n.id == root);
     }
+    out.push_str(&labels);
     for (layer, count) in &hidden {
         let y = nodes
             .iter()
@@ -317,16 +321,19 @@ fn node_svg(out: &mut String, n: &Node, root: bool) {
     );
 }
 
-fn edge_svg(out: &mut String, a: &Node, b: &Node, e: &Edge) {
+/// An edge's path and its label (drawn after the nodes, so no node hides it).
+fn edge_svg(a: &Node, b: &Node, e: &Edge) -> (String, String) {
     let (ax, bx) = (a.x + NODE_W / 2.0, b.x + NODE_W / 2.0);
     // Downward edges leave the bottom and enter the top; others (a cycle's
-    // way back, an edge within a layer) curve out to the side.
-    let (d, mx, my) = if b.y > a.y {
+    // way back, an edge within a layer) curve out to the right, labelled at
+    // the curve's outer edge.
+    let (d, mx, my, anchor) = if b.y > a.y {
         let (y1, y2) = (a.y + NODE_H, b.y);
         (
             format!("M{ax:.1},{y1:.1} L{bx:.1},{y2:.1}"),
             (ax + bx) / 2.0,
             (y1 + y2) / 2.0,
+            "middle",
         )
     } else {
         let (x1, y1, x2, y2) = (
@@ -339,8 +346,9 @@ fn edge_svg(out: &mut String, a: &Node, b: &Node, e: &Edge) {
         let cy = (y1 + y2) / 2.0;
         (
             format!("M{x1:.1},{y1:.1} Q{cx:.1},{cy:.1} {x2:.1},{y2:.1}"),
-            (x1.max(x2) + cx) / 2.0,
+            (x1.max(x2) + cx) / 2.0 + 4.0,
             cy,
+            "start",
         )
     };
     let (class, marker, label) = if e.cycle {
@@ -352,16 +360,19 @@ fn edge_svg(out: &mut String, a: &Node, b: &Node, e: &Edge) {
     } else {
         ("edge", "arrow", e.dep_type.clone())
     };
-    let _ = write!(
-        out,
-        "<path d=\"{d}\" class=\"{class}\" marker-end=\"url(#{marker})\" data-from=\"{}\" data-to=\"{}\"/>\
-         <text x=\"{mx:.1}\" y=\"{:.1}\" class=\"elabel{}\" text-anchor=\"middle\">{}</text>",
-        esc(&e.from),
-        esc(&e.to),
-        my + 4.0,
-        if e.cycle { " cycle" } else { "" },
-        esc(&label)
-    );
+    (
+        format!(
+            "<path d=\"{d}\" class=\"{class}\" marker-end=\"url(#{marker})\" data-from=\"{}\" data-to=\"{}\"/>",
+            esc(&e.from),
+            esc(&e.to)
+        ),
+        format!(
+            "<text x=\"{mx:.1}\" y=\"{:.1}\" class=\"elabel{}\" text-anchor=\"{anchor}\">{}</text>",
+            my + 4.0,
+            if e.cycle { " cycle" } else { "" },
+            esc(&label)
+        ),
+    )
 }
 
 #[cfg(test)]

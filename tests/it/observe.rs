@@ -759,7 +759,7 @@ fn the_queue_shows_work_in_progress_and_who_holds_it() {
 
 /// Opens an MCP session in one `tusk mcp` process over stdio and runs
 /// `forms` in it, in order; returns the session id.
-fn mcp_session(s: &Test, forms: &[&str]) -> String {
+pub(crate) fn mcp_session(s: &Test, forms: &[&str]) -> String {
     use std::io::BufRead;
     let mut child = s
         .tusk(&["mcp"])

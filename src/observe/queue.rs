@@ -108,23 +108,63 @@ pub(crate) fn pager(
     out
 }
 
-/// One list of the page: its slice and where it sits in the whole.
+const READY_HEADERS: [&str; 6] = ["id", "title", "priority", "type", "assignee", "labels"];
+const PROGRESS_HEADERS: [&str; 7] = [
+    "id",
+    "title",
+    "priority",
+    "assignee",
+    "lease holder",
+    "lease",
+    "expires at",
+];
+const BLOCKED_HEADERS: [&str; 5] = ["id", "title", "priority", "status", "blocked by"];
+
+/// One list of the page: its slice, where it sits in the whole, and the
+/// query parameter that pages it.
 struct Listed<T> {
     total: usize,
     offset: u64,
+    key: &'static str,
     page: Vec<T>,
 }
 
 impl<T> Listed<T> {
-    fn of(all: Vec<T>, offset: u64, limit: u64) -> Self {
+    fn of(all: Vec<T>, key: &'static str, params: &Params, limit: u64) -> Result<Self, PageError> {
+        let offset = number(params, key, 0, u64::MAX)?;
         let total = all.len();
         let start = (offset as usize).min(total);
         let page = all.into_iter().skip(start).take(limit as usize).collect();
-        Listed {
+        Ok(Listed {
             total,
             offset,
+            key,
             page,
-        }
+        })
+    }
+
+    /// The list's heading, table and pager.
+    fn section(
+        &self,
+        title: &str,
+        id: &str,
+        headers: &[&str],
+        rows: &[Vec<String>],
+        params: &Params,
+        limit: u64,
+    ) -> String {
+        let mut out = Html::default();
+        out.el("h2", "", title);
+        out.raw(&table(id, headers, rows));
+        out.raw(&pager(
+            "/queue",
+            params,
+            self.key,
+            self.offset,
+            limit,
+            self.total as u64,
+        ));
+        out.0
     }
 
     fn json(&self, limit: u64, item: impl Fn(&T) -> Value) -> Value {
@@ -141,12 +181,6 @@ impl<T> Listed<T> {
 pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let filter = filter_of(params)?;
     let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1);
-    let offset = |key: &str| number(params, key, 0, u64::MAX);
-    let (ready_offset, progress_offset, blocked_offset) = (
-        offset("readyOffset")?,
-        offset("progressOffset")?,
-        offset("blockedOffset")?,
-    );
     let now = Utc::now();
     let parsed = o.store()?;
     let store = parsed.borrow_dependent();
@@ -158,9 +192,14 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .into_iter()
         .filter(|i| filter.passes(store, i))
         .collect();
-    let ready = Listed::of(ready, ready_offset, limit);
-    let progress = Listed::of(in_progress(store, &filter), progress_offset, limit);
-    let blocked = Listed::of(blocked_members(store, &filter), blocked_offset, limit);
+    let ready = Listed::of(ready, "readyOffset", params, limit)?;
+    let progress = Listed::of(in_progress(store, &filter), "progressOffset", params, limit)?;
+    let blocked = Listed::of(
+        blocked_members(store, &filter),
+        "blockedOffset",
+        params,
+        limit,
+    )?;
     let blockers: Vec<_> = blocked
         .page
         .iter()
@@ -195,57 +234,19 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let mut body = Html::default();
     body.raw(&counts_html(store.issue_count(), &counts));
     body.raw(&filter_form("/queue", params));
-    let section = |body: &mut Html,
-                   title: &str,
-                   id: &str,
-                   key: &str,
-                   heads: &[&str],
-                   rows: Vec<Vec<String>>,
-                   total: usize,
-                   offset: u64| {
-        body.el("h2", "", title);
-        body.raw(&table(id, heads, &rows));
-        body.raw(&pager("/queue", params, key, offset, limit, total as u64));
-    };
-    section(
-        &mut body,
-        "Ready",
-        "ready",
-        "readyOffset",
-        &["id", "title", "priority", "type", "assignee", "labels"],
-        ready_rows(&ready.page),
-        ready.total,
-        ready.offset,
-    );
-    section(
-        &mut body,
+    let rows = ready_rows(&ready.page);
+    body.raw(&ready.section("Ready", "ready", &READY_HEADERS, &rows, params, limit));
+    let rows = progress_rows(&progress.page, now);
+    body.raw(&progress.section(
         "In progress",
         "in-progress",
-        "progressOffset",
-        &[
-            "id",
-            "title",
-            "priority",
-            "assignee",
-            "lease holder",
-            "lease",
-            "expires at",
-        ],
-        progress_rows(&progress.page, now),
-        progress.total,
-        progress.offset,
-    );
+        &PROGRESS_HEADERS,
+        &rows,
+        params,
+        limit,
+    ));
     let rows = blocked_rows(&blocked.page, blockers);
-    section(
-        &mut body,
-        "Blocked",
-        "blocked",
-        "blockedOffset",
-        &["id", "title", "priority", "status", "blocked by"],
-        rows,
-        blocked.total,
-        blocked.offset,
-    );
+    body.raw(&blocked.section("Blocked", "blocked", &BLOCKED_HEADERS, &rows, params, limit));
     Ok(Page {
         title: "Queue".into(),
         nav: "/queue",

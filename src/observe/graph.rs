@@ -1,5 +1,7 @@
 //! The dependency graph of one issue: `dep tree`'s walk (both directions,
-//! to `depth`), drawn as nested lists: what it waits on, and what waits on it.
+//! to `depth`), drawn as a layered graph ([`super::graph_svg`], issue 47)
+//! and kept below as text, nested lists: what it waits on, and what waits
+//! on it.
 
 use super::html::{esc, Html};
 use super::queue::issue_link;
@@ -59,7 +61,9 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
             report.diagnostic().unwrap_or("no such issue").to_string(),
         ));
     }
-    let json = report.into_value();
+    let mut json = report.into_value();
+    let (drawing, drawn) = super::graph_svg::draw(&json["tree"]);
+    json["drawing"] = drawn;
     let tree = &json["tree"];
     let children = tree["children"].as_array().cloned().unwrap_or_default();
     let (down, up): (Vec<&Value>, Vec<&Value>) =
@@ -72,12 +76,14 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
         esc(tree["status"].as_str().unwrap_or("")),
         esc(tree["title"].as_str().unwrap_or(""))
     ));
+    body.raw(&drawing);
+    body.el("h2", "", "As a tree");
     let mut budget = MAX_NODES;
     for (title, list, dom) in [
         ("Depends on", &down, "graph-down"),
         ("Depended on by", &up, "graph-up"),
     ] {
-        body.el("h2", "", title);
+        body.el("h3", "", title);
         let mut out = format!("<ul class=\"tree\" id=\"{dom}\">");
         for n in list.iter() {
             node_html(n, &mut out, &mut budget);

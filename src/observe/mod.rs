@@ -10,13 +10,17 @@
 //! with its host calls answered from the record.
 //!
 //! One file per page concern: [`queue`], [`leases`], [`runs`],
-//! [`trajectory`], [`graph`]; [`html`] escapes and lays out, [`svg`] plots.
+//! [`trajectory`], [`graph`] (drawn by [`graph_svg`]), [`issue`],
+//! [`session`]; [`html`] escapes and lays out, [`svg`] plots.
 
 pub mod graph;
+pub mod graph_svg;
 pub mod html;
+pub mod issue;
 pub mod leases;
 pub mod queue;
 pub mod runs;
+pub mod session;
 pub mod svg;
 pub mod tail;
 pub mod trajectory;
@@ -370,6 +374,26 @@ async fn graph_page(
     respond(json, blocking(move || graph::page(&o, &id, &p)).await)
 }
 
+async fn issue_page(
+    State(o): Shared,
+    UrlPath(id): UrlPath<String>,
+    Query(p): Query<Params>,
+    h: HeaderMap,
+) -> Response {
+    let json = wants_json(&h, &p);
+    respond(json, blocking(move || issue::page(&o, &id, &p)).await)
+}
+
+async fn session_page(
+    State(o): Shared,
+    UrlPath(id): UrlPath<String>,
+    Query(p): Query<Params>,
+    h: HeaderMap,
+) -> Response {
+    let json = wants_json(&h, &p);
+    respond(json, blocking(move || session::page(&o, &id, &p)).await)
+}
+
 async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (kind, body) = match name.as_str() {
         "observe.css" => (
@@ -422,7 +446,9 @@ pub fn router(observer: Arc<Observer>) -> axum::Router {
         .route("/runs/{id}", get(run_page))
         .route("/runs/{id}/replay", post(replay_run))
         .route("/trajectory", get(trajectory_page))
+        .route("/issues/{id}", get(issue_page))
         .route("/issues/{id}/graph", get(graph_page))
+        .route("/sessions/{id}", get(session_page))
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .with_state(observer)
@@ -506,5 +532,21 @@ pub(crate) fn value_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => other.to_string(),
+    }
+}
+
+/// `word` as one POSIX shell word, for a command a page shows to copy: as it
+/// is when it holds only `[A-Za-z0-9._:-]`, else single-quoted (ids come
+/// from logs and stores, which are input).
+pub(crate) fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && !word.starts_with('-')
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }

@@ -1,12 +1,14 @@
-//! The queue page: counts by status, the ready frontier and the blocked
-//! issues with their blockers, filtered by label, type and assignee (the
-//! routing filter of `issue ready|blocked`), one page of each at a time.
+//! The queue page: counts by status, the ready frontier, the work in
+//! progress with who holds it (assignee and lease, issue 47), and the
+//! blocked issues with their blockers, filtered by label, type and assignee
+//! (the routing filter of `issue ready|blocked`), one page of each at a time.
 
 use super::html::{esc, table, url_part, Html};
 use super::{number, text, Observer, Page, PageError, Params};
 use crate::issues::filter::IssueFilter;
 use crate::issues::model::Issue;
 use crate::issues::views;
+use chrono::Utc;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -60,9 +62,9 @@ fn issue_json(issue: &Issue<'_>) -> Value {
     })
 }
 
-/// The link to an issue's dependency graph.
+/// The link to an issue's page.
 pub(crate) fn issue_link(id: &str) -> String {
-    format!("<a href=\"/issues/{}/graph\">{}</a>", url_part(id), esc(id))
+    format!("<a href=\"/issues/{}\">{}</a>", url_part(id), esc(id))
 }
 
 /// Links to the previous and next pages of one list (`key` is its offset
@@ -106,12 +108,80 @@ pub(crate) fn pager(
     out
 }
 
+const READY_HEADERS: [&str; 6] = ["id", "title", "priority", "type", "assignee", "labels"];
+const PROGRESS_HEADERS: [&str; 7] = [
+    "id",
+    "title",
+    "priority",
+    "assignee",
+    "lease holder",
+    "lease",
+    "expires at",
+];
+const BLOCKED_HEADERS: [&str; 5] = ["id", "title", "priority", "status", "blocked by"];
+
+/// One list of the page: its slice, where it sits in the whole, and the
+/// query parameter that pages it.
+struct Listed<T> {
+    total: usize,
+    offset: u64,
+    key: &'static str,
+    page: Vec<T>,
+}
+
+impl<T> Listed<T> {
+    fn of(all: Vec<T>, key: &'static str, params: &Params, limit: u64) -> Result<Self, PageError> {
+        let offset = number(params, key, 0, u64::MAX)?;
+        let total = all.len();
+        let start = (offset as usize).min(total);
+        let page = all.into_iter().skip(start).take(limit as usize).collect();
+        Ok(Listed {
+            total,
+            offset,
+            key,
+            page,
+        })
+    }
+
+    /// The list's heading, table and pager.
+    fn section(
+        &self,
+        title: &str,
+        id: &str,
+        headers: &[&str],
+        rows: &[Vec<String>],
+        params: &Params,
+        limit: u64,
+    ) -> String {
+        let mut out = Html::default();
+        out.el("h2", "", title);
+        out.raw(&table(id, headers, rows));
+        out.raw(&pager(
+            "/queue",
+            params,
+            self.key,
+            self.offset,
+            limit,
+            self.total as u64,
+        ));
+        out.0
+    }
+
+    fn json(&self, limit: u64, item: impl Fn(&T) -> Value) -> Value {
+        json!({
+            "total": self.total,
+            "offset": self.offset,
+            "limit": limit,
+            "items": self.page.iter().map(item).collect::<Vec<_>>(),
+        })
+    }
+}
+
 /// The queue page.
 pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let filter = filter_of(params)?;
     let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1);
-    let ready_offset = number(params, "readyOffset", 0, u64::MAX)?;
-    let blocked_offset = number(params, "blockedOffset", 0, u64::MAX)?;
+    let now = Utc::now();
     let parsed = o.store()?;
     let store = parsed.borrow_dependent();
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
@@ -122,15 +192,18 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         .into_iter()
         .filter(|i| filter.passes(store, i))
         .collect();
-    let blocked = blocked_members(store, &filter);
-    let slice = |len: usize, offset: u64| {
-        let start = (offset as usize).min(len);
-        start..(start + limit as usize).min(len)
-    };
-    let ready_page = &ready[slice(ready.len(), ready_offset)];
-    let blocked_page: Vec<_> = blocked[slice(blocked.len(), blocked_offset)]
+    let ready = Listed::of(ready, "readyOffset", params, limit)?;
+    let progress = Listed::of(in_progress(store, &filter), "progressOffset", params, limit)?;
+    let blocked = Listed::of(
+        blocked_members(store, &filter),
+        "blockedOffset",
+        params,
+        limit,
+    )?;
+    let blockers: Vec<_> = blocked
+        .page
         .iter()
-        .map(|&(i, manual)| (i, manual, views::blockers(store, i)))
+        .map(|(i, _)| views::blockers(store, i))
         .collect();
 
     let json = json!({
@@ -139,17 +212,17 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         "total": store.issue_count(),
         "counts": counts,
         "filter": filter,
-        "ready": {
-            "total": ready.len(),
-            "offset": ready_offset,
-            "limit": limit,
-            "items": ready_page.iter().map(|i| issue_json(i)).collect::<Vec<_>>(),
-        },
+        "ready": ready.json(limit, |i| issue_json(i)),
+        "inProgress": progress.json(limit, |i| {
+            let mut item = issue_json(i);
+            item["lease"] = lease_json(i, now);
+            item
+        }),
         "blocked": {
-            "total": blocked.len(),
-            "offset": blocked_offset,
+            "total": blocked.total,
+            "offset": blocked.offset,
             "limit": limit,
-            "items": blocked_page.iter().map(|(i, manual, blockers)| {
+            "items": blocked.page.iter().zip(&blockers).map(|((i, manual), blockers)| {
                 let mut item = issue_json(i);
                 item["manualBlocked"] = json!(manual);
                 item["blockers"] = serde_json::to_value(blockers).unwrap_or(Value::Null);
@@ -161,42 +234,85 @@ pub fn page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let mut body = Html::default();
     body.raw(&counts_html(store.issue_count(), &counts));
     body.raw(&filter_form("/queue", params));
-    body.el("h2", "", "Ready");
-    let rows = ready_rows(ready_page);
-    body.raw(&table(
-        "ready",
-        &["id", "title", "priority", "type", "assignee", "labels"],
+    let rows = ready_rows(&ready.page);
+    body.raw(&ready.section("Ready", "ready", &READY_HEADERS, &rows, params, limit));
+    let rows = progress_rows(&progress.page, now);
+    body.raw(&progress.section(
+        "In progress",
+        "in-progress",
+        &PROGRESS_HEADERS,
         &rows,
-    ));
-    body.raw(&pager(
-        "/queue",
         params,
-        "readyOffset",
-        ready_offset,
         limit,
-        ready.len() as u64,
     ));
-    body.el("h2", "", "Blocked");
-    let rows = blocked_rows(&blocked_page);
-    body.raw(&table(
-        "blocked",
-        &["id", "title", "priority", "status", "blocked by"],
-        &rows,
-    ));
-    body.raw(&pager(
-        "/queue",
-        params,
-        "blockedOffset",
-        blocked_offset,
-        limit,
-        blocked.len() as u64,
-    ));
+    let rows = blocked_rows(&blocked.page, blockers);
+    body.raw(&blocked.section("Blocked", "blocked", &BLOCKED_HEADERS, &rows, params, limit));
     Ok(Page {
         title: "Queue".into(),
         nav: "/queue",
         body: body.0,
         json,
     })
+}
+
+/// The in-progress issues the filter passes, by priority then id.
+fn in_progress<'s>(
+    store: &'s crate::issues::store::Store<'_>,
+    filter: &IssueFilter,
+) -> Vec<&'s Issue<'s>> {
+    let mut list: Vec<&Issue<'_>> = store
+        .issues()
+        .filter(|i| i.status.as_str() == "in_progress" && filter.passes(store, i))
+        .collect();
+    list.sort_by(views::by_priority_then_id);
+    list
+}
+
+/// An issue's lease as the queue shows it: owner, state now, expiry.
+pub(crate) fn lease_json(issue: &Issue<'_>, now: chrono::DateTime<Utc>) -> Value {
+    match &issue.lease {
+        None => Value::Null,
+        Some(l) => json!({
+            "leaseId": l.lease_id.as_str(),
+            "owner": l.owner.as_str(),
+            "state": issue.lease_state(now).as_str(),
+            "acquiredAt": l.acquired_at.as_str(),
+            "expiresAt": l.expires_at_text.as_str(),
+            "renewedAt": l.renewed_at.as_ref().map(|r| r.as_str()),
+        }),
+    }
+}
+
+/// The in-progress table's cells: each issue with its holders.
+fn progress_rows(page: &[&Issue<'_>], now: chrono::DateTime<Utc>) -> Vec<Vec<String>> {
+    page.iter()
+        .map(|i| {
+            let (owner, state, expires) = match &i.lease {
+                Some(l) => {
+                    let state = i.lease_state(now).as_str();
+                    (
+                        esc(l.owner.as_str()),
+                        format!("<span class=\"tag state-{state}\">{state}</span>"),
+                        esc(l.expires_at_text.as_str()),
+                    )
+                }
+                None => (
+                    String::new(),
+                    "<span class=\"tag state-stale\">no lease</span>".into(),
+                    String::new(),
+                ),
+            };
+            vec![
+                issue_link(i.id.as_str()),
+                esc(i.title.as_str()),
+                i.priority.to_string(),
+                esc(i.assignee.as_ref().map_or("", |a| a.as_str())),
+                owner,
+                state,
+                expires,
+            ]
+        })
+        .collect()
 }
 
 /// `issue blocked`'s membership (manually blocked, or an open blocker) among
@@ -260,9 +376,13 @@ fn ready_rows(page: &[&Issue<'_>]) -> Vec<Vec<String>> {
 }
 
 /// The blocked table's cells: each issue with what blocks it.
-fn blocked_rows(page: &[(&Issue<'_>, bool, Vec<views::Blocker<'_>>)]) -> Vec<Vec<String>> {
+fn blocked_rows(
+    page: &[(&Issue<'_>, bool)],
+    blockers: Vec<Vec<views::Blocker<'_>>>,
+) -> Vec<Vec<String>> {
     page.iter()
-        .map(|(i, manual, blockers)| {
+        .zip(blockers)
+        .map(|((i, manual), blockers)| {
             let mut by = blockers
                 .iter()
                 .map(|b| {

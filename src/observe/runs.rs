@@ -4,6 +4,10 @@
 //!
 //! A row that is not a JSON object, or names no run, is listed as an error
 //! row where it stands: the rows around it still show.
+//!
+//! The same backward scan, with a [`RunFilter`], finds the runs of one
+//! session (`/sessions/SID`) and the runs that touched one issue
+//! (`/issues/ID`), within the same bound on rows read (issue 47).
 
 use super::html::{esc, table, url_part, Html};
 use super::tail::{Backward, Forward, Line};
@@ -49,6 +53,8 @@ struct Later {
     calls: u64,
     footer: Option<Value>,
     first_rejected: Option<(u64, String, String)>,
+    /// A call row matched the scan's [`RunFilter`].
+    matched: bool,
 }
 
 impl Later {
@@ -76,6 +82,12 @@ fn duration_ms(started: Option<&str>, footer: Option<&Value>) -> Option<i64> {
 
 impl Summary {
     fn of(pos: u64, header: &Value, later: Later) -> Self {
+        let Later {
+            calls,
+            footer,
+            first_rejected,
+            ..
+        } = later;
         let s = |key: &str| header.get(key).and_then(Value::as_str).map(str::to_string);
         Summary {
             run_id: s("runId").unwrap_or_default(),
@@ -85,9 +97,9 @@ impl Summary {
             principal: s("principal"),
             issue_id: header["authority"]["issueId"].as_str().map(str::to_string),
             program: s("program").unwrap_or_default(),
-            calls: later.calls,
-            footer: later.footer,
-            first_rejected: later.first_rejected,
+            calls,
+            footer,
+            first_rejected,
         }
     }
 
@@ -166,30 +178,81 @@ fn error_entry(pos: u64, message: &str) -> Value {
     json!({"kind": "error", "pos": pos, "message": message})
 }
 
-/// The runs list page.
-pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
-    let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1) as usize;
-    let before = match text(params, "before") {
-        None => None,
-        Some(_) => Some(number(params, "before", 0, u64::MAX)?),
-    };
-    let log = &o.stores.effects;
+/// Which runs a scan keeps besides the bound on rows: the runs whose header
+/// `header` accepts or one of whose call rows `call` accepts. Unreadable rows
+/// are not listed under a filter (they belong to no run it can name).
+pub(crate) struct RunFilter<'f> {
+    pub header: &'f dyn Fn(&Value) -> bool,
+    pub call: &'f dyn Fn(&Value) -> bool,
+}
+
+/// What a scan found: list entries (a run's summary or an error row as
+/// JSON), newest first, the cursor to go on from (`None` once the log's
+/// start was reached), and how many rows it read.
+pub(crate) struct Found {
+    pub items: Vec<Value>,
+    pub next: Option<u64>,
+    pub scanned: usize,
+}
+
+/// Reads the log backwards from `before` (or its end) for at most `limit`
+/// runs the filter keeps (every run without one), within [`MAX_SCAN_ROWS`].
+pub(crate) fn find_runs(
+    log: &LogStore,
+    before: Option<u64>,
+    limit: usize,
+    filter: Option<&RunFilter<'_>>,
+) -> Result<Found, PageError> {
     let Scan {
         mut entries,
         last_pos,
         exhausted,
-    } = scan_back(log, before, limit)?;
+        scanned,
+    } = scan_back(log, before, limit, filter)?;
     if let Some(from) = before {
         complete_open_runs(log, from, &mut entries)?;
     }
-    let next = if exhausted { None } else { last_pos };
-    let items: Vec<Value> = entries
-        .iter()
-        .map(|e| match e {
-            Ok(s) => s.to_json(),
-            Err(v) => v.clone(),
-        })
-        .collect();
+    Ok(Found {
+        items: entries
+            .iter()
+            .map(|e| match e {
+                Ok(s) => s.to_json(),
+                Err(v) => v.clone(),
+            })
+            .collect(),
+        next: if exhausted { None } else { last_pos },
+        scanned,
+    })
+}
+
+/// The `before` cursor of a list page: `None` for the log's end.
+pub(crate) fn before_of(params: &Params) -> Result<Option<u64>, PageError> {
+    match text(params, "before") {
+        None => Ok(None),
+        Some(_) => Ok(Some(number(params, "before", 0, u64::MAX)?)),
+    }
+}
+
+/// The runs table's headers ([`run_cells`] fills them).
+pub(crate) const RUN_HEADERS: [&str; 10] = [
+    "run",
+    "started",
+    "result",
+    "failure classes",
+    "calls",
+    "duration",
+    "principal",
+    "session",
+    "issue",
+    "program",
+];
+
+/// The runs list page.
+pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
+    let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1) as usize;
+    let before = before_of(params)?;
+    let log = &o.stores.effects;
+    let Found { items, next, .. } = find_runs(log, before, limit, None)?;
     let json = json!({
         "kind": "tusk.observe.runs.v0",
         "effectsPath": log.path().display().to_string(),
@@ -208,20 +271,7 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         if before.is_none() { " checked" } else { "" }
     ));
     let rows: Vec<Vec<String>> = items.iter().map(run_cells).collect();
-    body.raw(&table(
-        "runs",
-        &[
-            "run",
-            "started",
-            "result",
-            "failure classes",
-            "calls",
-            "duration",
-            "issue",
-            "program",
-        ],
-        &rows,
-    ));
+    body.raw(&table("runs", &RUN_HEADERS, &rows));
     body.raw(&format!(
         "<p class=\"pager\" id=\"runs-pager\" data-limit=\"{limit}\">{}</p>",
         match next {
@@ -240,15 +290,22 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
 }
 
 /// Runs and error rows, newest first, read backwards from `before` (or the
-/// end); where the scan stopped, and whether it reached the log's start.
+/// end); where the scan stopped, whether it reached the log's start, and
+/// how many rows it read.
 struct Scan {
     entries: Vec<Result<Summary, Value>>,
     last_pos: Option<u64>,
     exhausted: bool,
+    scanned: usize,
 }
 
 /// Reads the log backwards until `limit` entries (or the scan bound).
-fn scan_back(log: &LogStore, before: Option<u64>, limit: usize) -> Result<Scan, PageError> {
+fn scan_back(
+    log: &LogStore,
+    before: Option<u64>,
+    limit: usize,
+    filter: Option<&RunFilter<'_>>,
+) -> Result<Scan, PageError> {
     let mut back = Backward::open(log, before)?;
     let mut later: HashMap<String, Later> = HashMap::new();
     // Runs and error rows, newest first.
@@ -256,6 +313,11 @@ fn scan_back(log: &LogStore, before: Option<u64>, limit: usize) -> Result<Scan, 
     let mut scanned = 0usize;
     let mut last_pos = None;
     let mut exhausted = false;
+    let bad = |entries: &mut Vec<_>, pos: u64, why: &str| {
+        if filter.is_none() {
+            entries.push(Err(error_entry(pos, why)));
+        }
+    };
     while entries.len() < limit && scanned < MAX_SCAN_ROWS {
         let Some(line) = back.next_line()? else {
             exhausted = true;
@@ -266,7 +328,7 @@ fn scan_back(log: &LogStore, before: Option<u64>, limit: usize) -> Result<Scan, 
         let row = match read_row(&line) {
             Read::Row(row) => row,
             Read::Bad(why) => {
-                entries.push(Err(error_entry(line.pos, &why)));
+                bad(&mut entries, line.pos, &why);
                 continue;
             }
         };
@@ -276,31 +338,40 @@ fn scan_back(log: &LogStore, before: Option<u64>, limit: usize) -> Result<Scan, 
             .unwrap_or("")
             .to_string();
         let Some(run_id) = row.get("runId").and_then(Value::as_str).map(str::to_string) else {
-            entries.push(Err(error_entry(
+            bad(
+                &mut entries,
                 line.pos,
                 &format!("a {kind:?} row without a runId"),
-            )));
+            );
             continue;
         };
         match kind.as_str() {
             RUN_END_KIND => {
                 later.entry(run_id).or_default().footer = Some(row);
             }
-            ROW_KIND => later.entry(run_id).or_default().note_call(&row),
+            ROW_KIND => {
+                let w = later.entry(run_id).or_default();
+                w.note_call(&row);
+                w.matched |= filter.is_some_and(|f| (f.call)(&row));
+            }
             RUN_KIND => {
                 let newer = later.remove(&run_id).unwrap_or_default();
-                entries.push(Ok(Summary::of(line.pos, &row, newer)));
+                if filter.is_none_or(|f| newer.matched || (f.header)(&row)) {
+                    entries.push(Ok(Summary::of(line.pos, &row, newer)));
+                }
             }
-            other => entries.push(Err(error_entry(
+            other => bad(
+                &mut entries,
                 line.pos,
                 &format!("an unknown row kind {other:?}"),
-            ))),
+            ),
         }
     }
     Ok(Scan {
         entries,
         last_pos,
         exhausted,
+        scanned,
     })
 }
 
@@ -370,18 +441,16 @@ fn complete_open_runs(
 
 /// The cells of one list entry (the page's JavaScript builds the same cells
 /// from the JSON when it refreshes).
-fn run_cells(item: &Value) -> Vec<String> {
+pub(crate) fn run_cells(item: &Value) -> Vec<String> {
     if item["kind"] == "error" {
-        return vec![
+        let mut cells = vec![
             "<span class=\"tag state-stale\">bad row</span>".into(),
             format!("at {}", esc(&value_text(&item["pos"]))),
             String::new(),
             esc(&value_text(&item["message"])),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
         ];
+        cells.resize(RUN_HEADERS.len(), String::new());
+        return cells;
     }
     let result = value_text(&item["result"]);
     let classes: Vec<String> = item["failureClasses"]
@@ -390,7 +459,7 @@ fn run_cells(item: &Value) -> Vec<String> {
         .unwrap_or_default();
     vec![
         format!(
-            "<a href=\"{}\">{}</a>",
+            "<a class=\"run\" href=\"{}\">{}</a>",
             esc(&value_text(&item["href"])),
             esc(&value_text(&item["runId"]))
         ),
@@ -406,13 +475,37 @@ fn run_cells(item: &Value) -> Vec<String> {
             .as_i64()
             .map(|ms| format!("{ms} ms"))
             .unwrap_or_default(),
-        match item["issueId"].as_str() {
-            Some(id) => super::queue::issue_link(id),
-            None => String::new(),
-        },
+        esc(&value_text(&item["principal"])),
+        item["sessionId"]
+            .as_str()
+            .map(session_link)
+            .unwrap_or_default(),
+        item["issueId"]
+            .as_str()
+            .map(super::queue::issue_link)
+            .unwrap_or_default(),
         format!("<code>{}</code>", esc(&value_text(&item["programHead"]))),
     ]
 }
+
+/// The link to a session's page. Session ids are long (an MCP one is 80
+/// characters): the link shows their start, the whole id is its tooltip and
+/// the session page's title.
+pub(crate) fn session_link(sid: &str) -> String {
+    let shown = match sid.char_indices().nth(SESSION_CHARS) {
+        Some((at, _)) => format!("{}…", &sid[..at]),
+        None => sid.to_string(),
+    };
+    format!(
+        "<a class=\"session\" href=\"/sessions/{}\" title=\"{}\">{}</a>",
+        url_part(sid),
+        esc(sid),
+        esc(&shown)
+    )
+}
+
+/// Characters of a session id a link shows.
+const SESSION_CHARS: usize = 24;
 
 /// The rows of one run, in log order, with their positions and raw bytes.
 struct RunRows {
@@ -599,7 +692,7 @@ fn load_run(
     o: &Observer,
     run_id: &str,
     params: &Params,
-) -> Result<(u64, log::RecordedRun), PageError> {
+) -> Result<(u64, Option<String>, log::RecordedRun), PageError> {
     let hinted = match text(params, "at") {
         Some(_) => rows_from(o, run_id, number(params, "at", 0, u64::MAX)?)?,
         None => None,
@@ -619,6 +712,13 @@ fn load_run(
         }
     };
     let pos = rows.rows.first().map_or(0, |r| r.0);
+    // The principal is the header's (the grouped run does not carry it).
+    let principal = rows
+        .rows
+        .first()
+        .and_then(|r| r.2.get("principal"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let contents = LogContents {
         rows: rows
             .rows
@@ -637,7 +737,7 @@ fn load_run(
         .runs
         .pop()
         .ok_or_else(|| PageError::NotFound(format!("no run {run_id}")))?;
-    Ok((pos, run))
+    Ok((pos, principal, run))
 }
 
 fn problem_json(p: &log::Problem) -> Value {
@@ -646,7 +746,7 @@ fn problem_json(p: &log::Problem) -> Value {
 
 /// One run's page.
 pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageError> {
-    let (pos, run) = load_run(o, run_id, params)?;
+    let (pos, principal, run) = load_run(o, run_id, params)?;
     let footer = run.footer.clone().unwrap_or(Value::Null);
     let result = if run.footer.is_some() {
         value_text(&footer["result"])
@@ -673,6 +773,9 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
         "runId": run.run_id,
         "pos": pos,
         "sessionId": run.session_id,
+        "sessionHref": run.session_id.as_deref().map(|sid| format!("/sessions/{}", url_part(sid))),
+        "principal": principal,
+        "replCommand": repl_command(&run.run_id),
         "traceId": run.trace_id,
         "startedAt": run.started_at,
         "finishedAt": footer.get("finishedAt"),
@@ -693,7 +796,7 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
     });
 
     let mut body = Html::default();
-    body.raw(&facts_html(&run, &footer, &result));
+    body.raw(&facts_html(&run, principal.as_deref(), &footer, &result));
     body.raw(&format!(
         "<section class=\"replay\"><button type=\"button\" id=\"replay\" data-href=\"{}\">Replay</button> \
          <span id=\"replay-verdict\" class=\"muted\">replaying…</span>\
@@ -718,7 +821,12 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
 }
 
 /// The run's facts: id, result, times, issue, session, trace, log checks.
-fn facts_html(run: &log::RecordedRun, footer: &Value, result: &str) -> String {
+fn facts_html(
+    run: &log::RecordedRun,
+    principal: Option<&str>,
+    footer: &Value,
+    result: &str,
+) -> String {
     let mut body = Html::default();
     let classes = footer["failureClasses"]
         .as_array()
@@ -749,8 +857,17 @@ fn facts_html(run: &log::RecordedRun, footer: &Value, result: &str) -> String {
     if let Some(id) = &run.authority.issue_id {
         fact("issue", super::queue::issue_link(id));
     }
+    if let Some(p) = principal {
+        fact(
+            "principal",
+            format!("<span id=\"run-principal\">{}</span>", esc(p)),
+        );
+    }
     if let Some(sid) = &run.session_id {
-        fact("session", esc(sid));
+        fact(
+            "session",
+            format!("<span id=\"run-session\">{}</span>", session_link(sid)),
+        );
     }
     // The trace the run was part of (docs/telemetry.md): what to look up in
     // the collector, and `tusk replay --trace` the way back.
@@ -760,10 +877,23 @@ fn facts_html(run: &log::RecordedRun, footer: &Value, result: &str) -> String {
             format!("<code id=\"trace-id\">{}</code>", esc(trace)),
         );
     }
+    // Issue 47: the way into the run with the debugger, to copy.
+    fact(
+        "open in the REPL",
+        format!(
+            "<code id=\"repl-command\">{}</code>",
+            esc(&repl_command(&run.run_id))
+        ),
+    );
     let verify = verify_html(run.problem.as_ref(), run.chained);
     fact("log checks", format!("<span id=\"verify\">{verify}</span>"));
     body.raw("</dl>");
     body.0
+}
+
+/// `tusk repl --run RUN`: the way into the run with the debugger (issue 47).
+fn repl_command(run_id: &str) -> String {
+    format!("tusk repl --run {}", super::shell_word(run_id))
 }
 
 /// The log's own checks on the run: verified, unchained, or what failed.
@@ -831,7 +961,7 @@ fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
 /// `tusk eval`'s default limits as the ceiling) and reports the verdict with
 /// what the program produced.
 pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageError> {
-    let (_, run) = load_run(o, run_id, params)?;
+    let (_, _, run) = load_run(o, run_id, params)?;
     // A session's form is replayed as the session (its earlier forms first,
     // as `tusk replay --run` does): alone it would report a divergence that
     // replaying the whole log does not.

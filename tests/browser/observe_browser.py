@@ -3,9 +3,15 @@
 usage: observe_browser.py BASE_URL TUSK_BIN STORE_DIR SHOTS_DIR
 
 On a store and log the caller seeded: each page loads without console
-errors, a hostile title renders as text (and runs nothing), the runs page
-shows a run made after it was opened, and a run page shows its replay
-verdict with the failing form marked. Writes SHOTS_DIR/observe-*.png.
+errors and is no wider than the 1280 px viewport, a hostile title renders
+as text (and runs nothing), the queue lists the work in progress with its
+holders and links issues to their pages, an issue page shows its edges and
+lease, the graph is drawn (edge types, a cycle marked) over the tree kept
+as text, the runs page shows a run made after it was opened with each
+run's principal and session linked, a session page lists its forms in
+order, and a run page shows its replay verdict with the failing form
+marked and the command that opens it in the REPL. Writes
+SHOTS_DIR/observe-*.png.
 Exits non-zero with a message on the first failure.
 """
 import os
@@ -43,6 +49,12 @@ with sync_playwright() as p:
             if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
 
+    def fits(where):
+        """No page scrolls sideways at 1280 px (issue 47)."""
+        wide, inner = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth]")
+        check(wide <= inner, f"{where}: {wide} px wide in a {inner} px viewport")
+
     def visit(path, shot=None):
         problems.clear()
         response = page.goto(base + path)
@@ -50,6 +62,7 @@ with sync_playwright() as p:
               f"{path}: HTTP {response.status if response else 'none'}")
         page.wait_for_load_state("networkidle")
         check(not problems, f"{path}: {problems}")
+        fits(path)
         if shot:
             page.screenshot(path=os.path.join(shots, f"observe-{shot}.png"), full_page=True)
 
@@ -63,6 +76,31 @@ with sync_playwright() as p:
           "a script element was injected into the queue page")
     check(page.locator("#counts").inner_text().strip() != "", "no counts")
 
+    # Work in progress and who holds it; issue links go to the issue page.
+    progress = page.locator("#in-progress").inner_text()
+    check("bd-4" in progress and "agent.c" in progress and "stale" in progress,
+          f"bd-4 and its holder are not in progress: {progress!r}")
+    page.locator("#blocked a", has_text="bd-3").first.click()
+    page.wait_for_load_state("networkidle")
+    check(page.url.endswith("/issues/bd-3"), f"an issue link went to {page.url}")
+
+    # An issue page: fields, edges both ways, lease, the runs that touched it.
+    visit("/issues/bd-3")
+    check("Type-check the AST" in page.locator("#issue-title").inner_text(), "no title")
+    check("bd-2" in page.locator("#depends-on").inner_text(), "bd-3's dependency is missing")
+    check("bd-4" in page.locator("#depended-on-by").inner_text(), "bd-3's dependent is missing")
+    visit("/issues/bd-4")
+    check("agent.c" in page.locator("#issue-lease").inner_text(), "bd-4's lease is missing")
+    visit("/issues/bd-1")
+    check("<script>" in page.locator("#issue-title").inner_text(), "the hostile title is not text")
+    check(page.evaluate("window.__owned") is None, "the hostile title ran on the issue page")
+    visit("/issues/bd-2", "issue")
+    check('"id" "bd-2"' in page.locator("#issue-runs").inner_text(),
+          "bd-2's claim is not among the runs that touched it")
+    check("agent.a" in page.locator("#issue-lease").inner_text(), "bd-2's lease is missing")
+    check("docs/grammar.md" in page.locator("#comments").inner_text(), "bd-2's comment is missing")
+    check(page.locator("#issue-trajectory tbody tr").count() > 1, "no trajectory rows for bd-2")
+
     visit("/leases", "leases")
     workers = page.locator("#workers").inner_text()
     check("agent.a" in workers and "agent.c" in workers, f"workers missing: {workers!r}")
@@ -70,7 +108,18 @@ with sync_playwright() as p:
     visit("/trajectory", "trajectory")
     check(page.locator("svg#throughput rect").count() > 0, "no throughput bars")
     check(page.locator("svg#failures rect").count() > 0, "no failure bars")
+    # The graph, drawn: nodes, typed edges, the cycle bd-2 → bd-4 → bd-3 → bd-2
+    # marked; the tree kept as text below.
     visit("/issues/bd-3/graph", "graph")
+    graph = page.locator("svg#dep-graph")
+    check(graph.locator("a.gnode").count() >= 4, "the graph draws too few nodes")
+    check(graph.locator("path.edge.cycle").count() >= 3, "the cycle is not marked")
+    labels = graph.locator("text.elabel").all_text_contents()
+    check("blocks" in labels and any("related" in l for l in labels),
+          f"edge types missing: {labels!r}")
+    box = graph.bounding_box()
+    check(box is not None and box["width"] > 100 and box["height"] > 100,
+          f"the graph is not drawn at a visible size: {box}")
     check("bd-2" in page.locator("#graph-down").inner_text(), "bd-3's dependency is missing")
 
     # The runs page picks up a run made after it was opened.
@@ -79,7 +128,28 @@ with sync_playwright() as p:
     new_run = eval_program('(display "made after the page opened") (issue.ready)')
     expect(page.locator("#runs tbody tr").first).to_contain_text(new_run, timeout=15000)
     check(not problems, f"/runs while live: {problems}")
+    fits("/runs while live")
+    check(page.locator("#runs th", has_text="principal").count() == 1, "no principal column")
+    check(page.locator("#runs tbody tr", has_text="local").count() >= 3,
+          "the MCP session's runs do not name their principal")
     page.screenshot(path=os.path.join(shots, "observe-runs.png"), full_page=True)
+
+    # A session: its link from the runs list, its forms in order, each linked.
+    page.locator("#runs a.session").first.click()
+    page.wait_for_load_state("networkidle")
+    check("/sessions/" in page.url, f"a session link went to {page.url}")
+    check(not problems, f"session page: {problems}")
+    fits("the session page")
+    forms = page.locator("#forms tbody tr")
+    check(forms.count() == 3, f"the session has {forms.count()} forms, not 3")
+    check([forms.nth(i).locator("td").first.inner_text() for i in range(3)] == ["1", "2", "3"],
+          "the forms are not numbered in order")
+    check("(define (ready-count)" in forms.nth(0).inner_text(), "the first form is not first")
+    check(forms.locator("a[href^='/runs/']").count() == 3, "a form is not linked to its run")
+    check("local" in page.locator("#session-principal").inner_text(), "no principal")
+    page.screenshot(path=os.path.join(shots, "observe-session.png"), full_page=True)
+    page.go_back()
+    page.wait_for_load_state("networkidle")
 
     # A failing run: its replay verdict, and the failing form's line marked.
     failing = page.locator("#runs tbody tr", has_text="runtime_error").first
@@ -91,6 +161,9 @@ with sync_playwright() as p:
     check("<script>" in page.locator("#program").inner_text(),
           "the run's hostile program is not shown as text")
     check(page.evaluate("window.__owned") is None, "the run's program ran as script")
+    check(page.locator("#repl-command").inner_text().startswith("tusk repl --run run-"),
+          "the run page does not show the REPL command")
+    fits("the run page after its replay")
     page.screenshot(path=os.path.join(shots, "observe-run.png"), full_page=True)
 
     # The replay button replays again.

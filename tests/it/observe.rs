@@ -622,3 +622,367 @@ fn a_session_form_is_replayed_as_its_session() {
         "{verdict:#}"
     );
 }
+
+/// A store for the issue page (issue 47): a hostile title, id and comment,
+/// labels, a description, and edges both ways with a cycle (bd-1 → bd-3 →
+/// bd-1).
+fn issue_page_store(s: &Test) {
+    let comment = format!(
+        ",\"labels\":[\"ui\",\"<i>l</i>\"],\"description\":\"What to build\",\"comments\":[{{\"id\":1,\"issue_id\":\"bd-1\",\"author\":\"agent.<b>\",\"text\":{},\"created_at\":\"2026-11-02T00:00:00Z\"}}],\"dependencies\":[{{\"depends_on_id\":\"bd-3\",\"type\":\"related\"}}]",
+        serde_json::to_string(HOSTILE).unwrap()
+    );
+    let mut store = issue_line("bd-1", HOSTILE, &comment);
+    store.push_str(&issue_line(
+        "bd-2",
+        "Waits on one",
+        ",\"dependencies\":[{\"depends_on_id\":\"bd-1\",\"type\":\"blocks\"}]",
+    ));
+    store.push_str(&issue_line(
+        "bd-3",
+        "Closes the cycle",
+        ",\"dependencies\":[{\"depends_on_id\":\"bd-1\",\"type\":\"blocks\"}]",
+    ));
+    store.push_str(&issue_line("x<script>\"'&", HOSTILE, ""));
+    put_issues(s, &store);
+}
+
+#[test]
+fn an_issue_page_shows_its_fields_comments_edges_lease_runs_and_trajectory() {
+    let s = Test::new();
+    issue_page_store(&s);
+    let auth = authority(&s);
+    let mut with_issue: Vec<&str> = auth.iter().map(String::as_str).collect();
+    let (_, claim) = s.eval(
+        "(issue.claim (hash \"id\" \"bd-1\" \"assignee\" \"agent.<b>\"))",
+        &with_issue,
+    );
+    assert_eq!(claim["result"], "accepted", "{claim}");
+    with_issue.extend(["--issue-id", "bd-1"]);
+    let (_, worked) = s.eval("(+ 1 2)", &with_issue);
+    let (_, other) = s.eval("(issue.ready)", &[]);
+    let server = s.observe(&[]);
+
+    let page = get_json(&server, "/issues/bd-1");
+    assert_eq!(page["kind"], "tusk.observe.issue.v0");
+    assert_eq!(page["issue"]["title"], HOSTILE);
+    assert_eq!(page["issue"]["labels"][1], "<i>l</i>");
+    assert_eq!(page["issue"]["description"], "What to build");
+    assert_eq!(page["comments"][0]["text"], HOSTILE);
+    assert_eq!(page["leaseState"], "active");
+    assert_eq!(page["lease"]["owner"], "agent.<b>");
+    // Both directions, with the edge types.
+    assert_eq!(page["dependsOn"][0]["id"], "bd-3");
+    assert_eq!(page["dependsOn"][0]["type"], "related");
+    let dependents: Vec<(&str, &str)> = page["dependents"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["id"].as_str().unwrap(), d["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(dependents, [("bd-2", "blocks"), ("bd-3", "blocks")]);
+    // The runs that touched it: by a call's arguments and by authority,
+    // newest first; not the run that only read the queue.
+    let runs: Vec<&str> = page["runs"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["runId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            worked["runId"].as_str().unwrap(),
+            claim["runId"].as_str().unwrap()
+        ],
+        "{page:#}"
+    );
+    assert!(!runs.contains(&other["runId"].as_str().unwrap()));
+    // Trajectory rows: the steps of those runs and the rows naming it.
+    let steps = page["trajectory"]["items"].as_array().unwrap();
+    assert!(
+        steps
+            .iter()
+            .any(|r| r["action"] == "scheme_eval.issue.claim"),
+        "{page:#}"
+    );
+    assert!(steps.iter().all(|r| !r["stepId"]
+        .as_str()
+        .unwrap()
+        .contains(other["runId"].as_str().unwrap())));
+
+    // HTML: everything the store supplied is text; links go to issue pages.
+    let (status, html) = get(&server, "/issues/bd-1");
+    assert_eq!(status, 200);
+    assert!(!html.contains(HOSTILE) && !html.contains("agent.<b>") && !html.contains("<i>l</i>"));
+    assert!(html.contains("&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;"));
+    assert!(html.contains("<a href=\"/issues/bd-2\">bd-2</a>"), "{html}");
+    assert!(html.contains("href=\"/issues/bd-1/graph\""));
+    assert!(html.contains(claim["runId"].as_str().unwrap()));
+    let (_, queue) = get(&server, "/queue");
+    assert!(
+        queue.contains("href=\"/issues/bd-2\"") && !queue.contains("/graph\""),
+        "{queue}"
+    );
+
+    // A hostile id: its page, escaped, and its links percent-encoded.
+    let hostile_path = "/issues/x%3Cscript%3E%22%27%26";
+    let page = get_json(&server, hostile_path);
+    assert_eq!(page["id"], "x<script>\"'&");
+    let (status, html) = get(&server, hostile_path);
+    assert_eq!(status, 200);
+    assert!(!html.contains("x<script>") && html.contains("x&lt;script&gt;&quot;&#39;&amp;"));
+    assert!(
+        html.contains("href=\"/issues/x%3Cscript%3E%22%27%26/graph\""),
+        "{html}"
+    );
+
+    // An unknown id: 404, saying where it looked and where the issues are.
+    let (status, body) = get(&server, "/issues/bd-404?format=json");
+    assert_eq!(status, 404, "{body}");
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["error"], "observe.not_found");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"bd-404\"") && message.contains("/queue"),
+        "{message}"
+    );
+    let (status, html) = get(&server, "/issues/%3Cb%3Enope");
+    assert_eq!(status, 404);
+    assert!(
+        html.contains("&lt;b&gt;nope") && !html.contains("<b>nope"),
+        "{html}"
+    );
+}
+
+#[test]
+fn the_graph_is_drawn_with_edge_types_and_cycles_and_the_tree_kept_as_text() {
+    let s = Test::new();
+    issue_page_store(&s);
+    let server = s.observe(&[]);
+    let page = get_json(&server, "/issues/bd-1/graph");
+    let drawing = &page["drawing"];
+    let layer = |id: &str| {
+        drawing["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == id)
+            .unwrap_or_else(|| panic!("{id} not drawn: {drawing:#}"))["layer"]
+            .as_i64()
+            .unwrap()
+    };
+    // What it depends on below, what depends on it above.
+    assert_eq!(layer("bd-1"), 0);
+    assert_eq!(layer("bd-3"), 1);
+    assert_eq!(layer("bd-2"), -1);
+    let edge = |from: &str, to: &str| {
+        drawing["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["from"] == from && e["to"] == to)
+            .unwrap_or_else(|| panic!("no edge {from} → {to}: {drawing:#}"))
+            .clone()
+    };
+    assert_eq!(edge("bd-2", "bd-1")["type"], "blocks");
+    assert_eq!(edge("bd-2", "bd-1")["cycle"], false);
+    assert_eq!(edge("bd-1", "bd-3")["cycle"], true);
+    assert_eq!(edge("bd-3", "bd-1")["cycle"], true);
+    let (status, html) = get(&server, "/issues/bd-1/graph");
+    assert_eq!(status, 200);
+    assert!(html.contains("<svg id=\"dep-graph\""), "{html}");
+    assert!(html.contains("class=\"edge cycle\"") && html.contains(">related · cycle</text>"));
+    assert!(html.contains("<ul class=\"tree\" id=\"graph-down\">"));
+    assert!(!html.contains(HOSTILE) && html.contains("&lt;script&gt;"));
+}
+
+#[test]
+fn the_queue_shows_work_in_progress_and_who_holds_it() {
+    let s = Test::new();
+    let mut store = issue_line("bd-1", "Claimed", "");
+    // In progress under a lease that lapsed (issue_line's status is open).
+    store.push_str(
+        &issue_line(
+            "bd-2",
+            "Lease lapsed",
+            ",\"assignee\":\"agent.x\",\"lease\":{\"lease_id\":\"l1\",\"owner\":\"agent.<x>\",\"acquired_at\":\"2026-01-01T00:00:00Z\",\"expires_at\":\"2026-01-01T01:00:00Z\"}",
+        )
+        .replace("\"status\":\"open\"", "\"status\":\"in_progress\""),
+    );
+    store.push_str(&issue_line("bd-3", "Open", ""));
+    put_issues(&s, &store);
+    let auth = authority(&s);
+    let auth: Vec<&str> = auth.iter().map(String::as_str).collect();
+    let (_, claim) = s.eval(
+        "(issue.claim (hash \"id\" \"bd-1\" \"assignee\" \"agent.a\"))",
+        &auth,
+    );
+    assert_eq!(claim["result"], "accepted", "{claim}");
+    let server = s.observe(&[]);
+    let queue = get_json(&server, "/queue");
+    let progress = &queue["inProgress"];
+    assert_eq!(progress["total"], 2, "{queue:#}");
+    let holders: Vec<(&str, &str, &str)> = progress["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap(),
+                i["lease"]["owner"].as_str().unwrap(),
+                i["lease"]["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        holders,
+        [
+            ("bd-1", "agent.a", "active"),
+            ("bd-2", "agent.<x>", "stale")
+        ]
+    );
+    let second = get_json(&server, "/queue?limit=1&progressOffset=1");
+    assert_eq!(second["inProgress"]["items"][0]["id"], "bd-2");
+    let (_, html) = get(&server, "/queue");
+    assert!(html.contains("<table id=\"in-progress\">"), "{html}");
+    assert!(html.contains("agent.&lt;x&gt;") && !html.contains("agent.<x>"));
+}
+
+/// Opens an MCP session in one `tusk mcp` process over stdio and runs
+/// `forms` in it, in order; returns the session id.
+pub(crate) fn mcp_session(s: &Test, forms: &[&str]) -> String {
+    use std::io::BufRead;
+    let mut child = s
+        .tusk(&["mcp"])
+        .command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |request: Value| -> Value {
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        if request.get("id").is_none() {
+            return Value::Null;
+        }
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "server closed");
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply.get("id") == request.get("id") {
+                return reply;
+            }
+        }
+    };
+    for r in mcp_handshake("observe-test") {
+        ask(r);
+    }
+    let opened = ask(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "session_open", "arguments": {}}}),
+    );
+    let sid = opened["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no session id: {opened:#}"))
+        .to_string();
+    for (n, form) in forms.iter().enumerate() {
+        let reply = ask(serde_json::json!({"jsonrpc": "2.0", "id": 10 + n,
+            "method": "tools/call", "params": {"name": "scheme_eval",
+            "arguments": {"program": form, "sessionId": sid}}}));
+        assert!(reply.get("result").is_some(), "{reply:#}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    sid
+}
+
+/// An MCP session of three forms over stdio: its page lists them in order,
+/// each linked; its runs name their principal and link the session.
+#[test]
+fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
+    let s = Test::new();
+    put_issues(&s, &issue_line("bd-1", "One", ""));
+    let (_, before) = s.eval("(+ 1 1)", &[]);
+    let forms = [
+        "(define (me) \"agent\")",
+        "(me)",
+        "(hash-ref (hash) \"lease\")",
+    ];
+    let sid = mcp_session(&s, &forms);
+    let (_, after) = s.eval("(+ 2 2)", &[]);
+    let server = s.observe(&[]);
+
+    let path = format!("/sessions/{}", tusk::observe::html::url_part(&sid));
+    let page = get_json(&server, &path);
+    assert_eq!(page["kind"], "tusk.observe.session.v0");
+    assert_eq!(page["sessionId"], sid.as_str());
+    assert_eq!(page["principals"], serde_json::json!(["local"]));
+    assert_eq!(page["complete"], true);
+    let listed: Vec<(u64, &str)> = page["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["form"].as_u64().unwrap(),
+                f["programHead"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [(1, forms[0]), (2, forms[1]), (3, forms[2])],
+        "{page:#}"
+    );
+    let ids: Vec<&str> = page["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["runId"].as_str().unwrap())
+        .collect();
+    assert!(!ids.contains(&before["runId"].as_str().unwrap()));
+    assert!(!ids.contains(&after["runId"].as_str().unwrap()));
+    assert_eq!(page["forms"][2]["result"], "rejected");
+    let (status, html) = get(&server, &path);
+    assert_eq!(status, 200);
+    for f in page["forms"].as_array().unwrap() {
+        let href = tusk::observe::html::esc(f["href"].as_str().unwrap());
+        assert!(html.contains(&format!("href=\"{href}\"")), "{html}");
+    }
+
+    // A form's run page: its principal, its session linked, the REPL command.
+    let run = get_json(&server, page["forms"][1]["href"].as_str().unwrap());
+    assert_eq!(run["principal"], "local");
+    assert_eq!(run["sessionHref"], path.as_str());
+    assert_eq!(
+        run["replCommand"],
+        format!("tusk repl --run {}", ids[1]).as_str()
+    );
+    let (_, html) = get(&server, page["forms"][1]["href"].as_str().unwrap());
+    assert!(html.contains(&format!("href=\"{path}\"")), "{html}");
+    assert!(html.contains(&format!(
+        "<code id=\"repl-command\">tusk repl --run {}</code>",
+        ids[1]
+    )));
+    assert!(html.contains("<span id=\"run-principal\">local</span>"));
+    // The runs list: a principal column and the session linked.
+    let runs = get_json(&server, "/runs");
+    assert_eq!(runs["items"][1]["principal"], "local");
+    let (_, html) = get(&server, "/runs");
+    assert!(html.contains("<th>principal</th>") && html.contains("<th>session</th>"));
+    assert!(html.contains(&format!("href=\"{path}\"")), "{html}");
+
+    // An unknown session: 404 with a message, the id escaped.
+    let (status, body) = get(&server, "/sessions/nope?format=json");
+    assert_eq!(status, 404);
+    assert!(body.contains("no run of session \\\"nope\\\""), "{body}");
+    let (status, html) = get(&server, "/sessions/%3Cscript%3E");
+    assert_eq!(status, 404);
+    assert!(
+        !html.contains("<script>") && html.contains("&lt;script&gt;"),
+        "{html}"
+    );
+}

@@ -1,9 +1,13 @@
 //! `tusk observe` in a real browser (issue 24): headless Chromium (Debian's
 //! `/usr/bin/chromium`) driven by Playwright for Python
 //! (`tests/browser/observe_browser.py`) over a seeded store and logs. Each
-//! page loads without console errors, a hostile title renders as text, the
-//! runs page shows a run made after it was opened, a run page shows its
-//! replay verdict. The screenshots it takes go to a fresh directory (and
+//! page loads without console errors and is no wider than a 1280 px
+//! viewport, a hostile title renders as text, the runs page shows a run
+//! made after it was opened and each run's principal and session, a run
+//! page shows its replay verdict and the command that opens it in the REPL;
+//! the queue shows the work in progress and its holders, an issue page its
+//! edges and lease, the graph is drawn (edge types, a cycle marked), and a
+//! session page lists an MCP session's forms in order (issue 47). The screenshots it takes go to a fresh directory (and
 //! must be there); with `TUSK_UPDATE_SCREENSHOTS=1` they replace the
 //! README's (`docs/images/observe-*.png`), which is how those were made.
 //!
@@ -34,11 +38,13 @@ fn seed_store(s: &Test) {
         "open",
         ",\"labels\":[\"ui\"]",
     );
+    // bd-2 relates to bd-4, which waits (through bd-3) on bd-2: a cycle
+    // for the drawn graph to mark (a related edge does not block).
     text.push_str(&issue(
         "bd-2",
         "Write the parser",
         "open",
-        &format!(",\"labels\":[\"core\"]{}", dep("bd-6")),
+        ",\"labels\":[\"core\"],\"description\":\"A recursive-descent parser for the surface syntax.\",\"comments\":[{\"id\":1,\"issue_id\":\"bd-2\",\"author\":\"agent.b\",\"text\":\"The grammar is in docs/grammar.md; start from the expression rules.\",\"created_at\":\"2026-11-01T09:00:00Z\"}],\"dependencies\":[{\"depends_on_id\":\"bd-6\",\"type\":\"blocks\"},{\"depends_on_id\":\"bd-4\",\"type\":\"related\"}]",
     ));
     text.push_str(&issue("bd-3", "Type-check the AST", "open", &dep("bd-2")));
     let lease = |owner: &str, expires: &str| {
@@ -141,6 +147,17 @@ fn the_dashboard_works_in_headless_chromium() {
         "--instruction-ref",
         "instr://browser-test",
     ];
+    // An MCP session (principal `local`) whose third form uses the first's
+    // definition; older than the runs below, so the newest failing run the
+    // script opens is a plain `tusk eval`.
+    crate::observe::mcp_session(
+        &s,
+        &[
+            "(define (ready-count) (hash-ref (payload (issue.ready)) \"count\"))",
+            "(display \"checking the queue\")",
+            "(ready-count)",
+        ],
+    );
     for (program, extra) in [
         ("(issue.ready)", &[][..]),
         (
@@ -189,7 +206,16 @@ fn the_dashboard_works_in_headless_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     let update = std::env::var_os("TUSK_UPDATE_SCREENSHOTS").is_some_and(|v| v == "1");
-    for page in ["queue", "leases", "runs", "run", "trajectory", "graph"] {
+    for page in [
+        "queue",
+        "leases",
+        "runs",
+        "run",
+        "trajectory",
+        "graph",
+        "issue",
+        "session",
+    ] {
         let name = format!("observe-{page}.png");
         let shot = shots.join(&name);
         let bytes = std::fs::read(&shot).unwrap_or_default();

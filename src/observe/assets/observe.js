@@ -17,6 +17,21 @@ function cell(tr, child) {
   tr.appendChild(td);
 }
 
+function link(className, href, text) {
+  const a = el("a", className, text);
+  a.href = href;
+  return a;
+}
+
+// As the server's session_link: the id's start shown, the whole id the tooltip.
+function sessionLink(sid) {
+  const chars = Array.from(sid);
+  const a = link("session", "/sessions/" + encodeURIComponent(sid),
+    chars.length > 24 ? chars.slice(0, 24).join("") + "…" : sid);
+  a.title = sid;
+  return a;
+}
+
 function tag(className, text) {
   return el("span", "tag " + className, text);
 }
@@ -29,24 +44,18 @@ function runRow(item) {
     cell(tr, "at " + item.pos);
     cell(tr, "");
     cell(tr, item.message);
-    for (let i = 0; i < 4; i++) cell(tr, "");
+    for (let i = 0; i < 6; i++) cell(tr, "");
     return tr;
   }
-  const link = el("a", "", item.runId);
-  link.href = item.href;
-  cell(tr, link);
+  cell(tr, link("run", item.href, item.runId));
   cell(tr, item.startedAt || "");
   cell(tr, tag("result-" + encodeURIComponent(item.result), item.result));
   cell(tr, (item.failureClasses || []).join(", "));
   cell(tr, String(item.callCount));
   cell(tr, item.durationMs === null || item.durationMs === undefined ? "" : item.durationMs + " ms");
-  if (item.issueId) {
-    const a = el("a", "", item.issueId);
-    a.href = "/issues/" + encodeURIComponent(item.issueId) + "/graph";
-    cell(tr, a);
-  } else {
-    cell(tr, "");
-  }
+  cell(tr, item.principal || "");
+  cell(tr, item.sessionId ? sessionLink(item.sessionId) : "");
+  cell(tr, item.issueId ? link("", "/issues/" + encodeURIComponent(item.issueId), item.issueId) : "");
   cell(tr, el("code", "", item.programHead));
   return tr;
 }
@@ -75,7 +84,7 @@ function liveRuns() {
         if (page.items.length === 0) {
           const tr = document.createElement("tr");
           const td = el("td", "none", "none");
-          td.colSpan = 8;
+          td.colSpan = table.tHead.rows[0].cells.length;
           tr.appendChild(td);
           body.appendChild(tr);
         }

@@ -327,22 +327,37 @@ def premath_fleet(premath: str, n: int, seconds: float, issues: int, gen: str) -
             if r.get("isError"):
                 raise RuntimeError(text.split("]")[0].lstrip("[") or "tool error")
             try:
-                return json.loads(text)
+                value = json.loads(text)
             except ValueError:
                 return {"text": text}
+            # A refusal can come back as a result that is not an error.
+            if isinstance(value, dict) and value.get("result") == "rejected":
+                raise RuntimeError(",".join(value.get("failureClasses") or ["rejected"]))
+            return value
 
         def loop(i: int) -> None:
+            # premath has no claim-next: its cycle is ready → claim (the
+            # agent's own offset into the ready list, the next on contention)
+            # → note → close, four tool calls (as bench/context.py counts).
             p, me = procs[i], f"agent-{i}"
             start.wait()
             while time.monotonic() < stop_at[0]:
                 t0 = time.perf_counter()
+                issue = None
                 try:
-                    claimed = tool(p, "issue_claim_next", {"assignee": me, "instruction_id": "fleet"})
-                    issue = (claimed.get("issue") or {}).get("id") if claimed.get("claimed", True) else None
+                    ready = tool(p, "issue_ready", {}).get("items") or []
+                    for k in range(min(3, len(ready))):
+                        candidate = ready[(i + k) % len(ready)]["id"]
+                        try:
+                            tool(p, "issue_claim", {"id": candidate, "assignee": me})
+                            issue = candidate
+                            break
+                        except RuntimeError as e:
+                            if "contention" not in str(e) and "claimed" not in str(e):
+                                raise
                     if issue:
-                        tool(p, "issue_update", {"id": issue, "notes": "done by the fleet bench",
-                                                 "instruction_id": "fleet"})
-                        tool(p, "issue_update", {"id": issue, "status": "closed", "instruction_id": "fleet"})
+                        tool(p, "issue_update", {"id": issue, "notes": "done by the fleet bench"})
+                        tool(p, "issue_update", {"id": issue, "status": "closed"})
                 except Exception as e:  # noqa: BLE001 - counted by class
                     with lock:
                         errors[str(e)[:60]] += 1
@@ -423,7 +438,9 @@ def main() -> int:
         pings = [r["clientPingP50Ms"] for r in rows if "clientPingP50Ms" in r]
         if pings:
             print(f"# the client's own round trip (ping, p50): {statistics.median(pings):.2f} ms")
-    bad = [r for r in rows if r["doubleClaims"]]
+    # premath's rows report what premath does (its double claims included);
+    # only tusk's must hold.
+    bad = [r for r in rows if r["doubleClaims"] and "premath" not in r["store"]]
     return 1 if bad else 0
 
 

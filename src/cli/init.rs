@@ -74,6 +74,8 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
                 "attributesAdded": w.attributes_added,
                 "mergeDriver": w.driver,
                 "mergeDriverSet": w.driver_set,
+                "ignore": show(&w.ignore),
+                "ignoreAdded": w.ignore_added,
             });
         }
         println!("{}", to_pretty_sorted(&out));
@@ -136,5 +138,11 @@ fn print_extras(ids: Option<IdScheme>, wired: Option<&Wired>) {
             "  git merge driver merge.tusk.driver: {driver} ({})",
             w.driver
         );
+        if w.ignore_added {
+            println!(
+                "  git ignores the store's lock file ({})",
+                w.ignore.display()
+            );
+        }
     }
 }

@@ -102,6 +102,32 @@ pub struct Wired {
     pub attributes_added: Vec<String>,
     pub driver: String,
     pub driver_set: bool,
+    /// The `.gitignore` beside the store, and whether the store's lock file
+    /// (`<store>.lock`, left in place between mutations) was added to it.
+    pub ignore: PathBuf,
+    pub ignore_added: bool,
+}
+
+/// Adds `line` to the file `path` unless a line of it already says so
+/// (written atomically); whether it was added.
+fn ensure_line(path: &Path, line: &str) -> Result<bool, String> {
+    let text = match crate::files::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if text.lines().any(|l| l.trim() == line) {
+        return Ok(false);
+    }
+    let mut new = text;
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(line);
+    new.push('\n');
+    crate::files::write_atomically(path, new.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(true)
 }
 
 /// Adds the store's lines to `<top>/.gitattributes` (those missing, written
@@ -154,12 +180,22 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
             driver_set = true;
         }
     }
+    // The lock file stays beside the store: `git add -A` would commit it.
+    let store_dir = store.parent().unwrap_or(Path::new("."));
+    let ignore = store_dir.join(".gitignore");
+    let lock_name = crate::issues::store::lock_path(store)
+        .file_name()
+        .map(|n| format!("/{}", n.to_string_lossy()))
+        .unwrap_or_default();
+    let ignore_added = !lock_name.is_empty() && ensure_line(&ignore, &lock_name)?;
     Ok(Some(Wired {
         top,
         attributes,
         attributes_added: added,
         driver,
         driver_set,
+        ignore,
+        ignore_added,
     }))
 }
 

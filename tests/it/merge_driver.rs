@@ -144,6 +144,12 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     let first = add(&dir, "First");
     assert!(first.starts_with("bd-") && first.len() == 7, "{first}");
     assert!(!first[3..].bytes().all(|b| b.is_ascii_digit()), "{first}");
+    // The lock file the mutation left beside the store is ignored by git.
+    assert!(dir.join(".premath/issues.jsonl.lock").exists());
+    assert_eq!(v["git"]["ignoreAdded"], json!(false), "{v:#}");
+    let status = git(&dir, &["status", "--porcelain", "--untracked-files=all"]);
+    assert!(!status.contains("issues.jsonl.lock"), "{status}");
+    assert!(status.contains(".premath/.gitignore"), "{status}");
 
     let doctor = |dir: &Path| {
         let (_, out, err) = tusk(dir, &["doctor", "--json"]);

@@ -103,6 +103,67 @@ class Sampler(threading.Thread):
             self.stop.wait(0.5)
 
 
+class Tally:
+    """What the agents did, added up under one lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.latencies: list[float] = []
+        self.errors: Counter[str] = Counter()
+        self.closed_by: dict[str, list[int]] = {}
+        self.idle = 0
+
+    def row(self, elapsed: float) -> dict[str, Any]:
+        """The figures every row has: cycles, latency percentiles, errors, doubles."""
+        cycles = sum(len(v) for v in self.closed_by.values())
+        return {
+            "seconds": round(elapsed, 2), "cycles": cycles, "cyclesPerSecond": round(cycles / elapsed, 2),
+            "idleCalls": self.idle, "p50Ms": round(percentile(self.latencies, 50), 1),
+            "p95Ms": round(percentile(self.latencies, 95), 1), "p99Ms": round(percentile(self.latencies, 99), 1),
+            "errors": dict(self.errors), "doubleClaims": sum(1 for v in self.closed_by.values() if len(v) > 1),
+        }
+
+
+def drive(n: int, seconds: float, cycle: Any) -> tuple[Tally, float]:
+    """N agent threads, started together, each running `cycle(i)` until the
+    time is up. A cycle returns (the issue it closed or None, the class of a
+    refusal it met or None); the time it took counts as a call's latency. One
+    that raises counts as an error of its message, with no latency."""
+    tally = Tally()
+    start = threading.Barrier(n + 1)
+    stop_at = [0.0]
+
+    def loop(i: int) -> None:
+        start.wait()
+        while time.monotonic() < stop_at[0]:
+            t0 = time.perf_counter()
+            try:
+                closed, refused = cycle(i)
+            except Exception as e:  # noqa: BLE001 - counted by class
+                with tally.lock:
+                    tally.errors[str(e)[:60] or type(e).__name__] += 1
+                continue
+            ms = (time.perf_counter() - t0) * 1000
+            with tally.lock:
+                tally.latencies.append(ms)
+                if refused:
+                    tally.errors[refused] += 1
+                if closed:
+                    tally.closed_by.setdefault(closed, []).append(i)
+                elif not refused:
+                    tally.idle += 1
+
+    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    stop_at[0] = time.monotonic() + seconds
+    began = time.monotonic()
+    start.wait()
+    for t in threads:
+        t.join()
+    return tally, time.monotonic() - began
+
+
 class Agent:
     """One MCP client over streamable HTTP: its own connection and session."""
 
@@ -212,60 +273,24 @@ def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str
             a.open()
         sampler = Sampler(server.pid)
         sampler.start()
-        latencies: list[float] = []
-        errors: Counter[str] = Counter()
-        closed_by: dict[str, list[int]] = {}
-        idle = Counter()
-        lock = threading.Lock()
-        start = threading.Barrier(n + 1)
-        stop_at = [0.0]
+        programs = [CYCLE.format(me=f"agent-{i}", role=ROLES[i % len(ROLES)]) for i in range(n)]
 
-        def loop(i: int) -> None:
-            agent, role = agents[i], ROLES[i % len(ROLES)]
-            program = CYCLE.format(me=f"agent-{i}", role=role)
-            start.wait()
-            while time.monotonic() < stop_at[0]:
-                t0 = time.perf_counter()
-                try:
-                    r = agent.rpc("tools/call", {"name": "scheme_eval", "arguments": {"program": program}})
-                except Exception as e:  # noqa: BLE001 - counted by class
-                    with lock:
-                        errors[str(e) or type(e).__name__] += 1
-                    continue
-                ms = (time.perf_counter() - t0) * 1000
-                sc = r.get("structuredContent") or {}
-                with lock:
-                    latencies.append(ms)
-                    if sc.get("result") != "accepted":
-                        errors[",".join(sc.get("failureClasses") or ["rejected"])] += 1
-                        continue
-                    value = sc.get("value")
-                    if isinstance(value, list) and value and value[0] == "closed":
-                        closed_by.setdefault(value[1], []).append(i)
-                        if value[2] != "accepted":
-                            errors[f"close:{value[2]}"] += 1
-                    else:
-                        idle[str(value)] += 1
+        def cycle(i: int) -> tuple[str | None, str | None]:
+            r = agents[i].rpc("tools/call", {"name": "scheme_eval", "arguments": {"program": programs[i]}})
+            sc = r.get("structuredContent") or {}
+            if sc.get("result") != "accepted":
+                return None, ",".join(sc.get("failureClasses") or ["rejected"])
+            value = sc.get("value")
+            if isinstance(value, list) and value and value[0] == "closed":
+                return value[1], None if value[2] == "accepted" else f"close:{value[2]}"
+            return None, None
 
-        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(n)]
-        for t in threads:
-            t.start()
-        stop_at[0] = time.monotonic() + seconds
-        began = time.monotonic()
-        start.wait()
-        for t in threads:
-            t.join()
-        elapsed = time.monotonic() - began
+        tally, elapsed = drive(n, seconds, cycle)
         sampler.stop.set()
         sampler.join()
-        cycles = sum(len(v) for v in closed_by.values())
-        doubles = sum(1 for v in closed_by.values() if len(v) > 1)
         rss, pss, procs = sampler.peak
         return {
-            "store": "postgresql" if pg else "jsonl", "agents": n, "seconds": round(elapsed, 2),
-            "cycles": cycles, "cyclesPerSecond": round(cycles / elapsed, 2), "idleCalls": sum(idle.values()),
-            "p50Ms": round(percentile(latencies, 50), 1), "p95Ms": round(percentile(latencies, 95), 1),
-            "p99Ms": round(percentile(latencies, 99), 1), "errors": dict(errors), "doubleClaims": doubles,
+            "store": "postgresql" if pg else "jsonl", "agents": n, **tally.row(elapsed),
             "serverRssMiB": round(rss / 2**20, 1), "serverPssMiB": round(pss / 2**20, 1),
             "serverProcesses": procs, "clientPingP50Ms": round(statistics.median(pings), 2),
         }
@@ -314,13 +339,6 @@ def premath_fleet(premath: str, n: int, seconds: float, issues: int, gen: str) -
             call(p, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                    "clientInfo": {"name": "fleet-bench", "version": "0"}})
             call(p, "notifications/initialized", None, notify=True)
-        latencies: list[float] = []
-        errors: Counter[str] = Counter()
-        closed_by: dict[str, list[int]] = {}
-        lock = threading.Lock()
-        start = threading.Barrier(n + 1)
-        stop_at = [0.0]
-
         def tool(p: subprocess.Popen[str], name: str, args: dict[str, Any]) -> dict[str, Any]:
             r = call(p, "tools/call", {"name": name, "arguments": args})
             text = "".join(c.get("text", "") for c in r.get("content", []))
@@ -335,55 +353,27 @@ def premath_fleet(premath: str, n: int, seconds: float, issues: int, gen: str) -
                 raise RuntimeError(",".join(value.get("failureClasses") or ["rejected"]))
             return value
 
-        def loop(i: int) -> None:
+        def cycle(i: int) -> tuple[str | None, str | None]:
             # premath has no claim-next: its cycle is ready → claim (the
             # agent's own offset into the ready list, the next on contention)
             # → note → close, four tool calls (as bench/context.py counts).
             p, me = procs[i], f"agent-{i}"
-            start.wait()
-            while time.monotonic() < stop_at[0]:
-                t0 = time.perf_counter()
-                issue = None
+            ready = tool(p, "issue_ready", {}).get("items") or []
+            for k in range(min(3, len(ready))):
+                candidate = ready[(i + k) % len(ready)]["id"]
                 try:
-                    ready = tool(p, "issue_ready", {}).get("items") or []
-                    for k in range(min(3, len(ready))):
-                        candidate = ready[(i + k) % len(ready)]["id"]
-                        try:
-                            tool(p, "issue_claim", {"id": candidate, "assignee": me})
-                            issue = candidate
-                            break
-                        except RuntimeError as e:
-                            if "contention" not in str(e) and "claimed" not in str(e):
-                                raise
-                    if issue:
-                        tool(p, "issue_update", {"id": issue, "notes": "done by the fleet bench"})
-                        tool(p, "issue_update", {"id": issue, "status": "closed"})
-                except Exception as e:  # noqa: BLE001 - counted by class
-                    with lock:
-                        errors[str(e)[:60]] += 1
+                    tool(p, "issue_claim", {"id": candidate, "assignee": me})
+                except RuntimeError as e:
+                    if "contention" not in str(e) and "claimed" not in str(e):
+                        raise
                     continue
-                ms = (time.perf_counter() - t0) * 1000
-                with lock:
-                    latencies.append(ms)
-                    if issue:
-                        closed_by.setdefault(issue, []).append(i)
+                tool(p, "issue_update", {"id": candidate, "notes": "done by the fleet bench"})
+                tool(p, "issue_update", {"id": candidate, "status": "closed"})
+                return candidate, None
+            return None, None
 
-        threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(n)]
-        for t in threads:
-            t.start()
-        stop_at[0] = time.monotonic() + seconds
-        began = time.monotonic()
-        start.wait()
-        for t in threads:
-            t.join()
-        elapsed = time.monotonic() - began
-        cycles = sum(len(v) for v in closed_by.values())
-        return {
-            "store": "jsonl (premath x N)", "agents": n, "seconds": round(elapsed, 2), "cycles": cycles,
-            "cyclesPerSecond": round(cycles / elapsed, 2), "p50Ms": round(percentile(latencies, 50), 1),
-            "p95Ms": round(percentile(latencies, 95), 1), "p99Ms": round(percentile(latencies, 99), 1),
-            "errors": dict(errors), "doubleClaims": sum(1 for v in closed_by.values() if len(v) > 1),
-        }
+        tally, elapsed = drive(n, seconds, cycle)
+        return {"store": "jsonl (premath x N)", "agents": n, **tally.row(elapsed)}
     finally:
         for p in procs:
             p.kill()

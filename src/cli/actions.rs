@@ -32,21 +32,16 @@ pub fn run(args: ActionsArgs) -> Result<Exit, CliError> {
                     .map(|m| format!("did you mean `{m}`? "))
                     .unwrap_or_default();
                 let message = format!("no action `{id}`; {meant}`tusk actions` lists them");
-                let error = CliError::unusable("tusk actions", &message)
-                    .with_class(super::CliClass::UnknownAction.as_str());
+                let class = super::CliClass::UnknownAction.as_str();
+                let error = CliError::unusable("tusk actions", &message).with_class(class);
                 return Err(if args.json {
-                    let class = super::CliClass::UnknownAction.as_str();
-                    error.with_json(serde_json::json!({
-                        "result": "rejected",
-                        "class": class,
-                        "failureClasses": [class],
-                        "message": message,
-                        "hint": if meant.is_empty() {
-                            "`tusk actions` lists the action ids".to_string()
-                        } else {
-                            meant.trim_end().to_string()
-                        },
-                    }))
+                    let mut object = super::error::error_object(class, &message);
+                    object["hint"] = serde_json::json!(if meant.is_empty() {
+                        "`tusk actions` lists the action ids"
+                    } else {
+                        meant.trim_end()
+                    });
+                    error.with_json(object)
                 } else {
                     error
                 });

@@ -32,6 +32,18 @@ crate::failure::class_enum! {
     }
 }
 
+/// The CLI's one error object under `--json`: `result`, `class`,
+/// `failureClasses` and `message` (README, "Exit codes"); commands add their
+/// own members to it.
+pub(crate) fn error_object(class: &str, message: &str) -> Value {
+    serde_json::json!({
+        "result": "rejected",
+        "class": class,
+        "failureClasses": [class],
+        "message": message,
+    })
+}
+
 /// How a command that did its work ends: the verdict's exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {

@@ -232,12 +232,7 @@ pub fn report(error: CliError) -> i32 {
                     } else {
                         CliClass::Unusable.as_str()
                     });
-                    serde_json::json!({
-                        "result": "rejected",
-                        "class": class,
-                        "failureClasses": [class],
-                        "message": failure.message,
-                    })
+                    error::error_object(class, &failure.message)
                 })
             });
             let json = json.map(|v| format!("{}\n", crate::canonical::to_pretty_sorted(&v)));
@@ -310,13 +305,8 @@ fn usage_error(e: clap::Error) -> CliError {
             Some(ContextValue::Strings(v)) => v.first().cloned(),
             _ => None,
         });
-    let mut object = serde_json::json!({
-        "result": "rejected",
-        "class": class,
-        "failureClasses": [class],
-        "message": message,
-        "usage": rendered.trim_end(),
-    });
+    let mut object = error::error_object(class, &message);
+    object["usage"] = serde_json::json!(rendered.trim_end());
     object["hint"] = match suggestion {
         Some(s) => serde_json::json!(format!("did you mean `{s}`?")),
         None => serde_json::json!("see `tusk --help` (or `tusk COMMAND --help`)"),

@@ -108,26 +108,34 @@ pub struct Wired {
     pub ignore_added: bool,
 }
 
-/// Adds `line` to the file `path` unless a line of it already says so
-/// (written atomically); whether it was added.
-fn ensure_line(path: &Path, line: &str) -> Result<bool, String> {
+/// Adds to the file `path` those of `lines` it does not hold yet (written
+/// atomically, once); the lines added.
+fn ensure_lines(path: &Path, lines: &[String]) -> Result<Vec<String>, String> {
     let text = match crate::files::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
-    if text.lines().any(|l| l.trim() == line) {
-        return Ok(false);
+    let present: Vec<&str> = text.lines().map(str::trim).collect();
+    let added: Vec<String> = lines
+        .iter()
+        .filter(|l| !present.contains(&l.as_str()))
+        .cloned()
+        .collect();
+    if added.is_empty() {
+        return Ok(added);
     }
-    let mut new = text;
+    let mut new = text.clone();
     if !new.is_empty() && !new.ends_with('\n') {
         new.push('\n');
     }
-    new.push_str(line);
-    new.push('\n');
+    for line in &added {
+        new.push_str(line);
+        new.push('\n');
+    }
     crate::files::write_atomically(path, new.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(true)
+    Ok(added)
 }
 
 /// Adds the store's lines to `<top>/.gitattributes` (those missing, written
@@ -144,28 +152,7 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
         return Ok(None);
     };
     let attributes = top.join(".gitattributes");
-    let text = match crate::files::read_to_string(&attributes) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", attributes.display())),
-    };
-    let present: Vec<&str> = text.lines().map(str::trim).collect();
-    let added: Vec<String> = attribute_lines(&rel)
-        .into_iter()
-        .filter(|l| !present.contains(&l.as_str()))
-        .collect();
-    if !added.is_empty() {
-        let mut new = text.clone();
-        if !new.is_empty() && !new.ends_with('\n') {
-            new.push('\n');
-        }
-        for line in &added {
-            new.push_str(line);
-            new.push('\n');
-        }
-        crate::files::write_atomically(&attributes, new.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", attributes.display()))?;
-    }
+    let added = ensure_lines(&attributes, &attribute_lines(&rel))?;
     let driver = driver_command();
     let mut driver_set = false;
     for (key, value) in [
@@ -187,7 +174,7 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
         .file_name()
         .map(|n| format!("/{}", n.to_string_lossy()))
         .unwrap_or_default();
-    let ignore_added = !lock_name.is_empty() && ensure_line(&ignore, &lock_name)?;
+    let ignore_added = !lock_name.is_empty() && !ensure_lines(&ignore, &[lock_name])?.is_empty();
     Ok(Some(Wired {
         top,
         attributes,

@@ -548,16 +548,14 @@ impl CallHost {
             .is_some_and(|a| a.kind() == ActionKind::Mutation)
             || self.registry.withheld().iter().any(|id| id == action);
         if is_mutation {
-            match scope {
-                Some(scope) => (
-                    scope.policy_digest.as_deref(),
-                    scope.instruction_ref.as_deref(),
+            let authority = scope.map_or(
+                (
+                    &self.authority.policy_digest,
+                    &self.authority.instruction_ref,
                 ),
-                None => (
-                    self.authority.policy_digest.as_deref(),
-                    self.authority.instruction_ref.as_deref(),
-                ),
-            }
+                |s| (&s.policy_digest, &s.instruction_ref),
+            );
+            (authority.0.as_deref(), authority.1.as_deref())
         } else {
             (None, None)
         }

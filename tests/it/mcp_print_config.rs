@@ -228,7 +228,6 @@ fn venv_python() -> PathBuf {
 
 #[test]
 fn the_python_sdk_starts_the_server_from_each_printed_config() {
-    let py = venv_python();
     let work = Test::on_files();
     let dir = std::fs::canonicalize(work.dir()).unwrap();
     // The SDK starts servers without a cwd in this other directory: the
@@ -258,21 +257,7 @@ fn the_python_sdk_starts_the_server_from_each_printed_config() {
     }
     let file = work.dir().join("launches.json");
     std::fs::write(&file, serde_json::to_string(&launches).unwrap()).unwrap();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/print_config_py.py");
-    let out = Command::new(&py)
-        .arg(&script)
-        .arg(&file)
-        .current_dir(elsewhere.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}; {SETUP_HINT}", py.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.trim_end().ends_with("8 passed, 0 failed"),
-        "{}\n{stdout}\n{stderr}",
-        out.status
-    );
+    sdk_script_passes_eight("print_config_py.py", &[file.as_os_str()], elsewhere.path());
     // Nothing was written where the SDK started the servers.
     assert!(!elsewhere.path().join(".premath").exists());
 }
@@ -284,17 +269,28 @@ fn the_python_sdk_starts_the_server_from_each_printed_config() {
 /// portable stdio configurations start `tusk` from PATH in the project.
 #[test]
 fn the_python_sdk_connects_with_each_shared_and_portable_config() {
-    let py = venv_python();
     let work = Test::on_files();
     let (code, _, err) = tusk_in(&work, &["init"], None);
     assert_eq!(code, 0, "{err}");
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/print_config_shared_py.py");
     let tusk = std::fs::canonicalize(BIN).unwrap();
+    sdk_script_passes_eight(
+        "print_config_shared_py.py",
+        &[tusk.as_os_str(), work.dir().as_os_str()],
+        work.dir(),
+    );
+}
+
+/// Runs `tests/mcp/SCRIPT ARGS` with the SDK venv's python in `cwd` (no
+/// TUSK_STORE) and asserts its last line: all eight of its cases passed.
+fn sdk_script_passes_eight(script: &str, args: &[&std::ffi::OsStr], cwd: &Path) {
+    let py = venv_python();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(script);
     let out = Command::new(&py)
         .arg(&script)
-        .arg(&tusk)
-        .arg(work.dir())
+        .args(args)
+        .current_dir(cwd)
         .env_remove("TUSK_STORE")
         .stdin(Stdio::null())
         .output()

@@ -541,58 +541,18 @@ fn the_root_redirect_keeps_the_query() {
 fn a_session_form_is_replayed_as_its_session() {
     let t = Test::on_files();
     t.tusk(&["init"]).status(0);
-    let call = |id: u64, name: &str, arguments: Value| {
-        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}})
-    };
-    let mut requests = mcp_handshake("session-replay");
-    requests.push(call(1, "session_open", serde_json::json!({})));
-    let forms = [
-        "(define me \"agent.a\")",
-        "(define (first-ready) (hash-ref (payload (issue.ready)) \"count\"))",
-        "(list me (first-ready) (hash-ref (hash) \"lease\"))",
-    ];
-    for (i, form) in forms.iter().enumerate() {
-        requests.push(call(
-            2 + i as u64,
-            "scheme_eval",
-            serde_json::json!({"sessionId": "SID", "program": form}),
-        ));
-    }
-    // The session id is only known once it is opened: one server, spoken
-    // to line by line.
-    let mut child = t.tusk(&["mcp"]).spawn();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let mut sid = String::new();
-    let mut third = Value::Null;
-    for request in requests {
-        let text = request.to_string().replace("\"SID\"", &format!("{sid:?}"));
-        writeln!(stdin, "{text}").unwrap();
-        if request.get("id").is_none() {
-            continue;
-        }
-        let reply: Value = loop {
-            let line = lines.next().unwrap().unwrap();
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply.get("id") == request.get("id") {
-                break reply;
-            }
-        };
-        if request["params"]["name"] == "session_open" {
-            sid = reply["result"]["structuredContent"]["sessionId"]
-                .as_str()
-                .unwrap()
-                .to_string();
-        }
-        third = reply;
-    }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let (_, results) = mcp_session(
+        &t,
+        &[
+            "(define me \"agent.a\")",
+            "(define (first-ready) (hash-ref (payload (issue.ready)) \"count\"))",
+            "(list me (first-ready) (hash-ref (hash) \"lease\"))",
+        ],
+    );
     // The third form failed on the missing key, having used the first two's
     // definitions.
-    let result = &third["result"]["structuredContent"];
-    assert_eq!(result["result"], "rejected", "{third:#}");
+    let result = &results[2];
+    assert_eq!(result["result"], "rejected", "{result:#}");
     let message = result["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("lease"), "{message}");
     let run_id = result["runId"].as_str().unwrap().to_string();
@@ -849,8 +809,9 @@ fn the_queue_shows_work_in_progress_and_who_holds_it() {
 }
 
 /// Opens an MCP session in one `tusk mcp` process over stdio and runs
-/// `forms` in it, in order; returns the session id.
-pub(crate) fn mcp_session(s: &Test, forms: &[&str]) -> String {
+/// `forms` in it, in order; returns the session id and each form's result
+/// (its `structuredContent`).
+pub(crate) fn mcp_session(s: &Test, forms: &[&str]) -> (String, Vec<Value>) {
     use std::io::BufRead;
     let mut child = s
         .tusk(&["mcp"])
@@ -888,15 +849,17 @@ pub(crate) fn mcp_session(s: &Test, forms: &[&str]) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no session id: {opened:#}"))
         .to_string();
+    let mut results = Vec::new();
     for (n, form) in forms.iter().enumerate() {
         let reply = ask(serde_json::json!({"jsonrpc": "2.0", "id": 10 + n,
             "method": "tools/call", "params": {"name": "scheme_eval",
             "arguments": {"program": form, "sessionId": sid}}}));
         assert!(reply.get("result").is_some(), "{reply:#}");
+        results.push(reply["result"]["structuredContent"].clone());
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
-    sid
+    (sid, results)
 }
 
 /// An MCP session of three forms over stdio: its page lists them in order,
@@ -911,7 +874,7 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
         "(me)",
         "(hash-ref (hash) \"lease\")",
     ];
-    let sid = mcp_session(&s, &forms);
+    let (sid, _) = mcp_session(&s, &forms);
     let (_, after) = s.eval("(+ 2 2)", &[]);
     let server = s.observe(&[]);
 

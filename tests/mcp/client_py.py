@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -31,6 +30,7 @@ import anyio.lowlevel
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from checks import check, Fail, HTTP_LINE
 
 if len(sys.argv) != 3:
     print("usage: client_py.py TUSK_BINARY SCRATCH_DIR", file=sys.stderr)
@@ -54,13 +54,6 @@ STDERR_LOGS: list[str] = []
 MODE = ["auto"]
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond: Any, why: str) -> None:
-    if not cond:
-        raise Fail(why)
 
 
 def tusk(*args: str) -> subprocess.CompletedProcess[str]:
@@ -97,7 +90,6 @@ async def server(*flags: str):
             yield client
 
 
-HTTP_LINE = re.compile(r"serving streamable HTTP at (http://\S+)")
 
 
 @asynccontextmanager

@@ -29,17 +29,11 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from checks import check, Fail
 
 TOOLS = {"scheme_eval", "describe_actions", "session_open", "session_close"}
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond: Any, why: str) -> None:
-    if not cond:
-        raise Fail(why)
 
 
 def titles(store: str) -> list[str]:

@@ -10,9 +10,10 @@ In WORKDIR (an initialised project) this starts `tusk mcp --http
 - prints its shared-server configuration, checks the token is not in it,
   resolves the Authorization header as that client does (Claude Code
   `${VAR}`, Cursor and VS Code `${env:VAR}`, Codex `bearer_token_env_var`)
-  from this process's environment, connects over streamable HTTP, lists the
-  tools and runs a read; the SDK must log nothing at WARNING or above on
-  the way, the disconnect included (tusk's DELETE /mcp answers 200);
+  from this process's environment, connects over streamable HTTP (an
+  initialized session), lists the tools and runs a read; on the way out the
+  SDK ends the session with a DELETE, which must answer 200, and the SDK
+  must log nothing at WARNING or above on the way;
 - prints its portable stdio configuration, checks it names no path of this
   machine, and starts it as the client would: `tusk` found on PATH, the
   project directory substituted for `${workspaceFolder}` (Cursor, VS Code)
@@ -41,21 +42,14 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from checks import check, Fail, HTTP_LINE
 
 CLIENTS = ["claude", "cursor", "vscode", "codex"]
 TOOLS = {"scheme_eval", "describe_actions", "session_open", "session_close"}
 TOKEN_VAR = "TUSK_PRINT_CONFIG_TOKEN"
 TOKEN = "s3cret-token-for-print-config"
-HTTP_LINE = re.compile(r"serving streamable HTTP at (http://\S+)")
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond: Any, why: str) -> None:
-    if not cond:
-        raise Fail(why)
 
 
 class Records(logging.Handler):
@@ -105,13 +99,24 @@ async def shared(client: str, tusk: str, work: str, url: str, records: Records) 
         check(entry.get("type") == (None if client == "cursor" else "http"), f"type: {entry}")
         headers = {k: expand(client, v) for k, v in entry["headers"].items()}
     before = len(records.records)
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as hc:
-        async with Client(streamable_http_client(entry["url"], http_client=hc), read_timeout_seconds=30) as c:
+    deletes: list[int] = []
+
+    async def on_response(response: Any) -> None:
+        if response.request.method == "DELETE":
+            deletes.append(response.status_code)
+
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60),
+                                  event_hooks={"response": [on_response]}) as hc:
+        # "legacy": an initialized session, which the SDK ends with a DELETE on
+        # the way out (its "auto" mode keeps no session, so sends none).
+        async with Client(streamable_http_client(entry["url"], http_client=hc), mode="legacy",
+                          read_timeout_seconds=30) as c:
             tools = {t.name for t in (await c.list_tools()).tools}
             check(TOOLS <= tools, f"tools/list: {sorted(tools)}")
             r = await c.call_tool("scheme_eval", {"program": "(issue.ready)"})
             sc = r.structured_content or {}
             check(not r.is_error and sc.get("result") == "accepted", f"a read was refused: {json.dumps(sc)[:300]}")
+    check(deletes == [200], f"the disconnect's DELETE answers: {deletes} (the SDK wants 200 or 204)")
     logged = records.records[before:]
     check(not logged, f"the SDK logged on the way: {logged}")
 

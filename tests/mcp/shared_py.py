@@ -30,6 +30,7 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from checks import check, Fail, HTTP_LINE
 
 if len(sys.argv) != 3:
     print("usage: shared_py.py TUSK_BINARY SCRATCH_DIR", file=sys.stderr)
@@ -40,16 +41,8 @@ ROOT = os.path.abspath(sys.argv[2])
 INSTR = "instr://tests/mcp/shared_py"
 SPIN = "(let loop ((i 0)) (if (< i 400000000) (loop (+ i 1)) i))"
 STDERR_LOGS: list[str] = []
-HTTP_LINE = re.compile(r"serving streamable HTTP at (http://\S+)")
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond: Any, why: str) -> None:
-    if not cond:
-        raise Fail(why)
 
 
 class Work:

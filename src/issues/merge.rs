@@ -124,7 +124,8 @@ fn parse_side<'a>(path: &Path, text: &'a str) -> Result<Side<'a>, StoreError> {
     let mut records = HashMap::with_capacity(store.issue_count());
     let mut order = Vec::with_capacity(store.issue_count());
     for issue in store.issues() {
-        let raw = store.raw(issue);
+        // A store just parsed holds no in-memory edits: its lines are `text`'s.
+        let raw = &text[issue.span.clone()];
         let obj: Map<String, Value> =
             serde_json::from_str(raw).map_err(|e| StoreError::Corrupt {
                 path: path.display().to_string(),

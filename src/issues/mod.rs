@@ -19,6 +19,7 @@
 
 pub mod actions;
 pub mod backend;
+mod commit;
 pub mod content;
 pub mod events;
 pub(crate) mod fields;

@@ -176,6 +176,11 @@ impl Text<'_> {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The same text, owning its bytes (for a line kept apart from the file text).
+    pub fn into_owned(self) -> Text<'static> {
+        Text(Cow::Owned(self.0.into_owned()))
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
@@ -257,6 +262,16 @@ pub struct Dep<'a> {
     pub blocking: bool,
 }
 
+impl Dep<'_> {
+    pub fn into_owned(self) -> Dep<'static> {
+        Dep {
+            depends_on: self.depends_on.into_owned(),
+            dep_type: self.dep_type,
+            blocking: self.blocking,
+        }
+    }
+}
+
 /// A lease as stored, with its expiry decoded.
 #[derive(Clone, Debug)]
 pub struct Lease<'a> {
@@ -266,6 +281,19 @@ pub struct Lease<'a> {
     pub expires_at: DateTime<Utc>,
     pub expires_at_text: Text<'a>,
     pub renewed_at: Option<Text<'a>>,
+}
+
+impl Lease<'_> {
+    pub fn into_owned(self) -> Lease<'static> {
+        Lease {
+            lease_id: self.lease_id.into_owned(),
+            owner: self.owner.into_owned(),
+            acquired_at: self.acquired_at.into_owned(),
+            expires_at: self.expires_at,
+            expires_at_text: self.expires_at_text.into_owned(),
+            renewed_at: self.renewed_at.map(Text::into_owned),
+        }
+    }
 }
 
 /// Where a lease stands at a given instant. A lease is active while `now < expires_at`.
@@ -309,6 +337,27 @@ pub struct Issue<'a> {
 }
 
 impl Issue<'_> {
+    /// The same issue, owning its texts: a line edited in memory is kept
+    /// apart from the text the store was parsed from (see the store's group
+    /// commit).
+    pub fn into_owned(self) -> Issue<'static> {
+        Issue {
+            line: self.line,
+            span: self.span,
+            id: self.id.into_owned(),
+            title: self.title.into_owned(),
+            status: self.status.into_owned(),
+            priority: self.priority,
+            issue_type: self.issue_type.into_owned(),
+            assignee: self.assignee.map(Text::into_owned),
+            notes_chars: self.notes_chars,
+            labels: self.labels.into_iter().map(Text::into_owned).collect(),
+            deps: self.deps.into_iter().map(Dep::into_owned).collect(),
+            lease: self.lease.map(|l| Box::new(l.into_owned())),
+            superseded: self.superseded,
+        }
+    }
+
     /// Only `closed` is closed; other statuses (`deferred`, …) count as not closed.
     pub fn is_closed(&self) -> bool {
         self.status.as_str() == "closed"

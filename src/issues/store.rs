@@ -203,6 +203,14 @@ pub struct Store<'a> {
     pub lines: Vec<Issue<'a>>,
     /// id → index in `lines` of the line that wins (the last one with that id).
     index: FxHashMap<Cow<'a, str>, usize>,
+    /// Lines changed in memory since `text` was parsed (a long-lived host's
+    /// group commit, [`super::commit`]): each one's JSON by its line number.
+    /// Empty for a store as read.
+    edited: FxHashMap<usize, Box<str>>,
+    /// How many of `lines` come from `text`; the rest were appended in memory.
+    parsed_lines: usize,
+    /// The line number the next appended line gets.
+    next_line: usize,
 }
 
 self_cell::self_cell!(
@@ -342,7 +350,90 @@ impl<'a> Store<'a> {
                 lines[previous].superseded = true;
             }
         }
-        Ok(Store { text, lines, index })
+        Ok(Store {
+            text,
+            parsed_lines: lines.len(),
+            lines,
+            index,
+            edited: FxHashMap::default(),
+            next_line: line_offset + 1,
+        })
+    }
+
+    /// Makes `edit` in memory, as the file will hold it once written: the
+    /// new line is decoded on its own, nothing else is parsed again. False
+    /// (nothing changed) for an edit this cannot make in place (a whole new
+    /// text, or a line that changes its id): the caller parses the new text.
+    ///
+    /// # Errors
+    /// The edit's line is not a valid issue; nothing changed.
+    pub fn edit_in_place(&mut self, path: &Path, edit: &Edit) -> Result<bool, StoreError> {
+        let corrupt = |line: usize, reason: String| StoreError::Corrupt {
+            path: path.display().to_string(),
+            line,
+            reason,
+        };
+        match edit {
+            Edit::ReplaceAll { .. } => Ok(false),
+            Edit::Replace { line_index, json } => {
+                let old = &self.lines[*line_index];
+                let issue = decode_line(json, old.line, old.span.clone())
+                    .map_err(|reason| corrupt(old.line, reason))?
+                    .into_owned();
+                if issue.id != old.id {
+                    return Ok(false);
+                }
+                self.edited.insert(issue.line, json.as_str().into());
+                self.lines[*line_index] = issue;
+                Ok(true)
+            }
+            Edit::Append { json } => {
+                let at = self.text.len();
+                let issue = decode_line(json, self.next_line, at..at)
+                    .map_err(|reason| corrupt(self.next_line, reason))?
+                    .into_owned();
+                let id = Cow::Owned(issue.id.as_str().to_string());
+                if let Some(previous) = self.index.insert(id, self.lines.len()) {
+                    self.lines[previous].superseded = true;
+                }
+                self.edited.insert(issue.line, json.as_str().into());
+                self.lines.push(issue);
+                self.next_line += 1;
+                Ok(true)
+            }
+        }
+    }
+
+    /// How many lines were changed in memory since the text was parsed.
+    pub fn edited_lines(&self) -> usize {
+        self.edited.len()
+    }
+
+    /// The file this store stands for, as pieces: the parsed text with the
+    /// lines edited in memory put in their places and the appended ones after.
+    pub fn pieces(&self) -> Vec<&[u8]> {
+        let bytes = self.text.as_bytes();
+        let mut out = Vec::with_capacity(2 * self.edited.len() + 2);
+        let mut at = 0;
+        if !self.edited.is_empty() {
+            for issue in &self.lines[..self.parsed_lines] {
+                if let Some(json) = self.edited.get(&issue.line) {
+                    out.push(&bytes[at..issue.span.start]);
+                    out.push(json.as_bytes());
+                    at = issue.span.end;
+                }
+            }
+        }
+        out.push(&bytes[at..]);
+        let appended = &self.lines[self.parsed_lines..];
+        if !appended.is_empty() && !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            out.push(b"\n");
+        }
+        for issue in appended {
+            out.push(self.edited[&issue.line].as_bytes());
+            out.push(b"\n");
+        }
+        out
     }
 
     /// The winning line for `id`.
@@ -365,7 +456,12 @@ impl<'a> Store<'a> {
     }
 
     /// The raw JSON text of a line.
-    pub fn raw(&self, issue: &Issue<'_>) -> &'a str {
+    pub fn raw(&self, issue: &Issue<'_>) -> &str {
+        if !self.edited.is_empty() {
+            if let Some(json) = self.edited.get(&issue.line) {
+                return json;
+            }
+        }
         &self.text[issue.span.clone()]
     }
 }
@@ -626,11 +722,14 @@ fn temp_prefix(path: &Path) -> String {
 
 const TEMP_SUFFIX: &str = ".tmp";
 
-/// Runs one mutation as the Safety section's critical section.
+/// Runs one mutation as the Safety section's critical section, written
+/// together with the mutations this process makes at the same time (see
+/// [`super::commit`]).
 ///
-/// `apply` sees the store as re-read under the lock and returns its result plus
-/// the edit to make (none for a rejection or a no-op). A missing directory is
-/// created only when there is something to write.
+/// `apply` sees the store as re-read under the lock (with the edits of the
+/// mutations before it applied) and returns its result plus the edit to make
+/// (none for a rejection or a no-op). A missing directory is created only
+/// when there is something to write.
 pub fn mutate<T>(
     path: &Path,
     lock: LockOptions,
@@ -646,19 +745,10 @@ pub fn mutate<T>(
         }
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
     }
-    let _guard = acquire_lock(path, lock.timeout)?;
-    remove_stale_temps(path, &dir);
-    let text = read_text(path)?;
-    let store = Store::parse(path, &text)?;
-    let (out, edit) = apply(&store);
-    if let Some(edit) = edit {
-        replace_atomically(path, &dir, &splice(&store, &edit))?;
-        crate::telemetry::record::rows_touched(edit.rows());
-    }
-    Ok(out)
+    super::commit::mutate(path, lock.timeout, apply)
 }
 
-fn parent_dir(path: &Path) -> PathBuf {
+pub(super) fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -666,7 +756,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// Holds the exclusive lock until dropped (the kernel drops it too if the process dies).
-struct LockGuard(File);
+pub(super) struct LockGuard(File);
 
 impl Drop for LockGuard {
     fn drop(&mut self) {
@@ -674,7 +764,7 @@ impl Drop for LockGuard {
     }
 }
 
-fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError> {
+pub(super) fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError> {
     let lock_file = lock_path(path);
     let file = crate::files::open(
         OpenOptions::new().create(true).truncate(false).write(true),
@@ -707,7 +797,7 @@ fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, StoreError>
 
 /// Temp files are only ever created under the lock, so any found while holding it
 /// were left by a killed process.
-fn remove_stale_temps(path: &Path, dir: &Path) {
+pub(super) fn remove_stale_temps(path: &Path, dir: &Path) {
     let prefix = temp_prefix(path);
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -724,7 +814,7 @@ fn remove_stale_temps(path: &Path, dir: &Path) {
 /// The new file as pieces: the old bytes with one line replaced or one
 /// appended, or the new text.
 /// Written piece by piece, so a big store is never copied in memory.
-fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
+pub(super) fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
     let text = store.text;
     match edit {
         Edit::Replace { line_index, json } => {
@@ -764,7 +854,11 @@ pub fn create_if_missing(path: &Path, bytes: &[u8], lock: LockOptions) -> Result
     Ok(true)
 }
 
-fn replace_atomically(path: &Path, dir: &Path, pieces: &[&[u8]]) -> Result<(), StoreError> {
+pub(super) fn replace_atomically(
+    path: &Path,
+    dir: &Path,
+    pieces: &[&[u8]],
+) -> Result<(), StoreError> {
     crate::files::refuse_symlink(path).map_err(|e| StoreError::io(path, e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(path))

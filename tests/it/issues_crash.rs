@@ -274,3 +274,28 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     );
     assert!(ids_in_store(&test).is_superset(&original));
 }
+
+/// A shared server SIGKILLed while its agents' mutations are written together
+/// (the file store's group commit, issue 50): three rounds of 8 HTTP agents
+/// adding comments beside a `tusk issue add` loop, each round ended by a
+/// SIGKILL. Every comment an agent was told was accepted and every issue the
+/// command line added is in the store, which parses line by line
+/// (`tests/mcp/server_killed_mid_batch.py`).
+#[test]
+fn a_server_killed_mid_batch_loses_no_acknowledged_mutation() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp/server_killed_mid_batch.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(crate::common::BIN)
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ok: "), "{stdout}");
+}

@@ -23,11 +23,11 @@
 //!   so another process (`tusk issue claim`, a second server) never writes
 //!   between them. When mutations keep coming, the lock is given up for a
 //!   moment every [`HOLD_AT_MOST`], so that others waiting on it get their turn.
-//! - **Never stale.** The parsed store is kept between writes with the
-//!   identity of the file it stands for (device, inode, size, modification
-//!   and change times). A mutation that takes the lock finds the file as it
-//!   was left, or reads and parses it again: any writer that replaces the file
-//!   (tusk, premath and bd all rename) gives it a new inode.
+//! - **Never stale.** The parsed store is kept between writes, and used
+//!   again only when the file, read when the lock is next taken, holds byte
+//!   for byte what the kept store stands for (a file's size, inode or clock
+//!   is never trusted: another tool's in-place edit can keep all three).
+//!   Otherwise the bytes just read are parsed.
 
 use super::store::{
     acquire_lock, parent_dir, read_text, remove_stale_temps, replace_atomically, splice, Edit,
@@ -58,8 +58,6 @@ struct State {
     /// The store as the file holds it plus the edits applied since
     /// `durable`; `None` when it must be read again.
     store: Option<ParsedStore>,
-    /// The file `store` stands for when the lock was last given up.
-    identity: Option<FileIdentity>,
     lock: Option<Held>,
     /// Someone is taking the lock file (without holding `state`).
     acquiring: bool,
@@ -83,26 +81,29 @@ struct Held {
     since: Instant,
 }
 
-/// What tells a file apart from its earlier versions without reading it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct FileIdentity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    changed: (i64, i64),
+/// The store as the file holds it now: `kept` when the file's bytes are the
+/// ones it stands for, else the file parsed.
+fn read_store(path: &Path, kept: Option<ParsedStore>) -> Result<ParsedStore, StoreError> {
+    let text = read_text(path)?;
+    match kept.and_then(|kept| still(kept, text.as_bytes())) {
+        Some(kept) => Ok(kept),
+        None => ParsedStore::try_new(text, |t| Store::parse(path, t)),
+    }
 }
 
-fn identity(path: &Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some(FileIdentity {
-        dev: meta.dev(),
-        ino: meta.ino(),
-        len: meta.len(),
-        modified: meta.modified().ok(),
-        changed: (meta.ctime(), meta.ctime_nsec()),
-    })
+/// The kept store when `text` (the file, read just now) is what it stands for.
+fn still(store: ParsedStore, text: &[u8]) -> Option<ParsedStore> {
+    let same = store.with_dependent(|_, s| {
+        let mut rest = text;
+        for piece in s.pieces() {
+            match rest.strip_prefix(piece) {
+                Some(after) => rest = after,
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    });
+    same.then_some(store)
 }
 
 static GROUPS: Mutex<Vec<(PathBuf, Arc<Group>)>> = Mutex::new(Vec::new());
@@ -208,6 +209,7 @@ impl Group {
         timeout: Duration,
     ) -> Result<MutexGuard<'g, State>, StoreError> {
         let deadline = started + timeout;
+        let mut taken_now = false;
         loop {
             if state.lock.is_some() && !state.yielding {
                 break;
@@ -239,14 +241,13 @@ impl Group {
                 _guard: guard,
                 since: Instant::now(),
             });
-            if state.store.is_some() && state.identity != identity(path) {
-                state.store = None;
-            }
+            taken_now = true;
         }
-        if state.store.is_none() {
-            let read = read_text(path)
-                .and_then(|text| ParsedStore::try_new(text, |t| Store::parse(path, t)));
-            match read {
+        if taken_now || state.store.is_none() {
+            // The kept store is checked against the file whenever the lock
+            // was just taken; it is gone after a failed write.
+            let kept = state.store.take().filter(|_| taken_now);
+            match read_store(path, kept) {
                 Ok(store) => state.store = Some(store),
                 Err(e) => {
                     self.let_go_if_idle(&mut state);
@@ -307,7 +308,6 @@ impl Group {
         match written {
             Ok(()) => {
                 state.durable = through;
-                state.identity = identity(path);
                 let edited = state
                     .store
                     .as_ref()
@@ -327,7 +327,6 @@ impl Group {
                     state.failed.remove(0);
                 }
                 state.store = None;
-                state.identity = None;
             }
         }
         self.changed.notify_all();
@@ -523,6 +522,22 @@ mod tests {
         std::fs::rename(&other, &path).unwrap();
         assert_eq!(append(&path, "c").unwrap(), ["z"]);
         assert_eq!(ids(&path), ["z", "c"]);
+    }
+
+    #[test]
+    fn an_edit_in_place_that_keeps_size_and_clock_is_seen() {
+        let (_dir, path) = store_with(&format!("{}\n", line("a")));
+        assert_eq!(append(&path, "b").unwrap(), ["a"]);
+        let before = std::fs::metadata(&path).unwrap();
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replacen("\"a\"", "\"q\"", 1);
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut &file, text.as_bytes()).unwrap();
+        file.set_modified(before.modified().unwrap()).unwrap();
+        drop(file);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), before.len());
+        assert_eq!(append(&path, "c").unwrap(), ["q", "b"]);
     }
 
     #[test]

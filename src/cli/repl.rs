@@ -11,6 +11,7 @@ use super::eval::HostArgs;
 use super::{CliError, Exit};
 use crate::repl::complete::Vocabulary;
 use crate::repl::forms::{self, Form};
+use crate::repl::debug::{DebugError, Debugger, OpenError};
 use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
 use crate::runtime::{Host, Request};
 use crate::sandbox::InterruptHandle;
@@ -38,6 +39,11 @@ pub struct ReplArgs {
     /// flag is given.
     #[arg(long, value_name = "DIR")]
     pub load_root: Option<PathBuf>,
+    /// Debug the recorded run RUN of the effect log (--effects, default
+    /// .premath/host_effects.jsonl): its host calls are answered from the
+    /// record; :step, :continue, :break, :rerun, :live (docs/repl.md).
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
     #[command(flatten)]
     pub host: HostArgs,
 }
@@ -58,6 +64,7 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         .config()
         .map_err(|e| setup_failed(&e).with_class(e.class))?;
     let effects_path = config.paths.effects.clone();
+    let effects_log = effects_path.clone();
     let repl_interactive = std::io::stdin().is_terminal();
     let host = Host::new(config);
     let signals = Arc::new(Signals {
@@ -91,7 +98,16 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         failed: false,
         vocabulary: None,
         load_root,
+        effects: effects_log,
+        debugger: None,
     };
+    if let Some(run) = &args.run {
+        // A run that cannot be opened ends the session before it starts.
+        let opened = repl.open(run).map_err(setup_failed)?;
+        if !repl.report(opened) {
+            return Ok(Exit::Accepted);
+        }
+    }
     if repl.signals.interactive {
         repl.interactive(effects_path.path())
     } else {
@@ -139,6 +155,10 @@ struct Repl {
     vocabulary: Option<Vocabulary>,
     /// The directory `:load` may read under (canonical); `None`: `:load` is off.
     load_root: Option<PathBuf>,
+    /// The effect log runs are recorded to, and opened from (`:open`).
+    effects: crate::logs::LogStore,
+    /// The recorded run being debugged (`--run`, `:open`).
+    debugger: Option<Debugger>,
 }
 
 impl Repl {
@@ -217,8 +237,14 @@ impl Repl {
         };
         if !result.accepted {
             self.failed = true;
-        } else if let Some(v) = self.vocabulary.as_mut() {
-            v.learn(program);
+        } else {
+            if let Some(v) = self.vocabulary.as_mut() {
+                v.learn(program);
+            }
+            if let Some(d) = self.debugger.as_mut() {
+                d.typed(program);
+                self.session.set_debug_of(Some(d.header()));
+            }
         }
         let mut text = if self.json {
             self.json_text(&result.json)
@@ -286,12 +312,66 @@ impl Repl {
                 })
             }
             Command::Load(path) => return self.load(&path),
+            Command::Open(run) => match self.open(&run) {
+                Ok(report) => self.report(report),
+                Err(e) => {
+                    self.complain(format!(":open: {e}"));
+                    true
+                }
+            },
+            Command::Step
+            | Command::Continue
+            | Command::Break(_)
+            | Command::Rerun
+            | Command::Live(_) => match self.debug(command) {
+                Ok(report) => self.report(report),
+                Err(e) => {
+                    self.complain(e);
+                    true
+                }
+            },
         };
         if shown {
             Flow::Continue
         } else {
             Flow::Quit
         }
+    }
+
+    /// `:open RUN` (and `--run`): reads the log again (it grows as the
+    /// session runs) and opens the run; its program has not started.
+    fn open(&mut self, run: &str) -> Result<Report, OpenError> {
+        let path = self.effects.path().display().to_string();
+        let log = crate::replay::log::read_store(&self.effects).map_err(|e| OpenError::Log {
+            log: path.clone(),
+            why: e.to_string(),
+        })?;
+        let debugger = Debugger::open(&path, log.runs, run)?;
+        let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let report = debugger.opened(self.session.host().sandbox());
+        self.session.set_debug_of(Some(debugger.header()));
+        self.debugger = Some(debugger);
+        if self.vocabulary.is_some() {
+            self.vocabulary = Some(self.base_vocabulary());
+        }
+        Ok(report)
+    }
+
+    /// The commands that move the opened run.
+    fn debug(&mut self, command: Command) -> Result<Report, DebugError> {
+        let debugger = self.debugger.as_mut().ok_or(DebugError::NotOpen)?;
+        let sandbox = self.session.host().sandbox();
+        let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let report = match command {
+            Command::Step => debugger.step(sandbox),
+            Command::Continue => debugger.resume(sandbox),
+            Command::Rerun => debugger.rerun(sandbox),
+            Command::Break(action) => Ok(debugger.breakpoint(&action)),
+            Command::Live(dir) => debugger.go_live(&dir),
+            _ => unreachable!("only the debugging commands come here"),
+        }?;
+        self.session.set_debug_of(Some(debugger.header()));
+        Ok(report)
     }
 
     /// `:load FILE`: one run per top-level form, in the session engine, so the

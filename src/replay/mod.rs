@@ -208,6 +208,39 @@ impl ReplayBridge {
     }
 }
 
+/// A replayed call's arguments as the recording would have recorded them
+/// (redacted by its rules) and their digest; under a log from before
+/// `jsonEncoding` 2, the old encoding's digest when that is the recorded one.
+pub(crate) fn replayed_args(
+    redaction: &crate::host::redact::Redaction,
+    legacy_json: bool,
+    action: &str,
+    args: Option<Value>,
+    recorded_digest: &str,
+) -> (Option<Value>, String) {
+    let args = match redaction.args(action, args.as_ref()) {
+        Some(redacted) => redacted,
+        None => args,
+    };
+    let mut digest = canonical::args_digest(args.as_ref());
+    if legacy_json && recorded_digest != digest {
+        let old = args.as_ref().map(canonical::legacy_empty_lists);
+        let old_digest = canonical::args_digest(old.as_ref());
+        if recorded_digest == old_digest {
+            digest = old_digest;
+        }
+    }
+    (args, digest)
+}
+
+impl ReplayBridge {
+    /// The first disagreement with the record, once the run is over.
+    pub fn divergence(&self) -> Option<Divergence> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.divergence.clone()
+    }
+}
+
 impl HostBridge for ReplayBridge {
     fn call(
         &self,
@@ -235,18 +268,13 @@ impl HostBridge for ReplayBridge {
             }
             return Self::halt(&mut state);
         };
-        let args = match self.redaction.args(action, args.as_ref()) {
-            Some(redacted) => redacted,
-            None => args,
-        };
-        let mut digest = canonical::args_digest(args.as_ref());
-        if self.legacy_json && *recorded_digest != digest {
-            let old = args.as_ref().map(canonical::legacy_empty_lists);
-            let old_digest = canonical::args_digest(old.as_ref());
-            if *recorded_digest == old_digest {
-                digest = old_digest;
-            }
-        }
+        let (_, digest) = replayed_args(
+            &self.redaction,
+            self.legacy_json,
+            action,
+            args,
+            recorded_digest,
+        );
         let mismatch = if recorded_action != action {
             Some(("action", json!(recorded_action), json!(action)))
         } else if *recorded_digest != digest {
@@ -309,6 +337,17 @@ struct Unit {
 /// reset at or before it: what replaying that form as the session needs.
 /// `None` when `run_id` is not a session's form.
 fn session_prefix(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Unit> {
+    Some(Unit {
+        runs: session_forms(runs, run_id)?,
+        session: true,
+        only: Some(run_id.to_string()),
+    })
+}
+
+/// The forms of `run_id`'s session from its last reset up to and including
+/// it, taken out of `runs`; `None` (nothing taken) when `run_id` is not a
+/// session's form.
+pub fn session_forms(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Vec<RecordedRun>> {
     let at = runs.iter().position(|r| r.run_id == run_id)?;
     let sid = runs[at].session_id.clone()?;
     let mut forms: Vec<RecordedRun> = Vec::new();
@@ -320,11 +359,7 @@ fn session_prefix(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Unit> {
             forms.push(run);
         }
     }
-    Some(Unit {
-        runs: forms,
-        session: true,
-        only: Some(run_id.to_string()),
-    })
+    Some(forms)
 }
 
 /// The selected runs as units, in log order. A session's runs are gathered

@@ -455,18 +455,24 @@ impl Host {
         };
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = run.header(sandbox.action_ids(), &authority, &caller);
+        header.extra = std::mem::take(&mut hooks.header_extra);
         log.append_header(&mut header)?;
 
         let named_steps = hooks.steps.is_some();
         let cancel = hooks.cancel.take();
+        let wrap = hooks.wrap.take();
         let host = run.host_side(registry, authority, hooks, log);
+        let bridge: Arc<dyn crate::sandbox::HostBridge> = match wrap {
+            Some(wrap) => wrap(host.clone()),
+            None => host.clone(),
+        };
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
             None => sandbox.run_cancellable(
                 &request.program,
                 limits,
                 mode,
-                host.clone(),
+                bridge,
                 cancel.as_ref(),
             ),
         };
@@ -904,7 +910,21 @@ pub struct RunHooks {
     /// refs and start time come from here, and the run writes no step row of
     /// its own.
     pub steps: Option<StepNames>,
+    /// Stands between the program and the host side: given the run's host
+    /// side, returns the bridge the program's calls go to (`tusk repl
+    /// --run` answers a debugged run's earlier calls from its record and
+    /// passes the later ones on).
+    pub wrap: Option<WrapBridge>,
+    /// Members added to the run's header (`tusk repl --run`: `debugOf`).
+    pub header_extra: serde_json::Map<String, Value>,
 }
+
+/// See [`RunHooks::wrap`].
+pub type WrapBridge = Arc<
+    dyn Fn(Arc<dyn crate::sandbox::HostBridge>) -> Arc<dyn crate::sandbox::HostBridge>
+        + Send
+        + Sync,
+>;
 
 /// What a call's trajectory row carries under [`RunHooks::steps`].
 #[derive(Clone, Debug, Default)]

@@ -100,6 +100,7 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         load_root,
         effects: effects_log,
         debugger: None,
+        restage_pending: false,
     };
     if let Some(run) = &args.run {
         // A run that cannot be opened ends the session before it starts.
@@ -159,6 +160,9 @@ struct Repl {
     effects: crate::logs::LogStore,
     /// The recorded run being debugged (`--run`, `:open`).
     debugger: Option<Debugger>,
+    /// The debugger rebuilt the engine since the last form: the next form's
+    /// header says so (`debugOf.restaged`).
+    restage_pending: bool,
 }
 
 impl Repl {
@@ -237,14 +241,15 @@ impl Repl {
         };
         if !result.accepted {
             self.failed = true;
-        } else {
-            if let Some(v) = self.vocabulary.as_mut() {
-                v.learn(program);
-            }
-            if let Some(d) = self.debugger.as_mut() {
+        } else if let Some(v) = self.vocabulary.as_mut() {
+            v.learn(program);
+        }
+        if let Some(d) = self.debugger.as_mut() {
+            if result.accepted {
                 d.typed(program);
-                self.session.set_debug_of(Some(d.header()));
             }
+            self.restage_pending = false;
+            self.session.set_debug_of(Some(d.header(false)));
         }
         let mut text = if self.json {
             self.json_text(&result.json)
@@ -349,7 +354,8 @@ impl Repl {
         let debugger = Debugger::open(&path, log.runs, run)?;
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
         let report = debugger.opened(self.session.host().sandbox());
-        self.session.set_debug_of(Some(debugger.header()));
+        self.session.set_debug_of(Some(debugger.header(true)));
+        self.restage_pending = true;
         self.debugger = Some(debugger);
         if self.vocabulary.is_some() {
             self.vocabulary = Some(self.base_vocabulary());
@@ -362,6 +368,11 @@ impl Repl {
         let debugger = self.debugger.as_mut().ok_or(DebugError::NotOpen)?;
         let sandbox = self.session.host().sandbox();
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
+        // These run the program again; `:break` and `:live` do not.
+        let restaged = matches!(
+            command,
+            Command::Step | Command::Continue | Command::Rerun
+        );
         let report = match command {
             Command::Step => debugger.step(sandbox),
             Command::Continue => debugger.resume(sandbox),
@@ -370,7 +381,10 @@ impl Repl {
             Command::Live(dir) => debugger.go_live(&dir),
             _ => unreachable!("only the debugging commands come here"),
         }?;
-        self.session.set_debug_of(Some(debugger.header()));
+        // Until the next form, the header says whether the engine was rebuilt.
+        let restaged = restaged || self.restage_pending;
+        self.restage_pending = restaged;
+        self.session.set_debug_of(Some(debugger.header(restaged)));
         Ok(report)
     }
 

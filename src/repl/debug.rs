@@ -164,8 +164,12 @@ impl Debugger {
         self.position
     }
 
-    /// What the debugging session's runs record of it (header `debugOf`).
-    pub fn header(&self) -> Value {
+    /// What the debugging session's forms record of it (header `debugOf`):
+    /// the run, where it stands, the typed definitions its program runs
+    /// with, `:live`; `restaged` on the first form after the debugger ran
+    /// the program again, so that `tusk replay` does the same before it
+    /// ([`restage`]).
+    pub fn header(&self, restaged: bool) -> Value {
         let mut out = json!({
             "runId": self.target.run_id,
             "effectsPath": self.log,
@@ -179,10 +183,13 @@ impl Debugger {
             out["sessionId"] = json!(sid);
         }
         if !self.patches.is_empty() {
-            out["patches"] = json!(self.patches.iter().map(|p| &p.name).collect::<Vec<_>>());
+            out["patches"] = json!(self.patches.iter().map(|p| &p.text).collect::<Vec<_>>());
         }
         if let Some((dir, from)) = &self.live {
             out["live"] = json!({"snapshot": dir.display().to_string(), "fromCall": from});
+        }
+        if restaged {
+            out["restaged"] = json!(true);
         }
         out
     }
@@ -215,7 +222,7 @@ impl Debugger {
         );
         Report {
             text: terminal_lines(&text),
-            json: json!({"command": "open", "debugOf": self.header(), "calls": calls}),
+            json: json!({"command": "open", "debugOf": self.header(false), "calls": calls}),
         }
     }
 
@@ -519,6 +526,57 @@ impl Debugger {
             text: terminal_lines(&text),
             json: out,
         }
+    }
+}
+
+/// Rebuilds, in `sandbox`'s session engine, the environment a debugging
+/// session's form met (its header's `debugOf`): the debugged run's session
+/// forms before it replayed, then its program (with the typed definitions
+/// the header lists) run again to where the debugger stood. `forms` are the
+/// debugged run's session forms up to and including it. Answers come from
+/// the record; a `:live` part runs against a fresh copy of its snapshot
+/// when that directory is still there. The error says why not.
+pub fn restage(sandbox: &Sandbox, mut forms: Vec<RecordedRun>, debug_of: &Value) -> Result<(), String> {
+    let target = forms.pop().ok_or("the debugged run is not in the log")?;
+    let patches = debug_of["patches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(|text| {
+            super::complete::defined_name(text).map(|name| Patch {
+                name,
+                text: text.to_string(),
+            })
+        })
+        .collect();
+    let live = debug_of["live"]["snapshot"]
+        .as_str()
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_dir())
+        .zip(debug_of["live"]["fromCall"].as_u64())
+        .map(|(dir, from)| (dir, from as usize));
+    let debugger = Debugger {
+        log: String::new(),
+        target,
+        prefix: forms,
+        breaks: BTreeSet::new(),
+        position: Position::Start,
+        patches,
+        live,
+    };
+    let goal = match &debug_of["stoppedBefore"] {
+        Value::Null => Goal::Break(0),
+        k => match k.as_u64() {
+            Some(0) => return debugger.stage(sandbox).map_err(|(run, d)| prefix_text(&run, &d)),
+            Some(k) => Goal::Call(k as usize),
+            None => return Err(format!("debugOf.stoppedBefore is not a call number: {k}")),
+        },
+    };
+    match debugger.execute(sandbox, goal) {
+        Ok(Outcome::Prefix(run, d)) => Err(prefix_text(&run, &d)),
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

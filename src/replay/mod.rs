@@ -735,6 +735,9 @@ pub struct Replayer {
     sandboxes: HashMap<SandboxKey, Sandbox>,
     /// How many runs may be replayed at once ([`Replayer::with_lanes`]).
     lanes: usize,
+    /// The runs debugging sessions were opened from (their session forms
+    /// up to them), by run id: what [`Replayer::restage`] runs again.
+    debugged: HashMap<String, Vec<RecordedRun>>,
 }
 
 type SandboxKey = (Vec<String>, bool);
@@ -751,6 +754,7 @@ impl Default for Replayer {
     fn default() -> Self {
         Self {
             sandboxes: HashMap::new(),
+            debugged: HashMap::new(),
             lanes: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2)
                 .clamp(1, MAX_LANES),
         }
@@ -778,6 +782,7 @@ impl Replayer {
         runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
+        self.note_debugged(&runs);
         let units = units(runs, selection)?;
         for unit in &units {
             for run in &unit.runs {
@@ -815,6 +820,61 @@ impl Replayer {
         report
     }
 
+    /// Keeps the runs that debugging sessions in `runs` were opened from.
+    fn note_debugged(&mut self, runs: &[RecordedRun]) {
+        for run in runs {
+            let Some(id) = run.debug_of.as_ref().and_then(|d| d["runId"].as_str()) else {
+                continue;
+            };
+            if self.debugged.contains_key(id) {
+                continue;
+            }
+            let Some(at) = runs.iter().position(|r| r.run_id == id) else {
+                continue;
+            };
+            let mut before = runs[..=at].to_vec();
+            let forms = session_forms(&mut before, id).unwrap_or_else(|| vec![runs[at].clone()]);
+            self.debugged.insert(id.to_string(), forms);
+        }
+    }
+
+    /// A debugging session's form that came after the debugger ran the
+    /// debugged program again (`debugOf.restaged`): the same again in the
+    /// session engine first, so that the form meets the environment it met.
+    /// The engine mode the form then runs in, or why it cannot be replayed.
+    fn restage(
+        &self,
+        run: &RecordedRun,
+        sandbox: &Sandbox,
+        mode: EngineMode,
+    ) -> Result<EngineMode, Divergence> {
+        let Some(debug_of) = run.debug_of.as_ref().filter(|d| d["restaged"] == true) else {
+            return Ok(mode);
+        };
+        if mode == EngineMode::Fresh {
+            return Ok(mode);
+        }
+        let id = debug_of["runId"].as_str().unwrap_or_default();
+        let diverged = |got: Value| Divergence {
+            line: None,
+            seq: None,
+            field: "debugOf".into(),
+            expected: json!(format!("run {id} replayed to where the debugger stood")),
+            got,
+        };
+        let forms = self
+            .debugged
+            .get(id)
+            .ok_or_else(|| diverged(json!("no such run in this log")))?;
+        crate::repl::debug::restage(sandbox, forms.clone(), debug_of)
+            .map_err(|why| diverged(json!(why)))?;
+        Ok(if run.session_reset {
+            EngineMode::ResetSession
+        } else {
+            EngineMode::Session
+        })
+    }
+
     fn replay_one(&self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
         // Moved into the bridge, not copied: a long run holds many envelopes.
         let calls = std::mem::take(&mut run.calls);
@@ -837,6 +897,13 @@ impl Replayer {
             run.redaction.clone(),
         ));
         let sandbox = &self.sandboxes[&sandbox_key(&run, mode != EngineMode::Fresh)];
+        let mode = match self.restage(&run, sandbox, mode) {
+            Ok(mode) => mode,
+            Err(d) => {
+                report.divergence = Some(d);
+                return report;
+            }
+        };
         let output = match run.invalid_utf8_at {
             Some(at) => crate::sandbox::RunOutput::failed(
                 crate::runtime::invalid_utf8(at),

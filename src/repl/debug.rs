@@ -180,7 +180,7 @@ impl Debugger {
             },
         });
         if let Some(sid) = &self.target.session_id {
-            out["sessionId"] = json!(sid);
+            out["sessionId"] = json!(crate::runtime::public_session_ref(sid));
         }
         if !self.patches.is_empty() {
             out["patches"] = json!(self.patches.iter().map(|p| &p.text).collect::<Vec<_>>());
@@ -208,8 +208,9 @@ impl Debugger {
         );
         if let Some(sid) = &self.target.session_id {
             text.push_str(&format!(
-                "form {} of session {sid}: its {} earlier form(s) were replayed first\n",
+                "form {} of session {}: its {} earlier form(s) were replayed first\n",
                 self.prefix.len() + 1,
+                crate::runtime::public_session_ref(sid),
                 self.prefix.len()
             ));
         }
@@ -276,6 +277,9 @@ impl Debugger {
     pub fn go_live(&mut self, dir: &Path) -> Result<Report, DebugError> {
         // Checked (and copied once) now, so a bad directory is said here.
         LiveReplayer::new(dir).map_err(|e| DebugError::Live(e.to_string()))?;
+        // Recorded whole, so that a replay elsewhere finds the same directory.
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let dir = dir.as_path();
         let from = match self.position {
             Position::Start => 1,
             Position::Before(k) => k,

@@ -419,7 +419,7 @@ impl Debugger {
                 }
                 result
             }
-            Some((dir, _)) => self.run_live(sandbox, dir, &program, bridge.clone())?,
+            Some((dir, from)) => self.run_live(sandbox, (dir, *from), &program, bridge.clone())?,
         };
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         Ok(match state.event.clone() {
@@ -436,7 +436,7 @@ impl Debugger {
     fn run_live(
         &self,
         sandbox: &Sandbox,
-        dir: &Path,
+        (dir, from): (&Path, usize),
         program: &str,
         bridge: Arc<DebugBridge>,
     ) -> Result<Value, DebugError> {
@@ -457,6 +457,7 @@ impl Debugger {
             hooks: RunHooks {
                 join: run.authority.join_evidence.clone(),
                 wrap: Some(wrap),
+                calls_before: from - 1,
                 ..Default::default()
             },
         };

@@ -643,6 +643,7 @@ impl RunRecord<'_> {
                 principal: self.request.principal.clone(),
                 clock: hooks.clock,
                 on_call: hooks.on_call,
+                calls_before: hooks.calls_before,
                 trace: self.span.clone(),
                 steps: hooks.steps.clone(),
             },
@@ -917,6 +918,9 @@ pub struct RunHooks {
     pub wrap: Option<WrapBridge>,
     /// Members added to the run's header (`tusk repl --run`: `debugOf`).
     pub header_extra: serde_json::Map<String, Value>,
+    /// Calls the program made before this host side sees one (answered by
+    /// a [`RunHooks::wrap`] bridge): the first call it sees is this + 1.
+    pub calls_before: usize,
 }
 
 /// See [`RunHooks::wrap`].

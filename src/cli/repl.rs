@@ -365,6 +365,13 @@ impl Repl {
 
     /// The commands that move the opened run.
     fn debug(&mut self, command: Command) -> Result<Report, DebugError> {
+        if self.debugger.is_none() {
+            return Err(DebugError::NotOpen);
+        }
+        let command = match command {
+            Command::Live(dir) => Command::Live(self.snapshot_dir(&dir).map_err(DebugError::Live)?),
+            other => other,
+        };
         let debugger = self.debugger.as_mut().ok_or(DebugError::NotOpen)?;
         let sandbox = self.session.host().sandbox();
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
@@ -400,6 +407,28 @@ impl Repl {
         };
         let forms = all_forms(&text);
         self.run_forms(&forms, Some((path, &text)))
+    }
+
+    /// The snapshot `:live` may read: a directory under the load root, as
+    /// for `:load` (a scripted session reads none without `--load-root`).
+    fn snapshot_dir(&self, dir: &Path) -> Result<PathBuf, String> {
+        let Some(root) = &self.load_root else {
+            return Err(
+                "reading a snapshot is off in a scripted session; start tusk repl with --load-root DIR to allow snapshots under DIR"
+                    .to_string(),
+            );
+        };
+        let real = dir
+            .canonicalize()
+            .map_err(|e| format!("snapshot {}: {e}", dir.display()))?;
+        if !real.starts_with(root) {
+            return Err(format!(
+                "snapshot {} is outside the load root {}; start tusk repl with --load-root to allow another directory",
+                dir.display(),
+                root.display()
+            ));
+        }
+        Ok(real)
     }
 
     /// The text of a file `:load` may read: under the load root (after

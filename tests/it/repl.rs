@@ -843,17 +843,23 @@ fn debugging_errors_say_what_to_do() {
         assert_eq!(code, 1, "{command}: {err}");
         assert!(err.contains("`:open RUN` first"), "{command}: {err}");
     }
+    std::fs::create_dir_all(s.path("snap")).unwrap();
     let (code, out, err) = script(
         &s,
-        &[],
-        &format!(":open\n:open run-nope\n:open {run}\n:live nowhere\n:continue\n:step\n"),
+        &["--load-root", "."],
+        &format!(":open\n:open run-nope\n:open {run}\n:live nowhere\n:live ..\n:continue\n:step\n"),
     );
     assert_eq!(code, 1);
     assert!(err.contains("usage: :open RUN"), "{err}");
     assert!(err.contains(":open: no run run-nope"), "{err}");
-    assert!(err.contains("snapshot nowhere is not a directory"), "{err}");
+    assert!(err.contains("snapshot nowhere: No such file"), "{err}");
+    assert!(err.contains("snapshot .. is outside the load root"), "{err}");
     assert!(out.contains("the run ended after 0 host call(s)"), "{out}");
     assert!(out.contains("=> 3"), "{out}");
     assert!(err.contains("the run has ended"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // A scripted session reads no snapshot unless the operator said where.
+    let (code, _, err) = script(&s, &["--run", run], ":live snap\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("start tusk repl with --load-root DIR"), "{err}");
 }

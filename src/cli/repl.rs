@@ -10,8 +10,8 @@
 use super::eval::HostArgs;
 use super::{CliError, Exit};
 use crate::repl::complete::Vocabulary;
-use crate::repl::forms::{self, Form};
 use crate::repl::debug::{DebugError, Debugger, OpenError};
+use crate::repl::forms::{self, Form};
 use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
 use crate::runtime::{Host, Request};
 use crate::sandbox::InterruptHandle;
@@ -376,10 +376,7 @@ impl Repl {
         let sandbox = self.session.host().sandbox();
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
         // These run the program again; `:break` and `:live` do not.
-        let restaged = matches!(
-            command,
-            Command::Step | Command::Continue | Command::Rerun
-        );
+        let restaged = matches!(command, Command::Step | Command::Continue | Command::Rerun);
         let report = match command {
             Command::Step => debugger.step(sandbox),
             Command::Continue => debugger.resume(sandbox),

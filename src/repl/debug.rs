@@ -128,17 +128,22 @@ impl Debugger {
         let mut forms = match replay::session_forms(&mut runs, run_id) {
             Some(forms) => forms,
             None => {
-                let at = runs.iter().position(|r| r.run_id == run_id).ok_or_else(|| {
-                    OpenError::NoRun {
+                let at = runs
+                    .iter()
+                    .position(|r| r.run_id == run_id)
+                    .ok_or_else(|| OpenError::NoRun {
                         run: run_id.to_string(),
                         log: log.to_string(),
-                    }
-                })?;
+                    })?;
                 vec![runs.swap_remove(at)]
             }
         };
         let target = forms.pop().expect("the run itself");
-        if let Some(p) = forms.iter().chain([&target]).find_map(|r| r.problem.as_ref()) {
+        if let Some(p) = forms
+            .iter()
+            .chain([&target])
+            .find_map(|r| r.problem.as_ref())
+        {
             return Err(OpenError::Damaged {
                 run: run_id.to_string(),
                 field: p.field.clone(),
@@ -214,7 +219,7 @@ impl Debugger {
                 self.prefix.len()
             ));
         }
-        if let Err((run, d)) = staged {
+        if let Some((run, d)) = staged {
             text.push_str(&prefix_text(&run, &d));
         }
         text.push_str(
@@ -321,8 +326,8 @@ impl Debugger {
     }
 
     /// Resets the session engine and replays the session's earlier forms;
-    /// the first that diverges, if one does.
-    fn stage(&self, sandbox: &Sandbox) -> Result<(), (String, Divergence)> {
+    /// the first that diverges (its run id and how), if one does.
+    fn stage(&self, sandbox: &Sandbox) -> Option<(String, Divergence)> {
         if self.prefix.is_empty() {
             // A fresh engine for the program's own definitions.
             let bridge = Arc::new(ReplayBridge::new(
@@ -350,10 +355,10 @@ impl Debugger {
             let limits = replay::replay_limits(run, untimed);
             sandbox.run(&run.program, limits, mode, bridge.clone());
             if let Some(d) = bridge.divergence() {
-                return Err((run.run_id.clone(), d));
+                return Some((run.run_id.clone(), d));
             }
         }
-        Ok(())
+        None
     }
 
     /// The program as it runs now: each top-level definition the person
@@ -387,7 +392,7 @@ impl Debugger {
 
     /// One run of the program (after the session's earlier forms) to `goal`.
     fn execute(&self, sandbox: &Sandbox, goal: Goal) -> Result<Outcome, DebugError> {
-        if let Err((run, d)) = self.stage(sandbox) {
+        if let Some((run, d)) = self.stage(sandbox) {
             return Ok(Outcome::Prefix(run, d));
         }
         // [`Debugger::stage`] made the engine: the program runs in it.
@@ -541,7 +546,11 @@ impl Debugger {
 /// debugged run's session forms up to and including it. Answers come from
 /// the record; a `:live` part runs against a fresh copy of its snapshot
 /// when that directory is still there. The error says why not.
-pub fn restage(sandbox: &Sandbox, mut forms: Vec<RecordedRun>, debug_of: &Value) -> Result<(), String> {
+pub fn restage(
+    sandbox: &Sandbox,
+    mut forms: Vec<RecordedRun>,
+    debug_of: &Value,
+) -> Result<(), String> {
     let target = forms.pop().ok_or("the debugged run is not in the log")?;
     let patches = debug_of["patches"]
         .as_array()
@@ -573,7 +582,12 @@ pub fn restage(sandbox: &Sandbox, mut forms: Vec<RecordedRun>, debug_of: &Value)
     let goal = match &debug_of["stoppedBefore"] {
         Value::Null => Goal::Break(0),
         k => match k.as_u64() {
-            Some(0) => return debugger.stage(sandbox).map_err(|(run, d)| prefix_text(&run, &d)),
+            Some(0) => {
+                return match debugger.stage(sandbox) {
+                    Some((run, d)) => Err(prefix_text(&run, &d)),
+                    None => Ok(()),
+                };
+            }
             Some(k) => Goal::Call(k as usize),
             None => return Err(format!("debugOf.stoppedBefore is not a call number: {k}")),
         },
@@ -603,7 +617,9 @@ fn parted(
         ),
         (_, _) => (json!("no call"), json!(action)),
     };
-    text.push_str(&format!("first difference at call {seq}: {field}: {expected} vs {got}\n"));
+    text.push_str(&format!(
+        "first difference at call {seq}: {field}: {expected} vs {got}\n"
+    ));
     if let Some(c) = recorded {
         let at = replay::diff::first_path(
             c.args.as_ref().unwrap_or(&null),
@@ -748,13 +764,8 @@ impl HostBridge for DebugBridge {
         // The live host side is given the arguments as the program passed
         // them; the record is compared with them as it recorded them.
         let passed = live.then(|| args.clone());
-        let (args, digest) = replay::replayed_args(
-            &self.redaction,
-            self.legacy_json,
-            action,
-            args,
-            digest_of,
-        );
+        let (args, digest) =
+            replay::replayed_args(&self.redaction, self.legacy_json, action, args, digest_of);
         let parted = match recorded {
             _ if live => None,
             None => Some("callCount"),
@@ -789,8 +800,7 @@ impl HostBridge for DebugBridge {
             };
         }
         let call = recorded.expect("matched above");
-        let over_budget =
-            call.envelope.head().result_class == crate::sandbox::CLASS_CALL_BUDGET;
+        let over_budget = call.envelope.head().result_class == crate::sandbox::CLASS_CALL_BUDGET;
         HostReply {
             envelope: Arc::new(call.envelope.value().clone()),
             text: None,

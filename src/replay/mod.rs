@@ -847,7 +847,7 @@ impl Replayer {
         run: &RecordedRun,
         sandbox: &Sandbox,
         mode: EngineMode,
-    ) -> Result<EngineMode, Divergence> {
+    ) -> Result<EngineMode, Box<Divergence>> {
         let Some(debug_of) = run.debug_of.as_ref().filter(|d| d["restaged"] == true) else {
             return Ok(mode);
         };
@@ -865,9 +865,9 @@ impl Replayer {
         let forms = self
             .debugged
             .get(id)
-            .ok_or_else(|| diverged(json!("no such run in this log")))?;
+            .ok_or_else(|| Box::new(diverged(json!("no such run in this log"))))?;
         crate::repl::debug::restage(sandbox, forms.clone(), debug_of)
-            .map_err(|why| diverged(json!(why)))?;
+            .map_err(|why| Box::new(diverged(json!(why))))?;
         Ok(if run.session_reset {
             EngineMode::ResetSession
         } else {
@@ -900,7 +900,7 @@ impl Replayer {
         let mode = match self.restage(&run, sandbox, mode) {
             Ok(mode) => mode,
             Err(d) => {
-                report.divergence = Some(d);
+                report.divergence = Some(*d);
                 return report;
             }
         };

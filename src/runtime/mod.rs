@@ -468,13 +468,9 @@ impl Host {
         };
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
-            None => sandbox.run_cancellable(
-                &request.program,
-                limits,
-                mode,
-                bridge,
-                cancel.as_ref(),
-            ),
+            None => {
+                sandbox.run_cancellable(&request.program, limits, mode, bridge, cancel.as_ref())
+            }
         };
         let finished = Utc::now();
         let (mut outcome, mut log) = Outcome::new(output, finished, host.finish());

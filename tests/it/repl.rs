@@ -701,8 +701,9 @@ fn pty_debugs_a_recorded_failing_run_step_eval_rerun_live() {
 
     let mut p = Pty::start(&s, &["--run", &run]);
     assert!(
-        p.opening
-            .contains(&format!("debugging run {run} (3 host call(s) recorded, rejected)")),
+        p.opening.contains(&format!(
+            "debugging run {run} (3 host call(s) recorded, rejected)"
+        )),
         "{}",
         p.opening
     );
@@ -764,7 +765,10 @@ fn pty_debugs_a_recorded_failing_run_step_eval_rerun_live() {
     let forms = debug_forms(&s, &sid, &run);
     assert_eq!(forms.len(), 4);
     assert_eq!(forms[0]["debugOf"]["stoppedBefore"], 2);
-    assert_eq!(forms[2]["debugOf"]["patches"][0], r#"(define (target) "bd-2")"#);
+    assert_eq!(
+        forms[2]["debugOf"]["patches"][0],
+        r#"(define (target) "bd-2")"#
+    );
     assert_eq!(forms[3]["debugOf"]["live"]["fromCall"], 2);
     assert_session_replays(&s, &sid, 4);
 }
@@ -787,8 +791,7 @@ fn pty_debugs_a_sessions_third_form_with_its_earlier_definitions() {
 
     let mut p = Pty::start(&s, &["--run", &run]);
     assert!(
-        p.opening
-            .contains("form 3 of session mcp-"),
+        p.opening.contains("form 3 of session mcp-"),
         "{}",
         p.opening
     );
@@ -838,7 +841,13 @@ fn debugging_errors_say_what_to_do() {
     assert!(err.contains("no run run-nope in the effect log"), "{err}");
     assert!(err.contains("tusk replay --verify"), "{err}");
     // Debugging commands with no run open.
-    for command in [":step", ":continue", ":rerun", ":break issue.list", ":live snap"] {
+    for command in [
+        ":step",
+        ":continue",
+        ":rerun",
+        ":break issue.list",
+        ":live snap",
+    ] {
         let (code, _, err) = script(&s, &[], &format!("{command}\n"));
         assert_eq!(code, 1, "{command}: {err}");
         assert!(err.contains("`:open RUN` first"), "{command}: {err}");
@@ -853,7 +862,10 @@ fn debugging_errors_say_what_to_do() {
     assert!(err.contains("usage: :open RUN"), "{err}");
     assert!(err.contains(":open: no run run-nope"), "{err}");
     assert!(err.contains("snapshot nowhere: No such file"), "{err}");
-    assert!(err.contains("snapshot .. is outside the load root"), "{err}");
+    assert!(
+        err.contains("snapshot .. is outside the load root"),
+        "{err}"
+    );
     assert!(out.contains("the run ended after 0 host call(s)"), "{out}");
     assert!(out.contains("=> 3"), "{out}");
     assert!(err.contains("the run has ended"), "{err}");
@@ -861,5 +873,8 @@ fn debugging_errors_say_what_to_do() {
     // A scripted session reads no snapshot unless the operator said where.
     let (code, _, err) = script(&s, &["--run", run], ":live snap\n");
     assert_eq!(code, 1);
-    assert!(err.contains("start tusk repl with --load-root DIR"), "{err}");
+    assert!(
+        err.contains("start tusk repl with --load-root DIR"),
+        "{err}"
+    );
 }

@@ -355,6 +355,7 @@ impl Repl {
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
         let report = debugger.opened(self.session.host().sandbox());
         self.session.set_debug_of(Some(debugger.header(true)));
+        self.session.engine_rebuilt();
         self.restage_pending = true;
         self.debugger = Some(debugger);
         if self.vocabulary.is_some() {
@@ -386,6 +387,9 @@ impl Repl {
             _ => unreachable!("only the debugging commands come here"),
         }?;
         // Until the next form, the header says whether the engine was rebuilt.
+        if restaged {
+            self.session.engine_rebuilt();
+        }
         let restaged = restaged || self.restage_pending;
         self.restage_pending = restaged;
         self.session.set_debug_of(Some(debugger.header(restaged)));

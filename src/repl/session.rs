@@ -269,6 +269,12 @@ impl Session {
         })
     }
 
+    /// The engine was rebuilt from outside (the debugger staged a recorded
+    /// run in it): the next form runs in it as it is, not in a fresh one.
+    pub fn engine_rebuilt(&mut self) {
+        self.reset_next = false;
+    }
+
     /// Drops every definition: the next form runs in a fresh engine.
     pub fn reset(&mut self) -> Report {
         self.reset_next = true;
@@ -513,6 +519,34 @@ mod tests {
             Command::parse(":frob"),
             Err(CommandError::Unknown(":frob".into()))
         );
+        assert_eq!(
+            Command::parse(":open run-1"),
+            Ok(Command::Open("run-1".into()))
+        );
+        assert!(matches!(
+            Command::parse(":open"),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            Command::parse(":open a b"),
+            Err(CommandError::Usage(_))
+        ));
+        assert_eq!(Command::parse(":step"), Ok(Command::Step));
+        assert_eq!(Command::parse(":c"), Ok(Command::Continue));
+        assert_eq!(Command::parse(":break"), Ok(Command::Break(String::new())));
+        assert_eq!(
+            Command::parse(":break -issue.show"),
+            Ok(Command::Break("-issue.show".into()))
+        );
+        assert_eq!(Command::parse(":rerun"), Ok(Command::Rerun));
+        assert_eq!(
+            Command::parse(":live snap"),
+            Ok(Command::Live(PathBuf::from("snap")))
+        );
+        assert!(matches!(
+            Command::parse(":live"),
+            Err(CommandError::Usage(_))
+        ));
     }
 
     #[test]

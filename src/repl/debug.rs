@@ -545,7 +545,8 @@ impl Debugger {
 /// the header lists) run again to where the debugger stood. `forms` are the
 /// debugged run's session forms up to and including it. Answers come from
 /// the record; a `:live` part runs against a fresh copy of its snapshot
-/// when that directory is still there. The error says why not.
+/// when that directory is still there, under the working directory. The
+/// error says why not.
 pub fn restage(
     sandbox: &Sandbox,
     mut forms: Vec<RecordedRun>,
@@ -564,10 +565,18 @@ pub fn restage(
             })
         })
         .collect();
+    // A log names the snapshot: one outside the working directory is not
+    // read (a log from elsewhere must not make replay read other stores).
+    let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
     let live = debug_of["live"]["snapshot"]
         .as_str()
         .map(PathBuf::from)
         .filter(|dir| dir.is_dir())
+        .filter(|dir| {
+            let real = dir.canonicalize().ok();
+            real.zip(here.as_ref())
+                .is_some_and(|(d, h)| d.starts_with(h))
+        })
         .zip(debug_of["live"]["fromCall"].as_u64())
         .map(|(dir, from)| (dir, from as usize));
     let debugger = Debugger {

@@ -10,6 +10,7 @@
 use super::eval::HostArgs;
 use super::{CliError, Exit};
 use crate::repl::complete::Vocabulary;
+use crate::repl::debug::{DebugError, Debugger, OpenError};
 use crate::repl::forms::{self, Form};
 use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
 use crate::runtime::{Host, Request};
@@ -38,6 +39,11 @@ pub struct ReplArgs {
     /// flag is given.
     #[arg(long, value_name = "DIR")]
     pub load_root: Option<PathBuf>,
+    /// Debug the recorded run RUN of the effect log (--effects, default
+    /// .premath/host_effects.jsonl): its host calls are answered from the
+    /// record; :step, :continue, :break, :rerun, :live (docs/repl.md).
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
     #[command(flatten)]
     pub host: HostArgs,
 }
@@ -58,6 +64,7 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         .config()
         .map_err(|e| setup_failed(&e).with_class(e.class))?;
     let effects_path = config.paths.effects.clone();
+    let effects_log = effects_path.clone();
     let repl_interactive = std::io::stdin().is_terminal();
     let host = Host::new(config);
     let signals = Arc::new(Signals {
@@ -91,7 +98,17 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         failed: false,
         vocabulary: None,
         load_root,
+        effects: effects_log,
+        debugger: None,
+        restage_pending: false,
     };
+    if let Some(run) = &args.run {
+        // A run that cannot be opened ends the session before it starts.
+        let opened = repl.open(run).map_err(setup_failed)?;
+        if !repl.report(opened) {
+            return Ok(Exit::Accepted);
+        }
+    }
     if repl.signals.interactive {
         repl.interactive(effects_path.path())
     } else {
@@ -139,6 +156,13 @@ struct Repl {
     vocabulary: Option<Vocabulary>,
     /// The directory `:load` may read under (canonical); `None`: `:load` is off.
     load_root: Option<PathBuf>,
+    /// The effect log runs are recorded to, and opened from (`:open`).
+    effects: crate::logs::LogStore,
+    /// The recorded run being debugged (`--run`, `:open`).
+    debugger: Option<Debugger>,
+    /// The debugger rebuilt the engine since the last form: the next form's
+    /// header says so (`debugOf.restaged`).
+    restage_pending: bool,
 }
 
 impl Repl {
@@ -220,6 +244,13 @@ impl Repl {
         } else if let Some(v) = self.vocabulary.as_mut() {
             v.learn(program);
         }
+        if let Some(d) = self.debugger.as_mut() {
+            if result.accepted {
+                d.typed(program);
+            }
+            self.restage_pending = false;
+            self.session.set_debug_of(Some(d.header(false)));
+        }
         let mut text = if self.json {
             self.json_text(&result.json)
         } else {
@@ -286,12 +317,83 @@ impl Repl {
                 })
             }
             Command::Load(path) => return self.load(&path),
+            Command::Open(run) => match self.open(&run) {
+                Ok(report) => self.report(report),
+                Err(e) => {
+                    self.complain(format!(":open: {e}"));
+                    true
+                }
+            },
+            Command::Step
+            | Command::Continue
+            | Command::Break(_)
+            | Command::Rerun
+            | Command::Live(_) => match self.debug(command) {
+                Ok(report) => self.report(report),
+                Err(e) => {
+                    self.complain(e);
+                    true
+                }
+            },
         };
         if shown {
             Flow::Continue
         } else {
             Flow::Quit
         }
+    }
+
+    /// `:open RUN` (and `--run`): reads the log again (it grows as the
+    /// session runs) and opens the run; its program has not started.
+    fn open(&mut self, run: &str) -> Result<Report, OpenError> {
+        let path = self.effects.path().display().to_string();
+        let log = crate::replay::log::read_store(&self.effects).map_err(|e| OpenError::Log {
+            log: path.clone(),
+            why: e.to_string(),
+        })?;
+        let debugger = Debugger::open(&path, log.runs, run)?;
+        let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let report = debugger.opened(self.session.host().sandbox());
+        self.session.set_debug_of(Some(debugger.header(true)));
+        self.session.engine_rebuilt();
+        self.restage_pending = true;
+        self.debugger = Some(debugger);
+        if self.vocabulary.is_some() {
+            self.vocabulary = Some(self.base_vocabulary());
+        }
+        Ok(report)
+    }
+
+    /// The commands that move the opened run.
+    fn debug(&mut self, command: Command) -> Result<Report, DebugError> {
+        if self.debugger.is_none() {
+            return Err(DebugError::NotOpen);
+        }
+        let command = match command {
+            Command::Live(dir) => Command::Live(self.snapshot_dir(&dir).map_err(DebugError::Live)?),
+            other => other,
+        };
+        let debugger = self.debugger.as_mut().ok_or(DebugError::NotOpen)?;
+        let sandbox = self.session.host().sandbox();
+        let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
+        // These run the program again; `:break` and `:live` do not.
+        let restaged = matches!(command, Command::Step | Command::Continue | Command::Rerun);
+        let report = match command {
+            Command::Step => debugger.step(sandbox),
+            Command::Continue => debugger.resume(sandbox),
+            Command::Rerun => debugger.rerun(sandbox),
+            Command::Break(action) => Ok(debugger.breakpoint(&action)),
+            Command::Live(dir) => debugger.go_live(&dir),
+            _ => unreachable!("only the debugging commands come here"),
+        }?;
+        // Until the next form, the header says whether the engine was rebuilt.
+        if restaged {
+            self.session.engine_rebuilt();
+        }
+        let restaged = restaged || self.restage_pending;
+        self.restage_pending = restaged;
+        self.session.set_debug_of(Some(debugger.header(restaged)));
+        Ok(report)
     }
 
     /// `:load FILE`: one run per top-level form, in the session engine, so the
@@ -306,6 +408,28 @@ impl Repl {
         };
         let forms = all_forms(&text);
         self.run_forms(&forms, Some((path, &text)))
+    }
+
+    /// The snapshot `:live` may read: a directory under the load root, as
+    /// for `:load` (a scripted session reads none without `--load-root`).
+    fn snapshot_dir(&self, dir: &Path) -> Result<PathBuf, String> {
+        let Some(root) = &self.load_root else {
+            return Err(
+                "reading a snapshot is off in a scripted session; start tusk repl with --load-root DIR to allow snapshots under DIR"
+                    .to_string(),
+            );
+        };
+        let real = dir
+            .canonicalize()
+            .map_err(|e| format!("snapshot {}: {e}", dir.display()))?;
+        if !real.starts_with(root) {
+            return Err(format!(
+                "snapshot {} is outside the load root {}; start tusk repl with --load-root to allow another directory",
+                dir.display(),
+                root.display()
+            ));
+        }
+        Ok(real)
     }
 
     /// The text of a file `:load` may read: under the load root (after

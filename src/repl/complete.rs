@@ -22,7 +22,20 @@ pub const SPECIAL_FORMS: &[&str] = &[
 
 /// The REPL's commands, as typed.
 pub const COMMANDS: &[&str] = &[
-    ":effects", ":help", ":json", ":limits", ":load", ":policy", ":quit", ":reset",
+    ":break",
+    ":continue",
+    ":effects",
+    ":help",
+    ":json",
+    ":limits",
+    ":live",
+    ":load",
+    ":open",
+    ":policy",
+    ":quit",
+    ":rerun",
+    ":reset",
+    ":step",
 ];
 
 /// Everything a program can name at the prompt.
@@ -152,7 +165,7 @@ mod tests {
         assert_eq!(v.complete("(host-call \"ma", 14).1, Vec::<String>::new());
         assert_eq!(
             v.complete("  :l", 4),
-            (2, vec![":limits".into(), ":load".into()])
+            (2, vec![":limits".into(), ":live".into(), ":load".into()])
         );
         assert_eq!(v.complete("(list :l", 8).1, Vec::<String>::new());
     }

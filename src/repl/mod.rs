@@ -6,6 +6,7 @@
 //! ([`format`]) and the session itself ([`session`]).
 
 pub mod complete;
+pub mod debug;
 pub mod format;
 pub mod forms;
 pub mod session;

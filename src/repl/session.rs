@@ -37,6 +37,18 @@ pub enum Command {
     /// Toggle printing full result JSON.
     Json,
     Quit,
+    /// Debug a recorded run (`:open RUN`).
+    Open(String),
+    /// To the opened run's next host call.
+    Step,
+    /// To the opened run's end or next breakpoint.
+    Continue,
+    /// List (empty), add (`ACTION`) or remove (`-ACTION`) breakpoints.
+    Break(String),
+    /// The opened run again from its start, with the typed definitions.
+    Rerun,
+    /// Answer the opened run's calls from here on against a snapshot copy.
+    Live(PathBuf),
 }
 
 /// Why a command line was not understood.
@@ -84,6 +96,25 @@ impl Command {
             ":reset" => no_args(Command::Reset, "usage: :reset"),
             ":json" => no_args(Command::Json, "usage: :json"),
             ":quit" | ":q" | ":exit" => no_args(Command::Quit, "usage: :quit"),
+            ":open" if !rest.is_empty() && !rest.contains(char::is_whitespace) => {
+                Ok(Command::Open(rest.to_string()))
+            }
+            ":open" => Err(CommandError::Usage(
+                "usage: :open RUN (a run id; `tusk replay --verify` lists the runs)",
+            )),
+            ":step" | ":s" => no_args(Command::Step, "usage: :step"),
+            ":continue" | ":c" => no_args(Command::Continue, "usage: :continue"),
+            ":break" | ":b" if !rest.contains(char::is_whitespace) => {
+                Ok(Command::Break(rest.to_string()))
+            }
+            ":break" | ":b" => Err(CommandError::Usage(
+                "usage: :break [ACTION | -ACTION] (one action id)",
+            )),
+            ":rerun" => no_args(Command::Rerun, "usage: :rerun"),
+            ":live" if !rest.is_empty() => Ok(Command::Live(PathBuf::from(rest))),
+            ":live" => Err(CommandError::Usage(
+                "usage: :live DIR (a store snapshot laid out like .premath/)",
+            )),
             other => Err(CommandError::Unknown(other.to_string())),
         }
     }
@@ -127,6 +158,9 @@ pub struct Session {
     /// JSON bytes of the kept effects.
     effects_bytes: usize,
     join: Option<crate::host::JoinEvidence>,
+    /// The recorded run this session debugs (`tusk repl --run`): each form's
+    /// header names it as `debugOf`.
+    debug_of: Option<Value>,
 }
 
 /// `session-<UTC start>-<12 hex>`: sortable, unique per process.
@@ -155,6 +189,7 @@ impl Session {
             effects: VecDeque::new(),
             effects_bytes: 0,
             join,
+            debug_of: None,
         })
     }
 
@@ -166,6 +201,12 @@ impl Session {
         &self.host
     }
 
+    /// Names the recorded run (and where it stands) in the header of every
+    /// later form: `debugOf` (`tusk repl --run`).
+    pub fn set_debug_of(&mut self, debug_of: Option<Value>) {
+        self.debug_of = debug_of;
+    }
+
     /// Runs one form in the session engine.
     pub fn run(&mut self, program: &str) -> Result<FormResult, RequestError> {
         let mut request = self.template.clone();
@@ -175,11 +216,18 @@ impl Session {
         } else {
             EngineMode::Session
         };
+        let mut hooks = crate::runtime::RunHooks::default();
+        if let Some(debug_of) = &self.debug_of {
+            hooks
+                .header_extra
+                .insert("debugOf".into(), debug_of.clone());
+        }
         let result = self.host.run(
             &request,
             crate::runtime::RunOptions {
                 mode,
                 session_id: Some(&self.id),
+                hooks,
                 ..Default::default()
             },
         )?;
@@ -219,6 +267,12 @@ impl Session {
             session_lost: result.worker_abandoned,
             run: self.runs,
         })
+    }
+
+    /// The engine was rebuilt from outside (the debugger staged a recorded
+    /// run in it): the next form runs in it as it is, not in a fresh one.
+    pub fn engine_rebuilt(&mut self) {
+        self.reset_next = false;
     }
 
     /// Drops every definition: the next form runs in a fresh engine.
@@ -395,6 +449,30 @@ pub fn help_report() -> Report {
         ),
         (":json", "toggle printing each result as full JSON"),
         (":quit", "leave (Ctrl-D on an empty line too)"),
+        (
+            ":open RUN",
+            "debug a recorded run: its calls are answered from the record",
+        ),
+        (
+            ":step",
+            "run the opened run to its next host call and show it",
+        ),
+        (
+            ":continue",
+            "run the opened run to its end or its next breakpoint",
+        ),
+        (
+            ":break [-]ACT",
+            "stop before every call of ACT (-ACT removes; alone: list)",
+        ),
+        (
+            ":rerun",
+            "the opened run again from its start, with your definitions",
+        ),
+        (
+            ":live DIR",
+            "answer its calls from here on against a copy of snapshot DIR",
+        ),
     ];
     let mut text = String::from(
         "Each top-level form is one run, under the session's limits and authority;\n\
@@ -441,6 +519,34 @@ mod tests {
             Command::parse(":frob"),
             Err(CommandError::Unknown(":frob".into()))
         );
+        assert_eq!(
+            Command::parse(":open run-1"),
+            Ok(Command::Open("run-1".into()))
+        );
+        assert!(matches!(
+            Command::parse(":open"),
+            Err(CommandError::Usage(_))
+        ));
+        assert!(matches!(
+            Command::parse(":open a b"),
+            Err(CommandError::Usage(_))
+        ));
+        assert_eq!(Command::parse(":step"), Ok(Command::Step));
+        assert_eq!(Command::parse(":c"), Ok(Command::Continue));
+        assert_eq!(Command::parse(":break"), Ok(Command::Break(String::new())));
+        assert_eq!(
+            Command::parse(":break -issue.show"),
+            Ok(Command::Break("-issue.show".into()))
+        );
+        assert_eq!(Command::parse(":rerun"), Ok(Command::Rerun));
+        assert_eq!(
+            Command::parse(":live snap"),
+            Ok(Command::Live(PathBuf::from("snap")))
+        );
+        assert!(matches!(
+            Command::parse(":live"),
+            Err(CommandError::Usage(_))
+        ));
     }
 
     #[test]

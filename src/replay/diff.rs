@@ -109,7 +109,7 @@ pub fn first_difference(a: &RecordedRun, b: &RecordedRun) -> Option<Difference> 
 
 /// The first member path (in `a`'s order, then `b`'s extra members) where
 /// two JSON values differ.
-fn first_path(a: &Value, b: &Value, path: String) -> Option<(String, Value, Value)> {
+pub(crate) fn first_path(a: &Value, b: &Value, path: String) -> Option<(String, Value, Value)> {
     if a == b {
         return None;
     }

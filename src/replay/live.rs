@@ -88,7 +88,8 @@ impl LiveReplayer {
         super::replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
     }
 
-    fn host_for(&mut self, run: &RecordedRun, session: bool) -> &Host {
+    /// The host a run is re-executed by, on this replayer's copy.
+    pub(crate) fn host_for(&mut self, run: &RecordedRun, session: bool) -> &Host {
         // A recording whose bound ids include no mutation ran read-only.
         let full = builtin_registry();
         let read_only = run.host_actions.as_ref().is_some_and(|ids| {
@@ -179,7 +180,7 @@ impl LiveReplayer {
 }
 
 /// The request the run's header recorded, with the authority it recorded.
-fn live_request(run: &RecordedRun, mode: EngineMode, untimed_stop: bool) -> Request {
+pub(crate) fn live_request(run: &RecordedRun, mode: EngineMode, untimed_stop: bool) -> Request {
     let limits = super::replay_limits(run, untimed_stop);
     let authority = &run.authority;
     Request {

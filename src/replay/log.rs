@@ -162,6 +162,9 @@ pub struct RecordedRun {
     pub signed_by: Option<String>,
     /// The redaction rules the run was recorded under (header `redact`).
     pub redaction: crate::host::redact::Redaction,
+    /// The header's `debugOf`: the recorded run a debugging session
+    /// (`tusk repl --run`) was opened from, and where it stood.
+    pub debug_of: Option<Value>,
     /// Line and digest of the run's last row read: what the next row names.
     last_row: (usize, String),
 }
@@ -472,6 +475,7 @@ fn header(line: usize, run_id: String, row: record::Header, digest: String) -> R
         chained: !row.prev_row_digest.is_absent(),
         signed_by: None,
         redaction: Default::default(),
+        debug_of: row.extra.get("debugOf").cloned(),
         last_row: (line, digest),
     };
     if let Some(rules) = row.redact.typed() {

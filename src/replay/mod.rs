@@ -208,6 +208,39 @@ impl ReplayBridge {
     }
 }
 
+/// A replayed call's arguments as the recording would have recorded them
+/// (redacted by its rules) and their digest; under a log from before
+/// `jsonEncoding` 2, the old encoding's digest when that is the recorded one.
+pub(crate) fn replayed_args(
+    redaction: &crate::host::redact::Redaction,
+    legacy_json: bool,
+    action: &str,
+    args: Option<Value>,
+    recorded_digest: &str,
+) -> (Option<Value>, String) {
+    let args = match redaction.args(action, args.as_ref()) {
+        Some(redacted) => redacted,
+        None => args,
+    };
+    let mut digest = canonical::args_digest(args.as_ref());
+    if legacy_json && recorded_digest != digest {
+        let old = args.as_ref().map(canonical::legacy_empty_lists);
+        let old_digest = canonical::args_digest(old.as_ref());
+        if recorded_digest == old_digest {
+            digest = old_digest;
+        }
+    }
+    (args, digest)
+}
+
+impl ReplayBridge {
+    /// The first disagreement with the record, once the run is over.
+    pub fn divergence(&self) -> Option<Divergence> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.divergence.clone()
+    }
+}
+
 impl HostBridge for ReplayBridge {
     fn call(
         &self,
@@ -235,18 +268,13 @@ impl HostBridge for ReplayBridge {
             }
             return Self::halt(&mut state);
         };
-        let args = match self.redaction.args(action, args.as_ref()) {
-            Some(redacted) => redacted,
-            None => args,
-        };
-        let mut digest = canonical::args_digest(args.as_ref());
-        if self.legacy_json && *recorded_digest != digest {
-            let old = args.as_ref().map(canonical::legacy_empty_lists);
-            let old_digest = canonical::args_digest(old.as_ref());
-            if *recorded_digest == old_digest {
-                digest = old_digest;
-            }
-        }
+        let (_, digest) = replayed_args(
+            &self.redaction,
+            self.legacy_json,
+            action,
+            args,
+            recorded_digest,
+        );
         let mismatch = if recorded_action != action {
             Some(("action", json!(recorded_action), json!(action)))
         } else if *recorded_digest != digest {
@@ -309,6 +337,17 @@ struct Unit {
 /// reset at or before it: what replaying that form as the session needs.
 /// `None` when `run_id` is not a session's form.
 fn session_prefix(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Unit> {
+    Some(Unit {
+        runs: session_forms(runs, run_id)?,
+        session: true,
+        only: Some(run_id.to_string()),
+    })
+}
+
+/// The forms of `run_id`'s session from its last reset up to and including
+/// it, taken out of `runs`; `None` (nothing taken) when `run_id` is not a
+/// session's form.
+pub fn session_forms(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Vec<RecordedRun>> {
     let at = runs.iter().position(|r| r.run_id == run_id)?;
     let sid = runs[at].session_id.clone()?;
     let mut forms: Vec<RecordedRun> = Vec::new();
@@ -320,11 +359,7 @@ fn session_prefix(runs: &mut Vec<RecordedRun>, run_id: &str) -> Option<Unit> {
             forms.push(run);
         }
     }
-    Some(Unit {
-        runs: forms,
-        session: true,
-        only: Some(run_id.to_string()),
-    })
+    Some(forms)
 }
 
 /// The selected runs as units, in log order. A session's runs are gathered
@@ -700,6 +735,9 @@ pub struct Replayer {
     sandboxes: HashMap<SandboxKey, Sandbox>,
     /// How many runs may be replayed at once ([`Replayer::with_lanes`]).
     lanes: usize,
+    /// The runs debugging sessions were opened from (their session forms
+    /// up to them), by run id: what [`Replayer::restage`] runs again.
+    debugged: HashMap<String, Vec<RecordedRun>>,
 }
 
 type SandboxKey = (Vec<String>, bool);
@@ -716,6 +754,7 @@ impl Default for Replayer {
     fn default() -> Self {
         Self {
             sandboxes: HashMap::new(),
+            debugged: HashMap::new(),
             lanes: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2)
                 .clamp(1, MAX_LANES),
         }
@@ -743,6 +782,7 @@ impl Replayer {
         runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
+        self.note_debugged(&runs);
         let units = units(runs, selection)?;
         for unit in &units {
             for run in &unit.runs {
@@ -780,6 +820,61 @@ impl Replayer {
         report
     }
 
+    /// Keeps the runs that debugging sessions in `runs` were opened from.
+    fn note_debugged(&mut self, runs: &[RecordedRun]) {
+        for run in runs {
+            let Some(id) = run.debug_of.as_ref().and_then(|d| d["runId"].as_str()) else {
+                continue;
+            };
+            if self.debugged.contains_key(id) {
+                continue;
+            }
+            let Some(at) = runs.iter().position(|r| r.run_id == id) else {
+                continue;
+            };
+            let mut before = runs[..=at].to_vec();
+            let forms = session_forms(&mut before, id).unwrap_or_else(|| vec![runs[at].clone()]);
+            self.debugged.insert(id.to_string(), forms);
+        }
+    }
+
+    /// A debugging session's form that came after the debugger ran the
+    /// debugged program again (`debugOf.restaged`): the same again in the
+    /// session engine first, so that the form meets the environment it met.
+    /// The engine mode the form then runs in, or why it cannot be replayed.
+    fn restage(
+        &self,
+        run: &RecordedRun,
+        sandbox: &Sandbox,
+        mode: EngineMode,
+    ) -> Result<EngineMode, Box<Divergence>> {
+        let Some(debug_of) = run.debug_of.as_ref().filter(|d| d["restaged"] == true) else {
+            return Ok(mode);
+        };
+        if mode == EngineMode::Fresh {
+            return Ok(mode);
+        }
+        let id = debug_of["runId"].as_str().unwrap_or_default();
+        let diverged = |got: Value| Divergence {
+            line: None,
+            seq: None,
+            field: "debugOf".into(),
+            expected: json!(format!("run {id} replayed to where the debugger stood")),
+            got,
+        };
+        let forms = self
+            .debugged
+            .get(id)
+            .ok_or_else(|| Box::new(diverged(json!("no such run in this log"))))?;
+        crate::repl::debug::restage(sandbox, forms.clone(), debug_of)
+            .map_err(|why| Box::new(diverged(json!(why))))?;
+        Ok(if run.session_reset {
+            EngineMode::ResetSession
+        } else {
+            EngineMode::Session
+        })
+    }
+
     fn replay_one(&self, mut run: RecordedRun, mode: EngineMode) -> RunReport {
         // Moved into the bridge, not copied: a long run holds many envelopes.
         let calls = std::mem::take(&mut run.calls);
@@ -802,6 +897,13 @@ impl Replayer {
             run.redaction.clone(),
         ));
         let sandbox = &self.sandboxes[&sandbox_key(&run, mode != EngineMode::Fresh)];
+        let mode = match self.restage(&run, sandbox, mode) {
+            Ok(mode) => mode,
+            Err(d) => {
+                report.divergence = Some(*d);
+                return report;
+            }
+        };
         let output = match run.invalid_utf8_at {
             Some(at) => crate::sandbox::RunOutput::failed(
                 crate::runtime::invalid_utf8(at),

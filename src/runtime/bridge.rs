@@ -49,6 +49,8 @@ pub(crate) struct RunSetup {
     pub on_call: Option<super::OnCall>,
     pub trace: Option<opentelemetry::Context>,
     pub steps: Option<super::StepNames>,
+    /// Calls answered before this host side saw one ([`super::RunHooks::calls_before`]).
+    pub calls_before: usize,
 }
 
 struct State {
@@ -120,7 +122,7 @@ impl CallHost {
             trace: setup.trace,
             steps: setup.steps,
             state: Mutex::new(State {
-                calls: 0,
+                calls: setup.calls_before,
                 executed: 0,
                 effects: Vec::new(),
                 log: Some(log),

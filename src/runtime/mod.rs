@@ -455,20 +455,22 @@ impl Host {
         };
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = run.header(sandbox.action_ids(), &authority, &caller);
+        header.extra = std::mem::take(&mut hooks.header_extra);
         log.append_header(&mut header)?;
 
         let named_steps = hooks.steps.is_some();
         let cancel = hooks.cancel.take();
+        let wrap = hooks.wrap.take();
         let host = run.host_side(registry, authority, hooks, log);
+        let bridge: Arc<dyn crate::sandbox::HostBridge> = match wrap {
+            Some(wrap) => wrap(host.clone()),
+            None => host.clone(),
+        };
         let output = match request.invalid_utf8_at {
             Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
-            None => sandbox.run_cancellable(
-                &request.program,
-                limits,
-                mode,
-                host.clone(),
-                cancel.as_ref(),
-            ),
+            None => {
+                sandbox.run_cancellable(&request.program, limits, mode, bridge, cancel.as_ref())
+            }
         };
         let finished = Utc::now();
         let (mut outcome, mut log) = Outcome::new(output, finished, host.finish());
@@ -637,6 +639,7 @@ impl RunRecord<'_> {
                 principal: self.request.principal.clone(),
                 clock: hooks.clock,
                 on_call: hooks.on_call,
+                calls_before: hooks.calls_before,
                 trace: self.span.clone(),
                 steps: hooks.steps.clone(),
             },
@@ -904,7 +907,24 @@ pub struct RunHooks {
     /// refs and start time come from here, and the run writes no step row of
     /// its own.
     pub steps: Option<StepNames>,
+    /// Stands between the program and the host side: given the run's host
+    /// side, returns the bridge the program's calls go to (`tusk repl
+    /// --run` answers a debugged run's earlier calls from its record and
+    /// passes the later ones on).
+    pub wrap: Option<WrapBridge>,
+    /// Members added to the run's header (`tusk repl --run`: `debugOf`).
+    pub header_extra: serde_json::Map<String, Value>,
+    /// Calls the program made before this host side sees one (answered by
+    /// a [`RunHooks::wrap`] bridge): the first call it sees is this + 1.
+    pub calls_before: usize,
 }
+
+/// See [`RunHooks::wrap`].
+pub type WrapBridge = Arc<
+    dyn Fn(Arc<dyn crate::sandbox::HostBridge>) -> Arc<dyn crate::sandbox::HostBridge>
+        + Send
+        + Sync,
+>;
 
 /// What a call's trajectory row carries under [`RunHooks::steps`].
 #[derive(Clone, Debug, Default)]

@@ -15,6 +15,8 @@ struct Pty {
     session: PtySession,
     /// The session id printed in the banner.
     sid: String,
+    /// What came before the banner (`--run`: the opened run).
+    opening: String,
 }
 
 impl Pty {
@@ -29,12 +31,16 @@ impl Pty {
             .timeout_ms(Some(EXPECT_MS))
             .strip_ansi_escape_codes(true);
         let mut session = rexpect::spawn_with_options(command, options).expect("spawn tusk repl");
-        let (_, matched) = session
+        let (opening, matched) = session
             .exp_regex(r"session session-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9a-f]{12}")
             .expect("banner with the session id");
         let sid = matched.trim_start_matches("session ").to_string();
         session.exp_string("tusk> ").expect("first prompt");
-        Pty { session, sid }
+        Pty {
+            session,
+            sid,
+            opening,
+        }
     }
 
     /// Types `text` and Enter (a carriage return, as a terminal sends it).
@@ -627,5 +633,248 @@ fn script_sigint_stops_the_running_form_and_the_script() {
     assert_eq!(
         classes(&results[1]),
         ["scheme_eval.interrupted".to_string()]
+    );
+}
+
+// ---- debugging a recorded run (`tusk repl --run`, issue 47) ----
+
+/// A copy of `.premath/`'s store files under `rel`, for `:live`.
+fn snapshot(s: &Test, rel: &str) -> String {
+    std::fs::create_dir_all(s.path(rel)).unwrap();
+    for name in ["issues.jsonl", "mutation_policy.json"] {
+        let from = s.path(&format!(".premath/{name}"));
+        if from.exists() {
+            std::fs::copy(from, s.path(&format!("{rel}/{name}"))).unwrap();
+        }
+    }
+    rel.to_string()
+}
+
+/// Three open issues on files.
+fn three_issues() -> Test {
+    let s = Test::on_files();
+    for title in ["one", "two", "three"] {
+        assert!(s.run(&["issue", "add", title]).status.success());
+    }
+    s
+}
+
+/// `tusk replay --session SID --json`: the debugging session replays.
+fn assert_session_replays(s: &Test, sid: &str, forms: usize) {
+    let out = s.run(&["replay", "--json", "--session", sid]);
+    let set: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{set:#}");
+    assert_eq!(set["runCount"], forms, "{set:#}");
+}
+
+/// The forms the debugging session recorded: each header names the run.
+fn debug_forms(s: &Test, sid: &str, run: &str) -> Vec<Value> {
+    let forms: Vec<Value> = s
+        .jsonl(".premath/host_effects.jsonl")
+        .into_iter()
+        .filter(|r| r["kind"] == "premath.scheme_eval.run.v0" && r["sessionId"] == sid)
+        .collect();
+    for form in &forms {
+        assert_eq!(form["debugOf"]["runId"], run, "{form:#}");
+    }
+    forms
+}
+
+#[test]
+fn pty_debugs_a_recorded_failing_run_step_eval_rerun_live() {
+    let s = three_issues();
+    let snap = snapshot(&s, "snap");
+    let digest = s.policy_digest();
+    let program = r#"(define (target) "bd-1")
+(define ready (issue.ready))
+(define shown (issue.show (hash "id" (target))))
+(define claimed (issue.claim_next (hash "assignee" "agent.a")))
+(hash-ref (payload shown) "nope")"#;
+    let (code, recorded) = s.eval(
+        program,
+        &["--policy-digest", &digest, "--instruction-ref", "instr://t"],
+    );
+    assert_eq!((code, &recorded["result"]), (1, &Value::from("rejected")));
+    let run = recorded["runId"].as_str().unwrap().to_string();
+    let store = s.store_bytes();
+    let snap_bytes = std::fs::read(s.path("snap/issues.jsonl")).unwrap();
+
+    let mut p = Pty::start(&s, &["--run", &run]);
+    assert!(
+        p.opening.contains(&format!(
+            "debugging run {run} (3 host call(s) recorded, rejected)"
+        )),
+        "{}",
+        p.opening
+    );
+    // Before its first call, then its second: the recorded envelope shown.
+    p.enter(":step");
+    p.expect("stopped before call 1 of 3: issue.ready");
+    p.prompt();
+    p.enter(":step");
+    p.expect("stopped before call 2 of 3: issue.show");
+    p.expect(r#"args {"id":"bd-1"}"#);
+    p.expect("recorded envelope (what the program will be given):");
+    p.expect(r#""callId": "call-2""#);
+    p.expect(r#""title": "one""#);
+    p.prompt();
+    // The run's environment: what it defined before call 2, with call 1's
+    // recorded answer.
+    p.enter(r#"(list (target) (hash-ref (payload ready) "count"))"#);
+    p.expect(r#"=> ["bd-1",3]"#);
+    p.prompt();
+    // A redefinition, and the run again: call 1 from the record, call 2 parts.
+    p.enter(r#"(define (target) "bd-2")"#);
+    p.expect("; defined target");
+    p.prompt();
+    p.enter(":rerun");
+    p.expect("the run parts from the record at call 2 (issue.show)");
+    p.expect("first difference at call 2: argsDigest: ");
+    p.expect(r#"at id: "bd-1" vs "bd-2""#);
+    p.prompt();
+    // From there on, against a copy of the snapshot: the claim is made there.
+    p.enter(&format!(":live {snap}"));
+    p.expect("live from call 2");
+    p.prompt();
+    p.enter(":break issue.claim_next");
+    p.expect("breakpoints: issue.claim_next");
+    p.prompt();
+    p.enter(":continue");
+    p.expect("stopped before call 3 of 3: issue.claim_next");
+    p.prompt();
+    p.enter(r#"(hash-ref* (payload shown) "issue" "title")"#);
+    p.expect(r#"=> "two""#);
+    p.prompt();
+    p.enter(":continue");
+    p.expect("the run ended after 3 host call(s)");
+    p.expect("issue.claim_next → accepted");
+    p.expect(r#"key not found: "nope""#);
+    p.prompt();
+    p.enter(r#"(hash-ref (payload claimed) "claimed")"#);
+    p.expect("=> true");
+    p.prompt();
+    let sid = p.sid.clone();
+    p.quit();
+
+    // Neither the real store nor the snapshot was written.
+    assert!(s.store_bytes() == store, "the real store was written");
+    assert!(
+        std::fs::read(s.path("snap/issues.jsonl")).unwrap() == snap_bytes,
+        "the snapshot was written"
+    );
+    let forms = debug_forms(&s, &sid, &run);
+    assert_eq!(forms.len(), 4);
+    assert_eq!(forms[0]["debugOf"]["stoppedBefore"], 2);
+    assert_eq!(
+        forms[2]["debugOf"]["patches"][0],
+        r#"(define (target) "bd-2")"#
+    );
+    assert_eq!(forms[3]["debugOf"]["live"]["fromCall"], 2);
+    assert_session_replays(&s, &sid, 4);
+}
+
+#[test]
+fn pty_debugs_a_sessions_third_form_with_its_earlier_definitions() {
+    let s = three_issues();
+    let snap = snapshot(&s, "snap");
+    let (_, results) = crate::observe::mcp_session(
+        &s,
+        &[
+            "(define me \"agent.a\")",
+            "(define (first-ready) (hash-ref (payload (issue.ready)) \"count\"))",
+            "(list me (first-ready) (hash-ref (hash) \"lease\"))",
+        ],
+    );
+    assert_eq!(results[2]["result"], "rejected", "{:#}", results[2]);
+    let run = results[2]["runId"].as_str().unwrap().to_string();
+    let store = s.store_bytes();
+
+    let mut p = Pty::start(&s, &["--run", &run]);
+    assert!(
+        p.opening.contains("form 3 of session mcp-"),
+        "{}",
+        p.opening
+    );
+    // The session's earlier forms ran: their definitions are there.
+    p.enter("(string-append me \"!\")");
+    p.expect(r#"=> "agent.a!""#);
+    p.prompt();
+    p.enter(":step");
+    p.expect("stopped before call 1 of 1: issue.ready");
+    p.expect(r#""count": 3"#);
+    p.prompt();
+    // A definition of an earlier form's, retyped: the run parts at call 1.
+    p.enter("(define (first-ready) (hash-ref (payload (issue.list)) \"count\"))");
+    p.expect("; defined first-ready");
+    p.prompt();
+    p.enter(":rerun");
+    p.expect("the run parts from the record at call 1 (issue.list)");
+    p.expect(r#"first difference at call 1: action: "issue.ready" vs "issue.list""#);
+    p.prompt();
+    p.enter(&format!(":live {snap}"));
+    p.expect("live from call 1");
+    p.prompt();
+    p.enter(":continue");
+    p.expect("the run ended after 1 host call(s)");
+    p.expect("issue.list → accepted");
+    p.expect(r#"key not found: "lease""#);
+    p.prompt();
+    let sid = p.sid.clone();
+    p.quit();
+
+    assert!(s.store_bytes() == store, "the real store was written");
+    let forms = debug_forms(&s, &sid, &run);
+    assert_eq!(forms.len(), 2);
+    assert_eq!(forms[0]["debugOf"]["stoppedBefore"], 0);
+    assert_session_replays(&s, &sid, 2);
+}
+
+#[test]
+fn debugging_errors_say_what_to_do() {
+    let s = Test::on_files();
+    let (code, recorded) = s.eval("(+ 1 2)", &[]);
+    assert_eq!(code, 0);
+    let run = recorded["runId"].as_str().unwrap();
+    // An unknown run: not started, and how to list the runs.
+    let (code, _, err) = script(&s, &["--run", "run-nope"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no run run-nope in the effect log"), "{err}");
+    assert!(err.contains("tusk replay --verify"), "{err}");
+    // Debugging commands with no run open.
+    for command in [
+        ":step",
+        ":continue",
+        ":rerun",
+        ":break issue.list",
+        ":live snap",
+    ] {
+        let (code, _, err) = script(&s, &[], &format!("{command}\n"));
+        assert_eq!(code, 1, "{command}: {err}");
+        assert!(err.contains("`:open RUN` first"), "{command}: {err}");
+    }
+    std::fs::create_dir_all(s.path("snap")).unwrap();
+    let (code, out, err) = script(
+        &s,
+        &["--load-root", "."],
+        &format!(":open\n:open run-nope\n:open {run}\n:live nowhere\n:live ..\n:continue\n:step\n"),
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("usage: :open RUN"), "{err}");
+    assert!(err.contains(":open: no run run-nope"), "{err}");
+    assert!(err.contains("snapshot nowhere: No such file"), "{err}");
+    assert!(
+        err.contains("snapshot .. is outside the load root"),
+        "{err}"
+    );
+    assert!(out.contains("the run ended after 0 host call(s)"), "{out}");
+    assert!(out.contains("=> 3"), "{out}");
+    assert!(err.contains("the run has ended"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A scripted session reads no snapshot unless the operator said where.
+    let (code, _, err) = script(&s, &["--run", run], ":live snap\n");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("start tusk repl with --load-root DIR"),
+        "{err}"
     );
 }

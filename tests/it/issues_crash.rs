@@ -283,6 +283,8 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
 /// (`tests/mcp/server_killed_mid_batch.py`).
 #[test]
 fn a_server_killed_mid_batch_loses_no_acknowledged_mutation() {
+    // A server, 8 agents and a command-line loop: the whole machine.
+    let _heavy = crate::common::heavy();
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp/server_killed_mid_batch.py");
     let out = std::process::Command::new("python3")

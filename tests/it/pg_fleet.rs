@@ -405,6 +405,7 @@ fn overlapping_label_groups_still_claim_each_issue_once() {
 /// agents, and no call fails (issue 50).
 #[test]
 fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
+    let _heavy = crate::common::heavy();
     let db = TestDb::new();
     let t = Test::on_files();
     // A generator of its own (the benchmark's default lives outside the

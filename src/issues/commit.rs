@@ -141,6 +141,7 @@ pub(crate) fn mutate<T>(
     let started = Instant::now();
     let mut state = group.lock();
     state = group.hold_lock_file(state, path, started, timeout)?;
+    // The whole wait: for this process's other mutations and for the lock file.
     crate::telemetry::record::lock_waited(started.elapsed());
     let store = state.store.as_mut().expect("read under the lock");
     let (out, edit) = store.with_dependent(|_, store| apply(store));

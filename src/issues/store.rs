@@ -776,10 +776,7 @@ pub(super) fn acquire_lock(path: &Path, timeout: Duration) -> Result<LockGuard, 
     let mut pause = Duration::from_millis(1);
     loop {
         match FileExt::try_lock(&file) {
-            Ok(()) => {
-                crate::telemetry::record::lock_waited(started.elapsed());
-                return Ok(LockGuard(file));
-            }
+            Ok(()) => return Ok(LockGuard(file)),
             Err(fs4::TryLockError::WouldBlock) => {}
             Err(fs4::TryLockError::Error(e)) => return Err(StoreError::io(&lock_file, e)),
         }

@@ -26,10 +26,8 @@ use serde_json::{json, Value};
 /// Runs listed unless `runs` says otherwise, and at most.
 const DEFAULT_RUNS: u64 = 25;
 const MAX_RUNS: u64 = 200;
-/// Trajectory rows read from the log's end unless `rows` says otherwise,
-/// and at most (the trajectory page's bounds); rows listed at most.
-const DEFAULT_ROWS: u64 = 20_000;
-const MAX_ROWS: u64 = 100_000;
+/// Trajectory rows listed at most (rows read: the trajectory page's bounds,
+/// [`super::trajectory::DEFAULT_ROWS`] and [`super::trajectory::MAX_ROWS`]).
 const LISTED_ROWS: usize = 50;
 /// Dependents and comments listed at most (a hub issue can have thousands).
 const MAX_LISTED: usize = 500;
@@ -40,7 +38,13 @@ const SHOWN_ELSEWHERE: [&str; 6] = ["id", "title", "labels", "dependencies", "co
 /// The issue page of `id`.
 pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> {
     let runs_limit = number(params, "runs", DEFAULT_RUNS, MAX_RUNS)?.max(1) as usize;
-    let max_rows = number(params, "rows", DEFAULT_ROWS, MAX_ROWS)?.max(1) as usize;
+    let max_rows = number(
+        params,
+        "rows",
+        super::trajectory::DEFAULT_ROWS,
+        super::trajectory::MAX_ROWS,
+    )?
+    .max(1) as usize;
     let before = before_of(params)?;
     let parsed = o.store()?;
     let store = parsed.borrow_dependent();

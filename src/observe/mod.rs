@@ -364,34 +364,20 @@ async fn trajectory_page(State(o): Shared, Query(p): Query<Params>, h: HeaderMap
     respond(json, blocking(move || trajectory::page(&o, &p)).await)
 }
 
-async fn graph_page(
-    State(o): Shared,
-    UrlPath(id): UrlPath<String>,
-    Query(p): Query<Params>,
-    h: HeaderMap,
-) -> Response {
-    let json = wants_json(&h, &p);
-    respond(json, blocking(move || graph::page(&o, &id, &p)).await)
-}
-
-async fn issue_page(
-    State(o): Shared,
-    UrlPath(id): UrlPath<String>,
-    Query(p): Query<Params>,
-    h: HeaderMap,
-) -> Response {
-    let json = wants_json(&h, &p);
-    respond(json, blocking(move || issue::page(&o, &id, &p)).await)
-}
-
-async fn session_page(
-    State(o): Shared,
-    UrlPath(id): UrlPath<String>,
-    Query(p): Query<Params>,
-    h: HeaderMap,
-) -> Response {
-    let json = wants_json(&h, &p);
-    respond(json, blocking(move || session::page(&o, &id, &p)).await)
+/// The route of a page about one thing (`/issues/{id}`, its graph,
+/// `/sessions/{id}`): `make` builds it off the async threads.
+fn page_by_id(
+    make: fn(&Observer, &str, &Params) -> Result<Page, PageError>,
+) -> axum::routing::MethodRouter<Arc<Observer>> {
+    get(
+        move |State(o): Shared,
+              UrlPath(id): UrlPath<String>,
+              Query(p): Query<Params>,
+              h: HeaderMap| async move {
+            let json = wants_json(&h, &p);
+            respond(json, blocking(move || make(&o, &id, &p)).await)
+        },
+    )
 }
 
 async fn asset(UrlPath(name): UrlPath<String>) -> Response {
@@ -446,9 +432,9 @@ pub fn router(observer: Arc<Observer>) -> axum::Router {
         .route("/runs/{id}", get(run_page))
         .route("/runs/{id}/replay", post(replay_run))
         .route("/trajectory", get(trajectory_page))
-        .route("/issues/{id}", get(issue_page))
-        .route("/issues/{id}/graph", get(graph_page))
-        .route("/sessions/{id}", get(session_page))
+        .route("/issues/{id}", page_by_id(issue::page))
+        .route("/issues/{id}/graph", page_by_id(graph::page))
+        .route("/sessions/{id}", page_by_id(session::page))
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .with_state(observer)

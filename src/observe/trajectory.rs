@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 
 /// Rows read unless `rows` says otherwise, and at most.
-const DEFAULT_ROWS: u64 = 20_000;
-const MAX_ROWS: u64 = 100_000;
+pub(super) const DEFAULT_ROWS: u64 = 20_000;
+pub(super) const MAX_ROWS: u64 = 100_000;
 /// Hours plotted unless `hours` says otherwise, and at most.
 const DEFAULT_HOURS: u64 = 48;
 const MAX_HOURS: u64 = 720;

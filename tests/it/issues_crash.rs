@@ -285,19 +285,6 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
 fn a_server_killed_mid_batch_loses_no_acknowledged_mutation() {
     // A server, 8 agents and a command-line loop: the whole machine.
     let _heavy = crate::common::heavy();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mcp/server_killed_mid_batch.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(crate::common::BIN)
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = crate::common::python_script("tests/mcp/server_killed_mid_batch.py", &[]);
     assert!(stdout.contains("ok: "), "{stdout}");
 }

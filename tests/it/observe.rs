@@ -200,12 +200,7 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
 
     // Runs: newest first, with result, classes, calls and a link.
     let runs = get_json(&server, "/runs");
-    let ids: Vec<&str> = runs["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["runId"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = run_ids(&runs["items"]);
     assert_eq!(
         ids,
         [
@@ -642,12 +637,7 @@ fn an_issue_page_shows_its_fields_comments_edges_lease_runs_and_trajectory() {
     assert_eq!(dependents, [("bd-2", "blocks"), ("bd-3", "blocks")]);
     // The runs that touched it: by a call's arguments and by authority,
     // newest first; not the run that only read the queue.
-    let runs: Vec<&str> = page["runs"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["runId"].as_str().unwrap())
-        .collect();
+    let runs: Vec<&str> = run_ids(&page["runs"]["items"]);
     assert_eq!(
         runs,
         [
@@ -808,6 +798,14 @@ fn the_queue_shows_work_in_progress_and_who_holds_it() {
     assert!(html.contains("agent.&lt;x&gt;") && !html.contains("agent.<x>"));
 }
 
+/// The `runId` of each item of a list in a page's JSON.
+fn run_ids(list: &Value) -> Vec<&str> {
+    let items = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"));
+    items.iter().map(|r| r["runId"].as_str().unwrap()).collect()
+}
+
 /// Opens an MCP session in one `tusk mcp` process over stdio and runs
 /// `forms` in it, in order; returns the session id and each form's result
 /// (its `structuredContent`).
@@ -900,12 +898,7 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
         [(1, forms[0]), (2, forms[1]), (3, forms[2])],
         "{page:#}"
     );
-    let ids: Vec<&str> = page["forms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["runId"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = run_ids(&page["forms"]);
     assert!(!ids.contains(&before["runId"].as_str().unwrap()));
     assert!(!ids.contains(&after["runId"].as_str().unwrap()));
     assert_eq!(page["forms"][2]["result"], "rejected");

@@ -422,29 +422,23 @@ fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
          \x20           row['dependencies'] = [{'issue_id': f'bd-{i}', 'depends_on_id': f'bd-{i - 1}', 'type': 'blocks'}]\n\
          \x20       f.write(json.dumps(row) + '\\n')\n",
     );
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/fleet_mcp.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(crate::common::BIN)
-        .args([
-            "--agents",
-            "8",
-            "--seconds",
-            "3",
-            "--issues",
-            "400",
-            "--json",
-        ])
-        .arg("--pg-url")
-        .arg(&db.url)
-        .arg("--gen")
-        .arg(&gen)
-        .env_remove("TUSK_STORE")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let args = [
+        "--agents",
+        "8",
+        "--seconds",
+        "3",
+        "--issues",
+        "400",
+        "--json",
+        "--pg-url",
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    args.extend([
+        std::ffi::OsStr::new(&db.url),
+        "--gen".as_ref(),
+        gen.as_os_str(),
+    ]);
+    let stdout = crate::common::python_script("bench/fleet_mcp.py", &args);
     let rows: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -23,6 +23,28 @@ pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Runs `script` (a path in this repository) with the machine's `python3`,
+/// this build's `tusk` as its first argument, then `args`, without the
+/// caller's `TUSK_STORE`; its standard output, once it has exited 0 (else
+/// the test fails with both streams).
+pub fn python_script(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(script))
+        .arg(BIN)
+        .args(args)
+        .env_remove("TUSK_STORE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script}: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 pub fn read_jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()

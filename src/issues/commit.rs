@@ -526,6 +526,35 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_group_gives_the_lock_file_to_another_writer_in_turn() {
+        let (_dir, path) = store_with(&format!("{}\n", line("a")));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (taken, waited) = std::thread::scope(|scope| {
+            for k in 0..4 {
+                let (path, stop) = (&path, &stop);
+                scope.spawn(move || {
+                    for n in 0.. {
+                        if stop.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        append(path, &format!("w{k}-{n}")).unwrap();
+                    }
+                });
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            // Another process's writer: a descriptor of its own on the lock
+            // file (`flock` locks belong to an open file, not a process).
+            let started = Instant::now();
+            let taken = acquire_lock(&path, Duration::from_secs(3)).is_ok();
+            let waited = started.elapsed();
+            stop.store(true, Ordering::SeqCst);
+            (taken, waited)
+        });
+        assert!(taken, "the lock file was not given up in {waited:?}");
+        assert!(ids(&path).len() > 10, "the group was not busy");
+    }
+
+    #[test]
     fn an_edit_in_place_that_keeps_size_and_clock_is_seen() {
         let (_dir, path) = store_with(&format!("{}\n", line("a")));
         assert_eq!(append(&path, "b").unwrap(), ["a"]);

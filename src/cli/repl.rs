@@ -413,21 +413,24 @@ impl Repl {
     /// The snapshot `:live` may read: a directory under the load root, as
     /// for `:load` (a scripted session reads none without `--load-root`).
     fn snapshot_dir(&self, dir: &Path) -> Result<PathBuf, String> {
-        let Some(root) = &self.load_root else {
-            return Err(
-                "reading a snapshot is off in a scripted session; start tusk repl with --load-root DIR to allow snapshots under DIR"
-                    .to_string(),
-            );
-        };
-        let real = dir
-            .canonicalize()
-            .map_err(|e| format!("snapshot {}: {e}", dir.display()))?;
-        if !real.starts_with(root) {
-            return Err(format!(
+        self.under_load_root(dir).map_err(|e| match e {
+            Unreadable::Off => "reading a snapshot is off in a scripted session; start tusk repl with --load-root DIR to allow snapshots under DIR".to_string(),
+            Unreadable::Unresolved(e) => format!("snapshot {}: {e}", dir.display()),
+            Unreadable::Outside(root) => format!(
                 "snapshot {} is outside the load root {}; start tusk repl with --load-root to allow another directory",
                 dir.display(),
                 root.display()
-            ));
+            ),
+        })
+    }
+
+    /// `path` with its links resolved, when it lies under the load root: the
+    /// one rule for what `:load` and `:live` may read.
+    fn under_load_root(&self, path: &Path) -> Result<PathBuf, Unreadable> {
+        let root = self.load_root.as_ref().ok_or(Unreadable::Off)?;
+        let real = path.canonicalize().map_err(Unreadable::Unresolved)?;
+        if !real.starts_with(root) {
+            return Err(Unreadable::Outside(root.clone()));
         }
         Ok(real)
     }
@@ -435,22 +438,15 @@ impl Repl {
     /// The text of a file `:load` may read: under the load root (after
     /// resolving links), a regular file of sane size, UTF-8.
     fn loadable(&self, path: &Path) -> Result<String, String> {
-        let Some(root) = &self.load_root else {
-            return Err(
-                "loading files is off in a scripted session; start tusk repl with --load-root DIR to allow files under DIR"
-                    .to_string(),
-            );
-        };
-        let real = path
-            .canonicalize()
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if !real.starts_with(root) {
-            return Err(format!(
+        let real = self.under_load_root(path).map_err(|e| match e {
+            Unreadable::Off => "loading files is off in a scripted session; start tusk repl with --load-root DIR to allow files under DIR".to_string(),
+            Unreadable::Unresolved(e) => format!("cannot read {}: {e}", path.display()),
+            Unreadable::Outside(root) => format!(
                 "{} is outside the load root {}; start tusk repl with --load-root to allow another directory",
                 path.display(),
                 root.display()
-            ));
-        }
+            ),
+        })?;
         let meta =
             std::fs::metadata(&real).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if !meta.is_file() {
@@ -598,6 +594,15 @@ impl Repl {
 }
 
 /// Every form of a text, the unbalanced rest included as a last form.
+/// Why a path is not one `:load` or `:live` may read.
+enum Unreadable {
+    /// No load root: a scripted session without `--load-root`.
+    Off,
+    Unresolved(std::io::Error),
+    /// Outside this load root.
+    Outside(PathBuf),
+}
+
 fn all_forms(text: &str) -> Vec<Form> {
     let split = forms::split(text);
     let mut all = split.forms;

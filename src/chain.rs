@@ -77,9 +77,11 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 
 /// 32 bytes from a key file holding 64 hex digits (and an optional newline).
 fn read_key_bytes(path: &Path) -> Result<[u8; 32], KeyError> {
-    let text = std::fs::read_to_string(path).map_err(|source| KeyError::Read {
-        path: path.to_path_buf(),
-        source,
+    let text = crate::files::read_to_string(path, crate::files::CONFIG_MAX).map_err(|source| {
+        KeyError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     unhex(&text)
         .and_then(|b| <[u8; 32]>::try_from(b).ok())

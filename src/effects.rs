@@ -341,7 +341,7 @@ pub fn read_log(path: &Path) -> Result<LogContents, EffectLogError> {
 }
 
 fn read_log_as<R: ParsedRow>(path: &Path) -> Result<LogContents<R>, EffectLogError> {
-    let bytes = std::fs::read(path).map_err(|source| EffectLogError::Read {
+    let bytes = crate::files::read(path).map_err(|source| EffectLogError::Read {
         path: path.to_path_buf(),
         source,
     })?;

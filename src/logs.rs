@@ -53,7 +53,7 @@ impl LogStore {
     /// The file's read error, or a database error.
     pub fn read(&self) -> Result<Option<Vec<u8>>, LogReadError> {
         match self {
-            LogStore::File(path) => match std::fs::read(path) {
+            LogStore::File(path) => match crate::files::read(path) {
                 Ok(bytes) => Ok(Some(bytes)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(e.into()),

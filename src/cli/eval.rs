@@ -8,7 +8,6 @@ use crate::runtime::{Host, HostConfig, Request};
 use crate::sandbox::LimitsOverride;
 use clap::Args;
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Flags of `tusk eval` (and `tusk repl`, which shares the host setup).
@@ -159,13 +158,11 @@ fn unusable_as(json: bool, class: &'static str, message: impl std::fmt::Display)
 /// The bytes of FILE, or of stdin for `-`.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        Ok(bytes)
+        crate::files::read_stdin(crate::files::INPUT_MAX)
+            .map_err(|e| format!("cannot read stdin: {e}"))
     } else {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        crate::files::read_capped(path, crate::files::INPUT_MAX)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
 }
 

@@ -51,7 +51,8 @@ fn load(store: &IssueStore) -> Result<Option<Memory>, String> {
 
 fn read_events(path: &Path) -> Result<Vec<events::Event>, String> {
     let shown = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("failed to load {shown}: {e}"))?;
+    let bytes = crate::files::read_capped(path, crate::files::DATA_MAX)
+        .map_err(|e| format!("failed to load {shown}: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
             "failed to load {shown}: contains non-UTF-8 byte sequence(s) (at byte {})",
@@ -149,7 +150,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 fn read_cache(path: &Path) -> Option<CacheEntry> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::files::read_to_string(path, crate::files::CONFIG_MAX).ok()?;
     let entry: CacheEntry = serde_json::from_str(&text).ok()?;
     (entry.schema == CACHE_SCHEMA).then_some(entry)
 }

@@ -579,7 +579,7 @@ fn read_notes(file: &Path) -> Result<String, String> {
             .map_err(|e| format!("failed to read notes from stdin: {e}"))?;
         Ok(text)
     } else {
-        std::fs::read_to_string(file)
+        crate::files::read_to_string(file, crate::files::INPUT_MAX)
             .map_err(|e| format!("failed to read notes file `{}`: {e}", file.display()))
     }
 }

@@ -5,7 +5,6 @@ use crate::canonical;
 use crate::typestate::{self, conformance};
 use clap::{Args, Subcommand};
 use serde_json::Value;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// Check one turn's tool-calling evidence for typestate join closure.
@@ -62,13 +61,11 @@ fn invalid(message: impl std::fmt::Display) -> CliError {
 
 fn read_input(path: &Path) -> Result<Value, String> {
     let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
+        let bytes = crate::files::read_stdin(crate::files::INPUT_MAX)
             .map_err(|e| format!("input: cannot read stdin: {e}"))?;
-        text
+        String::from_utf8(bytes).map_err(|e| format!("input: stdin is not UTF-8: {e}"))?
     } else {
-        std::fs::read_to_string(path)
+        crate::files::read_to_string(path, crate::files::INPUT_MAX)
             .map_err(|e| format!("input: cannot read {}: {e}", path.display()))?
     };
     serde_json::from_str(&text).map_err(|e| format!("input: not valid JSON: {e}"))

@@ -6,8 +6,10 @@
 //! The result replaces OURS (git's convention; `--output` writes it
 //! elsewhere), atomically (temp file in its directory, fsync, rename). Every
 //! decision goes to stderr and, with `--report FILE`, into a JSON report.
-//! Exit 0 when merged (the store never holds conflict markers); 2 when an
-//! input is not a store, with nothing written.
+//! Exit 0 when merged (the store never holds conflict markers); 1 when the
+//! merge would delete most of a side's issues and was not told to
+//! (`--allow-deletions`), 2 when an input is not a store; nothing written
+//! in either case.
 
 use super::{CliError, Exit};
 use crate::issues::merge::{merge, Merged};
@@ -41,7 +43,14 @@ pub struct MergeDriverArgs {
     /// Write the merged store here instead of over OURS.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Take a merge that deletes most of a side's issues (refused otherwise,
+    /// and git reports a conflict); also `TUSK_MERGE_ALLOW_DELETIONS=1`.
+    #[arg(long)]
+    pub allow_deletions: bool,
 }
+
+/// The variable that allows a mass deletion when git runs the driver.
+pub const ALLOW_DELETIONS_ENV: &str = "TUSK_MERGE_ALLOW_DELETIONS";
 
 const CONTEXT: &str = "tusk merge-driver";
 
@@ -87,7 +96,20 @@ pub fn run(args: &MergeDriverArgs) -> Result<Exit, CliError> {
         )
         .with_class(e.class())
     })?;
-    let shown = args.path.as_deref().unwrap_or(".premath/issues.jsonl");
+    let shown = crate::terminal::field(args.path.as_deref().unwrap_or(".premath/issues.jsonl"));
+    let shown = shown.as_ref();
+    let allowed = args.allow_deletions
+        || std::env::var(ALLOW_DELETIONS_ENV).is_ok_and(|v| v == "1" || v == "true");
+    if let Some(why) = merged.mass_deletion().filter(|_| !allowed) {
+        return Err(CliError::refused(
+            CONTEXT,
+            format_args!(
+                "{shown}: {why}; nothing written (git reports a conflict). If the deletion is meant, \
+                 merge again with {ALLOW_DELETIONS_ENV}=1 (or `tusk merge-driver --allow-deletions`)"
+            ),
+        )
+        .with_class(IssueClass::MergeMassDeletion.as_str()));
+    }
     let mut err = std::io::stderr().lock();
     for d in &merged.decisions {
         let field = d

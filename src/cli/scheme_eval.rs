@@ -69,12 +69,13 @@ fn premath_error(class: &'static str, message: &str) -> CliError {
 
 /// A file read and parsed as JSON, with premath's messages.
 fn read_json(path: &str, label: &str) -> Result<Value, CliError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        CliError::refused(
-            "error",
-            format_args!("failed to read {label} at {path}: {e}"),
-        )
-    })?;
+    let bytes = crate::files::read_capped(std::path::Path::new(path), crate::files::INPUT_MAX)
+        .map_err(|e| {
+            CliError::refused(
+                "error",
+                format_args!("failed to read {label} at {path}: {e}"),
+            )
+        })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         CliError::refused(
             "error",

@@ -213,7 +213,7 @@ impl RetryPolicy {
     /// `retry_policy_io_error`, `retry_policy_invalid_json`, or the
     /// validation classes of [`RetryPolicy::from_document`].
     pub fn load(path: &Path) -> Result<Self, RetryError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::files::read_to_string(path, crate::files::CONFIG_MAX) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::builtin()),
             Err(e) => {

@@ -254,7 +254,7 @@ pub struct SessionDoc<'a> {
 
 /// Reads the session at `path`; `None` when the file does not exist.
 pub fn read(path: &Path) -> Result<Option<Session>, SessionError> {
-    let text = match crate::files::read_to_string(path) {
+    let text = match crate::files::read_to_string(path, crate::files::INPUT_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {

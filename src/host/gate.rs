@@ -172,7 +172,7 @@ impl MutationPolicy {
     /// default allowing `mutations`, a [`PolicyFile::Named`] one an error.
     pub fn load(file: &PolicyFile, mutations: &[String]) -> Result<Self, PolicyError> {
         let path = file.path();
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::files::read_to_string(path, crate::files::CONFIG_MAX) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return match file {

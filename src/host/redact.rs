@@ -15,6 +15,19 @@
 //! is never redacted again: a program replayed against a redacted payload
 //! passes the marker on and reaches the same digest.
 //!
+//! A rule names a property by its canonical name; it meets the value under
+//! every spelling a program can write (issue 55): a member matches a path
+//! segment when both are the same letters and digits in any case with any
+//! separators (`acceptance_criteria`, `AcceptanceCriteria`,
+//! `acceptance-criteria` for `acceptanceCriteria`), at every depth, and a
+//! top-level argument also when the action's schema makes it another name
+//! of the property (`x-aliases`: `id` for `issueId`). The runtime renames
+//! arguments to their canonical names before recording them
+//! (`registry::canonical_args`), so the log names the property the rule
+//! names; the loose match covers what that renaming leaves (two spellings
+//! of one key in one call, nested members, payloads). Over-matching only
+//! ever hides more.
+//!
 //! What it does not hide: the program text (recorded whole), and a value
 //! the program copies into an argument or payload path no rule names. A
 //! low-entropy secret (a PIN) can be found from its digest by trying every
@@ -127,27 +140,60 @@ impl Redaction {
     }
 
     /// The arguments as recorded: `None` when no rule touches them.
-    pub fn args(&self, action: &str, args: Option<&Value>) -> Option<Option<Value>> {
+    /// `schema` is the action's argument schema, when known: its aliases
+    /// make a top-level key match the property it names.
+    pub fn args(
+        &self,
+        action: &str,
+        args: Option<&Value>,
+        schema: Option<&Value>,
+    ) -> Option<Option<Value>> {
         let rule = self.rules.get(action).filter(|r| !r.args.is_empty())?;
-        Some(args.map(|a| apply(a, &rule.args)))
+        let properties = schema.and_then(|s| s["properties"].as_object());
+        Some(args.map(|a| apply(a, &rule.args, properties)))
     }
 
     /// The payload as recorded: `None` when no rule touches it.
     pub fn payload(&self, action: &str, payload: &Value) -> Option<Value> {
         let rule = self.rules.get(action).filter(|r| !r.payload.is_empty())?;
-        Some(apply(payload, &rule.payload))
+        Some(apply(payload, &rule.payload, None))
     }
 }
 
-fn apply(value: &Value, paths: &[Vec<String>]) -> Value {
+fn apply(
+    value: &Value,
+    paths: &[Vec<String>],
+    properties: Option<&serde_json::Map<String, Value>>,
+) -> Value {
     let mut out = value.clone();
     for path in paths {
-        redact_at(&mut out, path);
+        redact_at(&mut out, path, properties);
     }
     out
 }
 
-fn redact_at(value: &mut Value, path: &[String]) {
+/// A name's letters and digits, lowercased: every spelling of one name.
+fn loose(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether member `key` is what path segment `segment` names; at the top
+/// level of arguments, `properties` adds the schema's other names.
+fn names(key: &str, segment: &str, properties: Option<&serde_json::Map<String, Value>>) -> bool {
+    loose(key) == loose(segment)
+        || properties
+            .and_then(|p| crate::host::registry::canonical_name(p, key))
+            .is_some_and(|canonical| loose(canonical) == loose(segment))
+}
+
+fn redact_at(
+    value: &mut Value,
+    path: &[String],
+    properties: Option<&serde_json::Map<String, Value>>,
+) {
     let Some((head, rest)) = path.split_first() else {
         if !is_marker(value) {
             *value = marker(value);
@@ -155,16 +201,18 @@ fn redact_at(value: &mut Value, path: &[String]) {
         return;
     };
     match (value, head.as_str()) {
-        (Value::Object(map), "*") => map.values_mut().for_each(|v| redact_at(v, rest)),
-        (Value::Array(items), "*") => items.iter_mut().for_each(|v| redact_at(v, rest)),
+        (Value::Object(map), "*") => map.values_mut().for_each(|v| redact_at(v, rest, None)),
+        (Value::Array(items), "*") => items.iter_mut().for_each(|v| redact_at(v, rest, None)),
         (Value::Object(map), key) => {
-            if let Some(v) = map.get_mut(key) {
-                redact_at(v, rest);
+            for (k, v) in map.iter_mut() {
+                if names(k, key, properties) {
+                    redact_at(v, rest, None);
+                }
             }
         }
         (Value::Array(items), index) => {
             if let Some(v) = index.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
-                redact_at(v, rest);
+                redact_at(v, rest, None);
             }
         }
         _ => {}
@@ -184,15 +232,15 @@ mod tests {
         .unwrap();
         let args =
             json!({"id": "bd-1", "notes": "s3cret", "fields": {"a": {"secret": 1}, "b": {}}});
-        let once = r.args("issue.update", Some(&args)).unwrap().unwrap();
+        let once = r.args("issue.update", Some(&args), None).unwrap().unwrap();
         assert_eq!(once["id"], "bd-1");
         assert!(is_marker(&once["notes"]));
         assert!(is_marker(&once["fields"]["a"]["secret"]));
         assert_eq!(once["fields"]["b"], json!({}));
         assert!(!once.to_string().contains("s3cret"));
-        let twice = r.args("issue.update", Some(&once)).unwrap().unwrap();
+        let twice = r.args("issue.update", Some(&once), None).unwrap().unwrap();
         assert_eq!(once, twice);
-        assert_eq!(r.args("issue.show", Some(&args)), None);
+        assert_eq!(r.args("issue.show", Some(&args), None), None);
         let payload = json!({"issues": [{"id": "a", "notes": "x"}, {"id": "b"}]});
         let p = r.payload("issue.list", &payload).unwrap();
         assert!(is_marker(&p["issues"][0]["notes"]));

@@ -429,12 +429,48 @@ pub fn resolved<'s>(root: &'s Value, prop: &'s Value) -> &'s Value {
     at
 }
 
-/// A key in another case style (`lease_ttl_seconds`, premath's snake_case)
-/// stands for the property it spells; so does a key's other name
-/// (`x-aliases` in its schema: `id` for `issueId`). Either only when the
-/// property itself is not given.
-fn normalize_keys(map: &mut Map<String, Value>, properties: &Map<String, Value>) {
+/// The property a key stands for: itself when it is one, else the one
+/// property it spells in another case style (`lease_ttl_seconds`,
+/// premath's snake_case; `Acceptance-Criteria`), else the property it is
+/// another name of (`x-aliases` in its schema: `id` for `issueId`).
+pub fn canonical_name<'p>(properties: &'p Map<String, Value>, key: &str) -> Option<&'p str> {
     use crate::spelling::squash;
+    if let Some((name, _)) = properties.get_key_value(key) {
+        return Some(name);
+    }
+    let wanted = squash(key, "_-");
+    let mut same = properties.keys().filter(|p| squash(p, "_-") == wanted);
+    if let (Some(name), None) = (same.next(), same.next()) {
+        return Some(name);
+    }
+    properties.iter().find_map(|(name, prop)| {
+        prop["x-aliases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|a| a.as_str() == Some(key))
+            .then_some(name.as_str())
+    })
+}
+
+/// `args` with each key renamed to the property it stands for
+/// ([`canonical_name`]), where that property is not given under its own
+/// name: what the action receives, and what the logs record (so a policy's
+/// redaction rule, which names the property, meets every spelling of it).
+pub fn canonical_args(schema: &Value, args: Option<Value>) -> Option<Value> {
+    match args {
+        Some(Value::Object(mut map)) => {
+            let empty = Map::new();
+            normalize_keys(&mut map, schema["properties"].as_object().unwrap_or(&empty));
+            Some(Value::Object(map))
+        }
+        other => other,
+    }
+}
+
+/// Renames each key that stands for a property ([`canonical_name`]) to the
+/// property's name, only when the property itself is not given.
+fn normalize_keys(map: &mut Map<String, Value>, properties: &Map<String, Value>) {
     // Most calls name only known keys: then there is nothing to do (this
     // runs on every host call).
     let unknown: Vec<String> = map
@@ -442,29 +478,13 @@ fn normalize_keys(map: &mut Map<String, Value>, properties: &Map<String, Value>)
         .filter(|k| !properties.contains_key(*k))
         .cloned()
         .collect();
-    if unknown.is_empty() {
-        return;
-    }
     for key in unknown {
-        let wanted = squash(&key, "_-");
-        let mut same = properties.keys().filter(|p| squash(p, "_-") == wanted);
-        if let (Some(name), None) = (same.next(), same.next()) {
-            if !map.contains_key(name) {
-                if let Some(v) = map.remove(&key) {
-                    map.insert(name.clone(), v);
-                }
-            }
-        }
-    }
-    for (name, prop) in properties {
-        for alias in prop["x-aliases"].as_array().into_iter().flatten() {
-            let Some(alias) = alias.as_str() else {
-                continue;
-            };
-            if !map.contains_key(name) {
-                if let Some(v) = map.remove(alias) {
-                    map.insert(name.clone(), v);
-                }
+        let Some(name) = canonical_name(properties, &key) else {
+            continue;
+        };
+        if !map.contains_key(name) {
+            if let Some(v) = map.remove(&key) {
+                map.insert(name.to_string(), v);
             }
         }
     }

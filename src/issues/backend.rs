@@ -83,7 +83,7 @@ fn query_projection(path: &Path, memory: &IssueStore, authority_ref: Option<&str
     let mut error: Option<String> = None;
     let mut state = if exists { "unknown" } else { "missing" };
     if exists {
-        match std::fs::read(path) {
+        match crate::files::read(path) {
             Err(e) => error = Some(format!("failed to read {}: {e}", path.display())),
             Ok(bytes) => {
                 // What can be read even from a payload that does not parse whole.

@@ -66,7 +66,45 @@ pub fn driver_command() -> String {
         .ok()
         .and_then(|p| p.canonicalize().ok())
         .map_or_else(|| "tusk".to_string(), |p| p.display().to_string());
-    format!("{} merge-driver %O %A %B %P", shell_quote(&exe))
+    // git expands `%` sequences in the driver's command line: a `%` of the
+    // path is written `%%`.
+    format!(
+        "{} merge-driver %O %A %B %P",
+        shell_quote(&exe).replace('%', "%%")
+    )
+}
+
+/// `path` as a `.gitattributes` pattern that matches exactly that path:
+/// glob characters escaped with a backslash, and the whole pattern quoted
+/// C-style (which git reads since 2.13) when it holds a space, a quote, a
+/// backslash, a byte outside printable ASCII, or starts with `#` or `!`.
+pub fn attribute_pattern(path: &str) -> String {
+    let mut globbed = String::with_capacity(path.len());
+    for c in path.chars() {
+        if "*?[]\\".contains(c) {
+            globbed.push('\\');
+        }
+        globbed.push(c);
+    }
+    let plain = path
+        .bytes()
+        .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+        && !path.starts_with(['#', '!']);
+    if plain {
+        return globbed;
+    }
+    let mut quoted = String::from("\"");
+    for b in globbed.bytes() {
+        match b {
+            b'"' => quoted.push_str("\\\""),
+            b'\\' => quoted.push_str("\\\\"),
+            b' ' => quoted.push(' '),
+            b if b.is_ascii_graphic() => quoted.push(char::from(b)),
+            b => quoted.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 fn shell_quote(s: &str) -> String {
@@ -82,14 +120,14 @@ fn shell_quote(s: &str) -> String {
 /// The `.gitattributes` lines for a store at `store_rel` (and its logs).
 pub fn attribute_lines(store_rel: &str) -> Vec<String> {
     let dir = store_rel.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut lines = vec![format!("{store_rel} merge={DRIVER}")];
+    let mut lines = vec![format!("{} merge={DRIVER}", attribute_pattern(store_rel))];
     for log in LOG_FILES {
         let path = if dir.is_empty() {
             log.to_string()
         } else {
             format!("{dir}/{log}")
         };
-        lines.push(format!("{path} merge={UNION}"));
+        lines.push(format!("{} merge={UNION}", attribute_pattern(&path)));
     }
     lines
 }
@@ -111,7 +149,7 @@ pub struct Wired {
 /// Adds to the file `path` those of `lines` it does not hold yet (written
 /// atomically, once); the lines added.
 fn ensure_lines(path: &Path, lines: &[String]) -> Result<Vec<String>, String> {
-    let text = match crate::files::read_to_string(path) {
+    let text = match crate::files::read_to_string(path, crate::files::CONFIG_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
@@ -248,6 +286,15 @@ mod tests {
             "host_effects.jsonl merge=union"
         );
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");
+        assert_eq!(
+            attribute_pattern("my dir/.premath/issues.jsonl"),
+            "\"my dir/.premath/issues.jsonl\""
+        );
+        assert_eq!(attribute_pattern("a[1]/x*.jsonl"), "a\\[1\\]/x\\*.jsonl");
+        assert_eq!(
+            attribute_pattern("#c/\"q\" é"),
+            "\"#c/\\\"q\\\" \\303\\251\""
+        );
         assert_eq!(shell_quote("/usr/bin/tusk"), "/usr/bin/tusk");
         assert_eq!(
             driver_program("'/a b/it'\\''s' merge-driver %O"),

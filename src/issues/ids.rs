@@ -127,11 +127,17 @@ fn main_prefix<'s>(store: &'s Store<'_>, numbered: bool) -> Option<(&'s str, u64
 fn next_sequential(store: &Store<'_>) -> String {
     match main_prefix(store, true) {
         Some((prefix, max)) => {
-            let mut n = max + 1;
-            while store.get(&format!("{prefix}-{n}")).is_some() {
-                n += 1;
+            // Checked: a store holding `bd-18446744073709551615` (the end
+            // of the number line) gets a hash id, never a wrap to `bd-0`.
+            let mut n = max;
+            while let Some(next) = n.checked_add(1) {
+                n = next;
+                let id = format!("{prefix}-{n}");
+                if store.get(&id).is_none() {
+                    return id;
+                }
             }
-            format!("{prefix}-{n}")
+            next_hash(store, &mut os_random)
         }
         None => "bd-1".to_string(),
     }

@@ -74,7 +74,7 @@ pub fn init_layout(root: &Path) -> Result<Layout, String> {
             )
         };
         if legacy.exists() {
-            let bytes = fs::read(&legacy).map_err(|e| migrate(&e))?;
+            let bytes = crate::files::read(&legacy).map_err(|e| migrate(&e))?;
             created_issues = create_if_missing(&issues_path, &bytes, LockOptions::default())
                 .map_err(|e| migrate(&e))?;
             if created_issues {

@@ -69,6 +69,31 @@ pub struct Merged {
     pub text: String,
     pub issues: usize,
     pub decisions: Vec<Decision>,
+    /// Per side (ours, theirs): how many of its issues the merge leaves out,
+    /// and how many it had.
+    pub lost: [(usize, usize); 2],
+}
+
+impl Merged {
+    /// Why this merge must not be taken without being told to: it leaves
+    /// out most of a side's issues (issue 55). tusk has no delete action,
+    /// so a side that lost its issues was truncated or edited by hand, and
+    /// a driver that took it would spread the loss to every clone.
+    pub fn mass_deletion(&self) -> Option<String> {
+        let [(ours_lost, ours), (theirs_lost, theirs)] = self.lost;
+        let most = |lost: usize, of: usize| lost > 0 && lost * 2 > of;
+        let (side, lost, of) = if most(ours_lost, ours) {
+            ("ours", ours_lost, ours)
+        } else if most(theirs_lost, theirs) {
+            ("theirs", theirs_lost, theirs)
+        } else {
+            return None;
+        };
+        Some(format!(
+            "the merge would delete {lost} of the {of} issue(s) {side} holds (the other side deleted them); \
+             tusk has no delete action, so that side was probably truncated or edited by hand"
+        ))
+    }
 }
 
 /// One side's winning line for an id.
@@ -192,10 +217,25 @@ pub fn merge(
         text.push('\n');
         issues += 1;
     }
+    let kept: HashSet<&str> = out
+        .iter()
+        .filter(|(_, r)| r.is_some())
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let lost = |side: &Side<'_>| {
+        let gone = side
+            .order
+            .iter()
+            .filter(|id| !kept.contains(id.as_str()))
+            .count();
+        (gone, side.order.len())
+    };
+    let lost = [lost(&ours), lost(&theirs)];
     Ok(Merged {
         text,
         issues,
         decisions: log,
+        lost,
     })
 }
 
@@ -857,30 +897,41 @@ fn number_comments(
     };
     added.sort_by_key(order_key);
     added.dedup();
-    let mut max = kept
+    let in_use: Vec<i64> = kept
         .iter()
         .chain(added.iter())
         .filter_map(|c| c.get("id").and_then(Value::as_i64))
-        .max()
-        .unwrap_or(0);
+        .collect();
+    let mut ids = super::tracker::CommentIds::new(in_use);
     let mut taken: HashSet<String> = kept.iter().map(|c| element_key("comments", c)).collect();
     for c in &mut added {
         let k = element_key("comments", c);
         if taken.insert(k.clone()) {
             continue;
         }
-        max += 1;
+        let Some(next) = ids.next() else {
+            // Every comment id is taken: keep the comment's own (the
+            // store's comment list keeps both).
+            continue;
+        };
         if let Some(obj) = c.as_object_mut() {
-            obj.insert("id".into(), Value::from(max));
+            obj.insert("id".into(), Value::from(next));
         }
-        taken.insert(max.to_string());
-        log.push(decision(id, Some("comments"), "comment_renumbered", "merged", format!("comment {k} was added on both sides with different texts: the later one is now comment {max}")));
+        taken.insert(next.to_string());
+        log.push(decision(id, Some("comments"), "comment_renumbered", "merged", format!("comment {k} was added on both sides with different texts: the later one is now comment {next}")));
     }
     added
 }
 
 /// Two issues added on the two sides under one id: the later is given a new
 /// id, and the edges its side added towards it follow it.
+///
+/// Every rename is decided first, then each side's edges are rewritten
+/// against that side's whole map (issue 55): an edge means "this side's
+/// issue X", so on the side whose X was renamed it names X's new id, even
+/// when the edge's own issue was renamed too (an epic and its child added
+/// on both sides). Linear in the stores: ids are looked up in sets, the
+/// next number of each prefix is kept, each record is visited once.
 fn rename_collisions<'a>(
     base: &Side<'_>,
     ours: &mut Side<'a>,
@@ -903,33 +954,22 @@ fn rename_collisions<'a>(
         return;
     }
     colliding.sort_by(|a, b| natural_cmp(a, b));
-    let mut used: HashSet<String> = base
-        .order
-        .iter()
-        .chain(ours.order.iter())
-        .chain(theirs.order.iter())
-        .cloned()
-        .collect();
-    for old in colliding {
-        let (o, t) = (&ours.records[&old], &theirs.records[&old]);
+    let mut fresh = FreshIds::new(
+        base.order
+            .iter()
+            .chain(ours.order.iter())
+            .chain(theirs.order.iter()),
+    );
+    let mut renames: [HashMap<String, String>; 2] = [HashMap::new(), HashMap::new()];
+    for old in &colliding {
+        let (o, t) = (&ours.records[old], &theirs.records[old]);
         let key = |r: &Rec<'_>| (r.time("created_at"), r.raw.to_string());
         let loser = if key(t) > key(o) {
             Which::Theirs
         } else {
             Which::Ours
         };
-        let new = fresh_id(
-            &old,
-            &used,
-            if loser == Which::Ours { &o.raw } else { &t.raw },
-        );
-        used.insert(new.clone());
-        let (side, other) = if loser == Which::Ours {
-            (&mut *ours, &*theirs)
-        } else {
-            (&mut *theirs, &*ours)
-        };
-        rename_in_side(side, other, base, &old, &new);
+        let new = fresh.next(old, if loser == Which::Ours { &o.raw } else { &t.raw });
         log.push(decision(
             &new,
             Some("id"),
@@ -937,7 +977,14 @@ fn rename_collisions<'a>(
             loser.word(),
             format!("{old} was added on both sides as two different issues: the later one (from {}) is now {new}, with the edges {} added towards it", loser.word(), loser.word()),
         ));
+        renames[usize::from(loser == Which::Theirs)].insert(old.clone(), new);
     }
+    let colliding: HashSet<String> = colliding.into_iter().collect();
+    let [ours_map, theirs_map] = renames;
+    let theirs_ids: HashSet<String> = theirs.order.iter().cloned().collect();
+    let ours_ids: HashSet<String> = ours.order.iter().cloned().collect();
+    rename_in_side(ours, &theirs_ids, base, &colliding, &ours_map);
+    rename_in_side(theirs, &ours_ids, base, &colliding, &theirs_map);
 }
 
 /// The same issue added on both sides (e.g. a commit picked onto both).
@@ -945,93 +992,145 @@ fn same_issue(o: &Rec<'_>, t: &Rec<'_>) -> bool {
     o.obj.get("created_at") == t.obj.get("created_at") && o.obj.get("title") == t.obj.get("title")
 }
 
-/// A free id for the loser of a collision: the next number for a numbered
-/// id (`bd-7` → one past the largest `bd-N`), else `<prefix>-<base36 of the
-/// line's digest>`, as long as the old tail and longer while taken.
-fn fresh_id(old: &str, used: &HashSet<String>, raw: &str) -> String {
-    let (prefix, tail) = old.rsplit_once('-').unwrap_or((old, ""));
-    if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
-        let max = used
-            .iter()
-            .filter_map(|id| id.rsplit_once('-'))
-            .filter(|(p, _)| *p == prefix)
-            .filter_map(|(_, n)| n.parse::<u64>().ok())
-            .max()
-            .unwrap_or(0);
-        return format!("{prefix}-{}", max + 1);
-    }
-    let digest = crate::canonical::sha256_hex(raw.as_bytes());
-    let digits: String = digest
-        .as_bytes()
-        .chunks(2)
-        .map(|pair| {
-            let byte =
-                u8::from_str_radix(std::str::from_utf8(pair).unwrap_or("0"), 16).unwrap_or(0);
-            char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[usize::from(byte % 36)])
-        })
-        .collect();
-    let mut len = tail.len().max(4);
-    loop {
-        let id = format!("{prefix}-{}", &digits[..len.min(digits.len())]);
-        if !used.contains(&id) || len >= digits.len() {
-            return id;
-        }
-        len += 1;
-    }
+/// New ids for the losers of collisions: never one in use, never past the
+/// end of the number line.
+struct FreshIds {
+    used: HashSet<String>,
+    /// The largest number after each prefix, once asked for.
+    largest: HashMap<String, u64>,
 }
 
-/// Renames `old` to `new` on one side: the issue itself (its edges' and
-/// comments' `issue_id`), and the edges that side added towards it: in the
-/// issues only it added, and in base issues whose base line had no edge to
-/// `old` (the base never had the issue, so such an edge is that side's).
-fn rename_in_side(side: &mut Side<'_>, other: &Side<'_>, base: &Side<'_>, old: &str, new: &str) {
-    let Some(mut rec) = side.records.remove(old) else {
-        return;
-    };
-    let old_v = Value::from(old);
-    let new_v = Value::from(new);
-    rec.obj.insert("id".into(), new_v.clone());
-    for field in ["dependencies", "comments"] {
-        if let Some(Value::Array(items)) = rec.obj.get_mut(field) {
-            for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                if item.get("issue_id") == Some(&old_v) {
-                    item.insert("issue_id".into(), new_v.clone());
+impl FreshIds {
+    fn new<'i>(ids: impl Iterator<Item = &'i String>) -> Self {
+        Self {
+            used: ids.cloned().collect(),
+            largest: HashMap::new(),
+        }
+    }
+
+    /// A free id for the loser of `old`: the next number for a numbered id
+    /// (`bd-7` → one past the largest `bd-N`), else (or when the numbers
+    /// run out) `<prefix>-<base36 of the line's digest>`, as long as the
+    /// old tail and longer while taken, then with a counter.
+    fn next(&mut self, old: &str, raw: &str) -> String {
+        let (prefix, tail) = old.rsplit_once('-').unwrap_or((old, ""));
+        if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+            let used = &self.used;
+            let largest = self.largest.entry(prefix.to_string()).or_insert_with(|| {
+                used.iter()
+                    .filter_map(|id| id.rsplit_once('-'))
+                    .filter(|(p, _)| *p == prefix)
+                    .filter_map(|(_, n)| n.parse::<u64>().ok())
+                    .max()
+                    .unwrap_or(0)
+            });
+            let mut n = *largest;
+            while let Some(next) = n.checked_add(1) {
+                n = next;
+                let id = format!("{prefix}-{n}");
+                if !self.used.contains(&id) {
+                    *self.largest.get_mut(prefix).expect("just set") = n;
+                    self.used.insert(id.clone());
+                    return id;
                 }
             }
         }
+        let digest = crate::canonical::sha256_hex(raw.as_bytes());
+        let digits: String = digest
+            .as_bytes()
+            .chunks(2)
+            .map(|pair| {
+                let byte =
+                    u8::from_str_radix(std::str::from_utf8(pair).unwrap_or("0"), 16).unwrap_or(0);
+                char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[usize::from(byte % 36)])
+            })
+            .collect();
+        let candidates = (tail.len().max(4)..=digits.len())
+            .map(|len| format!("{prefix}-{}", &digits[..len]))
+            .chain((2u64..).map(|k| format!("{prefix}-{digits}{k}")));
+        for id in candidates {
+            if self.used.insert(id.clone()) {
+                return id;
+            }
+        }
+        unreachable!("an endless run of candidates always has a free one")
     }
-    side.records.insert(new.to_string(), encode(rec.obj));
+}
+
+/// Renames one side's losers (`map`: old id → new id) and points that
+/// side's edges at them. The records renamed take their new id (and their
+/// edges' and comments' `issue_id`); then every edge towards a renamed id
+/// follows it in each record that is this side's own — a base issue, an
+/// issue only this side added, or either issue of a collision — except an
+/// edge the record's base line already had (the base never had the issue,
+/// so such an edge is a dangling one of the base's, not this side's). An
+/// issue both sides added as the same issue keeps its edges: which side's
+/// issue they meant cannot be told.
+fn rename_in_side(
+    side: &mut Side<'_>,
+    other_ids: &HashSet<String>,
+    base: &Side<'_>,
+    colliding: &HashSet<String>,
+    map: &HashMap<String, String>,
+) {
+    if map.is_empty() {
+        return;
+    }
+    for (old, new) in map {
+        let Some(mut rec) = side.records.remove(old) else {
+            continue;
+        };
+        let old_v = Value::from(old.as_str());
+        let new_v = Value::from(new.as_str());
+        rec.obj.insert("id".into(), new_v.clone());
+        for field in ["dependencies", "comments"] {
+            if let Some(Value::Array(items)) = rec.obj.get_mut(field) {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    if item.get("issue_id") == Some(&old_v) {
+                        item.insert("issue_id".into(), new_v.clone());
+                    }
+                }
+            }
+        }
+        side.records.insert(new.clone(), encode(rec.obj));
+    }
     for id in &mut side.order {
-        if id == old {
-            *id = new.to_string();
+        if let Some(new) = map.get(id.as_str()) {
+            *id = new.clone();
         }
     }
-    let base_names_old = |id: &str| {
-        base.records
+    let renamed: HashSet<&String> = map.values().collect();
+    for id in &side.order {
+        let own = renamed.contains(id)
+            || colliding.contains(id)
+            || base.records.contains_key(id)
+            || !other_ids.contains(id);
+        if !own {
+            continue;
+        }
+        let base_edges: HashSet<&Value> = base
+            .records
             .get(id)
-            .is_some_and(|r| match r.obj.get("dependencies") {
-                Some(Value::Array(deps)) => {
-                    deps.iter().any(|d| d.get("depends_on_id") == Some(&old_v))
-                }
-                _ => false,
+            .map(|r| {
+                elements(r.obj.get("dependencies"))
+                    .iter()
+                    .filter_map(|d| d.get("depends_on_id"))
+                    .collect()
             })
-    };
-    let own: Vec<String> = side
-        .order
-        .iter()
-        .filter(|id| base.records.contains_key(*id) || !other.records.contains_key(*id))
-        .filter(|id| !base_names_old(id))
-        .cloned()
-        .collect();
-    for id in own {
-        let rec = side.records.get_mut(&id).expect("listed");
+            .unwrap_or_default();
+        let rec = side.records.get_mut(id).expect("listed");
         let mut changed = false;
         if let Some(Value::Array(deps)) = rec.obj.get_mut("dependencies") {
             for dep in deps.iter_mut().filter_map(Value::as_object_mut) {
-                if dep.get("depends_on_id") == Some(&old_v) {
-                    dep.insert("depends_on_id".into(), new_v.clone());
-                    changed = true;
+                let target = dep.get("depends_on_id").and_then(Value::as_str);
+                let Some(new) = target.and_then(|t| map.get(t)) else {
+                    continue;
+                };
+                if base_edges.contains(dep.get("depends_on_id").expect("read above")) {
+                    continue;
                 }
+                dep.insert("depends_on_id".into(), Value::from(new.as_str()));
+                changed = true;
             }
         }
         if changed {
@@ -1120,6 +1219,175 @@ mod tests {
         assert!(one.text.contains("\"title\":\"t2\""), "{}", one.text);
         assert!(one.text.contains("[\"y\",\"x\"]"), "{}", one.text);
         assert_eq!(one.issues, 2);
+    }
+
+    /// A small deterministic generator (xorshift), so a failing case can be
+    /// rerun by its seed.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n.max(1)
+        }
+    }
+
+    fn line(id: &str, title: &str, day: u64, deps: &[(String, &str)]) -> String {
+        let deps: Vec<Value> = deps
+            .iter()
+            .map(|(to, ty)| serde_json::json!({"issue_id": id, "depends_on_id": to, "type": ty}))
+            .collect();
+        let mut obj = serde_json::json!({
+            "id": id, "title": title, "status": "open",
+            "created_at": format!("2026-01-{:02}T00:00:00Z", day % 28 + 1),
+            "updated_at": format!("2026-01-{:02}T00:00:00Z", day % 28 + 1),
+        });
+        if !deps.is_empty() {
+            obj["dependencies"] = Value::Array(deps);
+        }
+        obj.to_string()
+    }
+
+    /// The edges of a store as (source title, target title, type): what
+    /// each edge means, whatever ids the issues carry.
+    fn meanings(text: &str) -> HashSet<(String, String, String)> {
+        let rows: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let title: HashMap<&str, &str> = rows
+            .iter()
+            .map(|r| (r["id"].as_str().unwrap(), r["title"].as_str().unwrap()))
+            .collect();
+        let mut out = HashSet::new();
+        for r in &rows {
+            for d in r["dependencies"].as_array().into_iter().flatten() {
+                let to = d["depends_on_id"].as_str().unwrap();
+                out.insert((
+                    r["title"].as_str().unwrap().to_string(),
+                    title
+                        .get(to)
+                        .map_or(format!("<missing {to}>"), |t| t.to_string()),
+                    d["type"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// One side: the base's issues, some with an edge added towards a new
+    /// issue of this side, and new issues numbered after the base (so both
+    /// sides mint the same ids), linked among themselves and to the base.
+    fn side(rng: &mut Rng, name: &str, base_n: u64, new_n: u64, numbered: bool) -> String {
+        let id = |k: u64| {
+            if numbered {
+                format!("bd-{k}")
+            } else {
+                // Hash-style ids drawn from a small alphabet collide too.
+                format!(
+                    "bd-{}",
+                    ["a1", "b2", "c3", "d4", "e5", "f6"][k as usize % 6]
+                )
+            }
+        };
+        let new_ids: Vec<String> = (base_n + 1..=base_n + new_n).map(id).collect();
+        let mut out = String::new();
+        for k in 1..=base_n {
+            let mut deps = Vec::new();
+            if !new_ids.is_empty() && rng.below(3) == 0 {
+                deps.push((new_ids[rng.below(new_n) as usize].clone(), "related"));
+            }
+            let day = if deps.is_empty() {
+                0
+            } else {
+                1 + rng.below(20)
+            };
+            out.push_str(&line(&format!("bd-{k}"), &format!("base {k}"), day, &deps));
+            out.push('\n');
+        }
+        let mut seen = HashSet::new();
+        for (i, nid) in new_ids.iter().enumerate() {
+            if !seen.insert(nid.clone()) {
+                continue;
+            }
+            let mut deps: Vec<(String, &str)> = Vec::new();
+            for _ in 0..rng.below(3) {
+                let to = if i > 0 && rng.below(2) == 0 {
+                    new_ids[rng.below(i as u64) as usize].clone()
+                } else {
+                    format!("bd-{}", 1 + rng.below(base_n))
+                };
+                let ty = ["parent-child", "blocks", "related"][rng.below(3) as usize];
+                if to != *nid && !deps.iter().any(|(t, _)| *t == to) {
+                    deps.push((to, ty));
+                }
+            }
+            let title = format!("{name} {i}");
+            out.push_str(&line(nid, &title, 2 + rng.below(20), &deps));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Issue 55: every edge keeps its meaning through a merge that renames
+    /// colliding ids (an epic and its child added on both sides, edges from
+    /// base issues to new ones, hash-style and numbered ids), and the merge
+    /// is the same bytes both ways.
+    #[test]
+    fn every_edge_keeps_its_meaning() {
+        for seed in 1..=400u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let base_n = 1 + rng.below(4);
+            let numbered = seed % 4 != 0;
+            let base: String = (1..=base_n)
+                .map(|k| line(&format!("bd-{k}"), &format!("base {k}"), 0, &[]) + "\n")
+                .collect();
+            let (ours_n, theirs_n) = (1 + rng.below(4), 1 + rng.below(4));
+            let ours = side(&mut rng, "ours", base_n, ours_n, numbered);
+            let theirs = side(&mut rng, "theirs", base_n, theirs_n, numbered);
+            let one = run(&base, &ours, &theirs);
+            let two = run(&base, &theirs, &ours);
+            assert_eq!(one.text, two.text, "seed {seed}: not the same both ways");
+            let merged = meanings(&one.text);
+            for (name, text) in [("ours", &ours), ("theirs", &theirs)] {
+                for edge in meanings(text) {
+                    assert!(
+                        merged.contains(&edge),
+                        "seed {seed}: {name}'s edge {edge:?} lost its meaning:\nbase:\n{base}ours:\n{ours}theirs:\n{theirs}merged:\n{}",
+                        one.text
+                    );
+                }
+            }
+            let ids: Vec<Value> = one
+                .text
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+                .collect();
+            let unique: HashSet<String> = ids.iter().map(Value::to_string).collect();
+            assert_eq!(unique.len(), ids.len(), "seed {seed}: an id twice");
+        }
+    }
+
+    /// Issue 55: ids and comment ids at the end of the number line.
+    #[test]
+    fn the_end_of_the_number_line_is_never_crossed() {
+        let max = "bd-18446744073709551615";
+        let b = format!("{}\n", line(max, "far", 0, &[]));
+        let o = format!("{b}{}\n", line("bd-5", "ours five", 1, &[]));
+        let t = format!("{b}{}\n", line("bd-5", "theirs five", 2, &[]));
+        let m = run(&b, &o, &t);
+        assert_eq!(m.text.lines().count(), 3, "{}", m.text);
+        assert!(!m.text.contains("\"bd-0\""), "{}", m.text);
+        assert_eq!(m.text, run(&b, &t, &o).text);
+        let mut fresh = FreshIds::new([max.to_string()].iter());
+        let hash = "x".repeat(32);
+        let taken = fresh.next(&format!("bd-{hash}"), "raw");
+        let again = fresh.next(&format!("bd-{hash}"), "raw");
+        assert_ne!(taken, again);
+        let mut ids = super::super::tracker::CommentIds::new([i64::MAX, 1]);
+        assert_eq!(ids.next(), Some(2));
+        assert_eq!(ids.next(), Some(3));
     }
 
     #[test]

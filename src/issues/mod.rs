@@ -96,6 +96,8 @@ crate::failure::class_enum! {
         TransportUnknownAction = "transport_unknown_action",
         MemoryIoError = "memory.io_error",
         MemoryStoreCorrupt = "memory.store_corrupt",
+        /// A merge that would delete most of a side's issues, not allowed.
+        MergeMassDeletion = "merge.mass_deletion",
         EventIssueIdMismatch = "issue_event.issue_id_mismatch",
         EventParseError = "issue_event.parse_error",
         EventUnresolvedDependency = "issue_event.unresolved_dependency",

@@ -74,7 +74,7 @@ pub fn config_path(store: &super::IssueStore) -> std::path::PathBuf {
 /// # Errors
 /// An unreadable file, or one that is not JSON.
 pub fn read_config(path: &std::path::Path) -> Result<Option<serde_json::Value>, String> {
-    let text = match crate::files::read_to_string(path) {
+    let text = match crate::files::read_to_string(path, crate::files::CONFIG_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),

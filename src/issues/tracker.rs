@@ -134,12 +134,18 @@ pub fn comment(
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let next = comments
-            .iter()
-            .filter_map(|c| c["id"].as_i64())
-            .max()
-            .unwrap_or(0)
-            + 1;
+        let Some(next) = CommentIds::new(comments.iter().filter_map(|c| c["id"].as_i64())).next()
+        else {
+            return (
+                Report::rejected(
+                    action,
+                    &path,
+                    &[IssueClass::MemoryStoreCorrupt.as_str()],
+                    format!("{id}: every comment id is taken; the store's comment ids are not ones tusk wrote"),
+                ),
+                None,
+            );
+        };
         let comment = json!({
             "id": next, "issue_id": id, "author": author, "text": text, "created_at": stamp,
         });
@@ -154,6 +160,33 @@ pub fn comment(
         };
         (Report::accepted_body(action, &path, commented), Some(edit))
     })
+}
+
+/// The next comment ids of one issue: one past the largest in use, and
+/// when that is the end of the number line (a forged id at `i64::MAX`),
+/// the smallest positive id not in use; never one that is taken, never a
+/// wrap to a negative.
+pub(crate) struct CommentIds {
+    used: std::collections::BTreeSet<i64>,
+}
+
+impl CommentIds {
+    pub(crate) fn new(in_use: impl IntoIterator<Item = i64>) -> Self {
+        Self {
+            used: in_use.into_iter().collect(),
+        }
+    }
+
+    /// The next free id (`None` only when every positive id is taken).
+    pub(crate) fn next(&mut self) -> Option<i64> {
+        let largest = self.used.last().copied().unwrap_or(0).max(0);
+        let id = match largest.checked_add(1) {
+            Some(id) => id,
+            None => (1..=i64::MAX).find(|n| !self.used.contains(n))?,
+        };
+        self.used.insert(id);
+        Some(id)
+    }
 }
 
 /// `issue comment list`: an issue's comments as stored, in order.

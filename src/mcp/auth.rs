@@ -197,7 +197,7 @@ fn check_principal_name(name: &str) -> Result<(), String> {
 /// add a line to it can grant themselves a principal).
 fn read_private(path: &Path) -> Result<String, String> {
     use std::os::unix::fs::MetadataExt;
-    let text = std::fs::read_to_string(path)
+    let text = crate::files::read_to_string(path, crate::files::CONFIG_MAX)
         .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
     let meta = std::fs::metadata(path)
         .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;

@@ -600,7 +600,7 @@ fn bisect_header(o: &Observer, run_id: &str, prefix: &[u8]) -> Result<Option<u64
     type Probe<'a> = Box<dyn FnMut(u64) -> Option<chrono::NaiveDateTime> + 'a>;
     let (mut lo, mut hi, window, mut probe): (u64, u64, u64, Probe<'_>) = match log {
         crate::logs::LogStore::File(path) => {
-            let file = match std::fs::File::open(path) {
+            let file = match crate::files::open_read(path) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(unreadable(e)),

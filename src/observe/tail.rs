@@ -92,7 +92,7 @@ impl Backward {
                 before: before.map(|b| b.min(i64::MAX as u64) as i64),
                 done: false,
             },
-            (LogStore::File(path), None) => match File::open(path) {
+            (LogStore::File(path), None) => match crate::files::open_read(path) {
                 Ok(file) => {
                     let len = file.metadata().map_err(io(path))?.len();
                     let end = before.map_or(len, |b| b.min(len));
@@ -249,7 +249,7 @@ impl Forward {
                 pending: VecDeque::new(),
                 done: false,
             },
-            (LogStore::File(path), None) => match File::open(path) {
+            (LogStore::File(path), None) => match crate::files::open_read(path) {
                 Ok(mut file) => {
                     file.seek(SeekFrom::Start(from)).map_err(io(path))?;
                     Forward::File {

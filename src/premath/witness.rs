@@ -67,7 +67,8 @@ fn read_witness(root: &std::path::Path, id: &str) -> Result<(String, Value), Str
     if !path.exists() {
         return Err(format!("instruction witness not found: {shown}"));
     }
-    let bytes = std::fs::read(&path).map_err(|e| format!("failed to read {shown}: {e}"))?;
+    let bytes = crate::files::read_capped(&path, crate::files::CONFIG_MAX)
+        .map_err(|e| format!("failed to read {shown}: {e}"))?;
     let payload: Value = serde_json::from_slice(&bytes)
         .map_err(|e| format!("failed to parse instruction witness {shown}: {e}"))?;
     Ok((shown, payload))

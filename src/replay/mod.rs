@@ -218,19 +218,31 @@ pub(crate) fn replayed_args(
     args: Option<Value>,
     recorded_digest: &str,
 ) -> (Option<Value>, String) {
-    let args = match redaction.args(action, args.as_ref()) {
+    let recorded =
+        crate::runtime::recorded_args(crate::runtime::builtin(), redaction, action, args.clone());
+    let mut digest = canonical::args_digest(recorded.as_ref());
+    if recorded_digest == digest {
+        return (recorded, digest);
+    }
+    // A log written before arguments were recorded under their canonical
+    // names (issue 55) holds them as the program spelled them.
+    let as_written = match redaction.args(action, args.as_ref(), None) {
         Some(redacted) => redacted,
         None => args,
     };
-    let mut digest = canonical::args_digest(args.as_ref());
-    if legacy_json && recorded_digest != digest {
-        let old = args.as_ref().map(canonical::legacy_empty_lists);
-        let old_digest = canonical::args_digest(old.as_ref());
+    let mut candidates = vec![as_written.clone()];
+    if legacy_json {
+        candidates.push(recorded.as_ref().map(canonical::legacy_empty_lists));
+        candidates.push(as_written.as_ref().map(canonical::legacy_empty_lists));
+    }
+    for candidate in candidates {
+        let old_digest = canonical::args_digest(candidate.as_ref());
         if recorded_digest == old_digest {
             digest = old_digest;
+            return (candidate, digest);
         }
     }
-    (args, digest)
+    (recorded, digest)
 }
 
 impl ReplayBridge {

@@ -279,9 +279,16 @@ impl HostBridge for CallHost {
         args_error: Option<ConvertError>,
     ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        // Redacted before the digest is taken (host::redact): the envelope,
-        // the row and the trajectory name the same, recorded, arguments.
-        let redacted_args = self.policy.redaction.args(action, args.as_ref());
+        // Every key under its property's name (what the action receives
+        // and the logs record), then redacted before the digest is taken
+        // (host::redact): the envelope, the row and the trajectory name the
+        // same, recorded, arguments.
+        let schema = super::action_schema(&self.registry, action);
+        let args = match schema {
+            Some(schema) => crate::host::registry::canonical_args(schema, args),
+            None => args,
+        };
+        let redacted_args = self.policy.redaction.args(action, args.as_ref(), schema);
         let recorded_args = match &redacted_args {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),

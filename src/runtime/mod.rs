@@ -74,8 +74,41 @@ pub fn load_policy(
 /// measurable part of a cold start); each caller gets its own copy, whose
 /// actions are shared.
 pub fn builtin_registry() -> Registry {
+    builtin().clone()
+}
+
+pub(crate) fn builtin() -> &'static Registry {
     static BUILTIN: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
-    BUILTIN.get_or_init(build_builtin_registry).clone()
+    BUILTIN.get_or_init(build_builtin_registry)
+}
+
+/// An action's argument schema: `registry`'s, else the built-in one's (an
+/// action a narrowed or read-only registry withholds still has its names).
+pub(crate) fn action_schema<'r>(registry: &'r Registry, action: &str) -> Option<&'r Value> {
+    registry
+        .get(action)
+        .or_else(|| builtin().get(action))
+        .map(|a| &a.spec().args)
+}
+
+/// A call's arguments as the logs record them: each key under the name of
+/// the property it spells (`registry::canonical_args`), then redacted by
+/// `redaction`'s rules (host::redact), which see every spelling.
+pub(crate) fn recorded_args(
+    registry: &Registry,
+    redaction: &crate::host::redact::Redaction,
+    action: &str,
+    args: Option<Value>,
+) -> Option<Value> {
+    let schema = action_schema(registry, action);
+    let args = match schema {
+        Some(schema) => crate::host::registry::canonical_args(schema, args),
+        None => args,
+    };
+    match redaction.args(action, args.as_ref(), schema) {
+        Some(redacted) => redacted,
+        None => args,
+    }
 }
 
 fn build_builtin_registry() -> Registry {

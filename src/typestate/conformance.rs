@@ -138,7 +138,8 @@ fn run_vector_inner(dir: &Path) -> Result<Vec<String>, String> {
 }
 
 fn read_json(path: &PathBuf) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::files::read_to_string(path, crate::files::INPUT_MAX)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))
 }
 

@@ -440,48 +440,94 @@ fn parse_log_on<R: ParsedRow>(path: &Path, bytes: &[u8], threads: usize) -> LogC
 /// Parses whole lines; `bytes` is the end of the log when it does not end
 /// in a newline, and its first line is line `first_line`.
 fn parse_lines<R: ParsedRow>(path: &Path, bytes: &[u8], first_line: usize) -> LogContents<R> {
-    let mut rows = Vec::new();
-    let mut warnings = Vec::new();
+    let mut contents = LogContents {
+        rows: Vec::new(),
+        warnings: Vec::new(),
+    };
     let ends_with_newline = bytes.last() == Some(&b'\n');
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
     let count = lines.len();
     for (i, raw) in lines.into_iter().enumerate() {
-        let line_no = first_line + i;
         let is_last = i + 1 == count || (i + 2 == count && ends_with_newline);
-        if raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let parsed = std::str::from_utf8(raw)
-            .map_err(|e| e.to_string())
-            .and_then(|text| R::parse(text).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(Some(row)) => rows.push(LogRow {
-                line: line_no,
-                digest: crate::chain::row_digest(raw),
-                row,
-            }),
-            // A fragment a killed writer left (the next append starts a new
-            // line after it) or any other bad line: skipped with a warning
-            // naming it. The runs around it still replay; a run that lost a
-            // row to it is reported incomplete by the reader of the rows.
-            Ok(None) => warnings.push(format!(
-                "warning: {}: skipping line {line_no}: not a JSON object",
+        let torn = is_last && !ends_with_newline;
+        parse_line(path, raw, first_line + i, torn, &mut contents);
+    }
+    contents
+}
+
+/// One line of a log into `contents`: a row, or a warning naming it.
+fn parse_line<R: ParsedRow>(
+    path: &Path,
+    raw: &[u8],
+    line_no: usize,
+    torn: bool,
+    contents: &mut LogContents<R>,
+) {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    let parsed = std::str::from_utf8(raw)
+        .map_err(|e| e.to_string())
+        .and_then(|text| R::parse(text).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(Some(row)) => contents.rows.push(LogRow {
+            line: line_no,
+            digest: crate::chain::row_digest(raw),
+            row,
+        }),
+        // A fragment a killed writer left (the next append starts a new
+        // line after it) or any other bad line: skipped with a warning
+        // naming it. The runs around it still replay; a run that lost a
+        // row to it is reported incomplete by the reader of the rows.
+        Ok(None) => contents.warnings.push(format!(
+            "warning: {}: skipping line {line_no}: not a JSON object",
+            path.display()
+        )),
+        Err(reason) => {
+            let what = if torn { "torn last line" } else { "line" };
+            contents.warnings.push(format!(
+                "warning: {}: skipping {what} {line_no} ({reason})",
                 path.display()
-            )),
-            Err(reason) => {
-                let what = if is_last && !ends_with_newline {
-                    "torn last line"
-                } else {
-                    "line"
-                };
-                warnings.push(format!(
-                    "warning: {}: skipping {what} {line_no} ({reason})",
-                    path.display()
-                ));
-            }
+            ));
         }
     }
-    LogContents { rows, warnings }
+}
+
+/// The rows of the log file at `path` whose line `keep` accepts, read
+/// line by line: what opening one run of a large log costs is that run's
+/// rows, never the whole log in memory (issue 55). `keep` sees every
+/// non-blank line, in order.
+pub fn read_log_lines_as<R: ParsedRow>(
+    path: &Path,
+    keep: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<LogContents<R>, EffectLogError> {
+    use std::io::BufRead;
+    let read_error = |source| EffectLogError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = crate::files::open_read(path).map_err(read_error)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut contents = LogContents {
+        rows: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut buf = Vec::new();
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(read_error)?;
+        if n == 0 {
+            return Ok(contents);
+        }
+        line_no += 1;
+        let torn = buf.last() != Some(&b'\n');
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if raw.iter().all(u8::is_ascii_whitespace) || !keep(raw) {
+            continue;
+        }
+        parse_line(path, raw, line_no, torn, &mut contents);
+    }
 }
 
 #[cfg(test)]

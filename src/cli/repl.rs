@@ -11,9 +11,9 @@ use super::eval::HostArgs;
 use super::{CliError, Exit};
 use crate::repl::complete::Vocabulary;
 use crate::repl::debug::{DebugError, Debugger, OpenError};
-use crate::repl::forms::{self, Form};
 use crate::repl::{format, help_report, history_path, new_session_id, Command, Report, Session};
 use crate::runtime::{Host, Request};
+use crate::sandbox::forms::{self, Form};
 use crate::sandbox::InterruptHandle;
 use clap::Args;
 use rustyline::completion::Completer;
@@ -347,11 +347,13 @@ impl Repl {
     /// session runs) and opens the run; its program has not started.
     fn open(&mut self, run: &str) -> Result<Report, OpenError> {
         let path = self.effects.path().display().to_string();
-        let log = crate::replay::log::read_store(&self.effects).map_err(|e| OpenError::Log {
-            log: path.clone(),
-            why: e.to_string(),
-        })?;
-        let debugger = Debugger::open(&path, log.runs, run)?;
+        let only = crate::replay::log::Only::Run(run);
+        let log =
+            crate::replay::log::read_only(&self.effects, only).map_err(|e| OpenError::Log {
+                log: path.clone(),
+                why: e.to_string(),
+            })?;
+        let debugger = Debugger::open(&path, log.runs, run, self.session.limits())?;
         let _busy = self.signals.busy.lock().unwrap_or_else(|e| e.into_inner());
         let report = debugger.opened(self.session.host().sandbox());
         self.session.set_debug_of(Some(debugger.header(true)));

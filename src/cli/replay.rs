@@ -96,12 +96,19 @@ fn unusable(message: impl std::fmt::Display) -> CliError {
 fn open_log(
     store: &crate::cli::store::StoreFlag,
     effects: Option<&std::path::Path>,
+    only: Option<log::Only<'_>>,
 ) -> Result<(crate::logs::LogStore, log::Log), String> {
     let default = crate::host::HostPaths::under(std::path::Path::new(".")).effects;
     let source = store
         .log(crate::pg::LogTable::Effects, effects, default.path())
         .map_err(|e| e.to_string())?;
-    let log = log::read_store(&source).map_err(|e| e.to_string())?;
+    let log = match only {
+        // One run or one session: only its rows are read (a large log is
+        // streamed, never held whole).
+        Some(only) => log::read_only(&source, only),
+        None => log::read_store(&source),
+    }
+    .map_err(|e| e.to_string())?;
     for warning in &log.warnings {
         eprintln!("{warning}");
     }
@@ -110,7 +117,7 @@ fn open_log(
 
 /// `tusk replay diff RUN_A RUN_B`.
 fn diff(args: &DiffArgs) -> Result<Exit, CliError> {
-    let (_, log) = open_log(&args.store, args.effects.as_deref()).map_err(unusable)?;
+    let (_, log) = open_log(&args.store, args.effects.as_deref(), None).map_err(unusable)?;
     let find = |id: &str| log.runs.iter().find(|r| r.run_id == id);
     let (a, b) = match (find(&args.run_a), find(&args.run_b)) {
         (Some(a), Some(b)) => (a, b),
@@ -185,7 +192,13 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     if let Some(ReplayCommand::Diff(diff_args)) = &args.command {
         return diff(diff_args);
     }
-    let (source, mut log) = open_log(&args.store, args.effects.as_deref()).map_err(unusable)?;
+    let only = match (&args.run, &args.session, &args.trace) {
+        (Some(id), _, _) => Some(log::Only::Run(id)),
+        (_, Some(sid), _) => Some(log::Only::Session(sid)),
+        _ => None,
+    };
+    let (source, mut log) =
+        open_log(&args.store, args.effects.as_deref(), only).map_err(unusable)?;
     let selection = match (&args.run, &args.session, &args.trace) {
         (Some(id), _, _) => Selection::Run(id.clone()),
         (_, Some(sid), _) => Selection::Session(sid.clone()),
@@ -200,11 +213,11 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     if args.verify {
         return verify(&args, &source, runs, &log.stray, &selection);
     }
+    // Every path that executes a recorded run holds it to this ceiling.
     let ceiling = args.limits.to_override().apply(Default::default());
-    replay::enforce_ceiling(&mut runs, &ceiling);
     let replayed = match &args.live {
         None => {
-            let mut replayer = replay::Replayer::new();
+            let mut replayer = replay::Replayer::new().with_ceiling(ceiling);
             if let Some(jobs) = args.jobs {
                 replayer = replayer.with_lanes(jobs.into());
             }
@@ -212,6 +225,7 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
         }
         Some(dir) => replay::live::LiveReplayer::new(dir)
             .map_err(unusable)?
+            .with_ceiling(ceiling)
             .replay(runs, &selection),
     };
     let reports =

@@ -965,15 +965,16 @@ pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageE
     // A session's form is replayed as the session (its earlier forms first,
     // as `tusk replay --run` does): alone it would report a divergence that
     // replaying the whole log does not.
-    let mut runs = match run.session_id {
+    let runs = match run.session_id {
         Some(_) => {
-            log::read_store(&o.stores.effects)
+            log::read_only(&o.stores.effects, log::Only::Run(run_id))
                 .map_err(|e| PageError::Store(e.to_string()))?
                 .runs
         }
         None => vec![run],
     };
-    replay::enforce_ceiling(&mut runs, &crate::sandbox::Limits::default());
+    // The replayer holds every run (and every restaged one) to its ceiling,
+    // `tusk eval`'s default limits.
     let reports = replay::Replayer::new()
         .replay(runs, &Selection::Run(run_id.to_string()))
         .map_err(|e| PageError::NotFound(e.to_string()))?;

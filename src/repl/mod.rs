@@ -2,13 +2,12 @@
 //!
 //! The terminal loop lives in [`crate::cli::repl`]; this module holds what it
 //! is made of, each testable without a terminal: the form splitter
-//! ([`forms`]), completion ([`complete`]), the compact result text
+//! ([`crate::sandbox::forms`]), completion ([`complete`]), the compact result text
 //! ([`format`]) and the session itself ([`session`]).
 
 pub mod complete;
 pub mod debug;
 pub mod format;
-pub mod forms;
 pub mod session;
 
 pub use session::{

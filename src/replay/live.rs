@@ -54,6 +54,8 @@ pub struct LiveReplayer {
     root: tempfile::TempDir,
     /// One host per (read-only profile, serves sessions): see [`super::Replayer`].
     hosts: HashMap<(bool, bool), Host>,
+    /// The most any run may use ([`super::Replayer::with_ceiling`]).
+    ceiling: crate::sandbox::Limits,
 }
 
 impl LiveReplayer {
@@ -65,10 +67,20 @@ impl LiveReplayer {
         let root = tempfile::tempdir().map_err(LiveError::Copy)?;
         let premath = root.path().join(".premath");
         std::fs::create_dir_all(&premath).map_err(LiveError::Copy)?;
+        // Regular files only, never through a link: a log names the
+        // snapshot, and a link in it must not make replay read (and show)
+        // another project's store.
         for name in SNAPSHOT_FILES {
             let from = dir.join(name);
-            if from.is_file() {
-                std::fs::copy(&from, premath.join(name)).map_err(LiveError::Copy)?;
+            match std::fs::symlink_metadata(&from) {
+                Ok(meta) if meta.file_type().is_file() => {
+                    let bytes = crate::files::read(&from).map_err(LiveError::Copy)?;
+                    std::fs::write(premath.join(name), bytes).map_err(LiveError::Copy)?;
+                }
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(LiveError::Copy(crate::files::symlink_refused(&from)))
+                }
+                _ => {}
             }
         }
         // Fail here, once, rather than on every run.
@@ -76,15 +88,23 @@ impl LiveReplayer {
         Ok(Self {
             root,
             hosts: HashMap::new(),
+            ceiling: crate::sandbox::Limits::default(),
         })
+    }
+
+    /// The most any run may use (`tusk eval`'s defaults unless set).
+    pub fn with_ceiling(mut self, ceiling: crate::sandbox::Limits) -> Self {
+        self.ceiling = ceiling;
+        self
     }
 
     /// Replays the selected runs live, in the order [`super::Replayer`] would.
     pub fn replay(
         &mut self,
-        runs: Vec<RecordedRun>,
+        mut runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
+        super::enforce_ceiling(&mut runs, &self.ceiling);
         super::replay_selected(runs, selection, |run, mode| self.replay_run(run, mode))
     }
 
@@ -120,7 +140,13 @@ impl LiveReplayer {
         }
         let footer = run.footer.clone().unwrap_or(Value::Null);
         let untimed_stop = super::untimed_stop(&footer);
-        let request = live_request(&run, mode, untimed_stop);
+        let request = match live_request(&run, mode, untimed_stop, &self.ceiling) {
+            Ok(request) => request,
+            Err(d) => {
+                report.divergence = Some(d);
+                return report;
+            }
+        };
         let hooks = RunHooks {
             join: run.authority.join_evidence.clone(),
             clock: Some(recorded_clock(&calls)),
@@ -180,10 +206,15 @@ impl LiveReplayer {
 }
 
 /// The request the run's header recorded, with the authority it recorded.
-pub(crate) fn live_request(run: &RecordedRun, mode: EngineMode, untimed_stop: bool) -> Request {
-    let limits = super::replay_limits(run, untimed_stop);
+pub(crate) fn live_request(
+    run: &RecordedRun,
+    mode: EngineMode,
+    untimed_stop: bool,
+    ceiling: &crate::sandbox::Limits,
+) -> Result<Request, Divergence> {
+    let limits = super::replay_limits(run, untimed_stop, ceiling)?;
     let authority = &run.authority;
-    Request {
+    Ok(Request {
         program: run.program.clone(),
         issue_id: authority.issue_id.clone(),
         policy_digest: authority.policy_digest.clone(),
@@ -199,7 +230,7 @@ pub(crate) fn live_request(run: &RecordedRun, mode: EngineMode, untimed_stop: bo
             .clone()
             .filter(|_| mode == EngineMode::Fresh),
         principal: None,
-    }
+    })
 }
 
 /// Each action gets the clock its row recorded, so that timestamps in

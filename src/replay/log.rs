@@ -226,6 +226,100 @@ pub fn read_store(log: &crate::logs::LogStore) -> Result<Log, LogError> {
     Ok(group(effects::read_log_store_as::<effects::SplitRow>(log)?))
 }
 
+/// Which runs [`read_only`] reads.
+#[derive(Clone, Copy, Debug)]
+pub enum Only<'a> {
+    /// One run, with what replaying it needs: its session's runs and the
+    /// runs debugging sessions among them were opened from.
+    Run(&'a str),
+    /// The runs of one session, with the same.
+    Session(&'a str),
+}
+
+/// A header's members that say which runs a selection needs.
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default, rename = "runId")]
+    run_id: Option<String>,
+    #[serde(default, rename = "sessionId")]
+    session_id: Option<String>,
+    #[serde(default, rename = "debugOf")]
+    debug_of: Option<PeekDebug>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekDebug {
+    #[serde(default, rename = "runId")]
+    run_id: Option<String>,
+}
+
+fn peek(raw: &[u8]) -> Option<Peek> {
+    serde_json::from_slice(raw).ok()
+}
+
+/// Reads and groups only the runs `only` selects (and what replaying them
+/// needs), streaming the log twice: once for its headers, once for the
+/// selected runs' rows. A row of no run is kept (it is reported as one). A
+/// log in the database is read whole.
+///
+/// # Errors
+///
+/// The log cannot be read.
+pub fn read_only(log: &crate::logs::LogStore, only: Only<'_>) -> Result<Log, LogError> {
+    let crate::logs::LogStore::File(path) = log else {
+        return read_store(log);
+    };
+    let mut headers: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+    effects::read_log_lines_as::<Value>(path, &mut |raw| {
+        if let Some(p) = peek(raw).filter(|p| p.kind.as_deref() == Some(effects::RUN_KIND)) {
+            if let Some(run) = p.run_id {
+                let debugged = p.debug_of.and_then(|d| d.run_id);
+                headers.push((run, p.session_id, debugged));
+            }
+        }
+        false
+    })?;
+    let mut wanted: std::collections::HashSet<String> = match only {
+        Only::Run(id) => [id.to_string()].into(),
+        Only::Session(sid) => headers
+            .iter()
+            .filter(|(_, s, _)| s.as_deref() == Some(sid))
+            .map(|(r, _, _)| r.clone())
+            .collect(),
+    };
+    loop {
+        let sessions: std::collections::HashSet<&String> = headers
+            .iter()
+            .filter(|(r, _, _)| wanted.contains(r))
+            .filter_map(|(_, s, _)| s.as_ref())
+            .collect();
+        let more: Vec<String> = headers
+            .iter()
+            .filter(|(r, s, _)| {
+                !wanted.contains(r) && s.as_ref().is_some_and(|s| sessions.contains(s))
+            })
+            .map(|(r, _, _)| r.clone())
+            .chain(
+                headers
+                    .iter()
+                    .filter(|(r, _, _)| wanted.contains(r))
+                    .filter_map(|(_, _, d)| d.clone())
+                    .filter(|d| !wanted.contains(d)),
+            )
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        wanted.extend(more);
+    }
+    let contents = effects::read_log_lines_as::<effects::SplitRow>(path, &mut |raw| {
+        peek(raw).is_none_or(|p| p.run_id.is_none_or(|r| wanted.contains(&r)))
+    })?;
+    Ok(group(contents))
+}
+
 /// Groups rows already read into runs and checks them (see the module doc).
 pub fn group<R: Into<effects::SplitRow>>(contents: effects::LogContents<R>) -> Log {
     let mut grouping = Grouping {

@@ -10,6 +10,7 @@
 //! The runs of one REPL session (one `sessionId`) are replayed in order in one
 //! session engine, so definitions made by earlier forms exist for later ones.
 
+pub mod debug;
 pub mod diff;
 pub mod live;
 pub mod log;
@@ -550,41 +551,49 @@ fn replay_in_lanes(
 /// runs under the recorded limits only up to the replayer's own).
 pub fn enforce_ceiling(runs: &mut [RecordedRun], ceiling: &crate::sandbox::Limits) {
     for run in runs {
-        let (l, c) = (&run.limits, ceiling);
-        let over: Vec<(&str, u64, u64)> = [
-            ("timeoutMs", l.timeout_ms, c.timeout_ms),
-            ("maxCalls", u64::from(l.max_calls), u64::from(c.max_calls)),
-            ("maxMemoryMb", l.max_memory_mb, c.max_memory_mb),
-            ("maxOutputBytes", l.max_output_bytes, c.max_output_bytes),
-            (
-                "maxCallArgsBytes",
-                l.max_call_args_bytes,
-                c.max_call_args_bytes,
-            ),
-            ("maxValueBytes", l.max_value_bytes, c.max_value_bytes),
-        ]
-        .into_iter()
-        .filter(|(_, recorded, ceiling)| recorded > ceiling)
-        .collect();
-        if over.is_empty() || run.problem.is_some() {
-            continue;
+        if run.problem.is_none() {
+            run.problem = limits_problem(run, ceiling);
         }
-        let expected: serde_json::Map<String, Value> = over
-            .iter()
-            .map(|(k, _, c)| (k.to_string(), json!(format!("at most {c}"))))
-            .collect();
-        let got: serde_json::Map<String, Value> = over
-            .iter()
-            .map(|(k, r, _)| (k.to_string(), json!(r)))
-            .collect();
-        run.problem = Some(log::Problem {
-            line: run.header_line,
-            seq: None,
-            field: "log.limits".into(),
-            expected: Value::Object(expected),
-            got: Value::Object(got),
-        });
     }
+}
+
+/// The `log.limits` problem of a run whose recorded limits exceed
+/// `ceiling`, naming each limit it asks too much of.
+pub fn limits_problem(run: &RecordedRun, ceiling: &crate::sandbox::Limits) -> Option<log::Problem> {
+    let (l, c) = (&run.limits, ceiling);
+    let over: Vec<(&str, u64, u64)> = [
+        ("timeoutMs", l.timeout_ms, c.timeout_ms),
+        ("maxCalls", u64::from(l.max_calls), u64::from(c.max_calls)),
+        ("maxMemoryMb", l.max_memory_mb, c.max_memory_mb),
+        ("maxOutputBytes", l.max_output_bytes, c.max_output_bytes),
+        (
+            "maxCallArgsBytes",
+            l.max_call_args_bytes,
+            c.max_call_args_bytes,
+        ),
+        ("maxValueBytes", l.max_value_bytes, c.max_value_bytes),
+    ]
+    .into_iter()
+    .filter(|(_, recorded, ceiling)| recorded > ceiling)
+    .collect();
+    if over.is_empty() {
+        return None;
+    }
+    let expected: serde_json::Map<String, Value> = over
+        .iter()
+        .map(|(k, _, c)| (k.to_string(), json!(format!("at most {c}"))))
+        .collect();
+    let got: serde_json::Map<String, Value> = over
+        .iter()
+        .map(|(k, r, _)| (k.to_string(), json!(r)))
+        .collect();
+    Some(log::Problem {
+        line: run.header_line,
+        seq: None,
+        field: "log.limits".into(),
+        expected: Value::Object(expected),
+        got: Value::Object(got),
+    })
 }
 
 /// Checks each run's footer signature against `trust`: a run without a valid
@@ -625,7 +634,19 @@ pub(crate) fn untimed_stop(footer: &Value) -> bool {
 /// The limits a replay runs under: the recorded ones, except that a run an
 /// operator interrupted need not wait out its whole wall-clock limit to reach
 /// the same point.
-pub(crate) fn replay_limits(run: &RecordedRun, untimed_stop: bool) -> crate::sandbox::Limits {
+/// The limits a recorded run is executed under: the ones it recorded (a
+/// stop at an untimed moment given only as long as the recording took, and
+/// a second), and never more than `ceiling`: a run asking for more is not
+/// executed, on any path (replay, a restaged debugging session, the
+/// debugger, the dashboard).
+pub(crate) fn replay_limits(
+    run: &RecordedRun,
+    untimed_stop: bool,
+    ceiling: &crate::sandbox::Limits,
+) -> Result<crate::sandbox::Limits, Divergence> {
+    if let Some(problem) = limits_problem(run, ceiling) {
+        return Err(problem.into());
+    }
     let mut limits = run.limits;
     if untimed_stop {
         if let Some(took) = run.recorded_duration() {
@@ -633,7 +654,7 @@ pub(crate) fn replay_limits(run: &RecordedRun, untimed_stop: bool) -> crate::san
             limits.timeout_ms = limits.timeout_ms.min(enough);
         }
     }
-    limits
+    Ok(limits)
 }
 
 /// The final value against the footer's `valueDigest`.
@@ -750,6 +771,8 @@ pub struct Replayer {
     /// The runs debugging sessions were opened from (their session forms
     /// up to them), by run id: what [`Replayer::restage`] runs again.
     debugged: HashMap<String, Vec<RecordedRun>>,
+    /// The most any replayed run may use ([`Replayer::with_ceiling`]).
+    ceiling: crate::sandbox::Limits,
 }
 
 type SandboxKey = (Vec<String>, bool);
@@ -767,6 +790,7 @@ impl Default for Replayer {
         Self {
             sandboxes: HashMap::new(),
             debugged: HashMap::new(),
+            ceiling: crate::sandbox::Limits::default(),
             lanes: (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2)
                 .clamp(1, MAX_LANES),
         }
@@ -787,13 +811,22 @@ impl Replayer {
         self
     }
 
+    /// The most any replayed run may use (`tusk eval`'s defaults unless
+    /// set): a run whose header asks for more is reported as a `log.limits`
+    /// divergence and not executed, nor restaged.
+    pub fn with_ceiling(mut self, ceiling: crate::sandbox::Limits) -> Self {
+        self.ceiling = ceiling;
+        self
+    }
+
     /// Replays the selected runs (taken from [`log::Log::runs`]), sessions in
     /// one engine each; reports in log order, a session's at its first run.
     pub fn replay(
         &mut self,
-        runs: Vec<RecordedRun>,
+        mut runs: Vec<RecordedRun>,
         selection: &Selection,
     ) -> Result<Vec<RunReport>, SelectionError> {
+        enforce_ceiling(&mut runs, &self.ceiling);
         self.note_debugged(&runs);
         let units = units(runs, selection)?;
         for unit in &units {
@@ -878,7 +911,7 @@ impl Replayer {
             .debugged
             .get(id)
             .ok_or_else(|| Box::new(diverged(json!("no such run in this log"))))?;
-        crate::repl::debug::restage(sandbox, forms.clone(), debug_of)
+        debug::restage(sandbox, forms.clone(), debug_of, &self.ceiling)
             .map_err(|why| Box::new(diverged(json!(why))))?;
         Ok(if run.session_reset {
             EngineMode::ResetSession
@@ -901,7 +934,13 @@ impl Replayer {
             .expect("a run without footer has a problem");
         let untimed_stop = untimed_stop(footer);
         let recorded_calls = calls.len();
-        let limits = replay_limits(&run, untimed_stop);
+        let limits = match replay_limits(&run, untimed_stop, &self.ceiling) {
+            Ok(limits) => limits,
+            Err(d) => {
+                report.divergence = Some(d);
+                return report;
+            }
+        };
         let bridge = Arc::new(ReplayBridge::new(
             calls,
             untimed_stop,

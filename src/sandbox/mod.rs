@@ -36,6 +36,7 @@ mod confine;
 pub mod convert;
 pub mod denied;
 pub mod dialect;
+pub mod forms;
 pub mod lexical;
 pub mod limits;
 pub mod memory;

@@ -231,6 +231,37 @@ impl std::fmt::Display for Open {
     }
 }
 
+pub fn is_delimiter(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '(' | ')' | '[' | ']' | '{' | '}' | '\'' | '`' | ',' | '"' | ';'
+        )
+}
+
+pub(crate) fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The name bound by a top-level `(define name …)`, `(define (name …) …)` or
+/// `(define-syntax name …)`.
+pub fn defined_name(form: &str) -> Option<String> {
+    let rest = form.trim_start().strip_prefix(['(', '['])?.trim_start();
+    let rest = rest
+        .strip_prefix("define-syntax")
+        .or_else(|| rest.strip_prefix("define"))?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix(['(', '[']).unwrap_or(rest).trim_start();
+    let name: String = rest.chars().take_while(|c| !is_delimiter(*c)).collect();
+    (!name.is_empty()).then_some(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,8 +10,14 @@ use std::borrow::Cow;
 
 /// Whether `c` must not reach a terminal as it is.
 fn is_unsafe(c: char) -> bool {
-    c.is_control() // C0, DEL and C1
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    c.is_control() || is_bidi_control(c) // C0, DEL and C1
+}
+
+/// Whether `c` changes the direction of the text around it (embeddings,
+/// overrides, isolates, marks): text from a store shown with such a
+/// character in it reads in an order its writer chose.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
 }
 
 fn escape_into(out: &mut String, c: char) {

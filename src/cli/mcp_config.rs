@@ -130,6 +130,21 @@ fn check_url(url: &str) -> Result<(), String> {
         Some(rest)
             if !rest.is_empty() && !rest.starts_with('/') && !url.contains(char::is_whitespace) =>
         {
+            // A user and password in the URL would be written into a file
+            // meant for the repository (issue 55): the secret goes in an
+            // environment variable the client reads.
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            if authority.contains('@') {
+                let scheme = &url[..url.len() - rest.len()];
+                let host = authority.rsplit_once('@').map_or("", |(_, h)| h);
+                return Err(format!(
+                    "--url carries a user name or password (before `@`); a configuration is \
+                     meant to be committed, so it never holds a secret: give \
+                     --url {scheme}{host}{} and the token with --token-env VAR (the client \
+                     reads it from $VAR)",
+                    &rest[authority.len()..]
+                ));
+            }
             Ok(())
         }
         _ => Err(format!(

@@ -219,6 +219,149 @@ fn redact_at(
     }
 }
 
+/// The shortest hidden value [`scrub`] looks for.
+pub const MIN_SCRUBBED_CHARS: usize = 4;
+
+/// What `redacted` hides of `original` (arguments before and after
+/// [`Redaction::args`]): each hidden value's text (a string's own text,
+/// another value's canonical JSON) and its marker, longest first.
+pub fn hidden(original: &Value, redacted: &Value) -> Vec<(String, String)> {
+    fn walk(o: &Value, r: &Value, out: &mut Vec<(String, String)>) {
+        match (o, r) {
+            (_, Value::String(m)) if is_marker(r) && !is_marker(o) => {
+                let text = match o {
+                    Value::String(s) => s.clone(),
+                    other => crate::canonical::to_canonical_string(other),
+                };
+                // A shorter value would match inside unrelated text (a
+                // priority `1` in every timestamp); it is no secret either.
+                if text.chars().count() >= MIN_SCRUBBED_CHARS {
+                    out.push((text, m.clone()));
+                }
+            }
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, v) in a {
+                    if let Some(w) = b.get(k) {
+                        walk(v, w, out);
+                    }
+                }
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                a.iter().zip(b).for_each(|(v, w)| walk(v, w, out));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(original, redacted, &mut out);
+    out.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+    out.dedup();
+    out
+}
+
+/// Replaces, inside every string of `value` (keys included), each hidden
+/// value's text by its marker: an action that repeats an argument in its
+/// payload or diagnostic ("issue S3CRET does not exist") must not put a
+/// redacted value into the log through it. Whether anything changed.
+pub fn scrub(value: &mut Value, hidden: &[(String, String)]) -> bool {
+    fn in_text(s: &str, hidden: &[(String, String)]) -> Option<String> {
+        let mut out: Option<String> = None;
+        for (text, marker) in hidden {
+            let current = out.as_deref().unwrap_or(s);
+            if current.contains(text.as_str()) {
+                out = Some(current.replace(text.as_str(), marker));
+            }
+        }
+        out
+    }
+    match value {
+        Value::String(s) if !(s.starts_with(PREFIX) && s.ends_with('>')) => {
+            match in_text(s, hidden) {
+                Some(new) => {
+                    *s = new;
+                    true
+                }
+                None => false,
+            }
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |c, v| scrub(v, hidden) | c),
+        Value::Object(map) => {
+            let renamed: Vec<(String, String)> = map
+                .keys()
+                .filter_map(|k| in_text(k, hidden).map(|n| (k.clone(), n)))
+                .collect();
+            let mut changed = !renamed.is_empty();
+            for (old, new) in renamed {
+                if let Some(v) = map.remove(&old) {
+                    map.insert(new, v);
+                }
+            }
+            for v in map.values_mut() {
+                changed |= scrub(v, hidden);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
+/// Whether a live value is what a recorded one, scrubbed, stands for: equal,
+/// except that a recorded string holding markers matches a live string
+/// with anything in the markers' places (live replay compares a payload the
+/// log holds scrubbed with the one the action gives now).
+pub fn matches_scrubbed(recorded: &Value, live: &Value) -> bool {
+    match (recorded, live) {
+        (Value::String(r), Value::String(l)) if r.contains(PREFIX) => {
+            let pieces: Vec<&str> = split_markers(r);
+            let (first, rest) = pieces
+                .split_first()
+                .expect("split gives one piece at least");
+            let Some(mut at) = l.strip_prefix(first) else {
+                return false;
+            };
+            let Some((last, middle)) = rest.split_last() else {
+                return at.is_empty();
+            };
+            for piece in middle {
+                match at.find(piece) {
+                    Some(i) => at = &at[i + piece.len()..],
+                    None => return false,
+                }
+            }
+            at.ends_with(last)
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| matches_scrubbed(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|(k, v)| match b.get(k) {
+                    Some(w) => matches_scrubbed(v, w),
+                    None => false,
+                })
+        }
+        _ => recorded == live,
+    }
+}
+
+/// The text around the markers in `s`.
+fn split_markers(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find(PREFIX) {
+        out.push(&rest[..i]);
+        match rest[i..].find('>') {
+            Some(end) => rest = &rest[i + end + 1..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +389,21 @@ mod tests {
         assert!(is_marker(&p["issues"][0]["notes"]));
         assert_eq!(p["issues"][1], json!({"id": "b"}));
         assert_eq!(Redaction::from_json(&r.to_json()).unwrap(), r);
+        let hidden = hidden(&args, &once);
+        assert_eq!(
+            hidden.len(),
+            1,
+            "{hidden:?} (the `1` is too short to look for)"
+        );
+        let mut said = json!({"diagnostic": "issue s3cret not found", "n": 1});
+        assert!(scrub(&mut said, &hidden));
+        assert!(!said.to_string().contains("s3cret"), "{said}");
+        let live = json!({"diagnostic": "issue s3cret not found", "n": 1});
+        assert!(matches_scrubbed(&said, &live));
+        assert!(!matches_scrubbed(
+            &said,
+            &json!({"diagnostic": "issue x gone", "n": 1})
+        ));
         for bad in [
             json!([]),
             json!({"a.b": []}),

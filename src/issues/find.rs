@@ -153,9 +153,13 @@ pub struct Tree<'s> {
     pub nodes: usize,
     /// The node budget ran out: nodes past it are marked `truncated`.
     pub node_limit_reached: bool,
+    /// The title budget ran out: later nodes carry `titleOmitted`.
+    pub title_limit_reached: bool,
     /// The root node: `{id, title, status, depth, children}`, each child
     /// `{id, title, status, depth, type, direction, children}`, marked
-    /// `missing`, `cycle` or `truncated` where so.
+    /// `missing`, `cycle` or `truncated` where so. An issue's title is given
+    /// once, where it first appears; its later appearances have `title`
+    /// null and `repeat` true.
     pub tree: Value,
 }
 
@@ -261,6 +265,10 @@ pub const MAX_TREE_DEPTH: usize = 50;
 /// The most nodes one tree holds: a graph of diamonds doubles its paths with
 /// each level, and a tree repeats a node once per path to it.
 pub const MAX_TREE_NODES: usize = 10_000;
+/// The most title bytes one tree holds (issue 55): a title is given once
+/// per issue, and past this budget not at all, so a walk's size is bounded
+/// by its node count whatever the titles are.
+pub const MAX_TREE_TITLE_BYTES: usize = 1 << 20;
 
 /// `dep.tree`: the dependency tree from `id`, each node `{id, title,
 /// status, type (of the edge that led here), depth, direction, children}`,
@@ -309,8 +317,11 @@ pub fn tree_payload(
         budget: MAX_TREE_NODES - 1,
         on_path: BTreeSet::from([id.to_string()]),
         cut: false,
+        titled: BTreeSet::new(),
+        title_bytes: MAX_TREE_TITLE_BYTES,
+        titles_cut: false,
     };
-    let mut root = node(store, id, None, 0, None);
+    let mut root = walk.node(id, None, 0, None);
     let mut kids = Vec::new();
     if direction != Direction::Up {
         kids.extend(walk.children(&down, id, "down", 1));
@@ -325,29 +336,10 @@ pub fn tree_payload(
         max_depth,
         nodes: MAX_TREE_NODES - walk.budget,
         node_limit_reached: walk.cut,
+        title_limit_reached: walk.titles_cut,
         tree: root,
     };
     Report::accepted_body(action, path, tree)
-}
-
-fn node(store: &Store<'_>, id: &str, edge: Option<&str>, depth: usize, dir: Option<&str>) -> Value {
-    let issue = store.get(id);
-    let mut n = json!({
-        "id": id,
-        "title": issue.map(|i| i.title.as_str()),
-        "status": issue.map(|i| i.status.as_str()),
-        "depth": depth,
-    });
-    if issue.is_none() {
-        n["missing"] = json!(true);
-    }
-    if let Some(e) = edge {
-        n["type"] = json!(e);
-    }
-    if let Some(d) = dir {
-        n["direction"] = json!(d);
-    }
-    n
 }
 
 /// One `dep.tree` walk: its bounds (recursion at most `max_depth` deep,
@@ -360,9 +352,48 @@ struct Walk<'w, 's> {
     on_path: BTreeSet<String>,
     /// The budget ran out somewhere.
     cut: bool,
+    /// Issues whose title the tree already gives.
+    titled: BTreeSet<String>,
+    /// Title bytes still allowed.
+    title_bytes: usize,
+    titles_cut: bool,
 }
 
 impl Walk<'_, '_> {
+    /// A node: the issue's title at its first appearance (within the title
+    /// budget), `repeat` at the later ones.
+    fn node(&mut self, id: &str, edge: Option<&str>, depth: usize, dir: Option<&str>) -> Value {
+        let issue = self.store.get(id);
+        let mut n = json!({
+            "id": id,
+            "title": null,
+            "status": issue.map(|i| i.status.as_str()),
+            "depth": depth,
+        });
+        match issue {
+            None => n["missing"] = json!(true),
+            Some(_) if self.titled.contains(id) => n["repeat"] = json!(true),
+            Some(i) => {
+                let title = i.title.as_str();
+                if title.len() <= self.title_bytes {
+                    self.title_bytes -= title.len();
+                    n["title"] = json!(title);
+                    self.titled.insert(id.to_string());
+                } else {
+                    n["titleOmitted"] = json!(true);
+                    self.titles_cut = true;
+                }
+            }
+        }
+        if let Some(e) = edge {
+            n["type"] = json!(e);
+        }
+        if let Some(d) = dir {
+            n["direction"] = json!(d);
+        }
+        n
+    }
+
     fn children(
         &mut self,
         edges: &BTreeMap<&str, Vec<(&str, &str)>>,
@@ -377,7 +408,7 @@ impl Walk<'_, '_> {
                 break;
             }
             self.budget -= 1;
-            let mut n = node(self.store, to, Some(dep_type), depth, Some(dir));
+            let mut n = self.node(to, Some(dep_type), depth, Some(dir));
             let more_below = edges.get(to).is_some_and(|e| !e.is_empty());
             if self.on_path.contains(to) {
                 n["cycle"] = json!(true);
@@ -417,7 +448,11 @@ pub fn tree_text(tree: &Value) -> String {
             "  ".repeat(depth),
             n["id"].as_str().unwrap_or("?"),
             n["status"].as_str().unwrap_or("missing"),
-            n["title"].as_str().unwrap_or("")
+            match n["title"].as_str() {
+                Some(t) => t,
+                None if n["repeat"] == true => "(see above)",
+                None => "",
+            }
         );
         if let Some(t) = n["type"].as_str() {
             text.push_str(&format!(" ({t})"));

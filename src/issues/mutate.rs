@@ -179,6 +179,10 @@ impl IssueChanges {
     }
 }
 
+/// The longest title an issue may be given (beads refuses longer ones too):
+/// a title is repeated in every view, list and walk that shows the issue.
+pub const MAX_TITLE_CHARS: usize = 500;
+
 /// Input rules shared by add, discover and update; the first broken one is reported.
 fn validate_fields(
     store: &IssueStore,
@@ -192,6 +196,18 @@ fn validate_fields(
         return Err((
             IssueClass::InvalidTitle.as_str(),
             "title must not be empty".into(),
+        ));
+    }
+    if let Some(n) = title
+        .map(|t| t.chars().count())
+        .filter(|n| *n > MAX_TITLE_CHARS)
+    {
+        return Err((
+            IssueClass::InvalidTitle.as_str(),
+            format!(
+                "title is {n} characters long; at most {MAX_TITLE_CHARS} (beads' limit): put the \
+                 rest in the description"
+            ),
         ));
     }
     if let Some(s) = status {

@@ -514,6 +514,42 @@ fn line_of(bytes: &[u8], pos: usize) -> usize {
     memchr::memchr_iter(b'\n', &bytes[..pos]).count() + 1
 }
 
+/// The deepest a store line may nest arrays and objects.
+pub const MAX_LINE_DEPTH: usize = 64;
+
+/// Whether the JSON text `bytes` nests arrays and objects deeper than
+/// `max`. Most lines have few brackets: they are counted first (fast), and
+/// only a line with more than `max` of them is walked.
+fn nested_deeper_than(bytes: &[u8], max: usize) -> bool {
+    if memchr::memchr2_iter(b'[', b'{', bytes).nth(max).is_none() {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn decode_line<'a>(
     content: &'a str,
     line: usize,
@@ -522,6 +558,14 @@ fn decode_line<'a>(
     // serde would also build the struct from a JSON array; an issue is an object.
     if !content.trim_start().starts_with('{') {
         return Err("not a JSON object".into());
+    }
+    // A line every reader can take whole (issue 55): the fields tusk reads
+    // skip what they do not name at any depth, but a line is also read as
+    // a JSON value (to edit, show or merge it), and that stops at 128 levels.
+    if nested_deeper_than(content.as_bytes(), MAX_LINE_DEPTH) {
+        return Err(format!(
+            "nested more than {MAX_LINE_DEPTH} levels deep; tusk does not read such a line (no issue field needs more than a few)"
+        ));
     }
     let raw: RawIssue<'a> = serde_json::from_str(content).map_err(|e| describe_json_error(&e))?;
     if raw.id.as_str().is_empty() {
@@ -901,6 +945,18 @@ fn default_permissions() -> Option<fs::Permissions> {
 mod tests {
     use super::super::model::LeaseState;
     use super::*;
+
+    #[test]
+    fn nesting_is_measured_outside_strings() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(!nested_deeper_than(deep(64).as_bytes(), 64));
+        assert!(nested_deeper_than(deep(65).as_bytes(), 64));
+        let quoted = format!("{{\"t\":\"{}\\\"\"}}", "[".repeat(200));
+        assert!(!nested_deeper_than(quoted.as_bytes(), 64), "{quoted}");
+        let line = format!("{{\"id\":\"bd-1\",\"title\":\"x\",\"x\":{}}}", deep(130));
+        let e = Store::parse(Path::new("s"), &line).err().unwrap();
+        assert!(e.to_string().contains("nested more than 64 levels"), "{e}");
+    }
 
     #[test]
     fn a_kept_parse_is_used_only_for_the_same_text() {

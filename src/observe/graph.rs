@@ -27,11 +27,15 @@ fn node_html(n: &Value, out: &mut String, budget: &mut usize) {
         out.push_str(&format!("<span class=\"edge\">{}</span> ", esc(t)));
     }
     out.push_str(&issue_link(id));
+    let title = match n["title"].as_str() {
+        Some(t) => format!("<bdi>{}</bdi>", esc(t)),
+        None if n["repeat"] == true => "<span class=\"muted\">(shown above)</span>".into(),
+        None => String::new(),
+    };
     out.push_str(&format!(
-        " <span class=\"tag status-{}\">{}</span> {}",
+        " <span class=\"tag status-{}\">{}</span> {title}",
         esc(status),
         esc(status),
-        esc(n["title"].as_str().unwrap_or(""))
     ));
     if n["cycle"] == true {
         out.push_str(" <span class=\"tag state-stale\">cycle</span>");

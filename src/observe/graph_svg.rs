@@ -25,6 +25,8 @@ const NODE_H: f64 = 42.0;
 const GAP_X: f64 = 24.0;
 const LAYER_H: f64 = 96.0;
 const MARGIN: f64 = 16.0;
+/// Title characters in a node's tooltip (a stored title can be any length).
+const TOOLTIP_CHARS: usize = 500;
 /// Title characters shown in a node (the whole title is its tooltip).
 const TITLE_CHARS: usize = 24;
 
@@ -60,6 +62,11 @@ fn collect(tree: &Value) -> (Vec<Node>, BTreeSet<Edge>) {
         let id = n["id"].as_str().unwrap_or("").to_string();
         if let Some(&at) = placed.get(&id) {
             nodes[at].truncated |= n["truncated"] == true;
+            // A tree gives a title once, at the issue's first appearance
+            // depth first, which may come later breadth first.
+            if let (true, Some(title)) = (nodes[at].title.is_empty(), n["title"].as_str()) {
+                nodes[at].title = title.to_string();
+            }
         } else {
             placed.insert(id.clone(), nodes.len());
             nodes.push(Node {
@@ -300,15 +307,15 @@ fn node_svg(out: &mut String, n: &Node, root: bool) {
     };
     let _ = write!(
         out,
-        "<a href=\"/issues/{}\" class=\"gnode\" data-id=\"{}\"><title>{} [{}] {}</title>\
+        "<a href=\"{}\" class=\"gnode\" data-id=\"{}\"><title>{} [{}] {}</title>\
          <rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_W}\" height=\"{NODE_H}\" rx=\"6\" class=\"{class}\"/>\
          <text x=\"{:.1}\" y=\"{:.1}\" class=\"nid\">{}{}</text>\
          <text x=\"{:.1}\" y=\"{:.1}\" class=\"ntitle\">{}</text></a>",
-        url_part(&n.id),
+        super::html::thing_href("issues", &n.id, ""),
         esc(&n.id),
         esc(&n.id),
         esc(&n.status),
-        esc(&n.title),
+        esc(&clip(&n.title, TOOLTIP_CHARS)),
         n.x,
         n.y,
         n.x + 8.0,

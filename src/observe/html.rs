@@ -14,10 +14,35 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // A bidirectional control from the store would reorder the
+            // page's text around it (issue 55): shown, as the CLI shows it.
+            c if crate::terminal::is_bidi_control(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// The link to the page about one thing: `/{kind}/{id}{rest}` (`kind`
+/// `issues` or `sessions`, `rest` a sub-page such as `/graph`), and for an
+/// id a browser would read as a dot segment (`.`, `..`), which no encoding
+/// keeps, the same page by query: `/issue{rest}?id=…` (`/session?id=…`;
+/// issue 55).
+pub fn thing_href(kind: &str, id: &str, rest: &str) -> String {
+    if id == "." || id == ".." {
+        let one = kind.strip_suffix('s').unwrap_or(kind);
+        format!("/{one}{rest}?id={}", url_part(id))
+    } else {
+        format!("/{kind}/{}{rest}", url_part(id))
+    }
+}
+
+/// `href` with `pair` (`name=value`, already encoded) added to its query.
+pub fn with_query(href: &str, pair: &str) -> String {
+    let joint = if href.contains('?') { '&' } else { '?' };
+    format!("{href}{joint}{pair}")
 }
 
 /// `text` percent-encoded for a path segment or query value of a link.

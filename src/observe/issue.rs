@@ -90,7 +90,7 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
         "dependents": {"total": dependents_total, "items": dependents},
         "comments": comments.iter().take(MAX_LISTED).collect::<Vec<_>>(),
         "commentCount": comments.len(),
-        "graphHref": format!("/issues/{}/graph", url_part(id)),
+        "graphHref": super::html::thing_href("issues", id, "/graph"),
         "runs": {
             "effectsPath": o.stores.effects.path().display().to_string(),
             "rowsRead": runs.scanned,
@@ -243,8 +243,11 @@ fn page_html(id: &str, issue: &Issue<'_>, j: &Value, now: chrono::DateTime<Utc>)
         esc(&value_text(&runs["effectsPath"])),
         match runs["next"].as_u64() {
             Some(n) => format!(
-                " · <a rel=\"next\" href=\"/issues/{}?before={n}\">older</a>",
-                url_part(id)
+                " · <a rel=\"next\" href=\"{}\">older</a>",
+                super::html::with_query(
+                    &super::html::thing_href("issues", id, ""),
+                    &format!("before={n}")
+                )
             ),
             None => " (to the log's start)".into(),
         }
@@ -332,8 +335,8 @@ fn deps_html(id: &str, j: &Value) -> String {
     };
     let mut out = Html::default();
     out.raw(&format!(
-        "<h2>Dependencies</h2><p><a id=\"graph-link\" href=\"/issues/{}/graph\">the dependency graph, drawn</a></p>",
-        url_part(id)
+        "<h2>Dependencies</h2><p><a id=\"graph-link\" href=\"{}\">the dependency graph, drawn</a></p>",
+        super::html::thing_href("issues", id, "/graph")
     ));
     out.el("h3", "", "Depends on");
     let down: Vec<Vec<String>> = j["dependsOn"]

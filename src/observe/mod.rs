@@ -380,6 +380,26 @@ fn page_by_id(
     )
 }
 
+/// [`page_by_id`] with the id in the query (`?id=…`).
+fn page_by_query(
+    make: fn(&Observer, &str, &Params) -> Result<Page, PageError>,
+) -> axum::routing::MethodRouter<Arc<Observer>> {
+    get(
+        move |State(o): Shared, Query(p): Query<Params>, h: HeaderMap| async move {
+            let json = wants_json(&h, &p);
+            let Some(id) = text(&p, "id").map(str::to_string) else {
+                return respond(
+                    json,
+                    Err(PageError::BadRequest(
+                        "name the thing: ?id=… (or the path /…/ID)".into(),
+                    )),
+                );
+            };
+            respond(json, blocking(move || make(&o, &id, &p)).await)
+        },
+    )
+}
+
 async fn asset(UrlPath(name): UrlPath<String>) -> Response {
     let (kind, body) = match name.as_str() {
         "observe.css" => (
@@ -435,6 +455,11 @@ pub fn router(observer: Arc<Observer>) -> axum::Router {
         .route("/issues/{id}", page_by_id(issue::page))
         .route("/issues/{id}/graph", page_by_id(graph::page))
         .route("/sessions/{id}", page_by_id(session::page))
+        // The same pages for an id a browser reads as a dot segment
+        // (`html::thing_href`).
+        .route("/issue", page_by_query(issue::page))
+        .route("/issue/graph", page_by_query(graph::page))
+        .route("/session", page_by_query(session::page))
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .with_state(observer)

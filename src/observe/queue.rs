@@ -64,7 +64,11 @@ fn issue_json(issue: &Issue<'_>) -> Value {
 
 /// The link to an issue's page.
 pub(crate) fn issue_link(id: &str) -> String {
-    format!("<a href=\"/issues/{}\">{}</a>", url_part(id), esc(id))
+    format!(
+        "<a href=\"{}\">{}</a>",
+        super::html::thing_href("issues", id, ""),
+        esc(id)
+    )
 }
 
 /// Links to the previous and next pages of one list (`key` is its offset

@@ -497,8 +497,8 @@ pub(crate) fn session_link(sid: &str) -> String {
         None => sid.to_string(),
     };
     format!(
-        "<a class=\"session\" href=\"/sessions/{}\" title=\"{}\">{}</a>",
-        url_part(sid),
+        "<a class=\"session\" href=\"{}\" title=\"{}\">{}</a>",
+        super::html::thing_href("sessions", sid, ""),
         esc(sid),
         esc(&shown)
     )
@@ -773,7 +773,7 @@ pub fn run_page(o: &Observer, run_id: &str, params: &Params) -> Result<Page, Pag
         "runId": run.run_id,
         "pos": pos,
         "sessionId": run.session_id,
-        "sessionHref": run.session_id.as_deref().map(|sid| format!("/sessions/{}", url_part(sid))),
+        "sessionHref": run.session_id.as_deref().map(|sid| super::html::thing_href("sessions", sid, "")),
         "principal": principal,
         "replCommand": repl_command(&run.run_id),
         "traceId": run.trace_id,

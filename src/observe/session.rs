@@ -123,8 +123,11 @@ fn page_html(sid: &str, j: &Value) -> String {
     ));
     if let Some(n) = j["next"].as_u64() {
         body.raw(&format!(
-            "<p class=\"pager\"><a rel=\"prev\" href=\"/sessions/{}?before={n}\">earlier forms</a></p>",
-            url_part(sid)
+            "<p class=\"pager\"><a rel=\"prev\" href=\"{}\">earlier forms</a></p>",
+            super::html::with_query(
+                &super::html::thing_href("sessions", sid, ""),
+                &format!("before={n}")
+            )
         ));
     }
     body.0

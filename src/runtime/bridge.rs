@@ -8,6 +8,7 @@ use crate::effects::{self, EffectLog};
 use crate::harness::trajectory::{StepRow, TrajectorySink};
 use crate::host::envelope::{self, EnvelopeParts};
 use crate::host::gate::{self, Authority, MutationPolicy};
+use crate::host::redact;
 use crate::host::registry::{self, Registry, Resolution};
 use crate::host::{ActionContext, ActionKind, HostClass, HostPaths};
 use crate::sandbox::convert::ConvertError;
@@ -293,6 +294,11 @@ impl HostBridge for CallHost {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),
         };
+        // What the rules hid, so that an envelope repeating it is scrubbed.
+        let hidden = match (&args, &redacted_args) {
+            (Some(original), Some(Some(redacted))) => redact::hidden(original, redacted),
+            _ => Vec::new(),
+        };
         let args_digest = canonical::args_digest(recorded_args);
         if state.finished {
             // The run already has its result; an abandoned worker's late call changes nothing.
@@ -358,6 +364,7 @@ impl HostBridge for CallHost {
                 args_digest: &args_digest,
                 envelope: &envelope,
                 acted_at: decision.acted_at,
+                hidden: &hidden,
             },
         );
         // A call whose rows could not be written is not accepted, whatever
@@ -515,6 +522,8 @@ struct Effect<'a> {
     args_digest: &'a str,
     envelope: &'a Value,
     acted_at: Option<chrono::DateTime<Utc>>,
+    /// Values the redaction rules hid from the arguments ([`redact::hidden`]).
+    hidden: &'a [(String, String)],
 }
 
 impl CallHost {
@@ -650,8 +659,9 @@ impl CallHost {
             .unwrap_or_default()
             .to_string();
         let envelope = effect.envelope;
-        // The program gets the payload; the log, its redacted form.
-        let redacted_envelope = self
+        // The program gets the payload; the log, its redacted form, with
+        // every value the argument rules hid scrubbed from it too.
+        let mut redacted_envelope = self
             .policy
             .redaction
             .payload(effect.action, &envelope["payload"])
@@ -660,6 +670,11 @@ impl CallHost {
                 e["payload"] = payload;
                 e
             });
+        if !effect.hidden.is_empty() {
+            let mut e = redacted_envelope.take().unwrap_or_else(|| envelope.clone());
+            redact::scrub(&mut e["payload"], effect.hidden);
+            redacted_envelope = Some(e);
+        }
         let text = match redacted_envelope {
             None => serde_json::value::to_raw_value(envelope).ok(),
             Some(_) => None,

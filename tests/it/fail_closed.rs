@@ -413,6 +413,181 @@ fn a_graph_of_diamonds_stops_at_the_node_budget() {
     assert_eq!(v["nodeLimitReached"], true);
 }
 
+/// Issue 55: a walk's size is bounded by its node count, not its titles:
+/// one 200 KB title that many paths reach is given once (its later
+/// appearances are `repeat`), so a read-only `dep.tree` writes a small
+/// effect row; and no mutation gives an issue a title over 500 characters.
+#[test]
+fn a_walk_gives_each_title_once_and_titles_are_bounded() {
+    let long = "T".repeat(200_000);
+    let mut issues = vec![issue_with("hub", serde_json::json!({"title": long}))];
+    let mut below = Vec::new();
+    for i in 0..200 {
+        let id = format!("m{i}");
+        issues.push(issue_with(
+            &id,
+            serde_json::json!({"dependencies": [blocks(&id, "hub")]}),
+        ));
+        below.push(blocks("root", &id));
+    }
+    issues.push(issue_with(
+        "root",
+        serde_json::json!({"dependencies": below}),
+    ));
+    let t = Test::on_files().issues(&issues);
+    let r = t.eval_with_authority(r#"(hash-ref (payload (dep.tree (hash "id" "root"))) "nodes")"#);
+    assert_eq!(r["value"], 401, "{r}");
+    let log = t.log_text(".premath/host_effects.jsonl");
+    assert!(
+        log.len() < 2_000_000,
+        "the effect log is {} bytes",
+        log.len()
+    );
+    assert_eq!(
+        log.matches(&long).count(),
+        1,
+        "the title is in the row more than once"
+    );
+    let tree = t.run(&["dep", "tree", "root", "--json"]).status(0).json();
+    let hubs: Vec<&serde_json::Value> = tree["tree"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["children"][0])
+        .collect();
+    assert_eq!(hubs[0]["title"], long.as_str());
+    assert_eq!(hubs[1]["title"], serde_json::Value::Null);
+    assert_eq!(hubs[1]["repeat"], true);
+    // A title of 501 characters is refused, by the host and the command line.
+    let r = t.eval_with_authority(&format!(
+        r#"(issue.update (hash "id" "m1" "title" "{}"))"#,
+        "x".repeat(501)
+    ));
+    assert_eq!(r["effects"][0]["resultClass"], "issue.invalid_title", "{r}");
+    assert!(r.to_string().contains("at most 500"), "{r}");
+    let out = t.run(&["issue", "add", &"y".repeat(501), "--json"]);
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stdout().contains("issue.invalid_title"), "{out:?}");
+    let ok = t.run(&["issue", "add", &"y".repeat(500), "--json"]);
+    assert_eq!(ok.code(), 0, "{ok:?}");
+}
+
+/// Issue 55: a store line nested deeper than any reader takes is refused as
+/// corrupt, by every command, never a panic.
+#[test]
+fn a_deeply_nested_line_is_corrupt_everywhere() {
+    let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    let line = format!(
+        r#"{{"id":"bd-1","title":"x","status":"open","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","x":{deep}}}"#
+    );
+    let t = Test::on_files().issue_text(&format!("{line}\n"));
+    for args in [
+        vec!["issue", "update", "bd-1", "--notes", "n"],
+        vec!["issue", "show", "bd-1"],
+        vec!["issue", "list"],
+        vec!["issue", "close", "bd-1"],
+    ] {
+        let out = t.run(&args);
+        assert!(!out.stderr().contains("panicked"), "{args:?}: {out:?}");
+        assert_ne!(out.code(), 101, "{args:?}");
+        assert_ne!(out.code(), 0, "{args:?}: {out:?}");
+        assert!(
+            format!("{}{}", out.stdout(), out.stderr()).contains("nested more than 64 levels"),
+            "{args:?}: {out:?}"
+        );
+    }
+    let r = t.eval_with_authority(r#"(issue.show (hash "id" "bd-1"))"#);
+    assert_eq!(
+        r["effects"][0]["payload"]["cause"], "memory.store_corrupt",
+        "{r}"
+    );
+    assert!(r.to_string().contains("nested more than 64 levels"), "{r}");
+}
+
+/// Issue 55: a link to `/dev/zero`, a FIFO or a link to a file elsewhere in
+/// place of the policy (a cloned repository can carry one) is refused at
+/// once by every command that reads it, named or default; so is a FIFO in
+/// place of the store's lock file.
+#[test]
+fn a_policy_that_is_not_a_regular_file_is_refused_at_once() {
+    let t = Test::on_files().issues(&[issue("bd-1")]);
+    let policy = t.path(".premath/mutation_policy.json");
+    let elsewhere = t.write(
+        "outside/policy.json",
+        r#"{"schema":1,"policyKind":"premath.mutation_policy.v1","allowedActions":[]}"#,
+    );
+    let fifo = t.path("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["policy", "digest"],
+        vec!["eval", "-"],
+        vec!["doctor", "--json"],
+        vec!["repl"],
+        vec!["mcp"],
+    ];
+    for target in [
+        std::path::Path::new("/dev/zero"),
+        elsewhere.as_path(),
+        fifo.as_path(),
+    ] {
+        let _ = std::fs::remove_file(&policy);
+        std::os::unix::fs::symlink(target, &policy).unwrap();
+        for args in &commands {
+            let started = std::time::Instant::now();
+            let out = t.tusk(args).stdin("(+ 1 2)\n").run();
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{args:?} hung"
+            );
+            assert_ne!(out.code(), 0, "{target:?} {args:?}: {out:?}");
+            let said = format!("{}{}", out.stdout(), out.stderr());
+            assert!(
+                said.contains("is a symbolic link"),
+                "{target:?} {args:?}: {said}"
+            );
+        }
+    }
+    std::fs::remove_file(&policy).unwrap();
+    for (named, what) in [
+        ("/dev/zero", "is a device"),
+        (fifo.to_str().unwrap(), "is a FIFO"),
+    ] {
+        for args in [
+            vec!["policy", "digest", "--policy", named],
+            vec!["eval", "-", "--policy", named],
+        ] {
+            let started = std::time::Instant::now();
+            let out = t.tusk(&args).stdin("(+ 1 2)").run();
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{args:?} hung"
+            );
+            assert_eq!(out.code(), 2, "{args:?}: {out:?}");
+            assert!(out.stderr().contains(what), "{args:?}: {}", out.stderr());
+        }
+    }
+    // A FIFO in place of the store's lock file: refused, not waited on.
+    let lock = t.path(".premath/issues.jsonl.lock");
+    let _ = std::fs::remove_file(&lock);
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .unwrap()
+        .success());
+    let started = std::time::Instant::now();
+    let out = t.run(&["issue", "add", "x", "--lock-timeout-ms", "500"]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the lock FIFO hung"
+    );
+    assert_ne!(out.code(), 0, "{out:?}");
+    assert!(out.stderr().contains("is a FIFO"), "{}", out.stderr());
+}
+
 /// The resident size of process `pid`, in KiB.
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

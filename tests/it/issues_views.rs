@@ -1094,7 +1094,7 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
         "{text}"
     );
     assert!(
-        text.contains("→ bd-1 [open] Write the parser (related) (cycle)"),
+        text.contains("→ bd-1 [open] (see above) (related) (cycle)"),
         "{text}"
     );
     let mermaid = String::from_utf8(

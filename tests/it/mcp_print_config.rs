@@ -358,10 +358,23 @@ fn shared_and_portable_configs_are_refused_when_they_cannot_work() {
             "cannot be used with",
         ),
         (&["mcp", "--token-env", "T"], "required"),
+        // Issue 55: a password in the URL would land in a file meant for
+        // the repository.
+        (
+            &[
+                "mcp",
+                "--print-config",
+                "claude",
+                "--url",
+                "http://alice:hunter2@h:8765/mcp",
+            ],
+            "give --url http://h:8765/mcp and the token with --token-env VAR",
+        ),
     ] {
         let (code, out, err) = tusk_in(&work, args, None);
         assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("hunter2"), "the password was echoed: {err}");
     }
     // A database URL in TUSK_STORE is a reference in a portable file, never
     // its value (it carries a password).

@@ -1072,3 +1072,271 @@ fn a_renamed_collision_takes_its_sides_edges_from_base_issues_too() {
         "{report:#}"
     );
 }
+
+/// `(source title, target title, type)` of every edge of a store: what the
+/// edges mean, whatever ids the issues carry.
+fn edge_meanings(text: &str) -> HashSet<(String, String, String)> {
+    let rows = lines(text);
+    let title: std::collections::HashMap<&str, &str> = rows
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap(), r["title"].as_str().unwrap()))
+        .collect();
+    let mut out = HashSet::new();
+    for r in &rows {
+        for d in r["dependencies"].as_array().into_iter().flatten() {
+            let to = d["depends_on_id"].as_str().unwrap();
+            out.insert((
+                r["title"].as_str().unwrap().to_string(),
+                title.get(to).copied().unwrap_or("<missing>").to_string(),
+                d["type"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// Issue 55: both sides add an epic and its child under the same ids; the
+/// merge renames one side's pair, and its child still names its own epic,
+/// through the driver and through a real `git merge` of two clones.
+#[test]
+fn an_epic_and_its_child_added_on_both_sides_keep_their_edge() {
+    let epic = |title: &str, at: &str| {
+        issue(
+            "bd-2",
+            title,
+            at,
+            json!({"created_at": at, "issue_type": "epic"}),
+        )
+    };
+    let child = |title: &str, at: &str| {
+        issue(
+            "bd-3",
+            title,
+            at,
+            json!({"created_at": at, "dependencies": [{"issue_id": "bd-3", "depends_on_id": "bd-2", "type": "parent-child"}]}),
+        )
+    };
+    let base = text(&[issue("bd-1", "seed", T0, json!({}))]);
+    let ours = text(&[
+        issue("bd-1", "seed", T0, json!({})),
+        epic("ours epic", T1),
+        child("ours child", T1),
+    ]);
+    let theirs = text(&[
+        issue("bd-1", "seed", T0, json!({})),
+        epic("theirs epic", T2),
+        child("theirs child", T2),
+    ]);
+    let (merged, _) = merge_both(&base, &ours, &theirs);
+    let meaning = edge_meanings(&merged);
+    for side in ["ours", "theirs"] {
+        assert!(
+            meaning.contains(&(
+                format!("{side} child"),
+                format!("{side} epic"),
+                "parent-child".into()
+            )),
+            "{side}'s child lost its epic: {merged}"
+        );
+    }
+    assert_eq!(meaning.len(), 2, "{merged}");
+
+    // Real git: two clones each file an epic and a child under it.
+    let root = tempfile::tempdir().unwrap();
+    let (a, b) = two_clones(root.path());
+    for (dir, who) in [(&a, "a"), (&b, "b")] {
+        let e = add(dir, &format!("{who} epic"));
+        let c = add(dir, &format!("{who} child"));
+        ok(dir, &["dep", "add", &c, &e, "--type", "parent-child"]);
+        commit_all(dir, &format!("{who}'s epic"));
+    }
+    git(
+        &b,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            &root.path().join("a").display().to_string(),
+            "HEAD",
+        ],
+    );
+    let merged = std::fs::read_to_string(b.join(".premath/issues.jsonl")).unwrap();
+    let meaning = edge_meanings(&merged);
+    for who in ["a", "b"] {
+        assert!(
+            meaning.contains(&(
+                format!("{who} child"),
+                format!("{who} epic"),
+                "parent-child".into()
+            )),
+            "{who}'s child lost its epic after git merge: {merged}"
+        );
+    }
+    assert_whole(&b);
+}
+
+/// Issue 55: ids at the end of the number line: a collision's new id never
+/// wraps to one in use (`bd-0` beside `bd-18446744073709551615`).
+#[test]
+fn a_collision_beside_the_largest_id_loses_no_issue() {
+    let far = issue("bd-18446744073709551615", "far", T0, json!({}));
+    let base = text(std::slice::from_ref(&far));
+    let ours = text(&[
+        far.clone(),
+        issue("bd-5", "ours five", T1, json!({"created_at": T1})),
+    ]);
+    let theirs = text(&[
+        far,
+        issue("bd-5", "theirs five", T2, json!({"created_at": T2})),
+    ]);
+    let (merged, _) = merge_both(&base, &ours, &theirs);
+    let v = by_id(&merged);
+    assert_eq!(v.len(), 3, "{merged}");
+    let titles: HashSet<&str> = v.values().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, HashSet::from(["far", "ours five", "theirs five"]));
+    // Comment ids at i64::MAX: a new comment is not numbered i64::MIN.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".premath")).unwrap();
+    std::fs::write(
+        dir.path().join(".premath/issues.jsonl"),
+        issue("bd-1", "t", T0, json!({"comments": [{"id": i64::MAX, "issue_id": "bd-1", "author": "a", "text": "x", "created_at": T0}]})) + "\n",
+    )
+    .unwrap();
+    let v = ok(dir.path(), &["issue", "comment", "add", "bd-1", "next"]);
+    let id = v["comment"]["id"].as_i64().unwrap();
+    assert!(id > 0 && id != i64::MAX, "{v}");
+}
+
+/// Issue 55: a side that lost most of its issues (truncated, edited by
+/// hand: tusk has no delete action) does not spread the loss: the driver
+/// refuses, writes nothing, and git reports a conflict, unless told to.
+#[test]
+fn a_merge_that_deletes_most_issues_is_refused_unless_allowed() {
+    let all: Vec<String> = (1..=6)
+        .map(|i| issue(&format!("bd-{i}"), "t", T0, json!({})))
+        .collect();
+    let base = text(&all);
+    let ours = text(&[all[0].clone(), issue("bd-2", "changed", T1, json!({}))]);
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let (b, o, t) = (p("base", &base), p("ours", &ours), p("theirs", &base));
+    let (code, _, err) = tusk(dir.path(), &["merge-driver", &b, &o, &t]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("would delete 4 of the 6 issue(s)"), "{err}");
+    assert!(err.contains("TUSK_MERGE_ALLOW_DELETIONS=1"), "{err}");
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), ours, "written anyway");
+    let (code, _, err) = tusk(
+        dir.path(),
+        &["merge-driver", &b, &o, &t, "--allow-deletions"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines(&std::fs::read_to_string(&o).unwrap()).len(), 2);
+
+    // Through git: a clone that emptied its store conflicts, nothing lost.
+    let root = tempfile::tempdir().unwrap();
+    let (a, b) = two_clones(root.path());
+    for t in ["two", "three"] {
+        add(&a, t);
+    }
+    commit_all(&a, "more");
+    git(
+        &b,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            &a.display().to_string(),
+            "HEAD",
+        ],
+    );
+    std::fs::write(b.join(".premath/issues.jsonl"), "").unwrap();
+    commit_all(&b, "emptied");
+    add(&a, "four");
+    commit_all(&a, "four");
+    let out = git_run(
+        &a,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            &b.display().to_string(),
+            "HEAD",
+        ],
+    );
+    assert!(!out.status.success(), "git merged an emptied store");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("CONFLICT") || String::from_utf8_lossy(&out.stdout).contains("CONFLICT"),
+        "{said}"
+    );
+    let kept = std::fs::read_to_string(a.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(lines(&kept).len(), 4, "{kept}");
+}
+
+/// Issue 55: git's lines are quoted and escaped: a store under a directory
+/// with a space, a binary under a directory with a `%`, and the driver's
+/// path argument with a control character on stderr.
+#[test]
+fn odd_paths_reach_git_quoted_and_the_driver_escapes_what_it_prints() {
+    let root = tempfile::tempdir().unwrap();
+    let bin_dir = root.path().join("bin 100%d");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let bin = bin_dir.join("tusk");
+    std::fs::copy(BIN, &bin).unwrap();
+    let top = root.path().join("origin");
+    let sub = top.join("my project");
+    std::fs::create_dir_all(&sub).unwrap();
+    git(&top, &["init", "-q", "-b", "main"]);
+    let run = |dir: &Path, args: &[&str]| {
+        let out = Command::new(&bin)
+            .current_dir(dir)
+            .args(args)
+            .env_remove("TUSK_STORE")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&sub, &["init"]);
+    let attr = git(
+        &top,
+        &[
+            "check-attr",
+            "merge",
+            "--",
+            "my project/.premath/issues.jsonl",
+        ],
+    );
+    assert!(attr.trim_end().ends_with("merge: tusk"), "{attr}");
+    run(&sub, &["issue", "add", "seed"]);
+    commit_all(&top, "seed");
+    git(&top, &["checkout", "-q", "-b", "other"]);
+    run(&sub, &["issue", "add", "theirs"]);
+    commit_all(&top, "theirs");
+    git(&top, &["checkout", "-q", "main"]);
+    run(&sub, &["issue", "add", "ours"]);
+    commit_all(&top, "ours");
+    // The driver (under a `%` path) merges: git expanded `%%` to `%`.
+    git(&top, &["merge", "-q", "--no-edit", "other"]);
+    let merged = std::fs::read_to_string(sub.join(".premath/issues.jsonl")).unwrap();
+    assert_eq!(lines(&merged).len(), 3, "{merged}");
+    // A path argument with an escape sequence is printed escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let store = issue("bd-1", "t", T0, json!({})) + "\n";
+    for name in ["b", "o", "t"] {
+        std::fs::write(dir.path().join(name), &store).unwrap();
+    }
+    let (code, _, err) = tusk(
+        dir.path(),
+        &["merge-driver", "b", "o", "t", "evil\u{1b}[2Jpath"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("evil\\x1b[2Jpath"), "{err}");
+}

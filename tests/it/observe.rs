@@ -942,3 +942,89 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
         "{html}"
     );
 }
+
+/// Issue 55: the replay button holds a run to `tusk eval`'s default limits,
+/// whatever its (forged, rechained) header asks for.
+#[test]
+fn a_forged_ceiling_is_refused_by_the_replay_button() {
+    let t = Test::on_files();
+    let (_, r) = t.eval("(let loop () (loop))", &["--timeout-ms", "300"]);
+    let run = r["runId"].as_str().unwrap().to_string();
+    let mut rows = t.jsonl(EFFECTS);
+    for row in &mut rows {
+        if row["kind"] == "premath.scheme_eval.run.v0" {
+            row["limits"]["timeoutMs"] = serde_json::json!(60_000);
+        }
+    }
+    rechain(&mut rows);
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    t.write(EFFECTS, &text);
+    let server = t.observe(&[]);
+    let started = std::time::Instant::now();
+    let (status, _, body) = request(&server.addr, "POST", &format!("/runs/{run}/replay"), &[]);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the forged limits were honoured"
+    );
+    assert_eq!(status, 200, "{body}");
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["parity"], false, "{verdict}");
+    assert_eq!(verdict["divergence"]["field"], "log.limits", "{verdict}");
+}
+
+/// Issue 55: store text cannot reorder a page (bidirectional controls are
+/// shown escaped), ids `.` and `..` stay reachable, and a graph of many
+/// paths to one long title stays small.
+#[test]
+fn store_text_cannot_reorder_pages_and_odd_ids_stay_reachable() {
+    let long = "L".repeat(200_000);
+    let mut issues = vec![
+        issue_with("bd-1", serde_json::json!({"title": "abc\u{202e}fed"})),
+        issue_with(".", serde_json::json!({"title": "dot"})),
+        issue_with("..", serde_json::json!({"title": "dotdot"})),
+        issue_with("bd-hub", serde_json::json!({"title": long})),
+    ];
+    // 30 issues that each depend on the hub, and a root that depends on all.
+    let mut root_deps = Vec::new();
+    for i in 0..30 {
+        let id = format!("bd-m{i}");
+        issues.push(issue_with(&id, serde_json::json!({"dependencies": [{"issue_id": id, "depends_on_id": "bd-hub", "type": "blocks"}]})));
+        root_deps.push(
+            serde_json::json!({"issue_id": "bd-root", "depends_on_id": id, "type": "blocks"}),
+        );
+    }
+    issues.push(issue_with(
+        "bd-root",
+        serde_json::json!({"dependencies": root_deps}),
+    ));
+    let t = Test::on_files().issues(&issues);
+    let server = t.observe(&[]);
+    let (status, html) = get(&server, "/issues/bd-1");
+    assert_eq!(status, 200, "{html}");
+    assert!(
+        !html.contains('\u{202e}'),
+        "a bidi override reached the page"
+    );
+    assert!(html.contains("abc\\u{202e}fed"), "{html}");
+    let (_, queue) = get(&server, "/queue");
+    assert!(!queue.contains('\u{202e}'));
+    // The queue links `.` and `..` by query; those links lead to their pages.
+    assert!(queue.contains("href=\"/issue?id=.\""), "{queue}");
+    assert!(queue.contains("href=\"/issue?id=..\""), "{queue}");
+    for (href, title) in [("/issue?id=.", "dot"), ("/issue?id=..", "dotdot")] {
+        let page = get_json(&server, href);
+        assert_eq!(page["issue"]["title"], title, "{href}: {page}");
+    }
+    let graph = get_json(&server, "/issue/graph?id=..");
+    assert_eq!(graph["tree"]["id"], "..");
+    // Thirty paths to one 200 KB title: the title once, the page small.
+    let (status, page) = get(&server, "/issues/bd-root/graph?depth=3");
+    assert_eq!(status, 200);
+    assert!(
+        page.len() < 1_000_000,
+        "the graph page is {} bytes",
+        page.len()
+    );
+    let json = get_json(&server, "/issues/bd-root/graph?depth=3");
+    assert_eq!(json["tree"].to_string().matches(&long).count(), 1);
+}

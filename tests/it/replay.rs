@@ -1229,6 +1229,178 @@ fn redacted_values_never_reach_the_logs_and_the_run_replays() {
     );
 }
 
+/// Issue 55: a rule names a property; the secret is redacted under every
+/// spelling a program can write, the log records the canonical key, and
+/// the run replays.
+#[test]
+fn redaction_meets_every_spelling_of_a_key() {
+    let s = seeded();
+    let policy = json!({
+        "schema": 1,
+        "policyKind": "premath.mutation_policy.v1",
+        "allowedActions": ["issue.update", "dep.add"],
+        "redact": {
+            "issue.update": {"args": ["acceptanceCriteria", "notes"]},
+            "dep.add": {"args": ["issueId"]},
+        }
+    });
+    s.write(
+        ".premath/mutation_policy.json",
+        &serde_json::to_string(&policy).unwrap(),
+    );
+    let d = digest(&s);
+    let spellings = [
+        ("acceptance_criteria", "acceptanceCriteria"),
+        ("AcceptanceCriteria", "acceptanceCriteria"),
+        ("acceptance-criteria", "acceptanceCriteria"),
+        ("ACCEPTANCE_CRITERIA", "acceptanceCriteria"),
+        ("Notes", "notes"),
+        ("NOTES", "notes"),
+    ];
+    let mut runs = Vec::new();
+    for (i, (spelled, canonical)) in spellings.iter().enumerate() {
+        let program =
+            format!(r#"(result-class (issue.update (hash "id" "bd-1" "{spelled}" "S3CRET-{i}")))"#);
+        let (code, r) = s.eval(
+            &program,
+            &["--policy-digest", &d, "--instruction-ref", "instr://redact"],
+        );
+        assert_eq!(code, 0, "{spelled}: {r:#}");
+        let run = r["runId"].as_str().unwrap().to_string();
+        let row = s
+            .jsonl(EFFECTS)
+            .into_iter()
+            .find(|r| call_of(&run, 1)(r))
+            .unwrap();
+        assert!(
+            row["args"][*canonical]
+                .as_str()
+                .unwrap()
+                .starts_with("#<redacted sha256:"),
+            "{spelled}: {row}"
+        );
+        assert!(row["args"].get(*spelled).is_none(), "{spelled}: {row}");
+        runs.push(run);
+    }
+    // Two spellings of one key in one call (refused: the second is left
+    // unknown), an alias (`id` for `issueId`), nested in a list: all hidden.
+    for program in [
+        r#"(result-class (issue.update (hash "id" "bd-1" "notes" "S3CRET-a" "Notes" "S3CRET-b")))"#,
+        r#"(result-class (dep.add (hash "id" "S3CRET-c" "dependsOnId" "bd-2")))"#,
+        r#"(result-class (dep.add (hash "issueId" "bd-3" "id" "S3CRET-d" "dependsOnId" "bd-2")))"#,
+    ] {
+        let (_, r) = s.eval(
+            program,
+            &["--policy-digest", &d, "--instruction-ref", "instr://redact"],
+        );
+        runs.push(r["runId"].as_str().unwrap().to_string());
+    }
+    // The program text is recorded whole (docs/policy.md says so): every
+    // other member of every row is checked.
+    for mut row in s.jsonl(EFFECTS) {
+        if let Some(m) = row.as_object_mut() {
+            m.remove("program");
+        }
+        assert!(
+            !row.to_string().contains("S3CRET"),
+            "a row holds a secret: {row}"
+        );
+    }
+    let trajectory = s.log_text(".premath/harness_trajectory.jsonl");
+    assert!(!trajectory.is_empty());
+    assert!(
+        !trajectory.contains("S3CRET"),
+        "the trajectory holds a secret"
+    );
+    // The action got the real value; every run replays.
+    let stored = s.stored("bd-1");
+    assert_eq!(stored["acceptance_criteria"], "S3CRET-3");
+    assert_eq!(stored["notes"], "S3CRET-5");
+    let (code, r) = replay(&s, &[]);
+    assert_eq!(code, 0, "{r:#}");
+    for run in &runs {
+        assert!(
+            r["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["runId"] == run.as_str() && x["parity"] == true),
+            "{run}: {r:#}"
+        );
+    }
+}
+
+/// Issue 55: a header asking for more than the ceiling buys nothing on any
+/// path that executes a run: the debugger (`tusk repl --run`), a debugging
+/// session's restaged form (`tusk replay --session`); the dashboard's replay
+/// button is `observe::a_forged_ceiling_is_refused_by_the_replay_button`.
+#[test]
+fn a_forged_ceiling_is_refused_on_every_path_that_runs_a_run() {
+    let s = Test::new();
+    let spin = record(
+        &s,
+        "(define n 0) (let loop () (loop))",
+        &["--timeout-ms", "300"],
+    );
+    // A debugging session of the run: its first form is restaged on replay.
+    let out = s
+        .tusk(&["repl", "--json", "--timeout-ms", "1000", "--run", &spin])
+        .stdin(":step\n(+ n 1)\n")
+        .run();
+    let lines: Vec<Value> = out
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let sid = lines
+        .iter()
+        .find_map(|l| l["sessionId"].as_str())
+        .unwrap_or_else(|| panic!("no form ran: {}\n{}", out.stdout(), out.stderr()))
+        .to_string();
+    let forms = || {
+        s.jsonl(EFFECTS)
+            .into_iter()
+            .filter(|r| r["sessionId"] == sid.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(forms()[0]["debugOf"]["restaged"], true, "{:#?}", forms());
+    // The session replays as recorded; now the debugged run's header is
+    // forged to ask for 9 s of wall clock and 4 GB.
+    let (code, r) = replay(&s, &["--session", &sid]);
+    assert_eq!(code, 0, "{r:#}");
+    edit_log(&s, |_, mut row| {
+        if row["kind"] == "premath.scheme_eval.run.v0" && row["runId"] == spin.as_str() {
+            row["limits"]["timeoutMs"] = json!(9000);
+            row["limits"]["maxMemoryMb"] = json!(4096);
+        }
+        Some(row)
+    });
+    let started = std::time::Instant::now();
+    let (code, r) = replay(&s, &["--session", &sid, "--timeout-ms", "1000"]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(6),
+        "the forged limits were honoured"
+    );
+    assert_eq!(code, 1, "{r:#}");
+    let text = r.to_string();
+    assert!(text.contains("log.limits"), "{r:#}");
+    // The debugger refuses to open it under its own limits.
+    let started = std::time::Instant::now();
+    let out = s
+        .tusk(&["repl", "--timeout-ms", "1000", "--run", &spin])
+        .stdin(":continue\n")
+        .run();
+    assert!(started.elapsed() < std::time::Duration::from_secs(6));
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr()
+            .contains("asks for more than this session allows"),
+        "{}",
+        out.stderr()
+    );
+    assert!(out.stderr().contains("--timeout-ms"), "{}", out.stderr());
+}
+
 #[test]
 fn replay_diff_names_the_first_call_where_two_runs_part() {
     let s = seeded();

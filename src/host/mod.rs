@@ -2,6 +2,7 @@
 //! fail-closed mutation gate.
 
 pub mod action;
+pub mod actor;
 pub mod declare;
 pub mod envelope;
 pub mod gate;
@@ -31,5 +32,8 @@ crate::failure::class_enum! {
         ConfigNotFound = "config.file_not_found",
         RecordUnwritable = "record.unwritable",
         PolicyUnusable = "config.policy_unusable",
+        /// An actor argument names another principal than the caller's,
+        /// and its token does not let it act as that one (`host::actor`).
+        ActAsDenied = "authority.act_as_denied",
     }
 }

@@ -34,9 +34,23 @@ pub struct Principal {
     pub actions: Option<Vec<String>>,
     /// Only read actions.
     pub read_only: bool,
+    /// Whom else it may act as (`host::actor`): `Some` for a principal a
+    /// token proved (its actor arguments are checked), `None` for the
+    /// stdio client and an unauthenticated caller (not checked).
+    pub act_as: Option<Vec<String>>,
 }
 
 impl Principal {
+    /// What a run of this principal's checks of who acts.
+    pub fn acting(&self) -> Option<crate::host::actor::ActAs> {
+        self.act_as
+            .as_ref()
+            .map(|grants| crate::host::actor::ActAs {
+                principal: self.name.clone(),
+                grants: grants.clone(),
+            })
+    }
+
     /// The stdio client, with the server's default authority.
     pub fn local(policy_digest: Option<String>, instruction_ref: Option<String>) -> Self {
         Self {
@@ -45,6 +59,7 @@ impl Principal {
             instruction_ref,
             actions: None,
             read_only: false,
+            act_as: None,
         }
     }
 
@@ -56,6 +71,7 @@ impl Principal {
             instruction_ref: None,
             actions: None,
             read_only: false,
+            act_as: None,
         }
     }
 }
@@ -79,6 +95,10 @@ struct TokenEntry {
     actions: Option<Vec<String>>,
     #[serde(default)]
     read_only: bool,
+    /// Principals (or prefixes ending in `*`) this one may name in actor
+    /// arguments besides itself: an orchestrator that hands out work.
+    #[serde(default)]
+    act_as: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -139,12 +159,21 @@ impl Tokens {
             } else {
                 (entry.policy_digest, entry.instruction_ref)
             };
+            for grant in &entry.act_as {
+                let bare = grant.strip_suffix('*').unwrap_or(grant);
+                if bare.is_empty() && grant != "*" || bare.contains('*') {
+                    return Err(format!(
+                        "{at}: actAs entry {grant:?} is not a principal name or a prefix ending in `*`"
+                    ));
+                }
+            }
             let principal = Principal {
                 name,
                 policy_digest,
                 instruction_ref,
                 actions: entry.actions,
                 read_only: entry.read_only,
+                act_as: Some(entry.act_as),
             };
             if by_digest.insert(digest, Arc::new(principal)).is_some() {
                 return Err(format!("{at}: the same token is listed twice"));

@@ -621,6 +621,7 @@ impl TuskServer {
             cancel: Some(cancel),
             on_call: call.progress.as_ref().map(|p| p.on_call.clone()),
             traceparent: call.traceparent.clone(),
+            act_as: call.principal.acting(),
             ..Default::default()
         };
         self.inner.running.fetch_add(1, Ordering::SeqCst);

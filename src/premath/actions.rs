@@ -9,7 +9,7 @@ pub(super) type Run =
 
 /// One premath-shaped host action.
 pub(super) struct PremathAction {
-    spec: ActionSpec,
+    pub(super) spec: ActionSpec,
     run: Box<Run>,
     /// The tusk mutation the gate admits it as (premath's MCP mutations).
     pub(super) governed: Option<&'static str>,

@@ -727,6 +727,15 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
                 Box::new(tool.run),
             );
             a.governed = governed;
+            // Who acts is its twin's rule (host::actor): the same arguments.
+            for name in twin
+                .map(|t| crate::host::actor::actor_args(&t.spec().args))
+                .unwrap_or_default()
+            {
+                if let Some(p) = a.spec.args["properties"].get_mut(&name) {
+                    p[crate::host::actor::ACTOR_MARK] = true.into();
+                }
+            }
             Arc::new(a) as Arc<dyn HostAction>
         })
         .collect()

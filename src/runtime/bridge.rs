@@ -34,6 +34,7 @@ pub(crate) struct CallHost {
     /// The run's span (telemetry): each call's span is its child.
     trace: Option<opentelemetry::Context>,
     steps: Option<super::StepNames>,
+    act_as: Option<crate::host::actor::ActAs>,
     state: Mutex<State>,
 }
 
@@ -52,6 +53,8 @@ pub(crate) struct RunSetup {
     pub steps: Option<super::StepNames>,
     /// Calls answered before this host side saw one ([`super::RunHooks::calls_before`]).
     pub calls_before: usize,
+    /// [`super::RunHooks::act_as`].
+    pub act_as: Option<crate::host::actor::ActAs>,
 }
 
 struct State {
@@ -122,6 +125,7 @@ impl CallHost {
             on_call: setup.on_call,
             trace: setup.trace,
             steps: setup.steps,
+            act_as: setup.act_as,
             state: Mutex::new(State {
                 calls: setup.calls_before,
                 executed: 0,
@@ -211,6 +215,13 @@ impl CallHost {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
+        if let Some(why) = self
+            .act_as
+            .as_ref()
+            .and_then(|a| a.refusal(action, &action_impl.spec().args, &args))
+        {
+            return Decision::refuse(HostClass::ActAsDenied.as_str(), why);
+        }
         let mut refs = Vec::new();
         if action_impl.kind() == ActionKind::Mutation {
             match gate::admit(

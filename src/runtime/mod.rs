@@ -675,6 +675,7 @@ impl RunRecord<'_> {
                 calls_before: hooks.calls_before,
                 trace: self.span.clone(),
                 steps: hooks.steps.clone(),
+                act_as: hooks.act_as,
             },
             log,
         ))
@@ -950,6 +951,9 @@ pub struct RunHooks {
     /// Calls the program made before this host side sees one (answered by
     /// a [`RunHooks::wrap`] bridge): the first call it sees is this + 1.
     pub calls_before: usize,
+    /// An authenticated caller: its actor arguments must name it, or one
+    /// its token lets it act as (`host::actor`). `None`: not checked.
+    pub act_as: Option<crate::host::actor::ActAs>,
 }
 
 /// See [`RunHooks::wrap`].

@@ -196,6 +196,15 @@ fn typescript_sdk_client() {
     run_client(&node, "client_ts.mjs");
 }
 
+/// Who did what (issue 57): a principal acts as itself over an
+/// authenticated server (the official Python SDK).
+#[test]
+fn python_sdk_principals() {
+    let _heavy = crate::common::heavy();
+    let py = venv_python();
+    run_client(&py, "principals_py.py");
+}
+
 /// The shared-server scenarios (principals, tokens, session isolation,
 /// cancellation, progress, narrowing, bounds, fairness, HTTP hygiene,
 /// malformed input), through the Python SDK, raw HTTP and raw stdio.

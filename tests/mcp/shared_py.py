@@ -31,154 +31,21 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from checks import check, Fail, HTTP_LINE
+import servers
+from servers import (Work, texts, show, token_file, log_for, stdio, http_server, http_client,
+                     evaluate, sc_of, classes)
 
 if len(sys.argv) != 3:
     print("usage: shared_py.py TUSK_BINARY SCRATCH_DIR", file=sys.stderr)
     sys.exit(2)
 
-TUSK = os.path.abspath(sys.argv[1])
-ROOT = os.path.abspath(sys.argv[2])
+servers.configure(sys.argv[1], sys.argv[2])
+TUSK = servers.TUSK
 INSTR = "instr://tests/mcp/shared_py"
 SPIN = "(let loop ((i 0)) (if (< i 400000000) (loop (+ i 1)) i))"
-STDERR_LOGS: list[str] = []
 
 
 
-
-class Work:
-    """A scenario's own directory, store and logs."""
-
-    def __init__(self, name: str) -> None:
-        self.dir = os.path.join(ROOT, name)
-        os.makedirs(self.dir, exist_ok=True)
-        self.effects = os.path.join(self.dir, ".premath", "host_effects.jsonl")
-        self.trajectory = os.path.join(self.dir, ".premath", "harness_trajectory.jsonl")
-
-    def tusk(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([TUSK, *args], cwd=self.dir, capture_output=True, text=True, timeout=60, input=stdin)
-
-    def seed(self, n: int = 3) -> None:
-        for i in range(n):
-            p = self.tusk("issue", "add", f"Seed issue {i + 1}", "--json")
-            check(p.returncode == 0, f"`tusk issue add` exited {p.returncode}: {p.stderr.strip()}")
-
-    def digest(self) -> str:
-        p = self.tusk("policy", "digest")
-        check(p.returncode == 0, f"`tusk policy digest` exited {p.returncode}")
-        return p.stdout.strip()
-
-    def rows(self, path: str | None = None) -> list[dict[str, Any]]:
-        path = path or self.effects
-        if not os.path.exists(path):
-            return []
-        with open(path) as f:
-            return [json.loads(line) for line in f if line.strip()]
-
-    def log_bytes(self) -> tuple[int, int]:
-        size = lambda p: os.path.getsize(p) if os.path.exists(p) else 0  # noqa: E731
-        return size(self.effects), size(self.trajectory)
-
-    def issue(self, issue_id: str) -> dict[str, Any]:
-        p = self.tusk("issue", "show", issue_id, "--json")
-        check(p.returncode == 0, f"`tusk issue show {issue_id}` exited {p.returncode}: {p.stderr.strip()}")
-        return json.loads(p.stdout)["issue"]
-
-    def replay_ok(self, *args: str) -> None:
-        p = self.tusk("replay", "--effects", self.effects, *args)
-        check(p.returncode == 0, f"`tusk replay {' '.join(args)}` exited {p.returncode}: {(p.stdout + p.stderr)[-600:]}")
-
-
-def texts(r: Any) -> list[str]:
-    return [b.text for b in r.content if getattr(b, "type", None) == "text"]
-
-
-def show(r: Any) -> str:
-    return f"isError={r.is_error} text={' | '.join(texts(r))[:300]!r}"
-
-
-def token_file(w: Work, entries: list[dict[str, Any]]) -> str:
-    path = os.path.join(w.dir, "tokens.json")
-    tokens = []
-    for e in entries:
-        e = dict(e)
-        secret = e.pop("token")
-        tokens.append({"sha256": hashlib.sha256(secret.encode()).hexdigest(), **e})
-    with open(path, "w") as f:
-        json.dump({"tokens": tokens}, f)
-    return path
-
-
-def log_for(w: Work, label: str) -> str:
-    path = os.path.join(w.dir, f"server-{len(STDERR_LOGS) + 1}-{label}.stderr")
-    STDERR_LOGS.append(path)
-    return path
-
-
-@asynccontextmanager
-async def stdio(w: Work, *flags: str, mode: str = "auto"):
-    with open(log_for(w, "stdio"), "w") as log:
-        params = StdioServerParameters(command=TUSK, args=["mcp", *flags], cwd=w.dir)
-        async with Client(stdio_client(params, errlog=log), mode=mode, read_timeout_seconds=30) as c:
-            yield c
-
-
-class HttpServer:
-    def __init__(self, proc: subprocess.Popen[bytes], url: str) -> None:
-        self.proc = proc
-        self.url = url
-        self.base = url[: -len("/mcp")]
-
-
-@asynccontextmanager
-async def http_server(w: Work, *flags: str):
-    path = log_for(w, "http")
-    with open(path, "w") as log:
-        proc = subprocess.Popen([TUSK, "mcp", "--http", "127.0.0.1:0", *flags], cwd=w.dir,
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            with open(path) as f:
-                m = HTTP_LINE.search(f.read())
-            if m:
-                break
-            check(proc.poll() is None, f"`tusk mcp --http` exited {proc.returncode} before serving")
-            check(time.monotonic() < deadline, "no 'serving streamable HTTP' line within 20 s")
-            await asyncio.sleep(0.05)
-        yield HttpServer(proc, m.group(1))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@asynccontextmanager
-async def http_client(url: str, token: str | None = None, mode: str = "auto", big: bool = False):
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    extra = {"max_sse_event_size": 400 * 1024 * 1024} if big else {}
-    # A 100 MB result takes a while to move and parse on a loaded machine; the
-    # big client's deadline is not what its test measures.
-    read = 180 if big else 60
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=read)) as hc:
-        async with Client(streamable_http_client(url, http_client=hc, **extra), mode=mode,
-                          read_timeout_seconds=read if big else 30) as c:
-            yield c
-
-
-async def evaluate(c: Client, program: str, **extra: Any) -> Any:
-    return await c.call_tool("scheme_eval", {"program": program, **extra})
-
-
-def sc_of(r: Any) -> dict[str, Any]:
-    check(isinstance(r.structured_content, dict), f"no result object: {show(r)}")
-    return r.structured_content
-
-
-def classes(r: Any) -> list[str]:
-    return sc_of(r)["failureClasses"]
 
 
 # -------------------------------------------------------------- process tree
@@ -897,54 +764,10 @@ async def s_transport_delete_stops_the_run() -> None:
     check(took < 0.4, f"the run ended {took * 1000:.0f} ms after the DELETE")
 
 
-SCENARIOS = [
-    (name[2:], fn) for name, fn in sorted(globals().items()) if name.startswith("s_") and callable(fn)
-]
-
-
-def why(e: BaseException) -> str:
-    while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
-        e = e.exceptions[0]
-    text = str(e) if isinstance(e, Fail) else ("timed out" if isinstance(e, TimeoutError) else f"{type(e).__name__}: {e}")
-    return " ".join(text.split("\n"))
-
-
 # Scenarios whose work is large by design get a longer whole-scenario deadline
 # (what they check is not time; on a loaded machine the suite runs in parallel).
 DEADLINES = {"rss_returns_after_large_results": 240}
 
 
-async def main() -> int:
-    os.makedirs(ROOT, exist_ok=True)
-    only = set(filter(None, os.environ.get("TUSK_SHARED_ONLY", "").split(",")))
-    passed = failed = 0
-    for name, fn in SCENARIOS:
-        if only and name not in only:
-            continue
-        first_log = len(STDERR_LOGS)
-        err: BaseException | None = None
-        try:
-            with anyio.fail_after(DEADLINES.get(name, 60)):
-                await fn()
-        except BaseException as e:  # noqa: BLE001 - every failure is reported
-            err = e
-        if err is None:
-            passed += 1
-            print(f"ok {name}", flush=True)
-        else:
-            failed += 1
-            print(f"FAIL {name}: {why(err)}", flush=True)
-            if not isinstance(err, Fail):
-                traceback.print_exception(err, file=sys.stderr)
-            for path in STDERR_LOGS[first_log:]:
-                try:
-                    with open(path) as f:
-                        print(f"--- {path} (tail) ---\n{f.read()[-2000:]}", file=sys.stderr)
-                except OSError:
-                    pass
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
-
-
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(asyncio.run(servers.run(servers.scenarios_of(globals()), DEADLINES)))

@@ -37,6 +37,7 @@ pub struct DepReplaceArgs {
         default_value = "",
         help = "Replaces the edge's created_by when not blank"
     )]
+    #[schemars(extend("x-actor" = true))]
     pub created_by: Option<String>,
 }
 

@@ -20,6 +20,7 @@ pub struct CommentArgs {
         hide_default_value = true,
         help = "Who says it (default: $USER)"
     )]
+    #[schemars(extend("x-actor" = true))]
     pub author: String,
 }
 

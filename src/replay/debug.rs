@@ -268,7 +268,7 @@ impl Debugger {
             ));
             let limits = match super::replay_limits(run, untimed, &self.ceiling) {
                 Ok(limits) => limits,
-                Err(d) => return Some((run.run_id.clone(), d)),
+                Err(d) => return Some((run.run_id.clone(), *d)),
             };
             sandbox.run(&run.program, limits, mode, bridge.clone());
             if let Some(d) = bridge.divergence() {

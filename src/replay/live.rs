@@ -143,7 +143,7 @@ impl LiveReplayer {
         let request = match live_request(&run, mode, untimed_stop, &self.ceiling) {
             Ok(request) => request,
             Err(d) => {
-                report.divergence = Some(d);
+                report.divergence = Some(*d);
                 return report;
             }
         };
@@ -211,7 +211,7 @@ pub(crate) fn live_request(
     mode: EngineMode,
     untimed_stop: bool,
     ceiling: &crate::sandbox::Limits,
-) -> Result<Request, Divergence> {
+) -> Result<Request, Box<Divergence>> {
     let limits = super::replay_limits(run, untimed_stop, ceiling)?;
     let authority = &run.authority;
     Ok(Request {

@@ -643,9 +643,9 @@ pub(crate) fn replay_limits(
     run: &RecordedRun,
     untimed_stop: bool,
     ceiling: &crate::sandbox::Limits,
-) -> Result<crate::sandbox::Limits, Divergence> {
+) -> Result<crate::sandbox::Limits, Box<Divergence>> {
     if let Some(problem) = limits_problem(run, ceiling) {
-        return Err(problem.into());
+        return Err(Box::new(problem.into()));
     }
     let mut limits = run.limits;
     if untimed_stop {
@@ -937,7 +937,7 @@ impl Replayer {
         let limits = match replay_limits(&run, untimed_stop, &self.ceiling) {
             Ok(limits) => limits,
             Err(d) => {
-                report.divergence = Some(d);
+                report.divergence = Some(*d);
                 return report;
             }
         };

@@ -9,7 +9,7 @@
 
 use super::check;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One vector's outcome: it passed iff `problems` is empty.
 #[derive(Clone, Debug)]
@@ -137,7 +137,7 @@ fn run_vector_inner(dir: &Path) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
-fn read_json(path: &PathBuf) -> Result<Value, String> {
+fn read_json(path: &Path) -> Result<Value, String> {
     let text = crate::files::read_to_string(path, crate::files::INPUT_MAX)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))

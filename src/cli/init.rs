@@ -6,15 +6,17 @@
 //! tree, init also routes the store to tusk's merge driver
 //! ([`crate::issues::git::wire`]), and a store it creates there mints hash
 //! ids (`ids` in `.premath/config.json`); `--ids hash|sequential` sets the
-//! scheme of any store. Outside git, with no `--ids`, init is premath's,
-//! byte for byte (its lines and JSON gain members only when one of these
-//! happened).
+//! scheme of any store. Issue 62: a store init creates follows beads'
+//! readiness rule (`readiness` in `.premath/config.json`, and in the JSON).
+//! Outside git, with no `--ids`, init's text is premath's, byte for byte
+//! (its lines and JSON gain members only when one of these happened).
 
 use super::{CliError, Exit};
 use crate::canonical::to_pretty_sorted;
 use crate::issues::git::{self, Wired};
 use crate::issues::ids::{self, IdScheme};
 use crate::issues::layout::{init_layout, Layout};
+use crate::issues::readiness::{self, Readiness};
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,7 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
     };
     let in_git = wired.is_some() || git::work_tree(&layout.premath_dir).is_some();
     let ids = choose_ids(&args, &layout, in_git).map_err(refused)?;
+    let readiness = choose_readiness(&layout).map_err(refused)?;
     let show = |p: &Path| p.display().to_string();
     if args.json {
         let mut out = json!({
@@ -66,6 +69,9 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
         });
         if let Some(scheme) = ids {
             out["ids"] = json!(scheme.as_str());
+        }
+        if let Some(rule) = readiness {
+            out["readiness"] = json!(rule.as_str());
         }
         if let Some(w) = &wired {
             out["git"] = json!({
@@ -117,6 +123,26 @@ fn choose_ids(args: &InitArgs, layout: &Layout, in_git: bool) -> Result<Option<I
     };
     ids::write_scheme(&config, scheme)?;
     Ok(Some(scheme))
+}
+
+/// The readiness rule init writes: `beads` for a store it creates (or
+/// copies from `.beads/`), unless the config names one; an existing store
+/// keeps its rule (premath's when it names none).
+fn choose_readiness(layout: &Layout) -> Result<Option<Readiness>, String> {
+    if !layout.created_issues {
+        return Ok(None);
+    }
+    let config = layout.premath_dir.join("config.json");
+    let current = crate::issues::model::read_config(&config)?;
+    if current
+        .as_ref()
+        .and_then(|c| c.get(readiness::SETTING))
+        .is_some()
+    {
+        return Ok(None);
+    }
+    crate::issues::model::write_setting(&config, readiness::SETTING, Readiness::Beads.as_str())?;
+    Ok(Some(Readiness::Beads))
 }
 
 fn print_extras(ids: Option<IdScheme>, wired: Option<&Wired>) {

@@ -658,7 +658,7 @@ struct Opts {
 
 fn read_view(opts: &Opts, view: impl FnOnce(&Store<'_>) -> Report) -> Result<Report, StoreError> {
     let text = opts.store.read_text()?;
-    let store = Store::parse(opts.store.path(), &text)?;
+    let store = opts.store.parse(&text)?;
     Ok(view(&store))
 }
 
@@ -675,7 +675,7 @@ fn print_list(
         Ok(t) => t,
         Err(e) => return finish(opts, action, Err(e)),
     };
-    let store = match Store::parse(opts.store.path(), &text) {
+    let store = match opts.store.parse(&text) {
         Ok(s) => s,
         Err(e) => return finish(opts, action, Err(e)),
     };

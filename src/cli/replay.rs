@@ -188,23 +188,51 @@ fn diff(args: &DiffArgs) -> Result<Exit, CliError> {
     Ok(Exit::accepted_if(difference.is_none()))
 }
 
+/// Rows that belong to no run: part of the report for a replay of the whole
+/// log, a warning on stderr otherwise.
+fn stray_rows(
+    selection: &Selection,
+    stray: &[log::Problem],
+    source: &crate::logs::LogStore,
+) -> Vec<Value> {
+    match selection {
+        Selection::All => stray
+            .iter()
+            .map(
+                |p| json!({"line": p.line, "field": p.field, "expected": p.expected, "got": p.got}),
+            )
+            .collect(),
+        _ => {
+            for p in stray {
+                eprintln!(
+                    "warning: {}, line {}: a row of no run ({})",
+                    source.path().display(),
+                    p.line,
+                    p.got
+                );
+            }
+            Vec::new()
+        }
+    }
+}
+
 pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     if let Some(ReplayCommand::Diff(diff_args)) = &args.command {
         return diff(diff_args);
     }
-    let only = match (&args.run, &args.session, &args.trace) {
-        (Some(id), _, _) => Some(log::Only::Run(id)),
-        (_, Some(sid), _) => Some(log::Only::Session(sid)),
-        _ => None,
-    };
-    let (source, mut log) =
-        open_log(&args.store, args.effects.as_deref(), only).map_err(unusable)?;
     let selection = match (&args.run, &args.session, &args.trace) {
         (Some(id), _, _) => Selection::Run(id.clone()),
         (_, Some(sid), _) => Selection::Session(sid.clone()),
         (_, _, Some(trace)) => Selection::Trace(trace.to_ascii_lowercase()),
         _ => Selection::All,
     };
+    let only = match &selection {
+        Selection::Run(id) => Some(log::Only::Run(id)),
+        Selection::Session(sid) => Some(log::Only::Session(sid)),
+        _ => None,
+    };
+    let (source, mut log) =
+        open_log(&args.store, args.effects.as_deref(), only).map_err(unusable)?;
     let mut runs = std::mem::take(&mut log.runs);
     if !args.trust.is_empty() {
         let trust = crate::chain::Trust::load(&args.trust).map_err(unusable)?;
@@ -230,27 +258,7 @@ pub fn run(args: ReplayArgs) -> Result<Exit, CliError> {
     };
     let reports =
         replayed.map_err(|e| unusable(e).with_class(super::CliClass::NothingSelected.as_str()))?;
-    // Rows that belong to no run only concern a replay of the whole log.
-    let stray: Vec<Value> = match selection {
-        Selection::All => log
-            .stray
-            .iter()
-            .map(
-                |p| json!({"line": p.line, "field": p.field, "expected": p.expected, "got": p.got}),
-            )
-            .collect(),
-        _ => {
-            for p in &log.stray {
-                eprintln!(
-                    "warning: {}, line {}: a row of no run ({})",
-                    source.path().display(),
-                    p.line,
-                    p.got
-                );
-            }
-            Vec::new()
-        }
-    };
+    let stray = stray_rows(&selection, &log.stray, &source);
     let parity = reports.iter().all(RunReport::parity) && stray.is_empty();
     let text = if args.json {
         let value = match selection {

@@ -16,7 +16,6 @@ use crate::canonical;
 use crate::host::HostClass;
 use crate::host::{ActionContext, ActionError, ActionOutcome};
 use crate::issues::lease;
-use crate::issues::store::Store;
 use crate::issues::views;
 use crate::issues::IssueClass;
 use schemars::JsonSchema;
@@ -308,7 +307,7 @@ pub fn boot(
     issue: Option<&str>,
 ) -> Result<ActionOutcome, ActionError> {
     let text = ctx.paths.issues.read_text()?;
-    let store = Store::parse(ctx.paths.issues.path(), &text)?;
+    let store = ctx.paths.issues.parse(&text)?;
     let issues_path = ctx.paths.issues.path().display().to_string();
     let diagnostics =
         views::diagnostics_payload(&store, &issues_path, views::Scope::Active).into_value();

@@ -17,8 +17,13 @@
 
 use serde_json::Value;
 
-/// The schema member that marks an actor argument.
+/// The schema member that marks an actor argument (its value says what the
+/// argument must name: `"principal"`).
 pub const ACTOR_MARK: &str = "x-actor";
+
+/// What an actor argument's description adds (the catalogue, the tool
+/// schemas): its rule, where a model reads the argument.
+pub const ACTOR_NOTE: &str = "Names who acts: on a server with tokens, your own principal (or one your token's actAs allows).";
 
 /// A caller whose actor arguments are checked: its principal and whom else
 /// it may act as.
@@ -71,7 +76,7 @@ pub fn actor_args(schema: &Value) -> Vec<String> {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(_, p)| p[ACTOR_MARK] == true)
+        .filter(|(_, p)| p[ACTOR_MARK].is_string())
         .map(|(k, _)| k.clone())
         .collect()
 }

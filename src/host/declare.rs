@@ -165,6 +165,20 @@ pub fn args_schema<A: JsonSchema>() -> Value {
         }
     }
     no_boolean_schemas(&mut schema);
+    // An actor argument says its rule where a model reads the argument.
+    if let Some(props) = schema["properties"].as_object_mut() {
+        for prop in props
+            .values_mut()
+            .filter(|p| p[super::actor::ACTOR_MARK] == true)
+        {
+            let text = prop["description"].as_str().unwrap_or_default().to_string();
+            prop["description"] = Value::String(
+                format!("{text} {}", super::actor::ACTOR_NOTE)
+                    .trim()
+                    .to_string(),
+            );
+        }
+    }
     schema
 }
 

@@ -74,21 +74,12 @@ pub fn scheme(store: &IssueStore) -> Result<IdScheme, String> {
 /// # Errors
 /// A `config.json` that is not a JSON object, or a failed write.
 pub fn write_scheme(path: &std::path::Path, scheme: IdScheme) -> Result<(), String> {
-    let mut config = match super::model::read_config(path)? {
-        None => serde_json::Map::new(),
-        Some(serde_json::Value::Object(m)) => m,
-        Some(_) => {
-            return Err(format!(
-                "{} is not a JSON object; fix it, then run `tusk init --ids {}` again",
-                path.display(),
-                scheme.as_str()
-            ))
-        }
-    };
-    config.insert(SETTING.into(), scheme.as_str().into());
-    let text = serde_json::to_string_pretty(&config).expect("a JSON map always encodes") + "\n";
-    crate::files::write_atomically(path, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    super::model::write_setting(path, SETTING, scheme.as_str()).map_err(|e| {
+        format!(
+            "{e}; fix it, then run `tusk init --ids {}` again",
+            scheme.as_str()
+        )
+    })
 }
 
 /// A new id for `store` by `scheme`.

@@ -36,6 +36,7 @@ pub mod mutate;
 pub mod payload;
 pub mod postgres;
 pub mod projection;
+pub mod readiness;
 pub mod serial;
 pub mod store;
 pub mod tracker;

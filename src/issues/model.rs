@@ -84,6 +84,23 @@ pub fn read_config(path: &std::path::Path) -> Result<Option<serde_json::Value>, 
         .map_err(|e| format!("{} is not JSON: {e}", path.display()))
 }
 
+/// Sets `key` to `value` in the `config.json` at `path` (created when
+/// absent; its other members kept, in their order), written atomically.
+///
+/// # Errors
+/// A `config.json` that is not a JSON object, or a failed write.
+pub fn write_setting(path: &std::path::Path, key: &str, value: &str) -> Result<(), String> {
+    let mut config = match read_config(path)? {
+        None => serde_json::Map::new(),
+        Some(serde_json::Value::Object(m)) => m,
+        Some(_) => return Err(format!("{} is not a JSON object", path.display())),
+    };
+    config.insert(key.into(), value.into());
+    let text = serde_json::to_string_pretty(&config).expect("a JSON map always encodes") + "\n";
+    crate::files::write_atomically(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// The custom statuses declared for `store`: beads' `status.custom` key
 /// (`"name,name:category,…"`) in the `config.json` beside a JSONL store
 /// (`.premath/config.json` under the working directory for a database).

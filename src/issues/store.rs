@@ -60,11 +60,24 @@ impl IssueStore {
         &self,
         lock: LockOptions,
         filter: &super::filter::IssueFilter,
-        apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+        mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
+        let rule = self.readiness()?;
+        let apply = |store: &Store<'_>| {
+            store.set_readiness(rule);
+            apply(store)
+        };
         match self {
             IssueStore::Jsonl(path) => {
                 store_mutation("jsonl", "claim_ready", || mutate(path, lock, apply))
+            }
+            // The database's ready frontier is premath's rule (its blocker
+            // rows hold every blocking edge); under beads' rule a parent's
+            // blockers decide too, so the whole store does.
+            IssueStore::Postgres(pg) if rule.propagates() => {
+                store_mutation("postgresql", "claim_ready", || {
+                    super::postgres::mutate_issues(pg, lock, apply)
+                })
             }
             IssueStore::Postgres(pg) => store_mutation("postgresql", "claim_ready", || {
                 super::postgres::mutate_ready(pg, lock, filter, apply)
@@ -77,6 +90,11 @@ impl IssueStore {
     /// # Errors
     /// The store cannot be read, or a line is corrupt.
     pub fn read<T>(&self, view: impl FnOnce(&Store<'_>) -> T) -> Result<T, StoreError> {
+        let rule = self.readiness()?;
+        let view = |store: &Store<'_>| {
+            store.set_readiness(rule);
+            view(store)
+        };
         if let IssueStore::Jsonl(path) = self {
             if let Some(parsed) = unchanged_parse(path) {
                 return Ok(parsed.with_dependent(|_, store| view(store)));
@@ -89,6 +107,28 @@ impl IssueStore {
         }
         let parsed = parsed(self.path(), text)?;
         Ok(parsed.with_dependent(|_, store| view(store)))
+    }
+
+    /// `text` (this store's, as [`IssueStore::read_text`] gave it) parsed,
+    /// with the store's readiness rule: what a view needs.
+    ///
+    /// # Errors
+    /// A corrupt line, or an unusable `config.json`.
+    pub fn parse<'t>(&self, text: &'t str) -> Result<Store<'t>, StoreError> {
+        let store = Store::parse(self.path(), text)?;
+        store.set_readiness(self.readiness()?);
+        Ok(store)
+    }
+
+    /// The store's readiness rule (its `config.json`).
+    ///
+    /// # Errors
+    /// An unreadable or invalid `config.json`: nothing is read or written.
+    pub fn readiness(&self) -> Result<super::readiness::Readiness, StoreError> {
+        super::readiness::of_store(self).map_err(|reason| StoreError::Config {
+            path: super::model::config_path(self).display().to_string(),
+            reason,
+        })
     }
 
     /// The file's path, or the URL without its password: what reports print as
@@ -120,8 +160,13 @@ impl IssueStore {
     pub fn mutate<T>(
         &self,
         lock: LockOptions,
-        apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+        mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
+        let rule = self.readiness()?;
+        let apply = |store: &Store<'_>| {
+            store.set_readiness(rule);
+            apply(store)
+        };
         match self {
             IssueStore::Jsonl(path) => {
                 store_mutation("jsonl", "mutate", || mutate(path, lock, apply))
@@ -166,6 +211,10 @@ pub enum StoreError {
         "{path}: already holds {lines} line(s); import into an empty store, or pass --replace"
     )]
     NotEmpty { path: String, lines: u64 },
+    /// The store's `config.json` cannot be used (its readiness rule, its
+    /// id scheme); nothing was read or written.
+    #[error("{reason}")]
+    Config { path: String, reason: String },
 }
 
 /// A store a host action cannot use is the action's execution error, with
@@ -185,6 +234,7 @@ impl StoreError {
             StoreError::LockBusy { .. } => IssueClass::LeaseMutationLockBusy.as_str(),
             StoreError::Backend(e) => e.class(),
             StoreError::NotEmpty { .. } => StoreClass::NotEmpty.as_str(),
+            StoreError::Config { .. } => IssueClass::ConfigInvalid.as_str(),
         }
     }
 
@@ -211,6 +261,9 @@ pub struct Store<'a> {
     parsed_lines: usize,
     /// The line number the next appended line gets.
     next_line: usize,
+    /// The readiness rule the store was read under (its `config.json`; set
+    /// by [`IssueStore`]'s readers before any view sees it).
+    readiness: std::sync::atomic::AtomicU8,
 }
 
 self_cell::self_cell!(
@@ -357,7 +410,24 @@ impl<'a> Store<'a> {
             index,
             edited: FxHashMap::default(),
             next_line: line_offset + 1,
+            readiness: std::sync::atomic::AtomicU8::new(0),
         })
+    }
+
+    /// The readiness rule the views of this store follow.
+    pub fn readiness(&self) -> super::readiness::Readiness {
+        match self.readiness.load(std::sync::atomic::Ordering::Relaxed) {
+            1 => super::readiness::Readiness::Beads,
+            _ => super::readiness::Readiness::Premath,
+        }
+    }
+
+    /// Sets the rule (the store's `config.json` says which; a kept parse
+    /// is told again on each use, so a changed setting takes at once).
+    pub fn set_readiness(&self, rule: super::readiness::Readiness) {
+        let n = u8::from(rule == super::readiness::Readiness::Beads);
+        self.readiness
+            .store(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Makes `edit` in memory, as the file will hold it once written: the

@@ -11,7 +11,7 @@
 use super::lease::{self, LeaseRequest, LeaseTerm};
 use super::mutate::MutationCtx;
 use super::projection;
-use super::store::{IssueStore, LockOptions, Store, StoreError};
+use super::store::{IssueStore, LockOptions, StoreError};
 use super::views::full_object;
 use super::Report;
 use crate::canonical::sha256_hex;
@@ -302,7 +302,7 @@ fn accepted(
         Ok(t) => t,
         Err(e) => return rejected(kind, issues_path, &[STORE_IO.to_string()], &e.to_string()),
     };
-    let parsed = match Store::parse(store.path(), &text) {
+    let parsed = match store.parse(&text) {
         Ok(s) => s,
         Err(e) => return rejected(kind, issues_path, &[STORE_IO.to_string()], &e.to_string()),
     };

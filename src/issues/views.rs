@@ -217,21 +217,129 @@ pub fn by_priority_then_id(a: &&Issue<'_>, b: &&Issue<'_>) -> std::cmp::Ordering
         .then_with(|| natural_cmp(a.id.as_str(), b.id.as_str()))
 }
 
-/// Whether every blocking dependency of `issue` points at an existing, closed issue
-/// (a missing target blocks).
+/// Which issues are blocked under the store's readiness rule
+/// ([`super::readiness`]): one walk's memory of the parents it has judged.
+pub struct Blocking<'s, 'a> {
+    store: &'s Store<'a>,
+    rule: super::readiness::Readiness,
+    /// Whether an issue is blocked, directly or through a parent (beads'
+    /// rule), by id; `false` while it is being judged (a cycle of parents).
+    memo: std::cell::RefCell<FxHashMap<&'s str, bool>>,
+}
+
+impl<'s, 'a> Blocking<'s, 'a> {
+    pub fn new(store: &'s Store<'a>) -> Self {
+        Self {
+            store,
+            rule: store.readiness(),
+            memo: Default::default(),
+        }
+    }
+
+    /// Whether an edge's target keeps its issue waiting: missing, or not closed.
+    fn open_target(&self, id: &str) -> bool {
+        !self.store.get(id).is_some_and(|t| t.is_closed())
+    }
+
+    /// The indices of `issue`'s edges that block it by themselves.
+    fn direct(&self, issue: &Issue<'_>) -> Vec<usize> {
+        (0..issue.deps.len())
+            .filter(|&i| {
+                let d = &issue.deps[i];
+                self.rule.blocks_directly(d.dep_type) && self.open_target(d.depends_on.as_str())
+            })
+            .collect()
+    }
+
+    /// The indices of `issue`'s `parent-child` edges to a parent that is
+    /// blocked, under a rule where that blocks the children.
+    fn blocked_parents(&self, issue: &Issue<'_>) -> Vec<usize> {
+        if !self.rule.propagates() {
+            return Vec::new();
+        }
+        (0..issue.deps.len())
+            .filter(|&i| {
+                let d = &issue.deps[i];
+                d.dep_type == "parent-child"
+                    && self
+                        .store
+                        .get(d.depends_on.as_str())
+                        .is_some_and(|parent| self.blocked(parent))
+            })
+            .collect()
+    }
+
+    /// Whether `issue` waits: on a direct blocker, or (beads) on a blocked
+    /// parent, transitively.
+    pub fn blocked(&self, issue: &Issue<'_>) -> bool {
+        if let Some(&known) = self.memo.borrow().get(issue.id.as_str()) {
+            return known;
+        }
+        let Some(issue) = self.store.get(issue.id.as_str()) else {
+            return false;
+        };
+        let id = issue.id.as_str();
+        self.memo.borrow_mut().insert(id, false);
+        let blocked = !self.direct(issue).is_empty() || !self.blocked_parents(issue).is_empty();
+        self.memo.borrow_mut().insert(id, blocked);
+        blocked
+    }
+
+    /// Why `issue` waits, in the line's dependency order: each direct
+    /// blocker, and (beads) each blocked parent.
+    pub fn blockers(&self, issue: &'s Issue<'_>) -> Vec<Blocker<'s>> {
+        let beads = self.rule.propagates();
+        let mut edges: Vec<(usize, Option<&'static str>)> = self
+            .direct(issue)
+            .into_iter()
+            .map(|i| (i, beads.then_some("blocker")))
+            .chain(
+                self.blocked_parents(issue)
+                    .into_iter()
+                    .map(|i| (i, Some("blocked-parent"))),
+            )
+            .collect();
+        edges.sort_by_key(|e| e.0);
+        if edges.is_empty() {
+            return Vec::new();
+        }
+        // `created_by` is not decoded with the line (few views need it): read it
+        // from the line's dependencies, which are in the same order as `deps`.
+        let object = full_object(self.store, issue);
+        edges
+            .into_iter()
+            .map(|(index, reason)| {
+                let dep = &issue.deps[index];
+                let found = self.store.get(dep.depends_on.as_str());
+                Blocker {
+                    blocker_missing: found.is_none(),
+                    blocker_status: found.map(|t| t.status.as_str()),
+                    created_by: object["dependencies"][index]["created_by"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    depends_on_id: dep.depends_on.as_str(),
+                    issue_id: issue.id.as_str(),
+                    dep_type: dep.dep_type,
+                    reason,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `issue` waits on nothing, under the store's readiness rule (a
+/// missing target blocks).
 pub fn unblocked(store: &Store<'_>, issue: &Issue<'_>) -> bool {
-    issue.blocking_deps().all(|d| {
-        store
-            .get(d.depends_on.as_str())
-            .is_some_and(|t| t.is_closed())
-    })
+    !Blocking::new(store).blocked(issue)
 }
 
 /// Ready issues: status `open` and unblocked, by priority then id.
 pub fn ready<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s Issue<'a>> {
+    let blocking = Blocking::new(store);
     let mut out: Vec<&Issue<'a>> = store
         .issues()
-        .filter(|i| i.status.as_str() == "open" && unblocked(store, i))
+        .filter(|i| i.status.as_str() == "open" && !blocking.blocked(i))
         .collect();
     out.sort_by(by_priority_then_id);
     out
@@ -251,60 +359,30 @@ pub struct Blocker<'s> {
     pub depends_on_id: &'s str,
     #[serde(rename = "issueId")]
     pub issue_id: &'s str,
+    /// Why it blocks, under beads' readiness rule: `blocker` (the edge
+    /// itself) or `blocked-parent` (a `parent-child` edge to a parent that
+    /// is blocked). Absent under premath's rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
     #[serde(rename = "type")]
     pub dep_type: &'static str,
 }
 
-/// The blocking dependencies of `issue` on non-closed or missing issues, in the
-/// line's dependency order.
+/// Why `issue` waits, under the store's readiness rule (see [`Blocking::blockers`]).
 pub fn blockers<'s>(store: &'s Store<'_>, issue: &'s Issue<'_>) -> Vec<Blocker<'s>> {
-    let open: Vec<(usize, &super::model::Dep<'_>)> = issue
-        .deps
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| {
-            d.blocking
-                && !store
-                    .get(d.depends_on.as_str())
-                    .is_some_and(|t| t.is_closed())
-        })
-        .collect();
-    if open.is_empty() {
-        return Vec::new();
-    }
-    // `created_by` is not decoded with the line (few views need it): read it
-    // from the line's dependencies, which are in the same order as `deps`.
-    let object = full_object(store, issue);
-    let created_by = |index: usize| {
-        object["dependencies"][index]["created_by"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    };
-    open.into_iter()
-        .map(|(index, d)| {
-            let target = store.get(d.depends_on.as_str());
-            Blocker {
-                blocker_missing: target.is_none(),
-                blocker_status: target.map(|t| t.status.as_str()),
-                created_by: created_by(index),
-                depends_on_id: d.depends_on.as_str(),
-                issue_id: issue.id.as_str(),
-                dep_type: d.dep_type,
-            }
-        })
-        .collect()
+    Blocking::new(store).blockers(issue)
 }
 
-/// Blocked issues (non-closed, and manually `blocked` or with an open blocker), by
-/// priority then id, each with its blockers.
+/// Blocked issues (non-closed, and manually `blocked` or waiting on
+/// something), by priority then id, each with its blockers.
 pub fn blocked<'s, 'a>(store: &'s Store<'a>) -> Vec<(&'s Issue<'a>, bool, Vec<Blocker<'s>>)> {
+    let blocking = Blocking::new(store);
     let mut out: Vec<_> = store
         .issues()
         .filter(|i| !i.is_closed())
         .filter_map(|i| {
             let manual = i.status.as_str() == "blocked";
-            let b = blockers(store, i);
+            let b = blocking.blockers(i);
             (manual || !b.is_empty()).then_some((i, manual, b))
         })
         .collect();

@@ -106,6 +106,13 @@ impl Observer {
     /// The issue store, parsed (an absent file is the empty store). A store
     /// unchanged since the last page ([`StoreKey`]) is not read again.
     pub(crate) fn store(&self) -> Result<Arc<ParsedStore>, PageError> {
+        // The readiness rule is read each time (a small file): a changed
+        // setting shows on the next page.
+        let rule = self
+            .stores
+            .issues
+            .readiness()
+            .map_err(|e| PageError::Store(e.to_string()))?;
         // Taken before the read: a change after it shows as a new key next time.
         let key = store_key(&self.stores.issues);
         if let Some(key) = key {
@@ -113,6 +120,7 @@ impl Observer {
             if let Some((k, at, parsed)) = cached.as_ref() {
                 let fresh = matches!(k, StoreKey::File { .. }) || at.elapsed() < DB_CACHE_AGE;
                 if *k == key && fresh {
+                    parsed.borrow_dependent().set_readiness(rule);
                     return Ok(parsed.clone());
                 }
             }
@@ -127,6 +135,7 @@ impl Observer {
             ParsedStore::try_new(text, |t| Store::parse(path, t))
                 .map_err(|e| PageError::Store(e.to_string()))?,
         );
+        parsed.borrow_dependent().set_readiness(rule);
         if let Some(key) = key {
             *self.parsed.lock().unwrap_or_else(|e| e.into_inner()) =
                 Some((key, std::time::Instant::now(), parsed.clone()));

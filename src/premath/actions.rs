@@ -121,7 +121,7 @@ pub(super) fn with_store(
             ))
         }
     };
-    let store = match Store::parse(ctx.paths.issues.path(), &text) {
+    let store = match ctx.paths.issues.parse(&text) {
         Ok(s) => s,
         Err(e) => {
             return Ok(ActionOutcome::rejected(

@@ -733,7 +733,7 @@ pub fn mcp_actions() -> Vec<Arc<dyn HostAction>> {
                 .unwrap_or_default()
             {
                 if let Some(p) = a.spec.args["properties"].get_mut(&name) {
-                    p[crate::host::actor::ACTOR_MARK] = true.into();
+                    p[crate::host::actor::ACTOR_MARK] = "principal".into();
                 }
             }
             Arc::new(a) as Arc<dyn HostAction>

@@ -215,37 +215,10 @@ impl CallHost {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
-        if let Some(why) = self
-            .act_as
-            .as_ref()
-            .and_then(|a| a.refusal(action, &action_impl.spec().args, &args))
-        {
-            return Decision::refuse(HostClass::ActAsDenied.as_str(), why);
-        }
-        let mut refs = Vec::new();
-        if action_impl.kind() == ActionKind::Mutation {
-            match gate::admit(
-                &self.policy,
-                &self.authority_for(scope),
-                action_impl.governed_as(),
-            ) {
-                Ok(join_refs) => refs.extend(join_refs),
-                Err(rejection) => return Decision::refuse(rejection.class, rejection.diagnostic),
-            }
-            // Rows before envelopes, and no mutation without its rows: the
-            // logs must have room for this call's rows before it changes
-            // anything (a full disk, a file-size limit).
-            let args_bytes = args.to_string().len() as u64;
-            if let Err(e) = reserve(ROW_RESERVE + 2 * args_bytes) {
-                return Decision::refuse(
-                    HostClass::RecordUnwritable.as_str(),
-                    format!(
-                        "{action} was not made: its effect and trajectory rows could not be \
-                         written ({e}); free space for the logs, or raise the file-size limit"
-                    ),
-                );
-            }
-        }
+        let mut refs = match self.admit(action, &action_impl, &args, scope, reserve) {
+            Ok(refs) => refs,
+            Err(refused) => return *refused,
+        };
         let now = self
             .clock
             .as_ref()
@@ -281,6 +254,87 @@ impl CallHost {
             },
         }
     }
+
+    /// Who acts, the mutation gate and room for the rows: the refusal, or
+    /// the join's witness refs.
+    fn admit(
+        &self,
+        action: &str,
+        action_impl: &std::sync::Arc<dyn crate::host::HostAction>,
+        args: &Value,
+        scope: Option<&super::CallScope>,
+        reserve: &mut dyn FnMut(u64) -> Result<(), String>,
+    ) -> Result<Vec<String>, Box<Decision>> {
+        let refuse = |class: &str, why: String| Err(Box::new(Decision::refuse(class, why)));
+        if let Some(why) = self
+            .act_as
+            .as_ref()
+            .and_then(|a| a.refusal(action, &action_impl.spec().args, args))
+        {
+            return refuse(HostClass::ActAsDenied.as_str(), why);
+        }
+        let mut refs = Vec::new();
+        if action_impl.kind() == ActionKind::Mutation {
+            match gate::admit(
+                &self.policy,
+                &self.authority_for(scope),
+                action_impl.governed_as(),
+            ) {
+                Ok(join_refs) => refs.extend(join_refs),
+                Err(rejection) => return refuse(rejection.class, rejection.diagnostic),
+            }
+            // Rows before envelopes, and no mutation without its rows: the
+            // logs must have room for this call's rows before it changes
+            // anything (a full disk, a file-size limit).
+            let args_bytes = args.to_string().len() as u64;
+            if let Err(e) = reserve(ROW_RESERVE + 2 * args_bytes) {
+                return refuse(
+                    HostClass::RecordUnwritable.as_str(),
+                    format!(
+                        "{action} was not made: its effect and trajectory rows could not be \
+                         written ({e}); free space for the logs, or raise the file-size limit"
+                    ),
+                );
+            }
+        }
+        Ok(refs)
+    }
+
+    /// A call's arguments as the logs record them: under their canonical
+    /// names (tusk's own runs), redacted; what the redaction hid; their
+    /// digest. The first member is what the action is given.
+    fn recorded_args(
+        &self,
+        action: &str,
+        args: Option<Value>,
+    ) -> (
+        Option<Value>,
+        Option<Option<Value>>,
+        Vec<(String, String)>,
+        String,
+    ) {
+        // Every key under its property's name (what the action receives
+        // and the logs record), then redacted before the digest is taken
+        // (host::redact): the envelope, the row and the trajectory name the
+        // same, recorded, arguments. premath's named steps digest the
+        // arguments as written (its twin's bytes).
+        let schema = super::action_schema(&self.registry, action);
+        let args = match schema.filter(|_| self.steps.is_none()) {
+            Some(schema) => crate::host::registry::canonical_args(schema, args),
+            None => args,
+        };
+        let redacted_args = self.policy.redaction.args(action, args.as_ref(), schema);
+        // What the rules hid, so that an envelope repeating it is scrubbed.
+        let hidden = match (&args, &redacted_args) {
+            (Some(original), Some(Some(redacted))) => redact::hidden(original, redacted),
+            _ => Vec::new(),
+        };
+        let digest = canonical::args_digest(match &redacted_args {
+            Some(redacted) => redacted.as_ref(),
+            None => args.as_ref(),
+        });
+        (args, redacted_args, hidden, digest)
+    }
 }
 
 impl HostBridge for CallHost {
@@ -291,26 +345,11 @@ impl HostBridge for CallHost {
         args_error: Option<ConvertError>,
     ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        // Every key under its property's name (what the action receives
-        // and the logs record), then redacted before the digest is taken
-        // (host::redact): the envelope, the row and the trajectory name the
-        // same, recorded, arguments.
-        let schema = super::action_schema(&self.registry, action);
-        let args = match schema {
-            Some(schema) => crate::host::registry::canonical_args(schema, args),
-            None => args,
-        };
-        let redacted_args = self.policy.redaction.args(action, args.as_ref(), schema);
+        let (args, redacted_args, hidden, args_digest) = self.recorded_args(action, args);
         let recorded_args = match &redacted_args {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),
         };
-        // What the rules hid, so that an envelope repeating it is scrubbed.
-        let hidden = match (&args, &redacted_args) {
-            (Some(original), Some(Some(redacted))) => redact::hidden(original, redacted),
-            _ => Vec::new(),
-        };
-        let args_digest = canonical::args_digest(recorded_args);
         if state.finished {
             // The run already has its result; an abandoned worker's late call changes nothing.
             return late_reply(state.calls + 1, action, &args_digest);

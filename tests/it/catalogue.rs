@@ -161,7 +161,8 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(
         r["value"],
-        json!(["mutation", {"type": "string", "description": "The worker taking or holding the lease."}, false, 39])
+        json!(["mutation", {"type": "string", "x-actor": "principal",
+            "description": "The worker taking or holding the lease. Names who acts: on a server with tokens, your own principal (or one your token's actAs allows)."}, false, 39])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(

@@ -1118,3 +1118,177 @@ fn search_stats_and_dep_tree_with_their_host_twins() {
     test.store(&["dep", "tree", "bd-9"])
         .rejected(&["issue.not_found"]);
 }
+
+/// An edge of `id` of type `ty` on `on`.
+fn edge(id: &str, on: &str, ty: &str) -> Value {
+    json!({"issue_id": id, "depends_on_id": on, "type": ty})
+}
+
+/// An epic `e1` (open) with children `c1`, `c2` and grandchild `g1` (a
+/// child of `c1`); an epic `e2` blocked by `x` (open) with child `c3`
+/// and grandchild `g2`; `x` itself; a closed epic `e3` with child `c4`.
+fn family() -> Vec<Value> {
+    let with = |id: &str, deps: Vec<Value>| issue_with(id, json!({"dependencies": deps}));
+    vec![
+        issue_with("e1", json!({"issue_type": "epic"})),
+        with("c1", vec![edge("c1", "e1", "parent-child")]),
+        with("c2", vec![edge("c2", "e1", "parent-child")]),
+        with("g1", vec![edge("g1", "c1", "parent-child")]),
+        issue_with(
+            "e2",
+            json!({"issue_type": "epic", "dependencies": [edge("e2", "x", "blocks")]}),
+        ),
+        with("c3", vec![edge("c3", "e2", "parent-child")]),
+        with("g2", vec![edge("g2", "c3", "parent-child")]),
+        issue("x"),
+        issue_with("e3", json!({"issue_type": "epic", "status": "closed"})),
+        with("c4", vec![edge("c4", "e3", "parent-child")]),
+    ]
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// Issue 62: a store says which readiness rule it follows. Without the
+/// setting, premath's: a child waits for its epic to close. With
+/// `"readiness": "beads"`, beads': children of an open epic are ready, a
+/// child (and grandchild) of a blocked epic is blocked, with its reason.
+#[test]
+fn readiness_follows_the_stores_rule() {
+    // premath's rule (no setting): only what waits on nothing open.
+    let premath = Test::new().issues(&family());
+    let ready = premath.store(&["issue", "ready"]).ok();
+    assert_eq!(sorted(ids(&ready)), ["c4", "e1", "x"], "{ready:#}");
+    // beads' rule.
+    let beads = Test::new()
+        .issues(&family())
+        .file(".premath/config.json", r#"{"readiness": "beads"}"#);
+    let ready = beads.store(&["issue", "ready"]).ok();
+    assert_eq!(
+        sorted(ids(&ready)),
+        ["c1", "c2", "c4", "e1", "g1", "x"],
+        "{ready:#}"
+    );
+    let blocked = beads.store(&["issue", "blocked"]).ok();
+    assert_eq!(sorted(ids(&blocked)), ["c3", "e2", "g2"], "{blocked:#}");
+    let item = |id: &str| {
+        blocked["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let reasons = |id: &str| item(id)["blockers"].clone();
+    assert_eq!(reasons("e2")[0]["reason"], "blocker", "{blocked:#}");
+    assert_eq!(reasons("e2")[0]["dependsOnId"], "x");
+    assert_eq!(reasons("c3")[0]["reason"], "blocked-parent");
+    assert_eq!(reasons("c3")[0]["dependsOnId"], "e2");
+    assert_eq!(reasons("g2")[0]["reason"], "blocked-parent");
+    assert_eq!(reasons("g2")[0]["dependsOnId"], "c3");
+    // The host views and claim-next follow the same rule.
+    let r = beads.eval_with_authority(
+        r#"(list (length (hash-ref (payload (issue.ready)) "items"))
+                 (hash-ref* (payload (issue.claim_next (hash "assignee" "a"))) "issue" "id"))"#,
+    );
+    assert_eq!(r["value"][0], 6, "{r:#}");
+    let claimed = r["value"][1].as_str().unwrap();
+    assert!(
+        ["c1", "c2", "c4", "e1", "g1", "x"].contains(&claimed),
+        "{r:#}"
+    );
+    // --respect-blockers: a child of a blocked epic cannot be claimed.
+    let refused = beads
+        .store(&[
+            "issue",
+            "claim",
+            "g2",
+            "--assignee",
+            "a",
+            "--respect-blockers",
+        ])
+        .rejected(&["issue.not_ready"]);
+    assert!(
+        refused.to_string().contains("e2") || refused.to_string().contains("c3"),
+        "{refused:#}"
+    );
+    beads
+        .store(&[
+            "issue",
+            "claim",
+            "g1",
+            "--assignee",
+            "a",
+            "--respect-blockers",
+        ])
+        .ok();
+    // premath's rule refuses the same claim of g1 (its parent is open).
+    premath
+        .store(&[
+            "issue",
+            "claim",
+            "g1",
+            "--assignee",
+            "a",
+            "--respect-blockers",
+        ])
+        .rejected(&["issue.not_ready"]);
+    // Under premath's rule, no reason member (premath's shape).
+    let blocked = premath.store(&["issue", "blocked"]).ok();
+    assert!(!blocked.to_string().contains("\"reason\""), "{blocked:#}");
+    // A value that names no rule is refused, naming both.
+    let bad = Test::new()
+        .issues(&family())
+        .file(".premath/config.json", r#"{"readiness": "bd"}"#);
+    let v = bad.store(&["issue", "ready"]).reply().1;
+    assert!(v.to_string().contains("write \\\"beads\\\""), "{v:#}");
+}
+
+/// Issue 62: `tusk init` writes beads' rule for a store it creates, and a
+/// child of a new epic is ready at once.
+#[test]
+fn init_writes_beads_readiness_for_a_new_store() {
+    let t = Test::on_files();
+    let dir = t.path("fresh");
+    std::fs::create_dir_all(&dir).unwrap();
+    let v = t
+        .tusk(&["-C", "fresh", "init", "--json", "--no-git"])
+        .run()
+        .json();
+    assert_eq!(v["readiness"], "beads", "{v:#}");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".premath/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["readiness"], "beads");
+    for title in ["epic", "child"] {
+        t.tusk(&["-C", "fresh", "issue", "add", title])
+            .run()
+            .status(0);
+    }
+    t.tusk(&[
+        "-C",
+        "fresh",
+        "dep",
+        "add",
+        "bd-2",
+        "bd-1",
+        "--type",
+        "parent-child",
+    ])
+    .run()
+    .status(0);
+    let ready = t
+        .tusk(&["-C", "fresh", "issue", "ready", "--json"])
+        .run()
+        .json();
+    assert_eq!(sorted(ids(&ready)), ["bd-1", "bd-2"], "{ready:#}");
+    // A second init leaves the setting alone.
+    let v = t
+        .tusk(&["-C", "fresh", "init", "--json", "--no-git"])
+        .run()
+        .json();
+    assert!(v.get("readiness").is_none(), "{v:#}");
+}

@@ -9,7 +9,7 @@ use crate::issues::IssueClass;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BootArgs {
     /// Leases assigned to this worker are reported.
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub worker_id: Option<String>,
     /// This issue's lease is reported.
     pub issue_id: Option<String>,

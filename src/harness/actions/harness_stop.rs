@@ -10,7 +10,7 @@ use crate::issues::IssueClass;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StopArgs {
     pub issue_id: String,
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub worker_id: String,
     pub summary: String,
     pub next_step: String,

@@ -24,7 +24,7 @@ pub struct DepAddArgs {
     pub dep_type: Option<String>,
     /// Who made the edge, stored as its `created_by` (default: none).
     #[arg(long)]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub created_by: Option<String>,
 }
 

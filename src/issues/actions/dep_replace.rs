@@ -37,7 +37,7 @@ pub struct DepReplaceArgs {
         default_value = "",
         help = "Replaces the edge's created_by when not blank"
     )]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub created_by: Option<String>,
 }
 

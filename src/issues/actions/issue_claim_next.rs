@@ -12,7 +12,7 @@ use crate::issues::IssueClass;
 pub struct ClaimNextArgs {
     /// The worker taking or holding the lease.
     #[arg(long)]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub assignee: String,
     /// Lease length, 30–86400 s (default 3600).
     #[arg(long)]

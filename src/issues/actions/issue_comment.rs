@@ -20,7 +20,7 @@ pub struct CommentArgs {
         hide_default_value = true,
         help = "Who says it (default: $USER)"
     )]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub author: String,
 }
 

@@ -14,7 +14,7 @@ pub struct ReleaseArgs {
     pub id: String,
     /// The worker holding the lease.
     #[arg(long)]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub assignee: String,
     /// The lease id to match (default: whichever lease the worker holds).
     #[arg(long)]

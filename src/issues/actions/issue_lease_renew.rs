@@ -14,7 +14,7 @@ pub struct RenewArgs {
     pub id: String,
     /// The worker holding the lease.
     #[arg(long)]
-    #[schemars(extend("x-actor" = true))]
+    #[schemars(extend("x-actor" = "principal"))]
     pub assignee: String,
     /// The id of the lease being renewed (a program may leave it out: then
     /// the lease `assignee` holds; the command line names it, as premath's).

@@ -1,12 +1,18 @@
 //! Scheme values ⇄ JSON (host-api §3).
 //!
 //! Scheme → JSON: integers and finite reals → numbers, strings → strings,
-//! booleans, symbols → strings, lists and vectors → arrays, hash maps with string
-//! or symbol keys → objects, void and the empty list → null. As a *result value*
-//! anything else becomes a marker string (`"#<procedure>"`, …); as *host-call
-//! arguments* it is an error (`host.args_invalid`). Conversion is iterative-depth
-//! bounded and cycle-safe, because a program can build a vector that contains
-//! itself.
+//! booleans, symbols → strings, lists and vectors → arrays, a pair that is
+//! not a list (`(cons "a" 1)`) → a two-element array (so an association
+//! list is an array of pairs; issue 62), hash maps with string or symbol
+//! keys → objects, void alone (or as a hash member) → null. Anything else —
+//! a procedure, a set, a port, a void inside a list, a number JSON cannot
+//! hold — has no JSON form: as a *result value* or as *host-call arguments*
+//! it is an error naming its place and what to write instead (the result's
+//! `scheme_eval.runtime_error`, a call's `host.args_invalid`), never a
+//! made-up string. Only the renderings for people and records
+//! ([`value_to_json`]) show markers (`"#<procedure>"`). Conversion is
+//! iterative-depth bounded and cycle-safe, because a program can build a
+//! vector that contains itself.
 //!
 //! JSON → Scheme (envelopes handed to programs): null → void, arrays → lists,
 //! objects → immutable hash maps with string keys.
@@ -48,9 +54,11 @@ impl std::fmt::Display for ConvertError {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    /// Result value: unrepresentable parts become marker strings.
+    /// A rendering for people and records: unrepresentable parts become
+    /// marker strings.
     Lenient,
-    /// Host-call arguments: unrepresentable parts are errors.
+    /// Host-call arguments and result values: unrepresentable parts are
+    /// errors naming their place.
     Strict,
 }
 
@@ -129,7 +137,15 @@ pub fn value_to_json_capped(
     value: &SteelVal,
     max_bytes: usize,
 ) -> Result<Value, (FailureClass, String)> {
-    let mut walk = Walk::new(Mode::Lenient, max_bytes);
+    value_to_json_in(value, max_bytes, Mode::Strict)
+}
+
+fn value_to_json_in(
+    value: &SteelVal,
+    max_bytes: usize,
+    mode: Mode,
+) -> Result<Value, (FailureClass, String)> {
+    let mut walk = Walk::new(mode, max_bytes);
     match to_json(value, 0, &mut walk) {
         Ok(v) => Ok(v),
         Err(Stop::TooLarge) => Err((
@@ -140,14 +156,21 @@ pub fn value_to_json_capped(
             FailureClass::RuntimeError,
             format!("the final value has no JSON form: {e}"),
         )),
-        Err(Stop::Invalid(e)) => Err((FailureClass::RuntimeError, e.to_string())),
+        Err(Stop::Invalid(e)) => Err((
+            FailureClass::RuntimeError,
+            if e.path.is_empty() {
+                format!("the final value has no JSON form: {}", e.reason)
+            } else {
+                format!("the final value has no JSON form at `{}`: {}", e.path, e.reason)
+            },
+        )),
     }
 }
 
 /// Converts a value for display or records, never failing (markers for
 /// anything unrepresentable, including colliding keys).
 pub fn value_to_json(value: &SteelVal) -> Value {
-    value_to_json_capped(value, usize::MAX)
+    value_to_json_in(value, usize::MAX, Mode::Lenient)
         .unwrap_or_else(|(_, why)| Value::String(format!("#<{why}>")))
 }
 
@@ -215,7 +238,11 @@ fn float(walk: &mut Walk, f: f64) -> Result<Value, Stop> {
             } else {
                 "-inf.0"
             };
-            walk.marker(text, "a non-finite number has no JSON form")
+            walk.marker(
+                text,
+                "a number that is not finite (a division by zero?) has no JSON form: give #f or a \
+                 string in its place",
+            )
         }
     }
 }
@@ -227,9 +254,22 @@ fn string(walk: &mut Walk, s: &str) -> Result<Value, Stop> {
 
 fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Stop> {
     if depth > MAX_DEPTH {
-        return walk.marker(TOO_DEEP, "value nests too deeply");
+        return walk.marker(
+            TOO_DEEP,
+            &format!("the value nests more than {MAX_DEPTH} levels deep; return a flatter one"),
+        );
     }
     Ok(match value {
+        // Inside a list, a void is a slip (`when` with a false test, a
+        // `for-each`): it has no JSON form there.
+        SteelVal::Void if walk.path.ends_with(']') => {
+            return walk.marker(
+                "#<void>",
+                "a void (what `when` with a false test, `for-each`, `display` or `set!` give) is \
+                 not a list element: leave it out (filter, filter-map, or for/list with #:when), \
+                 or give #f or \"\" in its place",
+            )
+        }
         SteelVal::Void => {
             walk.charge(4)?;
             Value::Null
@@ -255,7 +295,13 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
                     walk.charge(20)?;
                     Value::Number(n)
                 }
-                Err(_) => return walk.marker(&text, "integer too large for JSON"),
+                Err(_) => {
+                    return walk.marker(
+                        &text,
+                        "an integer this large has no exact JSON form: give it as a string, \
+                         (number->string n)",
+                    )
+                }
             }
         }
         SteelVal::CharV(c) => return string(walk, &c.to_string()),
@@ -297,13 +343,31 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
         | SteelVal::BuiltIn(_)
         | SteelVal::MutFunc(_)
         | SteelVal::ContinuationFunction(_) => {
-            return walk.marker("#<procedure>", "a procedure cannot be a host-call argument")
+            return walk.marker(
+                "#<procedure>",
+                "a procedure has no JSON form: call it and give its result (`(f x)`, not `f`), \
+                 or give its name as a string",
+            )
         }
-        SteelVal::Pair(_) => return walk.marker("#<pair>", "an improper list has no JSON form"),
+        // A pair that is not a list: its two parts (an association list's
+        // entries, `(cons "a" 1)` → ["a", 1]).
+        SteelVal::Pair(p) => {
+            let parts = [p.car(), p.cdr()];
+            seq(parts.iter(), depth, walk)?
+        }
         SteelVal::HashSetV(_) => {
-            return walk.marker("#<set>", "a set has no JSON form; use a list")
+            return walk.marker(
+                "#<set>",
+                "a set has no JSON form: give a list of its members, (hashset->list s)",
+            )
         }
-        _ => return walk.marker("#<value>", "this kind of value has no JSON form"),
+        _ => {
+            return walk.marker(
+                "#<value>",
+                "this kind of value (a port, a struct, a record) has no JSON form: give the \
+                 strings, numbers, lists and hashes it stands for",
+            )
+        }
     })
 }
 

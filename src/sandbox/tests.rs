@@ -112,11 +112,56 @@ fn denied_names_are_effect_denied() {
     }
 }
 
+/// A value that contains itself has no JSON form: the run says where
+/// (issue 62: never a made-up string in a result).
 #[test]
-fn cyclic_value_is_marked() {
+fn cyclic_value_is_an_error_naming_its_place() {
     let out = run("(define v (mutable-vector 1 2)) (vector-set! v 0 v) (display v) v");
+    let error = out.error.expect("an error");
+    assert_eq!(error.class, FailureClass::RuntimeError);
+    assert!(error.message.contains("at `[0]`"), "{}", error.message);
+    assert!(
+        error.message.contains("contains itself"),
+        "{}",
+        error.message
+    );
+}
+
+/// Issue 62: every value survives JSON or is refused with the fix.
+#[test]
+fn pairs_are_arrays_and_what_has_no_json_form_is_named() {
+    let out = run(r#"(list (cons "a" 1) (cons "b" 2))"#);
     assert_eq!(out.error, None);
-    assert_eq!(out.value, json!(["#<cycle>", 2]));
+    assert_eq!(out.value, json!([["a", 1], ["b", 2]]));
+    let out = run(r#"(hash "t" (cons 1 (cons 2 3)))"#);
+    assert_eq!(out.value, json!({"t": [1, [2, 3]]}));
+    for (program, place, fix) in [
+        ("(list 1 car)", "at `[1]`", "call it"),
+        (r#"(hash "f" (lambda (x) x))"#, "at `f`", "call it"),
+        ("(list 1 (when #f 2))", "at `[1]`", "leave it out"),
+        ("(list (hashset 1 2))", "at `[0]`", "hashset->list"),
+        (r#"(hash "n" +inf.0)"#, "at `n`", "not finite"),
+    ] {
+        let out = run(program);
+        let error = out
+            .error
+            .unwrap_or_else(|| panic!("{program}: no error, {}", out.value));
+        assert_eq!(error.class, FailureClass::RuntimeError, "{program}");
+        assert!(
+            error.message.contains(place),
+            "{program}: {}",
+            error.message
+        );
+        assert!(error.message.contains(fix), "{program}: {}", error.message);
+        assert!(
+            !error.message.contains("#<"),
+            "{program}: {}",
+            error.message
+        );
+    }
+    // Void alone, or as a hash member, is null.
+    assert_eq!(run(r#"(hash "a" (void))"#).value, json!({"a": null}));
+    assert_eq!(run("(void)").value, json!(null));
 }
 
 #[test]

@@ -270,6 +270,21 @@ const GUARDED: &[&str] = &[
     "range",
 ];
 
+/// What Steel's expansion of optional and keyword arguments calls
+/// (`(define (f a [b 2]) …)`, `(lambda (#:key [k #f]) …)`): pure argument
+/// list walks and the arity error, bound under the `#%prim.` names the
+/// expansion writes. Nothing else of `#%prim` is bound.
+const EXPANSION: &[&str] = &[
+    "plist-validate-args",
+    "plist-get-positional-arg-list",
+    "plist-get-positional-arg",
+    "plist-try-get-positional-arg",
+    "plist-get-kwarg",
+    "plist-try-get",
+    "current-function-span",
+    "error-with-span",
+];
+
 pub(super) fn err(message: impl Into<String>) -> SteelErr {
     SteelErr::new(ErrorKind::Generic, message.into())
 }
@@ -324,6 +339,11 @@ pub fn build_engine() -> Result<Engine, SteelErr> {
     for name in GUARDED {
         if let Some(value) = builtin(&modules, name) {
             engine.register_value(&format!("tusk-raw-{name}"), value);
+        }
+    }
+    for name in EXPANSION {
+        if let Some(value) = builtin(&modules, name) {
+            engine.register_value(&format!("#%prim.{name}"), value);
         }
     }
     register_natives(&mut engine);

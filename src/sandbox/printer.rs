@@ -12,6 +12,28 @@ use steel::rvals::SteelVal;
 
 const MAX_DEPTH: usize = 256;
 
+/// The message of an error object (a raised error a handler was given),
+/// without Steel's kind prefix.
+pub fn error_message(value: &SteelVal) -> Option<String> {
+    let SteelVal::Custom(custom) = value else {
+        return None;
+    };
+    let custom = custom.read();
+    let error = steel::rvals::as_underlying_type::<steel::SteelErr>(custom.as_ref())?;
+    let text = error.to_string();
+    let text = text.strip_prefix("Error: ").unwrap_or(&text);
+    // Steel writes the error's kind first (`TypeMismatch: …`).
+    let text = match text.split_once(": ") {
+        Some((kind, rest))
+            if !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            rest
+        }
+        _ => text,
+    };
+    Some(text.trim().to_string())
+}
+
 /// Renders `value` as `display` (strings raw) or `write` (strings quoted) would,
 /// stopping once `budget` bytes are produced.
 pub fn render(value: &SteelVal, write_mode: bool, budget: usize) -> String {
@@ -98,10 +120,25 @@ fn go(
                 out.push_str("#<cycle>");
                 return;
             }
-            out.push_str("#<box ");
-            go(&h.get(), write_mode, depth + 1, seen, out, budget);
-            out.push('>');
+            let inner = h.get();
+            // A mutable hash (`make-hash`) is a box holding a hash: it
+            // prints as the hash it holds, as Racket prints one.
+            if matches!(inner, SteelVal::HashMapV(_)) {
+                go(&inner, write_mode, depth, seen, out, budget);
+            } else {
+                out.push_str("#<box ");
+                go(&inner, write_mode, depth + 1, seen, out, budget);
+                out.push('>');
+            }
             seen.remove(&id);
+        }
+        // A pair that is not a list, as Scheme writes it.
+        SteelVal::Pair(p) => {
+            out.push('(');
+            go(&p.car(), write_mode, depth + 1, seen, out, budget);
+            out.push_str(" . ");
+            go(&p.cdr(), write_mode, depth + 1, seen, out, budget);
+            out.push(')');
         }
         // Not constructible from the allowlist; the depth bound still ends any cycle.
         SteelVal::Boxed(b) => {
@@ -194,8 +231,19 @@ fn scalar(v: &SteelVal, write_mode: bool, out: &mut String) {
         | SteelVal::BuiltIn(_)
         | SteelVal::MutFunc(_)
         | SteelVal::ContinuationFunction(_) => out.push_str("#<procedure>"),
-        SteelVal::Pair(_) => out.push_str("#<pair>"),
         SteelVal::HashSetV(_) => out.push_str("#<set>"),
-        _ => out.push_str("#<value>"),
+        // An error object (what `with-handler` and `with-handlers` give a
+        // handler): its message, and `write` says what it is.
+        other => match error_message(other) {
+            Some(message) if write_mode => {
+                let _ = write!(
+                    out,
+                    "#<error {}>",
+                    serde_json::to_string(&message).unwrap_or_default()
+                );
+            }
+            Some(message) => out.push_str(&message),
+            None => out.push_str("#<value>"),
+        },
     }
 }

@@ -443,3 +443,14 @@ fn spares_skip_the_warm_up_only_while_runs_come_back_to_back() {
     });
     assert!(cold_after_back_to_back);
 }
+
+#[test]
+fn every_unbound_name_at_once() {
+    let out = run("(list (foo 1) (bar 2))");
+    let e = out.error.expect("an error");
+    assert!(
+        e.message.contains("`foo`") && e.message.contains("`bar`"),
+        "{}",
+        e.message
+    );
+}

@@ -281,7 +281,15 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
                 },
                 Ok(Err((compile_time, e))) => (
                     Value::Null,
-                    Some(classify(engine, program, &e, compile_time)),
+                    Some(match classify(engine, program, &e, compile_time) {
+                        first
+                            if first.class == FailureClass::InvalidProgram
+                                && matches!(e.kind(), steel::rerrs::ErrorKind::FreeIdentifier) =>
+                        {
+                            every_unbound(engine, program, first, &e)
+                        }
+                        other => other,
+                    }),
                 ),
                 Err(_) => {
                     // A fault inside a primitive, caused by its arguments: the
@@ -363,6 +371,107 @@ fn final_value(value: &SteelVal, limits: &Limits) -> (Value, Option<WireError>) 
     }
 }
 
+/// The most unbound names one error lists.
+const MAX_UNBOUND: usize = 12;
+
+/// Every unbound name of the program at once (issue 56), in the order they
+/// appear, each with its advice: the compiler stops at the first, so each
+/// name found is replaced, in a copy of the text, by a bound one of the same
+/// width (`+` and spaces: every offset stays), and the copy compiled again,
+/// until it compiles or fails otherwise.
+fn every_unbound(
+    engine: &mut Engine,
+    program: &str,
+    first: WireError,
+    error: &steel::SteelErr,
+) -> WireError {
+    let name_of = |e: &steel::SteelErr| {
+        let message = e.to_string();
+        message.rsplit(": ").next().unwrap_or("").trim().to_string()
+    };
+    use steel::compiler::code_gen::{function_id_counter, set_function_id_counter};
+    let unbound = |e: &steel::SteelErr| matches!(e.kind(), steel::rerrs::ErrorKind::FreeIdentifier);
+    let mut found = vec![(name_of(error), first)];
+    let mut text = program.to_string();
+    // Probing leaves the engine as it was: its globals (a session's), and
+    // the lambda numbers the next program starts from (determinism).
+    let checkpoint = engine.environment_offset();
+    let ids = function_id_counter();
+    while found.len() < MAX_UNBOUND {
+        text = blank_identifier(&text, &found.last().expect("one at least").0);
+        // A name is unbound when the compiled program is linked, before
+        // anything runs: linking is as far as a probe goes.
+        let again = match super::prelude::compile_program(engine, &text) {
+            Err(e) if unbound(&e) => e,
+            Ok(compiled) => match engine.raw_program_to_executable(compiled) {
+                Err(e) if unbound(&e) => e,
+                _ => break,
+            },
+            Err(_) => break,
+        };
+        let name = name_of(&again);
+        if found.iter().any(|(n, _)| *n == name) {
+            break;
+        }
+        let wire = classify(engine, &text, &again, true);
+        if wire.class != FailureClass::InvalidProgram {
+            break;
+        }
+        found.push((name, wire));
+    }
+    let _ = engine.rollback_to_checkpoint(checkpoint);
+    set_function_id_counter(ids);
+    if found.len() == 1 {
+        return found.pop().expect("one").1;
+    }
+    found.sort_by_key(|(_, w)| (w.line.unwrap_or(usize::MAX), w.column.unwrap_or(usize::MAX)));
+    let mut message = format!(
+        "{} unbound identifiers, in the order they appear (each with what to write instead):",
+        found.len()
+    );
+    for (_, w) in &found {
+        let at = match (w.line, w.column) {
+            (Some(l), Some(c)) => format!("line {l}, column {c}: "),
+            _ => String::new(),
+        };
+        message.push_str(&format!("\n- {at}{}", w.message));
+    }
+    let (line, column) = (found[0].1.line, found[0].1.column);
+    WireError {
+        class: FailureClass::InvalidProgram,
+        message: cap_text(&message, MAX_MESSAGE_BYTES),
+        line,
+        column,
+    }
+}
+
+/// `text` with every identifier token spelled `name` replaced by `+` padded
+/// with spaces to the same width.
+fn blank_identifier(text: &str, name: &str) -> String {
+    use steel::parser::lexer::TokenStream;
+    use steel::parser::tokens::TokenType;
+    let mut out = text.to_string();
+    for token in TokenStream::new(text, true, None).flatten() {
+        if let TokenType::Identifier(id) = &token.ty {
+            if id.resolve() == name {
+                let (start, end) = (token.span.start as usize, token.span.end as usize);
+                if end <= out.len()
+                    && end > start
+                    && out.is_char_boundary(start)
+                    && out.is_char_boundary(end)
+                {
+                    let width = text[start..end].chars().count();
+                    let blank = format!("+{}", " ".repeat(width.saturating_sub(1)));
+                    if blank.len() == end - start {
+                        out.replace_range(start..end, &blank);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Maps a Steel error to the run's error class, with a position when it points
 /// into the program text.
 fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: bool) -> WireError {
@@ -372,12 +481,25 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         .strip_prefix("Error: ")
         .unwrap_or(&message)
         .to_string();
+    let in_program = |span: &steel::parser::span::Span| {
+        span.source_id
+            .and_then(|id| engine.get_source(&id))
+            .is_some_and(|src| src.as_ref() == program)
+    };
+    // Where the program was when it failed: the error's own span, or, for an
+    // error raised inside the prelude or a primitive it called (`hash-ref`
+    // is the prelude's), the innermost frame of the program's own code.
     let offset = e
         .span()
-        .filter(|span| {
-            span.source_id
-                .and_then(|id| engine.get_source(&id))
-                .is_some_and(|src| src.as_ref() == program)
+        .filter(|span| in_program(span))
+        .or_else(|| {
+            e.stack_trace().as_ref().and_then(|trace| {
+                trace
+                    .trace()
+                    .iter()
+                    .rev()
+                    .find_map(|frame| frame.span().filter(|span| in_program(span)))
+            })
         })
         .map(|span| span.start as usize);
     let at = offset.map(|o| lexical::line_column(program, o));
@@ -540,5 +662,16 @@ mod suggest_tests {
         assert_eq!(super::closest("issue-ready", &ids), Some("issue.ready"));
         assert_eq!(super::closest("issue.redy", &ids), Some("issue.ready"));
         assert_eq!(super::closest("frobnicate", &ids), None);
+    }
+}
+
+#[cfg(test)]
+mod unbound_tests {
+    #[test]
+    fn blanks_keep_width() {
+        assert_eq!(
+            super::blank_identifier("(list (foo 1) (bar 2))", "foo"),
+            "(list (+   1) (bar 2))"
+        );
     }
 }

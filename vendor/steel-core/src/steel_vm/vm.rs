@@ -1956,32 +1956,26 @@ impl<'a> VmCore<'a> {
         }
     }
 
+    // tusk patch (TUSK_PATCHES.md §6): each entry is where a frame was
+    // called from (its caller's instruction; the root's for the first
+    // frame), and the last where the innermost frame stands now, so that an
+    // error raised in library code can be placed at the program's own call.
     pub fn snapshot_stack_trace(&self) -> DehydratedStackTrace {
-        let last = self.thread.stack_frames.len();
-        DehydratedStackTrace::new(
-            self.thread
-                .stack_frames
-                .iter()
-                .enumerate()
-                .map(|(index, frame)| {
-                    DehydratedCallContext::new(
-                        self.thread
-                            .function_interner
-                            .spans
-                            .get(&frame.function.id)
-                            .and_then(|x| {
-                                let ip = if index == last - 1 {
-                                    self.ip
-                                } else {
-                                    frame.ip.saturating_sub(1) as _
-                                };
-                                x.get(ip).or_else(|| self.root_spans.get(ip))
-                            })
-                            .copied(),
-                    )
-                })
-                .collect(),
-        )
+        let frames = &self.thread.stack_frames;
+        let spans_of = |id| self.thread.function_interner.spans.get(&id);
+        let mut trace = Vec::with_capacity(frames.len() + 1);
+        for (index, frame) in frames.iter().enumerate() {
+            let called_at = (frame.ip as usize).checked_sub(1).and_then(|ip| {
+                if index == 0 {
+                    self.root_spans.get(ip)
+                } else {
+                    spans_of(frames[index - 1].function.id).and_then(|s| s.get(ip))
+                }
+            });
+            trace.push(DehydratedCallContext::new(called_at.copied()));
+        }
+        trace.push(DehydratedCallContext::new(Some(self.current_span())));
+        DehydratedStackTrace::new(trace)
     }
 
     // #[inline(always)]

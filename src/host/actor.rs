@@ -97,7 +97,7 @@ mod tests {
         assert!(a.allows("worker.7"));
         assert!(!a.allows("agent.carol"));
         let schema =
-            json!({"properties": {"assignee": {"type": "string", "x-actor": true}, "id": {}}});
+            json!({"properties": {"assignee": {"type": "string", "x-actor": "principal"}, "id": {}}});
         assert_eq!(actor_args(&schema), ["assignee"]);
         assert!(a
             .refusal("issue.claim", &schema, &json!({"assignee": "worker.1"}))

@@ -120,23 +120,33 @@ pub(crate) fn format(name: &str, args: &[SteelVal]) -> SteelResult<String> {
 /// Splits on whitespace, or on `sep`, dropping empty pieces at the ends
 /// (Racket's `string-split` with `#:trim? #t`).
 fn string_split(args: &[SteelVal]) -> SteelResult<SteelVal> {
-    let (s, sep) = match args {
-        [s] => (string_of("string-split", s, "first argument")?, None),
-        [s, sep] => (
-            string_of("string-split", s, "first argument")?,
-            Some(string_of("string-split", sep, "separator")?),
-        ),
+    // (tusk-string-split s [sep [trim? [repeat?]]]): the prelude's
+    // `string-split` passes Racket's #:trim? and #:repeat? here; a separator
+    // of #f is whitespace.
+    let name = "string-split";
+    let (s, rest) = match args.split_first() {
+        Some((s, rest)) if rest.len() <= 3 => (string_of(name, s, "first argument")?, rest),
         _ => {
             return Err(arity_error(
-                "string-split",
+                name,
                 "a string and optionally a separator string",
                 args.len(),
             ))
         }
     };
+    let sep = match rest.first() {
+        None | Some(SteelVal::BoolV(false)) => None,
+        Some(sep) => Some(string_of(name, sep, "separator")?),
+    };
+    let flag = |i: usize, default: bool| match rest.get(i) {
+        None => default,
+        Some(v) => !matches!(v, SteelVal::BoolV(false)),
+    };
+    let (trim, repeat) = (flag(1, true), flag(2, false));
     reserve(s.len().saturating_mul(2))?;
     let pieces: Vec<&str> = match sep {
-        None => s.split_whitespace().collect(),
+        None if trim => s.split_whitespace().collect(),
+        None => s.split(char::is_whitespace).collect(),
         Some("") => {
             return Err(err(
                 "string-split: the separator is empty; give a non-empty one, or use \
@@ -145,11 +155,23 @@ fn string_split(args: &[SteelVal]) -> SteelResult<SteelVal> {
         }
         Some(sep) => {
             let mut pieces: Vec<&str> = s.split(sep).collect();
-            while pieces.first().is_some_and(|p| p.is_empty()) {
-                pieces.remove(0);
+            if repeat {
+                // Separators in a row count as one (the ends stay for #:trim?).
+                let n = pieces.len();
+                pieces = pieces
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, p)| !p.is_empty() || *i == 0 || *i + 1 == n)
+                    .map(|(_, p)| p)
+                    .collect();
             }
-            while pieces.last().is_some_and(|p| p.is_empty()) {
-                pieces.pop();
+            if trim {
+                while pieces.first().is_some_and(|p| p.is_empty()) {
+                    pieces.remove(0);
+                }
+                while pieces.last().is_some_and(|p| p.is_empty()) {
+                    pieces.pop();
+                }
             }
             pieces
         }
@@ -449,6 +471,37 @@ fn string_append(args: &[SteelVal]) -> SteelResult<SteelVal> {
     Ok(SteelVal::StringV(out.into()))
 }
 
+/// `(tusk-decimal n digits)`: `n` with exactly `digits` digits after the
+/// point (`real->decimal-string`, `~r`).
+fn decimal(args: &[SteelVal]) -> SteelResult<SteelVal> {
+    let [n, digits] = args else {
+        return Err(arity_error(
+            "real->decimal-string",
+            "a number and a digit count",
+            args.len(),
+        ));
+    };
+    let value = match n {
+        SteelVal::IntV(i) => *i as f64,
+        SteelVal::NumV(f) => *f,
+        SteelVal::Rational(r) => *r.numer() as f64 / *r.denom() as f64,
+        SteelVal::BigNum(b) => b.to_string().parse::<f64>().unwrap_or(f64::NAN),
+        other => return Err(type_error("real->decimal-string", "a number", other, "")),
+    };
+    let digits = match digits {
+        SteelVal::IntV(d) if (0..=20).contains(d) => *d as usize,
+        other => {
+            return Err(type_error(
+                "real->decimal-string",
+                "a digit count from 0 to 20",
+                other,
+                "",
+            ))
+        }
+    };
+    Ok(SteelVal::StringV(format!("{value:.digits$}").into()))
+}
+
 /// Binds the natives of this dialect. `emit` writes captured output.
 pub(crate) fn register(engine: &mut Engine, emit: fn(&str)) {
     native(engine, "format", |args| {
@@ -458,48 +511,56 @@ pub(crate) fn register(engine: &mut Engine, emit: fn(&str)) {
         emit(&format("printf", args)?);
         Ok(SteelVal::Void)
     });
-    native(engine, "string-split", string_split);
-    native(engine, "string-join", string_join);
+    native(engine, "tusk-string-split", string_split);
+    native(engine, "tusk-string-join", string_join);
     native(engine, "string-append", string_append);
     native(engine, "string-prefix?", affix("string-prefix?", true));
     native(engine, "string-suffix?", affix("string-suffix?", false));
-    native(engine, "tusk-hash-ref", hash_ref);
-    native(engine, "tusk-hash-find", hash_find);
-    native(engine, "hash-ref*", hash_ref_star);
-    native(engine, "hash-keys", walk("hash-keys", true));
-    native(engine, "hash-values", walk("hash-values", false));
+    use super::hashes::unboxing;
+    native(engine, "tusk-hash-ref", unboxing(hash_ref));
+    native(engine, "tusk-hash-find", unboxing(hash_find));
+    native(engine, "hash-ref*", unboxing(hash_ref_star));
+    native(engine, "hash-keys", unboxing(walk("hash-keys", true)));
+    native(engine, "hash-values", unboxing(walk("hash-values", false)));
+    super::hashes::register(engine);
+    native(engine, "tusk-decimal", decimal);
 }
 
 /// Names other Schemes (Racket, R7RS, SRFI-1/13/69, Guile) and Clojure bind
 /// that this dialect does not, with what to write instead. An unbound
 /// identifier's error quotes the advice.
 pub const OTHER_SCHEMES: &[(&str, &str)] = &[
-    ("make-hash", "hashes are immutable values: start from (hash) and add with (hash-set h k v), which returns the new hash"),
-    ("make-hasheq", "hashes are immutable values: start from (hash) and add with (hash-set h k v)"),
-    ("make-hash-table", "hashes are immutable values: start from (hash) and add with (hash-set h k v)"),
-    ("hash-set!", "hashes are immutable: (set! h (hash-set h k v)) rebinds h to the new hash"),
-    ("hash-update!", "hashes are immutable: (set! h (hash-update h k f default))"),
-    ("hash-remove!", "hashes are immutable: (set! h (hash-remove h k))"),
+    (
+        "make-hash-table",
+        "hashes are immutable values: start from (hash) and add with (hash-set h k v)",
+    ),
     ("hash-table-ref", "(hash-ref h k) or (hash-ref h k default)"),
     ("hash-table-ref/default", "(hash-ref h k default)"),
-    ("hash-table-set!", "(hash-set h k v) returns the new hash; (set! h (hash-set h k v))"),
+    (
+        "hash-table-set!",
+        "(hash-set h k v) returns the new hash; (set! h (hash-set h k v))",
+    ),
     ("hash-table-keys", "(hash-keys h)"),
     ("hash-table-values", "(hash-values h)"),
     ("hash-table->alist", "(hash->list h)"),
-    ("assoc-ref", "(hash-ref h k) on a hash; on an association list (cdr (assoc k alist))"),
-    ("string-contains", "(string-contains? s \"part\") gives #t or #f"),
-    ("string-index", "(string-contains? s \"x\") to test; substring and string-length to cut"),
+    (
+        "assoc-ref",
+        "(hash-ref h k) on a hash; on an association list (cdr (assoc k alist))",
+    ),
     ("string-search-forward", "(string-contains? s \"part\")"),
-    ("string-trim-both", "(trim s)"),
-    ("string-null?", "(equal? s \"\")"),
     ("string-empty?", "(equal? s \"\")"),
-    ("string-concatenate", "(apply string-append strings), or (string-join strings \"\")"),
     ("string-search-all", "(string-contains? s \"part\")"),
     ("sprintf", "(format \"~a items\" n)"),
-    ("print", "(displayln v); display, write and printf print too"),
+    (
+        "print",
+        "(displayln v); display, write and printf print too",
+    ),
     ("println", "(displayln v)"),
     ("puts", "(displayln v)"),
-    ("str", "(string-append \"a\" \"b\"), or (format \"~a~a\" x y) for any values"),
+    (
+        "str",
+        "(string-append \"a\" \"b\"), or (format \"~a~a\" x y) for any values",
+    ),
     ("get", "(hash-ref h k) or (hash-ref h k default)"),
     ("get-in", "(hash-ref* h \"k1\" \"k2\")"),
     ("inc", "(add1 n)"),
@@ -508,19 +569,29 @@ pub const OTHER_SCHEMES: &[(&str, &str)] = &[
     ("null", "'() (the empty list); null? tests for it"),
     ("true", "#t"),
     ("false", "#f"),
-    ("vector-map", "(map f (vector->list v))"),
-    ("vector-for-each", "(for-each f (vector->list v))"),
-    ("list-copy", "lists are immutable: use the list itself"),
-    ("assq", "(assoc key alist)"),
-    ("assv", "(assoc key alist)"),
+    ("thunk", "(lambda () body ...)"),
+    (
+        "list-set!",
+        "lists are immutable: (list-set lst i v) gives a new list with item i replaced",
+    ),
     ("sort!", "(sort lst less?) returns the sorted list"),
-    ("list-sort", "(sort lst less?): the list first, then the comparison"),
-    ("delete-duplicates", "(remove-duplicates lst)"),
+    (
+        "list-sort",
+        "(sort lst less?): the list first, then the comparison",
+    ),
     ("string-join-list", "(string-join lst \", \")"),
-    ("index-where", "(list-index pred lst)"),
-    ("current-time", "there is no clock in a program; a host call's envelope says when it acted"),
-    ("current-seconds", "there is no clock in a program; a host call's envelope says when it acted"),
-    ("random", "there is no randomness in a program: its result must replay"),
+    (
+        "current-time",
+        "there is no clock in a program; a host call's envelope says when it acted",
+    ),
+    (
+        "current-seconds",
+        "there is no clock in a program; a host call's envelope says when it acted",
+    ),
+    (
+        "random",
+        "there is no randomness in a program: its result must replay",
+    ),
 ];
 
 #[cfg(test)]

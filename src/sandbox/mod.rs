@@ -37,6 +37,7 @@ pub mod convert;
 pub mod denied;
 pub mod dialect;
 pub mod forms;
+mod hashes;
 pub mod lexical;
 pub mod limits;
 pub mod memory;

@@ -221,10 +221,8 @@ const PUBLIC_NATIVES: &[&str] = &[
     "void",
     "format",
     "printf",
-    "string-split",
     "string-prefix?",
     "string-suffix?",
-    "string-join",
     "string-append",
     "hash-keys",
     "hash-values",
@@ -237,6 +235,7 @@ const PUBLIC_NATIVES: &[&str] = &[
     "->string",
     "host-call",
     "host-actions",
+    "error-object-irritants",
 ];
 
 /// Every global name a program can use besides host action ids: allowlisted
@@ -262,6 +261,12 @@ pub fn program_names() -> Vec<String> {
 
 /// Primitives the prelude wraps with an allocation check; bound as `tusk-raw-<name>`.
 const GUARDED: &[&str] = &[
+    // Several values, which Steel gives as a list (the prelude's give them
+    // as `values`).
+    "floor/",
+    "truncate/",
+    "euclidean/",
+    "exact-integer-sqrt",
     "make-vector",
     "make-string",
     "string-replace",
@@ -283,6 +288,7 @@ const EXPANSION: &[&str] = &[
     "plist-try-get",
     "current-function-span",
     "error-with-span",
+    "#%const-list",
 ];
 
 pub(super) fn err(message: impl Into<String>) -> SteelErr {
@@ -346,6 +352,20 @@ pub fn build_engine() -> Result<Engine, SteelErr> {
             engine.register_value(&format!("#%prim.{name}"), value);
         }
     }
+    // R7RS's handler stack (`with-exception-handler`, `raise-continuable`):
+    // per run, emptied when one starts (a run cut short leaves none behind).
+    native(&mut engine, "tusk-handlers", |_| {
+        Ok(HANDLERS.with(|h| SteelVal::ListV(h.borrow().iter().cloned().collect())))
+    });
+    native(&mut engine, "tusk-set-handlers!", |args| match args {
+        [SteelVal::ListV(l)] => {
+            HANDLERS.with(|h| *h.borrow_mut() = l.iter().cloned().collect());
+            Ok(SteelVal::Void)
+        }
+        _ => Err(err("tusk-set-handlers! takes a list")),
+    });
+    // `call/cc`'s expansion calls `(#%prim.void)`.
+    native(&mut engine, "#%prim.void", |_| Ok(SteelVal::Void));
     register_natives(&mut engine);
     super::prelude::prepare(&mut engine)?;
     Ok(engine)
@@ -505,6 +525,72 @@ fn map_of<'a>(
     }
 }
 
+thread_local! {
+    /// The handlers `with-exception-handler` installed, innermost first.
+    static HANDLERS: std::cell::RefCell<Vec<SteelVal>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Empties the run's handler stack (a worker does, before each run).
+pub(crate) fn reset_handlers() {
+    HANDLERS.with(|h| h.borrow_mut().clear());
+}
+
+thread_local! {
+    /// The last errors `error` raised: their whole text, their message and
+    /// irritants (R7RS reads them apart; the error object keeps only text).
+    static RAISED: std::cell::RefCell<std::collections::VecDeque<(String, String, Vec<SteelVal>)>> =
+        Default::default();
+}
+
+fn remember_error(text: &str, args: &[SteelVal]) {
+    let Some((SteelVal::StringV(message), irritants)) = args.split_first() else {
+        return;
+    };
+    RAISED.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.len() == 16 {
+            r.pop_front();
+        }
+        r.push_back((text.to_string(), message.to_string(), irritants.to_vec()));
+    });
+}
+
+fn recalled_error(text: &str) -> Option<(String, Vec<SteelVal>)> {
+    RAISED.with(|r| {
+        r.borrow()
+            .iter()
+            .rev()
+            .find(|(t, _, _)| t == text)
+            .map(|(_, m, i)| (m.clone(), i.clone()))
+    })
+}
+
+/// An error's message as Racket and R7RS make it: `(error 'who "fmt ~a" v)`
+/// is `who: ` and the formatted text; `(error "msg" v …)` is the message and
+/// each irritant written (`msg "x" 2`); any other value is written alone.
+fn error_text(args: &[SteelVal]) -> String {
+    let limit = super::MAX_MESSAGE_BYTES;
+    if let [SteelVal::SymbolV(who), SteelVal::StringV(_), ..] = args {
+        if let Ok(text) = super::dialect::format("error", &args[1..]) {
+            return format!("{}: {text}", who.as_str());
+        }
+    }
+    let mut message = match args.first() {
+        Some(SteelVal::StringV(s)) => s.to_string(),
+        Some(SteelVal::SymbolV(s)) => s.to_string(),
+        Some(other) => printer::render(other, true, limit),
+        None => String::new(),
+    };
+    for arg in args.iter().skip(1) {
+        message.push(' ');
+        message.push_str(&printer::render(arg, true, limit));
+        if message.len() > limit {
+            break;
+        }
+    }
+    message
+}
+
 /// Unit tests only: a deliberately widened allowlist, to show the second
 /// wall (the system-call filter) on its own. `(test-syscall "open")` and
 /// friends attempt the named capability from inside the worker.
@@ -536,29 +622,42 @@ fn register_test_wideners(engine: &mut Engine) {
 /// the primitives whose Steel versions print whole values into messages or
 /// give inexact answers.
 fn register_ordered(engine: &mut Engine) {
-    native(engine, "hash-keys->list", |args| {
-        let entries = order::entries(map_of("hash-keys->list", args)?);
-        Ok(SteelVal::ListV(
-            entries.into_iter().map(|(k, _)| k.clone()).collect(),
-        ))
-    });
-    native(engine, "hash-values->list", |args| {
-        let entries = order::entries(map_of("hash-values->list", args)?);
-        Ok(SteelVal::ListV(
-            entries.into_iter().map(|(_, v)| v.clone()).collect(),
-        ))
-    });
+    use super::hashes::unboxing;
+    native(
+        engine,
+        "hash-keys->list",
+        unboxing(|args| {
+            let entries = order::entries(map_of("hash-keys->list", args)?);
+            Ok(SteelVal::ListV(
+                entries.into_iter().map(|(k, _)| k.clone()).collect(),
+            ))
+        }),
+    );
+    native(
+        engine,
+        "hash-values->list",
+        unboxing(|args| {
+            let entries = order::entries(map_of("hash-values->list", args)?);
+            Ok(SteelVal::ListV(
+                entries.into_iter().map(|(_, v)| v.clone()).collect(),
+            ))
+        }),
+    );
     // Pairs are built by Steel's own `cons` (its pair type is not public),
     // which Steel binds as a primitive over mutable arguments.
     match steel::steel_vm::primitives::prelude().try_get("cons".to_string()) {
-        Some(SteelVal::MutFunc(cons)) => native(engine, "hash->list", move |args| {
-            let entries = order::entries(map_of("hash->list", args)?);
-            let pairs = entries
-                .into_iter()
-                .map(|(k, v)| cons(&mut [k.clone(), v.clone()]))
-                .collect::<SteelResult<_>>()?;
-            Ok(SteelVal::ListV(pairs))
-        }),
+        Some(SteelVal::MutFunc(cons)) => native(
+            engine,
+            "hash->list",
+            unboxing(move |args| {
+                let entries = order::entries(map_of("hash->list", args)?);
+                let pairs = entries
+                    .into_iter()
+                    .map(|(k, v)| cons(&mut [k.clone(), v.clone()]))
+                    .collect::<SteelResult<_>>()?;
+                Ok(SteelVal::ListV(pairs))
+            }),
+        ),
         // Steel's own `hash->list` walks in hash order: better unbound.
         _ => panic!("Steel's `cons` is no longer a primitive over mutable arguments"),
     }
@@ -581,19 +680,23 @@ fn register_ordered(engine: &mut Engine) {
     // A miss names the key, not the whole map (a 20,000-entry map made a 2 MiB
     // message, and Steel's `hash-get` prints the map in hash order). The
     // prelude's `hash-ref` is dialect.rs's, with the keys and a default.
-    native(engine, "hash-get", |args| {
-        let name = "hash-get";
-        arity(name, args, 2)?;
-        let map = map_of(name, &args[..1])?;
-        match map.get(&args[1]) {
-            Some(v) => Ok(v.clone()),
-            None => Err(err(format!(
-                "{name}: key not found: {} (the hash has {} keys)",
-                printer::render(&args[1], true, 256),
-                map.len()
-            ))),
-        }
-    });
+    native(
+        engine,
+        "hash-get",
+        unboxing(|args| {
+            let name = "hash-get";
+            arity(name, args, 2)?;
+            let map = map_of(name, &args[..1])?;
+            match map.get(&args[1]) {
+                Some(v) => Ok(v.clone()),
+                None => Err(err(format!(
+                    "{name}: key not found: {} (the hash has {} keys)",
+                    printer::render(&args[1], true, 256),
+                    map.len()
+                ))),
+            }
+        }),
+    );
     // Steel's `error` renders its irritants with its own printer, which
     // recurses without a cycle check; this one is cycle-safe and ordered.
     for name in ["error", "error!"] {
@@ -604,30 +707,63 @@ fn register_ordered(engine: &mut Engine) {
                     "error takes at least one argument".to_string(),
                 ));
             }
-            let mut message = String::new();
-            for arg in args {
-                message.push(' ');
-                message.push_str(&printer::render(arg, false, super::MAX_MESSAGE_BYTES));
-                if message.len() > super::MAX_MESSAGE_BYTES {
-                    break;
-                }
-            }
-            Err(err(super::cap_text(&message, super::MAX_MESSAGE_BYTES)))
+            let text = super::cap_text(&error_text(args), super::MAX_MESSAGE_BYTES);
+            remember_error(&text, args);
+            Err(err(text))
         });
     }
     let base = steel::steel_vm::primitives::prelude();
     if let Some(SteelVal::FuncV(message_of)) = base.try_get("error-object-message".to_string()) {
+        // R7RS: the message without the irritants (`error` remembers
+        // which is which); an error a primitive raised is all message.
         native(
             engine,
             "error-object-message",
             move |args| match message_of(args)? {
+                SteelVal::StringV(s) => {
+                    let text = super::cap_text(s.as_str(), super::MAX_MESSAGE_BYTES);
+                    let own = recalled_error(&text).map(|(message, _)| message);
+                    Ok(SteelVal::StringV(own.unwrap_or(text).into()))
+                }
+                other => Ok(other),
+            },
+        );
+        native(engine, "tusk-error-text", move |args| {
+            match message_of(args)? {
                 SteelVal::StringV(s) => Ok(SteelVal::StringV(
                     super::cap_text(s.as_str(), super::MAX_MESSAGE_BYTES).into(),
                 )),
                 other => Ok(other),
+            }
+        });
+        native(
+            engine,
+            "error-object-irritants",
+            move |args| match message_of(args)? {
+                SteelVal::StringV(s) => {
+                    let text = super::cap_text(s.as_str(), super::MAX_MESSAGE_BYTES);
+                    let irritants = recalled_error(&text).map(|(_, i)| i).unwrap_or_default();
+                    Ok(SteelVal::ListV(irritants.into_iter().collect()))
+                }
+                _ => Ok(SteelVal::ListV(Default::default())),
             },
         );
     }
+    // Racket's `=` takes any number of numbers (Steel's takes two).
+    native(engine, "=", |args| {
+        if args.len() < 2 {
+            return Err(SteelErr::new(
+                ErrorKind::ArityMismatch,
+                format!("= takes two numbers or more, got {}", args.len()),
+            ));
+        }
+        for pair in args.windows(2) {
+            if steel::rvals::number_equality(&pair[0], &pair[1])? == SteelVal::BoolV(false) {
+                return Ok(SteelVal::BoolV(false));
+            }
+        }
+        Ok(SteelVal::BoolV(true))
+    });
     native(engine, "abs", numeric::abs);
     native(engine, "exact", numeric::exact);
     native(engine, "inexact->exact", numeric::exact);

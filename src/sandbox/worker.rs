@@ -259,6 +259,7 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
         }
     });
     STOP.store(false, Ordering::Relaxed);
+    super::primitives::reset_handlers();
     memory::set_limit(limits.max_memory_bytes());
     engine.get_thread_state_controller().resume();
 

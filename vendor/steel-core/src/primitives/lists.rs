@@ -1010,19 +1010,22 @@ pub fn plist_try_get_positional(
     let mut iter = list.iter();
     let mut positional_arg_offset = 0;
 
+    // tusk patch (TUSK_PATCHES.md §7): a symbol that is not a keyword is a
+    // positional argument like any other value (`(make-list 2 'x)`); it was
+    // skipped, and the default given in its place.
     while let Some(next) = iter.next() {
         if let SteelVal::SymbolV(v) = next {
             // If we found a keyword, skip the next one.
             if v.starts_with("#:") {
                 iter.next();
+                continue;
             }
-        } else {
-            if index == positional_arg_offset {
-                return Ok(next.clone());
-            }
-
-            positional_arg_offset += 1;
         }
+        if index == positional_arg_offset {
+            return Ok(next.clone());
+        }
+
+        positional_arg_offset += 1;
     }
 
     Ok(default_value)

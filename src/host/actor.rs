@@ -96,8 +96,7 @@ mod tests {
         assert!(a.allows("agent.bob"));
         assert!(a.allows("worker.7"));
         assert!(!a.allows("agent.carol"));
-        let schema =
-            json!({"properties": {"assignee": {"type": "string", "x-actor": "principal"}, "id": {}}});
+        let schema = json!({"properties": {"assignee": {"type": "string", "x-actor": "principal"}, "id": {}}});
         assert_eq!(actor_args(&schema), ["assignee"]);
         assert!(a
             .refusal("issue.claim", &schema, &json!({"assignee": "worker.1"}))

@@ -4,9 +4,10 @@
 //! booleans, symbols → strings, lists and vectors → arrays, a pair that is
 //! not a list (`(cons "a" 1)`) → a two-element array (so an association
 //! list is an array of pairs; issue 62), hash maps with string or symbol
-//! keys → objects, void alone (or as a hash member) → null. Anything else —
-//! a procedure, a set, a port, a void inside a list, a number JSON cannot
-//! hold — has no JSON form: as a *result value* or as *host-call arguments*
+//! keys → objects, void alone (or as a hash member) → null, an integer
+//! past 64 bits → its exact decimal text. Anything else — a procedure, a
+//! set, a port, a void inside a list, a number that is not finite — has no
+//! JSON form: as a *result value* or as *host-call arguments*
 //! it is an error naming its place and what to write instead (the result's
 //! `scheme_eval.runtime_error`, a call's `host.args_invalid`), never a
 //! made-up string. Only the renderings for people and records
@@ -57,8 +58,10 @@ enum Mode {
     /// A rendering for people and records: unrepresentable parts become
     /// marker strings.
     Lenient,
-    /// Host-call arguments and result values: unrepresentable parts are
-    /// errors naming their place.
+    /// A result value: unrepresentable parts are errors naming their place;
+    /// an integer past 64 bits is its exact decimal text.
+    Result,
+    /// Host-call arguments: unrepresentable parts are errors.
     Strict,
 }
 
@@ -105,7 +108,7 @@ impl Walk {
                 self.charge(text.len() + 2)?;
                 Ok(Value::String(text.to_string()))
             }
-            Mode::Strict => Err(Stop::Invalid(ConvertError {
+            Mode::Strict | Mode::Result => Err(Stop::Invalid(ConvertError {
                 path: self.path.clone(),
                 reason: reason.to_string(),
             })),
@@ -137,7 +140,7 @@ pub fn value_to_json_capped(
     value: &SteelVal,
     max_bytes: usize,
 ) -> Result<Value, (FailureClass, String)> {
-    value_to_json_in(value, max_bytes, Mode::Strict)
+    value_to_json_in(value, max_bytes, Mode::Result)
 }
 
 fn value_to_json_in(
@@ -295,6 +298,8 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
                     walk.charge(20)?;
                     Value::Number(n)
                 }
+                // Its exact digits, in a result (JSON numbers stop at 64 bits).
+                Err(_) if walk.mode != Mode::Strict => return string(walk, &text),
                 Err(_) => {
                     return walk.marker(
                         &text,

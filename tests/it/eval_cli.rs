@@ -10,7 +10,7 @@ fn accepted_run_envelope_and_logs() {
     let (code, r) = s.eval(
         r#"(define e (harness.session.bootstrap))
            (display "booted")
-           (list (result-class e) (hash-ref* e "payload" "mode") 'sym 1.5 #t (hash "k" (vector 1 2)) (void))"#,
+           (list (result-class e) (hash-ref* e "payload" "mode") 'sym 1.5 #t (hash "k" (vector 1 2) "v" (void)))"#,
         &[],
     );
     assert_eq!(code, 0, "{r:#}");
@@ -19,7 +19,7 @@ fn accepted_run_envelope_and_logs() {
     assert_eq!(r["result"], "accepted");
     assert_eq!(
         r["value"],
-        json!(["accepted", "fresh", "sym", 1.5, true, {"k": [1, 2]}, null])
+        json!(["accepted", "fresh", "sym", 1.5, true, {"k": [1, 2], "v": null}])
     );
     assert_eq!(r["output"], "booted");
     assert_eq!(r["executedCallCount"], 1);
@@ -675,12 +675,23 @@ fn values_keep_their_kind_across_the_boundary() {
         ("1.5", json!(1.5)),
         ("#t", json!(true)),
         ("(void)", json!(null)),
-        ("(list (list) (vector) (void))", json!([[], [], null])),
+        (
+            "(list (list) (vector) (hash \"v\" (void)))",
+            json!([[], [], {"v": null}]),
+        ),
+        ("(list (cons \"a\" 1))", json!([["a", 1]])),
     ] {
         let (code, r) = s.eval(program, &[]);
         assert_eq!(code, 0, "{program}: {r:#}");
         assert_eq!(r["value"], want, "{program}");
     }
+    // A void inside a list has no JSON form (issue 62): an error saying so.
+    let (code, r) = s.eval("(list 1 (void))", &[]);
+    assert_eq!(code, 1, "{r:#}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("at `[1]`"),
+        "{r:#}"
+    );
     // JSON → program: an envelope's `[]` is the empty list, its `null` void.
     assert_eq!(
         s.run(&["issue", "add", "Parser", "--json"]).status.code(),

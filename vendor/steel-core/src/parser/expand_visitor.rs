@@ -142,6 +142,67 @@ pub fn expand_with_source_id(
     expander.visit(expr)
 }
 
+// tusk patch (TUSK_PATCHES.md §8): a named let's bindings and a defined
+// function's parameters are local values, and a macro of the same name is
+// not expanded where they are used (`(let loop ([guard 0]) …)`, `(define
+// (f thunk) (thunk))`).
+macro_rules! tusk_named_let {
+    ($self:ident, $l:ident) => {
+        if let Some(name) = $l.args.get(1).and_then(|a| match a {
+            ExprKind::Atom(atom) => atom.ident().copied(),
+            _ => None,
+        }) {
+            $self.in_scope_values.push_layer();
+            $self.in_scope_values.define(name);
+            if let Some(ExprKind::List(bindings)) = $l.args.get_mut(2) {
+                for arg in &bindings.args {
+                    if let ExprKind::List(pair) = arg {
+                        if let Some(ident) = pair.first_ident() {
+                            $self.in_scope_values.define(*ident);
+                        }
+                    }
+                }
+                for arg in &mut bindings.args {
+                    if let ExprKind::List(pair) = arg {
+                        if let Some(value) = pair.args.get_mut(1) {
+                            $self.visit(value)?;
+                        }
+                    }
+                }
+            }
+            if let Some(body) = $l.args.get_mut(3..) {
+                for expr in body {
+                    $self.visit(expr)?;
+                }
+            }
+            $self.in_scope_values.pop_layer();
+            return Ok(());
+        }
+    };
+}
+
+macro_rules! tusk_define_params {
+    ($self:ident, $head:expr) => {
+        if let ExprKind::List(head) = $head {
+            for param in head.args.iter().skip(1) {
+                match param {
+                    ExprKind::Atom(a) => {
+                        if let Some(ident) = a.ident() {
+                            $self.in_scope_values.define(*ident);
+                        }
+                    }
+                    ExprKind::List(optional) => {
+                        if let Some(ident) = optional.first_ident() {
+                            $self.in_scope_values.define(*ident);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    };
+}
+
 pub struct Expander<'a> {
     map: &'a FxHashMap<InternedString, SteelMacro>,
     exclusions: &'a HashSet<InternedString>,
@@ -317,6 +378,7 @@ impl<'a> VisitorMutRef for Expander<'a> {
                                 ..
                             },
                     })) if *i == *LET => {
+                        tusk_named_let!(self, l);
                         self.in_scope_values.push_layer();
                         if let Some(bindings) = l.args.get_mut(1) {
                             if let ExprKind::List(l) = bindings {
@@ -357,6 +419,7 @@ impl<'a> VisitorMutRef for Expander<'a> {
                                 ty: TokenType::Let, ..
                             },
                     })) => {
+                        tusk_named_let!(self, l);
                         self.in_scope_values.push_layer();
                         if let Some(bindings) = l.args.get_mut(1) {
                             if let ExprKind::List(l) = bindings {
@@ -485,9 +548,12 @@ impl<'a> VisitorMutRef for Expander<'a> {
                             _ => {}
                         }
 
+                        self.in_scope_values.push_layer();
+                        tusk_define_params!(self, &l.args[1]);
                         for expr in l.args[2..].iter_mut() {
                             self.visit(expr)?;
                         }
+                        self.in_scope_values.pop_layer();
 
                         return Ok(());
                     }
@@ -729,6 +795,7 @@ impl<'a> VisitorMutRef for ExpanderMany<'a> {
                                 ..
                             },
                     })) if *i == *LET => {
+                        tusk_named_let!(self, l);
                         self.in_scope_values.push_layer();
                         if let Some(bindings) = l.args.get_mut(1) {
                             if let ExprKind::List(l) = bindings {
@@ -769,6 +836,7 @@ impl<'a> VisitorMutRef for ExpanderMany<'a> {
                                 ty: TokenType::Let, ..
                             },
                     })) => {
+                        tusk_named_let!(self, l);
                         self.in_scope_values.push_layer();
                         if let Some(bindings) = l.args.get_mut(1) {
                             if let ExprKind::List(l) = bindings {
@@ -894,9 +962,12 @@ impl<'a> VisitorMutRef for ExpanderMany<'a> {
                             _ => {}
                         }
 
+                        self.in_scope_values.push_layer();
+                        tusk_define_params!(self, &l.args[1]);
                         for expr in l.args[2..].iter_mut() {
                             self.visit(expr)?;
                         }
+                        self.in_scope_values.pop_layer();
 
                         return Ok(());
                     }
@@ -1730,6 +1801,7 @@ impl<'a> VisitorMutRef for KernelExpander<'a> {
                                     ..
                                 },
                         })) if *i == *LET => {
+                        tusk_named_let!(self, l);
                             self.in_scope_values.push_layer();
                             if let Some(bindings) = l.args.get_mut(1) {
                                 if let ExprKind::List(l) = bindings {

@@ -7,7 +7,8 @@
 //! ([`crate::issues::git::wire`]), and a store it creates there mints hash
 //! ids (`ids` in `.premath/config.json`); `--ids hash|sequential` sets the
 //! scheme of any store. Issue 62: a store init creates follows beads'
-//! readiness rule (`readiness` in `.premath/config.json`, and in the JSON).
+//! readiness rule (`readiness` in `.premath/config.json`; the JSON and text
+//! stay premath's, since a fresh store's rule is not news to its caller).
 //! Outside git, with no `--ids`, init's text is premath's, byte for byte
 //! (its lines and JSON gain members only when one of these happened).
 
@@ -52,7 +53,7 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
     };
     let in_git = wired.is_some() || git::work_tree(&layout.premath_dir).is_some();
     let ids = choose_ids(&args, &layout, in_git).map_err(refused)?;
-    let readiness = choose_readiness(&layout).map_err(refused)?;
+    choose_readiness(&layout).map_err(refused)?;
     let show = |p: &Path| p.display().to_string();
     if args.json {
         let mut out = json!({
@@ -69,9 +70,6 @@ pub fn run(args: InitArgs) -> Result<Exit, CliError> {
         });
         if let Some(scheme) = ids {
             out["ids"] = json!(scheme.as_str());
-        }
-        if let Some(rule) = readiness {
-            out["readiness"] = json!(rule.as_str());
         }
         if let Some(w) = &wired {
             out["git"] = json!({

@@ -169,7 +169,7 @@ pub fn args_schema<A: JsonSchema>() -> Value {
     if let Some(props) = schema["properties"].as_object_mut() {
         for prop in props
             .values_mut()
-            .filter(|p| p[super::actor::ACTOR_MARK] == true)
+            .filter(|p| p.get(super::actor::ACTOR_MARK).is_some())
         {
             let text = prop["description"].as_str().unwrap_or_default().to_string();
             prop["description"] = Value::String(
@@ -263,6 +263,58 @@ struct Declared<A, F> {
     types: PhantomData<fn() -> A>,
 }
 
+/// Absent is absent (issue 56): a member whose value is the empty string
+/// (an unassigned issue's `assignee`, an edge's unset `createdBy`) is left
+/// out of the payload a program gets, so `(hash-ref i "assignee" #f)` is
+/// `#f` for it, not `""` (which is true). Lists are kept as they are.
+pub fn without_empty_strings(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|_, v| v.as_str() != Some(""));
+            map.values_mut().for_each(without_empty_strings);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_empty_strings),
+        _ => {}
+    }
+}
+
+/// A payload schema under [`without_empty_strings`]: no string member is
+/// required, since an empty one is left out.
+fn optional_strings(mut schema: Value) -> Value {
+    fn walk(schema: &mut Value) {
+        let Some(map) = schema.as_object_mut() else {
+            return;
+        };
+        let strings: Vec<String> = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .iter()
+                    .filter(|(_, p)| match &p["type"] {
+                        Value::String(t) => t == "string",
+                        Value::Array(ts) => ts.iter().any(|t| t == "string"),
+                        _ => false,
+                    })
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(Value::Array(required)) = map.get_mut("required") {
+            required.retain(|r| !r.as_str().is_some_and(|r| strings.iter().any(|s| s == r)));
+        }
+        for v in map.values_mut() {
+            match v {
+                Value::Object(_) => walk(v),
+                Value::Array(items) => items.iter_mut().for_each(walk),
+                _ => {}
+            }
+        }
+    }
+    walk(&mut schema);
+    schema
+}
+
 /// Builds an action from its declaration and its domain function, which
 /// receives the arguments already validated and typed.
 pub fn declare<A, F>(declaration: Declaration, run: F) -> Arc<dyn super::HostAction>
@@ -292,7 +344,7 @@ where
                 kind: d.kind,
                 description: d.description.to_string(),
                 args: self.args.clone(),
-                payload: (d.payload)(),
+                payload: optional_strings((d.payload)()),
                 failure_classes: d.failure_classes.iter().map(|c| c.to_string()).collect(),
                 example: d.example.to_string(),
             }
@@ -313,7 +365,10 @@ where
 
     fn call(&self, ctx: &ActionContext<'_>, args: Value) -> Result<ActionOutcome, ActionError> {
         match serde_path_to_error::deserialize::<_, A>(args) {
-            Ok(args) => (self.run)(ctx, args),
+            Ok(args) => (self.run)(ctx, args).map(|mut outcome| {
+                without_empty_strings(&mut outcome.payload);
+                outcome
+            }),
             // The schema check passed, but the type is stricter (an integer
             // out of range, a nested hash's key): still the program's
             // arguments, named by their path.

@@ -255,6 +255,52 @@ fn string(walk: &mut Walk, s: &str) -> Result<Value, Stop> {
     Ok(Value::String(s.to_string()))
 }
 
+/// An integer past 64 bits: its exact digits in a result, refused where a
+/// host call needs a number (JSON numbers stop at 64 bits).
+fn big(walk: &mut Walk, text: &str) -> Result<Value, Stop> {
+    match text
+        .parse::<i64>()
+        .map(Number::from)
+        .or_else(|_| text.parse::<u64>().map(Number::from))
+    {
+        Ok(n) => {
+            walk.charge(20)?;
+            Ok(Value::Number(n))
+        }
+        Err(_) if walk.mode != Mode::Strict => string(walk, text),
+        Err(_) => walk.marker(
+            text,
+            "an integer this large has no exact JSON form: give it as a string, \
+             (number->string n)",
+        ),
+    }
+}
+
+/// A value with no JSON form: a marker naming what to give instead.
+fn no_json_form(value: &SteelVal, walk: &mut Walk) -> Result<Value, Stop> {
+    match value {
+        SteelVal::Closure(_)
+        | SteelVal::FuncV(_)
+        | SteelVal::BoxedFunction(_)
+        | SteelVal::BuiltIn(_)
+        | SteelVal::MutFunc(_)
+        | SteelVal::ContinuationFunction(_) => walk.marker(
+            "#<procedure>",
+            "a procedure has no JSON form: call it and give its result (`(f x)`, not `f`), \
+             or give its name as a string",
+        ),
+        SteelVal::HashSetV(_) => walk.marker(
+            "#<set>",
+            "a set has no JSON form: give a list of its members, (hashset->list s)",
+        ),
+        _ => walk.marker(
+            "#<value>",
+            "this kind of value (a port, a struct, a record) has no JSON form: give the \
+             strings, numbers, lists and hashes it stands for",
+        ),
+    }
+}
+
 fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Stop> {
     if depth > MAX_DEPTH {
         return walk.marker(
@@ -287,28 +333,7 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
         }
         SteelVal::NumV(f) => return float(walk, *f),
         SteelVal::Rational(r) => return float(walk, *r.numer() as f64 / *r.denom() as f64),
-        SteelVal::BigNum(b) => {
-            let text = b.to_string();
-            match text
-                .parse::<i64>()
-                .map(Number::from)
-                .or_else(|_| text.parse::<u64>().map(Number::from))
-            {
-                Ok(n) => {
-                    walk.charge(20)?;
-                    Value::Number(n)
-                }
-                // Its exact digits, in a result (JSON numbers stop at 64 bits).
-                Err(_) if walk.mode != Mode::Strict => return string(walk, &text),
-                Err(_) => {
-                    return walk.marker(
-                        &text,
-                        "an integer this large has no exact JSON form: give it as a string, \
-                         (number->string n)",
-                    )
-                }
-            }
-        }
+        SteelVal::BigNum(b) => return big(walk, &b.to_string()),
         SteelVal::CharV(c) => return string(walk, &c.to_string()),
         SteelVal::StringV(s) => return string(walk, s.as_str()),
         SteelVal::SymbolV(s) => return string(walk, s.as_str()),
@@ -342,37 +367,13 @@ fn to_json(value: &SteelVal, depth: usize, walk: &mut Walk) -> Result<Value, Sto
             walk.seen.remove(&id);
             out?
         }
-        SteelVal::Closure(_)
-        | SteelVal::FuncV(_)
-        | SteelVal::BoxedFunction(_)
-        | SteelVal::BuiltIn(_)
-        | SteelVal::MutFunc(_)
-        | SteelVal::ContinuationFunction(_) => {
-            return walk.marker(
-                "#<procedure>",
-                "a procedure has no JSON form: call it and give its result (`(f x)`, not `f`), \
-                 or give its name as a string",
-            )
-        }
         // A pair that is not a list: its two parts (an association list's
         // entries, `(cons "a" 1)` → ["a", 1]).
         SteelVal::Pair(p) => {
             let parts = [p.car(), p.cdr()];
             seq(parts.iter(), depth, walk)?
         }
-        SteelVal::HashSetV(_) => {
-            return walk.marker(
-                "#<set>",
-                "a set has no JSON form: give a list of its members, (hashset->list s)",
-            )
-        }
-        _ => {
-            return walk.marker(
-                "#<value>",
-                "this kind of value (a port, a struct, a record) has no JSON form: give the \
-                 strings, numbers, lists and hashes it stands for",
-            )
-        }
+        other => return no_json_form(other, walk),
     })
 }
 

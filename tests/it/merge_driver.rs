@@ -130,7 +130,7 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     let config: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join(".premath/config.json")).unwrap())
             .unwrap();
-    assert_eq!(config, json!({"ids": "hash"}));
+    assert_eq!(config, json!({"ids": "hash", "readiness": "beads"}));
     // A second init changes nothing and says so.
     let v = ok(&dir, &["init"]);
     assert_eq!(v["git"]["attributesAdded"], json!([]), "{v:#}");
@@ -235,7 +235,11 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     std::fs::create_dir_all(&plain).unwrap();
     let v = ok(&plain, &["init"]);
     assert!(v.get("git").is_none() && v.get("ids").is_none(), "{v:#}");
-    assert!(!plain.join(".premath/config.json").exists());
+    // Only the readiness rule is set: ids stay sequential.
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(plain.join(".premath/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config, json!({"readiness": "beads"}));
     assert_eq!(add(&plain, "One"), "bd-1");
     assert_eq!(doctor(&plain)["status"], "ok");
     // Opting in (and out) on an existing store.

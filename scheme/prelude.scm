@@ -429,6 +429,8 @@
     [(_ () body ...) (let () body ...)]
     [(_ ([formals e] rest ...) body ...)
      (apply (lambda formals (let*-values (rest ...) body ...)) (tusk-values->list e))]))
+;; The expression is evaluated once: the first name holds the list of values
+;; while the others take theirs, then its own.
 (define-syntax tusk-define-parts
   (syntax-rules ()
     [(_ () parts) (void)]
@@ -436,7 +438,12 @@
     [(_ (a b ...) parts) (begin (define a (car parts)) (tusk-define-parts (b ...) (cdr parts)))]))
 (define-syntax define-values
   (syntax-rules ()
-    [(_ (a ...) e) (tusk-define-parts (a ...) (tusk-values->list e))]))
+    [(_ () e) (define tusk-no-values (begin e (void)))]
+    [(_ (a) e) (define a (car (tusk-values->list e)))]
+    [(_ (a b ...) e)
+     (begin (define a (tusk-values->list e))
+            (tusk-define-parts (b ...) (cdr a))
+            (set! a (car a)))]))
 (define-syntax receive
   (syntax-rules ()
     [(_ formals e body ...) (apply (lambda formals body ...) (tusk-values->list e))]))
@@ -1038,3 +1045,93 @@
    (if (integer? n)
        (if (exact? n) (number->string n base) (tusk-decimal-trimmed n (if (pair? precision) (cadr precision) precision) (pair? precision)))
        (tusk-decimal-trimmed n (if (pair? precision) (cadr precision) precision) (pair? precision)))))
+
+;; ---------------------------------------------------------------- match
+;; racket/match's runtime half. tusk rewrites match, match*, match-define,
+;; match-let, match-let* and match-lambda (src/sandbox/matching.rs) into
+;; (tusk-match 'pattern value procs): the pattern as data (its names are the
+;; variables, tusk-wild is _, tusk-ellipsis follows a repeated pattern,
+;; (tusk-lit d) a quoted datum, (tusk-key i) and the first argument of ? and
+;; app index procs, the expressions the program evaluated). It gives a hash
+;; from each variable to its value, or #f.
+(define tusk-match-missing (string->symbol "#<missing>"))
+(define (tusk-match-get b name) (hash-ref b name #f))
+(define (tusk-match-fail v)
+  (error (string-append "match: no matching clause for " (~s v)
+                        "; add a last clause [_ …] for every other value")))
+(define (tusk-match-vars p acc)
+  (cond [(symbol? p) (if (or (eq? p 'tusk-wild) (eq? p 'tusk-ellipsis)) acc (cons p acc))]
+        [(pair? p)
+         (cond [(eq? (car p) 'tusk-lit) acc]
+               [(or (eq? (car p) '?) (eq? (car p) 'app)) (foldl tusk-match-vars acc (cddr p))]
+               [(eq? (car p) 'hash-table)
+                (foldl (lambda (kp acc) (tusk-match-vars (cadr kp) acc)) acc (cdr p))]
+               [else (foldl tusk-match-vars acc (cdr p))])]
+        [else acc]))
+(define (tusk-match-bind b name v)
+  (cond [(eq? name 'tusk-wild) b]
+        [(hash-contains? b name) (if (equal? (hash-ref b name) v) b #f)]
+        [else (hash-set b name v)]))
+(define (tusk-match-key k procs)
+  (cond [(and (pair? k) (eq? (car k) 'tusk-lit)) (cadr k)]
+        [(and (pair? k) (eq? (car k) 'tusk-key)) (list-ref procs (cadr k))]
+        [else k]))
+(define (tusk-match-lookup h k)
+  (let ([v (hash-ref h k tusk-match-missing)])
+    (if (and (eq? v tusk-match-missing) (symbol? k))
+        (hash-ref h (symbol->string k) tusk-match-missing)
+        v)))
+;; One function: its parts call each other.
+(define (tusk-match pattern value procs)
+  (define (m-one p v b)
+    (cond
+      [(not b) #f]
+      [(symbol? p) (tusk-match-bind b p v)]
+      [(pair? p)
+       (let ([head (car p)] [args (cdr p)])
+         (cond
+           [(eq? head 'tusk-lit) (and (equal? (car args) v) b)]
+           [(eq? head 'list) (and (list? v) (m-seq args v b))]
+           [(eq? head 'vector) (and (vector? v) (m-seq args (vector->list v) b))]
+           [(eq? head 'list-rest) (m-rest args v b)]
+           [(eq? head 'and) (m-all args v b)]
+           [(eq? head 'or) (m-any args v b)]
+           [(eq? head 'not) (and (not (m-one (car args) v b)) b)]
+           [(eq? head '?) (and ((list-ref procs (car args)) v) (m-all (cdr args) v b))]
+           [(eq? head 'app) (m-all (cdr args) ((list-ref procs (car args)) v) b)]
+           [(eq? head 'hash-table) (and (hash? v) (m-entries args v b))]
+           [else #f]))]
+      [else (and (equal? p v) b)]))
+  (define (m-all ps v b)
+    (cond [(not b) #f] [(null? ps) b] [else (m-all (cdr ps) v (m-one (car ps) v b))]))
+  (define (m-any ps v b)
+    (if (null? ps) #f (or (m-one (car ps) v b) (m-any (cdr ps) v b))))
+  (define (m-many p vs b)
+    (let loop ([vs vs] [found '()])
+      (cond [(null? vs)
+             (foldl (lambda (name b)
+                      (and b (tusk-match-bind b name (map (lambda (h) (hash-ref h name #f)) (reverse found)))))
+                    b (reverse (tusk-match-vars p '())))]
+            [else (let ([h (m-one p (car vs) (hash))])
+                    (and h (loop (cdr vs) (cons h found))))])))
+  (define (m-seq ps vs b)
+    (cond [(not b) #f]
+          [(null? ps) (and (null? vs) b)]
+          [(and (pair? (cdr ps)) (eq? (cadr ps) 'tusk-ellipsis))
+           (let ([n (- (length vs) (length (cddr ps)))])
+             (and (>= n 0) (m-seq (cddr ps) (drop vs n) (m-many (car ps) (take vs n) b))))]
+          [(pair? vs) (m-seq (cdr ps) (cdr vs) (m-one (car ps) (car vs) b))]
+          [else #f]))
+  (define (m-rest ps v b)
+    (cond [(not b) #f]
+          [(null? (cdr ps)) (m-one (car ps) v b)]
+          [(pair? v) (m-rest (cdr ps) (cdr v) (m-one (car ps) (car v) b))]
+          [else #f]))
+  (define (m-entries es h b)
+    (cond [(not b) #f]
+          [(null? es) b]
+          [else
+           (let ([v (tusk-match-lookup h (tusk-match-key (car (car es)) procs))])
+             (and (not (eq? v tusk-match-missing))
+                  (m-entries (cdr es) h (m-one (cadr (car es)) v b))))]))
+  (m-one pattern value (hash)))

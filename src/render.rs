@@ -13,8 +13,13 @@ pub fn summary(result: &Value) -> String {
     // Everything here may come from the program: one line each, escaped.
     let text = |v: &Value| crate::terminal::field(v.as_str().unwrap_or_default()).into_owned();
     out.push_str(&format!(
-        "{} · {} host call(s) · {} ms · run {}\n",
+        "{}{} · {} host call(s) · {} ms · run {}\n",
         text(&result["result"]),
+        if result["handled"] == true {
+            " (handled)"
+        } else {
+            ""
+        },
         result["usage"]["hostCalls"],
         result["usage"]["elapsedMs"],
         text(&result["runId"])
@@ -46,6 +51,19 @@ pub fn summary(result: &Value) -> String {
             text(&decided["callId"]),
             text(&decided["action"]),
             text(&decided["resultClass"])
+        ));
+        if result["handled"] == true {
+            out.push_str(
+                "handled: the program examined every refusal and finished (not an error over MCP)\n",
+            );
+        }
+    }
+    if let Some(ids) = result["unexamined"].as_array() {
+        let ids: Vec<String> = ids.iter().map(text).collect();
+        out.push_str(&format!(
+            "not examined: {} (the program never read the refusal; test (accepted? e) on each \
+             call's envelope and act on it)\n",
+            ids.join(", ")
         ));
     }
     let output = result["output"].as_str().unwrap_or_default();

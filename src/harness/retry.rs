@@ -334,6 +334,7 @@ impl Decision {
 /// `harness.retry.decide`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Decision"))]
 pub struct DecisionDoc<'a> {
     /// Always 1.
     pub schema: u32,

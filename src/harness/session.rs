@@ -219,6 +219,7 @@ impl Session {
 /// document and the payload of `harness.session.read` and `.write`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Session"))]
 pub struct SessionDoc<'a> {
     /// Always 1.
     pub schema: u32,
@@ -387,6 +388,7 @@ fn session_token(issue_id: &str) -> String {
 /// additions, the spec's `schema`, `state` and `issueId`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Bootstrap"))]
 pub struct Bootstrap {
     /// `harness-session.bootstrap`.
     pub action: &'static str,

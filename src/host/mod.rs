@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod gate;
 pub mod redact;
 pub mod registry;
+pub mod shape;
 
 pub use action::{ActionContext, ActionError, ActionKind, ActionOutcome, HostAction, HostPaths};
 pub use declare::{declare, payload_json, payload_schema, ActionSpec, Declaration};

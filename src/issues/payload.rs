@@ -54,10 +54,20 @@ pub struct Verdict<'c, T> {
 /// does not know are kept). Payloads carry the line's own JSON object (a
 /// `Map` marked `#[schemars(with = "StoredIssue")]`); this type is its
 /// schema: the members every line has, and the types of the common ones.
+/// Payload shapes name it `Issue` ([`crate::host::shape`]), spelled out once.
 #[derive(JsonSchema)]
+#[schemars(extend("x-shape" = "Issue"))]
 pub struct StoredIssue {
     pub id: String,
     pub title: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub description: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub design: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub acceptance_criteria: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub notes: String,
     pub status: String,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub priority: i64,
@@ -66,9 +76,23 @@ pub struct StoredIssue {
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub assignee: String,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub owner: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub labels: Vec<String>,
+    /// Its edges as stored: `{issue_id, depends_on_id, type, created_at,
+    /// created_by}`, the issue naming what it depends on.
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub dependencies: Vec<Value>,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub created_at: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub updated_at: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub closed_at: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub close_reason: String,
+    #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
+    pub comments: Vec<Value>,
     /// The stored lease (snake_case), when there is one.
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
     pub lease: Value,

@@ -31,6 +31,7 @@ pub fn instant(stored: &str) -> String {
 /// (A) premath's projection of an issue: `issue add`, `update`, `discover`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Brief"))]
 pub struct Basic<'m> {
     pub assignee: &'m str,
     pub id: &'m str,
@@ -69,6 +70,7 @@ pub fn basic(m: &Map<String, Value>) -> Value {
 /// A stored lease in camelCase, as premath prints it.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Lease"))]
 pub struct Lease {
     pub acquired_at: String,
     pub expires_at: String,

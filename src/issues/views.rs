@@ -43,14 +43,14 @@ pub enum ItemShape {
 /// `--json` prints premath's shapes exactly (list items with the first two
 /// only, ready and blocked items with none: docs/compatibility.md).
 #[derive(JsonSchema)]
-#[schemars(rename_all = "camelCase")]
+#[schemars(rename_all = "camelCase", extend("x-shape" = "Item"))]
 pub struct Item<'s> {
     #[schemars(skip)]
     pub shape: ItemShape,
     /// Only premath's members (the command line's `--json`).
     #[schemars(skip)]
     pub premath_only: bool,
-    /// Who works on it (`""` when no one).
+    /// Who works on it (left out of a program's payload when no one).
     #[schemars(with = "String")]
     pub assignee: Option<&'s str>,
     #[schemars(skip_serializing_if = "crate::issues::payload::sometimes")]
@@ -347,12 +347,14 @@ pub fn ready<'s, 'a>(store: &'s Store<'a>) -> Vec<&'s Issue<'a>> {
 
 /// One open blocker of an issue (fields in sorted key order, premath's shape).
 #[derive(Serialize, JsonSchema)]
+#[schemars(extend("x-shape" = "Blocker"))]
 pub struct Blocker<'s> {
     #[serde(rename = "blockerMissing")]
     pub blocker_missing: bool,
     #[serde(rename = "blockerStatus")]
     pub blocker_status: Option<&'s str>,
-    /// The edge's `created_by` (`""` when the line has none).
+    /// The edge's `created_by` (left out of a program's payload when the
+    /// line has none).
     #[serde(rename = "createdBy")]
     pub created_by: String,
     #[serde(rename = "dependsOnId")]
@@ -878,7 +880,8 @@ impl DepView {
 #[derive(Serialize, JsonSchema)]
 pub struct ProjectedDep<'s> {
     pub blocking: bool,
-    /// The edge's `created_by` (`""` when the line has none).
+    /// The edge's `created_by` (left out of a program's payload when the
+    /// line has none).
     #[serde(rename = "createdBy")]
     pub created_by: String,
     #[serde(rename = "dependsOnId")]

@@ -743,8 +743,11 @@ impl TuskServer {
         match self.run(request, session, call).await {
             Ok(result) => {
                 let summary = crate::render::summary(&result.json);
+                let handled = result.json["handled"] == true;
                 let mut out = structured(result_in_detail(result.json, detail), summary);
-                out.is_error = Some(!result.accepted);
+                // A run that examined every refusal and finished is not
+                // an error (issue 56); its result stays `rejected`.
+                out.is_error = Some(!result.accepted && !handled);
                 out
             }
             Err(e) => tool_error(format!("the request could not be served: {e}")),

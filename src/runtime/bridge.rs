@@ -303,16 +303,7 @@ impl CallHost {
     /// A call's arguments as the logs record them: under their canonical
     /// names (tusk's own runs), redacted; what the redaction hid; their
     /// digest. The first member is what the action is given.
-    fn recorded_args(
-        &self,
-        action: &str,
-        args: Option<Value>,
-    ) -> (
-        Option<Value>,
-        Option<Option<Value>>,
-        Vec<(String, String)>,
-        String,
-    ) {
+    fn recorded_args(&self, action: &str, args: Option<Value>) -> Recorded {
         // Every key under its property's name (what the action receives
         // and the logs record), then redacted before the digest is taken
         // (host::redact): the envelope, the row and the trajectory name the
@@ -333,8 +324,25 @@ impl CallHost {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),
         });
-        (args, redacted_args, hidden, digest)
+        Recorded {
+            args,
+            redacted: redacted_args,
+            hidden,
+            digest,
+        }
     }
+}
+
+/// A call's arguments as [`CallHost::recorded_args`] gives them.
+struct Recorded {
+    /// What the action is given (under canonical names).
+    args: Option<Value>,
+    /// What the logs record, when a redaction rule applied.
+    redacted: Option<Option<Value>>,
+    /// `(path, value)` of each value the redaction hid.
+    hidden: Vec<(String, String)>,
+    /// The digest of what the logs record.
+    digest: String,
 }
 
 impl HostBridge for CallHost {
@@ -345,7 +353,12 @@ impl HostBridge for CallHost {
         args_error: Option<ConvertError>,
     ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let (args, redacted_args, hidden, args_digest) = self.recorded_args(action, args);
+        let Recorded {
+            args,
+            redacted: redacted_args,
+            hidden,
+            digest: args_digest,
+        } = self.recorded_args(action, args);
         let recorded_args = match &redacted_args {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),

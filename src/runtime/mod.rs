@@ -809,6 +809,14 @@ impl RunRecord<'_> {
         }
         if !accepted {
             json["decidedBy"] = decided_by(&json["effects"], error.as_ref());
+            let unexamined = unexamined(&json["effects"], &output.examined);
+            // Handled: the program finished, a call was refused (the run
+            // is rejected for nothing else) and it examined every refusal.
+            let refused = json["decidedBy"]["kind"] == "call";
+            json["handled"] = json!(error.is_none() && refused && unexamined.is_empty());
+            if error.is_none() && !unexamined.is_empty() {
+                json["unexamined"] = json!(unexamined);
+            }
         }
         crate::telemetry::record::run_finished(
             self.span.as_ref(),
@@ -855,6 +863,24 @@ fn trace_record(
 /// What made a run rejected: the first host call whose envelope was rejected
 /// (a rejected call rejects the run even when the program handled it), else
 /// the run's own error. Named in the result as `decidedBy`.
+/// The refused calls whose envelopes the program never examined (issue 56:
+/// a handled refusal is not a failure, an ignored one stays impossible to
+/// miss). `examined` is sorted.
+fn unexamined(effects: &Value, examined: &[String]) -> Vec<Value> {
+    effects
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["resultClass"] != "accepted")
+        .filter(|e| {
+            e["callId"]
+                .as_str()
+                .is_none_or(|id| examined.binary_search_by(|x| x.as_str().cmp(id)).is_err())
+        })
+        .map(|e| e["callId"].clone())
+        .collect()
+}
+
 fn decided_by(effects: &Value, error: Option<&Value>) -> Value {
     let first = effects
         .as_array()

@@ -330,6 +330,7 @@ pub(crate) fn lookup<'m>(
     map: &'m steel::HashMap<SteelVal, SteelVal>,
     key: &SteelVal,
 ) -> Option<&'m SteelVal> {
+    super::examined::note(map, key);
     if let Some(v) = map.get(key) {
         return Some(v);
     }

@@ -36,10 +36,12 @@ mod confine;
 pub mod convert;
 pub mod denied;
 pub mod dialect;
+mod examined;
 pub mod forms;
 mod hashes;
 pub mod lexical;
 pub mod limits;
+mod matching;
 pub mod memory;
 mod numeric;
 mod order;
@@ -315,6 +317,10 @@ pub struct RunOutput {
     /// (KiB; for a session worker, its peak so far). `None` when the worker
     /// died before it could be measured.
     pub peak_memory_kb: Option<u64>,
+    /// The call ids whose envelopes the program examined (read their
+    /// `resultClass` or `failureClasses`), sorted: what makes a refusal
+    /// handled (issue 56; [`examined`]).
+    pub examined: Vec<String>,
 }
 
 impl RunOutput {
@@ -329,6 +335,7 @@ impl RunOutput {
             elapsed: started.elapsed(),
             worker_abandoned: false,
             peak_memory_kb: None,
+            examined: Vec::new(),
         }
     }
 }

@@ -178,9 +178,17 @@ fn names(text: &str) -> Option<Vec<String>> {
 /// The forms `program` can reach, in prelude order.
 fn reached(program: &str) -> Vec<usize> {
     let forms = forms();
-    let Some(names) = names(program) else {
+    let Some(mut names) = names(program) else {
         return (0..forms.forms.len()).collect();
     };
+    // racket/match's forms are rewritten before expansion into calls the
+    // program's text does not name.
+    if names
+        .iter()
+        .any(|n| super::matching::FORMS.contains(&n.as_str()))
+    {
+        names.extend(super::matching::USES.iter().map(|s| s.to_string()));
+    }
     let mut seen = vec![false; forms.forms.len()];
     let mut stack: Vec<usize> = names
         .iter()

@@ -335,6 +335,7 @@ fn text_len(v: &SteelVal) -> usize {
 /// bound later, in each worker ([`bind_actions`]).
 pub fn build_engine() -> Result<Engine, SteelErr> {
     order::install();
+    steel::compiler::compiler::set_parsed_hook(super::matching::rewrite);
     let mut engine = Engine::new_raw_no_kernel();
     let modules = builtin_modules();
     for name in ALLOWLIST {

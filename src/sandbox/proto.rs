@@ -86,6 +86,9 @@ pub(crate) enum FromWorker {
         error: Option<WireError>,
         output: String,
         output_truncated: bool,
+        /// The call ids whose envelopes the program examined
+        /// ([`super::examined`]).
+        examined: Vec<String>,
         /// The worker's allocator stopped the program for memory.
         memory: bool,
         /// A fault inside Steel left the engine unusable: do not run again.

@@ -552,11 +552,13 @@ impl Worker {
                     error,
                     output,
                     output_truncated,
+                    examined,
                     memory,
                     poisoned,
                 }) => {
                     run.add_output(&output);
                     run.truncated |= output_truncated;
+                    run.examined = examined;
                     run.peak_memory_kb = self.peak_memory_kb();
                     self.poisoned = poisoned;
                     if run.breach.is_none() {
@@ -826,6 +828,8 @@ struct RunState {
     truncated: bool,
     peak_memory_kb: Option<u64>,
     fatal: Option<String>,
+    /// The envelopes the program examined, as its worker reported them.
+    examined: Vec<String>,
 }
 
 impl RunState {
@@ -837,6 +841,7 @@ impl RunState {
             truncated: false,
             peak_memory_kb: None,
             fatal: None,
+            examined: Vec::new(),
         }
     }
 
@@ -901,6 +906,7 @@ impl RunState {
             elapsed: started.elapsed(),
             worker_abandoned: false,
             peak_memory_kb: self.peak_memory_kb,
+            examined: self.examined,
         }
     }
 }

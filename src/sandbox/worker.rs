@@ -260,6 +260,7 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
     });
     STOP.store(false, Ordering::Relaxed);
     super::primitives::reset_handlers();
+    super::examined::reset();
     memory::set_limit(limits.max_memory_bytes());
     engine.get_thread_state_controller().resume();
 
@@ -315,6 +316,7 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
         error,
         output: take_output(),
         output_truncated: truncated,
+        examined: super::examined::take(),
         memory: memory::soft_hit(),
         poisoned,
     }

@@ -417,6 +417,69 @@ const CORPUS: &[Case] = &[
 (list (hash-values->list h) (map (lambda (f) (hash-ref h f)) (hash-keys->list h)))"##,
         check: accepted,
     },
+    // Issue 56's names: mutable hashes, the for family, racket/hash and
+    // list procedures that walk a hash, exceptions and multiple values.
+    Case {
+        name: "mutable hashes filled in different orders",
+        program: r##"
+(define a (make-hash))
+(define b (make-hash))
+(for ([i (in-range 40)]) (hash-set! a (sym (string-append "k" (number->string (* i 37)))) i))
+(for ([i (in-range 39 -1 -1)]) (hash-set! b (sym (string-append "k" (number->string (* i 37)))) i))
+(hash-update! a 'k0 add1 0)
+(hash-update! b 'k0 add1 0)
+(hash-remove! a 'k37)
+(hash-remove! b 'k37)
+(display a) (newline)
+(list (hash-keys a) (hash-values b) (hash->list a) (equal? a b) (hash-count (hash-copy b))
+      (for/list ([(k v) (in-hash a)]) (list k v))
+      (hash-map b (lambda (k v) v)))"##,
+        check: accepted,
+    },
+    Case {
+        name: "for/hash, hash-union and group-by over keys that print alike",
+        program: r##"
+(define h (for/hash ([(k v) (in-hash alike)]) (values v k)))
+(define u (hash-union alike (hash 'x 1 'y 2) #:combine (lambda (a b) (+ a b))))
+(list (hash-keys h) (hash-values u)
+      (group-by (lambda (n) (modulo n 3)) (hash-values alike))
+      (for/fold ([sum 0] [keys '()] #:result (list sum (length keys))) ([(k v) (in-hash alike)])
+        (values (+ sum v) (cons k keys)))
+      (sort (hash-values alike) < #:key (lambda (n) (- n)))
+      (remove-duplicates (map (lambda (n) (modulo n 5)) (hash-values alike))))"##,
+        check: accepted,
+    },
+    Case {
+        name: "exceptions and values carry their data unchanged",
+        program: r##"
+(define-values (q r) (quotient/remainder 17 5))
+(list q r
+      (with-handlers ([exn:fail? exn-message]) (error 'who "bad ~a: ~s" "x" (hash 'b 2 'a 1)))
+      (guard (e [(string? e) (string-append "caught " e)]) (raise "up"))
+      (call-with-current-continuation (lambda (k) (dynamic-wind void (lambda () (k 'out)) void)))
+      (let-values ([(evens odds) (partition even? (hash-values alike))]) (list evens odds))
+      (~a "n" #:width 6 #:align 'right) (~r 3.14159 #:precision 2))"##,
+        check: accepted,
+    },
+    Case {
+        name: "match over hashes and lists",
+        program: r##"
+(define (shape v)
+  (match v
+    [(hash-table ("k0" a) ("k37" b)) (list 'both a b)]
+    [(list (list k v) ...) (list 'pairs (length k) (apply + v))]
+    [(? hash? h) (hash-keys h)]
+    [_ 'other]))
+(list (shape (for/hash ([i (in-range 40)]) (values (string-append "k" (number->string (* i 37))) i)))
+      (shape (map (lambda (p) (list (car p) (cdr p))) (hash->list alike)))
+      (shape alike)
+      (match-let ([(list a b) (hash-values alike)]) a))"##,
+        // The unmatched value, in the error, shows the hash's order.
+        check: |r| match r["error"]["message"].as_str() {
+            Some(m) if m.contains("no matching clause for ((") => Ok(()),
+            _ => Err(format!("error {}", r["error"])),
+        },
+    },
     Case {
         name: "a final value with string keys as JSON",
         program: r##"

@@ -11,11 +11,6 @@ use serde_json::Value;
 
 /// Names whose examples do not run yet, and why.
 const NOT_YET: &[(&str, &str)] = &[
-    ("match", "racket/match's patterns: not implemented"),
-    ("match*", "racket/match: not implemented"),
-    ("match-define", "racket/match: not implemented"),
-    ("match-let", "racket/match: not implemented"),
-    ("match-lambda", "racket/match: not implemented"),
     (
         "thunk",
         "a global macro would shadow every variable named `thunk` (the engine's macros are not hygienic for local bindings)",

@@ -12,6 +12,7 @@ mod pg_support;
 mod catalogue;
 mod cli_contract;
 mod determinism;
+mod dialect_match;
 mod dialect_names;
 mod eval_cli;
 mod examples;

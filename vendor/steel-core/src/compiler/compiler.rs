@@ -63,6 +63,17 @@ use crate::values::HashMap as ImmutableHashMap;
 #[cfg(feature = "profiling")]
 use crate::time::Instant;
 
+/// tusk patch (TUSK_PATCHES §9): a function the embedder sets once, run on
+/// every program's parsed forms (lists not yet lowered) before expansion.
+pub type ParsedHook = fn(&mut Vec<ExprKind>) -> Result<()>;
+
+static PARSED_HOOK: std::sync::OnceLock<ParsedHook> = std::sync::OnceLock::new();
+
+/// tusk patch (TUSK_PATCHES §9): sets the hook; the first call wins.
+pub fn set_parsed_hook(hook: ParsedHook) {
+    let _ = PARSED_HOOK.set(hook);
+}
+
 #[derive(PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum DefineKind {
     Flat,
@@ -753,8 +764,15 @@ impl Compiler {
             log::debug!(target: "pipeline_time", "Parsing Time: {:?}", now.elapsed());
         }
 
+        // tusk patch (TUSK_PATCHES §9): the host rewrites the parsed forms
+        // (racket/match's forms) before macro expansion.
+        let mut parsed = parsed?;
+        if let Some(hook) = PARSED_HOOK.get() {
+            hook(&mut parsed)?;
+        }
+
         // TODO fix this hack
-        self.compile_raw_program(parsed?, path)
+        self.compile_raw_program(parsed, path)
     }
 
     pub fn fully_expand_to_file<E: AsRef<str> + Into<Cow<'static, str>>>(

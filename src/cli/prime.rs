@@ -4,7 +4,9 @@
 //! MCP tool's input schema so it cannot drift from them. Suitable for AGENTS.md.
 
 use crate::host::gate::{ACTION_NOT_ALLOWED, POLICY_DIGEST_MISMATCH, USE_EVIDENCE_MISSING};
+use crate::host::shape::Shapes;
 use crate::host::{ActionKind, ActionSpec};
+use crate::issues::readiness::Readiness;
 use clap::Args;
 use serde_json::Value;
 
@@ -58,77 +60,27 @@ pub const LOOP: &str = "(define me \"agent.a\")
 /// The dialect, for a model that knows Racket or R7RS (what works as there,
 /// and what does not).
 pub const COMING_FROM_RACKET: &str = "\
-- Hashes are immutable: `(hash-set h k v)` and `(hash-update h k f 0)` return a new hash \
-(there is no `make-hash` or `hash-set!`); `(hash-ref h k default)` takes a value or a thunk; \
-`hash-keys` and `hash-values` walk in a fixed order.
+- racket/base, racket/list, racket/string, racket/hash, racket/vector, racket/match, \
+racket/format, R7RS-small, SRFI-1 and SRFI-13 names work as there: `define` with optional \
+(`[x 0]`) and keyword (`#:key`) arguments, `case-lambda`, `values` and `let-values`, the \
+whole `for` family (`for/list`, `for/fold` with several accumulators, `for/hash`, \
+`for/first`, `for*/list` … with `#:when`, `#:unless`, `#:break`; `in-range`, \
+`in-naturals`, `in-hash`, `in-indexed`), `match`, `match-define`, `match-let` and \
+`match-lambda`, `with-handlers`, `raise`, `guard`, `error`, `dynamic-wind`, `~a` and `~r`, \
+`sort` with `#:key`, `string-split`, `string-join`, `string-trim`.
+- Hashes: `(hash-set h k v)` returns a new one; `make-hash` makes a mutable one \
+(`hash-set!`, `hash-update!`, `hash-remove!`). Every hash walks in a fixed order; \
+`(hash-ref h k default)` takes a value or a thunk.
 - A key is found in any case style (`\"issue_type\"` finds `\"issueType\"`), a view's \
 `\"items\"` answers to `\"issues\"` too, and a count to its name (`\"ready\"` finds \
 `\"readyCount\"`); arguments may be snake_case.
-- `format` and `printf` take `~a ~s ~n`; `display`, `displayln` and `write` print every \
-argument (there are no ports).
-- `for`, `for/list`, `for/fold` (one accumulator), `for/sum`, `for/and`, `for/or` and \
-`for*/list` walk one clause (with `#:when`) or two side by side: a list, vector, string, \
-count or hash; `in-list` and `in-range` work.
-- Strings: `string-split`, `string-join` (a space by default), `string-prefix?` and \
-`string-suffix?` (Racket's order), `string-contains?`, `string-trim`, `string-upcase`, \
-`number->string`, `->string`. Lists: `first` `rest` `last` `take` `drop` `append-map` \
-`filter-map` `remove-duplicates` `index-of` `count` `argmin` `argmax` `assoc` `sort`.
-- Definitions may open any body, a `cond` clause's and `when`'s included. There is no \
-`values`, no `match`, no mutation of pairs, no clock, no randomness, no files; an error \
-says what to write instead.";
-
-/// The members a view's payload shares with every other (left out of its
-/// shape in the guide).
-const COMMON: [&str; 6] = [
-    "action",
-    "issuesPath",
-    "result",
-    "failureClasses",
-    "schema",
-    "kind",
-];
-
-/// A payload's shape in one line, from its schema: `{count, items: [{id,
-/// title, …}]}`, two levels deep, alternatives joined.
-fn shape(root: &Value, schema: &Value, depth: usize) -> String {
-    let schema = crate::host::registry::resolved(root, schema);
-    let mut keys: Vec<(String, Value)> = Vec::new();
-    let mut add = |props: &Value| {
-        for (k, v) in props.as_object().into_iter().flatten() {
-            if !COMMON.contains(&k.as_str()) && !keys.iter().any(|(have, _)| have == k) {
-                keys.push((k.clone(), v.clone()));
-            }
-        }
-    };
-    add(&schema["properties"]);
-    for branch in schema["anyOf"].as_array().into_iter().flatten() {
-        add(&crate::host::registry::resolved(root, branch)["properties"]);
-    }
-    if keys.is_empty() {
-        let items = &schema["items"];
-        return if items.is_object() && depth > 0 {
-            format!("[{}]", shape(root, items, depth - 1))
-        } else {
-            String::new()
-        };
-    }
-    let parts: Vec<String> = keys
-        .iter()
-        .map(|(k, v)| {
-            let inner = if depth > 0 {
-                shape(root, v, depth - 1)
-            } else {
-                String::new()
-            };
-            if inner.is_empty() || inner == "[]" {
-                k.clone()
-            } else {
-                format!("{k}: {inner}")
-            }
-        })
-        .collect();
-    format!("{{{}}}", parts.join(", "))
-}
+- A payload leaves out a member with no value: `(hash-ref i \"assignee\" #f)` is `#f` for \
+an unassigned issue. In a result, a pair that is not a list is a two-element array (an \
+association list is an array of pairs); a procedure or a set has no JSON form and is an \
+error naming its place.
+- Definitions may open any body, a `cond` clause's and `when`'s included. Lists are \
+immutable (no `set-car!` or `list-set!`); there is no clock, randomness or file; an \
+error says what to write instead, and every unbound name is listed at once.";
 
 /// The example program the guide shows (a test runs it).
 pub const EXAMPLE: &str = "(define e (issue.claim_next (hash \"assignee\" \"agent.a\")))
@@ -197,7 +149,7 @@ fn scheme_eval_fields() -> String {
     out
 }
 
-fn featured(spec: &ActionSpec) -> String {
+fn featured(spec: &ActionSpec, shapes: &Shapes) -> String {
     let mut out = format!(
         "### `{}` ({})\n\n{}\n\n```scheme\n{}\n```\n\n",
         spec.id,
@@ -226,8 +178,7 @@ fn featured(spec: &ActionSpec) -> String {
         out.push('\n');
     }
     out.push_str(&format!("Example: `{}`\n", spec.example));
-    let returns = shape(&spec.payload, &spec.payload, 2);
-    if !returns.is_empty() {
+    if let Some(returns) = shapes.get(&spec.id).filter(|s| !s.is_empty()) {
         out.push_str(&format!("\nPayload: `{returns}`\n"));
     }
     if !spec.failure_classes.is_empty() {
@@ -244,6 +195,7 @@ fn featured(spec: &ActionSpec) -> String {
 
 /// The guide for the actions in `specs`.
 pub fn guide(specs: &[&ActionSpec]) -> String {
+    let shapes = Shapes::of(specs.iter().copied());
     let mut out = String::from(
         "# Working with tusk\n\n\
          tusk runs bounded Scheme programs whose only effects are host functions over a \
@@ -262,7 +214,10 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
          (`display` text), `effects` (one per host call) and `failureClasses`.\n\n\
          A host function is a procedure named by its action id. It takes no argument or one \
          hash and never raises: a refused call returns a rejected envelope and the program \
-         goes on. `(issue.ready)`, `(issue.claim (hash \"id\" \"bd-7\" \"assignee\" \
+         goes on. The run is then `rejected`; when the program read every refusal \
+         (`accepted?`, `rejected?`, `result-class` or `failure-classes` on its envelope) and \
+         finished, the result has `handled: true` and over MCP it is not an error. A refusal \
+         the program never read is listed in `unexamined`, and the run is an error. `(issue.ready)`, `(issue.claim (hash \"id\" \"bd-7\" \"assignee\" \
          \"agent.a\"))`. There is no file system, network, clock or randomness.\n\n\
          ## Envelopes\n\n\
          Each call returns a hash: `resultClass` (`\"accepted\"` or the first failure class), \
@@ -280,7 +235,7 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
     ));
     for id in FEATURED {
         if let Some(spec) = specs.iter().find(|s| s.id == id) {
-            out.push_str(&featured(spec));
+            out.push_str(&featured(spec, &shapes));
         }
     }
     out.push_str(&format!(
@@ -303,12 +258,33 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
     ));
     for spec in specs {
         out.push_str(&format!(
-            "- `{}` ({}): {}\n",
+            "- `{}` ({}): {}",
             spec.id,
             kind(spec),
             spec.description
         ));
+        // The five above show theirs already.
+        if let Some(shape) = shapes
+            .get(&spec.id)
+            .filter(|s| !s.is_empty() && !FEATURED.contains(&spec.id.as_str()))
+        {
+            out.push_str(&format!(" → `{shape}`"));
+        }
+        out.push('\n');
     }
+    out.push_str("\nThe shapes payloads name:\n\n");
+    for (name, shape) in &shapes.named {
+        out.push_str(&format!("- `{name}` = `{shape}`\n"));
+    }
+    out.push_str(&format!(
+        "\n## Readiness\n\n{} A `Blocker`'s `dependsOnId` is the issue waited on; \
+         `issue.blocked` lists each blocked issue's blockers.\n\n\
+         That is the rule of a store `tusk init` made (`\"readiness\": \"beads\"` in \
+         `.premath/config.json`). A store without the setting, or with `\"premath\"`, \
+         follows premath's: {}\n",
+        Readiness::Beads.sentence(),
+        Readiness::Premath.sentence()
+    ));
     out.push_str(
         "\n`tusk actions ID` (or the MCP tool `describe_actions`) gives an action's \
          arguments, payload schema and failure classes.\n",

@@ -118,6 +118,7 @@ impl<'s> Item<'s> {
 
 /// Lease states over the listed issues (`contended`: see [`contended`]).
 #[derive(Serialize, JsonSchema)]
+#[schemars(extend("x-shape" = "LeaseCounts"))]
 pub struct LeaseCounts {
     pub active: usize,
     pub contended: usize,
@@ -802,6 +803,7 @@ pub fn diagnostics_payload(store: &Store<'_>, path: &str, scope: Scope) -> Repor
 /// The `dep.diagnostics` payload.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(extend("x-shape" = "Diagnostics"))]
 pub struct DiagnosticsPayload<'s> {
     pub action: &'static str,
     pub issues_path: &'s str,

@@ -278,8 +278,35 @@ struct Inner {
 
 fn schema_object(value: Value) -> Arc<Map<String, Value>> {
     match value {
-        Value::Object(map) => Arc::new(map),
+        Value::Object(mut map) => {
+            // A model reads the tool list every turn: the dialect URI and
+            // Rust's integer widths tell it nothing.
+            map.remove("$schema");
+            strip_formats(&mut map);
+            Arc::new(map)
+        }
         _ => Arc::new(Map::new()),
+    }
+}
+
+/// Removes `format` (`uint64`, `int64`…) from every schema inside `map`.
+fn strip_formats(map: &mut Map<String, Value>) {
+    if map.get("format").is_some_and(|f| {
+        f.as_str()
+            .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
+    }) {
+        map.remove("format");
+    }
+    for v in map.values_mut() {
+        match v {
+            Value::Object(inner) => strip_formats(inner),
+            Value::Array(items) => items.iter_mut().for_each(|i| {
+                if let Value::Object(inner) = i {
+                    strip_formats(inner)
+                }
+            }),
+            _ => {}
+        }
     }
 }
 
@@ -326,7 +353,11 @@ impl Drop for Running<'_> {
 impl TuskServer {
     pub fn new(host: Host, options: ServerOptions) -> Self {
         let specs: Vec<ActionSpec> = host.config().registry.specs().cloned().collect();
-        let eval_description = text::eval_description(&specs);
+        // The store's readiness rule as the server starts (an unreadable
+        // config.json is each call's error; the description then states
+        // the rule `tusk init` writes).
+        let readiness = host.config().paths.issues.readiness().ok();
+        let eval_description = text::eval_description(&specs, readiness);
         let direct = if options.direct_tools {
             specs
                 .iter()

@@ -1,50 +1,77 @@
 //! The texts and schemas the MCP tools carry, generated from the actions'
 //! declarations.
 
+use crate::host::shape::Shapes;
 use crate::host::{ActionKind, ActionSpec};
+use crate::issues::readiness::Readiness;
 use serde_json::{json, Value};
 
-/// The `scheme_eval` description: what a program is, every host function in
-/// Scheme form (arguments, their types, optional ones in brackets), the
-/// prelude's names and one worked example. Kept compact: it is read by a
-/// model on every turn (see the size test).
-pub fn eval_description(specs: &[ActionSpec]) -> String {
+/// The `scheme_eval` description: what a program is and what its run
+/// gives back (a handled refusal included), every host function in Scheme
+/// form with its payload's shape (the named shapes spelled out once), the
+/// store's readiness rule, the dialect and one worked example. Kept compact:
+/// a model reads it on every turn (the whole tool list stays under 16 KB,
+/// `tools_list_is_under_16_kb` in tests/it/mcp_stdio.rs).
+pub fn eval_description(specs: &[ActionSpec], readiness: Option<Readiness>) -> String {
     let mut out = String::from(
-        "Run one bounded Steel Scheme program against tusk's host. The program's only \
-         effects are host functions; each takes no argument or one hash and returns an \
-         envelope hash: \"resultClass\" (\"accepted\" or the first failure class), \
-         \"failureClasses\", \"payload\" (the action's JSON result), \"callId\". A rejected \
-         call does not stop the program. Mutations need authority (policyDigest and \
-         instructionRef, in the call or the server's defaults). The result object has \
-         \"result\", \"value\" (the last form's value as JSON), \"output\" (display text), \
-         \"effects\" and \"failureClasses\"; isError is true when the run is rejected. \
-         Limits: wall clock, host calls, memory, output. No files, network, clock or \
-         randomness.\n\nHost functions (reads, then mutations):\n",
+        "Run one bounded Steel Scheme program (Racket's dialect) on tusk's host. Its only \
+         effects are host functions: each takes no argument or one hash, never raises, and \
+         returns an envelope {resultClass (\"accepted\" or the first failure class), \
+         failureClasses, payload, callId}. Mutations need authority (policyDigest and \
+         instructionRef, in the call or the server's defaults). Result: result, value (the last \
+         form's value as JSON; a pair is a 2-element array), output, effects. A refused call \
+         does not stop the program and makes the run \"rejected\"; if the program read every \
+         refusal (accepted?, result-class …) and finished, handled is true and isError false; \
+         an unread refusal (unexamined names it) or a failed program is an error. No files, \
+         network, clock or randomness.\n\n\
+         Host functions (reads, then mutations) → payload; a member with no value is left out \
+         ((hash-ref i \"assignee\" #f) is #f when unassigned):\n",
     );
+    let shapes = Shapes::of(specs);
     for kind in [ActionKind::Read, ActionKind::Mutation] {
         for spec in specs.iter().filter(|s| s.kind == kind) {
-            out.push_str(&spec.signature());
+            out.push_str(&compact(&spec.signature()));
+            if let Some(shape) = shapes.get(&spec.id).filter(|s| !s.is_empty()) {
+                out.push_str(" → ");
+                out.push_str(shape);
+            }
             out.push('\n');
         }
     }
+    let named: Vec<String> = shapes
+        .named
+        .iter()
+        .map(|(name, shape)| format!("{name} = {shape}"))
+        .collect();
+    out.push_str(&named.join("\n"));
+    out.push_str("\n\n");
+    out.push_str(match readiness {
+        Some(rule) => rule.sentence(),
+        None => Readiness::Beads.sentence(),
+    });
     out.push_str(
-        "(host-actions) lists them; (host-describe \"id\") gives one's schemas. A view's \
-         list is \"items\".\n\n\
-         Prelude (Racket's names): define lambda let let* letrec named-let cond case when \
-         unless do and or quasiquote with-handler for for/list for/fold for/sum; car cdr \
-         cons list first rest last take drop append reverse length map for-each filter \
-         filter-map append-map remove foldl foldr find assoc index-of remove-duplicates sort \
-         range; strings (string-append format printf string-split string-join \
-         string-prefix? string-contains? number->string ->string …); hash (immutable: \
-         hash-set hash-update return a new one) hash-ref (with a default) hash-ref* \
-         hash-keys hash-values hash-contains?; keys match in any case style; display \
-         displayln (all arguments); error; envelope helpers accepted? rejected? \
-         result-class failure-classes payload.\n\n\
-         Example: claim the next ready issue and note it.\n\
+        " A Blocker's dependsOnId is the issue waited on.\n\n\
+         (host-actions) lists the functions; (host-describe \"id\") gives one's schemas.\n\n\
+         Racket's names work (racket/base, list, string, hash, vector, match; R7RS; \
+         SRFI-1/13): optional and #:keyword arguments, let-values, the for family with #:when \
+         #:break, match, make-hash hash-set! (or immutable hash-set), with-handlers raise \
+         error, ~a ~r. Keys match in any case style; a view's list is \"items\". Helpers: \
+         accepted? rejected? result-class failure-classes payload, (hash-ref* h \"k1\" \"k2\").\n\n\
+         Example: claim the next ready issue.\n\
          (define e (issue.claim_next (hash \"assignee\" \"agent.a\")))\n\
          (if (accepted? e)\n    (hash-ref* (payload e) \"issue\" \"id\")\n    (result-class e))",
     );
     out
+}
+
+/// A signature in fewer bytes: `str`, `int`, `bool`, `[str]` for the JSON
+/// type names.
+fn compact(signature: &str) -> String {
+    signature
+        .replace(" list-of-string", " [str]")
+        .replace(" string", " str")
+        .replace(" integer", " int")
+        .replace(" boolean", " bool")
 }
 
 /// The result object's schema (`premath.scheme_eval.result.v0`), the
@@ -119,17 +146,25 @@ pub fn scheme_literal(value: &Value) -> String {
 mod tests {
     use super::*;
 
-    /// The description is read by a model on every turn: keep it well under
-    /// 2,000 tokens (about 4 characters a token for this kind of text).
+    /// The description is read by a model on every turn: every action with
+    /// its payload's shape, in under 11,000 characters (the whole tool list
+    /// stays under 16 KB).
     #[test]
     fn the_eval_description_is_complete_and_compact() {
         let registry = crate::runtime::builtin_registry();
         let specs: Vec<ActionSpec> = registry.specs().cloned().collect();
-        let text = eval_description(&specs);
+        let text = eval_description(&specs, Some(Readiness::Beads));
+        let shapes = Shapes::of(&specs);
         for spec in &specs {
-            assert!(text.contains(&spec.signature()), "{}", spec.id);
+            assert!(text.contains(&compact(&spec.signature())), "{}", spec.id);
+            let shape = shapes.get(&spec.id).unwrap();
+            assert!(text.contains(&format!(" → {shape}\n")), "{}", spec.id);
         }
-        assert!(text.len() < 6000, "{} characters", text.len());
+        for name in shapes.named.keys() {
+            assert!(text.contains(&format!("\n{name} = {{")), "{name}");
+        }
+        assert!(text.contains(Readiness::Beads.sentence()));
+        assert!(text.len() < 11_000, "{} characters", text.len());
         // No property is a bare boolean schema (some clients refuse one).
         for spec in &specs {
             let direct = direct_input_schema(spec);

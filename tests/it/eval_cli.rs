@@ -126,6 +126,27 @@ fn readable_summary_without_json() {
         text.contains("capability the sandbox does not have"),
         "{text}"
     );
+    // It never read the refusal: the summary says so, and how to.
+    assert!(
+        text.contains(
+            "not examined: call-1 (the program never read the refusal; test (accepted? e)"
+        ),
+        "{text}"
+    );
+    // A program that reads it and goes on: rejected, handled (exit 1 all the same).
+    let p = s.write(
+        "q.scm",
+        "(define e (host-call \"shell.exec\")) (if (accepted? e) 1 (result-class e))",
+    );
+    let out = s.run(&["eval", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("rejected (handled) · "), "{text}");
+    assert!(
+        text.contains("handled: the program examined every refusal and finished"),
+        "{text}"
+    );
+    assert!(!text.contains("not examined"), "{text}");
 }
 
 #[test]

@@ -187,3 +187,93 @@ fn scheme_eval_sends_a_summary_unless_asked_for_the_whole_result() {
     assert!(full["effects"][0]["witnessRefs"].is_array());
     assert!(summary.to_string().len() * 3 < full.to_string().len());
 }
+
+/// What a model reads once (issue 56, point 3): the tool list, under 16 KB,
+/// gives every action's payload shape (the keys a program reads, such as a
+/// blocker's `dependsOnId` and a retry decision's `ruleId`) and the store's
+/// own readiness rule.
+#[test]
+fn tools_list_is_under_16_kb_with_every_payload_shape() {
+    for (rule, says) in [
+        ("beads", "`parent-child` only organizes"),
+        (
+            "premath",
+            "a child (which names its parent with `parent-child`) waits",
+        ),
+    ] {
+        let t = Test::on_files().issues(&[issue("bd-1")]);
+        t.write(
+            ".premath/config.json",
+            &format!("{{\"readiness\": \"{rule}\"}}"),
+        );
+        let mut requests = mcp_handshake("size");
+        requests.push(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+        let mut cmd = t.tusk(&["mcp"]).command();
+        let replies = jsonrpc_stdio(&mut cmd, &requests);
+        let list = &replies[1]["result"];
+        let bytes = serde_json::to_vec(list).unwrap().len();
+        assert!(bytes < 16 * 1024, "tools/list is {bytes} bytes");
+        let eval = list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "scheme_eval")
+            .unwrap();
+        let text = eval["description"].as_str().unwrap();
+        for want in [
+            "(issue.ready (hash [\"filter\" hash])) → {count, items: [Item], leaseCounts: LeaseCounts}",
+            "Blocker = {",
+            "dependsOnId",
+            "Decision = {attempt, retry, maxAttempts, backoffClass",
+            "ruleId",
+            "handled is true",
+            says,
+        ] {
+            assert!(text.contains(want), "{rule}: {want:?} missing from:\n{text}");
+        }
+    }
+}
+
+/// A handled refusal is not an error (issue 56, point 4): a program that
+/// reads a refusal and goes on is `rejected` with `handled: true` and
+/// `isError` false; one that ignores a refusal is an error naming the call.
+#[test]
+fn a_handled_refusal_is_not_an_error_and_an_ignored_one_is() {
+    let t = Test::on_files().issues(&[issue("bd-1")]);
+    let call = |id: u64, program: &str| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "scheme_eval", "arguments": {"program": program}}})
+    };
+    let mut requests = mcp_handshake("handled");
+    requests.extend([
+        // Reads the refusal, answers with its class.
+        call(1, r#"(define e (issue.close (hash "id" "bd-1"))) (if (accepted? e) "closed" (result-class e))"#),
+        // Ignores it.
+        call(2, r#"(issue.close (hash "id" "bd-1")) "done""#),
+        // Reads it, then fails.
+        call(3, r#"(define e (issue.show (hash "id" "bd-9"))) (if (rejected? e) (car '()) 1)"#),
+        // Reads one refusal of two.
+        call(4, r#"(define a (issue.show (hash "id" "bd-8"))) (issue.show (hash "id" "bd-9")) (failure-classes a)"#),
+    ]);
+    let mut cmd = t.tusk(&["mcp"]).command();
+    let replies = jsonrpc_stdio(&mut cmd, &requests);
+    let result = |i: usize| &replies[i]["result"];
+    assert_eq!(result(1)["isError"], false, "{:#}", result(1));
+    let sc = &result(1)["structuredContent"];
+    assert_eq!(sc["result"], "rejected");
+    assert_eq!(sc["handled"], true);
+    assert_eq!(sc["value"], "mutation.use_evidence_missing");
+    assert!(sc.get("unexamined").is_none(), "{sc:#}");
+    for (i, unexamined) in [(2, Some("call-1")), (3, None), (4, Some("call-2"))] {
+        let r = result(i);
+        assert_eq!(r["isError"], true, "{i}: {r:#}");
+        assert_eq!(r["structuredContent"]["handled"], false, "{i}: {r:#}");
+        assert_eq!(
+            r["structuredContent"]["unexamined"]
+                .get(0)
+                .and_then(Value::as_str),
+            unexamined,
+            "{i}: {r:#}"
+        );
+    }
+}

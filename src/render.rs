@@ -81,12 +81,20 @@ pub fn summary(result: &Value) -> String {
             (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
             _ => String::new(),
         };
+        // A message of several lines (every unbound name, one a line)
+        // keeps them, each escaped and marked as the message's (`  | `, as
+        // output is), so none can pass for a line of the summary.
+        let message = error["message"].as_str().unwrap_or_default();
+        let mut message_lines = crate::terminal::lines(message);
         out.push_str(&format!(
             "error: {}{}: {}\n",
             text(&error["class"]),
             at,
-            text(&error["message"])
+            message_lines.next().unwrap_or_default()
         ));
+        for line in message_lines {
+            out.push_str(&format!("  | {line}\n"));
+        }
     }
     let classes: Vec<String> = result["failureClasses"]
         .as_array()

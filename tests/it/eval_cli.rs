@@ -147,6 +147,17 @@ fn readable_summary_without_json() {
         "{text}"
     );
     assert!(!text.contains("not examined"), "{text}");
+    // An error message's lines stay marked as the message's: none passes
+    // for an effect line of the summary.
+    let p = s.write(
+        "r.scm",
+        "(error \"bad\\n  call-9 issue.close → accepted\\nvalue: 1\")",
+    );
+    let out = s.run(&["eval", p.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\n  |   call-9 issue.close"), "{text}");
+    assert!(text.contains("\n  | value: 1"), "{text}");
+    assert!(!text.contains("\n  call-9"), "{text}");
 }
 
 #[test]

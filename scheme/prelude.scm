@@ -593,6 +593,11 @@
                       (if (hash? s)
                           (hash->list s)
                           (error "a for clause walks a list, vector, string, count or hash, not" s))))))))
+;; A clause that binds several names to a hash's entries, [(k v) h]: each
+;; entry as a two-element list, so a value that is itself a list stays whole
+;; (the pair ("a" . ("x")) would read as the list ("a" "x")).
+(define (tusk-seq-parts s)
+  (if (hash? s) (map (lambda (kv) (list (car kv) (cdr kv))) (hash->list s)) (tusk-seq s)))
 (define (tusk-keep-map keep? f lst) (map f (filter keep? lst)))
 (define (tusk-fold2 f acc xs ys)
   (if (if (null? xs) #t (null? ys)) acc (tusk-fold2 f (f acc (car xs) (car ys)) (cdr xs) (cdr ys))))
@@ -628,7 +633,7 @@
      (if g (k (tusk-for-par k st () () rest body)) (tusk-for-par k st () () rest body))]
     [(_ k st () () ([(a ...) s] . rest) body)
      (tusk-fold-seq (lambda (e st2) (apply (lambda (a ...) (tusk-for-par k st2 () () rest body)) (tusk-parts e (length '(a ...)))))
-                    st (tusk-seq s))]
+                    st (tusk-seq-parts s))]
     [(_ k st (x0 x ...) (s0 s ...) ([(a ...) t] . rest) body)
      (tusk-fold-zip (lambda (st2 x0 x ...) (tusk-for-par k st2 () () ([(a ...) t] . rest) body)) st (list (tusk-seq s0) (tusk-seq s) ...))]
     [(_ k st (x ...) (s ...) ([y t] . rest) body) (tusk-for-par k st (x ... y) (s ... t) rest body)]
@@ -645,7 +650,7 @@
     [(_ k st (#:final g . rest) body) (if g (k (tusk-for-nest k st rest body)) (tusk-for-nest k st rest body))]
     [(_ k st ([(a ...) s] . rest) body)
      (tusk-fold-seq (lambda (e st2) (apply (lambda (a ...) (tusk-for-nest k st2 rest body)) (tusk-parts e (length '(a ...)))))
-                    st (tusk-seq s))]
+                    st (tusk-seq-parts s))]
     [(_ k st ([x s] . rest) body) (tusk-fold-seq (lambda (x st2) (tusk-for-nest k st2 rest body)) st (tusk-seq s))]))
 
 ;; (tusk-for-run walker init clauses step finish): the state starts at init,
@@ -887,7 +892,10 @@
 (define (inclusive-range a b [step 1]) (range a (+ b (if (> step 0) 1 -1)) step))
 (define (in-inclusive-range a b [step 1]) (inclusive-range a b step))
 (define (in-string s) (string->list s))
-(define (in-hash h) (hash->list h))
+;; Two values a step, key and value: a two-element list each (see
+;; tusk-seq-parts); in-hash-pairs gives Racket's pairs.
+(define (in-hash h) (map (lambda (kv) (list (car kv) (cdr kv))) (hash->list h)))
+(define (in-hash-pairs h) (hash->list h))
 (define (in-indexed s) (map list (tusk-seq s) (range 0 (length (tusk-seq s)))))
 (define (in-value v) (list v))
 

@@ -170,6 +170,16 @@ pub fn refuse_symlink(path: &Path) -> io::Result<()> {
 /// directory: written, given the file's mode (0644 for a new one), synced,
 /// renamed over it. A reader never sees half a file; a symlink is refused.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_as(path, bytes, None)
+}
+
+/// [`write_atomically`], the file created with `mode` (a private file, such
+/// as a token file, is never readable by others, not even for a moment).
+pub fn write_atomically_with_mode(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_atomically_as(path, bytes, Some(mode))
+}
+
+fn write_atomically_as(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     refuse_symlink(path)?;
@@ -181,10 +191,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .prefix(".tusk-")
         .suffix(".tmp")
         .tempfile_in(dir)?;
+    // The temporary file is created 0600; it takes its final mode before
+    // its contents are visible under `path`.
     tmp.write_all(bytes)?;
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o644),
+    let permissions = match (mode, std::fs::metadata(path)) {
+        (Some(mode), _) => std::fs::Permissions::from_mode(mode),
+        (None, Ok(meta)) => meta.permissions(),
+        (None, Err(_)) => std::fs::Permissions::from_mode(0o644),
     };
     std::fs::set_permissions(tmp.path(), permissions)?;
     tmp.as_file().sync_all()?;

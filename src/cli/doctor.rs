@@ -369,6 +369,55 @@ fn check_policy(args: &DoctorArgs) -> Check {
     }
 }
 
+/// Who acts and the authority runs get by default (issue 57): each value
+/// with where it comes from, and a digest that would be refused.
+fn check_authority(args: &DoctorArgs) -> Check {
+    const ID: &str = "authority";
+    let actor = match crate::host::actor::local_actor() {
+        Ok(a) => format!("actor {} (from {})", a.name, a.source.as_str()),
+        Err(e) => return Check::fail(ID, e, "name the actor: --actor NAME or TUSK_ACTOR=NAME"),
+    };
+    let config = match args.files.issues(Path::new(DEFAULT_ISSUES_PATH)) {
+        Ok(store) => crate::issues::model::config_path(&store),
+        Err(_) => PathBuf::from(".premath/config.json"),
+    };
+    let defaults = match super::authority::defaults(&config) {
+        Ok(d) => d,
+        Err(e) => {
+            return Check::fail(
+                ID,
+                e,
+                "correct the variable or the member, or remove it (flags still give authority)",
+            )
+        }
+    };
+    let shown = |v: &Option<(String, super::authority::Source)>, what: &str| match v {
+        Some((value, source)) => format!("{what} {value} (from {source})"),
+        None => format!("no default {what} (give it per run)"),
+    };
+    let summary = format!(
+        "{}; {}; {}",
+        actor,
+        shown(&defaults.policy_digest, "policyDigest"),
+        shown(&defaults.instruction_ref, "instructionRef")
+    );
+    let file = crate::host::PolicyFile::from_flag(
+        args.policy.as_deref(),
+        &crate::host::HostPaths::under(Path::new(".")).policy,
+    );
+    match (&defaults.policy_digest, crate::runtime::load_policy(&file)) {
+        (Some((digest, source)), Ok(policy)) if *digest != policy.digest => Check::fail(
+            ID,
+            format!(
+                "{summary}: the default policyDigest (from {source}) is not the active policy's                  ({}), so every mutation would be refused mutation.policy_digest_mismatch",
+                policy.digest
+            ),
+            format!("set it to `tusk policy digest` ({})", policy.digest),
+        ),
+        _ => Check::ok(ID, summary),
+    }
+}
+
 fn log_error(e: LogReadError) -> (String, &'static str) {
     match e {
         LogReadError::Io(e) => (e.to_string(), "give this user read permission on the file"),
@@ -826,6 +875,7 @@ pub fn checks(args: &DoctorArgs) -> Vec<Check> {
     vec![
         store,
         check_policy(args),
+        check_authority(args),
         check_effects(args),
         check_trajectory(args),
         check_files(args),

@@ -294,6 +294,11 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
         .host
         .config()
         .map_err(|e| unusable_as(json, e.class, &e))?;
+    super::authority::complete(
+        &mut request,
+        &crate::issues::model::config_path(&config.paths.issues),
+    )
+    .map_err(cannot_serve)?;
     let host = Host::new(config);
     let result = host
         .eval(&request)

@@ -5,11 +5,14 @@ use super::eval::HostArgs;
 use super::{CliError, Exit};
 use crate::mcp::{ServerOptions, TuskServer};
 use crate::runtime::Host;
-use clap::Args;
+use clap::{Args, Subcommand};
 use std::time::Duration;
 
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
     /// Print the configuration CLIENT needs to start this server over stdio
     /// (JSON; TOML for codex) instead of serving: this binary with `-C DIR mcp`
     /// and the other flags given here.
@@ -141,7 +144,7 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
         Some(addr) => {
             let tokens = match &args.auth {
                 None => None,
-                Some(path) => match crate::mcp::Tokens::load(
+                Some(path) => match crate::mcp::LiveTokens::load(
                     path,
                     (&args.host.policy_digest, &args.host.instruction_ref),
                 ) {
@@ -163,4 +166,177 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
     drop(keep);
     served.map_err(|e| CliError::refused("tusk mcp", e))?;
     Ok(Exit::Accepted)
+}
+
+/// `tusk mcp token …`.
+#[derive(Subcommand, Debug)]
+pub enum McpCommand {
+    /// Bearer tokens of `tusk mcp --http --auth FILE`: add, list, revoke. A
+    /// running server takes a change within a second, without a restart.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+/// The token file the commands edit (the one `--auth FILE` names).
+#[derive(Args, Debug)]
+pub struct TokenFile {
+    /// The token file (default .premath/tokens.json).
+    #[arg(long = "auth", value_name = "FILE")]
+    pub file: Option<std::path::PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Make a token for principal NAME: printed once, only its SHA-256 is
+    /// stored (the file written atomically, mode 0600).
+    Add {
+        /// The principal the token proves (recorded on every run it makes).
+        name: String,
+        /// Only read actions.
+        #[arg(long)]
+        read_only: bool,
+        /// Only these actions (comma-separated ids).
+        #[arg(long, value_delimiter = ',', value_name = "IDS")]
+        actions: Option<Vec<String>>,
+        /// Principals (or prefixes ending in *) it may name in actor
+        /// arguments besides itself (comma-separated): an orchestrator.
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        act_as: Vec<String>,
+        /// Its calls without authority get the server's --policy-digest and
+        /// --instruction-ref.
+        #[arg(long)]
+        server_authority: bool,
+        #[command(flatten)]
+        file: TokenFile,
+    },
+    /// The tokens' principals and grants (never a secret).
+    List {
+        #[command(flatten)]
+        file: TokenFile,
+    },
+    /// Remove principal NAME's token: a running server ends its transport
+    /// sessions, and its next request is 401.
+    Revoke {
+        name: String,
+        #[command(flatten)]
+        file: TokenFile,
+    },
+}
+
+/// Runs `tusk mcp token …`.
+pub fn run_command(command: McpCommand) -> Result<Exit, CliError> {
+    let McpCommand::Token { command } = command;
+    use crate::mcp::tokens;
+    let path = |f: &TokenFile| {
+        f.file
+            .clone()
+            .unwrap_or_else(|| std::path::PathBuf::from(tokens::DEFAULT_TOKEN_FILE))
+    };
+    let refused = |e: String| CliError::refused("tusk mcp token", e);
+    match command {
+        TokenCommand::Add {
+            name,
+            read_only,
+            actions,
+            act_as,
+            server_authority,
+            file,
+        } => {
+            let at = path(&file);
+            if let Some(list) = &actions {
+                let known = crate::runtime::builtin_registry().ids();
+                if let Some(bad) = list.iter().find(|id| !known.contains(id)) {
+                    return Err(CliError::unusable(
+                        "tusk mcp token",
+                        format_args!("--actions names `{bad}`, which is no action (`tusk actions` lists them)"),
+                    ));
+                }
+            }
+            let grant = tokens::Grant {
+                read_only,
+                actions,
+                act_as,
+                server_authority,
+                ..Default::default()
+            };
+            let token = tokens::add(&at, &name, &grant).map_err(refused)?;
+            let text = if file.json {
+                crate::canonical::to_pretty_sorted(&serde_json::json!({
+                    "principal": name, "token": token, "file": at.display().to_string()
+                })) + "\n"
+            } else {
+                format!(
+                    "{token}\n\ntoken for principal `{name}` added to {} (only its SHA-256 is kept: \
+                     store it now, it is not shown again)\n",
+                    at.display()
+                )
+            };
+            super::write_stdout(text.as_bytes())?;
+        }
+        TokenCommand::List { file } => {
+            let at = path(&file);
+            let entries = tokens::list(&at).map_err(refused)?;
+            let text = if file.json {
+                crate::canonical::to_pretty_sorted(&serde_json::json!({
+                    "file": at.display().to_string(), "tokens": entries
+                })) + "\n"
+            } else if entries.is_empty() {
+                format!("no tokens in {}\n", at.display())
+            } else {
+                let mut out = String::new();
+                for e in &entries {
+                    let mut grants = Vec::new();
+                    if e["readOnly"] == true {
+                        grants.push("read-only".to_string());
+                    }
+                    if let Some(a) = e["actions"].as_array() {
+                        grants.push(format!("actions {}", join(a)));
+                    }
+                    if let Some(a) = e["actAs"].as_array() {
+                        grants.push(format!("acts as {}", join(a)));
+                    }
+                    if e["serverAuthority"] == true {
+                        grants.push("server authority".to_string());
+                    }
+                    out.push_str(&format!(
+                        "{}{}\n",
+                        crate::terminal::field(e["principal"].as_str().unwrap_or("?")),
+                        if grants.is_empty() {
+                            String::new()
+                        } else {
+                            format!("  ({})", grants.join("; "))
+                        }
+                    ));
+                }
+                out
+            };
+            super::write_stdout(text.as_bytes())?;
+        }
+        TokenCommand::Revoke { name, file } => {
+            let at = path(&file);
+            tokens::revoke(&at, &name).map_err(refused)?;
+            let text = if file.json {
+                crate::canonical::to_pretty_sorted(&serde_json::json!({
+                    "principal": name, "revoked": true, "file": at.display().to_string()
+                })) + "\n"
+            } else {
+                format!("revoked the token of principal `{name}` in {}\n", at.display())
+            };
+            super::write_stdout(text.as_bytes())?;
+        }
+    }
+    Ok(Exit::Accepted)
+}
+
+fn join(values: &[serde_json::Value]) -> String {
+    values
+        .iter()
+        .map(|v| crate::terminal::field(v.as_str().unwrap_or("?")).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

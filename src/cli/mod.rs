@@ -4,6 +4,7 @@
 //! calls [`run`].
 
 pub mod actions;
+pub mod authority;
 pub mod completions;
 pub mod doctor;
 pub mod error;
@@ -74,6 +75,12 @@ pub struct Globals {
     /// export on. A caller's TRACEPARENT makes the work a child of its span.
     #[arg(long, value_name = "URL", global = true, help_heading = GLOBAL_OPTIONS)]
     pub otlp: Option<String>,
+    /// Who acts: recorded on every run and mutation this command makes
+    /// (else TUSK_ACTOR, else the git user's email in a work tree, else the
+    /// OS user). Recorded, not proven: a server with tokens records its
+    /// principals instead.
+    #[arg(long, value_name = "NAME", global = true, help_heading = GLOBAL_OPTIONS)]
+    pub actor: Option<String>,
 }
 
 /// The parser of a command line that parses: [`Cli`]'s flags and commands, each
@@ -478,6 +485,9 @@ pub fn run() -> i32 {
             ));
         }
     }
+    if let Some(actor) = &cli.globals.actor {
+        let _ = crate::host::actor::ACTOR_FLAG.set(actor.clone());
+    }
     // Runs are their own spans (tusk.run, tusk.replay); every other command
     // is one span, the parent of its store mutations.
     let runs_programs = matches!(
@@ -522,9 +532,12 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Repl(args) => repl::run(args),
-        Command::Mcp(args) => match args.print_config {
-            Some(client) => mcp_config::run(client, &args, matches.subcommand_matches("mcp")),
-            None => mcp::run(args),
+        Command::Mcp(mut args) => match (args.command.take(), args.print_config) {
+            (Some(command), _) => mcp::run_command(command),
+            (None, Some(client)) => {
+                mcp_config::run(client, &args, matches.subcommand_matches("mcp"))
+            }
+            (None, None) => mcp::run(args),
         },
         Command::Policy { command } => policy::run(command),
         Command::HarnessJoinCheck(args) => join_check::run_join_check(&args),

@@ -55,7 +55,7 @@ pub fn run(args: ObserveArgs) -> Result<Exit, CliError> {
     let tokens = match &args.auth {
         None => None,
         Some(path) => Some(std::sync::Arc::new(
-            crate::mcp::Tokens::load(path, (&None, &None)).map_err(unusable)?,
+            crate::mcp::LiveTokens::load(path, (&None, &None)).map_err(unusable)?,
         )),
     };
     // A replay forks sandbox workers: start their template before threads.
@@ -77,13 +77,17 @@ pub fn run(args: ObserveArgs) -> Result<Exit, CliError> {
     } else {
         router.layer(axum::middleware::from_fn(crate::observe::loopback_only))
     };
-    if let Some(tokens) = tokens {
+    if let Some(tokens) = &tokens {
         router = router.layer(axum::middleware::from_fn_with_state(
-            tokens,
+            tokens.clone(),
             crate::mcp::auth::require_token,
         ));
     }
     let served = runtime.block_on(async move {
+        // A token added or revoked is taken within a second.
+        if let Some(tokens) = tokens {
+            crate::mcp::tokens::watch(tokens);
+        }
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;

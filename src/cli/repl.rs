@@ -63,6 +63,11 @@ pub fn run(args: ReplArgs) -> Result<Exit, CliError> {
         .host
         .config()
         .map_err(|e| setup_failed(&e).with_class(e.class))?;
+    super::authority::complete(
+        &mut template,
+        &crate::issues::model::config_path(&config.paths.issues),
+    )
+    .map_err(setup_failed)?;
     let effects_path = config.paths.effects.clone();
     let effects_log = effects_path.clone();
     let repl_interactive = std::io::stdin().is_terminal();

@@ -102,6 +102,18 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
         )
     })?;
     apply_flags(&mut program, args);
+    // Authority stated once (issue 57): what the program and flags lack.
+    let config = crate::issues::model::config_path(&crate::issues::IssueStore::Jsonl(
+        issues_path(args),
+    ));
+    let defaults = super::authority::defaults(&config)
+        .map_err(|e| premath_error(premath::FAILURE_INVALID_PROGRAM, &e))?;
+    if premath::non_empty(program.policy_digest.as_deref()).is_none() {
+        program.policy_digest = defaults.policy_digest.map(|(v, _)| v);
+    }
+    if premath::non_empty(program.instruction_ref.as_deref()).is_none() {
+        program.instruction_ref = defaults.instruction_ref.map(|(v, _)| v);
+    }
     let contract_json = read_json(&args.control_plane_contract, "control-plane contract")?;
     premath::check(&program, args.max_calls).map_err(refusal)?;
     let contract = Contract::parse(&contract_json).map_err(refusal)?;
@@ -120,6 +132,9 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
         policy_digest: policy_digest.clone(),
         instruction_ref: instruction_ref.clone(),
         capability_claims: Some(program.capability_claims.clone()),
+        // Who acts, recorded (an unusable local actor records none: the
+        // twin's output and exit stay premath's).
+        principal: crate::host::actor::local_actor().ok().map(|a| a.name),
         limits: Some(LimitsOverride {
             max_calls: Some(u32::try_from(args.max_calls).unwrap_or(u32::MAX)),
             ..Default::default()

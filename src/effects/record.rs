@@ -136,6 +136,10 @@ pub struct Header {
     pub redact: Member<Value>,
     #[serde(default, skip_serializing_if = "Member::is_absent")]
     pub principal: Member<String>,
+    /// What the principal's token limited (read-only, its actions list):
+    /// replay names what they left out as the recording did.
+    #[serde(default, skip_serializing_if = "Member::is_absent")]
+    pub principal_terms: Member<RecordedTerms>,
     #[serde(default, skip_serializing_if = "Member::is_absent")]
     pub session_id: Member<String>,
     /// The session's definitions were dropped before this run.
@@ -170,6 +174,16 @@ pub struct Trace {
 }
 
 /// The header's `authority`: what the request carried, including the join
+/// The header's `principalTerms`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedTerms {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Vec<String>>,
+}
+
 /// verdict (the gate's input), so a live replay can present the same evidence.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -51,6 +51,16 @@ impl Principal {
             })
     }
 
+    /// What this principal's token limits, for refusals in its terms
+    /// (`None` when it limits nothing).
+    pub fn terms(&self) -> Option<crate::runtime::PrincipalTerms> {
+        (self.read_only || self.actions.is_some()).then(|| crate::runtime::PrincipalTerms {
+            principal: self.name.clone(),
+            read_only: self.read_only,
+            actions: self.actions.clone(),
+        })
+    }
+
     /// The stdio client, with the server's default authority.
     pub fn local(policy_digest: Option<String>, instruction_ref: Option<String>) -> Self {
         Self {
@@ -160,12 +170,7 @@ impl Tokens {
                 (entry.policy_digest, entry.instruction_ref)
             };
             for grant in &entry.act_as {
-                let bare = grant.strip_suffix('*').unwrap_or(grant);
-                if bare.is_empty() && grant != "*" || bare.contains('*') {
-                    return Err(format!(
-                        "{at}: actAs entry {grant:?} is not a principal name or a prefix ending in `*`"
-                    ));
-                }
+                check_act_as(grant).map_err(|why| format!("{at}: {why}"))?;
             }
             let principal = Principal {
                 name,
@@ -185,6 +190,17 @@ impl Tokens {
         Ok(Tokens { by_digest })
     }
 
+    /// Every principal with its token's digest, sorted by digest.
+    pub fn principals(&self) -> Vec<(String, Arc<Principal>)> {
+        let mut all: Vec<(String, Arc<Principal>)> = self
+            .by_digest
+            .iter()
+            .map(|(d, p)| (d.clone(), p.clone()))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     /// The principal of a bearer token, if it is one of the file's.
     pub fn principal(&self, token: &str) -> Option<Arc<Principal>> {
         let digest = crate::canonical::sha256_hex(token.as_bytes());
@@ -196,7 +212,7 @@ impl Tokens {
 /// space, not a reserved name. Names are recorded in every row and shown on
 /// the dashboard, so two principals must never print alike: control,
 /// invisible, bidi and look-alike (non-ASCII) characters are refused.
-fn check_principal_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_principal_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > MAX_PRINCIPAL_BYTES {
         return Err(format!(
             "principal must be 1-{MAX_PRINCIPAL_BYTES} bytes (it is {})",
@@ -217,6 +233,17 @@ fn check_principal_name(name: &str) -> Result<(), String> {
         return Err(format!(
             "principal `{name}` is reserved (`{LOCAL}` is the stdio client, `{ANONYMOUS}` an \
              unauthenticated caller); choose another name"
+        ));
+    }
+    Ok(())
+}
+
+/// An `actAs` entry: a principal name, or a prefix ending in `*`.
+pub(crate) fn check_act_as(grant: &str) -> Result<(), String> {
+    let bare = grant.strip_suffix('*').unwrap_or(grant);
+    if bare.is_empty() && grant != "*" || bare.contains('*') {
+        return Err(format!(
+            "actAs entry {grant:?} is not a principal name or a prefix ending in `*`"
         ));
     }
     Ok(())
@@ -255,7 +282,7 @@ fn bearer(value: &str) -> Option<&str> {
 /// bearer token is answered 401 with `WWW-Authenticate` and goes no further;
 /// a valid one carries its [`Principal`] in the request's extensions.
 pub async fn require_token(
-    axum::extract::State(tokens): axum::extract::State<Arc<Tokens>>,
+    axum::extract::State(tokens): axum::extract::State<Arc<super::tokens::LiveTokens>>,
     mut request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {

@@ -16,7 +16,8 @@
 //!   (`GET /mcp`); one more is 429;
 //! - a DELETE that ends a session is 200 (clients expect 200 or 204).
 
-use super::auth::{self, Tokens};
+use super::auth;
+use super::tokens::LiveTokens;
 use super::TuskServer;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::{
@@ -33,8 +34,9 @@ pub struct HttpOptions {
     pub addr: SocketAddr,
     /// Bind a non-loopback address and accept any `Host` header.
     pub allow_remote: bool,
-    /// Bearer tokens; required on a non-loopback address.
-    pub tokens: Option<Arc<Tokens>>,
+    /// Bearer tokens, taken live from their file; required on a
+    /// non-loopback address.
+    pub tokens: Option<Arc<LiveTokens>>,
     /// Browser origins allowed besides the loopback ones (`Origin` present
     /// and not listed: 403).
     pub allowed_origins: Vec<String>,
@@ -149,16 +151,36 @@ fn mcp_router(server: &TuskServer, options: &HttpOptions) -> axum::Router {
             end_transport_session,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            sessions,
+            sessions.clone(),
             guard_transport_sessions,
         ));
     if let Some(tokens) = options.tokens.clone() {
+        watch_tokens(tokens.clone(), sessions);
         router = router.layer(axum::middleware::from_fn_with_state(
             tokens,
             auth::require_token,
         ));
     }
     router
+}
+
+/// Looks at the token file every [`super::tokens::WATCH_EVERY`]: a change
+/// is taken at once, and a principal whose token was revoked or changed has
+/// its transport sessions ended (its next request is 401).
+fn watch_tokens(tokens: Arc<LiveTokens>, sessions: Arc<TransportSessions>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(super::tokens::WATCH_EVERY);
+        loop {
+            tick.tick().await;
+            let t = tokens.clone();
+            let ended = tokio::task::spawn_blocking(move || t.refresh())
+                .await
+                .unwrap_or_default();
+            for principal in ended {
+                sessions.end_principal(&principal).await;
+            }
+        }
+    });
 }
 
 /// A DELETE of a transport session stops its runs at once (the MCP service
@@ -254,6 +276,18 @@ impl TransportSessions {
         locked(&self.held).remove(&sid);
         self.server.end_transport(&sid, Some(principal));
         let _ = self.manager.close_session(&sid.clone().into()).await;
+    }
+
+    /// Ends every session `principal` holds (its token was revoked).
+    async fn end_principal(&self, principal: &str) {
+        let sids: Vec<String> = locked(&self.held)
+            .iter()
+            .filter(|(_, h)| h.principal == principal)
+            .map(|(sid, _)| sid.clone())
+            .collect();
+        for sid in sids {
+            self.end(sid, principal).await;
+        }
     }
 
     /// The session to end so that `principal` may open one: its own least

@@ -22,10 +22,12 @@
 
 pub mod auth;
 mod http;
+pub mod tokens;
 mod stdio;
 mod text;
 
 pub use auth::{Principal, Tokens};
+pub use tokens::LiveTokens;
 pub use http::{serve_http, HttpOptions};
 
 use crate::host::{ActionKind, ActionSpec};
@@ -257,6 +259,8 @@ struct Inner {
     /// The stdio principal (the server's default authority).
     local: Arc<Principal>,
     anonymous: Arc<Principal>,
+    /// Who the stdio client's runs are recorded as (issue 57).
+    local_actor: String,
     specs: Vec<ActionSpec>,
     eval_description: String,
     direct: HashMap<String, ActionSpec>,
@@ -377,6 +381,8 @@ impl TuskServer {
                 options,
                 local,
                 anonymous: Arc::new(Principal::anonymous()),
+                local_actor: crate::host::actor::local_actor()
+                    .map_or_else(|_| auth::LOCAL.to_string(), |a| a.name),
                 specs,
                 eval_description,
                 direct,
@@ -748,9 +754,16 @@ impl TuskServer {
             join_evidence: input.join_evidence.map(Value::Object),
             limits,
             actions,
-            principal: Some(principal.name.clone()),
+            // The stdio client is recorded as the local actor (--actor,
+            // TUSK_ACTOR, git, the OS user); a token's principal as itself.
+            principal: Some(if principal.name == auth::LOCAL {
+                self.inner.local_actor.clone()
+            } else {
+                principal.name.clone()
+            }),
             invalid_utf8_at: None,
             capability_claims: None,
+            terms: principal.terms(),
         })
     }
 
@@ -820,7 +833,10 @@ impl TuskServer {
         let sandbox = match &actions {
             None => self.inner.host.new_sandbox(),
             Some(list) => match self.inner.host.registry_for(Some(list)) {
-                Ok(registry) => self.inner.host.sandbox_for(&registry),
+                Ok(registry) => self
+                    .inner
+                    .host
+                    .sandbox_for(&registry, call.principal.terms().as_ref()),
                 Err(e) => return tool_error(format!("{}: {e}", e.class())),
             },
         };

@@ -230,6 +230,7 @@ pub(crate) fn live_request(
             .clone()
             .filter(|_| mode == EngineMode::Fresh),
         principal: None,
+        terms: run.terms.clone(),
     })
 }
 

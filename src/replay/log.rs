@@ -139,6 +139,9 @@ pub struct RecordedRun {
     /// Action ids the recording host bound (headers written before tusk
     /// recorded them have none; replay then binds the built-ins).
     pub host_actions: Option<Vec<String>>,
+    /// What the principal's token limited (the header's `principalTerms`
+    /// with its `principal`).
+    pub terms: Option<crate::runtime::PrincipalTerms>,
     /// The header's `authority` (policy digest, instruction ref, issue id,
     /// join verdict); empty in headers from before tusk recorded it.
     pub authority: record::RecordedAuthority,
@@ -558,6 +561,14 @@ fn header(line: usize, run_id: String, row: record::Header, digest: String) -> R
         invalid_utf8_at: row.invalid_utf8_at.typed().copied(),
         limits: Limits::default(),
         host_actions: host_actions(&row.host_actions),
+        terms: row
+            .principal_terms
+            .typed()
+            .map(|t| crate::runtime::PrincipalTerms {
+                principal: row.principal.typed().cloned().unwrap_or_default(),
+                read_only: t.read_only,
+                actions: t.actions.clone(),
+            }),
         authority: Default::default(),
         calls: Vec::new(),
         footer: None,

@@ -775,7 +775,7 @@ pub struct Replayer {
     ceiling: crate::sandbox::Limits,
 }
 
-type SandboxKey = (Vec<String>, bool);
+type SandboxKey = (Vec<String>, bool, Option<crate::runtime::PrincipalTerms>);
 
 /// The most runs replayed at once by default: each lane is a thread and a
 /// worker process that may grow to its run's memory limit.
@@ -1002,6 +1002,7 @@ impl Replayer {
     fn prepare(&mut self, run: &RecordedRun, session: bool) {
         let key = sandbox_key(run, session);
         let ids = key.0.clone();
+        let terms = key.2.clone();
         self.sandboxes.entry(key).or_insert_with(|| {
             // The recorded ids, described as this build declares them
             // (an embedder's action is bound but not described).
@@ -1022,6 +1023,11 @@ impl Replayer {
                 .into_iter()
                 .filter(|id| !ids.contains(id))
                 .partition(|id| !bound_a_mutation && mutations.contains(id));
+            // A token's terms name what they left out as the recording did.
+            if let Some(terms) = &terms {
+                let unbound: Vec<String> = withheld.iter().chain(&narrowed).cloned().collect();
+                bindings.reasons = crate::runtime::narrowing_reasons(&unbound, terms);
+            }
             bindings.withheld = withheld;
             bindings.narrowed = narrowed;
             bindings.ids = ids;
@@ -1040,7 +1046,7 @@ fn sandbox_key(run: &RecordedRun, session: bool) -> SandboxKey {
         .unwrap_or_else(|| crate::runtime::builtin_registry().ids());
     ids.sort();
     ids.dedup();
-    (ids, session)
+    (ids, session, run.terms.clone())
 }
 
 #[cfg(test)]

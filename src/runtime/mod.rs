@@ -128,13 +128,76 @@ fn build_builtin_registry() -> Registry {
 /// What programs of a host with `registry` bind: its ids, its declarations
 /// for `(host-describe)`, and the mutations its profile withholds.
 pub fn bindings(registry: &Registry) -> crate::sandbox::Bindings {
+    bindings_for(registry, None)
+}
+
+/// What a principal's token limits its runs to (issue 57, point 5): a
+/// program that names what they leave out is told so in the caller's terms
+/// (`authority.read_only` naming the principal; the token's own actions
+/// list, not the run's).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PrincipalTerms {
+    pub principal: String,
+    pub read_only: bool,
+    /// The token's `actions` (`None`: no list).
+    pub actions: Option<Vec<String>>,
+}
+
+/// [`bindings`], with each action `terms` leave out explained as theirs.
+pub fn bindings_for(
+    registry: &Registry,
+    terms: Option<&PrincipalTerms>,
+) -> crate::sandbox::Bindings {
     let described = registry.clone();
+    let narrowed = registry.narrowed_out();
+    let reasons = terms.map_or_else(Vec::new, |t| narrowing_reasons(&narrowed, t));
     crate::sandbox::Bindings {
         ids: registry.ids(),
         catalogue: crate::sandbox::Catalogue::new(move || catalogue(&described)),
         withheld: registry.withheld(),
-        narrowed: registry.narrowed_out(),
+        narrowed,
+        reasons,
     }
+}
+
+/// Why each of `narrowed` is left out, when `terms` left it out.
+pub(crate) fn narrowing_reasons(
+    narrowed: &[String],
+    terms: &PrincipalTerms,
+) -> Vec<(String, FailureClass, String)> {
+    let who = &terms.principal;
+    narrowed
+        .iter()
+        .filter_map(|id| {
+            let mutation = builtin()
+                .get(id)
+                .is_some_and(|a| a.spec().kind == crate::host::ActionKind::Mutation);
+            if terms.read_only && mutation {
+                return Some((
+                    id.clone(),
+                    FailureClass::ReadOnly,
+                    format!(
+                        "`{id}` is a mutation, and principal `{who}`'s token is read-only \
+                         (readOnly in the server's token file): its runs bind reads only \
+                         ((host-actions) lists them). Ask for a token without readOnly to \
+                         change the queue"
+                    ),
+                ));
+            }
+            let listed = terms.actions.as_ref()?;
+            (!listed.contains(id)).then(|| {
+                (
+                    id.clone(),
+                    FailureClass::EffectDenied,
+                    format!(
+                        "`{id}` is not in principal `{who}`'s token actions list (actions in the \
+                         server's token file); that token may call: {}",
+                        echoed_ids(listed)
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// `registry`'s declarations as one JSON object keyed by action id, the text
@@ -193,6 +256,10 @@ pub struct Request {
     /// JSON request): mutations then also need them (`gate::check_claims`).
     #[serde(skip)]
     pub capability_claims: Option<Vec<String>>,
+    /// What the principal's token limits (set by the server, never by a
+    /// JSON request): refusals then name the token, not the run.
+    #[serde(skip)]
+    pub terms: Option<PrincipalTerms>,
 }
 
 /// The largest size, in bytes, of each request field that every run records
@@ -411,9 +478,10 @@ impl Host {
         }
     }
 
-    /// A sandbox binding exactly `registry`'s actions (a narrowed session).
-    pub fn sandbox_for(&self, registry: &Registry) -> Sandbox {
-        Sandbox::with_bindings(bindings(registry))
+    /// A sandbox binding exactly `registry`'s actions (a narrowed session),
+    /// naming what `terms` leave out as theirs.
+    pub fn sandbox_for(&self, registry: &Registry, terms: Option<&PrincipalTerms>) -> Sandbox {
+        Sandbox::with_bindings(bindings_for(registry, terms))
     }
 
     /// Runs one request: the one entry point every front end uses
@@ -445,7 +513,7 @@ impl Host {
             if request.actions.is_none() || sandbox.action_ids() == registry.ids().as_slice() {
                 sandbox
             } else if mode == EngineMode::Fresh {
-                narrowed_sandbox = self.sandbox_for(&registry);
+                narrowed_sandbox = self.sandbox_for(&registry, request.terms.as_ref());
                 &narrowed_sandbox
             } else {
                 return Err(RequestError::SessionActions);
@@ -642,6 +710,14 @@ impl RunRecord<'_> {
             invalid_utf8_at: request.invalid_utf8_at.into(),
             redact: (!redaction.is_empty()).then(|| redaction.to_json()).into(),
             principal: request.principal.clone().into(),
+            principal_terms: request
+                .terms
+                .as_ref()
+                .map(|t| record::RecordedTerms {
+                    read_only: t.read_only,
+                    actions: t.actions.clone(),
+                })
+                .into(),
             session_id: self.session_id.map(str::to_string).into(),
             session_reset: (self.session_id.is_some() && self.mode == EngineMode::ResetSession)
                 .then_some(true)

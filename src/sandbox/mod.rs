@@ -101,6 +101,10 @@ pub enum FailureClass {
     /// worker, so the host never holds it).
     #[serde(rename = "scheme_eval.value_too_large")]
     ValueTooLarge,
+    /// The program names a mutation, and its principal's token is read-only
+    /// (issue 57: a refusal in the caller's terms).
+    #[serde(rename = "authority.read_only")]
+    ReadOnly,
 }
 
 impl FailureClass {
@@ -118,11 +122,12 @@ impl FailureClass {
             FailureClass::Interrupted => "scheme_eval.interrupted",
             FailureClass::WorkerCrashed => "scheme_eval.worker_crashed",
             FailureClass::ValueTooLarge => "scheme_eval.value_too_large",
+            FailureClass::ReadOnly => "authority.read_only",
         }
     }
 
     /// Every class, for documentation and exhaustive tests.
-    pub const ALL: [FailureClass; 11] = [
+    pub const ALL: [FailureClass; 12] = [
         FailureClass::Timeout,
         FailureClass::CallBudget,
         FailureClass::Memory,
@@ -134,6 +139,7 @@ impl FailureClass {
         FailureClass::Interrupted,
         FailureClass::WorkerCrashed,
         FailureClass::ValueTooLarge,
+        FailureClass::ReadOnly,
     ];
 }
 
@@ -409,6 +415,10 @@ pub struct Bindings {
     pub withheld: Vec<String>,
     /// Actions a narrowing (a run's `actions` list) left out.
     pub narrowed: Vec<String>,
+    /// Why some of `narrowed` are left out, in the caller's terms (a token
+    /// that is read-only or lists its actions): the class and message a
+    /// program naming one gets.
+    pub reasons: Vec<(String, FailureClass, String)>,
 }
 
 /// The bound actions' declarations as JSON text, made the first time a
@@ -461,6 +471,7 @@ impl Bindings {
             catalogue: Catalogue::default(),
             withheld: Vec::new(),
             narrowed: Vec::new(),
+            reasons: Vec::new(),
         }
     }
 }

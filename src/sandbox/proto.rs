@@ -36,6 +36,9 @@ pub(crate) enum ToWorker<E = Value> {
         /// Actions the run's `actions` list leaves out: naming one says so.
         #[serde(default)]
         narrowed: Vec<String>,
+        /// Why a narrowed action is left out, in the caller's terms.
+        #[serde(default)]
+        reasons: Vec<(String, super::FailureClass, String)>,
         limits: Limits,
         /// A session worker runs many programs (no CPU-time rlimit per program).
         session: bool,

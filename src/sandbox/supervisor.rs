@@ -437,6 +437,7 @@ impl Worker {
             action_ids: bindings.ids.clone(),
             withheld: bindings.withheld.clone(),
             narrowed: bindings.narrowed.clone(),
+            reasons: bindings.reasons.clone(),
             limits: *limits,
             session: purpose == Purpose::Session,
             warm: purpose == Purpose::Spare { warm: true },

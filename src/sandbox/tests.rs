@@ -66,6 +66,32 @@ fn prelude_forms_work() {
     );
 }
 
+/// A hash's entries bound to two names keep a value that is a list whole
+/// (the pair ("a" . ("x")) is also the list ("a" "x")): in-hash and a hash
+/// walked directly, in every for form.
+#[test]
+fn hash_entries_with_list_values_bind_whole() {
+    let out = run(r#"
+        (define h (hash "a" (list "x") "b" (list "y" "z") "c" '()))
+        (list (for/hash ([(k v) (in-hash h)]) (values k (length v)))
+              (for/list ([(k v) h]) (list k v))
+              (for*/list ([(k v) (in-hash h)] [x v]) x)
+              (for/fold ([n 0]) ([(k v) h]) (+ n (length v)))
+              (for/list ([p (in-hash-pairs (hash "k" (list 1)))]) (cdr p)))
+    "#);
+    assert_eq!(out.error, None);
+    assert_eq!(
+        out.value,
+        json!([
+            {"a": 1, "b": 2, "c": 0},
+            [["a", ["x"]], ["b", ["y", "z"]], ["c", []]],
+            ["x", "y", "z"],
+            3,
+            [[1]]
+        ])
+    );
+}
+
 #[test]
 fn host_call_round_trips_values() {
     let out = run(r#"(payload (test.echo (hash "id" "bd-1" 'n 2 "xs" (list 1 "a" #t))))"#);

@@ -50,6 +50,8 @@ thread_local! {
     /// out (for diagnostics).
     static BOUND: RefCell<(Vec<String>, Vec<String>, Vec<String>)> =
         const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+    /// Why a narrowed action is left out, in the caller's terms.
+    static REASONS: RefCell<Vec<(String, FailureClass, String)>> = const { RefCell::new(Vec::new()) };
 }
 
 #[derive(Default)]
@@ -146,11 +148,13 @@ pub(crate) fn worker_main(
             action_ids,
             withheld,
             narrowed,
+            reasons,
             limits,
             session,
             warm,
         }) => {
             BOUND.with(|b| *b.borrow_mut() = (action_ids.clone(), withheld, narrowed));
+            REASONS.with(|r| *r.borrow_mut() = reasons);
             (action_ids, limits, session, warm)
         }
         _ => exit(EXIT_PROTOCOL),
@@ -511,11 +515,18 @@ fn classify(engine: &Engine, program: &str, e: &steel::SteelErr, compile_time: b
         ErrorKind::FreeIdentifier => {
             let name = message.rsplit(": ").next().unwrap_or("").trim().to_string();
             let (bound, withheld, narrowed) = BOUND.with(|b| b.borrow().clone());
+            let reason = REASONS.with(|r| {
+                r.borrow()
+                    .iter()
+                    .find(|(id, _, _)| *id == name)
+                    .map(|(_, class, message)| (*class, message.clone()))
+            });
             match super::denied::capability_of(&name) {
                 Some(cap) => (
                     FailureClass::EffectDenied,
                     super::denied::denial_message(&name, cap),
                 ),
+                None if reason.is_some() => reason.expect("checked"),
                 None if withheld.contains(&name) => (
                     FailureClass::EffectDenied,
                     format!(

@@ -12,6 +12,13 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model_programs")
 }
 
+/// The blind corpus (issue 56, point 7): sixty tasks written from `tusk
+/// prime` and the tool list of landed c37e741 alone, sealed until issue
+/// 56's work was done, run as written.
+fn blind_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model_programs_blind")
+}
+
 /// One corpus file: its header lines and its program.
 struct Task {
     name: String,
@@ -50,7 +57,11 @@ fn read_task(path: &Path) -> Task {
 }
 
 fn files(wrong: bool) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+    files_in(&corpus_dir(), wrong)
+}
+
+fn files_in(dir: &Path, wrong: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "scm"))
@@ -62,8 +73,20 @@ fn files(wrong: bool) -> Vec<PathBuf> {
 
 /// Runs `program` on a fresh seed store with authority: (exit code, result, store).
 fn run(program: &str) -> (i32, Value, Test) {
+    run_in(&corpus_dir(), None, program)
+}
+
+/// Runs `program` on a fresh copy of `dir`'s seed store, with `readiness`
+/// in its config.json when given, with authority.
+fn run_in(dir: &Path, readiness: Option<&str>, program: &str) -> (i32, Value, Test) {
     let t = Test::on_files()
-        .issue_text(&std::fs::read_to_string(corpus_dir().join("seed.jsonl")).unwrap());
+        .issue_text(&std::fs::read_to_string(dir.join("seed.jsonl")).unwrap());
+    if let Some(rule) = readiness {
+        t.write(
+            ".premath/config.json",
+            &format!("{{\"readiness\": \"{rule}\"}}"),
+        );
+    }
     let digest = t.policy_digest();
     let (code, result) = t
         .tusk(&["eval", "--json", "-", "--policy-digest", &digest])
@@ -134,18 +157,25 @@ fn truncate(s: &str, n: usize) -> String {
 /// The share of programs that must give their task's answer first try.
 const FIRST_TRY_TARGET: f64 = 0.95;
 
-#[test]
-fn model_programs_run_first_try() {
-    let tasks: Vec<Task> = files(false).iter().map(|p| read_task(p)).collect();
+/// Runs every task of `dir` first try: (tasks, failures, each with why).
+fn first_try(dir: &Path, readiness: Option<&str>) -> (usize, Vec<String>) {
+    let tasks: Vec<Task> = files_in(dir, false).iter().map(|p| read_task(p)).collect();
     assert!(tasks.len() >= 60, "the corpus holds {} tasks", tasks.len());
     let mut failures = Vec::new();
     for task in &tasks {
         assert!(!task.task.is_empty(), "{}: no task line", task.name);
-        let (_, result, t) = run(&task.program);
+        let (_, result, t) = run_in(dir, readiness, &task.program);
         if let Some(why) = judge(task, &result, &t) {
             failures.push(format!("{}: {why}", task.name));
         }
     }
+    (tasks.len(), failures)
+}
+
+#[test]
+fn model_programs_run_first_try() {
+    let (total, failures) = first_try(&corpus_dir(), None);
+    let tasks = vec![(); total];
     let passed = tasks.len() - failures.len();
     let rate = passed as f64 / tasks.len() as f64;
     eprintln!(
@@ -160,6 +190,77 @@ fn model_programs_run_first_try() {
         rate >= FIRST_TRY_TARGET,
         "{passed}/{} programs gave their answer first try; the target is {:.0}%:\n{}",
         tasks.len(),
+        FIRST_TRY_TARGET * 100.0,
+        failures.join("\n")
+    );
+}
+
+/// The first blind corpus's tasks whose expected answer tusk does not give,
+/// each with why. They were written from landed c37e741's guide and tool
+/// list (which showed no payload shapes and no readiness rule) and are kept
+/// as written; the list stays exact, so a fix or a regression shows here.
+const BLIND_MISSES: &[(&str, &str)] = &[
+    ("001", "expects a blocked epic's children ready; beads' rule (issue 62, as bd does) blocks them"),
+    ("006", "the same readiness expectation (bd-8, bd-9 under blocked epic bd-6)"),
+    ("044", "the same readiness expectation"),
+    ("045", "the same readiness expectation"),
+    ("009", "expects a whole-word match first; issue.search breaks a score tie by priority"),
+    ("003", "guessed a blocker as an id string (a Blocker is {dependsOnId, …}, shown since)"),
+    ("017", "guessed a blocker as an id string, silently (shown since)"),
+    ("008", "guessed dep.tree's root under \"root\" (it is \"tree\", shown since)"),
+    ("023", "guessed dep.tree's root under \"root\" (shown since)"),
+    ("011", "guessed the lease counts at the payload's top (under \"projection\"; the error lists the keys)"),
+    ("054", "guessed the session under \"session\" (the payload is the session; the error lists its keys)"),
+    ("057", "guessed the session under \"session\", read with hash-ref* (silent #f)"),
+    ("060", "guessed the next feature under \"feature\" (the payload has nextFeatureId, shown since)"),
+];
+
+/// The first blind corpus (issue 56, point 7), on the store a new user gets
+/// (`tusk init`: beads' readiness rule): 47 of 60 first try (36 on landed
+/// c37e741); every other task is a recorded miss.
+#[test]
+fn blind_programs_run_first_try() {
+    let (total, failures) = first_try(&blind_dir(), Some("beads"));
+    let passed = total - failures.len();
+    eprintln!(
+        "blind programs: {passed}/{total} first try ({:.1}%)",
+        passed as f64 / total as f64 * 100.0
+    );
+    let failed: Vec<&str> = failures.iter().map(|f| &f[..3]).collect();
+    let mut problems: Vec<String> = failures
+        .iter()
+        .filter(|f| !BLIND_MISSES.iter().any(|(n, _)| f.starts_with(n)))
+        .map(|f| format!("not a recorded miss: {f}"))
+        .collect();
+    problems.extend(
+        BLIND_MISSES
+            .iter()
+            .filter(|(n, _)| !failed.contains(n))
+            .map(|(n, why)| format!("{n} now passes: remove it from BLIND_MISSES ({why})")),
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The second blind corpus: sixty tasks written, like the first, from the
+/// guide and tool list alone, those of 2026-11-29 (every payload's shape,
+/// the readiness rule, handled refusals), never run before it was sealed.
+/// Held to the target.
+#[test]
+fn second_blind_programs_run_first_try() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model_programs_blind2");
+    let (total, failures) = first_try(&dir, Some("beads"));
+    let passed = total - failures.len();
+    let rate = passed as f64 / total as f64;
+    eprintln!(
+        "second blind programs: {passed}/{total} first try ({:.1}%)",
+        rate * 100.0
+    );
+    for f in &failures {
+        eprintln!("  {f}");
+    }
+    assert!(
+        rate >= FIRST_TRY_TARGET,
+        "{passed}/{total} programs gave their answer first try; the target is {:.0}%:\n{}",
         FIRST_TRY_TARGET * 100.0,
         failures.join("\n")
     );

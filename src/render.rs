@@ -44,28 +44,7 @@ pub fn summary(result: &Value) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let decided = &result["decidedBy"];
-    if decided["kind"] == "call" {
-        out.push_str(&format!(
-            "rejected by {} {} → {} (a rejected host call rejects the run, even when the program handled it)\n",
-            text(&decided["callId"]),
-            text(&decided["action"]),
-            text(&decided["resultClass"])
-        ));
-        if result["handled"] == true {
-            out.push_str(
-                "handled: the program examined every refusal and finished (not an error over MCP)\n",
-            );
-        }
-    }
-    if let Some(ids) = result["unexamined"].as_array() {
-        let ids: Vec<String> = ids.iter().map(text).collect();
-        out.push_str(&format!(
-            "not examined: {} (the program never read the refusal; test (accepted? e) on each \
-             call's envelope and act on it)\n",
-            ids.join(", ")
-        ));
-    }
+    refusals(result, &mut out);
     let output = result["output"].as_str().unwrap_or_default();
     if !output.is_empty() {
         out.push_str("output:\n");
@@ -77,24 +56,7 @@ pub fn summary(result: &Value) -> String {
         }
     }
     if let Some(error) = result.get("error") {
-        let at = match (error.get("line"), error.get("column")) {
-            (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
-            _ => String::new(),
-        };
-        // A message of several lines (every unbound name, one a line)
-        // keeps them, each escaped and marked as the message's (`  | `, as
-        // output is), so none can pass for a line of the summary.
-        let message = error["message"].as_str().unwrap_or_default();
-        let mut message_lines = crate::terminal::lines(message);
-        out.push_str(&format!(
-            "error: {}{}: {}\n",
-            text(&error["class"]),
-            at,
-            message_lines.next().unwrap_or_default()
-        ));
-        for line in message_lines {
-            out.push_str(&format!("  | {line}\n"));
-        }
+        error_lines(error, &mut out);
     }
     let classes: Vec<String> = result["failureClasses"]
         .as_array()
@@ -119,6 +81,56 @@ pub fn summary(result: &Value) -> String {
         out.push_str(&format!("fix: {fix}\n"));
     }
     out
+}
+
+/// Which call decided a rejection, and whether the program handled its
+/// refusals (issue 56) or left some unread.
+fn refusals(result: &Value, out: &mut String) {
+    let text = |v: &Value| crate::terminal::field(v.as_str().unwrap_or_default()).into_owned();
+    let decided = &result["decidedBy"];
+    if decided["kind"] == "call" {
+        out.push_str(&format!(
+            "rejected by {} {} → {} (a rejected host call rejects the run, even when the program handled it)\n",
+            text(&decided["callId"]),
+            text(&decided["action"]),
+            text(&decided["resultClass"])
+        ));
+        if result["handled"] == true {
+            out.push_str(
+                "handled: the program examined every refusal and finished (not an error over MCP)\n",
+            );
+        }
+    }
+    if let Some(ids) = result["unexamined"].as_array() {
+        let ids: Vec<String> = ids.iter().map(text).collect();
+        out.push_str(&format!(
+            "not examined: {} (the program never read the refusal; test (accepted? e) on each \
+             call's envelope and act on it)\n",
+            ids.join(", ")
+        ));
+    }
+}
+
+/// The run's error: its class and place, then its message one line each,
+/// each escaped and marked as the message's (`  | `, as output is), so none
+/// can pass for a line of the summary.
+fn error_lines(error: &Value, out: &mut String) {
+    let text = |v: &Value| crate::terminal::field(v.as_str().unwrap_or_default()).into_owned();
+    let at = match (error.get("line"), error.get("column")) {
+        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+        _ => String::new(),
+    };
+    let message = error["message"].as_str().unwrap_or_default();
+    let mut message_lines = crate::terminal::lines(message);
+    out.push_str(&format!(
+        "error: {}{}: {}\n",
+        text(&error["class"]),
+        at,
+        message_lines.next().unwrap_or_default()
+    ));
+    for line in message_lines {
+        out.push_str(&format!("  | {line}\n"));
+    }
 }
 
 /// What to do about a refusal a new user meets first (the mutation gate's),

@@ -231,14 +231,7 @@ pub enum TokenCommand {
 /// Runs `tusk mcp token …`.
 pub fn run_command(command: McpCommand) -> Result<Exit, CliError> {
     let McpCommand::Token { command } = command;
-    use crate::mcp::tokens;
-    let path = |f: &TokenFile| {
-        f.file
-            .clone()
-            .unwrap_or_else(|| std::path::PathBuf::from(tokens::DEFAULT_TOKEN_FILE))
-    };
-    let refused = |e: String| CliError::refused("tusk mcp token", e);
-    match command {
+    let text = match command {
         TokenCommand::Add {
             name,
             read_only,
@@ -247,90 +240,115 @@ pub fn run_command(command: McpCommand) -> Result<Exit, CliError> {
             server_authority,
             file,
         } => {
-            let at = path(&file);
-            if let Some(list) = &actions {
-                let known = crate::runtime::builtin_registry().ids();
-                if let Some(bad) = list.iter().find(|id| !known.contains(id)) {
-                    return Err(CliError::unusable(
-                        "tusk mcp token",
-                        format_args!("--actions names `{bad}`, which is no action (`tusk actions` lists them)"),
-                    ));
-                }
-            }
-            let grant = tokens::Grant {
+            let grant = crate::mcp::tokens::Grant {
                 read_only,
                 actions,
                 act_as,
                 server_authority,
                 ..Default::default()
             };
-            let token = tokens::add(&at, &name, &grant).map_err(refused)?;
-            let text = if file.json {
-                crate::canonical::to_pretty_sorted(&serde_json::json!({
-                    "principal": name, "token": token, "file": at.display().to_string()
-                })) + "\n"
-            } else {
-                format!(
-                    "{token}\n\ntoken for principal `{name}` added to {} (only its SHA-256 is kept: \
-                     store it now, it is not shown again)\n",
-                    at.display()
-                )
-            };
-            super::write_stdout(text.as_bytes())?;
+            token_add(&name, &grant, &file)?
         }
-        TokenCommand::List { file } => {
-            let at = path(&file);
-            let entries = tokens::list(&at).map_err(refused)?;
-            let text = if file.json {
-                crate::canonical::to_pretty_sorted(&serde_json::json!({
-                    "file": at.display().to_string(), "tokens": entries
-                })) + "\n"
-            } else if entries.is_empty() {
-                format!("no tokens in {}\n", at.display())
-            } else {
-                let mut out = String::new();
-                for e in &entries {
-                    let mut grants = Vec::new();
-                    if e["readOnly"] == true {
-                        grants.push("read-only".to_string());
-                    }
-                    if let Some(a) = e["actions"].as_array() {
-                        grants.push(format!("actions {}", join(a)));
-                    }
-                    if let Some(a) = e["actAs"].as_array() {
-                        grants.push(format!("acts as {}", join(a)));
-                    }
-                    if e["serverAuthority"] == true {
-                        grants.push("server authority".to_string());
-                    }
-                    out.push_str(&format!(
-                        "{}{}\n",
-                        crate::terminal::field(e["principal"].as_str().unwrap_or("?")),
-                        if grants.is_empty() {
-                            String::new()
-                        } else {
-                            format!("  ({})", grants.join("; "))
-                        }
-                    ));
-                }
-                out
-            };
-            super::write_stdout(text.as_bytes())?;
-        }
+        TokenCommand::List { file } => token_list(&file)?,
         TokenCommand::Revoke { name, file } => {
-            let at = path(&file);
-            tokens::revoke(&at, &name).map_err(refused)?;
-            let text = if file.json {
+            let at = token_path(&file);
+            crate::mcp::tokens::revoke(&at, &name).map_err(token_refused)?;
+            if file.json {
                 crate::canonical::to_pretty_sorted(&serde_json::json!({
                     "principal": name, "revoked": true, "file": at.display().to_string()
                 })) + "\n"
             } else {
-                format!("revoked the token of principal `{name}` in {}\n", at.display())
-            };
-            super::write_stdout(text.as_bytes())?;
+                format!(
+                    "revoked the token of principal `{name}` in {}\n",
+                    at.display()
+                )
+            }
+        }
+    };
+    super::write_stdout(text.as_bytes())?;
+    Ok(Exit::Accepted)
+}
+
+fn token_path(file: &TokenFile) -> std::path::PathBuf {
+    file.file
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from(crate::mcp::tokens::DEFAULT_TOKEN_FILE))
+}
+
+fn token_refused(e: String) -> CliError {
+    CliError::refused("tusk mcp token", e)
+}
+
+/// `token add`: the new token, once.
+fn token_add(
+    name: &str,
+    grant: &crate::mcp::tokens::Grant,
+    file: &TokenFile,
+) -> Result<String, CliError> {
+    let at = token_path(file);
+    if let Some(list) = &grant.actions {
+        let known = crate::runtime::builtin_registry().ids();
+        if let Some(bad) = list.iter().find(|id| !known.contains(id)) {
+            return Err(CliError::unusable(
+                "tusk mcp token",
+                format_args!(
+                    "--actions names `{bad}`, which is no action (`tusk actions` lists them)"
+                ),
+            ));
         }
     }
-    Ok(Exit::Accepted)
+    let token = crate::mcp::tokens::add(&at, name, grant).map_err(token_refused)?;
+    Ok(if file.json {
+        crate::canonical::to_pretty_sorted(&serde_json::json!({
+            "principal": name, "token": token, "file": at.display().to_string()
+        })) + "\n"
+    } else {
+        format!(
+            "{token}\n\ntoken for principal `{name}` added to {} (only its SHA-256 is kept: \
+             store it now, it is not shown again)\n",
+            at.display()
+        )
+    })
+}
+
+/// `token list`: principals and grants, never a secret.
+fn token_list(file: &TokenFile) -> Result<String, CliError> {
+    let at = token_path(file);
+    let entries = crate::mcp::tokens::list(&at).map_err(token_refused)?;
+    if file.json {
+        return Ok(crate::canonical::to_pretty_sorted(&serde_json::json!({
+            "file": at.display().to_string(), "tokens": entries
+        })) + "\n");
+    }
+    if entries.is_empty() {
+        return Ok(format!("no tokens in {}\n", at.display()));
+    }
+    let mut out = String::new();
+    for e in &entries {
+        let mut grants = Vec::new();
+        if e["readOnly"] == true {
+            grants.push("read-only".to_string());
+        }
+        if let Some(a) = e["actions"].as_array() {
+            grants.push(format!("actions {}", join(a)));
+        }
+        if let Some(a) = e["actAs"].as_array() {
+            grants.push(format!("acts as {}", join(a)));
+        }
+        if e["serverAuthority"] == true {
+            grants.push("server authority".to_string());
+        }
+        out.push_str(&format!(
+            "{}{}\n",
+            crate::terminal::field(e["principal"].as_str().unwrap_or("?")),
+            if grants.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", grants.join("; "))
+            }
+        ));
+    }
+    Ok(out)
 }
 
 fn join(values: &[serde_json::Value]) -> String {

@@ -103,9 +103,8 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
     })?;
     apply_flags(&mut program, args);
     // Authority stated once (issue 57): what the program and flags lack.
-    let config = crate::issues::model::config_path(&crate::issues::IssueStore::Jsonl(
-        issues_path(args),
-    ));
+    let config =
+        crate::issues::model::config_path(&crate::issues::IssueStore::Jsonl(issues_path(args)));
     let defaults = super::authority::defaults(&config)
         .map_err(|e| premath_error(premath::FAILURE_INVALID_PROGRAM, &e))?;
     if premath::non_empty(program.policy_digest.as_deref()).is_none() {
@@ -132,9 +131,6 @@ fn run_inner(args: &SchemeEvalArgs) -> Result<Exit, CliError> {
         policy_digest: policy_digest.clone(),
         instruction_ref: instruction_ref.clone(),
         capability_claims: Some(program.capability_claims.clone()),
-        // Who acts, recorded (an unusable local actor records none: the
-        // twin's output and exit stay premath's).
-        principal: crate::host::actor::local_actor().ok().map(|a| a.name),
         limits: Some(LimitsOverride {
             max_calls: Some(u32::try_from(args.max_calls).unwrap_or(u32::MAX)),
             ..Default::default()

@@ -153,7 +153,10 @@ pub static ACTOR_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// alike).
 pub fn check_actor_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 256 {
-        return Err(format!("an actor is 1-256 bytes (this one is {})", name.len()));
+        return Err(format!(
+            "an actor is 1-256 bytes (this one is {})",
+            name.len()
+        ));
     }
     if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
         return Err(format!(

@@ -22,13 +22,13 @@
 
 pub mod auth;
 mod http;
-pub mod tokens;
 mod stdio;
 mod text;
+pub mod tokens;
 
 pub use auth::{Principal, Tokens};
-pub use tokens::LiveTokens;
 pub use http::{serve_http, HttpOptions};
+pub use tokens::LiveTokens;
 
 use crate::host::{ActionKind, ActionSpec};
 use crate::runtime::{CallProgress, Host, Request, RunHooks, RunOptions};

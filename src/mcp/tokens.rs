@@ -38,7 +38,12 @@ fn entries(path: &Path) -> Result<Vec<Map<String, Value>>, String> {
     let text = match crate::files::read_to_string(path, crate::files::CONFIG_MAX) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("cannot read the token file {}: {e}", path.display())),
+        Err(e) => {
+            return Err(format!(
+                "cannot read the token file {}: {e}",
+                path.display()
+            ))
+        }
     };
     let file: Value = serde_json::from_str(&text)
         .map_err(|e| format!("the token file {} is not JSON: {e}", path.display()))?;

@@ -345,6 +345,26 @@ struct Recorded {
     digest: String,
 }
 
+impl CallHost {
+    /// [`CallHost::decide`] inside the call's span (the store's mutation
+    /// spans nest under it), reserving log room under the run's lock.
+    #[allow(clippy::too_many_arguments)]
+    fn decide_within(
+        &self,
+        state: &mut State,
+        span: Option<&crate::telemetry::record::CallSpan>,
+        n: usize,
+        action: &str,
+        args: Option<&Value>,
+        args_error: Option<ConvertError>,
+        scope: Option<&super::CallScope>,
+    ) -> Decision {
+        let _current = span.map(|s| s.enter());
+        let mut reserve = |more: u64| self.reserve(state, more);
+        self.decide(n, action, args, args_error, scope, &mut reserve)
+    }
+}
+
 impl HostBridge for CallHost {
     fn call(
         &self,
@@ -353,43 +373,42 @@ impl HostBridge for CallHost {
         args_error: Option<ConvertError>,
     ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let Recorded {
-            args,
-            redacted: redacted_args,
-            hidden,
-            digest: args_digest,
-        } = self.recorded_args(action, args);
-        let recorded_args = match &redacted_args {
+        let rec = self.recorded_args(action, args);
+        let (args, args_digest) = (&rec.args, &rec.digest);
+        let recorded_args = match &rec.redacted {
             Some(redacted) => redacted.as_ref(),
             None => args.as_ref(),
         };
         if state.finished {
             // The run already has its result; an abandoned worker's late call changes nothing.
-            return late_reply(state.calls + 1, action, &args_digest);
+            return late_reply(state.calls + 1, action, args_digest);
         }
         state.calls += 1;
         let n = state.calls;
         // Only premath's named steps record when a call started.
         let started_at = self.steps.as_ref().map(|_| self.stamp(Utc::now()));
-        let named = self.steps.as_ref().map(|f| f(n, action, &args_digest));
+        let named = self.steps.as_ref().map(|f| f(n, action, args_digest));
         let scope = named.as_ref().and_then(|s| s.scope.as_ref());
         let span = crate::telemetry::record::call_started(
             self.trace.as_ref(),
             action,
             self.call_kind(action),
             n,
-            &args_digest,
+            args_digest,
         );
-        let decision = {
-            // The store's mutation spans nest under this call.
-            let _current = span.as_ref().map(|s| s.enter());
-            let mut reserve = |more: u64| self.reserve(&mut state, more);
-            self.decide(n, action, args.as_ref(), args_error, scope, &mut reserve)
-        };
+        let decision = self.decide_within(
+            &mut state,
+            span.as_ref(),
+            n,
+            action,
+            args.as_ref(),
+            args_error,
+            scope,
+        );
         let failed_before = state.io_errors.len();
         state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);
-        let refs = witness_refs(&decision.refs, action, &args_digest, n, named.as_ref());
+        let refs = witness_refs(&decision.refs, action, args_digest, n, named.as_ref());
         let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);
         let finished_at = self.finished_at(n);
         let trajectory_row = self.write_step(
@@ -397,7 +416,7 @@ impl HostBridge for CallHost {
             Step {
                 n,
                 action,
-                args_digest: &args_digest,
+                args_digest,
                 result_class: &result_class,
                 started_at,
                 finished_at,
@@ -409,7 +428,7 @@ impl HostBridge for CallHost {
         let envelope = std::sync::Arc::new(envelope::build(EnvelopeParts {
             n,
             action,
-            args_digest: &args_digest,
+            args_digest,
             failure_classes: decision.classes,
             payload: decision.payload,
             diagnostic: decision.diagnostic,
@@ -424,17 +443,17 @@ impl HostBridge for CallHost {
                 n,
                 action,
                 args: recorded_args,
-                args_digest: &args_digest,
+                args_digest,
                 envelope: &envelope,
                 acted_at: decision.acted_at,
-                hidden: &hidden,
+                hidden: &rec.hidden,
             },
         );
         // A call whose rows could not be written is not accepted, whatever
         // it did: the program is told, and the run is rejected.
         let (envelope, text) = match state.io_errors.get(failed_before..) {
             Some(errors) if !errors.is_empty() => {
-                let unrecorded = unrecorded(n, action, &args_digest, decision.executed, errors);
+                let unrecorded = unrecorded(n, action, args_digest, decision.executed, errors);
                 (std::sync::Arc::new(unrecorded), None)
             }
             _ => (envelope, text),

@@ -374,23 +374,7 @@ impl Compiled {
             "quasiquote" if args.len() == 1 => return self.quasi(args.pop().unwrap()),
             "list" | "vector" => {
                 out.push(out_head(&h));
-                let mut seen_ellipsis = false;
-                for (i, a) in args.into_iter().enumerate() {
-                    if matches!(name(&a).as_deref(), Some("..." | "___")) {
-                        if i == 0 || seen_ellipsis {
-                            return Err(bad(
-                                place(&a),
-                                format!(
-                                    "match: ({h} …) takes one `...`, after the pattern it repeats"
-                                ),
-                            ));
-                        }
-                        seen_ellipsis = true;
-                        out.push(out_head("tusk-ellipsis"));
-                    } else {
-                        out.push(self.pattern(a)?);
-                    }
-                }
+                self.sequence(&h, args, &mut out)?;
             }
             "list-rest" | "list*" | "cons" => {
                 if args.is_empty() || (h == "cons" && args.len() != 2) {
@@ -433,41 +417,11 @@ impl Compiled {
             }
             "hash-table" => {
                 out.push(out_head("hash-table"));
-                for entry in args {
-                    if matches!(name(&entry).as_deref(), Some("..." | "___")) {
-                        continue;
-                    }
-                    match entry {
-                        ExprKind::List(kp) if kp.args.len() == 2 => {
-                            let mut it = kp.args.into_iter();
-                            let k = self.key(it.next().unwrap());
-                            let p = self.pattern(it.next().unwrap())?;
-                            out.push(list_of(span, vec![k, p]));
-                        }
-                        other => {
-                            return Err(bad(
-                                place(&other),
-                                "match: a hash-table entry is (key pattern), e.g. (hash-table (\"id\" id))"
-                                    .to_string(),
-                            ))
-                        }
-                    }
-                }
+                self.table_entries(args, span, &mut out)?;
             }
             "hash" => {
-                if !args.len().is_multiple_of(2) {
-                    return Err(bad(
-                        span,
-                        "match: write (hash key pattern ...), a pattern after each key".to_string(),
-                    ));
-                }
                 out.push(out_head("hash-table"));
-                let mut it = args.into_iter();
-                while let (Some(k), Some(p)) = (it.next(), it.next()) {
-                    let k = self.key(k);
-                    let p = self.pattern(p)?;
-                    out.push(list_of(span, vec![k, p]));
-                }
+                self.flat_entries(args, span, &mut out)?;
             }
             _ => {
                 let shown = if h.is_empty() {
@@ -485,6 +439,79 @@ impl Compiled {
             }
         }
         Ok(list_of(span, out))
+    }
+
+    /// `(hash-table (key p) ...)`'s entries, each `(key p)` compiled.
+    fn table_entries(
+        &mut self,
+        args: Vec<ExprKind>,
+        span: Span,
+        out: &mut Vec<ExprKind>,
+    ) -> Result<()> {
+        for entry in args {
+            if matches!(name(&entry).as_deref(), Some("..." | "___")) {
+                continue;
+            }
+            match entry {
+                ExprKind::List(kp) if kp.args.len() == 2 => {
+                    let mut it = kp.args.into_iter();
+                    let k = self.key(it.next().unwrap());
+                    let p = self.pattern(it.next().unwrap())?;
+                    out.push(list_of(span, vec![k, p]));
+                }
+                other => {
+                    return Err(bad(
+                        place(&other),
+                        "match: a hash-table entry is (key pattern), e.g. (hash-table (\"id\" id))"
+                            .to_string(),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `(hash key p ...)`'s pairs, each compiled as a `(key p)` entry.
+    fn flat_entries(
+        &mut self,
+        args: Vec<ExprKind>,
+        span: Span,
+        out: &mut Vec<ExprKind>,
+    ) -> Result<()> {
+        if !args.len().is_multiple_of(2) {
+            return Err(bad(
+                span,
+                "match: write (hash key pattern ...), a pattern after each key".to_string(),
+            ));
+        }
+        let mut it = args.into_iter();
+        while let (Some(k), Some(p)) = (it.next(), it.next()) {
+            let k = self.key(k);
+            let p = self.pattern(p)?;
+            out.push(list_of(span, vec![k, p]));
+        }
+        Ok(())
+    }
+
+    /// A list or vector pattern's items, with at most one `...` (after a
+    /// pattern), as `tusk-ellipsis`.
+    fn sequence(&mut self, h: &str, args: Vec<ExprKind>, out: &mut Vec<ExprKind>) -> Result<()> {
+        let mut seen_ellipsis = false;
+        for (i, a) in args.into_iter().enumerate() {
+            if matches!(name(&a).as_deref(), Some("..." | "___")) {
+                if i == 0 || seen_ellipsis {
+                    return Err(bad(
+                        place(&a),
+                        format!("match: ({h} …) takes one `...`, after the pattern it repeats"),
+                    ));
+                }
+                seen_ellipsis = true;
+                out.push(ExprKind::ident_with_span("tusk-ellipsis", place(&a)));
+            } else {
+                out.push(self.pattern(a)?);
+            }
+        }
+        Ok(())
     }
 
     /// A quasi-pattern's datum: `,p` is a pattern, a list a `(list …)` of

@@ -812,6 +812,7 @@ fn reported_error(e: WireError) -> EvalError {
             | FailureClass::EffectDenied
             | FailureClass::RuntimeError
             | FailureClass::ValueTooLarge
+            | FailureClass::ReadOnly
             | FailureClass::Memory) => c,
             _ => FailureClass::RuntimeError,
         },

@@ -130,7 +130,7 @@ with sync_playwright() as p:
     check(not problems, f"/runs while live: {problems}")
     fits("/runs while live")
     check(page.locator("#runs th", has_text="principal").count() == 1, "no principal column")
-    check(page.locator("#runs tbody tr", has_text="local").count() >= 3,
+    check(page.locator("#runs tbody tr", has_text="tester").count() >= 3,
           "the MCP session's runs do not name their principal")
     page.screenshot(path=os.path.join(shots, "observe-runs.png"), full_page=True)
 
@@ -146,7 +146,7 @@ with sync_playwright() as p:
           "the forms are not numbered in order")
     check("(define (ready-count)" in forms.nth(0).inner_text(), "the first form is not first")
     check(forms.locator("a[href^='/runs/']").count() == 3, "a form is not linked to its run")
-    check("local" in page.locator("#session-principal").inner_text(), "no principal")
+    check("tester" in page.locator("#session-principal").inner_text(), "no principal")
     page.screenshot(path=os.path.join(shots, "observe-session.png"), full_page=True)
     page.go_back()
     page.wait_for_load_state("networkidle")

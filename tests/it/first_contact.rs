@@ -218,6 +218,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
         [
             "store",
             "policy",
+            "authority",
             "effects",
             "trajectory",
             "files",
@@ -273,10 +274,14 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     assert!(message("store").contains("1 issue(s)"), "{report:#}");
     assert!(message("effects").contains("1 run(s)"), "{report:#}");
     assert!(message("trajectory").contains("step row(s)"), "{report:#}");
+    assert!(
+        message("authority").contains("actor tester (from TUSK_ACTOR)"),
+        "{report:#}"
+    );
     let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(
-        text.lines().last().unwrap().starts_with("ok: 8 ok"),
+        text.lines().last().unwrap().starts_with("ok: 9 ok"),
         "{text}"
     );
 }

@@ -56,3 +56,4 @@ mod telemetry;
 mod transcripts;
 mod typestate_properties;
 mod typestate_vectors;
+mod who;

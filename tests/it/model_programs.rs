@@ -79,8 +79,7 @@ fn run(program: &str) -> (i32, Value, Test) {
 /// Runs `program` on a fresh copy of `dir`'s seed store, with `readiness`
 /// in its config.json when given, with authority.
 fn run_in(dir: &Path, readiness: Option<&str>, program: &str) -> (i32, Value, Test) {
-    let t = Test::on_files()
-        .issue_text(&std::fs::read_to_string(dir.join("seed.jsonl")).unwrap());
+    let t = Test::on_files().issue_text(&std::fs::read_to_string(dir.join("seed.jsonl")).unwrap());
     if let Some(rule) = readiness {
         t.write(
             ".premath/config.json",

@@ -880,7 +880,8 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
     let page = get_json(&server, &path);
     assert_eq!(page["kind"], "tusk.observe.session.v0");
     assert_eq!(page["sessionId"], sid.as_str());
-    assert_eq!(page["principals"], serde_json::json!(["local"]));
+    // The stdio client is recorded as the local actor (issue 57).
+    assert_eq!(page["principals"], serde_json::json!([TEST_ACTOR]));
     assert_eq!(page["complete"], true);
     let listed: Vec<(u64, &str)> = page["forms"]
         .as_array()
@@ -911,7 +912,7 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
 
     // A form's run page: its principal, its session linked, the REPL command.
     let run = get_json(&server, page["forms"][1]["href"].as_str().unwrap());
-    assert_eq!(run["principal"], "local");
+    assert_eq!(run["principal"], TEST_ACTOR);
     assert_eq!(run["sessionHref"], path.as_str());
     assert_eq!(
         run["replCommand"],
@@ -923,10 +924,10 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
         "<code id=\"repl-command\">tusk repl --run {}</code>",
         ids[1]
     )));
-    assert!(html.contains("<span id=\"run-principal\">local</span>"));
+    assert!(html.contains(&format!("<span id=\"run-principal\">{TEST_ACTOR}</span>")));
     // The runs list: a principal column and the session linked.
     let runs = get_json(&server, "/runs");
-    assert_eq!(runs["items"][1]["principal"], "local");
+    assert_eq!(runs["items"][1]["principal"], TEST_ACTOR);
     let (_, html) = get(&server, "/runs");
     assert!(html.contains("<th>principal</th>") && html.contains("<th>session</th>"));
     assert!(html.contains(&format!("href=\"{path}\"")), "{html}");

@@ -563,7 +563,7 @@ fn an_mcp_run_is_a_child_of_the_requests_traceparent() {
         .find(|r| hex(&r.trace_id) == TRACE)
         .expect("the first call's trace");
     assert_eq!(hex(&first.parent_span_id), CALLER);
-    assert_eq!(attr(first, "tusk.principal"), "local");
+    assert_eq!(attr(first, "tusk.principal"), crate::common::TEST_ACTOR);
     let second = runs
         .iter()
         .find(|r| hex(&r.trace_id) == other)

@@ -105,5 +105,78 @@ async def s_stdio_and_premath_tools() -> None:
     check(w.issue("bd-2")["assignee"] == "agent.alice", "bd-2")
 
 
+async def s_tokens_as_commands_taken_live() -> None:
+    """`tusk mcp token add/list/revoke` on a running server: a new token
+    works within a second, a revoked one's sessions end and its next
+    request is 401 within a second; the file keeps digests only, 0600."""
+    import httpx2
+    w = Work("tokens_live")
+    w.seed(2)
+    digest = w.digest()
+    path = os.path.join(w.dir, ".premath", "tokens.json")
+
+    def add(name: str, *flags: str) -> str:
+        p = w.tusk("mcp", "token", "add", name, *flags, "--json")
+        check(p.returncode == 0, f"token add {name}: {p.stdout}{p.stderr}")
+        return json.loads(p.stdout)["token"]
+
+    alice = add("agent.alice", "--server-authority")
+    check(oct(os.stat(path).st_mode & 0o777) == "0o600", f"token file mode {oct(os.stat(path).st_mode)}")
+    with open(path) as f:
+        stored = f.read()
+    check(alice not in stored and "sha256" in stored, "the token file holds the secret")
+    p = w.tusk("mcp", "token", "add", "agent.alice")
+    check(p.returncode != 0 and "already has a token" in p.stderr, f"a second token for alice: {p.stdout}{p.stderr}")
+    async with http_server(w, "--auth", path, "--policy-digest", digest, "--instruction-ref", INSTR) as srv:
+        carol = add("agent.carol", "--server-authority")
+        dave = add("agent.dave", "--read-only")
+        erin = add("agent.erin", "--actions", "issue.ready,issue.list")
+
+        async def status(token: str) -> int:
+            async with httpx2.AsyncClient(timeout=10) as hc:
+                r = await hc.post(srv.url, headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"},
+                                  json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                                      "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}}})
+                return r.status_code
+
+        async def within_a_second(token: str, want: int) -> None:
+            start = asyncio.get_event_loop().time()
+            while True:
+                got = await status(token)
+                if got == want:
+                    return
+                check(asyncio.get_event_loop().time() - start < 1.5, f"still {got}, not {want}, after 1.5 s")
+                await asyncio.sleep(0.05)
+
+        await within_a_second(carol, 200)
+        p = w.tusk("mcp", "token", "list")
+        check(p.returncode == 0 and "agent.dave  (read-only)" in p.stdout and carol not in p.stdout, f"token list: {p.stdout}")
+        async with http_client(srv.url, dave) as c:
+            r = await evaluate(c, '(issue.close (hash "id" "bd-1"))')
+            check(r.is_error and classes(r) == ["authority.read_only"], f"read-only token closing: {show(r)}")
+            said = " ".join(texts(r))
+            check("agent.dave" in said and "read-only" in said and "actions list" not in said, f"not in the caller's terms: {said}")
+        async with http_client(srv.url, erin) as c:
+            r = await evaluate(c, '(issue.show (hash "id" "bd-1"))')
+            check(r.is_error and classes(r) == ["scheme_eval.effect_denied"], f"erin's unlisted read: {show(r)}")
+            said = " ".join(texts(r))
+            check("`agent.erin`'s token actions list" in said and "issue.ready" in said, f"not the token's list: {said}")
+        async with http_client(srv.url, carol) as c:
+            r = await evaluate(c, '(issue.claim (hash "id" "bd-1" "assignee" "agent.carol"))')
+            check(not r.is_error, f"carol's claim: {show(r)}")
+            p = w.tusk("mcp", "token", "revoke", "agent.carol")
+            check(p.returncode == 0, f"revoke: {p.stdout}{p.stderr}")
+            await within_a_second(carol, 401)
+            failed = False
+            try:
+                await evaluate(c, "(issue.ready)")
+            except BaseException:  # the transport refuses: 401
+                failed = True
+            check(failed, "a revoked token's connected client still runs programs")
+        await within_a_second(alice, 200)
+    check(w.issue("bd-1").get("assignee") == "agent.carol", "carol's claim is not stored")
+    w.replay_ok()
+
+
 if __name__ == "__main__":
     sys.exit(asyncio.run(servers.run(servers.scenarios_of(globals()), only_env="TUSK_PRINCIPALS_ONLY")))

@@ -33,7 +33,16 @@ const DB_LOGS: [(&str, &str); 2] = [
 
 /// Environment a run never inherits from the test process: the store and the
 /// issue context come from the test, not from the shell that ran the suite.
-const AMBIENT: [&str; 2] = ["TUSK_STORE", "PREMATH_ISSUES_PATH"];
+const AMBIENT: [&str; 5] = [
+    "TUSK_STORE",
+    "PREMATH_ISSUES_PATH",
+    "TUSK_ACTOR",
+    "TUSK_POLICY_DIGEST",
+    "TUSK_INSTRUCTION_REF",
+];
+
+/// The actor every run of the tests records, unless a test says otherwise.
+pub const TEST_ACTOR: &str = "tester";
 
 /// A temp directory to run `tusk` in, with this run's store backend: the
 /// file store (`.premath/issues.jsonl`, the logs beside it), or a fresh
@@ -460,6 +469,9 @@ impl Tusk<'_> {
         for key in AMBIENT {
             cmd.env_remove(key);
         }
+        // Every run has one recorded actor, the same on every machine (not
+        // the OS user); a test of the actor's sources removes it.
+        cmd.env("TUSK_ACTOR", TEST_ACTOR);
         if let (Some(db), false) = (&self.test.db, self.store_flags) {
             cmd.env("TUSK_STORE", &db.url);
         }

@@ -35,6 +35,7 @@ pub mod effects;
 mod failure;
 mod files;
 pub mod harness;
+pub mod history;
 pub mod host;
 pub mod issues;
 mod jsonl;

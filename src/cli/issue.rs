@@ -117,6 +117,24 @@ pub enum IssueCommand {
     /// Counts by status, type, priority, assignee and label; ready, blocked,
     /// in progress; stale and contended leases; the oldest ready issue.
     Stats,
+    /// Every change to an issue, oldest first, from the effect log: when,
+    /// who (the run's principal or the command line's actor), from which
+    /// run or command, each field from → to, comments, edges, and leases
+    /// taken, renewed, released and expired.
+    History {
+        /// The issue's id.
+        id: String,
+        /// Skip the first N entries (the `nextAfter` of the last page).
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        after: usize,
+        /// At most N entries (1-1000).
+        #[arg(long, default_value_t = 100, value_name = "N")]
+        limit: usize,
+        /// The effect log (default .premath/host_effects.jsonl, or the
+        /// database's with --store).
+        #[arg(long, value_name = "FILE")]
+        effects: Option<PathBuf>,
+    },
     /// Add or remove labels.
     Label {
         #[command(subcommand)]
@@ -390,6 +408,12 @@ pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
         IssueCommand::List(_) | IssueCommand::Ready(_) | IssueCommand::Blocked(_) => {
             return list_command(&opts, args.command, now)
         }
+        IssueCommand::History {
+            id,
+            after,
+            limit,
+            effects,
+        } => return history(&args.opts, &opts, &id, after, limit, effects.as_deref()),
         IssueCommand::BackendStatus { repo, projection } => {
             let v = crate::issues::backend::backend_status(&opts.store, &repo, &projection);
             if opts.json {
@@ -498,6 +522,44 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
     })
 }
 
+/// `issue history ID`: the page, as JSON or one line per entry.
+fn history(
+    flags: &StoreOpts,
+    opts: &Opts,
+    id: &str,
+    after: usize,
+    limit: usize,
+    effects: Option<&Path>,
+) -> Result<Exit, CliError> {
+    let unusable = |e: String| CliError::unusable("tusk: issue history", e);
+    let log = flags
+        .store
+        .log(
+            crate::pg::LogTable::Effects,
+            effects,
+            Path::new(".premath/host_effects.jsonl"),
+        )
+        .map_err(unusable)?;
+    let page = crate::history::history(&log, id, after, limit).map_err(unusable)?;
+    if opts.json {
+        println!("{}", to_pretty_sorted(&page.to_json(id)));
+        return Ok(Exit::Accepted);
+    }
+    let mut out = format!("{id}: {} change(s)\n", page.total);
+    for e in &page.entries {
+        out.push_str(&crate::history::entry_line(e));
+        out.push('\n');
+    }
+    if let Some(next) = page.next_after {
+        out.push_str(&format!("… more: tusk issue history {id} --after {next}\n"));
+    }
+    print!(
+        "{}",
+        crate::terminal::lines(&out).collect::<Vec<_>>().join("\n") + "\n"
+    );
+    Ok(Exit::Accepted)
+}
+
 /// `issue show`: the host action's payload with the issue in its camelCase
 /// projection under `--json` (the text reads the payload as is), or with
 /// `--raw` the issue's line as stored, byte for byte. An unknown id is
@@ -525,50 +587,94 @@ fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, Cl
     }
 }
 
-/// The mutating commands, each through its action's domain function.
+/// The mutating commands, each through its action's domain function, each
+/// recorded as a one-call run ([`super::record`]).
 fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
     let ctx = MutationCtx::new(&opts.store, opts.lock, now);
-    Ok(match command {
-        IssueCommand::Add(new) => ("issue.add", mutate::add(&ctx, &new)),
+    use super::record::args_of;
+    let (action, args, result) = match command {
+        IssueCommand::Add(new) => ("issue.add", args_of(&new), mutate::add(&ctx, &new)),
         IssueCommand::Discover(a) => {
+            let args = args_of(&a);
             let (parent_id, new) = a.split();
-            ("issue.discover", mutate::discover(&ctx, &parent_id, &new))
+            (
+                "issue.discover",
+                args,
+                mutate::discover(&ctx, &parent_id, &new),
+            )
         }
         IssueCommand::Update { args, notes_file } => {
+            let mut recorded = args_of(&args);
             let (id, mut changes) = args.split();
             if let Some(file) = notes_file {
                 let text =
                     read_notes(&file).map_err(|e| CliError::unusable("tusk: issue.update", e))?;
+                recorded["notes"] = Value::String(text.clone());
                 changes.notes = Some(text);
             }
             // `--labels ""` means "no labels", not one empty label.
             changes.labels = changes
                 .labels
                 .map(|l| l.into_iter().filter(|x| !x.is_empty()).collect());
-            ("issue.update", mutate::update(&ctx, &id, &changes))
+            if let Some(labels) = &changes.labels {
+                recorded["labels"] = serde_json::json!(labels);
+            }
+            (
+                "issue.update",
+                recorded,
+                mutate::update(&ctx, &id, &changes),
+            )
         }
-        IssueCommand::Close(a) => ("issue.close", issue_close::report(&ctx, a)),
-        IssueCommand::Reopen(a) => ("issue.reopen", issue_reopen::report(&ctx, a)),
+        IssueCommand::Close(a) => ("issue.close", args_of(&a), issue_close::report(&ctx, a)),
+        IssueCommand::Reopen(a) => ("issue.reopen", args_of(&a), issue_reopen::report(&ctx, a)),
         IssueCommand::Label { command } => {
-            ("issue.label", issue_label::report(&ctx, command.args()))
+            let a = command.args();
+            ("issue.label", args_of(&a), issue_label::report(&ctx, a))
         }
         IssueCommand::Comment {
             command: CommentCommand::Add(a),
-        } => ("issue.comment", issue_comment::report(&ctx, a)),
-        IssueCommand::Claim(a) => ("issue.claim", issue_claim::report(&ctx, a)),
+        } => ("issue.comment", args_of(&a), issue_comment::report(&ctx, a)),
+        IssueCommand::Claim(a) => ("issue.claim", args_of(&a), issue_claim::report(&ctx, a)),
         IssueCommand::ClaimNext(mut a) => {
             let filter = checked_flags(opts, "issue.claim_next", a.filter.take())?;
+            let mut args = args_of(&a);
+            if filter != Default::default() {
+                args["filter"] = super::record::args_of(&filter);
+            }
             (
                 "issue.claim_next",
+                args,
                 issue_claim_next::report(&ctx, a, &filter),
             )
         }
-        IssueCommand::LeaseRenew(a) => ("issue.lease_renew", issue_lease_renew::report(&ctx, a)),
-        IssueCommand::LeaseRelease(a) => {
-            ("issue.lease_release", issue_lease_release::report(&ctx, a))
-        }
+        IssueCommand::LeaseRenew(a) => (
+            "issue.lease_renew",
+            args_of(&a),
+            issue_lease_renew::report(&ctx, a),
+        ),
+        IssueCommand::LeaseRelease(a) => (
+            "issue.lease_release",
+            args_of(&a),
+            issue_lease_release::report(&ctx, a),
+        ),
         _ => unreachable!("mutation_report takes the mutating commands"),
-    })
+    };
+    recorded(opts, action, args, &result, now);
+    Ok((action, result))
+}
+
+/// Records a command's call; a record that cannot be written is said on
+/// stderr (the change stands, and the command's output is still its own).
+fn recorded(
+    opts: &Opts,
+    action: &str,
+    args: Value,
+    result: &Result<Report, StoreError>,
+    now: DateTime<Utc>,
+) {
+    if let Err(e) = super::record::record(&opts.store, action, args, result, now) {
+        eprintln!("tusk: {action}: the change was made, but its record could not be written: {e}");
+    }
 }
 
 /// The text of `--notes-file` (`-` reads standard input to its end), as is.
@@ -597,11 +703,19 @@ pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
         missing_store(&opts, action)?;
     }
     let path_str = opts.store.path().display().to_string();
-    let ctx = MutationCtx::new(&opts.store, opts.lock, now());
+    let now = now();
+    let ctx = MutationCtx::new(&opts.store, opts.lock, now);
+    let mutation = |action: &'static str, args: Value, result: Result<Report, StoreError>| {
+        recorded(&opts, action, args, &result, now);
+        (action, result)
+    };
+    use super::record::args_of;
     let (action, result) = match args.command {
-        DepCommand::Add(a) => ("dep.add", dep_add::report(&ctx, a)),
-        DepCommand::Remove(a) => ("dep.remove", dep_remove::report(&ctx, a)),
-        DepCommand::Replace(a) => ("dep.replace", dep_replace::report(&ctx, a)),
+        DepCommand::Add(a) => mutation("dep.add", args_of(&a), dep_add::report(&ctx, a)),
+        DepCommand::Remove(a) => mutation("dep.remove", args_of(&a), dep_remove::report(&ctx, a)),
+        DepCommand::Replace(a) => {
+            mutation("dep.replace", args_of(&a), dep_replace::report(&ctx, a))
+        }
         DepCommand::Project { view } => {
             let view = match view {
                 ViewArg::Execution => views::DepView::Execution,

@@ -22,6 +22,7 @@ pub mod merge_driver;
 pub mod observe;
 pub mod policy;
 pub mod prime;
+pub mod record;
 pub mod repl;
 pub mod replay;
 pub mod scheme_eval;
@@ -497,10 +498,12 @@ pub fn run() -> i32 {
     let long_lived = matches!(cli.command, Command::Repl(_) | Command::Mcp(_));
     let telemetry = crate::telemetry::start_for_command(cli.globals.otlp.as_deref(), long_lived);
     let _caller = crate::telemetry::parent_from_env().map(|cx| cx.attach());
+    let name = command_name(&matches);
+    let _ = record::COMMAND.set(name.clone());
     let span = if runs_programs {
         None
     } else {
-        crate::telemetry::record::command_started(&command_name(&matches))
+        crate::telemetry::record::command_started(&name)
     };
     let code = match dispatch(cli.command, &matches) {
         Ok(exit) => exit.code(),

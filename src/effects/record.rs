@@ -136,6 +136,11 @@ pub struct Header {
     pub redact: Member<Value>,
     #[serde(default, skip_serializing_if = "Member::is_absent")]
     pub principal: Member<String>,
+    /// An operator's command recorded as a one-call run (issue 57): its
+    /// command line. Its mutation was the operator's, made without the
+    /// gate's evidence, as the command always was.
+    #[serde(default, skip_serializing_if = "Member::is_absent")]
+    pub command: Member<String>,
     /// What the principal's token limited (read-only, its actions list):
     /// replay names what they left out as the recording did.
     #[serde(default, skip_serializing_if = "Member::is_absent")]

@@ -142,7 +142,7 @@ fn close_object(m: &mut Map<String, Value>, stamp: &str) {
 
 crate::issues::fields::issue_fields! {
     /// A new issue (`issue.add`'s arguments and `tusk issue add`'s flags).
-    #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema, clap::Args)]
+    #[derive(Clone, Debug, Default, serde::Deserialize, serde::Serialize, schemars::JsonSchema, clap::Args)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct NewIssue {
         /// The title.

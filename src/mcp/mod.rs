@@ -764,6 +764,7 @@ impl TuskServer {
             invalid_utf8_at: None,
             capability_claims: None,
             terms: principal.terms(),
+            command: None,
         })
     }
 

@@ -29,6 +29,8 @@ const MAX_RUNS: u64 = 200;
 /// Trajectory rows listed at most (rows read: the trajectory page's bounds,
 /// [`super::trajectory::DEFAULT_ROWS`] and [`super::trajectory::MAX_ROWS`]).
 const LISTED_ROWS: usize = 50;
+/// History entries a page shows.
+const HISTORY_PAGE: usize = 100;
 /// Dependents and comments listed at most (a hub issue can have thousands).
 const MAX_LISTED: usize = 500;
 /// Members shown in their own block, not in the fields list.
@@ -77,6 +79,10 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
         .filter_map(|r| r["runId"].as_str())
         .collect();
     let steps = trajectory_rows(o, id, &run_ids, max_rows)?;
+    // Its history (issue 57): every change, oldest first, a page at a time.
+    let history_after = number(params, "history_after", 0, u64::MAX)? as usize;
+    let history = crate::history::history(&o.stores.effects, id, history_after, HISTORY_PAGE)
+        .map_err(PageError::Store)?;
 
     let json = json!({
         "kind": "tusk.observe.issue.v0",
@@ -99,6 +105,7 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
             "items": runs.items,
         },
         "trajectory": steps,
+        "history": history.to_json(id),
     });
     let body = page_html(id, issue, &json, now);
     Ok(Page {
@@ -231,6 +238,8 @@ fn page_html(id: &str, issue: &Issue<'_>, j: &Value, now: chrono::DateTime<Utc>)
     body.raw(&deps_html(id, j));
     body.el("h2", "", "Comments");
     body.raw(&comments_html(j));
+    body.el("h2", "", "History");
+    body.raw(&history_html(id, &j["history"]));
     body.el("h2", "", "Runs that touched it");
     let runs = &j["runs"];
     let items = runs["items"].as_array().map_or(&[][..], Vec::as_slice);
@@ -255,6 +264,50 @@ fn page_html(id: &str, issue: &Issue<'_>, j: &Value, now: chrono::DateTime<Utc>)
     body.el("h2", "", "Trajectory rows");
     body.raw(&steps_html(&j["trajectory"]));
     body.0
+}
+
+/// The history's page as a table (every cell escaped: the values are the
+/// programs' and the commands').
+fn history_html(id: &str, h: &Value) -> String {
+    let rows: Vec<Vec<String>> = h["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let mut cells: Vec<String> = crate::history::entry_cells(e)
+                .iter()
+                .map(|c| esc(c))
+                .collect();
+            if let Some(run) = e["runId"].as_str().filter(|_| e.get("command").is_none()) {
+                cells[4] = format!(
+                    "<a href=\"{}\">run {}</a>",
+                    esc(&super::html::thing_href("runs", run, "")),
+                    esc(run)
+                );
+            }
+            cells
+        })
+        .collect();
+    let mut out = table(
+        "issue-history",
+        &["#", "when", "who", "action", "by", "what changed"],
+        &rows,
+    );
+    out.push_str(&format!(
+        "<p class=\"pager muted\">{} change(s) in the effect log{}</p>",
+        h["total"],
+        match h["nextAfter"].as_u64() {
+            Some(n) => format!(
+                " · <a rel=\"next\" href=\"{}\">later</a>",
+                esc(&super::html::with_query(
+                    &super::html::thing_href("issues", id, ""),
+                    &format!("history_after={n}")
+                ))
+            ),
+            None => String::new(),
+        }
+    ));
+    out
 }
 
 /// The stored members not shown elsewhere, as a definition list.

@@ -231,6 +231,9 @@ pub(crate) fn live_request(
             .filter(|_| mode == EngineMode::Fresh),
         principal: None,
         terms: run.terms.clone(),
+        // A command's run replays as the operator's (no gate), on the
+        // replay's own copy of the store.
+        command: run.command.clone(),
     })
 }
 

@@ -139,6 +139,8 @@ pub struct RecordedRun {
     /// Action ids the recording host bound (headers written before tusk
     /// recorded them have none; replay then binds the built-ins).
     pub host_actions: Option<Vec<String>>,
+    /// An operator's command recorded as a run: its command line.
+    pub command: Option<String>,
     /// What the principal's token limited (the header's `principalTerms`
     /// with its `principal`).
     pub terms: Option<crate::runtime::PrincipalTerms>,
@@ -561,6 +563,7 @@ fn header(line: usize, run_id: String, row: record::Header, digest: String) -> R
         invalid_utf8_at: row.invalid_utf8_at.typed().copied(),
         limits: Limits::default(),
         host_actions: host_actions(&row.host_actions),
+        command: row.command.typed().cloned(),
         terms: row
             .principal_terms
             .typed()

@@ -35,6 +35,10 @@ pub(crate) struct CallHost {
     trace: Option<opentelemetry::Context>,
     steps: Option<super::StepNames>,
     act_as: Option<crate::host::actor::ActAs>,
+    /// An operator's command: its mutation passes without the gate.
+    operator: bool,
+    /// The call the command already made, taken by the run's first call.
+    preset: Mutex<Option<super::Preset>>,
     state: Mutex<State>,
 }
 
@@ -55,6 +59,10 @@ pub(crate) struct RunSetup {
     pub calls_before: usize,
     /// [`super::RunHooks::act_as`].
     pub act_as: Option<crate::host::actor::ActAs>,
+    /// The run records an operator's command ([`super::Request::command`]).
+    pub operator: bool,
+    /// [`super::RunHooks::preset`].
+    pub preset: Option<super::Preset>,
 }
 
 struct State {
@@ -126,6 +134,8 @@ impl CallHost {
             trace: setup.trace,
             steps: setup.steps,
             act_as: setup.act_as,
+            operator: setup.operator,
+            preset: Mutex::new(setup.preset),
             state: Mutex::new(State {
                 calls: setup.calls_before,
                 executed: 0,
@@ -219,6 +229,26 @@ impl CallHost {
             Ok(refs) => refs,
             Err(refused) => return *refused,
         };
+        // A command's call was made already: its outcome is recorded as
+        // the action's would be.
+        if let Some(made) = self
+            .preset
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .filter(|p| p.action == action)
+        {
+            refs.extend(made.outcome.witness_refs);
+            return Decision {
+                classes: made.outcome.failure_classes,
+                payload: made.outcome.payload,
+                diagnostic: None,
+                refs,
+                executed: true,
+                breach: None,
+                acted_at: Some(made.acted_at),
+            };
+        }
         let now = self
             .clock
             .as_ref()
@@ -274,14 +304,18 @@ impl CallHost {
             return refuse(HostClass::ActAsDenied.as_str(), why);
         }
         let mut refs = Vec::new();
+        // An operator's command is not a program's: no gate (the command
+        // never needed evidence), but room for its rows all the same.
         if action_impl.kind() == ActionKind::Mutation {
-            match gate::admit(
-                &self.policy,
-                &self.authority_for(scope),
-                action_impl.governed_as(),
-            ) {
-                Ok(join_refs) => refs.extend(join_refs),
-                Err(rejection) => return refuse(rejection.class, rejection.diagnostic),
+            if !self.operator {
+                match gate::admit(
+                    &self.policy,
+                    &self.authority_for(scope),
+                    action_impl.governed_as(),
+                ) {
+                    Ok(join_refs) => refs.extend(join_refs),
+                    Err(rejection) => return refuse(rejection.class, rejection.diagnostic),
+                }
             }
             // Rows before envelopes, and no mutation without its rows: the
             // logs must have room for this call's rows before it changes

@@ -260,6 +260,12 @@ pub struct Request {
     /// JSON request): refusals then name the token, not the run.
     #[serde(skip)]
     pub terms: Option<PrincipalTerms>,
+    /// The command line of an operator's command recorded as a one-call
+    /// run (set by the command line and by the replay of such a run, never
+    /// by a JSON request): its mutation is the operator's, not a program's,
+    /// and passes without the gate's evidence, as the command always did.
+    #[serde(skip)]
+    pub command: Option<String>,
 }
 
 /// The largest size, in bytes, of each request field that every run records
@@ -389,6 +395,8 @@ pub enum RequestError {
     UnknownActions(Vec<String>),
     #[error("this session was opened with another actions list; a session's actions are fixed when it opens")]
     SessionActions,
+    #[error("{0}")]
+    Actor(String),
     #[error(transparent)]
     EffectLog(#[from] EffectLogError),
 }
@@ -560,6 +568,10 @@ impl Host {
         log.append_header(&mut header)?;
 
         let named_steps = hooks.steps.is_some();
+        let direct = hooks
+            .preset
+            .as_ref()
+            .map(|p| (p.action.clone(), p.args.clone()));
         let cancel = hooks.cancel.take();
         let wrap = hooks.wrap.take();
         let host = run.host_side(registry, authority, hooks, log);
@@ -567,9 +579,10 @@ impl Host {
             Some(wrap) => wrap(host.clone()),
             None => host.clone(),
         };
-        let output = match request.invalid_utf8_at {
-            Some(at) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
-            None => {
+        let output = match (request.invalid_utf8_at, direct) {
+            (Some(at), _) => RunOutput::failed(invalid_utf8(at), std::time::Instant::now()),
+            (None, Some((action, args))) => direct_call(bridge.as_ref(), &action, args),
+            (None, None) => {
                 sandbox.run_cancellable(&request.program, limits, mode, bridge, cancel.as_ref())
             }
         };
@@ -710,6 +723,7 @@ impl RunRecord<'_> {
             invalid_utf8_at: request.invalid_utf8_at.into(),
             redact: (!redaction.is_empty()).then(|| redaction.to_json()).into(),
             principal: request.principal.clone().into(),
+            command: request.command.clone().into(),
             principal_terms: request
                 .terms
                 .as_ref()
@@ -752,6 +766,8 @@ impl RunRecord<'_> {
                 trace: self.span.clone(),
                 steps: hooks.steps.clone(),
                 act_as: hooks.act_as,
+                operator: self.request.command.is_some(),
+                preset: hooks.preset,
             },
             log,
         ))
@@ -1056,6 +1072,87 @@ pub struct RunHooks {
     /// An authenticated caller: its actor arguments must name it, or one
     /// its token lets it act as (`host::actor`). `None`: not checked.
     pub act_as: Option<crate::host::actor::ActAs>,
+    /// A call a command already made: the run makes no other, and its host
+    /// side records this outcome instead of calling the action.
+    pub preset: Option<Preset>,
+}
+
+/// A call an operator's command already made (`tusk issue close bd-1`),
+/// recorded as a one-call run (issue 57, point 2): the command keeps its own
+/// output, and the logs get the run a program making that call would leave.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    pub action: String,
+    /// The action's arguments, as a program would pass them.
+    pub args: Value,
+    pub outcome: crate::host::ActionOutcome,
+    pub acted_at: chrono::DateTime<Utc>,
+}
+
+/// The program a command's one-call run records: replayed, it makes the
+/// same call and gives the same value (the call's result class).
+pub fn command_program(action: &str, args: &Value) -> String {
+    format!(
+        "(result-class ({action} {}))",
+        crate::sandbox::convert::scheme_source(args, crate::sandbox::convert::ArrayForm::List)
+    )
+}
+
+impl Host {
+    /// Records an operator's command as a one-call run: `command` is its
+    /// command line, `preset` the call it made. The run's principal is the
+    /// local actor.
+    ///
+    /// # Errors
+    /// The logs cannot be opened or written, or the actor is unusable.
+    pub fn record_command(&self, command: &str, preset: Preset) -> Result<RunResult, RequestError> {
+        let actor = crate::host::actor::local_actor().map_err(RequestError::Actor)?;
+        // The program a replay runs: the call as the logs record it (its
+        // redacted values, which redaction leaves as they are).
+        let recorded = recorded_args(
+            &self.config.registry,
+            &self.config.policy.redaction,
+            &preset.action,
+            Some(preset.args.clone()),
+        )
+        .unwrap_or(Value::Null);
+        let request = Request {
+            program: command_program(&preset.action, &recorded),
+            command: Some(command.to_string()),
+            principal: Some(actor.name),
+            ..Default::default()
+        };
+        let options = RunOptions {
+            hooks: RunHooks {
+                preset: Some(preset),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        self.run(&request, options)
+    }
+}
+
+/// The output of a one-call run that made its call directly (no program ran):
+/// the value its recorded program gives, the call's result class.
+fn direct_call(bridge: &dyn crate::sandbox::HostBridge, action: &str, args: Value) -> RunOutput {
+    let started = std::time::Instant::now();
+    let reply = bridge.call(action, Some(args), None);
+    let class = match &reply.text {
+        Some(text) => serde_json::from_str::<Value>(text.get())
+            .map(|e| e["resultClass"].clone())
+            .unwrap_or(Value::Null),
+        None => reply.envelope["resultClass"].clone(),
+    };
+    let mut output = RunOutput::failed(
+        EvalError::new(FailureClass::Internal, String::new()),
+        started,
+    );
+    output.error = None;
+    output.value = class;
+    // The recorded program reads the call's verdict (`result-class`).
+    output.examined = vec!["call-1".to_string()];
+    output
 }
 
 /// See [`RunHooks::wrap`].

@@ -101,6 +101,12 @@ with sync_playwright() as p:
     check("docs/grammar.md" in page.locator("#comments").inner_text(), "bd-2's comment is missing")
     check(page.locator("#issue-trajectory tbody tr").count() > 1, "no trajectory rows for bd-2")
 
+    # A command-line close is in the issue's history (issue 57).
+    visit("/issues/bd-9")
+    history = page.locator("#issue-history").inner_text()
+    check("issue.close" in history and "tusk issue close" in history and "ops" in history
+          and "superseded" in history, f"bd-9's history: {history!r}")
+
     visit("/leases", "leases")
     workers = page.locator("#workers").inner_text()
     check("agent.a" in workers and "agent.c" in workers, f"workers missing: {workers!r}")

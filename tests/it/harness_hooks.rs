@@ -166,8 +166,7 @@ fn boot_reports_roots_leases_a_stranded_handoff_and_the_next_target() {
 
 #[test]
 fn a_rejected_run_holding_a_lease_names_it_and_boot_offers_to_resume() {
-    let s = Test::new();
-    s.run(&["issue", "add", "Parser"]);
+    let s = Test::new().issues(&[issue_with("bd-1", json!({"title": "Parser"}))]);
     let a = auth(&s);
     let mut flags: Vec<&str> = a.iter().map(String::as_str).collect();
     flags.extend(["--timeout-ms", "500"]);

@@ -927,10 +927,20 @@ fn two_clones_diverge_and_merge_both_ways_through_git() {
     assert_eq!(m[&child_b]["lease"]["owner"], "agent.b");
     assert_eq!(m[&found_a]["dependencies"][0]["type"], "discovered-from");
     assert_eq!(m[&found_b]["dependencies"][0]["depends_on_id"], r.as_str());
-    // The logs were not rewritten by the store's merge: both runs replay.
+    // The logs were not rewritten by the store's merge: every run replays,
+    // both clones' programs and commands (each command a run, issue 57).
     let (code, out, err) = tusk(&a, &["replay"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("2 run(s): 2 parity, 0 not"), "{out}{err}");
+    let runs = std::fs::read_to_string(a.join(".premath/host_effects.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"premath.scheme_eval.run.v0\""))
+        .count();
+    assert!(runs > 2, "{runs}");
+    assert!(
+        out.contains(&format!("{runs} run(s): {runs} parity, 0 not")),
+        "{out}{err}"
+    );
     // The queue reads it: ready and list answer.
     let list = ok(&a, &["issue", "list"]);
     assert_eq!(list["count"], 8);

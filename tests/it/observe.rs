@@ -659,6 +659,13 @@ fn an_issue_page_shows_its_fields_comments_edges_lease_runs_and_trajectory() {
         .as_str()
         .unwrap()
         .contains(other["runId"].as_str().unwrap())));
+    // Its history (issue 57): the claim, with who made it and the run.
+    let history = &page["history"];
+    assert_eq!(history["kind"], "tusk.issue.history.v0");
+    assert_eq!(history["total"], 1, "{history:#}");
+    assert_eq!(history["entries"][0]["action"], "issue.claim");
+    assert_eq!(history["entries"][0]["actor"], TEST_ACTOR);
+    assert_eq!(history["entries"][0]["runId"], claim["runId"]);
 
     // HTML: everything the store supplied is text; links go to issue pages.
     let (status, html) = get(&server, "/issues/bd-1");
@@ -668,6 +675,15 @@ fn an_issue_page_shows_its_fields_comments_edges_lease_runs_and_trajectory() {
     assert!(html.contains("<a href=\"/issues/bd-2\">bd-2</a>"), "{html}");
     assert!(html.contains("href=\"/issues/bd-1/graph\""));
     assert!(html.contains(claim["runId"].as_str().unwrap()));
+    // The history table: its values escaped, the run linked.
+    assert!(html.contains("id=\"issue-history\""), "{html}");
+    assert!(
+        html.contains(&format!(
+            "<a href=\"/runs/{0}\">run {0}</a>",
+            claim["runId"].as_str().unwrap()
+        )),
+        "{html}"
+    );
     let (_, queue) = get(&server, "/queue");
     assert!(
         queue.contains("href=\"/issues/bd-2\"") && !queue.contains("/graph\""),

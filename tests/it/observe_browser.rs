@@ -83,6 +83,7 @@ fn seed_store(s: &Test) {
         "open",
         ",\"labels\":[\"core\"]",
     ));
+    text.push_str(&issue("bd-9", "Retire the old lexer", "open", ""));
     match &s.db {
         Some(db) => db.put_issue_text(&text),
         None => {
@@ -185,6 +186,18 @@ fn the_dashboard_works_in_headless_chromium() {
         let (code, result) = s.eval(program, extra);
         assert!(code == 0 || code == 1, "{result}");
     }
+    // A change made at the command line: a recorded run, in bd-9's history.
+    s.tusk(&[
+        "--actor",
+        "ops",
+        "issue",
+        "close",
+        "bd-9",
+        "--reason",
+        "superseded",
+    ])
+    .run()
+    .status(0);
     seed_trajectory(&s);
     let server = s.observe(&[]);
     // A fresh directory: a screenshot counts only if this run wrote it.

@@ -90,12 +90,14 @@ fn swap_program(s: &Test, run_id: &str, program: &str) {
     });
 }
 
+/// Three issues, written to the store (the logs start empty: a command
+/// that adds them would be a recorded run of its own).
 fn seeded() -> Test {
-    let s = Test::new();
-    for title in ["one", "two", "three"] {
-        assert!(s.run(&["issue", "add", title]).status.success());
-    }
-    s
+    Test::new().issues(&[
+        issue_with("bd-1", json!({"title": "one"})),
+        issue_with("bd-2", json!({"title": "two"})),
+        issue_with("bd-3", json!({"title": "three"})),
+    ])
 }
 
 /// The flags that give a mutation the default policy's authority.
@@ -141,15 +143,21 @@ fn parity_on_reads_mutations_rejections_and_budget_breaches() {
         "(issue.ready) (let loop () (loop))",
         &["--timeout-ms", "300"],
     );
-    // The live store moved on since (a claim, no rename); replay must not care.
+    // The live store moved on since (a claim, no rename); replay must not
+    // care. The command is a recorded one-call run of its own (issue 57).
     assert!(s.run(&["issue", "close", "bd-3"]).status.success());
+    let close = s
+        .jsonl(".premath/host_effects.jsonl")
+        .last()
+        .map(|footer| footer["runId"].as_str().unwrap().to_string())
+        .unwrap();
     let before = snapshot(&s);
 
     let (code, set) = replay(&s, &[]);
     assert_eq!(code, 0, "{set:#}");
     assert_eq!(set["kind"], "premath.scheme_eval.replay_set.v0");
     assert_eq!(set["parity"], true);
-    assert_eq!(set["runCount"], 6);
+    assert_eq!(set["runCount"], 7);
     let checked: Vec<(String, Value)> = set["runs"]
         .as_array()
         .unwrap()
@@ -170,6 +178,7 @@ fn parity_on_reads_mutations_rejections_and_budget_breaches() {
             (budget.clone(), json!(3)),
             (invalid, json!(1)),
             (timeout, json!(1)),
+            (close, json!(1)),
         ]
     );
     assert_eq!(snapshot(&s), before, "replay touched a file");
@@ -1152,12 +1161,14 @@ fn logs_written_before_the_chain_still_replay_as_unchained() {
 
 #[test]
 fn redacted_values_never_reach_the_logs_and_the_run_replays() {
-    let s = seeded();
     let secret = "s3cret-token-7f2a";
-    assert!(s
-        .run(&["issue", "update", "bd-1", "--notes", secret])
-        .status
-        .success());
+    // The secret is in the store already (written there, not by a command:
+    // a command is a recorded run, redacted by the policy in force then).
+    let s = Test::new().issues(&[
+        issue_with("bd-1", json!({"title": "one", "notes": secret})),
+        issue_with("bd-2", json!({"title": "two"})),
+        issue_with("bd-3", json!({"title": "three"})),
+    ]);
     let policy = json!({
         "schema": 1,
         "policyKind": "premath.mutation_policy.v1",
@@ -1189,6 +1200,19 @@ fn redacted_values_never_reach_the_logs_and_the_run_replays() {
     let effects = s.log_text(EFFECTS);
     let trajectory = s.log_text(".premath/trajectory.jsonl");
     assert!(!effects.contains(secret), "the effect log holds the secret");
+    // A command's record is redacted by the same rules (issue 57).
+    let other = "0th3r-s3cret-91bd";
+    assert!(s
+        .run(&["issue", "update", "bd-3", "--notes", other])
+        .status
+        .success());
+    let effects = s.log_text(EFFECTS);
+    assert!(
+        effects.contains("\"command\":\"tusk issue update\"") && !effects.contains(other),
+        "a command's record holds the secret"
+    );
+    let (code, set) = replay(&s, &[]);
+    assert_eq!((code, set["parity"].clone()), (0, json!(true)), "{set:#}");
     assert!(
         !trajectory.contains(secret),
         "the trajectory holds the secret"

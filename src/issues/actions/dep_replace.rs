@@ -10,7 +10,7 @@ use crate::issues::IssueClass;
 // `--from-type` defaulting to `blocks` where the JSON's absent `fromType`
 // means any type, and `--created-by` defaulting to blank; hence their `help`
 // besides the doc comments.
-#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DepReplaceArgs {
     #[serde(alias = "id")]

@@ -7,7 +7,7 @@ use crate::issues::IssueClass;
 /// Claim the first ready issue (priority, then id) with a lease.
 // One declaration for the host action (camelCase keys) and `tusk issue
 // claim-next` (kebab-case flags, the filter's flattened).
-#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimNextArgs {
     /// The worker taking or holding the lease.

@@ -7,7 +7,7 @@ use crate::issues::IssueClass;
 ///
 /// One declaration for the host action (camelCase keys) and the command line
 /// (kebab-case flags).
-#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CloseArgs {
     /// The issue to close.

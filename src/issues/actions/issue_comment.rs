@@ -8,7 +8,7 @@ use crate::issues::IssueClass;
 // comment add ID TEXT` (kebab-case flags). The author is required in JSON;
 // on the command line it defaults to `$USER` (else `unknown`), premath's
 // default, which its help names instead of showing the value.
-#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommentArgs {
     pub id: String,

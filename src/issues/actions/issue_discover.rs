@@ -6,7 +6,7 @@ use crate::issues::IssueClass;
 crate::issues::fields::issue_fields! {
     /// A new issue discovered while working on `parentId` (linked
     /// `discovered-from`).
-    #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+    #[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct DiscoverArgs {
         /// The issue being worked on when this one was found (also

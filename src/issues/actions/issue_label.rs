@@ -7,7 +7,7 @@ use crate::issues::IssueClass;
 // Not a command's flags: the command line says `issue label add ID LABEL…`
 // or `issue label remove ID LABEL…` (premath's subcommands, the labels
 // positional), a shape these keys cannot have; the commands build this.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LabelArgs {
     pub id: String,

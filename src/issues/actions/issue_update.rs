@@ -5,7 +5,7 @@ use crate::issues::IssueClass;
 
 crate::issues::fields::issue_fields! {
     /// The fields to change; at least one.
-    #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+    #[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct UpdateArgs {
         /// The issue to change.

@@ -60,7 +60,7 @@ fn checked(filter: Option<IssueFilter>) -> Result<IssueFilter, ActionOutcome> {
 }
 
 /// One issue by id (the host actions' `id`, the commands' ID).
-#[derive(Debug, Deserialize, JsonSchema, clap::Args)]
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct IdArgs {
     /// The issue's id.

@@ -13,6 +13,7 @@ pub mod events;
 pub mod harness;
 pub mod init;
 pub mod issue;
+mod issue_text;
 pub mod join_check;
 pub mod keygen;
 pub mod man;
@@ -122,8 +123,11 @@ commands! {
         /// A run is accepted when every host call it made was accepted and the
         /// program ended without an error. A rejected host call rejects the run
         /// even when the program handled it and went on; the result's
-        /// `decidedBy` names the call (or the error) that decided it. Exit 0
-        /// accepted, 1 rejected, 2 the request could not be served (nothing ran).
+        /// `decidedBy` names the call (or the error) that decided it, and
+        /// `handled: true` says the program finished having read every
+        /// refusal (else `unexamined` lists the refused calls it ignored).
+        /// Exit 0 accepted, 1 rejected, 2 the request could not be served
+        /// (nothing ran).
         Eval(eval::EvalArgs),
         /// The host action catalogue: ids, arguments, payloads, failure classes.
         Actions(actions::ActionsArgs),

@@ -207,6 +207,10 @@ impl Walk<'_> {
                 entry["sessionId"] = json!(crate::runtime::public_session_ref(s));
             }
         }
+        // A recovered row (issue 61) knows the call, not what it changed.
+        if row["recovered"] == true {
+            entry["recovered"] = json!(true);
+        }
         let changes = self.changes(action, row);
         if !changes.is_empty() {
             entry["changes"] = Value::Array(changes);
@@ -428,6 +432,9 @@ pub fn entry_cells(e: &Value) -> [String; 6] {
             lease["owner"].as_str().unwrap_or("?"),
             lease["expiresAt"].as_str().unwrap_or("?")
         ));
+    }
+    if e["recovered"] == true {
+        what.push("recovered: its process died before the row was written; what it changed is in the store, not in the log".to_string());
     }
     [
         e["seq"].to_string(),

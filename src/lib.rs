@@ -33,6 +33,7 @@ pub mod chain;
 pub mod cli;
 pub mod effects;
 mod failure;
+pub mod fault;
 mod files;
 pub mod harness;
 pub mod history;

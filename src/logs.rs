@@ -2,6 +2,8 @@
 //! file, or its table in a shared PostgreSQL store. Readers see the same JSONL
 //! bytes either way, so every reader is the file reader.
 
+pub mod writers;
+
 use crate::pg::{LogTable, PgError, PgStore};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

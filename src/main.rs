@@ -8,5 +8,9 @@ fn main() {
         // logs refuse a call on, not a signal that kills the host mid-row.
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    std::process::exit(tusk::cli::run());
+    let code = tusk::cli::run();
+    // Every run this process wrote has its footer: its writer markers go
+    // (one left by a killed process makes recovery close its runs).
+    tusk::logs::writers::release_all();
+    std::process::exit(code);
 }

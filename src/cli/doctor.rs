@@ -869,11 +869,79 @@ fn check_git(args: &DoctorArgs) -> Check {
     )
 }
 
+/// What a process killed mid-change left (issue 61): settled now, and said.
+fn check_recovery(args: &DoctorArgs) -> Check {
+    const ID: &str = "recovery";
+    let Ok(store) = args.files.issues(Path::new(DEFAULT_ISSUES_PATH)) else {
+        return Check::ok(ID, "no store to settle");
+    };
+    if !matches!(store, IssueStore::Jsonl(_)) {
+        return Check::ok(
+            ID,
+            "a database store: a change and its rows commit together",
+        );
+    }
+    let settled = match store.settle() {
+        Ok(settled) => settled,
+        Err(e) => {
+            return Check::warn(
+                ID,
+                format!("could not settle what a killed process left: {e}"),
+                "run `tusk doctor` again once the store's lock is free",
+            )
+        }
+    };
+    let live = if settled.in_flight > 0 {
+        format!(
+            "; {} write(s) of a live process not yet settled",
+            settled.in_flight
+        )
+    } else {
+        String::new()
+    };
+    if !settled.problems.is_empty() {
+        return Check::fail(
+            ID,
+            format!("could not settle: {}{live}", settled.problems.join("; ")),
+            "the journal is kept under the store's `.pending` directory; the effect log's run \
+             already ended, so the change stands without its row: note it, then remove the journal",
+        );
+    }
+    let acted = settled.applied + settled.not_applied + settled.closed.len();
+    if acted == 0 {
+        return Check::ok(
+            ID,
+            format!("nothing left unsettled by a killed process{live}"),
+        );
+    }
+    let mut what = vec![format!(
+        "settled {} write(s) a killed process left ({} in the store, {} never made)",
+        settled.applied + settled.not_applied,
+        settled.applied,
+        settled.not_applied
+    )];
+    if !settled.recovered.is_empty() {
+        what.push(format!(
+            "recovered the rows of {}",
+            settled.recovered.join(", ")
+        ));
+    }
+    if !settled.closed.is_empty() {
+        what.push(format!("closed run(s) {}", settled.closed.join(", ")));
+    }
+    Check::warn(
+        ID,
+        format!("{}{live}", what.join("; ")),
+        "nothing to do: settled now; `tusk replay` shows each closed run as recovered",
+    )
+}
+
 /// Runs every check, in the order they are reported.
 pub fn checks(args: &DoctorArgs) -> Vec<Check> {
     let (store, store_bytes) = check_store(args);
     vec![
         store,
+        check_recovery(args),
         check_policy(args),
         check_authority(args),
         check_effects(args),

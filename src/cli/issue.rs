@@ -275,6 +275,9 @@ fn resolve(flags: &StoreOpts, action: &str) -> Result<Opts, CliError> {
             Path::new(crate::issues::store::DEFAULT_ISSUES_PATH),
         )
         .map_err(|e| CliError::unusable(format_args!("tusk: {action}"), e))?;
+    // A change a killed process left without its row is settled first
+    // (issue 61); a busy store is settled by whoever next takes its lock.
+    let _ = store.settle();
     Ok(Opts {
         store,
         json: flags.json,
@@ -591,17 +594,24 @@ fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, Cl
 /// The mutating commands, each through its action's domain function, each
 /// recorded as a one-call run ([`super::record`]).
 fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
-    let ctx = MutationCtx::new(&opts.store, opts.lock, now);
     use super::record::args_of;
-    let (action, args, result) = match command {
-        IssueCommand::Add(new) => ("issue.add", args_of(&new), mutate::add(&ctx, &new)),
+    let call = |f: OnStore| {
+        let (store, lock) = (opts.store.clone(), opts.lock);
+        Box::new(move || f(&MutationCtx::new(&store, lock, now))) as super::record::Mutation
+    };
+    let (action, args, mutation) = match command {
+        IssueCommand::Add(new) => (
+            "issue.add",
+            args_of(&new),
+            call(Box::new(move |ctx| mutate::add(ctx, &new))),
+        ),
         IssueCommand::Discover(a) => {
             let args = args_of(&a);
             let (parent_id, new) = a.split();
             (
                 "issue.discover",
                 args,
-                mutate::discover(&ctx, &parent_id, &new),
+                call(Box::new(move |ctx| mutate::discover(ctx, &parent_id, &new))),
             )
         }
         IssueCommand::Update { args, notes_file } => {
@@ -623,19 +633,39 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
             (
                 "issue.update",
                 recorded,
-                mutate::update(&ctx, &id, &changes),
+                call(Box::new(move |ctx| mutate::update(ctx, &id, &changes))),
             )
         }
-        IssueCommand::Close(a) => ("issue.close", args_of(&a), issue_close::report(&ctx, a)),
-        IssueCommand::Reopen(a) => ("issue.reopen", args_of(&a), issue_reopen::report(&ctx, a)),
+        IssueCommand::Close(a) => (
+            "issue.close",
+            args_of(&a),
+            call(Box::new(move |ctx| issue_close::report(ctx, a))),
+        ),
+        IssueCommand::Reopen(a) => (
+            "issue.reopen",
+            args_of(&a),
+            call(Box::new(move |ctx| issue_reopen::report(ctx, a))),
+        ),
         IssueCommand::Label { command } => {
             let a = command.args();
-            ("issue.label", args_of(&a), issue_label::report(&ctx, a))
+            (
+                "issue.label",
+                args_of(&a),
+                call(Box::new(move |ctx| issue_label::report(ctx, a))),
+            )
         }
         IssueCommand::Comment {
             command: CommentCommand::Add(a),
-        } => ("issue.comment", args_of(&a), issue_comment::report(&ctx, a)),
-        IssueCommand::Claim(a) => ("issue.claim", args_of(&a), issue_claim::report(&ctx, a)),
+        } => (
+            "issue.comment",
+            args_of(&a),
+            call(Box::new(move |ctx| issue_comment::report(ctx, a))),
+        ),
+        IssueCommand::Claim(a) => (
+            "issue.claim",
+            args_of(&a),
+            call(Box::new(move |ctx| issue_claim::report(ctx, a))),
+        ),
         IssueCommand::ClaimNext(mut a) => {
             let filter = checked_flags(opts, "issue.claim_next", a.filter.take())?;
             let mut args = args_of(&a);
@@ -645,37 +675,56 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
             (
                 "issue.claim_next",
                 args,
-                issue_claim_next::report(&ctx, a, &filter),
+                call(Box::new(move |ctx| {
+                    issue_claim_next::report(ctx, a, &filter)
+                })),
             )
         }
         IssueCommand::LeaseRenew(a) => (
             "issue.lease_renew",
             args_of(&a),
-            issue_lease_renew::report(&ctx, a),
+            call(Box::new(move |ctx| issue_lease_renew::report(ctx, a))),
         ),
         IssueCommand::LeaseRelease(a) => (
             "issue.lease_release",
             args_of(&a),
-            issue_lease_release::report(&ctx, a),
+            call(Box::new(move |ctx| issue_lease_release::report(ctx, a))),
         ),
         _ => unreachable!("mutation_report takes the mutating commands"),
     };
-    recorded(opts, action, args, &result, now);
-    Ok((action, result))
+    Ok((action, recorded(opts, action, args, now, mutation)?))
 }
 
-/// Records a command's call; a record that cannot be written is said on
-/// stderr (the change stands, and the command's output is still its own).
+/// A command's mutation, given the store's mutation context.
+type OnStore = Box<dyn FnOnce(&MutationCtx<'_>) -> Result<Report, StoreError> + Send>;
+
+/// Makes a command's call inside its recorded run ([`super::record`]); a run
+/// that cannot be recorded makes no change.
 fn recorded(
     opts: &Opts,
     action: &str,
     args: Value,
-    result: &Result<Report, StoreError>,
     now: DateTime<Utc>,
-) {
-    if let Err(e) = super::record::record(&opts.store, action, args, result, now) {
-        eprintln!("tusk: {action}: the change was made, but its record could not be written: {e}");
-    }
+    mutation: super::record::Mutation,
+) -> Result<Result<Report, StoreError>, CliError> {
+    super::record::run_recorded(&opts.store, action, args, now, mutation).map_err(|e| {
+        let message = format!(
+            "nothing was changed: the command's run could not be recorded: {}",
+            e.message
+        );
+        let Some(class) = e.class else {
+            return CliError::unusable(format_args!("tusk: {action}"), message);
+        };
+        let failed =
+            CliError::unusable(format_args!("tusk: {action}: {class}"), &message).with_class(class);
+        if opts.json {
+            let path = opts.store.path().display().to_string();
+            let report = Report::rejected(action, &path, &[class], message);
+            failed.with_json_first(report.into_value())
+        } else {
+            failed
+        }
+    })
 }
 
 /// The text of `--notes-file` (`-` reads standard input to its end), as is.
@@ -705,18 +754,30 @@ pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
     }
     let path_str = opts.store.path().display().to_string();
     let now = now();
-    let ctx = MutationCtx::new(&opts.store, opts.lock, now);
-    let mutation = |action: &'static str, args: Value, result: Result<Report, StoreError>| {
-        recorded(&opts, action, args, &result, now);
-        (action, result)
+    let call = |f: OnStore| {
+        let (store, lock) = (opts.store.clone(), opts.lock);
+        Box::new(move || f(&MutationCtx::new(&store, lock, now))) as super::record::Mutation
+    };
+    let mutation = |action: &'static str, args: Value, m: super::record::Mutation| {
+        recorded(&opts, action, args, now, m).map(|result| (action, result))
     };
     use super::record::args_of;
     let (action, result) = match args.command {
-        DepCommand::Add(a) => mutation("dep.add", args_of(&a), dep_add::report(&ctx, a)),
-        DepCommand::Remove(a) => mutation("dep.remove", args_of(&a), dep_remove::report(&ctx, a)),
-        DepCommand::Replace(a) => {
-            mutation("dep.replace", args_of(&a), dep_replace::report(&ctx, a))
-        }
+        DepCommand::Add(a) => mutation(
+            "dep.add",
+            args_of(&a),
+            call(Box::new(move |ctx| dep_add::report(ctx, a))),
+        )?,
+        DepCommand::Remove(a) => mutation(
+            "dep.remove",
+            args_of(&a),
+            call(Box::new(move |ctx| dep_remove::report(ctx, a))),
+        )?,
+        DepCommand::Replace(a) => mutation(
+            "dep.replace",
+            args_of(&a),
+            call(Box::new(move |ctx| dep_replace::report(ctx, a))),
+        )?,
         DepCommand::Project { view } => {
             let view = match view {
                 ViewArg::Execution => views::DepView::Execution,

@@ -4,8 +4,9 @@
 //! command line; its actor; its arguments as a program would pass them) in
 //! the effect log and the trajectory, chained like any run, and `tusk
 //! replay` replays it. The command keeps its own output (premath's bytes for
-//! the twin commands); reads, and refused commands (nothing changed), stay
-//! unrecorded.
+//! the twin commands); reads stay unrecorded. The call is made inside its
+//! run (issue 61): a change is journaled before it is made, and a command
+//! whose run cannot be written changes nothing.
 
 use crate::issues::store::IssueStore;
 use crate::issues::{Report, StoreError};
@@ -44,24 +45,51 @@ fn drop_nulls(v: &mut Value) {
     }
 }
 
-/// Records a command's call (made already, `result` its report) as a
-/// one-call run in the logs beside `store`: the database's tables, else
-/// `.premath/` in the working directory, as `tusk eval` uses them. Only a
-/// change is recorded: a refused command, or one the store's state kept from
-/// running (`Err`), changed nothing and its caller was told.
+/// A command's mutation, made when its run asks for it.
+pub type Mutation = Box<dyn FnOnce() -> Result<Report, StoreError> + Send>;
+
+/// Why a command's run could not be recorded (nothing changed): the
+/// store's class when it is the shared store that cannot be used.
+#[derive(Debug)]
+pub struct NotRecorded {
+    pub class: Option<&'static str>,
+    pub message: String,
+}
+
+impl NotRecorded {
+    fn other(message: impl Into<String>) -> Self {
+        NotRecorded {
+            class: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Makes a command's call inside a one-call run in the logs beside `store`
+/// (the database's tables, else `.premath/` in the working directory, as
+/// `tusk eval` uses them): the header is written, then `mutate` runs as the
+/// run's call (journaled on the file store, issue 61), then its rows and
+/// the footer. Refused and failed calls are recorded too: the log says who
+/// tried what. A mutation of a file store that does not exist, other than
+/// one adding an issue, can change nothing: it runs unrecorded, and creates
+/// nothing (not even the logs).
 ///
 /// # Errors
-/// The record could not be written (the change stands; the caller says so).
-pub fn record(
+/// The run could not be recorded before the call (a policy that cannot be
+/// read, a log that cannot be written): `mutate` did not run, nothing
+/// changed.
+pub fn run_recorded(
     store: &IssueStore,
     action: &str,
     args: Value,
-    result: &Result<Report, StoreError>,
     now: chrono::DateTime<chrono::Utc>,
-) -> Result<(), String> {
-    let Some(report) = result.as_ref().ok().filter(|r| r.is_accepted()) else {
-        return Ok(());
-    };
+    mutate: Mutation,
+) -> Result<Result<Report, StoreError>, NotRecorded> {
+    if let IssueStore::Jsonl(path) = store {
+        if !path.exists() && !matches!(action, "issue.add" | "issue.discover") {
+            return Ok(mutate());
+        }
+    }
     let mut paths = crate::host::HostPaths::under(std::path::Path::new("."));
     paths.issues = store.clone();
     if let IssueStore::Postgres(pg) = store {
@@ -71,7 +99,7 @@ pub fn record(
     }
     let policy =
         crate::runtime::load_policy(&crate::host::PolicyFile::Default(paths.policy.clone()))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| NotRecorded::other(e.to_string()))?;
     let config = crate::runtime::HostConfig {
         paths,
         policy,
@@ -80,23 +108,54 @@ pub fn record(
         signer: None,
     };
     let host = crate::runtime::Host::new(config);
+    let made: std::sync::Arc<std::sync::Mutex<Option<Result<Report, StoreError>>>> =
+        Default::default();
+    let cell = made.clone();
+    let make = move || {
+        let result = mutate();
+        let outcome = match &result {
+            Ok(report) => Ok(crate::host::ActionOutcome {
+                failure_classes: report.failure_classes.clone(),
+                payload: report.clone().into_value(),
+                witness_refs: Vec::new(),
+            }),
+            Err(e) => Err(crate::host::ActionError::new(e.class(), e.to_string())),
+        };
+        *cell.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        (outcome, now)
+    };
     let preset = crate::runtime::Preset {
         action: action.to_string(),
         args,
-        outcome: crate::host::ActionOutcome {
-            failure_classes: report.failure_classes.clone(),
-            payload: report.clone().into_value(),
-            witness_refs: Vec::new(),
-        },
-        acted_at: now,
+        make: std::sync::Arc::new(std::sync::Mutex::new(Some(Box::new(make)))),
     };
-    let run = host
-        .record_command(&command_line(), preset)
-        .map_err(|e| e.to_string())?;
-    match run.json.get("error") {
-        Some(e) if e["class"] == crate::host::registry::CLASS_EXECUTION_ERROR => {
-            Err(e["message"].as_str().unwrap_or_default().to_string())
+    let run = host.record_command(&command_line(), preset);
+    let result = made.lock().unwrap_or_else(|e| e.into_inner()).take();
+    match (result, run) {
+        (Some(result), Ok(run)) => {
+            if let Some(e) = run.json.get("error").filter(|e| {
+                e["class"] == crate::host::registry::CLASS_EXECUTION_ERROR && result.is_ok()
+            }) {
+                eprintln!(
+                    "tusk: {action}: the change was made, but its run could not be completed in the log: {}",
+                    e["message"].as_str().unwrap_or_default()
+                );
+            }
+            Ok(result)
         }
-        _ => Ok(()),
+        (Some(result), Err(e)) => {
+            eprintln!("tusk: {action}: the change was made, but its run could not be completed in the log: {e}");
+            Ok(result)
+        }
+        (None, Err(e)) => Err(NotRecorded {
+            class: Some(e.class()),
+            message: e.to_string(),
+        }),
+        (None, Ok(run)) => Err(NotRecorded::other(
+            run.json
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or("the run ended before its call was made"),
+        )),
     }
 }

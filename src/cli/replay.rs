@@ -307,17 +307,23 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
             .map(|s| format!(" [{s}]"))
             .unwrap_or_default();
         let line = match &r.divergence {
-            None if r.replayed => format!(
-                "{}{session}: parity{} · {} call(s) checked",
-                r.run_id,
-                if r.chained {
-                    ""
-                } else {
-                    " · unchained (an older log: its rows are not linked, so a removed or \
+            None if r.replayed => {
+                format!(
+                    "{}{session}: parity{} · {} call(s) checked",
+                    r.run_id,
+                    if r.chained {
+                        ""
+                    } else {
+                        " · unchained (an older log: its rows are not linked, so a removed or \
                      reordered row would not show)"
-                },
-                r.checked_calls
-            ),
+                    },
+                    r.checked_calls
+                ) + if r.recovered {
+                    " · recovered (its process died; recovery closed the run, and wrote the row of a change it had made)"
+                } else {
+                    ""
+                }
+            }
             None => format!(
                 "{}{session}: not replayed (an earlier run of its session diverged)",
                 r.run_id

@@ -239,6 +239,18 @@ impl StepRow {
         Ok(self.checked()?.value())
     }
 
+    /// The row's line as the trajectory's writer writes it (no newline):
+    /// what recovery appends for a call whose process died (issue 61).
+    ///
+    /// # Errors
+    /// As [`TrajectorySink::record`]: a member the spec requires is blank.
+    pub fn line(&self) -> Result<String, TrajectoryError> {
+        let mut line = Vec::new();
+        self.checked()?.write_line_to(&mut line);
+        line.pop();
+        Ok(String::from_utf8(line).expect("serde_json writes UTF-8"))
+    }
+
     /// Validates and normalizes the row: trimmed members, blank optional
     /// members and refs dropped, refs sorted without repeats.
     fn checked(&self) -> Result<Normalized<'_>, TrajectoryError> {

@@ -29,8 +29,9 @@
 //!   is never trusted: another tool's in-place edit can keep all three).
 //!   Otherwise the bytes just read are parsed.
 
+use super::journal::{self, Call};
 use super::store::{
-    acquire_lock, parent_dir, read_text, remove_stale_temps, replace_atomically, splice, Edit,
+    acquire_lock, parent_dir, read_text, remove_stale_temps, replace_atomically_with, splice, Edit,
     LockGuard, ParsedStore, Store, StoreError,
 };
 use std::path::{Path, PathBuf};
@@ -74,6 +75,11 @@ struct State {
     /// Writes that failed: every mutation numbered in `(from, to]` fails with
     /// the error (a few kept; a waiter looks as soon as it is woken).
     failed: Vec<(u64, u64, Arc<StoreError>)>,
+    /// The calls whose edits are applied and not yet written, by edit
+    /// number: the next write's journal names them ([`journal`]).
+    calls: Vec<(u64, Arc<Call>)>,
+    /// What settling the store's journals did when the lock was last taken.
+    settled: Option<journal::Settled>,
 }
 
 struct Held {
@@ -152,11 +158,30 @@ pub(crate) fn mutate<T>(
             return Err(e);
         }
         state.applied += 1;
+        if let Some(call) = journal::current() {
+            let n = state.applied;
+            state.calls.push((n, call));
+        }
         crate::telemetry::record::rows_touched(rows);
     }
     let mine = state.applied;
     group.await_durable(state, path, mine)?;
     Ok(out)
+}
+
+/// Takes the store's lock to settle what a dead process left
+/// ([`journal::reconcile`]), and says what that did (nothing when this
+/// process holds the lock already: it left nothing unsettled).
+///
+/// # Errors
+/// The lock was busy past `timeout`, or the store could not be read.
+pub(crate) fn settle(path: &Path, timeout: Duration) -> Result<journal::Settled, StoreError> {
+    let group = group_for(path);
+    let mut state = group.lock();
+    state = group.hold_lock_file(state, path, Instant::now(), timeout)?;
+    let settled = state.settled.take().unwrap_or_default();
+    group.let_go_if_idle(&mut state);
+    Ok(settled)
 }
 
 fn apply_edit(state: &mut State, path: &Path, edit: Edit) -> Result<(), StoreError> {
@@ -237,6 +262,13 @@ impl Group {
             state.acquiring = false;
             self.changed.notify_all();
             let guard = taken?;
+            // Journals first: a temp file still there proves a write never
+            // happened.
+            let settled = journal::reconcile(path);
+            if !settled.recovered.is_empty() || !settled.problems.is_empty() {
+                eprintln!("tusk: {}", settled_text(path, &settled));
+            }
+            state.settled = Some(settled);
             remove_stale_temps(path, &parent_dir(path));
             state.lock = Some(Held {
                 _guard: guard,
@@ -298,12 +330,44 @@ impl Group {
             .expect("edits are applied to a store")
             .with_dependent(|_, s| s.pieces().concat());
         state.writing = true;
+        let (calls, later): (Vec<_>, Vec<_>) = std::mem::take(&mut state.calls)
+            .into_iter()
+            .partition(|(n, _)| *n <= through);
+        state.calls = later;
+        let calls: Vec<Arc<Call>> = calls.into_iter().map(|(_, c)| c).collect();
         drop(state);
+        let mut batch = None;
+        let mut renamed = false;
+        let mut journal = |temp: &Path| {
+            if !calls.is_empty() {
+                let written = journal::write(path, temp, &calls);
+                batch = Some(written.map_err(|e| StoreError::io(&journal::dir_of(path), e))?);
+            }
+            Ok(())
+        };
         #[cfg(test)]
-        let written = tests::before_write(path)
-            .and_then(|()| replace_atomically(path, &parent_dir(path), &[&bytes]));
+        let written = tests::before_write(path).and_then(|()| {
+            replace_atomically_with(
+                path,
+                &parent_dir(path),
+                &[&bytes],
+                &mut journal,
+                &mut renamed,
+            )
+        });
         #[cfg(not(test))]
-        let written = replace_atomically(path, &parent_dir(path), &[&bytes]);
+        let written = replace_atomically_with(
+            path,
+            &parent_dir(path),
+            &[&bytes],
+            &mut journal,
+            &mut renamed,
+        );
+        match (batch, &written) {
+            (Some(batch), Ok(())) => journal::hand_out(&batch, &calls),
+            (Some(batch), Err(_)) => journal::failed(batch, renamed),
+            (None, _) => {}
+        }
         let mut state = self.lock();
         state.writing = false;
         match written {
@@ -354,6 +418,25 @@ impl Group {
             state.yielding = true;
         }
     }
+}
+
+/// One line on what settling a store's journals did.
+pub(crate) fn settled_text(path: &Path, settled: &journal::Settled) -> String {
+    let mut text = format!(
+        "{}: settled {} write(s) a process left unfinished",
+        path.display(),
+        settled.applied + settled.not_applied
+    );
+    if !settled.recovered.is_empty() {
+        text.push_str(&format!(
+            "; recovered the rows of {}",
+            settled.recovered.join(", ")
+        ));
+    }
+    for problem in &settled.problems {
+        text.push_str(&format!("; could not settle {problem}"));
+    }
+    text
 }
 
 /// A write error for each caller it failed (the error itself is shared).

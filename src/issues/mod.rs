@@ -28,6 +28,7 @@ pub mod find;
 pub mod git;
 pub mod graph;
 pub mod ids;
+pub mod journal;
 pub mod layout;
 pub mod lease;
 pub mod merge;

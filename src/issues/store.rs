@@ -152,6 +152,24 @@ impl IssueStore {
         }
     }
 
+    /// Settles what a process killed mid-change left (issue 61,
+    /// [`super::journal`]): a command's or a server's start, `tusk doctor`.
+    /// Nothing to do (no journal, no writer marker) costs one directory
+    /// read.
+    ///
+    /// # Errors
+    /// The lock was busy, or the store could not be read.
+    pub fn settle(&self) -> Result<super::journal::Settled, StoreError> {
+        match self {
+            IssueStore::Jsonl(path)
+                if super::journal::any_pending(path) && parent_dir(path).exists() =>
+            {
+                super::commit::settle(path, DEFAULT_LOCK_TIMEOUT)
+            }
+            _ => Ok(Default::default()),
+        }
+    }
+
     /// Runs one mutation as one critical section (see [`mutate`]).
     ///
     /// # Errors
@@ -238,7 +256,7 @@ impl StoreError {
         }
     }
 
-    fn io(path: &Path, source: io::Error) -> Self {
+    pub(super) fn io(path: &Path, source: io::Error) -> Self {
         StoreError::Io {
             path: path.display().to_string(),
             source,
@@ -970,6 +988,20 @@ pub(super) fn replace_atomically(
     dir: &Path,
     pieces: &[&[u8]],
 ) -> Result<(), StoreError> {
+    replace_atomically_with(path, dir, pieces, &mut |_| Ok(()), &mut false)
+}
+
+/// [`replace_atomically`], calling `before_rename` with the synced temp
+/// file's path just before it is renamed into place (the journal of
+/// [`super::journal`]); `renamed` says whether the rename was made, also
+/// when a later step failed.
+pub(super) fn replace_atomically_with(
+    path: &Path,
+    dir: &Path,
+    pieces: &[&[u8]],
+    before_rename: &mut dyn FnMut(&Path) -> Result<(), StoreError>,
+    renamed: &mut bool,
+) -> Result<(), StoreError> {
     crate::files::refuse_symlink(path).map_err(|e| StoreError::io(path, e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(path))
@@ -992,8 +1024,12 @@ pub(super) fn replace_atomically(
     tmp.as_file()
         .sync_all()
         .map_err(|e| StoreError::io(&tmp_path, e))?;
+    before_rename(&tmp_path)?;
+    crate::fault::point("store.before_rename");
     tmp.persist(path)
         .map_err(|e| StoreError::io(path, e.error))?;
+    *renamed = true;
+    crate::fault::point("store.after_rename");
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| StoreError::io(dir, e))?;

@@ -29,6 +29,9 @@ pub struct RecordedCall {
     /// The clock the action was given, when it ran.
     pub acted_at: Option<chrono::DateTime<chrono::Utc>>,
     pub line: usize,
+    /// Written by recovery (issue 61): the change was made, the process
+    /// died before the row; the envelope holds no payload.
+    pub recovered: bool,
 }
 
 /// A recorded envelope: the JSON text of its row, made a [`Value`] only
@@ -149,6 +152,9 @@ pub struct RecordedRun {
     pub authority: record::RecordedAuthority,
     pub calls: Vec<RecordedCall>,
     pub footer: Option<Value>,
+    /// The footer was written by recovery (issue 61): the run's process
+    /// died after its last call's change; replay checks the calls it made.
+    pub recovered: bool,
     /// The header's `startedAt`.
     pub started_at: Option<String>,
     pub header_line: usize,
@@ -465,7 +471,9 @@ fn footer(run: &mut RecordedRun, line: usize, row: Value) {
     // The footer stays as read: its chain head is over its members in the
     // order they were written, and replay compares them as recorded.
     let end: record::Footer = record::read(&row);
-    if end.value_digest.typed().is_none() {
+    // A footer recovery wrote for a run whose process died has no value.
+    run.recovered = end.extra.get("recovered") == Some(&Value::Bool(true));
+    if end.value_digest.typed().is_none() && !run.recovered {
         note_line(
             run,
             line,
@@ -575,6 +583,7 @@ fn header(line: usize, run_id: String, row: record::Header, digest: String) -> R
         authority: Default::default(),
         calls: Vec::new(),
         footer: None,
+        recovered: false,
         started_at: row.started_at.typed().cloned(),
         header_line: line,
         footer_line: 0,
@@ -741,6 +750,7 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
             ),
         );
     }
+    let recovered = row.extra.get("recovered") == Some(&Value::Bool(true));
     let acted_at = row
         .acted_at
         .typed()
@@ -791,6 +801,7 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
         envelope,
         acted_at,
         line,
+        recovered,
     });
 }
 

@@ -79,6 +79,9 @@ pub struct RunReport {
     /// What the replayed program produced (the log keeps only digests of the
     /// value and output); `None` when the run was not executed.
     pub outcome: Option<Replayed>,
+    /// The run's footer was written by recovery: checked up to its last
+    /// call, the one whose row recovery wrote.
+    pub recovered: bool,
 }
 
 /// What a replayed program produced: its value, output and error (with the
@@ -103,6 +106,7 @@ impl RunReport {
             chained: run.chained,
             signed_by: run.signed_by.clone(),
             outcome: None,
+            recovered: run.recovered,
         }
     }
 
@@ -136,6 +140,9 @@ impl RunReport {
             }
         }
         out["chained"] = json!(self.chained);
+        if self.recovered {
+            out["recovered"] = json!(true);
+        }
         if let Some(key) = &self.signed_by {
             out["signedBy"] = json!(key);
         }
@@ -973,7 +980,8 @@ impl Replayer {
             report.divergence = Some(d.clone());
             return report;
         }
-        if state.made < recorded_calls && !untimed_stop {
+        report.recovered = run.recovered;
+        if state.made < recorded_calls && (!untimed_stop || run.recovered) {
             report.divergence = Some(Divergence {
                 line: None,
                 seq: Some(state.made + 1),
@@ -983,8 +991,9 @@ impl Replayer {
             });
             return report;
         }
-        if state.passed_recorded_stop {
-            // The recording was cut off here; there is no final value to compare.
+        if state.passed_recorded_stop || run.recovered {
+            // The recording was cut off here (or its process died): there
+            // is no final value to compare.
             return report;
         }
         // A run stopped at an untimed moment is compared up to its stop: how

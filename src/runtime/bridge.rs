@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
+mod pending;
+
 pub(crate) struct CallHost {
     registry: Registry,
     policy: MutationPolicy,
@@ -102,6 +104,38 @@ struct Decision {
 }
 
 impl Decision {
+    /// What an action that ran (at `acted_at`) decided.
+    fn made(
+        action: &str,
+        outcome: Result<crate::host::ActionOutcome, crate::host::ActionError>,
+        mut refs: Vec<String>,
+        acted_at: chrono::DateTime<Utc>,
+    ) -> Decision {
+        match outcome {
+            Ok(outcome) => {
+                refs.extend(outcome.witness_refs);
+                Decision {
+                    classes: outcome.failure_classes,
+                    payload: outcome.payload,
+                    diagnostic: None,
+                    refs,
+                    executed: true,
+                    breach: None,
+                    acted_at: Some(acted_at),
+                }
+            }
+            Err(e) => Decision {
+                classes: vec![registry::CLASS_EXECUTION_ERROR.to_string()],
+                payload: json!({"cause": e.class}),
+                diagnostic: Some(format!("{action} failed: {}: {}", e.class, e.message)),
+                refs,
+                executed: true,
+                breach: None,
+                acted_at: Some(acted_at),
+            },
+        }
+    }
+
     fn refuse(class: &str, diagnostic: String) -> Self {
         Decision {
             classes: vec![class.to_string()],
@@ -225,29 +259,22 @@ impl CallHost {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
-        let mut refs = match self.admit(action, &action_impl, &args, scope, reserve) {
+        let refs = match self.admit(action, &action_impl, &args, scope, reserve) {
             Ok(refs) => refs,
             Err(refused) => return *refused,
         };
         // A command's call was made already: its outcome is recorded as
         // the action's would be.
-        if let Some(made) = self
+        let preset = self
             .preset
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
             .filter(|p| p.action == action)
-        {
-            refs.extend(made.outcome.witness_refs);
-            return Decision {
-                classes: made.outcome.failure_classes,
-                payload: made.outcome.payload,
-                diagnostic: None,
-                refs,
-                executed: true,
-                breach: None,
-                acted_at: Some(made.acted_at),
-            };
+            .and_then(|p| p.make.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let Some(make) = preset {
+            let (outcome, acted_at) = make();
+            return Decision::made(action, outcome, refs, acted_at);
         }
         let now = self
             .clock
@@ -260,29 +287,7 @@ impl CallHost {
             issue_id: self.issue_for(scope),
             run_id: Some(&self.run_id),
         };
-        match action_impl.call(&ctx, args) {
-            Ok(outcome) => {
-                refs.extend(outcome.witness_refs);
-                Decision {
-                    classes: outcome.failure_classes,
-                    payload: outcome.payload,
-                    diagnostic: None,
-                    refs,
-                    executed: true,
-                    breach: None,
-                    acted_at: Some(now),
-                }
-            }
-            Err(e) => Decision {
-                classes: vec![registry::CLASS_EXECUTION_ERROR.to_string()],
-                payload: json!({"cause": e.class}),
-                diagnostic: Some(format!("{action} failed: {}: {}", e.class, e.message)),
-                refs,
-                executed: true,
-                breach: None,
-                acted_at: Some(now),
-            },
-        }
+        Decision::made(action, action_impl.call(&ctx, args), refs, now)
     }
 
     /// Who acts, the mutation gate and room for the rows: the refusal, or
@@ -430,15 +435,25 @@ impl HostBridge for CallHost {
             n,
             args_digest,
         );
-        let decision = self.decide_within(
-            &mut state,
-            span.as_ref(),
+        let facts = pending::CallFacts {
             n,
             action,
-            args.as_ref(),
-            args_error,
+            args_digest,
+            args: recorded_args,
+            named: named.as_ref(),
             scope,
-        );
+        };
+        let (decision, pending) = self.decide_journaled(&mut state, facts, |state| {
+            self.decide_within(
+                state,
+                span.as_ref(),
+                n,
+                action,
+                args.as_ref(),
+                args_error,
+                scope,
+            )
+        });
         let failed_before = state.io_errors.len();
         state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);
@@ -459,6 +474,7 @@ impl HostBridge for CallHost {
                 named: named.as_ref(),
             },
         );
+        crate::fault::point("rows.after_trajectory");
         let envelope = std::sync::Arc::new(envelope::build(EnvelopeParts {
             n,
             action,
@@ -483,21 +499,56 @@ impl HostBridge for CallHost {
                 hidden: &rec.hidden,
             },
         );
-        // A call whose rows could not be written is not accepted, whatever
-        // it did: the program is told, and the run is rejected.
-        let (envelope, text) = match state.io_errors.get(failed_before..) {
-            Some(errors) if !errors.is_empty() => {
-                let unrecorded = unrecorded(n, action, args_digest, decision.executed, errors);
-                (std::sync::Arc::new(unrecorded), None)
-            }
-            _ => (envelope, text),
-        };
-        state.effects.push(envelope.clone());
-        self.announce(span, n, action, result_class);
-        HostReply {
+        let reply = Written {
+            n,
+            action,
+            args_digest,
+            executed: decision.executed,
             envelope,
             text,
             breach: decision.breach,
+            pending,
+        }
+        .checked(&mut state, failed_before);
+        self.announce(span, n, action, result_class);
+        reply
+    }
+}
+
+/// A call's reply once its rows are written (or could not be).
+struct Written<'a> {
+    n: usize,
+    action: &'a str,
+    args_digest: &'a str,
+    executed: bool,
+    envelope: std::sync::Arc<Value>,
+    text: Option<Box<serde_json::value::RawValue>>,
+    breach: Option<Breach>,
+    /// The call's part of a store write's journal, settled here.
+    pending: Option<std::sync::Arc<crate::issues::journal::Call>>,
+}
+
+impl Written<'_> {
+    /// The reply, kept among the run's effects. A call whose rows could not
+    /// be written is not accepted, whatever it did: the program is told,
+    /// and the run is rejected.
+    fn checked(self, state: &mut State, failed_before: usize) -> HostReply {
+        if let Some(call) = &self.pending {
+            call.settle(state.io_errors.len() == failed_before);
+        }
+        let (envelope, text) = match state.io_errors.get(failed_before..) {
+            Some(errors) if !errors.is_empty() => {
+                let unrecorded =
+                    unrecorded(self.n, self.action, self.args_digest, self.executed, errors);
+                (std::sync::Arc::new(unrecorded), None)
+            }
+            _ => (self.envelope, self.text),
+        };
+        state.effects.push(envelope.clone());
+        HostReply {
+            envelope,
+            text,
+            breach: self.breach,
         }
     }
 }
@@ -698,6 +749,25 @@ impl CallHost {
     /// Appends the call's trajectory row; what the envelope says of it
     /// (null when it could not be written, the error kept for the result).
     fn write_step(&self, state: &mut State, step: Step) -> Value {
+        let (result_class, finished_at) = (step.result_class, step.finished_at.clone());
+        let row = self.step_row(step);
+        let step_id = row.step_id.clone();
+        match self.append_trajectory(state, &row) {
+            Ok(()) => json!({
+                "path": self.trajectory_path,
+                "stepId": step_id,
+                "resultClass": result_class,
+                "finishedAt": finished_at,
+            }),
+            Err(e) => {
+                state.io_errors.push(e);
+                Value::Null
+            }
+        }
+    }
+
+    /// The call's trajectory row.
+    fn step_row(&self, step: Step) -> StepRow {
         let Step {
             n,
             action,
@@ -719,11 +789,11 @@ impl CallHost {
             ),
         };
         let principal_refs = self.principal.iter().map(|p| format!("principal://{p}"));
-        let row = StepRow {
-            step_id: step_id.clone(),
+        StepRow {
+            step_id,
             action: format!("scheme_eval.{action}"),
             result_class: result_class.to_string(),
-            finished_at: finished_at.clone(),
+            finished_at,
             issue_id: self
                 .issue_for(named.and_then(|n| n.scope.as_ref()))
                 .map(str::to_string),
@@ -744,18 +814,6 @@ impl CallHost {
                 None => principal_refs.collect(),
             },
             started_at: named.and(started_at),
-        };
-        match self.append_trajectory(state, &row) {
-            Ok(()) => json!({
-                "path": self.trajectory_path,
-                "stepId": step_id,
-                "resultClass": result_class,
-                "finishedAt": finished_at,
-            }),
-            Err(e) => {
-                state.io_errors.push(e);
-                Value::Null
-            }
         }
     }
 

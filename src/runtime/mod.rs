@@ -21,7 +21,7 @@ use bridge::CallHost;
 use chrono::{SecondsFormat, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 pub use crate::effects::record::RecordedAuthority;
 
@@ -436,6 +436,9 @@ pub struct Host {
 
 impl Host {
     pub fn new(config: HostConfig) -> Self {
+        // What a killed process left is settled before this host writes
+        // (issue 61); a busy store is settled by the next taker of its lock.
+        let _ = config.paths.issues.settle();
         let sandbox = Sandbox::with_bindings(bindings(&config.registry));
         Self { config, sandbox }
     }
@@ -565,6 +568,9 @@ impl Host {
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = run.header(sandbox.action_ids(), &authority, &caller);
         header.extra = std::mem::take(&mut hooks.header_extra);
+        if let Some(writer) = self.writer() {
+            header.extra.insert("writer".into(), Value::String(writer));
+        }
         log.append_header(&mut header)?;
 
         let named_steps = hooks.steps.is_some();
@@ -1077,16 +1083,42 @@ pub struct RunHooks {
     pub preset: Option<Preset>,
 }
 
-/// A call an operator's command already made (`tusk issue close bd-1`),
+/// The call an operator's command makes (`tusk issue close bd-1`),
 /// recorded as a one-call run (issue 57, point 2): the command keeps its own
 /// output, and the logs get the run a program making that call would leave.
-#[derive(Clone, Debug)]
+/// The call is made inside the run, after its header (issue 61): the change
+/// is journaled like a program's, and a command whose run cannot be written
+/// changes nothing.
+#[derive(Clone)]
 pub struct Preset {
     pub action: String,
     /// The action's arguments, as a program would pass them.
     pub args: Value,
-    pub outcome: crate::host::ActionOutcome,
-    pub acted_at: chrono::DateTime<Utc>,
+    /// Makes the call: its outcome, and the clock it was given.
+    pub make: PresetCall,
+}
+
+/// [`Preset::make`]: taken once, by the run's first call.
+pub type PresetCall = Arc<
+    Mutex<
+        Option<
+            Box<
+                dyn FnOnce() -> (
+                        Result<crate::host::ActionOutcome, crate::host::ActionError>,
+                        chrono::DateTime<Utc>,
+                    ) + Send,
+            >,
+        >,
+    >,
+>;
+
+impl std::fmt::Debug for Preset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preset")
+            .field("action", &self.action)
+            .field("args", &self.args)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The program a command's one-call run records: replayed, it makes the
@@ -1293,6 +1325,27 @@ pub fn invalid_utf8(at: usize) -> EvalError {
         FailureClass::InvalidProgram,
         format!("the program is not valid UTF-8: the byte at offset {at} is not part of a UTF-8 character"),
     )
+}
+
+impl Host {
+    /// This process's writer id for the effect log (issue 61): with the
+    /// file store and a log file, a marker beside the store's journals
+    /// lets recovery close a run whose process died. None elsewhere, or
+    /// when the marker cannot be made (the run is written without one).
+    fn writer(&self) -> Option<String> {
+        let (crate::issues::IssueStore::Jsonl(store), crate::logs::LogStore::File(log)) =
+            (&self.config.paths.issues, &self.config.paths.effects)
+        else {
+            return None;
+        };
+        let footer = json!({
+            "kind": effects::RUN_END_KIND,
+            "result": "rejected",
+            "failureClasses": [crate::sandbox::CLASS_INTERRUPTED],
+            "recovered": true,
+        });
+        crate::logs::writers::writer_id(&crate::issues::journal::dir_of(store), log, &footer).ok()
+    }
 }
 
 pub(crate) fn rfc3339(t: chrono::DateTime<Utc>) -> String {

@@ -217,6 +217,7 @@ fn doctor_on_a_fresh_directory_says_to_run_init_and_writes_nothing() {
         ids,
         [
             "store",
+            "recovery",
             "policy",
             "authority",
             "effects",
@@ -282,7 +283,7 @@ fn doctor_on_a_healthy_store_is_all_ok() {
     let (code, text, _) = dir.run(&["doctor"]).parts();
     assert_eq!(code, 0);
     assert!(
-        text.lines().last().unwrap().starts_with("ok: 9 ok"),
+        text.lines().last().unwrap().starts_with("ok: 10 ok"),
         "{text}"
     );
 }

@@ -45,6 +45,7 @@ mod pg_fleet;
 mod pg_store;
 mod premath_mcp;
 mod premath_worker;
+mod record_crash;
 mod repl;
 mod replay;
 mod sandbox_escape;

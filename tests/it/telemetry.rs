@@ -499,9 +499,16 @@ fn an_issue_command_is_a_span_with_its_mutation() {
     assert_eq!(command.len(), 1, "{spans:#?}");
     assert_eq!(attr(command[0], "tusk.command"), "issue add");
     assert_eq!(attr(command[0], "process.exit.code"), 0);
+    // The command's mutation is the call of its recorded run (issue 61):
+    // command → run → call → the store's mutation.
     let store = named(&spans, "tusk.store.mutate");
     assert_eq!(store.len(), 1);
-    assert_eq!(store[0].parent_span_id, command[0].span_id);
+    let call = named(&spans, "tusk.host_call issue.add");
+    assert_eq!(call.len(), 1, "{spans:#?}");
+    assert_eq!(store[0].parent_span_id, call[0].span_id);
+    let run = named(&spans, "tusk.run");
+    assert_eq!(call[0].parent_span_id, run[0].span_id);
+    assert_eq!(run[0].parent_span_id, command[0].span_id);
     assert_eq!(attr(store[0], "tusk.store.rows_touched"), 1);
 
     // A claim is counted, and a contended one as a contention.

@@ -206,10 +206,19 @@ fn effects(t: &Test) -> Vec<Value> {
 #[test]
 fn a_command_line_change_is_a_recorded_run_that_replays() {
     let t = Test::on_files().issues(&[issue("bd-1"), issue("bd-2")]);
-    // A read, and a refused command: nothing changed, nothing recorded.
+    // A read is not recorded; a refused command is (who tried what), its
+    // call rejected and nothing changed.
     t.tusk(&["issue", "list"]).run().status(0);
-    t.tusk(&["issue", "close", "bd-404"]).run().status(1);
     assert!(effects(&t).is_empty(), "{:#?}", effects(&t));
+    let store = t.store_text();
+    t.tusk(&["issue", "close", "bd-404"]).run().status(1);
+    assert_eq!(t.store_text(), store);
+    let refused = effects(&t);
+    assert_eq!(refused.len(), 3, "{refused:#?}");
+    assert_eq!(refused[1]["envelope"]["resultClass"], "issue.not_found");
+    assert_eq!(refused[2]["result"], "rejected");
+    std::fs::remove_file(t.path(".premath/host_effects.jsonl")).unwrap();
+    std::fs::remove_file(t.path(".premath/harness_trajectory.jsonl")).unwrap();
     // A change: its own output, and a one-call run in both logs.
     let out = t
         .tusk(&[

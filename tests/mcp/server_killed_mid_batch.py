@@ -12,6 +12,11 @@ they can, one `scheme_eval` each, while `TUSK issue add` runs in a loop beside
 them; after a moment the server is SIGKILLed. Then: every line of the store
 parses as an issue, ids are unique, and every comment an agent was told was
 accepted, and every issue the command line was told it added, is there.
+And a change and its record are one (issue 61): once the store is next
+opened, every comment and every added issue in the store has its accepted
+effect row (the server's rows recovered where it died between the change and
+the row), no accepted row lacks its change, and at the end `tusk replay`
+keeps parity over every run, the killed server's included.
 """
 
 from __future__ import annotations
@@ -111,6 +116,41 @@ def round_trip(tusk: str, work: str, env: dict[str, str], digest: str, tokens: l
     return acked, added
 
 
+def settle_and_compare(tusk: str, work: str, env: dict[str, str], r: int) -> None:
+    """Opens the store (which settles what the killed server left), then
+    compares the store's changes with the effect log's accepted rows."""
+    subprocess.run([tusk, "issue", "list", "--json"], cwd=work, env=env, capture_output=True, check=True)
+    store_comments, store_titles = set(), set()
+    for line in open(os.path.join(work, ".premath", "issues.jsonl")):
+        row = json.loads(line)
+        store_comments |= {c.get("text") for c in row.get("comments") or []}
+        if str(row.get("title", "")).startswith("cli-"):
+            store_titles.add(row["title"])
+    row_comments, row_titles = set(), set()
+    for line in open(os.path.join(work, ".premath", "host_effects.jsonl")):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a row torn by the kill is not a row
+        if row.get("envelope", {}).get("resultClass") != "accepted":
+            continue
+        args = row.get("args") or {}
+        if row.get("action") == "issue.comment":
+            row_comments.add(args.get("text"))
+        elif row.get("action") == "issue.add":
+            row_titles.add(args.get("title"))
+    for what, store, rows in (("comments", store_comments, row_comments), ("issues", store_titles, row_titles)):
+        if store != rows:
+            print(f"FAIL round {r}: {what} in the store without their row: {sorted(store - rows)[:5]}; "
+                  f"rows without their change: {sorted(rows - store)[:5]}")
+            sys.exit(1)
+    pending = [n for n in os.listdir(os.path.join(work, ".premath", "issues.jsonl.pending"))
+               if n.startswith("calls-")] if os.path.isdir(os.path.join(work, ".premath", "issues.jsonl.pending")) else []
+    if pending:
+        print(f"FAIL round {r}: journals left unsettled: {pending}")
+        sys.exit(1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("tusk")
@@ -163,8 +203,17 @@ def main() -> None:
         if gone:
             print(f"FAIL round {r}: issues the command line added are gone: {gone[:5]}")
             sys.exit(1)
+        settle_and_compare(args.tusk, work, env, r)
         print(f"round {r}: {len(acked)} comments and {len(added)} issues acknowledged, all kept")
-    print(f"ok: {len(all_acked)} comments, {len(all_added)} issues over {args.rounds} SIGKILLs")
+    replay = subprocess.run([args.tusk, "replay", "--json"], cwd=work, env=env, capture_output=True, text=True)
+    report = json.loads(replay.stdout or "{}")
+    if replay.returncode != 0 or report.get("parity") is not True:
+        bad = [r for r in report.get("runs", []) if not r.get("parity")][:3]
+        print(f"FAIL replay after the kills: exit {replay.returncode}: {json.dumps(bad)[:1500]} {replay.stderr[-400:]}")
+        sys.exit(1)
+    recovered = sum(1 for r in report.get("runs", []) if r.get("recovered"))
+    print(f"ok: {len(all_acked)} comments, {len(all_added)} issues over {args.rounds} SIGKILLs; "
+          f"replay parity over {report.get('runCount')} runs ({recovered} closed by recovery)")
 
 
 if __name__ == "__main__":

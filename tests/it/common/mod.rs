@@ -162,6 +162,9 @@ pub fn normalized(mut v: Value, run_id: &str) -> Value {
                     "prevRowDigest",
                     "chainHead",
                     "signature",
+                    // The process that wrote the run (issue 61): a fact of the
+                    // writer, like its clock.
+                    "writer",
                 ] {
                     map.remove(key);
                 }

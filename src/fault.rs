@@ -1,0 +1,56 @@
+//! Fault points: places a test build can be told to die at, as a `kill -9`
+//! would kill it there (issue 61's crash tests). `TUSK_FAULT=NAME` kills the
+//! process the first time it passes point NAME, `NAME@N` the N-th time.
+//! Release builds have no fault points: [`point`] is empty there.
+
+/// The points there are, for the crash tests and this module's readers:
+/// - `store.before_rename`: the journal is synced, the store not yet changed;
+/// - `store.after_rename`: the store changed, no row written yet;
+/// - `rows.after_trajectory`: the call's trajectory row written, its effect
+///   row not.
+pub const POINTS: &[&str] = &[
+    "store.before_rename",
+    "store.after_rename",
+    "rows.after_trajectory",
+];
+
+/// Dies here when `TUSK_FAULT` names this point (debug builds only).
+#[inline]
+pub fn point(name: &str) {
+    #[cfg(debug_assertions)]
+    armed::point(name);
+    #[cfg(not(debug_assertions))]
+    let _ = name;
+}
+
+#[cfg(debug_assertions)]
+mod armed {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+
+    static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
+    static PASSED: AtomicU64 = AtomicU64::new(0);
+
+    pub(super) fn point(name: &str) {
+        let armed = ARMED.get_or_init(|| {
+            let spec = std::env::var("TUSK_FAULT").ok()?;
+            let (point, nth) = match spec.split_once('@') {
+                Some((p, n)) => (p.to_string(), n.parse().ok()?),
+                None => (spec, 1),
+            };
+            Some((point, nth))
+        });
+        let Some((point, nth)) = armed else {
+            return;
+        };
+        if point != name {
+            return;
+        }
+        if PASSED.fetch_add(1, Ordering::SeqCst) + 1 == *nth {
+            // SIGKILL: no destructor, no flush, as a kill -9 from outside.
+            let _ =
+                nix::sys::signal::kill(nix::unistd::Pid::this(), nix::sys::signal::Signal::SIGKILL);
+            std::process::abort();
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! A change and its record are one (issue 61) on the file store: no change
+//! to the store without its call's rows, whatever is killed when.
+//!
+//! The store is rewritten by a temp file renamed into place
+//! ([`super::commit`]); the call's rows are appended to the effect log and
+//! the trajectory after, by the run's host side. A process killed between
+//! the two left a change the log never mentioned. Now, before the rename,
+//! the write records every call whose edit it carries in a **journal**:
+//! `<store>.pending/<temp file>.json`, synced, and locked (`flock`) by the
+//! writing process. Each call's journal entry carries the rows recovery
+//! would write for it (the effect row, marked `recovered`, the trajectory
+//! row, and the footer that closes its run), built by the run before the
+//! call was made. Once every call of a write has its rows, the journal is
+//! removed.
+//!
+//! Whoever next takes the store's lock ([`reconcile`]: any mutation, any
+//! read that finds a journal, `tusk doctor`) settles the journals whose
+//! writer is gone (their lock is free):
+//!
+//! - the temp file is still there: the rename never happened, nothing
+//!   changed — the journal is dropped;
+//! - it is gone: the change is in the store — each call whose effect row is
+//!   missing gets the recovered row, its trajectory row, and a footer that
+//!   closes its run (`recovered: true`), so `tusk replay` reads the run as
+//!   what it is.
+//!
+//! The lock file is held from before the journal is written until after the
+//! rename, so a journal found under the lock with a free journal lock is
+//! exactly one of the two. A run whose own rows could not be written
+//! (`record.unwritable`) keeps its journal locked until its process ends;
+//! recovery then adds nothing to a run that has its footer and says so.
+//!
+//! This module knows the rows only as lines of JSON: it reads `runId`,
+//! `seq`, `kind` and `stepId`, and seals a footer with [`crate::chain`].
+
+use crate::logs::writers;
+use fs4::FileExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The journal file's `kind`.
+pub const KIND: &str = "tusk.pending_calls.v0";
+/// A journal file's name starts so (writer markers share the directory).
+const PREFIX: &str = "calls-";
+
+/// One call whose edit a write carries, as recovery would record it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    pub run_id: String,
+    pub seq: usize,
+    pub effects: PathBuf,
+    pub trajectory: PathBuf,
+    /// The call's effect row (one line, no newline), marked `recovered`.
+    pub effect_row: String,
+    /// The trajectory row's `stepId`, and the row (one line).
+    pub step_id: String,
+    pub trajectory_row: String,
+    /// The kind of the run's footer: a run that has one ended in a live
+    /// process.
+    pub end_kind: String,
+}
+
+/// A call in flight: what the run's host side hands the store, and gets
+/// back a part of a journal to settle once its rows are written.
+pub struct Call {
+    pending: PendingCall,
+    ticket: Mutex<Option<Arc<Batch>>>,
+}
+
+impl Call {
+    pub fn new(pending: PendingCall) -> Arc<Call> {
+        Arc::new(Call {
+            pending,
+            ticket: Mutex::new(None),
+        })
+    }
+
+    /// The call's rows are written (`true`) or could not be: its part of
+    /// the journal is done. A call whose edit was never written has none.
+    pub fn settle(&self, written: bool) {
+        let batch = self.ticket.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(batch) = batch {
+            batch.done(written);
+        }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        // Dropped unsettled (the run ended in an error): its rows are not
+        // known to be written, so recovery looks once the process is gone.
+        let batch = self
+            .ticket
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(batch) = batch {
+            batch.done(false);
+        }
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Arc<Call>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `call` as the call whose edits the store's writes carry
+/// (the thread's: a run's calls, and the store's mutation, run on it).
+pub fn during<T>(call: &Arc<Call>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<Call>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            CURRENT.with(|c| *c.borrow_mut() = before);
+        }
+    }
+    let before = CURRENT.with(|c| c.borrow_mut().replace(call.clone()));
+    let _restore = Restore(before);
+    f()
+}
+
+/// The call the current thread's mutation belongs to, if any.
+pub(super) fn current() -> Option<Arc<Call>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// One write's journal, held (and locked) until each of its calls settled.
+pub(super) struct Batch {
+    path: PathBuf,
+    file: Mutex<Option<File>>,
+    remaining: AtomicUsize,
+    abandoned: AtomicBool,
+}
+
+/// Journals whose calls did not all get their rows: kept open (so locked)
+/// until the process ends, then settled by whoever comes next.
+static ABANDONED: Mutex<Vec<File>> = Mutex::new(Vec::new());
+
+impl Batch {
+    fn done(&self, written: bool) {
+        if !written {
+            self.abandoned.store(true, Ordering::SeqCst);
+        }
+        if self.remaining.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
+        }
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if self.abandoned.load(Ordering::SeqCst) {
+            if let Some(file) = file {
+                ABANDONED
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(file);
+            }
+        } else {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The journal directory of the store at `path`.
+pub fn dir_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".pending");
+    path.with_file_name(name)
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Journal {
+    kind: String,
+    /// The temp file whose rename is the change.
+    temp: String,
+    calls: Vec<PendingCall>,
+}
+
+/// Writes and syncs the journal of a write about to rename `temp` into
+/// place, locked by this process. Called under the store's lock.
+pub(super) fn write(path: &Path, temp: &Path, calls: &[Arc<Call>]) -> std::io::Result<Arc<Batch>> {
+    let dir = dir_of(path);
+    fs::create_dir_all(&dir)?;
+    let temp_name = temp
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let journal_path = dir.join(format!("{PREFIX}{temp_name}.json"));
+    let journal = Journal {
+        kind: KIND.to_string(),
+        temp: temp_name,
+        calls: calls.iter().map(|c| c.pending.clone()).collect(),
+    };
+    let mut file = crate::files::open(
+        fs::OpenOptions::new().create_new(true).write(true),
+        &journal_path,
+    )?;
+    FileExt::lock(&file)?;
+    let mut text = serde_json::to_vec(&journal).map_err(std::io::Error::other)?;
+    text.push(b'\n');
+    file.write_all(&text)?;
+    file.sync_all()?;
+    File::open(&dir)?.sync_all()?;
+    Ok(Arc::new(Batch {
+        path: journal_path,
+        file: Mutex::new(Some(file)),
+        remaining: AtomicUsize::new(calls.len()),
+        abandoned: AtomicBool::new(false),
+    }))
+}
+
+/// The store changed: each call of the write settles its part once its rows
+/// are written.
+pub(super) fn hand_out(batch: &Arc<Batch>, calls: &[Arc<Call>]) {
+    for call in calls {
+        *call.ticket.lock().unwrap_or_else(|e| e.into_inner()) = Some(batch.clone());
+    }
+}
+
+/// The write failed: when the store did not change, its journal goes;
+/// when it did (the rename was made, a later sync failed), recovery
+/// settles it once this process is gone.
+pub(super) fn failed(batch: Arc<Batch>, renamed: bool) {
+    let file = batch.file.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if renamed {
+        if let Some(file) = file {
+            ABANDONED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(file);
+        }
+    } else {
+        let _ = fs::remove_file(&batch.path);
+    }
+}
+
+/// What settling the journals of a store did.
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Settled {
+    /// Writes whose change was in the store (their calls' rows checked).
+    pub applied: usize,
+    /// Writes whose change never reached the store (journal dropped).
+    pub not_applied: usize,
+    /// Calls given their recovered rows (the change was there, its row not).
+    pub recovered: Vec<String>,
+    /// Journals still held by a live writer.
+    pub in_flight: usize,
+    /// Runs whose process died, closed with a recovered footer.
+    pub closed: Vec<String>,
+    /// What could not be settled, and why (the journal is kept).
+    pub problems: Vec<String>,
+}
+
+impl Settled {
+    pub fn is_empty(&self) -> bool {
+        *self == Settled::default()
+    }
+}
+
+/// Whether the store at `path` has a journal to settle (one directory read).
+pub fn any_pending(path: &Path) -> bool {
+    fs::read_dir(dir_of(path)).is_ok_and(|mut d| d.next().is_some())
+}
+
+/// Settles every journal of the store at `path` whose writer is gone.
+/// Called with the store's lock held, before stale temp files are removed
+/// (a temp file still there is the proof that nothing changed).
+pub fn reconcile(path: &Path) -> Settled {
+    let mut settled = Settled::default();
+    let Ok(entries) = fs::read_dir(dir_of(path)) else {
+        return settled;
+    };
+    let store_dir = super::store::parent_dir(path);
+    let mut names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    names.sort();
+    for journal_path in names {
+        let name = journal_path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        if !name.starts_with(PREFIX) || !name.ends_with(".json") {
+            continue;
+        }
+        let Ok(file) = crate::files::open(fs::OpenOptions::new().read(true), &journal_path) else {
+            continue;
+        };
+        match FileExt::try_lock(&file) {
+            Ok(()) => {}
+            Err(fs4::TryLockError::WouldBlock) => {
+                settled.in_flight += 1;
+                continue;
+            }
+            Err(fs4::TryLockError::Error(e)) => {
+                settled
+                    .problems
+                    .push(format!("{}: {e}", journal_path.display()));
+                continue;
+            }
+        }
+        let text = crate::files::read_to_string(&journal_path, crate::files::INPUT_MAX);
+        // A journal cut short was being written when its writer died: the
+        // rename comes after the journal is synced, so nothing changed.
+        let journal = text
+            .ok()
+            .and_then(|t| serde_json::from_str::<Journal>(&t).ok())
+            .filter(|j| j.kind == KIND);
+        let Some(journal) = journal else {
+            settled.not_applied += 1;
+            let _ = fs::remove_file(&journal_path);
+            continue;
+        };
+        if store_dir.join(&journal.temp).exists() {
+            settled.not_applied += 1;
+            let _ = fs::remove_file(&journal_path);
+            continue;
+        }
+        settled.applied += 1;
+        let mut kept = false;
+        for (call, recovered) in journal.calls.iter().zip(recover(&journal.calls)) {
+            match recovered {
+                Ok(true) => settled
+                    .recovered
+                    .push(format!("{} call {}", call.run_id, call.seq)),
+                Ok(false) => {}
+                Err(e) => {
+                    kept = true;
+                    settled.problems.push(format!(
+                        "{} call {}: {e} (journal {} kept)",
+                        call.run_id,
+                        call.seq,
+                        journal_path.display()
+                    ));
+                }
+            }
+        }
+        if !kept {
+            let _ = fs::remove_file(&journal_path);
+        }
+        drop(file);
+    }
+    // Then the runs whose process died, each after its call's row.
+    match writers::close_dead(&dir_of(path)) {
+        Ok(closed) => settled.closed = closed,
+        Err(e) => settled.problems.push(e),
+    }
+    settled
+}
+
+/// Writes what the logs lack of each call of a write whose change is in
+/// the store: per call, `Ok(true)` when it wrote the recovered effect row.
+/// Each log is read once. The runs themselves are closed by
+/// [`crate::logs::writers::close_dead`], after.
+fn recover(calls: &[PendingCall]) -> Vec<Result<bool, String>> {
+    let mut out = Vec::with_capacity(calls.len());
+    let mut effects: std::collections::HashMap<&Path, Vec<writers::RunRows>> = Default::default();
+    let mut steps: std::collections::HashMap<&Path, std::collections::HashSet<String>> =
+        Default::default();
+    for (i, call) in calls.iter().enumerate() {
+        out.push((|| {
+            let row: Value = serde_json::from_str(&call.effect_row).map_err(|e| e.to_string())?;
+            let row_kind = row.get("kind").and_then(Value::as_str).unwrap_or_default();
+            if !effects.contains_key(call.effects.as_path()) {
+                let wanted: Vec<(&str, usize)> = calls
+                    .iter()
+                    .filter(|c| c.effects == call.effects)
+                    .map(|c| (c.run_id.as_str(), c.seq))
+                    .collect();
+                let rows = writers::runs_rows(&call.effects, &wanted, row_kind, &call.end_kind)
+                    .map_err(|e| format!("{}: {e}", call.effects.display()))?;
+                effects.insert(&call.effects, rows);
+            }
+            if !steps.contains_key(call.trajectory.as_path()) {
+                let wanted: Vec<&str> = calls
+                    .iter()
+                    .filter(|c| c.trajectory == call.trajectory)
+                    .map(|c| c.step_id.as_str())
+                    .collect();
+                let found = trajectory_has(&call.trajectory, &wanted)
+                    .map_err(|e| format!("{}: {e}", call.trajectory.display()))?;
+                steps.insert(&call.trajectory, found);
+            }
+            if !steps[call.trajectory.as_path()].contains(&call.step_id) {
+                writers::append(&call.trajectory, &call.trajectory_row, true)
+                    .map_err(|e| format!("{}: {e}", call.trajectory.display()))?;
+            }
+            let at = calls[..i].iter().filter(|c| c.effects == call.effects).count();
+            let rows = &effects[call.effects.as_path()][at];
+            match (rows.has_call, rows.has_footer) {
+                (true, _) => Ok(false),
+                (false, true) => Err("the run ended without this call's row (its process reported record.unwritable); nothing can be added after its footer".into()),
+                (false, false) => {
+                    writers::append(&call.effects, &call.effect_row, false)
+                        .map_err(|e| format!("{}: {e}", call.effects.display()))?;
+                    Ok(true)
+                }
+            }
+        })());
+    }
+    out
+}
+
+/// Which of `step_ids` the trajectory at `path` has a row for.
+fn trajectory_has(
+    path: &Path,
+    step_ids: &[&str],
+) -> std::io::Result<std::collections::HashSet<String>> {
+    let mut found = std::collections::HashSet::new();
+    let bytes = match crate::files::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+        Err(e) => return Err(e),
+    };
+    for line in bytes.split(|b| *b == b'\n') {
+        if !step_ids
+            .iter()
+            .any(|s| writers::contains(line, s.as_bytes()))
+        {
+            continue;
+        }
+        if let Some(id) = serde_json::from_slice::<Value>(line)
+            .ok()
+            .and_then(|r| r.get("stepId").and_then(Value::as_str).map(str::to_string))
+        {
+            found.insert(id);
+        }
+    }
+    Ok(found)
+}

@@ -164,7 +164,7 @@ fn print_extras(ids: Option<IdScheme>, wired: Option<&Wired>) {
         );
         if w.ignore_added {
             println!(
-                "  git ignores the store's lock file ({})",
+                "  git ignores the store's lock file and journals ({})",
                 w.ignore.display()
             );
         }

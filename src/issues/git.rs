@@ -141,7 +141,8 @@ pub struct Wired {
     pub driver: String,
     pub driver_set: bool,
     /// The `.gitignore` beside the store, and whether the store's lock file
-    /// (`<store>.lock`, left in place between mutations) was added to it.
+    /// (`<store>.lock`, left in place between mutations) or its journal
+    /// directory (`<store>.pending/`) was added to it.
     pub ignore: PathBuf,
     pub ignore_added: bool,
 }
@@ -212,7 +213,14 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
         .file_name()
         .map(|n| format!("/{}", n.to_string_lossy()))
         .unwrap_or_default();
-    let ignore_added = !lock_name.is_empty() && !ensure_lines(&ignore, &[lock_name])?.is_empty();
+    // So does the journal directory (issue 61): its writer markers belong to
+    // this machine's live processes, and another clone would settle them.
+    let pending = crate::issues::journal::dir_of(store)
+        .file_name()
+        .map(|n| format!("/{}/", n.to_string_lossy()))
+        .unwrap_or_default();
+    let ignore_added =
+        !lock_name.is_empty() && !ensure_lines(&ignore, &[lock_name, pending])?.is_empty();
     Ok(Some(Wired {
         top,
         attributes,

@@ -150,6 +150,13 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     let status = git(&dir, &["status", "--porcelain", "--untracked-files=all"]);
     assert!(!status.contains("issues.jsonl.lock"), "{status}");
     assert!(status.contains(".premath/.gitignore"), "{status}");
+    // And the journals' directory: a live process's writer marker is this
+    // machine's (issue 61).
+    let ignored = std::fs::read_to_string(dir.join(".premath/.gitignore")).unwrap();
+    assert!(
+        ignored.lines().any(|l| l == "/issues.jsonl.pending/"),
+        "{ignored}"
+    );
 
     let doctor = |dir: &Path| {
         let (_, out, err) = tusk(dir, &["doctor", "--json"]);

@@ -71,22 +71,24 @@ pub struct PendingCall {
 /// back a part of a journal to settle once its rows are written.
 pub struct Call {
     pending: PendingCall,
-    ticket: Mutex<Option<Arc<Batch>>>,
+    /// The writes that carried this call's edits (one, unless the action
+    /// wrote the store more than once).
+    tickets: Mutex<Vec<Arc<Batch>>>,
 }
 
 impl Call {
     pub fn new(pending: PendingCall) -> Arc<Call> {
         Arc::new(Call {
             pending,
-            ticket: Mutex::new(None),
+            tickets: Mutex::new(Vec::new()),
         })
     }
 
     /// The call's rows are written (`true`) or could not be: its part of
     /// the journal is done. A call whose edit was never written has none.
     pub fn settle(&self, written: bool) {
-        let batch = self.ticket.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(batch) = batch {
+        let batches = std::mem::take(&mut *self.tickets.lock().unwrap_or_else(|e| e.into_inner()));
+        for batch in batches {
             batch.done(written);
         }
     }
@@ -96,12 +98,8 @@ impl Drop for Call {
     fn drop(&mut self) {
         // Dropped unsettled (the run ended in an error): its rows are not
         // known to be written, so recovery looks once the process is gone.
-        let batch = self
-            .ticket
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some(batch) = batch {
+        let batches = std::mem::take(self.tickets.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for batch in batches {
             batch.done(false);
         }
     }
@@ -218,7 +216,10 @@ pub(super) fn write(path: &Path, temp: &Path, calls: &[Arc<Call>]) -> std::io::R
 /// are written.
 pub(super) fn hand_out(batch: &Arc<Batch>, calls: &[Arc<Call>]) {
     for call in calls {
-        *call.ticket.lock().unwrap_or_else(|e| e.into_inner()) = Some(batch.clone());
+        call.tickets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(batch.clone());
     }
 }
 
@@ -266,6 +267,20 @@ impl Settled {
 /// Whether the store at `path` has a journal to settle (one directory read).
 pub fn any_pending(path: &Path) -> bool {
     fs::read_dir(dir_of(path)).is_ok_and(|mut d| d.next().is_some())
+}
+
+/// Whether the store at `path` has a journal or writer marker whose
+/// process is gone (its lock free): what makes taking the store's lock to
+/// settle worth it. A busy server's own journals and marker are held, so a
+/// command beside it does not wait for its lock.
+pub fn needs_settling(path: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(dir_of(path)) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        crate::files::open(fs::OpenOptions::new().read(true), &entry.path())
+            .is_ok_and(|file| FileExt::try_lock(&file).is_ok())
+    })
 }
 
 /// Settles every journal of the store at `path` whose writer is gone.
@@ -431,4 +446,44 @@ fn trajectory_has(
         }
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("issues.jsonl");
+        fs::write(&path, "").unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn a_journal_cut_short_changed_nothing_and_goes() {
+        let (_dir, path) = store();
+        let dir = dir_of(&path);
+        fs::create_dir_all(&dir).unwrap();
+        let torn = dir.join(format!("{PREFIX}.issues.jsonl.tusk-x.tmp.json"));
+        fs::write(&torn, "{\"kind\":\"tusk.pending_calls.v0\",\"temp\":").unwrap();
+        let settled = reconcile(&path);
+        assert_eq!(settled.not_applied, 1, "{settled:?}");
+        assert!(!torn.exists());
+    }
+
+    #[test]
+    fn a_journal_its_writer_still_holds_is_left_alone() {
+        let (_dir, path) = store();
+        let temp = path.with_file_name(".issues.jsonl.tusk-live.tmp");
+        let batch = write(&path, &temp, &[]).unwrap();
+        let settled = reconcile(&path);
+        assert_eq!(settled.in_flight, 1, "{settled:?}");
+        assert!(batch.path.exists());
+        // Its writer gone (the lock let go, the temp file renamed away):
+        // applied, and with no call nothing to write.
+        drop(batch);
+        let settled = reconcile(&path);
+        assert_eq!((settled.applied, settled.in_flight), (1, 0), "{settled:?}");
+        assert!(!any_pending(&path));
+    }
 }

@@ -154,15 +154,15 @@ impl IssueStore {
 
     /// Settles what a process killed mid-change left (issue 61,
     /// [`super::journal`]): a command's or a server's start, `tusk doctor`.
-    /// Nothing to do (no journal, no writer marker) costs one directory
-    /// read.
+    /// Nothing to do (no journal or writer marker whose process is gone)
+    /// costs one directory read, and a lock test per file there.
     ///
     /// # Errors
     /// The lock was busy, or the store could not be read.
     pub fn settle(&self) -> Result<super::journal::Settled, StoreError> {
         match self {
             IssueStore::Jsonl(path)
-                if super::journal::any_pending(path) && parent_dir(path).exists() =>
+                if parent_dir(path).exists() && super::journal::needs_settling(path) =>
             {
                 super::commit::settle(path, DEFAULT_LOCK_TIMEOUT)
             }

@@ -595,10 +595,7 @@ fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, Cl
 /// recorded as a one-call run ([`super::record`]).
 fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcome {
     use super::record::args_of;
-    let call = |f: OnStore| {
-        let (store, lock) = (opts.store.clone(), opts.lock);
-        Box::new(move || f(&MutationCtx::new(&store, lock, now))) as super::record::Mutation
-    };
+    let call = |f: OnStore| on_store(opts, now, f);
     let (action, args, mutation) = match command {
         IssueCommand::Add(new) => (
             "issue.add",
@@ -698,6 +695,12 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
 /// A command's mutation, given the store's mutation context.
 type OnStore = Box<dyn FnOnce(&MutationCtx<'_>) -> Result<Report, StoreError> + Send>;
 
+/// `f` as the mutation a command's run makes, on the command's store.
+fn on_store(opts: &Opts, now: DateTime<Utc>, f: OnStore) -> super::record::Mutation {
+    let (store, lock) = (opts.store.clone(), opts.lock);
+    Box::new(move || f(&MutationCtx::new(&store, lock, now)))
+}
+
 /// Makes a command's call inside its recorded run ([`super::record`]); a run
 /// that cannot be recorded makes no change.
 fn recorded(
@@ -754,10 +757,7 @@ pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
     }
     let path_str = opts.store.path().display().to_string();
     let now = now();
-    let call = |f: OnStore| {
-        let (store, lock) = (opts.store.clone(), opts.lock);
-        Box::new(move || f(&MutationCtx::new(&store, lock, now))) as super::record::Mutation
-    };
+    let call = |f: OnStore| on_store(&opts, now, f);
     let mutation = |action: &'static str, args: Value, m: super::record::Mutation| {
         recorded(&opts, action, args, now, m).map(|result| (action, result))
     };

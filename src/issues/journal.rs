@@ -330,6 +330,17 @@ pub fn reconcile(path: &Path) -> Settled {
             let _ = fs::remove_file(&journal_path);
             continue;
         };
+        // A journal is input (a cloned `.premath/` may carry one): it may
+        // name only a temp file and logs beside the store, never a file
+        // elsewhere for recovery to write to.
+        if let Some(why) = outside(&store_dir, &journal) {
+            settled.problems.push(format!(
+                "{}: {why}; dropped, nothing written",
+                journal_path.display()
+            ));
+            let _ = fs::remove_file(&journal_path);
+            continue;
+        }
         if store_dir.join(&journal.temp).exists() {
             settled.not_applied += 1;
             let _ = fs::remove_file(&journal_path);
@@ -418,6 +429,30 @@ fn recover(calls: &[PendingCall]) -> Vec<Result<bool, String>> {
         })());
     }
     out
+}
+
+/// Why `journal` names a file recovery may not touch: a temp file that is
+/// not a plain name, or a log outside the store's directory.
+fn outside(store_dir: &Path, journal: &Journal) -> Option<String> {
+    if journal.temp.is_empty() || journal.temp.contains('/') || journal.temp.starts_with("..") {
+        return Some(format!(
+            "its temp file {:?} is not a file name",
+            journal.temp
+        ));
+    }
+    let dir = std::path::absolute(store_dir).ok()?;
+    journal
+        .calls
+        .iter()
+        .flat_map(|c| [&c.effects, &c.trajectory])
+        .find(|log| log.parent() != Some(dir.as_path()))
+        .map(|log| {
+            format!(
+                "it names {}, outside the store's directory {}",
+                log.display(),
+                dir.display()
+            )
+        })
 }
 
 /// Which of `step_ids` the trajectory at `path` has a row for.

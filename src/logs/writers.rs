@@ -115,6 +115,20 @@ pub fn close_dead(dir: &Path) -> Result<Vec<String>, String> {
         let writer = marker["writer"].as_str().unwrap_or_default();
         let log = PathBuf::from(marker["log"].as_str().unwrap_or_default());
         let log = log.as_path();
+        // A marker is input (a cloned directory may carry one): only a log
+        // beside the directory's owner (the store) is ever written to.
+        let home = std::path::absolute(dir)
+            .ok()
+            .and_then(|d| d.parent().map(Path::to_path_buf));
+        if home.is_none() || log.parent() != home.as_deref() {
+            let _ = fs::remove_file(&path);
+            return Err(format!(
+                "{}: it names the log {}, outside {}; dropped, nothing written",
+                path.display(),
+                log.display(),
+                home.unwrap_or_default().display()
+            ));
+        }
         let footer = &marker["footer"];
         let end_kind = footer["kind"].as_str().unwrap_or_default();
         let open =

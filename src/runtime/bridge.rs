@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-mod pending;
+pub(crate) mod pending;
 
 pub(crate) struct CallHost {
     registry: Registry,
@@ -443,17 +443,8 @@ impl HostBridge for CallHost {
             named: named.as_ref(),
             scope,
         };
-        let (decision, pending) = self.decide_journaled(&mut state, facts, |state| {
-            self.decide_within(
-                state,
-                span.as_ref(),
-                n,
-                action,
-                args.as_ref(),
-                args_error,
-                scope,
-            )
-        });
+        let (decision, pending) =
+            self.decide_journaled(&mut state, facts, span.as_ref(), args.as_ref(), args_error);
         let failed_before = state.io_errors.len();
         state.executed += usize::from(decision.executed);
         let result_class = result_class(&decision.classes);

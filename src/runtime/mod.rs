@@ -1329,15 +1329,25 @@ pub fn invalid_utf8(at: usize) -> EvalError {
 
 impl Host {
     /// This process's writer id for the effect log (issue 61): with the
-    /// file store and a log file, a marker beside the store's journals
-    /// lets recovery close a run whose process died. None elsewhere, or
-    /// when the marker cannot be made (the run is written without one).
+    /// file store and its logs beside it, a marker beside the store's
+    /// journals lets recovery close a run whose process died. None
+    /// elsewhere, or when the marker cannot be made (the run is written
+    /// without one).
     fn writer(&self) -> Option<String> {
-        let (crate::issues::IssueStore::Jsonl(store), crate::logs::LogStore::File(log)) =
-            (&self.config.paths.issues, &self.config.paths.effects)
+        let (
+            crate::issues::IssueStore::Jsonl(store),
+            crate::logs::LogStore::File(log),
+            crate::logs::LogStore::File(trajectory),
+        ) = (
+            &self.config.paths.issues,
+            &self.config.paths.effects,
+            &self.config.paths.trajectory,
+        )
         else {
             return None;
         };
+        // Only logs beside the store are settled by its recovery.
+        bridge::pending::beside(store, log, trajectory)?;
         let footer = json!({
             "kind": effects::RUN_END_KIND,
             "result": "rejected",

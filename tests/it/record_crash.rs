@@ -292,3 +292,61 @@ fn writers_killed_at_random_moments_leave_each_change_with_its_row() {
         "only {killed_mid_way} of {KILLS} writers were killed before they ended"
     );
 }
+
+/// A journal and a writer marker are input: a cloned `.premath/` can carry
+/// forged ones. Recovery writes to no file but the logs beside the store.
+#[test]
+fn forged_journals_and_markers_write_nothing_outside_the_store() {
+    let test = store_with_one_issue();
+    let victim = test.write("victim.jsonl", "{\"runId\":\"run-x\",\"writer\":\"w\"}\n");
+    let before = std::fs::read(&victim).unwrap();
+    let pending = test.path(".premath/issues.jsonl.pending");
+    std::fs::create_dir_all(&pending).unwrap();
+    let journal = serde_json::json!({
+        "kind": "tusk.pending_calls.v0",
+        "temp": "gone.tmp",
+        "calls": [{
+            "runId": "run-x", "seq": 1,
+            "effects": victim, "trajectory": victim,
+            "effectRow": "{\"kind\":\"premath.host_effect.row.v0\",\"runId\":\"run-x\",\"seq\":1}",
+            "stepId": "s", "trajectoryRow": "{\"stepId\":\"s\"}",
+            "endKind": "premath.scheme_eval.run_end.v0"
+        }]
+    });
+    std::fs::write(pending.join("calls-forged.json"), journal.to_string()).unwrap();
+    let escape = serde_json::json!({
+        "kind": "tusk.pending_calls.v0", "temp": "../../etc/passwd", "calls": []
+    });
+    std::fs::write(pending.join("calls-escape.json"), escape.to_string()).unwrap();
+    let marker = serde_json::json!({
+        "kind": "tusk.log_writer.v0", "writer": "w", "log": victim,
+        "footer": {"kind": "premath.scheme_eval.run_end.v0"}
+    });
+    std::fs::write(pending.join("writer-forged.json"), marker.to_string()).unwrap();
+    let v = test.tusk(&["doctor", "--json"]).run().json();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "recovery")
+        .cloned()
+        .unwrap();
+    assert_eq!(check["status"], "fail", "{check}");
+    let message = check["message"].as_str().unwrap();
+    assert!(
+        message.contains("outside the store's directory"),
+        "{message}"
+    );
+    assert!(message.contains("is not a file name"), "{message}");
+    assert_eq!(std::fs::read(&victim).unwrap(), before);
+    // The marker is dropped by the next settling, writing nothing either.
+    test.tusk(&["issue", "add", "after"]).run().status(0);
+    assert_eq!(std::fs::read(&victim).unwrap(), before);
+    let left: Vec<_> = std::fs::read_dir(&pending)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("forged") || n.contains("escape"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -25,7 +25,21 @@ fn marked() -> Map<String, Value> {
     extra
 }
 
+/// The logs' absolute paths when both are files beside the store.
+pub(crate) fn beside(
+    store: &std::path::Path,
+    effects: &std::path::Path,
+    trajectory: &std::path::Path,
+) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let dir = std::path::absolute(store).ok()?.parent()?.to_path_buf();
+    let effects = std::path::absolute(effects).ok()?;
+    let trajectory = std::path::absolute(trajectory).ok()?;
+    (effects.parent() == Some(dir.as_path()) && trajectory.parent() == Some(dir.as_path()))
+        .then_some((effects, trajectory))
+}
+
 /// The facts of a call that recovery records.
+#[derive(Clone, Copy)]
 pub(super) struct CallFacts<'a> {
     pub n: usize,
     pub action: &'a str,
@@ -43,9 +57,14 @@ impl CallHost {
         &self,
         state: &mut State,
         facts: CallFacts<'_>,
-        decide: impl FnOnce(&mut State) -> super::Decision,
+        span: Option<&crate::telemetry::record::CallSpan>,
+        args: Option<&Value>,
+        args_error: Option<crate::sandbox::convert::ConvertError>,
     ) -> (super::Decision, Option<Arc<Call>>) {
+        let (n, action, scope) = (facts.n, facts.action, facts.scope);
         let pending = self.pending_call(state, facts);
+        let decide =
+            |state: &mut State| self.decide_within(state, span, n, action, args, args_error, scope);
         let decision = match &pending {
             Some(call) => crate::issues::journal::during(call, || decide(state)),
             None => decide(state),
@@ -69,7 +88,7 @@ impl CallHost {
             .registry
             .get(action)
             .is_some_and(|a| a.kind() == ActionKind::Mutation);
-        let (IssueStore::Jsonl(_), LogStore::File(effects), LogStore::File(trajectory)) = (
+        let (IssueStore::Jsonl(store), LogStore::File(effects), LogStore::File(trajectory)) = (
             &self.paths.issues,
             &self.paths.effects,
             &self.paths.trajectory,
@@ -79,6 +98,9 @@ impl CallHost {
         if !mutation {
             return None;
         }
+        // Recovery writes only logs beside the store (a journal is input);
+        // logs elsewhere are written as before, without a journal.
+        let (effects, trajectory) = beside(store, effects, trajectory)?;
         let finished_at = self.stamp(Utc::now());
         let refs = witness_refs(&[], action, args_digest, n, named);
         let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);
@@ -133,8 +155,8 @@ impl CallHost {
         Some(Call::new(PendingCall {
             run_id: self.run_id.clone(),
             seq: n,
-            effects: std::path::absolute(effects).ok()?,
-            trajectory: std::path::absolute(trajectory).ok()?,
+            effects,
+            trajectory,
             effect_row: serde_json::to_string(&row).ok()?,
             step_id: step.step_id,
             trajectory_row,

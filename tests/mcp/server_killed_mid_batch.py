@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -214,6 +215,8 @@ def main() -> None:
     recovered = sum(1 for r in report.get("runs", []) if r.get("recovered"))
     print(f"ok: {len(all_acked)} comments, {len(all_added)} issues over {args.rounds} SIGKILLs; "
           f"replay parity over {report.get('runCount')} runs ({recovered} closed by recovery)")
+    # Kept only when something failed (above), for whoever reads why.
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ impl EffectLog {
             source,
         };
         let file = crate::logs::open_append(path).map_err(wrap)?;
-        let torn_tail = ends_torn(&file).map_err(wrap)?;
+        let torn_tail = crate::logs::ends_torn(&file).map_err(wrap)?;
         Ok(Self {
             path: path.to_path_buf(),
             sink: Sink::File(file),
@@ -374,18 +374,6 @@ pub fn read_log_store_as<R: ParsedRow>(
             Ok(parse_log_as(log.path(), &bytes))
         }
     }
-}
-
-/// Whether a non-empty file's last byte is not a newline.
-fn ends_torn(file: &File) -> std::io::Result<bool> {
-    use std::os::unix::fs::FileExt;
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(false);
-    }
-    let mut last = [0u8; 1];
-    file.read_exact_at(&mut last, len - 1)?;
-    Ok(last[0] != b'\n')
 }
 
 /// Parses effect-log bytes (see [`read_log`]). A large log is parsed in

@@ -230,3 +230,15 @@ fn undo_tail(file: &std::fs::File, part: &[u8]) {
         let _ = file.set_len(start);
     }
 }
+
+/// Whether a non-empty file's last byte is not a newline.
+pub(crate) fn ends_torn(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8; 1];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}

@@ -149,16 +149,22 @@ impl Batch {
         if self.remaining.fetch_sub(1, Ordering::SeqCst) != 1 {
             return;
         }
+        self.close(self.abandoned.load(Ordering::SeqCst));
+    }
+
+    /// Lets the journal go: removed, or (`keep`: a change may lack its
+    /// rows) kept locked until the process ends, for recovery after.
+    fn close(&self, keep: bool) {
         let file = self.file.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if self.abandoned.load(Ordering::SeqCst) {
-            if let Some(file) = file {
-                ABANDONED
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(file);
+        match (keep, file) {
+            (true, Some(file)) => ABANDONED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(file),
+            (true, None) => {}
+            (false, _) => {
+                let _ = fs::remove_file(&self.path);
             }
-        } else {
-            let _ = fs::remove_file(&self.path);
         }
     }
 }
@@ -227,17 +233,7 @@ pub(super) fn hand_out(batch: &Arc<Batch>, calls: &[Arc<Call>]) {
 /// when it did (the rename was made, a later sync failed), recovery
 /// settles it once this process is gone.
 pub(super) fn failed(batch: Arc<Batch>, renamed: bool) {
-    let file = batch.file.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if renamed {
-        if let Some(file) = file {
-            ABANDONED
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(file);
-        }
-    } else {
-        let _ = fs::remove_file(&batch.path);
-    }
+    batch.close(renamed);
 }
 
 /// What settling the journals of a store did.
@@ -262,11 +258,6 @@ impl Settled {
     pub fn is_empty(&self) -> bool {
         *self == Settled::default()
     }
-}
-
-/// Whether the store at `path` has a journal to settle (one directory read).
-pub fn any_pending(path: &Path) -> bool {
-    fs::read_dir(dir_of(path)).is_ok_and(|mut d| d.next().is_some())
 }
 
 /// Whether the store at `path` has a journal or writer marker whose
@@ -383,52 +374,64 @@ pub fn reconcile(path: &Path) -> Settled {
 /// Each log is read once. The runs themselves are closed by
 /// [`crate::logs::writers::close_dead`], after.
 fn recover(calls: &[PendingCall]) -> Vec<Result<bool, String>> {
-    let mut out = Vec::with_capacity(calls.len());
-    let mut effects: std::collections::HashMap<&Path, Vec<writers::RunRows>> = Default::default();
-    let mut steps: std::collections::HashMap<&Path, std::collections::HashSet<String>> =
-        Default::default();
+    let shown = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
+    // Each log is read once, for every call of the write that names it.
+    let mut groups: std::collections::BTreeMap<(&Path, &Path), Vec<usize>> = Default::default();
     for (i, call) in calls.iter().enumerate() {
-        out.push((|| {
-            let row: Value = serde_json::from_str(&call.effect_row).map_err(|e| e.to_string())?;
-            let row_kind = row.get("kind").and_then(Value::as_str).unwrap_or_default();
-            if !effects.contains_key(call.effects.as_path()) {
-                let wanted: Vec<(&str, usize)> = calls
-                    .iter()
-                    .filter(|c| c.effects == call.effects)
-                    .map(|c| (c.run_id.as_str(), c.seq))
-                    .collect();
-                let rows = writers::runs_rows(&call.effects, &wanted, row_kind, &call.end_kind)
-                    .map_err(|e| format!("{}: {e}", call.effects.display()))?;
-                effects.insert(&call.effects, rows);
-            }
-            if !steps.contains_key(call.trajectory.as_path()) {
-                let wanted: Vec<&str> = calls
-                    .iter()
-                    .filter(|c| c.trajectory == call.trajectory)
-                    .map(|c| c.step_id.as_str())
-                    .collect();
-                let found = trajectory_has(&call.trajectory, &wanted)
-                    .map_err(|e| format!("{}: {e}", call.trajectory.display()))?;
-                steps.insert(&call.trajectory, found);
-            }
-            if !steps[call.trajectory.as_path()].contains(&call.step_id) {
-                writers::append(&call.trajectory, &call.trajectory_row, true)
-                    .map_err(|e| format!("{}: {e}", call.trajectory.display()))?;
-            }
-            let at = calls[..i].iter().filter(|c| c.effects == call.effects).count();
-            let rows = &effects[call.effects.as_path()][at];
-            match (rows.has_call, rows.has_footer) {
-                (true, _) => Ok(false),
-                (false, true) => Err("the run ended without this call's row (its process reported record.unwritable); nothing can be added after its footer".into()),
-                (false, false) => {
-                    writers::append(&call.effects, &call.effect_row, false)
-                        .map_err(|e| format!("{}: {e}", call.effects.display()))?;
-                    Ok(true)
-                }
-            }
-        })());
+        groups
+            .entry((call.effects.as_path(), call.trajectory.as_path()))
+            .or_default()
+            .push(i);
+    }
+    let mut out: Vec<Result<bool, String>> = calls.iter().map(|_| Ok(false)).collect();
+    for ((effects, trajectory), members) in groups {
+        let first = &calls[members[0]];
+        let row_kind = serde_json::from_str::<Value>(&first.effect_row)
+            .ok()
+            .and_then(|r| r.get("kind").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        let wanted: Vec<(&str, usize)> = members
+            .iter()
+            .map(|&i| (calls[i].run_id.as_str(), calls[i].seq))
+            .collect();
+        let steps: Vec<&str> = members.iter().map(|&i| calls[i].step_id.as_str()).collect();
+        let read = writers::runs_rows(effects, &wanted, &row_kind, &first.end_kind)
+            .map_err(|e| shown(effects, e))
+            .and_then(|rows| {
+                Ok((
+                    rows,
+                    trajectory_has(trajectory, &steps).map_err(|e| shown(trajectory, e))?,
+                ))
+            });
+        for (k, &i) in members.iter().enumerate() {
+            out[i] = match &read {
+                Ok((rows, found)) => recover_one(&calls[i], &rows[k], found),
+                Err(e) => Err(e.clone()),
+            };
+        }
     }
     out
+}
+
+/// What the logs lack of one call, written: `Ok(true)` for its effect row.
+fn recover_one(
+    call: &PendingCall,
+    rows: &writers::RunRows,
+    steps: &std::collections::HashSet<String>,
+) -> Result<bool, String> {
+    if !steps.contains(&call.step_id) {
+        writers::append(&call.trajectory, &call.trajectory_row, true)
+            .map_err(|e| format!("{}: {e}", call.trajectory.display()))?;
+    }
+    match (rows.has_call, rows.has_footer) {
+        (true, _) => Ok(false),
+        (false, true) => Err("the run ended without this call's row (its process reported record.unwritable); nothing can be added after its footer".into()),
+        (false, false) => {
+            writers::append(&call.effects, &call.effect_row, false)
+                .map_err(|e| format!("{}: {e}", call.effects.display()))?;
+            Ok(true)
+        }
+    }
 }
 
 /// Why `journal` names a file recovery may not touch: a temp file that is
@@ -461,25 +464,12 @@ fn trajectory_has(
     step_ids: &[&str],
 ) -> std::io::Result<std::collections::HashSet<String>> {
     let mut found = std::collections::HashSet::new();
-    let bytes = match crate::files::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
-        Err(e) => return Err(e),
-    };
-    for line in bytes.split(|b| *b == b'\n') {
-        if !step_ids
-            .iter()
-            .any(|s| writers::contains(line, s.as_bytes()))
-        {
-            continue;
+    let mut needles = step_ids.iter().map(|s| s.to_string()).collect();
+    writers::for_rows(path, &mut needles, |_, _, row| {
+        if let Some(id) = row.get("stepId").and_then(Value::as_str) {
+            found.insert(id.to_string());
         }
-        if let Some(id) = serde_json::from_slice::<Value>(line)
-            .ok()
-            .and_then(|r| r.get("stepId").and_then(Value::as_str).map(str::to_string))
-        {
-            found.insert(id);
-        }
-    }
+    })?;
     Ok(found)
 }
 
@@ -519,6 +509,6 @@ mod tests {
         drop(batch);
         let settled = reconcile(&path);
         assert_eq!((settled.applied, settled.in_flight), (1, 0), "{settled:?}");
-        assert!(!any_pending(&path));
+        assert!(!needs_settling(&path));
     }
 }

@@ -62,13 +62,9 @@ pub fn writer_id(dir: &Path, log: &Path, footer: &Value) -> std::io::Result<Stri
 
 fn random_hex() -> String {
     let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = (nanos as u64).to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    // The pid is in the id too: a failed draw still names this process.
+    let _ = getrandom::fill(&mut bytes);
+    crate::canonical::hex(&bytes)
 }
 
 /// Removes this process's markers: it ends, and every run it wrote ended
@@ -146,44 +142,59 @@ pub fn close_dead(dir: &Path) -> Result<Vec<String>, String> {
 /// The runs of `writer` in `log` without a footer, each with its last
 /// row's digest.
 fn open_runs(log: &Path, writer: &str, end_kind: &str) -> std::io::Result<Vec<(String, String)>> {
-    let bytes = match crate::files::read(log) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
     let mut runs: Vec<(String, String, bool)> = Vec::new();
-    for line in bytes.split(|b| *b == b'\n') {
-        if line.is_empty() {
-            continue;
-        }
-        let relevant = contains(line, writer.as_bytes())
-            || runs.iter().any(|(id, ..)| contains(line, id.as_bytes()));
-        if !relevant {
-            continue;
-        }
-        let Ok(row) = serde_json::from_slice::<Value>(line) else {
-            continue;
-        };
+    // The writer's id finds its headers; their run ids, every later row.
+    let mut needles = vec![writer.to_string()];
+    for_rows(log, &mut needles, |needles, line, row| {
         let Some(run_id) = row.get("runId").and_then(Value::as_str) else {
-            continue;
+            return;
         };
         let digest = crate::chain::row_digest(line);
         if row.get("writer").and_then(Value::as_str) == Some(writer) {
             runs.push((run_id.to_string(), digest, false));
-            continue;
-        }
-        if let Some(run) = runs.iter_mut().find(|(id, ..)| id == run_id) {
+            needles.push(run_id.to_string());
+        } else if let Some(run) = runs.iter_mut().find(|(id, ..)| id == run_id) {
             run.1 = digest;
-            if row.get("kind").and_then(Value::as_str) == Some(end_kind) {
-                run.2 = true;
-            }
+            run.2 |= row.get("kind").and_then(Value::as_str) == Some(end_kind);
         }
-    }
+    })?;
     Ok(runs
         .into_iter()
         .filter(|(_, _, ended)| !ended)
         .map(|(id, last, _)| (id, last))
         .collect())
+}
+
+/// Calls `f` with each row of `log` (its line and value) whose line holds
+/// one of `needles` (which `f` may add to), reading the whole log once: a
+/// byte search first, most rows being other runs'. A row torn by a kill,
+/// or an absent log, gives nothing.
+///
+/// # Errors
+/// The log could not be read.
+pub fn for_rows(
+    log: &Path,
+    needles: &mut Vec<String>,
+    mut f: impl FnMut(&mut Vec<String>, &[u8], &Value),
+) -> std::io::Result<()> {
+    let bytes = match crate::files::read(log) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for line in bytes.split(|b| *b == b'\n') {
+        let wanted = !line.is_empty()
+            && needles
+                .iter()
+                .any(|n| memchr::memmem::find(line, n.as_bytes()).is_some());
+        if !wanted {
+            continue;
+        }
+        if let Ok(row) = serde_json::from_slice::<Value>(line) {
+            f(needles, line, &row);
+        }
+    }
+    Ok(())
 }
 
 /// What `log` holds of run `run_id`: its last row's digest, whether a row
@@ -207,42 +218,21 @@ pub fn runs_rows(
     end_kind: &str,
 ) -> std::io::Result<Vec<RunRows>> {
     let mut rows: Vec<RunRows> = wanted.iter().map(|_| RunRows::default()).collect();
-    let bytes = match crate::files::read(log) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(rows),
-        Err(e) => return Err(e),
-    };
-    for line in bytes.split(|b| *b == b'\n') {
-        if line.is_empty() || !wanted.iter().any(|(id, _)| contains(line, id.as_bytes())) {
-            continue;
-        }
-        let Ok(row) = serde_json::from_slice::<Value>(line) else {
-            continue;
-        };
-        let Some(run_id) = row.get("runId").and_then(Value::as_str) else {
-            continue;
-        };
+    let mut needles = wanted.iter().map(|(id, _)| id.to_string()).collect();
+    for_rows(log, &mut needles, |_, line, row| {
+        let run_id = row.get("runId").and_then(Value::as_str);
         let kind = row.get("kind").and_then(Value::as_str);
         let seq = row.get("seq").and_then(Value::as_u64);
-        for (i, (id, want)) in wanted.iter().enumerate() {
-            if *id != run_id {
+        for (r, (id, want)) in rows.iter_mut().zip(wanted) {
+            if run_id != Some(*id) {
                 continue;
             }
-            let r = &mut rows[i];
             r.last_digest = Some(crate::chain::row_digest(line));
-            if kind == Some(row_kind) && seq == Some(*want as u64) {
-                r.has_call = true;
-            }
-            if kind == Some(end_kind) {
-                r.has_footer = true;
-            }
+            r.has_call |= kind == Some(row_kind) && seq == Some(*want as u64);
+            r.has_footer |= kind == Some(end_kind);
         }
-    }
+    })?;
     Ok(rows)
-}
-
-pub(crate) fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The footer `template` for run `run_id`, chained after `prev`, its chain
@@ -271,17 +261,11 @@ pub fn seal(template: &Value, run_id: &str, prev: &str) -> String {
 /// # Errors
 /// The file could not be opened or written.
 pub fn append(path: &Path, lines: &str, locked: bool) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt as _;
     let mut file = super::open_append(path)?;
     if locked {
         FileExt::lock(&file)?;
     }
-    let len = file.metadata()?.len();
-    let mut last = [0u8; 1];
-    let torn = len > 0 && {
-        file.read_exact_at(&mut last, len - 1)?;
-        last[0] != b'\n'
-    };
+    let torn = super::ends_torn(&file)?;
     let mut text = Vec::with_capacity(lines.len() + 2);
     if torn {
         text.push(b'\n');

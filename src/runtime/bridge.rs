@@ -41,6 +41,9 @@ pub(crate) struct CallHost {
     operator: bool,
     /// The call the command already made, taken by the run's first call.
     preset: Mutex<Option<super::Preset>>,
+    /// Where a mutation's recovery rows go ([`pending`]); none when its
+    /// store or logs are not files side by side.
+    recovery: Option<std::sync::Arc<pending::Recovery>>,
     state: Mutex<State>,
 }
 
@@ -65,6 +68,8 @@ pub(crate) struct RunSetup {
     pub operator: bool,
     /// [`super::RunHooks::preset`].
     pub preset: Option<super::Preset>,
+    /// The host's [`pending::Recovery`].
+    pub recovery: Option<std::sync::Arc<pending::Recovery>>,
 }
 
 struct State {
@@ -170,6 +175,7 @@ impl CallHost {
             act_as: setup.act_as,
             operator: setup.operator,
             preset: Mutex::new(setup.preset),
+            recovery: setup.recovery,
             state: Mutex::new(State {
                 calls: setup.calls_before,
                 executed: 0,

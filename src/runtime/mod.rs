@@ -243,6 +243,8 @@ pub struct RunResult {
 pub struct Host {
     config: HostConfig,
     sandbox: Sandbox,
+    /// Where recovery settles this host's calls (issue 61), found once.
+    recovery: Option<Arc<bridge::pending::Recovery>>,
 }
 
 impl Host {
@@ -251,7 +253,12 @@ impl Host {
         // (issue 61); a busy store is settled by the next taker of its lock.
         let _ = config.paths.issues.settle();
         let sandbox = Sandbox::with_bindings(bindings(&config.registry));
-        Self { config, sandbox }
+        let recovery = bridge::pending::Recovery::of(&config.paths).map(Arc::new);
+        Self {
+            config,
+            sandbox,
+            recovery,
+        }
     }
 
     pub fn config(&self) -> &HostConfig {
@@ -367,6 +374,7 @@ impl Host {
         );
         let run = RunRecord {
             config: &self.config,
+            recovery: self.recovery.clone(),
             request,
             session_id,
             mode,
@@ -417,6 +425,7 @@ impl Host {
 /// One recorded run: what its header, rows, footer and result name it by.
 struct RunRecord<'r> {
     config: &'r HostConfig,
+    recovery: Option<Arc<bridge::pending::Recovery>>,
     request: &'r Request,
     session_id: Option<&'r str>,
     mode: EngineMode,
@@ -585,6 +594,7 @@ impl RunRecord<'_> {
                 act_as: hooks.act_as,
                 operator: self.request.command.is_some(),
                 preset: hooks.preset,
+                recovery: self.recovery.clone(),
             },
             log,
         ))
@@ -925,27 +935,14 @@ impl Host {
     /// elsewhere, or when the marker cannot be made (the run is written
     /// without one).
     fn writer(&self) -> Option<String> {
-        let (
-            crate::issues::IssueStore::Jsonl(store),
-            crate::logs::LogStore::File(log),
-            crate::logs::LogStore::File(trajectory),
-        ) = (
-            &self.config.paths.issues,
-            &self.config.paths.effects,
-            &self.config.paths.trajectory,
-        )
-        else {
-            return None;
-        };
-        // Only logs beside the store are settled by its recovery.
-        bridge::pending::beside(store, log, trajectory)?;
+        let recovery = self.recovery.as_ref()?;
         let footer = json!({
             "kind": effects::RUN_END_KIND,
             "result": "rejected",
             "failureClasses": [crate::sandbox::CLASS_INTERRUPTED],
             "recovered": true,
         });
-        crate::logs::writers::writer_id(&crate::issues::journal::dir_of(store), log, &footer).ok()
+        crate::logs::writers::writer_id(&recovery.journals, &recovery.effects, &footer).ok()
     }
 }
 

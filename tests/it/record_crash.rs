@@ -126,6 +126,18 @@ fn add_program(titles: &[String]) -> String {
         .collect()
 }
 
+/// `tusk doctor`'s `recovery` check (which settles what it finds).
+fn recovery_check(test: &Test) -> Value {
+    let v = test.tusk(&["doctor", "--json"]).run().json();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "recovery")
+        .cloned()
+        .unwrap()
+}
+
 fn killed(out: &std::process::Output) -> bool {
     out.status.signal() == Some(9)
 }
@@ -198,14 +210,7 @@ fn doctor_settles_what_a_killed_writer_left_and_says_so() {
     };
     assert_eq!(test.stored("bd-1")["comments"][0]["text"], "d-1");
     assert!(comment_rows(&test).is_empty());
-    let v = test.tusk(&["doctor", "--json"]).run().json();
-    let check = v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "recovery")
-        .cloned()
-        .unwrap();
+    let check = recovery_check(&test);
     assert_eq!(check["status"], "warn", "{check}");
     let message = check["message"].as_str().unwrap();
     assert!(message.contains("recovered the rows of run-"), "{message}");
@@ -216,9 +221,7 @@ fn doctor_settles_what_a_killed_writer_left_and_says_so() {
     assert_eq!(rows[0]["recovered"], true);
     assert_eq!(rows[0]["args"]["text"], "d-1");
     // Once settled, nothing is left to say.
-    let v = test.tusk(&["doctor", "--json"]).run().json();
-    let check = &v["checks"].as_array().unwrap()[1];
-    assert_eq!(check["id"], "recovery");
+    let check = recovery_check(&test);
     assert_eq!(check["status"], "ok", "{check}");
     // The history names the recovered change as what it is.
     let history = test
@@ -323,14 +326,7 @@ fn forged_journals_and_markers_write_nothing_outside_the_store() {
         "footer": {"kind": "premath.scheme_eval.run_end.v0"}
     });
     std::fs::write(pending.join("writer-forged.json"), marker.to_string()).unwrap();
-    let v = test.tusk(&["doctor", "--json"]).run().json();
-    let check = v["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "recovery")
-        .cloned()
-        .unwrap();
+    let check = recovery_check(&test);
     assert_eq!(check["status"], "fail", "{check}");
     let message = check["message"].as_str().unwrap();
     assert!(

@@ -13,6 +13,7 @@ use crate::logs::LogStore;
 use chrono::Utc;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What a recovered call's envelope says in place of its payload.
@@ -25,17 +26,34 @@ fn marked() -> Map<String, Value> {
     extra
 }
 
-/// The logs' absolute paths when both are files beside the store.
-pub(crate) fn beside(
-    store: &std::path::Path,
-    effects: &std::path::Path,
-    trajectory: &std::path::Path,
-) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
-    let dir = std::path::absolute(store).ok()?.parent()?.to_path_buf();
-    let effects = std::path::absolute(effects).ok()?;
-    let trajectory = std::path::absolute(trajectory).ok()?;
-    (effects.parent() == Some(dir.as_path()) && trajectory.parent() == Some(dir.as_path()))
-        .then_some((effects, trajectory))
+/// Where recovery settles a host's calls: the store's journal directory
+/// and its logs' absolute paths. Recovery writes only logs beside the store
+/// (a journal is input, `issues::journal`); a host whose logs are elsewhere,
+/// or on a database, has none and writes as before.
+#[derive(Debug)]
+pub(crate) struct Recovery {
+    pub journals: PathBuf,
+    pub effects: PathBuf,
+    pub trajectory: PathBuf,
+}
+
+impl Recovery {
+    pub(crate) fn of(paths: &crate::host::HostPaths) -> Option<Recovery> {
+        let (IssueStore::Jsonl(store), LogStore::File(effects), LogStore::File(trajectory)) =
+            (&paths.issues, &paths.effects, &paths.trajectory)
+        else {
+            return None;
+        };
+        let store = std::path::absolute(store).ok()?;
+        let dir = store.parent()?;
+        let effects = std::path::absolute(effects).ok()?;
+        let trajectory = std::path::absolute(trajectory).ok()?;
+        (effects.parent() == Some(dir) && trajectory.parent() == Some(dir)).then(|| Recovery {
+            journals: crate::issues::journal::dir_of(&store),
+            effects,
+            trajectory,
+        })
+    }
 }
 
 /// The facts of a call that recovery records.
@@ -88,19 +106,7 @@ impl CallHost {
             .registry
             .get(action)
             .is_some_and(|a| a.kind() == ActionKind::Mutation);
-        let (IssueStore::Jsonl(store), LogStore::File(effects), LogStore::File(trajectory)) = (
-            &self.paths.issues,
-            &self.paths.effects,
-            &self.paths.trajectory,
-        ) else {
-            return None;
-        };
-        if !mutation {
-            return None;
-        }
-        // Recovery writes only logs beside the store (a journal is input);
-        // logs elsewhere are written as before, without a journal.
-        let (effects, trajectory) = beside(store, effects, trajectory)?;
+        let recovery = self.recovery.as_ref().filter(|_| mutation)?;
         let finished_at = self.stamp(Utc::now());
         let refs = witness_refs(&[], action, args_digest, n, named);
         let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);
@@ -155,8 +161,8 @@ impl CallHost {
         Some(Call::new(PendingCall {
             run_id: self.run_id.clone(),
             seq: n,
-            effects,
-            trajectory,
+            effects: recovery.effects.clone(),
+            trajectory: recovery.trajectory.clone(),
             effect_row: serde_json::to_string(&row).ok()?,
             step_id: step.step_id,
             trajectory_row,

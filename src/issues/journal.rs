@@ -254,12 +254,6 @@ pub struct Settled {
     pub problems: Vec<String>,
 }
 
-impl Settled {
-    pub fn is_empty(&self) -> bool {
-        *self == Settled::default()
-    }
-}
-
 /// Whether the store at `path` has a journal or writer marker whose
 /// process is gone (its lock free): what makes taking the store's lock to
 /// settle worth it. A busy server's own journals and marker are held, so a

@@ -334,10 +334,24 @@ fn print(json: bool, value: &serde_json::Value) -> Result<Exit, CliError> {
     Ok(Exit::Accepted)
 }
 
+/// The store's state: the schema version it holds (an older one is named,
+/// with the command that upgrades it, rather than refused) and its counts.
 fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
+    let found = pg.found_version()?;
+    let Some(version) = found else {
+        return Err(PgError::SchemaMissing {
+            url: pg.shown().to_string(),
+        });
+    };
     let counts = pg.counts()?;
     let mut value = json!({"action": "store.status", "backend": "postgres", "store": pg.shown(),
-                           "schemaVersion": crate::pg::SCHEMA_VERSION});
+                           "schemaVersion": version,
+                           "schemaVersionExpected": crate::pg::SCHEMA_VERSION});
+    if version < crate::pg::SCHEMA_VERSION {
+        value["upgrade"] = json!(
+            "run `tusk store init --store URL`: it upgrades the schema in place and keeps the data"
+        );
+    }
     for (name, n) in counts {
         value[name] = json!(n);
     }

@@ -7,6 +7,7 @@ use crate::issues::IssueClass;
 
 use super::payload::StoredIssue;
 use super::projection;
+use super::scope::Scope;
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
 use super::Report;
@@ -322,7 +323,8 @@ pub fn claim(
         Err(r) => return Ok(rejection_report(action, &path, r)),
     };
     let assignee = req.assignee.trim();
-    let report = run(ctx, action, |store| {
+    // A claim reports its open blockers: its edges' targets.
+    let report = run(ctx, action, Scope::WithTargets(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
@@ -480,7 +482,7 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     };
     let assignee = req.assignee.trim();
     let stamp = format_time(ctx.now);
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
@@ -521,7 +523,7 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
         ));
     }
     let stamp = format_time(ctx.now);
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };

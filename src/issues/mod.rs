@@ -38,6 +38,7 @@ pub mod payload;
 pub mod postgres;
 pub mod projection;
 pub mod readiness;
+pub mod scope;
 pub mod serial;
 pub mod store;
 pub mod tracker;

@@ -11,6 +11,7 @@ use super::model::{
 };
 use super::payload::{Changed, StoredIssue};
 use super::projection;
+use super::scope::Scope;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
 use crate::issues::IssueClass;
@@ -47,14 +48,16 @@ impl<'p> MutationCtx<'p> {
     }
 }
 
-/// Runs `apply` as one critical section; a busy lock becomes a rejection
+/// Runs `apply` as one critical section that reads `scope`
+/// ([`IssueStore::mutate_scoped`]); a busy lock becomes a rejection
 /// (`lease_mutation_lock_busy`), corrupt or unreadable stores stay errors.
 pub(crate) fn run(
     ctx: &MutationCtx<'_>,
     action: &str,
+    scope: Scope<'_>,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
-    busy_as_rejection(ctx, action, ctx.store.mutate(ctx.lock, apply))
+    busy_as_rejection(ctx, action, ctx.store.mutate_scoped(ctx.lock, scope, apply))
 }
 
 fn busy_as_rejection(
@@ -360,7 +363,8 @@ fn create(
 ) -> Result<Report, StoreError> {
     let path = ctx.path_str();
     let stamp = ctx.stamp();
-    run(ctx, action, |store| {
+    // The id is chosen from every id in the store.
+    run(ctx, action, Scope::Whole, |store| {
         if let Some(parent_id) = parent_id.filter(|p| store.get(p).is_none()) {
             let diag = format!("parent issue {parent_id:?} does not exist");
             return (
@@ -446,7 +450,7 @@ pub fn update(
     ) {
         return Ok(Report::rejected(action, &path, &[class], diag));
     }
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -520,7 +524,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "issue.close";
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -706,7 +710,12 @@ pub fn dep_add(
             diag,
         ));
     }
-    run(ctx, action, |store| {
+    let scope = Scope::Edge {
+        issue: &edge.issue_id,
+        depends_on: &edge.depends_on_id,
+        cycle: blocking,
+    };
+    run(ctx, action, scope, |store| {
         let issue = match edge_issue(store, action, &path, edge) {
             Ok(issue) => issue,
             Err(r) => return (r, None),
@@ -773,7 +782,7 @@ pub fn dep_remove(
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.remove";
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(&edge.issue_id), |store| {
         let issue = match edge_issue(store, action, &path, edge) {
             Ok(issue) => issue,
             Err(r) => return (r, None),
@@ -856,7 +865,12 @@ pub fn dep_replace(
             return Ok(r);
         }
     }
-    run(ctx, action, |store| {
+    let scope = Scope::Edge {
+        issue: &edge.issue_id,
+        depends_on: &edge.depends_on_id,
+        cycle: blocking,
+    };
+    run(ctx, action, scope, |store| {
         let issue = match edge_issue(store, action, &path, edge) {
             Ok(issue) => issue,
             Err(r) => return (r, None),

@@ -3,9 +3,10 @@
 
 use super::filter::IssueFilter;
 use super::model::Issue;
+use super::scope::Scope;
 use super::store::{Edit, LockOptions, Store, StoreError};
 use super::views::natural_key;
-use crate::pg::{PgError, PgStore, ISSUES_LOCK};
+use crate::pg::{PgError, PgStore, GRAPH_LOCK, ISSUES_LOCK};
 use postgres::Transaction;
 use std::path::Path;
 
@@ -380,6 +381,184 @@ pub fn mutate_issues<T>(
         tx.commit().map_err(db)?;
         Ok(out)
     })
+}
+
+/// The winning line of one issue, row-locked (`FOR UPDATE`).
+const OWN_LINE: &str = "SELECT ord, line FROM tusk_issue_lines \
+    WHERE issue_id = $1 AND NOT superseded FOR UPDATE";
+
+/// The winning lines of the given ids.
+const LINES_OF: &str = "SELECT ord, line FROM tusk_issue_lines \
+    WHERE issue_id = ANY($1) AND NOT superseded";
+
+/// The winning lines of every issue `$1` reaches by blocking edges, `$1`'s own
+/// included (the blocker rows hold exactly the blocking edges the cycle check
+/// follows, `graph::cycle_if_added`).
+const REACHED_LINES: &str = "WITH RECURSIVE reach(id) AS ( \
+        SELECT $1::text \
+        UNION \
+        SELECT b.depends_on FROM reach r \
+        JOIN tusk_issue_lines l ON l.issue_id = r.id AND NOT l.superseded \
+        JOIN tusk_issue_blockers b ON b.ord = l.ord) \
+    SELECT l.ord, l.line FROM tusk_issue_lines l JOIN reach r ON l.issue_id = r.id \
+    WHERE NOT l.superseded";
+
+/// The targets of the blocking edges of the given issues' winning lines.
+const STEP_FORWARD: &str = "SELECT DISTINCT b.depends_on FROM tusk_issue_lines l \
+    JOIN tusk_issue_blockers b ON b.ord = l.ord \
+    WHERE l.issue_id = ANY($1) AND NOT l.superseded";
+
+/// The issues whose winning lines have a blocking edge to one of the given ids.
+const STEP_BACK: &str = "SELECT DISTINCT l.issue_id FROM tusk_issue_blockers b \
+    JOIN tusk_issue_lines l ON l.ord = b.ord AND NOT l.superseded \
+    WHERE b.depends_on = ANY($1)";
+
+/// Whether `to` is reachable from `from` by blocking edges: a search from
+/// both ends, a level at a time, always widening the smaller frontier, so
+/// that an edge near either end of a long chain is decided in a few small
+/// queries instead of a walk of everything `from` reaches (a new issue
+/// depending on an old one, the usual direction, is decided at once).
+fn reaches(tx: &mut Transaction<'_>, from: &str, to: &str) -> Result<bool, postgres::Error> {
+    use rustc_hash::FxHashSet;
+    if from == to {
+        return Ok(true);
+    }
+    let mut seen_from: FxHashSet<String> = FxHashSet::from_iter([from.to_string()]);
+    let mut seen_to: FxHashSet<String> = FxHashSet::from_iter([to.to_string()]);
+    let mut forward = vec![from.to_string()];
+    let mut back = vec![to.to_string()];
+    while !forward.is_empty() && !back.is_empty() {
+        let (sql, frontier, seen, other) = if forward.len() <= back.len() {
+            (STEP_FORWARD, &mut forward, &mut seen_from, &seen_to)
+        } else {
+            (STEP_BACK, &mut back, &mut seen_to, &seen_from)
+        };
+        let next: Vec<String> = tx
+            .query(sql, &[&*frontier])?
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .filter(|id| seen.insert(id.clone()))
+            .collect();
+        if next.iter().any(|id| other.contains(id)) {
+            return Ok(true);
+        }
+        *frontier = next;
+    }
+    Ok(false)
+}
+
+/// A mutation that reads only its [`Scope`] (issue 58): the issue lock taken
+/// shared (only a whole-store change excludes it), the issue's own line
+/// row-locked, the lines its checks need read, and at most that one line
+/// written. Mutations of different issues never wait for each other; two of
+/// one issue wait for its row, within the lock bound. `apply` runs on a store
+/// of just those lines, and decides as on the whole store because it reads
+/// nothing else (each scope's rule, `issues::scope`). Whenever that could not
+/// hold (lines another tool wrote, an edit of another line, a whole-store
+/// edit) the transaction is rolled back unwritten and the whole store decides,
+/// as [`mutate_issues`].
+///
+/// # Errors
+///
+/// As [`mutate_issues`].
+pub fn mutate_scoped<T>(
+    pg: &PgStore,
+    lock: LockOptions,
+    scope: Scope<'_>,
+    mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+) -> Result<T, StoreError> {
+    let Some(own) = scope.own() else {
+        return mutate_issues(pg, lock, apply);
+    };
+    let shown = pg.shown().to_string();
+    let busy = busy_error(pg, std::time::Instant::now());
+    let db = |e: postgres::Error| busy(pg.error(e));
+    let attempt = pg.with_client(|client| -> Result<Option<T>, StoreError> {
+        let mut tx = client.transaction().map_err(db)?;
+        // The bound covers every wait: the shared lock, the graph lock, the row.
+        tx.batch_execute(&format!(
+            "SET LOCAL lock_timeout = '{}ms'",
+            lock.timeout.as_millis().max(1)
+        ))
+        .map_err(db)?;
+        let waiting = std::time::Instant::now();
+        tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&ISSUES_LOCK])
+            .map_err(db)?;
+        let unindexed: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
+                &[],
+            )
+            .map_err(db)?
+            .get(0);
+        if unindexed {
+            return Ok(None);
+        }
+        let cycle = matches!(scope, Scope::Edge { cycle: true, .. });
+        if cycle {
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&GRAPH_LOCK])
+                .map_err(db)?;
+        }
+        let own_rows = tx.query(OWN_LINE, &[&own]).map_err(db)?;
+        crate::telemetry::record::lock_waited(waiting.elapsed());
+        tx.batch_execute("SET LOCAL lock_timeout = 0").map_err(db)?;
+        let mut rows: Vec<(i64, String)> = own_rows
+            .iter()
+            .map(|r| (r.get(0), r.get::<_, String>(1)))
+            .collect();
+        let others = match (scope, rows.first()) {
+            // No such issue: the apply says so, on an empty store.
+            (_, None) | (Scope::Issue(_), _) | (Scope::Whole, _) => Vec::new(),
+            (Scope::WithTargets(_), Some((_, line))) => {
+                let targets: Vec<String> = match Store::parse(Path::new(&shown), line) {
+                    Ok(one) => one
+                        .issues()
+                        .flat_map(|i| i.deps.iter().map(|d| d.depends_on.as_str().to_string()))
+                        .collect(),
+                    Err(_) => return Ok(None),
+                };
+                tx.query(LINES_OF, &[&targets]).map_err(db)?
+            }
+            (Scope::Edge { depends_on, .. }, Some(_))
+                if cycle && reaches(&mut tx, depends_on, own).map_err(db)? =>
+            {
+                // A cycle: its path is the whole store's (every issue the
+                // target reaches, as `graph::cycle_if_added` searches them).
+                tx.query(REACHED_LINES, &[&depends_on]).map_err(db)?
+            }
+            (Scope::Edge { depends_on, .. }, Some(_)) => {
+                tx.query(LINES_OF, &[&vec![depends_on]]).map_err(db)?
+            }
+        };
+        rows.extend(others.iter().map(|r| (r.get(0), r.get::<_, String>(1))));
+        rows.sort_by_key(|r| r.0);
+        rows.dedup_by_key(|r| r.0);
+        let mut text = String::new();
+        for (_, line) in &rows {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let store = Store::parse(Path::new(&shown), &text)?;
+        let (out, edit) = apply(&store);
+        match edit {
+            None => {}
+            Some(Edit::Replace { line_index, json })
+                if store.lines[line_index].id.as_str() == own =>
+            {
+                let ord = rows[store.lines[line_index].line - 1].0;
+                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+                crate::telemetry::record::rows_touched(1);
+            }
+            // An edit this scope does not make: the whole store decides.
+            Some(_) => return Ok(None),
+        }
+        tx.commit().map_err(db)?;
+        Ok(Some(out))
+    })?;
+    match attempt {
+        Some(out) => Ok(out),
+        None => mutate_issues(pg, lock, apply),
+    }
 }
 
 /// Open issues whose blockers are all closed (ordered by [`READY_ORDER`]).

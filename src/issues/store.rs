@@ -170,6 +170,38 @@ impl IssueStore {
         }
     }
 
+    /// [`IssueStore::mutate`] for a mutation whose checks read only
+    /// `scope`: the database loads and row-locks just that (see
+    /// [`super::postgres::mutate_scoped`]); the file store reads the whole
+    /// file as for any mutation. Under beads' readiness rule a claim's
+    /// blockers include its parents' (transitively): the whole store decides.
+    ///
+    /// # Errors
+    ///
+    /// As [`IssueStore::mutate`].
+    pub fn mutate_scoped<T>(
+        &self,
+        lock: LockOptions,
+        scope: super::scope::Scope<'_>,
+        mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
+    ) -> Result<T, StoreError> {
+        let IssueStore::Postgres(pg) = self else {
+            return self.mutate(lock, apply);
+        };
+        let rule = self.readiness()?;
+        let apply = |store: &Store<'_>| {
+            store.set_readiness(rule);
+            apply(store)
+        };
+        let scope = match scope {
+            super::scope::Scope::WithTargets(_) if rule.propagates() => super::scope::Scope::Whole,
+            other => other,
+        };
+        store_mutation("postgresql", "mutate", || {
+            super::postgres::mutate_scoped(pg, lock, scope, apply)
+        })
+    }
+
     /// Runs one mutation as one critical section (see [`mutate`]).
     ///
     /// # Errors

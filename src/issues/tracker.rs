@@ -7,6 +7,7 @@
 
 use super::mutate::{missing, not_found, object_of, replace, run, MutationCtx};
 use super::payload::{Changed, StoredIssue};
+use super::scope::Scope;
 use super::store::Store;
 use super::{Report, StoreError};
 use crate::issues::IssueClass;
@@ -19,7 +20,7 @@ use serde_json::{json, Map, Value};
 pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let (path, stamp) = (ctx.path_str(), ctx.stamp());
     let action = "issue.reopen";
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -66,7 +67,7 @@ pub fn label(
             diag,
         ));
     }
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -124,7 +125,7 @@ pub fn comment(
             "a comment needs a non-empty text and author",
         ));
     }
-    run(ctx, action, |store| {
+    run(ctx, action, Scope::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };

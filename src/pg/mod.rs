@@ -10,29 +10,34 @@
 //! advisory lock (the file store's lock, held by the server instead of `flock`).
 
 mod logs;
+mod pool;
 
 pub use logs::{append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
+pub use pool::POOL_ENV;
 
 use postgres::config::Host;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 use std::fmt;
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// The migrations in order: version `i + 1` is `MIGRATIONS[i]`.
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_init.sql"),
     include_str!("migrations/002_route.sql"),
+    include_str!("migrations/003_blocker_targets.sql"),
 ];
 
 /// Advisory lock keys (one per invariant the database guards).
 const SCHEMA_LOCK: i64 = 0x7475_736b_0001;
 /// The advisory lock serializing issue mutations (the file store's `flock`).
 pub const ISSUES_LOCK: i64 = 0x7475_736b_0002;
+/// The advisory lock serializing the changes that may add a blocking edge
+/// (their cycle checks read the graph; two at once could each miss the other's edge).
+pub const GRAPH_LOCK: i64 = 0x7475_736b_0003;
 
 /// How long a connection attempt may take when the URL does not say.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -108,12 +113,20 @@ pub fn is_url(s: &str) -> bool {
     s.starts_with("postgres://") || s.starts_with("postgresql://")
 }
 
-/// One database: its parsed URL and a lazily opened connection that is
-/// reopened after the server closes it (long-lived hosts outlive connections).
+/// What bounds every statement of a tusk connection (issue 58): no query
+/// runs past the statement timeout, and no transaction a client left open
+/// (a process stopped in a debugger, a dropped network) holds its row locks
+/// past the idle-in-transaction timeout.
+const SESSION_OPTIONS: &str =
+    "-c statement_timeout=30000 -c idle_in_transaction_session_timeout=10000";
+
+/// One database: its parsed URL and a bounded pool of connections, opened
+/// lazily and reopened after the server closes them (long-lived hosts
+/// outlive connections; a restarted database closes them all).
 pub struct PgStore {
     shown: String,
     config: Config,
-    client: Mutex<Option<Client>>,
+    pool: pool::Pool,
 }
 
 impl fmt::Debug for PgStore {
@@ -146,11 +159,22 @@ impl PgStore {
             config.connect_timeout(DEFAULT_CONNECT_TIMEOUT);
         }
         config.application_name("tusk");
+        let options = match config.get_options() {
+            Some(given) if !given.trim().is_empty() => format!("{SESSION_OPTIONS} {given}"),
+            _ => SESSION_OPTIONS.to_string(),
+        };
+        config.options(&options);
+        let pool = pool::PoolConfig::from_env().map_err(bad)?;
         Ok(Self {
             shown: shown_url(&config),
             config,
-            client: Mutex::new(None),
+            pool: pool::Pool::new(pool),
         })
+    }
+
+    /// How many connections this process keeps to the database at most.
+    pub fn pool_size(&self) -> usize {
+        self.pool.size()
     }
 
     /// The URL without its password: what reports and messages print.
@@ -175,21 +199,60 @@ impl PgStore {
         check_schema: bool,
         f: impl FnOnce(&mut Client) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = None;
-            let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
-            if check_schema {
-                self.check_schema(&mut client)?;
-            }
-            *slot = Some(client);
-        }
-        let client = slot.as_mut().expect("connected above");
+        let mut conn = self.checkout(check_schema)?;
+        let client = conn.client.as_mut().expect("held until dropped");
         let out = f(client);
         if client.is_closed() {
-            *slot = None;
+            // The server closed it (a restart, a terminated backend): the
+            // idle ones are most likely gone too.
+            self.pool.drain_idle();
         }
         out
+    }
+
+    /// A connection of the pool; a use that skips the schema check
+    /// (`store init`, `store status`) takes one of its own, never pooled.
+    fn checkout(&self, check_schema: bool) -> Result<Conn<'_>, PgError> {
+        if !check_schema {
+            let client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+            return Ok(Conn {
+                pool: None,
+                client: Some(client),
+            });
+        }
+        match self.pool.checkout() {
+            None => Err(PgError::Server {
+                url: self.shown.clone(),
+                reason: format!(
+                    "all {} connections of this process stayed busy for {} s; retry, or raise {POOL_ENV}",
+                    self.pool.size(),
+                    pool::DEFAULT_WAIT.as_secs()
+                ),
+            }),
+            Some(pool::Slot::Reused(client)) => Ok(Conn {
+                pool: Some(&self.pool),
+                client: Some(*client),
+            }),
+            Some(pool::Slot::Open) => self.open_connection(),
+        }
+    }
+
+    fn open_connection(&self) -> Result<Conn<'_>, PgError> {
+        let opened = (|| {
+            let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+            self.check_schema(&mut client)?;
+            Ok(client)
+        })();
+        match opened {
+            Ok(client) => Ok(Conn {
+                pool: Some(&self.pool),
+                client: Some(client),
+            }),
+            Err(e) => {
+                self.pool.failed();
+                Err(e)
+            }
+        }
     }
 
     fn check_schema(&self, client: &mut Client) -> Result<(), PgError> {
@@ -295,7 +358,8 @@ impl PgStore {
     ///
     /// A connection or schema error.
     pub fn counts(&self) -> Result<Vec<(&'static str, i64)>, PgError> {
-        self.with_client(|client| {
+        // Every schema version has these tables: an old one is counted too.
+        self.with_connection(false, |client| {
             let mut out = Vec::new();
             for (name, sql) in [
                 ("issueLines", "SELECT count(*) FROM tusk_issue_lines"),
@@ -321,6 +385,28 @@ impl PgStore {
         self.with_connection(false, |client| {
             schema_version(client).map_err(|e| self.error(e))
         })
+    }
+}
+
+/// A checked-out connection: back to its pool when dropped (after a panic
+/// it is closed and its place freed: a transaction may be open on it).
+/// One of its own (`pool: None`) is closed.
+struct Conn<'p> {
+    pool: Option<&'p pool::Pool>,
+    client: Option<Client>,
+}
+
+impl Drop for Conn<'_> {
+    fn drop(&mut self) {
+        let (Some(client), Some(pool)) = (self.client.take(), self.pool) else {
+            return;
+        };
+        if std::thread::panicking() {
+            drop(client);
+            pool.failed();
+        } else {
+            pool.checkin(client);
+        }
     }
 }
 

@@ -42,6 +42,7 @@ mod observe;
 mod observe_browser;
 mod parity_vectors;
 mod pg_fleet;
+mod pg_parity;
 mod pg_store;
 mod premath_mcp;
 mod premath_worker;

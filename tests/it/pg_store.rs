@@ -680,3 +680,50 @@ fn a_version_1_database_migrates_and_routes() {
         .unwrap();
     assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (0, 0));
 }
+
+#[test]
+fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
+    let dir = Test::on_files();
+    let db = TestDb::new();
+    db.put_issue_text(&real_shaped(50));
+    let before = export(&dir, &db.url);
+    // As a database tusk's schema 2 created (before the blocker-target index).
+    db.client()
+        .batch_execute(
+            "DROP INDEX tusk_issue_blockers_target; UPDATE tusk_schema_version SET version = 2",
+        )
+        .unwrap();
+    let refused = dir.run(&["issue", "list", "--store", &db.url]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("tusk store init"),
+        "{refused:?}"
+    );
+    let status = json_of(&dir.run(&["store", "status", "--store", &db.url, "--json"]));
+    assert_eq!(status["schemaVersion"], 2, "{status}");
+    let v = json_of(&dir.run(&["store", "init", "--store", &db.url, "--json"]));
+    assert_eq!(v["schemaVersionBefore"], 2);
+    assert_eq!(v["schemaVersion"], 3);
+    assert_eq!(export(&dir, &db.url), before, "the upgrade kept every line");
+    let status = json_of(&dir.run(&["store", "status", "--store", &db.url, "--json"]));
+    assert_eq!(status["schemaVersion"], 3, "{status}");
+    // The index the cycle check reads is there, and a blocking edge is checked.
+    let out = dir.run(&[
+        "dep", "add", "bd-2", "bd-9", "--type", "blocks", "--store", &db.url, "--json",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let out = dir.run(&[
+        "dep", "add", "bd-9", "bd-2", "--type", "blocks", "--store", &db.url, "--json",
+    ]);
+    let v = json_of(&out);
+    assert_eq!(v["failureClasses"], serde_json::json!(["dep.cycle"]), "{v}");
+    let n: i64 = db
+        .client()
+        .query_one(
+            "SELECT count(*) FROM pg_indexes WHERE indexname = 'tusk_issue_blockers_target'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1);
+}

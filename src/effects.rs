@@ -114,6 +114,13 @@ impl EffectLog {
         self.last_row.as_deref()
     }
 
+    /// Forgets the rows appended since the chain stood at `last`: the
+    /// transaction that held them rolled back (issue 61), so the next row
+    /// chains to `last`.
+    pub fn rewind(&mut self, last: Option<String>) {
+        self.last_row = last;
+    }
+
     /// Appends a run's header, the first link of its chain: `prevRowDigest`
     /// is the header's own `programDigest` ([`crate::chain`]).
     pub fn append_header(&mut self, header: &mut record::Header) -> Result<(), EffectLogError> {

@@ -7,11 +7,14 @@
 /// - `store.before_rename`: the journal is synced, the store not yet changed;
 /// - `store.after_rename`: the store changed, no row written yet;
 /// - `rows.after_trajectory`: the call's trajectory row written, its effect
-///   row not.
+///   row not;
+/// - `unit.before_commit`: on a database, the call's change and both its rows
+///   written inside its transaction, not yet committed.
 pub const POINTS: &[&str] = &[
     "store.before_rename",
     "store.after_rename",
     "rows.after_trajectory",
+    "unit.before_commit",
 ];
 
 /// Dies here when `TUSK_FAULT` names this point (debug builds only).

@@ -6,8 +6,9 @@ use super::model::Issue;
 use super::scope::Scope;
 use super::store::{Edit, LockOptions, Store, StoreError};
 use super::views::natural_key;
+use crate::pg::End;
 use crate::pg::{PgError, PgStore, GRAPH_LOCK, ISSUES_LOCK};
-use postgres::Transaction;
+use postgres::Client;
 use std::path::Path;
 
 /// Whether the file ended with a newline (restored by export).
@@ -40,15 +41,10 @@ pub fn lines_version(pg: &PgStore) -> Result<(i64, i64), PgError> {
 ///
 /// A connection or schema error.
 pub fn read_issue_text(pg: &PgStore) -> Result<String, PgError> {
-    pg.with_client(|client| {
-        let mut tx = client.transaction().map_err(|e| pg.error(e))?;
-        let text = load(pg, &mut tx)?;
-        tx.commit().map_err(|e| pg.error(e))?;
-        Ok(text)
-    })
+    pg.transaction(|tx| Ok(End::Commit(load(pg, tx)?)))
 }
 
-fn load(pg: &PgStore, tx: &mut Transaction<'_>) -> Result<String, PgError> {
+fn load(pg: &PgStore, tx: &mut Client) -> Result<String, PgError> {
     let rows = tx
         .query("SELECT line FROM tusk_issue_lines ORDER BY ord", &[])
         .map_err(|e| pg.error(e))?;
@@ -72,7 +68,7 @@ fn load(pg: &PgStore, tx: &mut Transaction<'_>) -> Result<String, PgError> {
     Ok(text)
 }
 
-fn set_trailing(pg: &PgStore, tx: &mut Transaction<'_>, trailing: bool) -> Result<(), PgError> {
+fn set_trailing(pg: &PgStore, tx: &mut Client, trailing: bool) -> Result<(), PgError> {
     let value = if trailing { "1" } else { "0" };
     tx.execute(
         "INSERT INTO tusk_meta (key, value) VALUES ($1, $2) \
@@ -213,7 +209,7 @@ fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSq
 
 /// Writes line `ord` with its derived columns and blockers.
 fn write_line(
-    tx: &mut Transaction<'_>,
+    tx: &mut Client,
     ord: i64,
     json: &str,
     d: &Derived,
@@ -253,7 +249,7 @@ fn write_line(
 }
 
 /// Recomputes which lines are superseded by a later line with the same id.
-fn mark_superseded(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+fn mark_superseded(tx: &mut Client) -> Result<(), postgres::Error> {
     tx.batch_execute(
         "UPDATE tusk_issue_lines l SET superseded = (l.ord < m.last) \
          FROM (SELECT issue_id, max(ord) AS last FROM tusk_issue_lines \
@@ -263,7 +259,7 @@ fn mark_superseded(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
 }
 
 /// Sets the derived columns of lines another tool wrote, from the parsed store.
-fn index_unindexed(tx: &mut Transaction<'_>, store: &Store<'_>) -> Result<(), postgres::Error> {
+fn index_unindexed(tx: &mut Client, store: &Store<'_>) -> Result<(), postgres::Error> {
     let ords: Vec<i64> = tx
         .query(
             "SELECT ord FROM tusk_issue_lines WHERE NOT indexed ORDER BY ord",
@@ -291,11 +287,7 @@ fn index_unindexed(tx: &mut Transaction<'_>, store: &Store<'_>) -> Result<(), po
 
 /// Takes the issue lock: exclusive for a mutation of the whole store, shared
 /// for claims that row-lock their one line (they run side by side).
-fn lock_issues(
-    tx: &mut Transaction<'_>,
-    lock: LockOptions,
-    shared: bool,
-) -> Result<(), postgres::Error> {
+fn lock_issues(tx: &mut Client, lock: LockOptions, shared: bool) -> Result<(), postgres::Error> {
     // The bound covers waiting for the advisory lock only, like the file lock's.
     tx.batch_execute(&format!(
         "SET LOCAL lock_timeout = '{}ms'",
@@ -337,12 +329,11 @@ pub fn mutate_issues<T>(
     let shown = pg.shown().to_string();
     let busy = busy_error(pg, std::time::Instant::now());
     let db = |e: postgres::Error| busy(pg.error(e));
-    pg.with_client(|client| {
-        let mut tx = client.transaction().map_err(db)?;
-        lock_issues(&mut tx, lock, false).map_err(db)?;
-        let text = load(pg, &mut tx).map_err(&busy)?;
+    pg.transaction(|tx| {
+        lock_issues(tx, lock, false).map_err(db)?;
+        let text = load(pg, tx).map_err(&busy)?;
         let store = Store::parse(Path::new(&shown), &text)?;
-        index_unindexed(&mut tx, &store).map_err(db)?;
+        index_unindexed(tx, &store).map_err(db)?;
         let (out, edit) = apply(&store);
         if let Some(edit) = &edit {
             crate::telemetry::record::rows_touched(edit.rows());
@@ -351,7 +342,7 @@ pub fn mutate_issues<T>(
             None => {}
             Some(Edit::Replace { line_index, json }) => {
                 let ord = store.lines[line_index].line as i64;
-                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+                write_line(tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
             }
             Some(Edit::Append { json }) => {
                 let ord: i64 = tx
@@ -362,7 +353,7 @@ pub fn mutate_issues<T>(
                     .map_err(db)?
                     .get(0);
                 let d = Derived::of_line(&json);
-                write_line(&mut tx, ord, &json, &d, true).map_err(db)?;
+                write_line(tx, ord, &json, &d, true).map_err(db)?;
                 if d.issue_id.is_some() {
                     tx.execute(
                         "UPDATE tusk_issue_lines SET superseded = true \
@@ -371,15 +362,14 @@ pub fn mutate_issues<T>(
                     )
                     .map_err(db)?;
                 }
-                set_trailing(pg, &mut tx, true).map_err(&busy)?;
+                set_trailing(pg, tx, true).map_err(&busy)?;
             }
             Some(Edit::ReplaceAll { text }) => {
                 let new = Store::parse(Path::new(&shown), &text)?;
-                replace_all(pg, &mut tx, &new, &text)?;
+                replace_all(pg, tx, &new, &text)?;
             }
         }
-        tx.commit().map_err(db)?;
-        Ok(out)
+        Ok(End::Commit(out))
     })
 }
 
@@ -418,7 +408,7 @@ const STEP_BACK: &str = "SELECT DISTINCT l.issue_id FROM tusk_issue_blockers b \
 /// that an edge near either end of a long chain is decided in a few small
 /// queries instead of a walk of everything `from` reaches (a new issue
 /// depending on an old one, the usual direction, is decided at once).
-fn reaches(tx: &mut Transaction<'_>, from: &str, to: &str) -> Result<bool, postgres::Error> {
+fn reaches(tx: &mut Client, from: &str, to: &str) -> Result<bool, postgres::Error> {
     use rustc_hash::FxHashSet;
     if from == to {
         return Ok(true);
@@ -473,8 +463,7 @@ pub fn mutate_scoped<T>(
     let shown = pg.shown().to_string();
     let busy = busy_error(pg, std::time::Instant::now());
     let db = |e: postgres::Error| busy(pg.error(e));
-    let attempt = pg.with_client(|client| -> Result<Option<T>, StoreError> {
-        let mut tx = client.transaction().map_err(db)?;
+    let attempt = pg.transaction(|tx| -> Result<End<Option<T>>, StoreError> {
         // The bound covers every wait: the shared lock, the graph lock, the row.
         tx.batch_execute(&format!(
             "SET LOCAL lock_timeout = '{}ms'",
@@ -492,7 +481,7 @@ pub fn mutate_scoped<T>(
             .map_err(db)?
             .get(0);
         if unindexed {
-            return Ok(None);
+            return Ok(End::Rollback(None));
         }
         let cycle = matches!(scope, Scope::Edge { cycle: true, .. });
         if cycle {
@@ -515,12 +504,12 @@ pub fn mutate_scoped<T>(
                         .issues()
                         .flat_map(|i| i.deps.iter().map(|d| d.depends_on.as_str().to_string()))
                         .collect(),
-                    Err(_) => return Ok(None),
+                    Err(_) => return Ok(End::Rollback(None)),
                 };
                 tx.query(LINES_OF, &[&targets]).map_err(db)?
             }
             (Scope::Edge { depends_on, .. }, Some(_))
-                if cycle && reaches(&mut tx, depends_on, own).map_err(db)? =>
+                if cycle && reaches(tx, depends_on, own).map_err(db)? =>
             {
                 // A cycle: its path is the whole store's (every issue the
                 // target reaches, as `graph::cycle_if_added` searches them).
@@ -546,14 +535,13 @@ pub fn mutate_scoped<T>(
                 if store.lines[line_index].id.as_str() == own =>
             {
                 let ord = rows[store.lines[line_index].line - 1].0;
-                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+                write_line(tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
                 crate::telemetry::record::rows_touched(1);
             }
             // An edit this scope does not make: the whole store decides.
-            Some(_) => return Ok(None),
+            Some(_) => return Ok(End::Rollback(None)),
         }
-        tx.commit().map_err(db)?;
-        Ok(Some(out))
+        Ok(End::Commit(Some(out)))
     })?;
     match attempt {
         Some(out) => Ok(out),
@@ -598,9 +586,8 @@ pub fn mutate_ready<T>(
     let busy = busy_error(pg, std::time::Instant::now());
     let db = |e: postgres::Error| busy(pg.error(e));
     // `None`: the whole store decides (the transaction is rolled back unwritten).
-    let attempt = pg.with_client(|client| -> Result<Option<T>, StoreError> {
-        let mut tx = client.transaction().map_err(db)?;
-        lock_issues(&mut tx, lock, true).map_err(db)?;
+    let attempt = pg.transaction(|tx| -> Result<End<Option<T>>, StoreError> {
+        lock_issues(tx, lock, true).map_err(db)?;
         let unindexed: bool = tx
             .query_one(
                 "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
@@ -609,7 +596,7 @@ pub fn mutate_ready<T>(
             .map_err(db)?
             .get(0);
         if unindexed {
-            return Ok(None);
+            return Ok(End::Rollback(None));
         }
         let rows = tx
             .query(
@@ -632,7 +619,7 @@ pub fn mutate_ready<T>(
                 .get(0);
             if any_ready {
                 // Ready lines exist but other claims hold them: their outcome decides.
-                return Ok(None);
+                return Ok(End::Rollback(None));
             }
         }
         let ords: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
@@ -660,14 +647,13 @@ pub fn mutate_ready<T>(
                 if store.lines[line_index].line <= ords.len() =>
             {
                 let ord = ords[store.lines[line_index].line - 1];
-                write_line(&mut tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
+                write_line(tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
                 crate::telemetry::record::rows_touched(1);
             }
             // Every candidate refused (or an edit this path does not make).
-            _ => return Ok(None),
+            _ => return Ok(End::Rollback(None)),
         }
-        tx.commit().map_err(db)?;
-        Ok(Some(out))
+        Ok(End::Commit(Some(out)))
     })?;
     match attempt {
         Some(out) => Ok(out),
@@ -699,8 +685,7 @@ pub fn import_issues(
 ) -> Result<usize, StoreError> {
     let store = Store::parse(source, text)?;
     let count = store.issue_count();
-    pg.with_client(|client| {
-        let mut tx = client.transaction().map_err(|e| pg.error(e))?;
+    pg.transaction(|tx| {
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ISSUES_LOCK])
             .map_err(|e| pg.error(e))?;
         let present: i64 = tx
@@ -713,9 +698,8 @@ pub fn import_issues(
                 lines: present as u64,
             });
         }
-        replace_all(pg, &mut tx, &store, text)?;
-        tx.commit().map_err(|e| pg.error(e))?;
-        Ok(count)
+        replace_all(pg, tx, &store, text)?;
+        Ok(End::Commit(count))
     })
 }
 
@@ -723,7 +707,7 @@ pub fn import_issues(
 /// the caller's transaction, which holds the store lock.
 fn replace_all(
     pg: &PgStore,
-    tx: &mut postgres::Transaction<'_>,
+    tx: &mut Client,
     store: &Store<'_>,
     text: &str,
 ) -> Result<(), StoreError> {

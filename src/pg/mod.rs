@@ -11,9 +11,11 @@
 
 mod logs;
 mod pool;
+mod unit;
 
 pub use logs::{append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
 pub use pool::POOL_ENV;
+pub use unit::{End, Unit};
 
 use postgres::config::Host;
 use postgres::error::SqlState;
@@ -48,6 +50,7 @@ crate::failure::class_enum! {
     pub enum StoreClass {
         BadUrl = "store.bad_url",
         Unreachable = "store.unreachable",
+        Unavailable = "store.unavailable",
         AuthFailed = "store.auth_failed",
         DatabaseMissing = "store.database_missing",
         SchemaMissing = "store.schema_missing",
@@ -68,6 +71,10 @@ pub enum PgError {
     BadUrl { url: String, reason: String },
     #[error("{url}: cannot reach the server ({reason}); start it, or check the host and port in the URL")]
     Unreachable { url: String, reason: String },
+    /// The database went away during the work (a restart, a terminated
+    /// connection): nothing of it was kept, and a retry is the remedy.
+    #[error("{url}: the database went away during the call ({reason}); nothing was written; retry once it is back (tusk reconnects by itself)")]
+    Unavailable { url: String, reason: String },
     #[error("{url}: authentication failed ({reason}); check the user and password in the URL")]
     AuthFailed { url: String, reason: String },
     #[error("{url}: {reason}; create it first (createdb, or CREATE DATABASE)")]
@@ -96,6 +103,7 @@ impl PgError {
         match self {
             PgError::BadUrl { .. } => StoreClass::BadUrl.as_str(),
             PgError::Unreachable { .. } => StoreClass::Unreachable.as_str(),
+            PgError::Unavailable { .. } => StoreClass::Unavailable.as_str(),
             PgError::AuthFailed { .. } => StoreClass::AuthFailed.as_str(),
             PgError::DatabaseMissing { .. } => StoreClass::DatabaseMissing.as_str(),
             PgError::SchemaMissing { .. } => StoreClass::SchemaMissing.as_str(),
@@ -126,7 +134,7 @@ const SESSION_OPTIONS: &str =
 pub struct PgStore {
     shown: String,
     config: Config,
-    pool: pool::Pool,
+    pool: std::sync::Arc<pool::Pool>,
 }
 
 impl fmt::Debug for PgStore {
@@ -168,7 +176,7 @@ impl PgStore {
         Ok(Self {
             shown: shown_url(&config),
             config,
-            pool: pool::Pool::new(pool),
+            pool: std::sync::Arc::new(pool::Pool::new(pool)),
         })
     }
 
@@ -199,6 +207,11 @@ impl PgStore {
         check_schema: bool,
         f: impl FnOnce(&mut Client) -> Result<T, E>,
     ) -> Result<T, E> {
+        // Inside a unit (a call whose change and rows are one transaction),
+        // every statement on this database is the unit's.
+        if check_schema && unit::active_for(self) {
+            return unit::run(self, true, f);
+        }
         let mut conn = self.checkout(check_schema)?;
         let client = conn.client.as_mut().expect("held until dropped");
         let out = f(client);
@@ -210,9 +223,61 @@ impl PgStore {
         out
     }
 
+    /// Runs `f` as one transaction: committed or rolled back as it says
+    /// (and rolled back on an error). Inside a unit it is a savepoint of
+    /// the unit's transaction, which commits the whole at the unit's end.
+    ///
+    /// # Errors
+    ///
+    /// A connection error, or whatever `f` returns.
+    pub fn transaction<T, E: From<PgError>>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<End<T>, E>,
+    ) -> Result<T, E> {
+        let nested = unit::active_for(self);
+        let (begin, commit, rollback) = if nested {
+            (
+                "SAVEPOINT tusk_tx",
+                "RELEASE SAVEPOINT tusk_tx",
+                "ROLLBACK TO SAVEPOINT tusk_tx",
+            )
+        } else {
+            ("BEGIN", "COMMIT", "ROLLBACK")
+        };
+        let body = |client: &mut Client| {
+            client.batch_execute(begin).map_err(|e| self.error(e))?;
+            match f(client) {
+                Ok(End::Commit(out)) => {
+                    client.batch_execute(commit).map_err(|e| self.error(e))?;
+                    Ok(out)
+                }
+                Ok(End::Rollback(out)) => {
+                    client.batch_execute(rollback).map_err(|e| self.error(e))?;
+                    Ok(out)
+                }
+                Err(e) => {
+                    // A closed connection rolled back already; a unit whose
+                    // savepoint cannot be rolled back to cannot commit.
+                    if let Err(failed) = client.batch_execute(rollback) {
+                        if nested {
+                            unit::poison(self.error(failed));
+                        }
+                    }
+                    Err(e)
+                }
+            }
+        };
+        if nested {
+            // The body recovers its own errors (its savepoint).
+            unit::run(self, false, body)
+        } else {
+            self.with_connection(true, body)
+        }
+    }
+
     /// A connection of the pool; a use that skips the schema check
     /// (`store init`, `store status`) takes one of its own, never pooled.
-    fn checkout(&self, check_schema: bool) -> Result<Conn<'_>, PgError> {
+    fn checkout(&self, check_schema: bool) -> Result<Conn, PgError> {
         if !check_schema {
             let client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
             return Ok(Conn {
@@ -230,14 +295,14 @@ impl PgStore {
                 ),
             }),
             Some(pool::Slot::Reused(client)) => Ok(Conn {
-                pool: Some(&self.pool),
+                pool: Some(self.pool.clone()),
                 client: Some(*client),
             }),
             Some(pool::Slot::Open) => self.open_connection(),
         }
     }
 
-    fn open_connection(&self) -> Result<Conn<'_>, PgError> {
+    fn open_connection(&self) -> Result<Conn, PgError> {
         let opened = (|| {
             let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
             self.check_schema(&mut client)?;
@@ -245,7 +310,7 @@ impl PgStore {
         })();
         match opened {
             Ok(client) => Ok(Conn {
-                pool: Some(&self.pool),
+                pool: Some(self.pool.clone()),
                 client: Some(client),
             }),
             Err(e) => {
@@ -294,6 +359,9 @@ impl PgStore {
                 PgError::SchemaMissing { url }
             } else if *code == SqlState::LOCK_NOT_AVAILABLE {
                 PgError::LockTimeout { url }
+            } else if code.code().starts_with("57P") || code.code().starts_with("08") {
+                // Shut down, restarting, or the connection failed.
+                PgError::Unavailable { url, reason }
             } else {
                 PgError::Server {
                     url,
@@ -303,7 +371,9 @@ impl PgStore {
         }
         let reason =
             std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| format!("{e}: {s}"));
-        if e.is_closed() || reason.contains("timed out") || has_io_source(&e) {
+        if e.is_closed() {
+            PgError::Unavailable { url, reason }
+        } else if reason.contains("timed out") || has_io_source(&e) {
             PgError::Unreachable { url, reason }
         } else {
             PgError::Server { url, reason }
@@ -391,14 +461,14 @@ impl PgStore {
 /// A checked-out connection: back to its pool when dropped (after a panic
 /// it is closed and its place freed: a transaction may be open on it).
 /// One of its own (`pool: None`) is closed.
-struct Conn<'p> {
-    pool: Option<&'p pool::Pool>,
+pub(crate) struct Conn {
+    pool: Option<std::sync::Arc<pool::Pool>>,
     client: Option<Client>,
 }
 
-impl Drop for Conn<'_> {
+impl Drop for Conn {
     fn drop(&mut self) {
-        let (Some(client), Some(pool)) = (self.client.take(), self.pool) else {
+        let (Some(client), Some(pool)) = (self.client.take(), self.pool.take()) else {
             return;
         };
         if std::thread::panicking() {

@@ -449,26 +449,117 @@ impl HostBridge for CallHost {
             named: named.as_ref(),
             scope,
         };
-        let (decision, pending) =
+        // On a database holding the store and both logs, the change and
+        // its rows commit as one transaction (issue 61).
+        let unit = self.unit_for(action);
+        let chain_before = state
+            .log
+            .as_ref()
+            .and_then(|log| log.last_row_digest())
+            .map(str::to_string);
+        let (mut decision, pending) =
             self.decide_journaled(&mut state, facts, span.as_ref(), args.as_ref(), args_error);
         let failed_before = state.io_errors.len();
-        state.executed += usize::from(decision.executed);
+        let breach = decision.breach.take();
+        let facts = RowFacts {
+            n,
+            action,
+            args_digest,
+            recorded_args,
+            started_at,
+            named: named.as_ref(),
+            scope,
+            hidden: &rec.hidden,
+        };
+        let (mut executed, mut result_class) = (decision.executed, result_class(&decision.classes));
+        let (mut envelope, mut text) = self.record(&mut state, &facts, decision);
+        if let Some(Err(e)) = unit.map(crate::pg::Unit::commit) {
+            // Nothing of the call was kept, its rows neither: the run's
+            // chain goes on from the row before, and the call is recorded
+            // (outside the transaction) as not applied.
+            state.io_errors.truncate(failed_before);
+            if let Some(log) = state.log.as_mut() {
+                log.rewind(chain_before);
+            }
+            let refused = Decision::refuse(e.class(), not_applied(action, &e));
+            (executed, result_class) = (false, result_class_of(&refused));
+            (envelope, text) = self.record(&mut state, &facts, refused);
+        }
+        state.executed += usize::from(executed);
+        let reply = Written {
+            n,
+            action,
+            args_digest,
+            executed,
+            envelope,
+            text,
+            breach,
+            pending,
+        }
+        .checked(&mut state, failed_before);
+        self.announce(span, n, action, result_class);
+        reply
+    }
+}
+
+/// What a call's rows say of it besides its decision.
+struct RowFacts<'a> {
+    n: usize,
+    action: &'a str,
+    args_digest: &'a str,
+    recorded_args: Option<&'a Value>,
+    started_at: Option<String>,
+    named: Option<&'a super::CallStep>,
+    scope: Option<&'a super::CallScope>,
+    hidden: &'a [(String, String)],
+}
+
+/// The diagnostic of a call whose transaction did not commit.
+fn not_applied(action: &str, e: &crate::pg::PgError) -> String {
+    format!(
+        "{action} was not applied: its change and its rows are one transaction, and the \
+         database did not commit it ({e}); nothing changed; run the program again"
+    )
+}
+
+fn result_class_of(decision: &Decision) -> String {
+    result_class(&decision.classes)
+}
+
+impl CallHost {
+    /// Writes the call's trajectory row and effect row for `decision`:
+    /// the envelope, and its text when the log holds it unredacted.
+    fn record(
+        &self,
+        state: &mut State,
+        facts: &RowFacts<'_>,
+        decision: Decision,
+    ) -> (
+        std::sync::Arc<Value>,
+        Option<Box<serde_json::value::RawValue>>,
+    ) {
+        let RowFacts {
+            n,
+            action,
+            args_digest,
+            ..
+        } = *facts;
         let result_class = result_class(&decision.classes);
-        let refs = witness_refs(&decision.refs, action, args_digest, n, named.as_ref());
-        let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);
+        let refs = witness_refs(&decision.refs, action, args_digest, n, facts.named);
+        let (policy_digest, instruction_ref) = self.mutation_authority(action, facts.scope);
         let finished_at = self.finished_at(n);
         let trajectory_row = self.write_step(
-            &mut state,
+            state,
             Step {
                 n,
                 action,
                 args_digest,
                 result_class: &result_class,
-                started_at,
+                started_at: facts.started_at.clone(),
                 finished_at,
                 refs: &refs,
                 instruction_ref,
-                named: named.as_ref(),
+                named: facts.named,
             },
         );
         crate::fault::point("rows.after_trajectory");
@@ -485,30 +576,43 @@ impl HostBridge for CallHost {
             trajectory_row,
         }));
         let text = self.write_effect(
-            &mut state,
+            state,
             Effect {
                 n,
                 action,
-                args: recorded_args,
+                args: facts.recorded_args,
                 args_digest,
                 envelope: &envelope,
                 acted_at: decision.acted_at,
-                hidden: &rec.hidden,
+                hidden: facts.hidden,
             },
         );
-        let reply = Written {
-            n,
-            action,
-            args_digest,
-            executed: decision.executed,
-            envelope,
-            text,
-            breach: decision.breach,
-            pending,
-        }
-        .checked(&mut state, failed_before);
-        self.announce(span, n, action, result_class);
-        reply
+        (envelope, text)
+    }
+
+    /// A unit for a mutation whose store and logs are one database.
+    fn unit_for(&self, action: &str) -> Option<crate::pg::Unit> {
+        use crate::logs::LogStore;
+        let mutation = self
+            .registry
+            .get(action)
+            .is_some_and(|a| a.kind() == ActionKind::Mutation);
+        let (
+            crate::issues::IssueStore::Postgres(pg),
+            LogStore::Postgres { pg: effects, .. },
+            LogStore::Postgres { pg: trajectory, .. },
+        ) = (
+            &self.paths.issues,
+            &self.paths.effects,
+            &self.paths.trajectory,
+        )
+        else {
+            return None;
+        };
+        let one = effects.shown() == pg.shown() && trajectory.shown() == pg.shown();
+        (mutation && one)
+            .then(|| crate::pg::Unit::begin(pg))
+            .flatten()
     }
 }
 

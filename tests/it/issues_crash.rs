@@ -16,20 +16,6 @@ const WRITERS: usize = 3;
 /// fifth of the writers were killed mid-way.
 const MAX_ROUNDS: usize = 60;
 
-/// xorshift64*: enough randomness for kill instants without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn big_store() -> Test {
     let mut text = String::with_capacity(ISSUES * 260);
     for i in 1..=ISSUES {

@@ -47,6 +47,7 @@ mod pg_store;
 mod premath_mcp;
 mod premath_worker;
 mod record_crash;
+mod record_crash_pg;
 mod repl;
 mod replay;
 mod sandbox_escape;

@@ -7,33 +7,9 @@
 //! anything else would decide differently here. Needs the cluster `.ci/run`
 //! starts.
 
-use crate::common::Test;
+use crate::common::{Rng, Test};
 use crate::pg_support::TestDb;
 use serde_json::{json, Value};
-
-/// A small deterministic generator (xorshift64*), so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 /// The seed store: issues with labels, blocking chains, parents, leases and
 /// closed ones, as one JSONL text.
@@ -45,7 +21,7 @@ fn seed_store(n: usize, rng: &mut Rng) -> String {
             "id": format!("bd-{i}"),
             "title": format!("Seed issue {i}"),
             "status": status,
-            "priority": rng.below(5),
+            "priority": rng.below(5) as usize,
             "issue_type": rng.pick(&["task", "bug", "feature", "epic"]),
             "labels": [rng.pick(&["role-a", "role-b"]), rng.pick(&["api", "ui", "db"])],
             "created_at": "2026-01-01T00:00:00Z",
@@ -60,7 +36,7 @@ fn seed_store(n: usize, rng: &mut Rng) -> String {
         let mut deps = Vec::new();
         if i > 3 {
             for _ in 0..rng.below(3) {
-                let target = 1 + rng.below(i - 1);
+                let target = 1 + rng.below(i as u64 - 1) as usize;
                 let kind = rng.pick(&["blocks", "blocks", "related", "parent-child"]);
                 if !deps
                     .iter()
@@ -92,7 +68,7 @@ fn mutation(rng: &mut Rng, issues: usize, step: usize) -> (String, String) {
         if rng.chance(4) {
             "bd-999".to_string()
         } else {
-            format!("bd-{}", 1 + rng.below(issues))
+            format!("bd-{}", 1 + rng.below(issues as u64))
         }
     };
     let a = id();
@@ -106,7 +82,7 @@ fn mutation(rng: &mut Rng, issues: usize, step: usize) -> (String, String) {
                 r#"(issue.update (hash "id" {} "notes" {} "priority" {} "status" {}))"#,
                 lit(&a),
                 lit(&format!("note {step}")),
-                rng.below(5),
+                rng.below(5) as usize,
                 lit(status)
             )
         }

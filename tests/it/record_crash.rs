@@ -233,17 +233,6 @@ fn doctor_settles_what_a_killed_writer_left_and_says_so() {
     assert_replay_parity(&test, "after doctor");
 }
 
-/// xorshift64*, for kill instants.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
 /// Kills through the issue's own recipe: programs making 60 changes and
 /// command-line writers, SIGKILLed at random moments (200 kills).
 #[test]

@@ -17,6 +17,34 @@ use std::process::{Command, Stdio};
 /// processes, MCP servers moving 100 MB results) take turns. In one test binary
 /// they would otherwise run side by side on a 2-core machine, and the
 /// deadlines inside them (clients', servers', leases') are real time.
+/// xorshift64*: a small deterministic generator, so a randomized test
+/// replays from its seed without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (which must not be zero).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// One of `xs`.
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
 pub fn heavy() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     // A heavy test that failed still frees the machine for the next.

@@ -2,8 +2,8 @@
 """A fleet on one server: N agents on one `tusk mcp --http --auth` server.
 
 usage: fleet_mcp.py TUSK [--agents 8,32,64] [--seconds 8] [--issues 10000]
-                        [--pg-url URL] [--premath PREMATH] [--gen GEN_ISSUES]
-                        [--json]
+                        [--pg-url URL [--servers K]] [--premath PREMATH]
+                        [--gen GEN_ISSUES] [--json]
 
 For each store (the JSONL default, and PostgreSQL when --pg-url is given) and
 each N: a fresh directory with GEN_ISSUES's store of --issues issues (each
@@ -14,6 +14,10 @@ its own, not tusk's code) with its own bearer token and role. Each agent loops
 for --seconds on the worker cycle as one `scheme_eval` program: claim the next
 ready issue its role routes to, add a comment, close it (nothing to claim:
 the program says so and the agent goes on).
+
+With --servers K, each PostgreSQL row is run again with K servers on the
+one database (as K machines would run them), the agents spread over them
+round-robin: double claims are counted across all of them.
 
 With --premath, the same cycle on the same JSONL store with N premath
 `mcp-serve` servers over stdio, one per agent (premath's tools: claim-next,
@@ -227,7 +231,63 @@ def generate(gen: str, n: int, work: str) -> str:
     return store
 
 
-def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str | None) -> dict[str, Any]:
+def write_tokens(work: str, n: int) -> list[str]:
+    """N bearer tokens with the server's authority, principals agent-0…; the file `tokens.json`."""
+    tokens = [f"bench-token-{i}-{os.urandom(6).hex()}" for i in range(n)]
+    with open(os.path.join(work, "tokens.json"), "w") as f:
+        json.dump({"tokens": [{"sha256": hashlib.sha256(t.encode()).hexdigest(), "principal": f"agent-{i}",
+                               "serverAuthority": True} for i, t in enumerate(tokens)]}, f)
+    os.chmod(os.path.join(work, "tokens.json"), 0o600)
+    return tokens
+
+
+def serve(tusk: str, work: str, env: dict[str, str], sessions: int, store_args: list[str],
+          name: str = "server") -> tuple[subprocess.Popen[bytes], Any, str, int]:
+    """One `tusk mcp --http --auth tokens.json` server in `work`: the process,
+    its log file (open), and the host and port it serves at."""
+    digest = subprocess.run([tusk, "policy", "digest"], cwd=work, env=env, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    log_path = os.path.join(work, f"{name}.log")
+    log = open(log_path, "w")
+    server = subprocess.Popen([tusk, "mcp", "--http", "127.0.0.1:0", "--auth", "tokens.json",
+                               "--policy-digest", digest, "--instruction-ref", "instr://fleet-bench",
+                               "--max-sessions", str(sessions), *store_args],
+                              cwd=work, env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        m = HTTP_LINE.search(open(log_path).read())
+        if m:
+            return server, log, m.group(1), int(m.group(2))
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise SystemExit(f"the server did not start:\n{open(log_path).read()[-2000:]}")
+        time.sleep(0.05)
+
+
+def stop(server: subprocess.Popen[bytes], log: Any) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+
+
+def cycle_of(agent: "Agent", program: str) -> tuple[str | None, str | None]:
+    """One worker cycle as one `scheme_eval` call: (the issue it closed or
+    None, the classes of a refusal or None)."""
+    r = agent.rpc("tools/call", {"name": "scheme_eval", "arguments": {"program": program}})
+    sc = r.get("structuredContent") or {}
+    if sc.get("result") != "accepted":
+        return None, ",".join(sc.get("failureClasses") or ["rejected"])
+    value = sc.get("value")
+    if isinstance(value, list) and value and value[0] == "closed":
+        return value[1], None if value[2] == "accepted" else f"close:{value[2]}"
+    return None, None
+
+
+def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str | None,
+               servers: int = 1) -> dict[str, Any]:
     work = tempfile.mkdtemp(prefix="tusk-fleet-")
     store = generate(gen, issues, work)
     env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
@@ -237,29 +297,12 @@ def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str
         subprocess.run([tusk, "store", "init", *store_args], cwd=work, env=env, check=True, capture_output=True)
         subprocess.run([tusk, "store", "import", store, "--replace", *store_args], cwd=work, env=env,
                        check=True, capture_output=True)
-    tokens = [f"bench-token-{i}-{os.urandom(6).hex()}" for i in range(n)]
-    with open(os.path.join(work, "tokens.json"), "w") as f:
-        json.dump({"tokens": [{"sha256": hashlib.sha256(t.encode()).hexdigest(), "principal": f"agent-{i}",
-                               "serverAuthority": True} for i, t in enumerate(tokens)]}, f)
-    os.chmod(os.path.join(work, "tokens.json"), 0o600)
-    digest = subprocess.run([tusk, "policy", "digest"], cwd=work, env=env, capture_output=True, text=True,
-                            check=True).stdout.strip()
-    log_path = os.path.join(work, "server.log")
-    log = open(log_path, "w")
-    server = subprocess.Popen([tusk, "mcp", "--http", "127.0.0.1:0", "--auth", "tokens.json",
-                               "--policy-digest", digest, "--instruction-ref", "instr://fleet-bench",
-                               "--max-sessions", str(max(64, 2 * n)), *store_args],
-                              cwd=work, env=env, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    tokens = write_tokens(work, n)
+    # Several servers on one database, as machines of a fleet would run them
+    # (the file store has one server: its store is one machine's file).
+    running = [serve(tusk, work, env, max(64, 2 * n), store_args, f"server-{k}") for k in range(servers)]
+    server, log, host, port = running[0]
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            m = HTTP_LINE.search(open(log_path).read())
-            if m:
-                break
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start:\n{open(log_path).read()[-2000:]}")
-            time.sleep(0.05)
-        host, port = m.group(1), int(m.group(2))
         # The client's own cost: a ping round trip, one agent, warm.
         probe = Agent(host, port, tokens[0])
         probe.open()
@@ -268,7 +311,7 @@ def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str
             t0 = time.perf_counter()
             probe.rpc("ping")
             pings.append((time.perf_counter() - t0) * 1000)
-        agents = [Agent(host, port, t) for t in tokens]
+        agents = [Agent(running[i % servers][2], running[i % servers][3], t) for i, t in enumerate(tokens)]
         for a in agents:
             a.open()
         sampler = Sampler(server.pid)
@@ -276,31 +319,31 @@ def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str
         programs = [CYCLE.format(me=f"agent-{i}", role=ROLES[i % len(ROLES)]) for i in range(n)]
 
         def cycle(i: int) -> tuple[str | None, str | None]:
-            r = agents[i].rpc("tools/call", {"name": "scheme_eval", "arguments": {"program": programs[i]}})
-            sc = r.get("structuredContent") or {}
-            if sc.get("result") != "accepted":
-                return None, ",".join(sc.get("failureClasses") or ["rejected"])
-            value = sc.get("value")
-            if isinstance(value, list) and value and value[0] == "closed":
-                return value[1], None if value[2] == "accepted" else f"close:{value[2]}"
-            return None, None
+            return cycle_of(agents[i], programs[i])
 
         tally, elapsed = drive(n, seconds, cycle)
         sampler.stop.set()
         sampler.join()
         rss, pss, procs = sampler.peak
+        # Every close an agent was told of is in the store.
+        if pg:
+            exported = subprocess.run([tusk, "store", "export", *store_args], cwd=work, env=env, check=True,
+                                      capture_output=True, text=True).stdout
+        else:
+            with open(store) as f:
+                exported = f.read()
+        status = {v["id"]: v.get("status") for v in (json.loads(l) for l in exported.splitlines() if l.strip())}
+        lost = sum(1 for issue in tally.closed_by if status.get(issue) != "closed")
+        label = "postgresql" if pg else "jsonl"
         return {
-            "store": "postgresql" if pg else "jsonl", "agents": n, **tally.row(elapsed),
+            "store": label if servers == 1 else f"{label} ({servers} servers)", "agents": n, **tally.row(elapsed),
             "serverRssMiB": round(rss / 2**20, 1), "serverPssMiB": round(pss / 2**20, 1),
             "serverProcesses": procs, "clientPingP50Ms": round(statistics.median(pings), 2),
+            "lostCloses": lost,
         }
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+        for server, log, _, _ in running:
+            stop(server, log)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -389,6 +432,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=8)
     ap.add_argument("--issues", type=int, default=10000)
     ap.add_argument("--pg-url")
+    ap.add_argument("--servers", type=int, default=1,
+                    help="on PostgreSQL, also run each N with this many servers on the one database, "
+                         "agents spread over them")
     ap.add_argument("--premath")
     ap.add_argument("--gen", default=os.path.join(here, "..", "..", "shared", "bench", "gen_issues.py"))
     ap.add_argument("--json", action="store_true", help="one JSON object per line instead of the table")
@@ -406,6 +452,10 @@ def main() -> int:
             rows.append(tusk_fleet(a.tusk, n, a.seconds, a.issues, a.gen, pg))
             if a.json:
                 print(json.dumps(rows[-1]), flush=True)
+            if pg and a.servers > 1:
+                rows.append(tusk_fleet(a.tusk, n, a.seconds, a.issues, a.gen, pg, a.servers))
+                if a.json:
+                    print(json.dumps(rows[-1]), flush=True)
     if a.premath:
         for n in counts:
             rows.append(premath_fleet(a.premath, n, a.seconds, a.issues, a.gen))
@@ -430,7 +480,7 @@ def main() -> int:
             print(f"# the client's own round trip (ping, p50): {statistics.median(pings):.2f} ms")
     # premath's rows report what premath does (its double claims included);
     # only tusk's must hold.
-    bad = [r for r in rows if r["doubleClaims"] and "premath" not in r["store"]]
+    bad = [r for r in rows if (r["doubleClaims"] or r.get("lostCloses")) and "premath" not in r["store"]]
     return 1 if bad else 0
 
 

@@ -69,7 +69,7 @@ crate::failure::class_enum! {
 pub enum PgError {
     #[error("{url}: not a usable PostgreSQL URL: {reason}")]
     BadUrl { url: String, reason: String },
-    #[error("{url}: cannot reach the server ({reason}); start it, or check the host and port in the URL")]
+    #[error("{url}: cannot reach the server ({reason}); start it, or check the host and port in the URL (a database that is restarting refuses connections for a moment: retry)")]
     Unreachable { url: String, reason: String },
     /// The database went away during the work (a restart, a terminated
     /// connection): nothing of it was kept, and a retry is the remedy.

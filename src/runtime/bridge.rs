@@ -94,6 +94,8 @@ pub(crate) struct Ended {
     /// The trajectory the calls' rows went to, still open (none if no call
     /// opened it): the run's step row goes there too.
     pub trajectory: Option<TrajectorySink>,
+    /// The class of a run whose rows could not all be written.
+    pub unwritable_class: &'static str,
 }
 
 /// What one call decided, before it is written down.
@@ -203,6 +205,7 @@ impl CallHost {
             io_errors: std::mem::take(&mut state.io_errors),
             log: state.log.take().expect("finish is called once"),
             trajectory: state.trajectory.take(),
+            unwritable_class: super::unwritable_class(&self.paths),
         }
     }
 
@@ -473,6 +476,7 @@ impl HostBridge for CallHost {
         };
         let (mut executed, mut result_class) = (decision.executed, result_class(&decision.classes));
         let (mut envelope, mut text) = self.record(&mut state, &facts, decision);
+        let mut not_applied = None;
         if let Some(Err(e)) = unit.map(crate::pg::Unit::commit) {
             // Nothing of the call was kept, its rows neither: the run's
             // chain goes on from the row before, and the call is recorded
@@ -481,9 +485,11 @@ impl HostBridge for CallHost {
             if let Some(log) = state.log.as_mut() {
                 log.rewind(chain_before);
             }
-            let refused = Decision::refuse(e.class(), not_applied(action, &e));
+            let diagnostic = not_applied_text(action, &e);
+            let refused = Decision::refuse(e.class(), diagnostic.clone());
             (executed, result_class) = (false, result_class_of(&refused));
             (envelope, text) = self.record(&mut state, &facts, refused);
+            not_applied = Some((e.class(), diagnostic));
         }
         state.executed += usize::from(executed);
         let reply = Written {
@@ -495,8 +501,9 @@ impl HostBridge for CallHost {
             text,
             breach,
             pending,
+            not_applied,
         }
-        .checked(&mut state, failed_before);
+        .checked(&mut state, failed_before, self.logs_on_db());
         self.announce(span, n, action, result_class);
         reply
     }
@@ -515,7 +522,7 @@ struct RowFacts<'a> {
 }
 
 /// The diagnostic of a call whose transaction did not commit.
-fn not_applied(action: &str, e: &crate::pg::PgError) -> String {
+fn not_applied_text(action: &str, e: &crate::pg::PgError) -> String {
     format!(
         "{action} was not applied: its change and its rows are one transaction, and the \
          database did not commit it ({e}); nothing changed; run the program again"
@@ -590,6 +597,12 @@ impl CallHost {
         (envelope, text)
     }
 
+    /// Whether the run's logs are in a database (their failures are the
+    /// database's, not the disk's).
+    fn logs_on_db(&self) -> bool {
+        matches!(self.paths.effects, crate::logs::LogStore::Postgres { .. })
+    }
+
     /// A unit for a mutation whose store and logs are one database.
     fn unit_for(&self, action: &str) -> Option<crate::pg::Unit> {
         use crate::logs::LogStore;
@@ -627,20 +640,42 @@ struct Written<'a> {
     breach: Option<Breach>,
     /// The call's part of a store write's journal, settled here.
     pending: Option<std::sync::Arc<crate::issues::journal::Call>>,
+    /// The class and diagnostic of a call whose transaction did not
+    /// commit: what it answers even when its refusal's rows cannot be
+    /// written either (the database is away: retrying is the remedy).
+    not_applied: Option<(&'static str, String)>,
 }
 
 impl Written<'_> {
     /// The reply, kept among the run's effects. A call whose rows could not
     /// be written is not accepted, whatever it did: the program is told,
     /// and the run is rejected.
-    fn checked(self, state: &mut State, failed_before: usize) -> HostReply {
+    fn checked(self, state: &mut State, failed_before: usize, logs_on_db: bool) -> HostReply {
         if let Some(call) = &self.pending {
             call.settle(state.io_errors.len() == failed_before);
         }
         let (envelope, text) = match state.io_errors.get(failed_before..) {
             Some(errors) if !errors.is_empty() => {
-                let unrecorded =
-                    unrecorded(self.n, self.action, self.args_digest, self.executed, errors);
+                let unrecorded = match self.not_applied {
+                    Some((class, diagnostic)) => refused_unrecorded(
+                        self.n,
+                        self.action,
+                        self.args_digest,
+                        class,
+                        format!(
+                            "{diagnostic}; its refusal's rows could not be written either ({})",
+                            errors.join("; ")
+                        ),
+                    ),
+                    None => unrecorded(
+                        self.n,
+                        self.action,
+                        self.args_digest,
+                        self.executed,
+                        errors,
+                        logs_on_db,
+                    ),
+                };
                 (std::sync::Arc::new(unrecorded), None)
             }
             _ => (self.envelope, self.text),
@@ -665,23 +700,59 @@ fn unrecorded(
     args_digest: &str,
     executed: bool,
     errors: &[String],
+    logs_on_db: bool,
 ) -> Value {
     let what = if executed {
         "ran, but its effect or trajectory row"
     } else {
         "did not run, and its refusal's row"
     };
+    // Logs in a database fail when the database is away: a retry is the
+    // remedy, as for any call it could not serve.
+    let (class, remedy) = if logs_on_db {
+        (
+            crate::pg::StoreClass::Unavailable.as_str(),
+            "retry once the database is back",
+        )
+    } else {
+        (
+            HostClass::RecordUnwritable.as_str(),
+            "free space for the logs",
+        )
+    };
     envelope::build(EnvelopeParts {
         n,
         action,
         args_digest,
-        failure_classes: vec![HostClass::RecordUnwritable.as_str().to_string()],
+        failure_classes: vec![class.to_string()],
         payload: json!({}),
         diagnostic: Some(format!(
             "{action} {what} could not be written ({}); the call is not accepted and the run \
-             is rejected; free space for the logs",
+             is rejected; {remedy}",
             errors.join("; ")
         )),
+        witness_refs: Vec::new(),
+        policy_digest: None,
+        instruction_ref: None,
+        trajectory_row: Value::Null,
+    })
+}
+
+/// The envelope of a call refused with `class` whose rows could not be written.
+fn refused_unrecorded(
+    n: usize,
+    action: &str,
+    args_digest: &str,
+    class: &str,
+    diagnostic: String,
+) -> Value {
+    envelope::build(EnvelopeParts {
+        n,
+        action,
+        args_digest,
+        failure_classes: vec![class.to_string()],
+        payload: json!({}),
+        diagnostic: Some(diagnostic),
         witness_refs: Vec::new(),
         policy_digest: None,
         instruction_ref: None,

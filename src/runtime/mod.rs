@@ -498,10 +498,10 @@ impl Outcome {
             failure_classes.push(e.class.to_string());
         }
         if !ended.io_errors.is_empty() {
-            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
+            failure_classes.push(ended.unwritable_class.to_string());
             if error.is_none() {
                 error = Some(json!({
-                    "class": crate::host::registry::CLASS_EXECUTION_ERROR,
+                    "class": ended.unwritable_class,
                     "message": ended.io_errors.join("; "),
                 }));
             }
@@ -650,8 +650,11 @@ impl RunRecord<'_> {
             crate::harness::trajectory::append_to(&self.config.paths.trajectory, &step)
         };
         if let Err(e) = step_written {
-            failure_classes.push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
-            outcome.error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": format!("the run's step row: {e}")}));
+            let class = unwritable_class(&self.config.paths);
+            failure_classes.push(class.to_string());
+            outcome.error.get_or_insert_with(
+                || json!({"class": class, "message": format!("the run's step row: {e}")}),
+            );
             failure_classes.sort();
             failure_classes.dedup();
         }
@@ -680,10 +683,11 @@ impl RunRecord<'_> {
         };
         if let Err(e) = log.append_footer(&mut footer, self.config.signer.as_deref()) {
             // The run happened; say so in the result rather than losing it.
+            let class = unwritable_class(&self.config.paths);
+            outcome.failure_classes.push(class.to_string());
             outcome
-                .failure_classes
-                .push(crate::host::registry::CLASS_EXECUTION_ERROR.to_string());
-            outcome.error.get_or_insert_with(|| json!({"class": crate::host::registry::CLASS_EXECUTION_ERROR, "message": e.to_string()}));
+                .error
+                .get_or_insert_with(|| json!({"class": class, "message": e.to_string()}));
         }
     }
 
@@ -990,5 +994,15 @@ mod session_ref_tests {
         let repl = "session-20261125T020000.123Z-a1b2c3d4e5f6";
         assert_eq!(public_session_ref(repl), repl);
         assert_eq!(public_session_ref("mcp-x.short"), "mcp-x.short");
+    }
+}
+
+/// The class of a run whose rows could not all be written: the database's
+/// when the logs are in one (it is away: a retry is the remedy), else the
+/// host's execution error (a file the run could not write).
+pub(crate) fn unwritable_class(paths: &crate::host::HostPaths) -> &'static str {
+    match paths.effects {
+        crate::logs::LogStore::Postgres { .. } => crate::pg::StoreClass::Unavailable.as_str(),
+        crate::logs::LogStore::File(_) => crate::host::registry::CLASS_EXECUTION_ERROR,
     }
 }

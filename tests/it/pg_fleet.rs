@@ -401,8 +401,10 @@ fn overlapping_label_groups_still_claim_each_issue_once() {
 /// `bench/fleet_mcp.py`, the fleet benchmark, run as a test (not timed): 8
 /// agents, each an HTTP MCP client with its own token and role, loop
 /// claim-next → comment → close for a few seconds on one `tusk mcp --http`
-/// server, on the JSONL default and on PostgreSQL. No issue is closed by two
-/// agents, and no call fails (issue 50).
+/// server, on the JSONL default and on PostgreSQL, and on two servers
+/// sharing the one database (issue 58: as two machines would). No issue is
+/// closed by two agents, no acknowledged close is missing from the store,
+/// and no call fails (issue 50).
 #[test]
 fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
     let _heavy = crate::common::heavy();
@@ -430,6 +432,8 @@ fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
         "--issues",
         "400",
         "--json",
+        "--servers",
+        "2",
         "--pg-url",
     ];
     let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
@@ -444,10 +448,29 @@ fn the_fleet_benchmark_holds_at_eight_agents_on_both_stores() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let stores: Vec<&str> = rows.iter().map(|r| r["store"].as_str().unwrap()).collect();
-    assert_eq!(stores, ["jsonl", "postgresql"], "{stdout}");
+    assert_eq!(
+        stores,
+        ["jsonl", "postgresql", "postgresql (2 servers)"],
+        "{stdout}"
+    );
     for row in &rows {
         assert_eq!(row["doubleClaims"], 0, "{row}");
+        assert_eq!(row["lostCloses"], 0, "{row}");
         assert_eq!(row["errors"], serde_json::json!({}), "{row}");
         assert!(row["cycles"].as_u64().unwrap() > 0, "{row}");
     }
+}
+
+/// The database restarted for real in the middle of a fleet on one `tusk
+/// mcp --http` server (`tests/mcp/fleet_restart.py`, on a cluster of its
+/// own): calls in flight fail with a typed store class, the server
+/// reconnects by itself and the fleet resumes within 5 s of the database's
+/// return, and no acknowledged close is lost or unrecorded (issue 58).
+#[test]
+fn a_database_restart_mid_fleet_loses_nothing_and_the_fleet_resumes() {
+    let _heavy = crate::common::heavy();
+    let stdout = crate::common::python_script("tests/mcp/fleet_restart.py", &[]);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["failures"], serde_json::json!([]), "{stdout}");
+    assert!(v["closed"].as_u64().unwrap() > 0, "{stdout}");
 }

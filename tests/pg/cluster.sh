@@ -3,6 +3,7 @@
 # temporary directory, a loopback port, password authentication over TCP.
 #
 #   eval "$(bash tests/pg/cluster.sh start)"   # exports TUSK_TEST_PG_URL, TUSK_TEST_PG_DIR and TUSK_STORE
+#   bash tests/pg/cluster.sh restart "$TUSK_TEST_PG_DIR"   # pg_ctl restart -m fast: every connection is closed
 #   bash tests/pg/cluster.sh stop "$TUSK_TEST_PG_DIR"
 #
 # Installs PostgreSQL from the OS packages when it is missing (needs root then).
@@ -58,6 +59,25 @@ start() {
   echo "export TUSK_TEST_PG_DIR='$dir'"
 }
 
+# pg_ctl as the cluster's owner.
+ctl() {
+  local dir=$1; shift
+  local bin user=""
+  bin=$(find_bin)
+  if [ "$(id -u)" = 0 ]; then user=$(stat -c %U "$dir/data"); fi
+  if [ -n "$user" ] && [ "$user" != root ]; then
+    runuser -u "$user" -- "$bin/pg_ctl" -D "$dir/data" "$@"
+  else
+    "$bin/pg_ctl" -D "$dir/data" "$@"
+  fi
+}
+
+restart() {
+  local dir=${1:?cluster directory}
+  # The same options as at start (pg_ctl keeps them in postmaster.opts).
+  ctl "$dir" -l "$dir/server.log" -w -t 60 -m fast restart >&2
+}
+
 stop() {
   local dir=${1:?cluster directory}
   local bin user=""
@@ -74,5 +94,6 @@ stop() {
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 start | stop DIR" >&2; exit 2 ;;
+  restart) restart "${2:-}" ;;
+  *) echo "usage: $0 start | restart DIR | stop DIR" >&2; exit 2 ;;
 esac

@@ -978,6 +978,16 @@ pub(crate) fn stamped_id(prefix: &str, at: chrono::DateTime<Utc>, seed: &str) ->
     )
 }
 
+/// The class of a run whose rows could not all be written: the database's
+/// when the logs are in one (it is away: a retry is the remedy), else the
+/// host's execution error (a file the run could not write).
+pub(crate) fn unwritable_class(paths: &crate::host::HostPaths) -> &'static str {
+    match paths.effects {
+        crate::logs::LogStore::Postgres { .. } => crate::pg::StoreClass::Unavailable.as_str(),
+        crate::logs::LogStore::File(_) => crate::host::registry::CLASS_EXECUTION_ERROR,
+    }
+}
+
 #[cfg(test)]
 mod session_ref_tests {
     use super::public_session_ref;
@@ -994,15 +1004,5 @@ mod session_ref_tests {
         let repl = "session-20261125T020000.123Z-a1b2c3d4e5f6";
         assert_eq!(public_session_ref(repl), repl);
         assert_eq!(public_session_ref("mcp-x.short"), "mcp-x.short");
-    }
-}
-
-/// The class of a run whose rows could not all be written: the database's
-/// when the logs are in one (it is away: a retry is the remedy), else the
-/// host's execution error (a file the run could not write).
-pub(crate) fn unwritable_class(paths: &crate::host::HostPaths) -> &'static str {
-    match paths.effects {
-        crate::logs::LogStore::Postgres { .. } => crate::pg::StoreClass::Unavailable.as_str(),
-        crate::logs::LogStore::File(_) => crate::host::registry::CLASS_EXECUTION_ERROR,
     }
 }

@@ -13,7 +13,9 @@ as a script or an agent would spawn it, timed from the outside. Prints the
 median and p90 per command and size, and the ratio of the largest size's
 median to the smallest's (issue 58's target: within 1.5x, under 10 ms).
 With --jsonl, the same commands on the JSONL file of the same store, for
-scale. The machine's load average is printed with the figures.
+scale. "update in a program" is the mutation without a process's start and
+connection: a `tusk eval` program of 40 updates, less a program of none,
+per update. The machine's load average is printed with the figures.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ args = sys.argv[1:]
 if len(args) < 3:
     sys.exit(__doc__)
 BIN, PG_URL, GEN = os.path.abspath(args[0]), args[1], args[2]
+DIGEST = ""
 
 
 def opt(name: str, default: str) -> str:
@@ -41,6 +44,9 @@ SIZES = [int(x) for x in opt("--sizes", "1000,10000,100000").split(",")]
 RUNS = int(opt("--runs", "15"))
 JSONL = "--jsonl" in args
 AS_JSON = "--json" in args
+COMMANDS = ["update", "close", "comment add", "dep add", "update in a program"]
+# Calls per program for "update in a program": one process, one connection.
+PROGRAM_CALLS = 40
 env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
 env.setdefault("TUSK_ACTOR", "bench")
 
@@ -72,7 +78,7 @@ def measure(store: list[str], n: int, work: str, open_: list[int], edges: set[tu
     # spread over the store for the others.
     step = max(1, n // (RUNS * 4 + 4))
     spread = [1 + i * step for i in range(RUNS * 4)]
-    figures: dict[str, list[float]] = {k: [] for k in ["update", "close", "comment add", "dep add"]}
+    figures: dict[str, list[float]] = {k: [] for k in COMMANDS}
     for r in range(RUNS):
         a, b, c = spread[r], spread[RUNS + r], spread[2 * RUNS + r]
         figures["update"].append(
@@ -91,7 +97,22 @@ def measure(store: list[str], n: int, work: str, open_: list[int], edges: set[tu
         figures["dep add"].append(
             run([BIN, "dep", "add", f"bd-{newer}", f"bd-{older}", "--type", "blocks", *store, "--json"], work)
         )
+        # The mutation itself, without a process's start and its connection:
+        # a program of PROGRAM_CALLS updates against one that makes none.
+        calls = "".join(f'(issue.update (hash "id" "bd-{spread[(r + k) % len(spread)]}" "notes" "p{r}-{k}"))\n'
+                        for k in range(PROGRAM_CALLS))
+        full = run_program(store, work, calls)
+        empty = run_program(store, work, "(+ 1 2)\n")
+        figures["update in a program"].append((full - empty) / PROGRAM_CALLS)
     return figures
+
+
+def run_program(store: list[str], work: str, program: str) -> float:
+    path = os.path.join(work, "p.scm")
+    with open(path, "w") as f:
+        f.write(program)
+    return run([BIN, "eval", path, "--max-calls", str(PROGRAM_CALLS), "--policy-digest", DIGEST,
+                "--instruction-ref", "instr://pg-scale", *store], work)
 
 
 def main() -> None:
@@ -100,6 +121,9 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="tusk-pg-scale.")
     try:
         subprocess.run([BIN, "store", "init", "--store", PG_URL], check=True, env=env, capture_output=True)
+        global DIGEST
+        DIGEST = subprocess.run([BIN, "policy", "digest"], check=True, env=env, capture_output=True,
+                                text=True, cwd=work).stdout.strip()
         results = []
         for n in SIZES:
             src = os.path.join(work, f"issues-{n}.jsonl")
@@ -128,13 +152,13 @@ def main() -> None:
             print(json.dumps({"load": load, "runs": RUNS, "results": results}, indent=2))
             return
         print(f"# {RUNS} runs each; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
-        print(f"{'store':<11} {'command':<12} " + " ".join(f"{n:>14,}" for n in SIZES) + "   largest/smallest")
+        print(f"{'store':<11} {'command':<20} " + " ".join(f"{n:>14,}" for n in SIZES) + "   largest/smallest")
         for name in sorted({r['store'] for r in results}, reverse=True):
-            for cmd in ["update", "close", "comment add", "dep add"]:
+            for cmd in COMMANDS:
                 row = [r for r in results if r["store"] == name and r["command"] == cmd]
                 cells = " ".join(f"{r['median_ms']:>6.1f} ({r['p90_ms']:>5.1f})" for r in row)
                 ratio = row[-1]["median_ms"] / row[0]["median_ms"]
-                print(f"{name:<11} {cmd:<12} {cells}   {ratio:.2f}x")
+                print(f"{name:<11} {cmd:<20} {cells}   {ratio:.2f}x")
         print("(median ms, p90 in parentheses, per size)")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -338,10 +338,15 @@ fn print(json: bool, value: &serde_json::Value) -> Result<Exit, CliError> {
 /// with the command that upgrades it, rather than refused) and its counts.
 fn status_pg(pg: &PgStore) -> Result<serde_json::Value, PgError> {
     let found = pg.found_version()?;
-    let Some(version) = found else {
-        return Err(PgError::SchemaMissing {
-            url: pg.shown().to_string(),
-        });
+    let version = match found {
+        None => {
+            return Err(PgError::SchemaMissing {
+                url: pg.shown().to_string(),
+            })
+        }
+        // Written by a newer tusk: this one cannot say what it holds.
+        Some(v) if v > crate::pg::SCHEMA_VERSION => return Err(pg.version_error(v)),
+        Some(v) => v,
     };
     let counts = pg.counts()?;
     let mut value = json!({"action": "store.status", "backend": "postgres", "store": pg.shown(),

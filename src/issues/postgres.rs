@@ -8,6 +8,7 @@ use super::store::{Edit, LockOptions, Store, StoreError};
 use super::views::natural_key;
 use crate::pg::End;
 use crate::pg::{PgError, PgStore, GRAPH_LOCK, ISSUES_LOCK};
+use postgres::types::Type;
 use postgres::Client;
 use std::path::Path;
 
@@ -223,26 +224,30 @@ fn write_line(
         "UPDATE tusk_issue_lines SET line = $2, indexed = true, issue_id = $3, status = $4, \
          closed = $5, priority = $6, id_key = $7, route = $8::text::jsonb WHERE ord = $1"
     };
-    tx.execute(
+    // Typed: one round trip each (no prepare), on the path of every mutation.
+    tx.execute_typed(
         sql,
         &[
-            &ord,
-            &json,
-            &d.issue_id,
-            &d.status,
-            &d.closed,
-            &d.priority,
-            &d.id_key,
-            &d.route,
+            (&ord, Type::INT8),
+            (&json, Type::TEXT),
+            (&d.issue_id, Type::TEXT),
+            (&d.status, Type::TEXT),
+            (&d.closed, Type::BOOL),
+            (&d.priority, Type::INT8),
+            (&d.id_key, Type::BYTEA),
+            (&d.route, Type::TEXT),
         ],
     )?;
     if !insert {
-        tx.execute("DELETE FROM tusk_issue_blockers WHERE ord = $1", &[&ord])?;
+        tx.execute_typed(
+            "DELETE FROM tusk_issue_blockers WHERE ord = $1",
+            &[(&ord, Type::INT8)],
+        )?;
     }
     if !d.blockers.is_empty() {
-        tx.execute(
+        tx.execute_typed(
             "INSERT INTO tusk_issue_blockers (ord, depends_on) SELECT $1, * FROM unnest($2::text[])",
-            &[&ord, &d.blockers],
+            &[(&ord, Type::INT8), (&d.blockers, Type::TEXT_ARRAY)],
         )?;
     }
     Ok(())
@@ -464,23 +469,21 @@ pub fn mutate_scoped<T>(
     let busy = busy_error(pg, std::time::Instant::now());
     let db = |e: postgres::Error| busy(pg.error(e));
     let attempt = pg.transaction(|tx| -> Result<End<Option<T>>, StoreError> {
-        // The bound covers every wait: the shared lock, the graph lock, the row.
-        tx.batch_execute(&format!(
-            "SET LOCAL lock_timeout = '{}ms'",
-            lock.timeout.as_millis().max(1)
-        ))
-        .map_err(db)?;
+        // The bound covers every wait: the shared lock, the graph lock, the
+        // row. One round trip for the three (the simple protocol).
         let waiting = std::time::Instant::now();
-        tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&ISSUES_LOCK])
+        let replies = tx
+            .simple_query(&format!(
+                "SET LOCAL lock_timeout = '{}ms'; SELECT pg_advisory_xact_lock_shared({ISSUES_LOCK}); \
+                 SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
+                lock.timeout.as_millis().max(1)
+            ))
             .map_err(db)?;
-        let unindexed: bool = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
-                &[],
-            )
-            .map_err(db)?
-            .get(0);
-        if unindexed {
+        let unindexed = replies.iter().rev().find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(row) => Some(row.get(0) == Some("t")),
+            _ => None,
+        });
+        if unindexed != Some(false) {
             return Ok(End::Rollback(None));
         }
         let cycle = matches!(scope, Scope::Edge { cycle: true, .. });
@@ -488,9 +491,10 @@ pub fn mutate_scoped<T>(
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&GRAPH_LOCK])
                 .map_err(db)?;
         }
-        let own_rows = tx.query(OWN_LINE, &[&own]).map_err(db)?;
+        let own_rows = tx
+            .query_typed(OWN_LINE, &[(&own, Type::TEXT)])
+            .map_err(db)?;
         crate::telemetry::record::lock_waited(waiting.elapsed());
-        tx.batch_execute("SET LOCAL lock_timeout = 0").map_err(db)?;
         let mut rows: Vec<(i64, String)> = own_rows
             .iter()
             .map(|r| (r.get(0), r.get::<_, String>(1)))

@@ -39,8 +39,12 @@ pub fn append_lines(pg: &PgStore, table: LogTable, lines: &[&str]) -> Result<(),
         return Ok(());
     }
     pg.with_client(|client| {
+        // Typed: one round trip (no prepare), twice per call.
         client
-            .execute(table.insert_sql(), &[&lines])
+            .execute_typed(
+                table.insert_sql(),
+                &[(&lines, postgres::types::Type::TEXT_ARRAY)],
+            )
             .map_err(|e| pg.error(e))?;
         Ok(())
     })

@@ -330,7 +330,8 @@ impl PgStore {
         }
     }
 
-    fn version_error(&self, found: i32) -> PgError {
+    /// The error of a schema of another version than this build's.
+    pub fn version_error(&self, found: i32) -> PgError {
         PgError::SchemaVersion {
             url: self.shown.clone(),
             found,
@@ -481,15 +482,16 @@ impl Drop for Conn {
 }
 
 fn schema_version(client: &mut Client) -> Result<Option<i32>, postgres::Error> {
-    let exists: bool = client
-        .query_one("SELECT to_regclass('tusk_schema_version') IS NOT NULL", &[])?
-        .get(0);
-    if !exists {
-        return Ok(None);
+    // One statement (it is on every new connection's path): a database
+    // without the table answers UNDEFINED_TABLE, which means no schema.
+    match client.simple_query("SELECT max(version) FROM tusk_schema_version") {
+        Ok(replies) => Ok(replies.iter().find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(row) => row.get(0).and_then(|v| v.parse().ok()),
+            _ => None,
+        })),
+        Err(e) if e.code() == Some(&SqlState::UNDEFINED_TABLE) => Ok(None),
+        Err(e) => Err(e),
     }
-    Ok(client
-        .query_opt("SELECT max(version) FROM tusk_schema_version", &[])?
-        .and_then(|row| row.get(0)))
 }
 
 fn has_io_source(e: &postgres::Error) -> bool {

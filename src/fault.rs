@@ -3,19 +3,24 @@
 //! process the first time it passes point NAME, `NAME@N` the N-th time.
 //! Release builds have no fault points: [`point`] is empty there.
 
-/// The points there are, for the crash tests and this module's readers:
+/// The points a call writing the file store passes, for the crash tests and
+/// this module's readers:
 /// - `store.before_rename`: the journal is synced, the store not yet changed;
 /// - `store.after_rename`: the store changed, no row written yet;
 /// - `rows.after_trajectory`: the call's trajectory row written, its effect
-///   row not;
-/// - `unit.before_commit`: on a database, the call's change and both its rows
-///   written inside its transaction, not yet committed.
-pub const POINTS: &[&str] = &[
+///   row not.
+pub const FILE_POINTS: &[&str] = &[
     "store.before_rename",
     "store.after_rename",
     "rows.after_trajectory",
-    "unit.before_commit",
 ];
+
+/// The points a call on a database passes (its change and rows are one
+/// transaction):
+/// - `rows.after_trajectory`: the call's change and trajectory row written
+///   inside its transaction, its effect row not;
+/// - `unit.before_commit`: all three written, not yet committed.
+pub const DATABASE_POINTS: &[&str] = &["rows.after_trajectory", "unit.before_commit"];
 
 /// Dies here when `TUSK_FAULT` names this point (debug builds only).
 #[inline]

@@ -147,7 +147,7 @@ fn a_writer_killed_at_each_fault_point_leaves_each_change_with_its_row() {
     let test = store_with_one_issue();
     let auth = authority(&test);
     let mut n = 0;
-    for point in tusk::fault::POINTS {
+    for point in tusk::fault::FILE_POINTS {
         // A program: the first and the second of its three comments.
         for nth in [1, 2] {
             n += 1;

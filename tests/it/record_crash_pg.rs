@@ -113,10 +113,7 @@ impl Fixture {
 #[test]
 fn a_writer_killed_at_each_fault_point_leaves_each_change_with_its_row() {
     let f = Fixture::new();
-    for (k, point) in ["rows.after_trajectory", "unit.before_commit"]
-        .iter()
-        .enumerate()
-    {
+    for (k, point) in tusk::fault::DATABASE_POINTS.iter().enumerate() {
         for nth in [1, 3] {
             let titles: Vec<String> = (0..5).map(|i| format!("f{k}-{nth}-{i}")).collect();
             let out = f

@@ -28,6 +28,7 @@ use crate::issues::actions::issue_update::UpdateArgs;
 use crate::issues::actions::{issue_reopen, FilterArgs, IdArgs};
 use crate::issues::filter::IssueFilter;
 use crate::issues::find;
+use crate::issues::footprint::Footprint;
 use crate::issues::mutate::{self, MutationCtx, NewIssue};
 use crate::issues::store::{IssueStore, LockOptions, Store};
 use crate::issues::tracker;
@@ -520,7 +521,9 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
             command: CommentCommand::List(IdArgs { id }),
         } => (
             "issue.comments",
-            read_view(opts, |s| tracker::comments_payload(s, path, &id)),
+            opts.store.read_scoped(Footprint::Issue(&id), |s| {
+                tracker::comments_payload(s, path, &id)
+            }),
         ),
         _ => unreachable!("read_report takes the commands read_action names"),
     })
@@ -571,7 +574,8 @@ fn history(
 fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Result<Exit, CliError> {
     let path = opts.store.path().display().to_string();
     let mut line = None;
-    let result = read_view(opts, |s| {
+    // The issue and its blockers' lines (a read by index on a database).
+    let result = opts.store.read_scoped(Footprint::WithTargets(id), |s| {
         line = s.get(id).map(|issue| s.raw(issue).to_string());
         views::show_payload(s, &path, id, now)
     });

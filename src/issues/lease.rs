@@ -5,9 +5,9 @@ use super::model::{format_time, parse_time, Issue, LeaseState};
 use super::mutate::{object_of, replace, run, run_ready, set_text, MutationCtx, Rejection};
 use crate::issues::IssueClass;
 
+use super::footprint::Footprint;
 use super::payload::StoredIssue;
 use super::projection;
-use super::scope::Scope;
 use super::store::{Edit, Store, StoreError};
 use super::views::ready;
 use super::Report;
@@ -324,7 +324,7 @@ pub fn claim(
     };
     let assignee = req.assignee.trim();
     // A claim reports its open blockers: its edges' targets.
-    let report = run(ctx, action, Scope::WithTargets(id), |store| {
+    let report = run(ctx, action, Footprint::WithTargets(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
@@ -482,7 +482,7 @@ pub fn renew(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Repo
     };
     let assignee = req.assignee.trim();
     let stamp = format_time(ctx.now);
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };
@@ -523,7 +523,7 @@ pub fn release(ctx: &MutationCtx<'_>, id: &str, req: &LeaseRequest) -> Result<Re
         ));
     }
     let stamp = format_time(ctx.now);
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return (lease_not_found(action, &path, id), None);
         };

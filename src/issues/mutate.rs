@@ -4,6 +4,7 @@
 //! line: the mutated issue's line is re-encoded from its full JSON object, so
 //! fields this program does not know are kept; every other line stays raw.
 
+use super::footprint::Footprint;
 use super::graph::cycle_if_added;
 use super::model::{
     dep_type_blocks, edge_type, format_time, truncate_to_seconds, Issue, BUILTIN_STATUSES,
@@ -11,7 +12,6 @@ use super::model::{
 };
 use super::payload::{Changed, StoredIssue};
 use super::projection;
-use super::scope::Scope;
 use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
 use super::Report;
 use crate::issues::IssueClass;
@@ -54,7 +54,7 @@ impl<'p> MutationCtx<'p> {
 pub(crate) fn run(
     ctx: &MutationCtx<'_>,
     action: &str,
-    scope: Scope<'_>,
+    scope: Footprint<'_>,
     apply: impl FnMut(&Store<'_>) -> (Report, Option<Edit>),
 ) -> Result<Report, StoreError> {
     busy_as_rejection(ctx, action, ctx.store.mutate_scoped(ctx.lock, scope, apply))
@@ -364,7 +364,7 @@ fn create(
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     // The id is chosen from every id in the store.
-    run(ctx, action, Scope::Whole, |store| {
+    run(ctx, action, Footprint::Whole, |store| {
         if let Some(parent_id) = parent_id.filter(|p| store.get(p).is_none()) {
             let diag = format!("parent issue {parent_id:?} does not exist");
             return (
@@ -450,7 +450,7 @@ pub fn update(
     ) {
         return Ok(Report::rejected(action, &path, &[class], diag));
     }
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -524,7 +524,7 @@ pub fn close(ctx: &MutationCtx<'_>, id: &str, reason: Option<&str>) -> Result<Re
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "issue.close";
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -710,7 +710,7 @@ pub fn dep_add(
             diag,
         ));
     }
-    let scope = Scope::Edge {
+    let scope = Footprint::Edge {
         issue: &edge.issue_id,
         depends_on: &edge.depends_on_id,
         cycle: blocking,
@@ -782,7 +782,7 @@ pub fn dep_remove(
     let path = ctx.path_str();
     let stamp = ctx.stamp();
     let action = "dep.remove";
-    run(ctx, action, Scope::Issue(&edge.issue_id), |store| {
+    run(ctx, action, Footprint::Issue(&edge.issue_id), |store| {
         let issue = match edge_issue(store, action, &path, edge) {
             Ok(issue) => issue,
             Err(r) => return (r, None),
@@ -865,7 +865,7 @@ pub fn dep_replace(
             return Ok(r);
         }
     }
-    let scope = Scope::Edge {
+    let scope = Footprint::Edge {
         issue: &edge.issue_id,
         depends_on: &edge.depends_on_id,
         cycle: blocking,

@@ -2,8 +2,8 @@
 //! the file store's own parse and edit under one transaction.
 
 use super::filter::IssueFilter;
+use super::footprint::Footprint;
 use super::model::Issue;
-use super::scope::Scope;
 use super::store::{Edit, LockOptions, Store, StoreError};
 use super::views::natural_key;
 use crate::pg::End;
@@ -442,13 +442,13 @@ fn reaches(tx: &mut Client, from: &str, to: &str) -> Result<bool, postgres::Erro
     Ok(false)
 }
 
-/// A mutation that reads only its [`Scope`] (issue 58): the issue lock taken
+/// A mutation that reads only its [`Footprint`] (issue 58): the issue lock taken
 /// shared (only a whole-store change excludes it), the issue's own line
 /// row-locked, the lines its checks need read, and at most that one line
 /// written. Mutations of different issues never wait for each other; two of
 /// one issue wait for its row, within the lock bound. `apply` runs on a store
 /// of just those lines, and decides as on the whole store because it reads
-/// nothing else (each scope's rule, `issues::scope`). Whenever that could not
+/// nothing else (each scope's rule, `issues::footprint`). Whenever that could not
 /// hold (lines another tool wrote, an edit of another line, a whole-store
 /// edit) the transaction is rolled back unwritten and the whole store decides,
 /// as [`mutate_issues`].
@@ -459,7 +459,7 @@ fn reaches(tx: &mut Client, from: &str, to: &str) -> Result<bool, postgres::Erro
 pub fn mutate_scoped<T>(
     pg: &PgStore,
     lock: LockOptions,
-    scope: Scope<'_>,
+    scope: Footprint<'_>,
     mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
 ) -> Result<T, StoreError> {
     let Some(own) = scope.own() else {
@@ -486,7 +486,7 @@ pub fn mutate_scoped<T>(
         if unindexed != Some(false) {
             return Ok(End::Rollback(None));
         }
-        let cycle = matches!(scope, Scope::Edge { cycle: true, .. });
+        let cycle = matches!(scope, Footprint::Edge { cycle: true, .. });
         if cycle {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&GRAPH_LOCK])
                 .map_err(db)?;
@@ -501,8 +501,8 @@ pub fn mutate_scoped<T>(
             .collect();
         let others = match (scope, rows.first()) {
             // No such issue: the apply says so, on an empty store.
-            (_, None) | (Scope::Issue(_), _) | (Scope::Whole, _) => Vec::new(),
-            (Scope::WithTargets(_), Some((_, line))) => {
+            (_, None) | (Footprint::Issue(_), _) | (Footprint::Whole, _) => Vec::new(),
+            (Footprint::WithTargets(_), Some((_, line))) => {
                 let targets: Vec<String> = match Store::parse(Path::new(&shown), line) {
                     Ok(one) => one
                         .issues()
@@ -512,14 +512,14 @@ pub fn mutate_scoped<T>(
                 };
                 tx.query(LINES_OF, &[&targets]).map_err(db)?
             }
-            (Scope::Edge { depends_on, .. }, Some(_))
+            (Footprint::Edge { depends_on, .. }, Some(_))
                 if cycle && reaches(tx, depends_on, own).map_err(db)? =>
             {
                 // A cycle: its path is the whole store's (every issue the
                 // target reaches, as `graph::cycle_if_added` searches them).
                 tx.query(REACHED_LINES, &[&depends_on]).map_err(db)?
             }
-            (Scope::Edge { depends_on, .. }, Some(_)) => {
+            (Footprint::Edge { depends_on, .. }, Some(_)) => {
                 tx.query(LINES_OF, &[&vec![depends_on]]).map_err(db)?
             }
         };
@@ -551,6 +551,53 @@ pub fn mutate_scoped<T>(
         Some(out) => Ok(out),
         None => mutate_issues(pg, lock, apply),
     }
+}
+
+/// The winning lines a read of `scope` needs, in file order, as a store
+/// text (issue 58: a read by index): an issue's own line, and for
+/// [`Footprint::WithTargets`] the lines of its blocking edges' targets (the
+/// blocker rows; premath's rule: the caller reads the whole store under
+/// beads'). One statement, so one snapshot. `None` when the database holds
+/// lines another tool wrote (their blocker rows are not known yet): the
+/// whole store decides.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn read_scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<String>, PgError> {
+    let (Some(own), with_targets) = (scope.own(), matches!(scope, Footprint::WithTargets(_)))
+    else {
+        return Ok(None);
+    };
+    const OWN: &str = "SELECT ord, line FROM tusk_issue_lines \
+        WHERE issue_id = $1 AND NOT superseded ORDER BY ord";
+    const WITH_TARGETS: &str = "SELECT ord, line FROM tusk_issue_lines \
+        WHERE NOT superseded AND (issue_id = $1 OR issue_id IN ( \
+            SELECT b.depends_on FROM tusk_issue_blockers b \
+            JOIN tusk_issue_lines l ON b.ord = l.ord \
+            WHERE l.issue_id = $1 AND NOT l.superseded)) \
+        ORDER BY ord";
+    pg.with_client(|client| {
+        let replies = client
+            .simple_query("SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)")
+            .map_err(|e| pg.error(e))?;
+        let indexed = replies.iter().any(
+            |m| matches!(m, postgres::SimpleQueryMessage::Row(row) if row.get(0) == Some("f")),
+        );
+        if !indexed {
+            return Ok(None);
+        }
+        let sql = if with_targets { WITH_TARGETS } else { OWN };
+        let rows = client
+            .query_typed(sql, &[(&own, Type::TEXT)])
+            .map_err(|e| pg.error(e))?;
+        let mut text = String::new();
+        for row in &rows {
+            text.push_str(row.get::<_, &str>(1));
+            text.push('\n');
+        }
+        Ok(Some(text))
+    })
 }
 
 /// Open issues whose blockers are all closed (ordered by [`READY_ORDER`]).

@@ -109,6 +109,35 @@ impl IssueStore {
         Ok(parsed.with_dependent(|_, store| view(store)))
     }
 
+    /// `view` of just the lines `scope` names (issue 58: on the database, a
+    /// read by index; the file store reads its file as [`IssueStore::read`]
+    /// does). Under beads' readiness rule an issue's blockers include its
+    /// parents' (transitively): the whole store is read.
+    ///
+    /// # Errors
+    /// As [`IssueStore::read`].
+    pub fn read_scoped<T>(
+        &self,
+        scope: super::footprint::Footprint<'_>,
+        view: impl FnOnce(&Store<'_>) -> T,
+    ) -> Result<T, StoreError> {
+        let IssueStore::Postgres(pg) = self else {
+            return self.read(view);
+        };
+        let rule = self.readiness()?;
+        if rule.propagates() {
+            return self.read(view);
+        }
+        match super::postgres::read_scope_text(pg, scope)? {
+            Some(text) => {
+                let store = Store::parse(self.path(), &text)?;
+                store.set_readiness(rule);
+                Ok(view(&store))
+            }
+            None => self.read(view),
+        }
+    }
+
     /// `text` (this store's, as [`IssueStore::read_text`] gave it) parsed,
     /// with the store's readiness rule: what a view needs.
     ///
@@ -182,7 +211,7 @@ impl IssueStore {
     pub fn mutate_scoped<T>(
         &self,
         lock: LockOptions,
-        scope: super::scope::Scope<'_>,
+        scope: super::footprint::Footprint<'_>,
         mut apply: impl FnMut(&Store<'_>) -> (T, Option<Edit>),
     ) -> Result<T, StoreError> {
         let IssueStore::Postgres(pg) = self else {
@@ -194,7 +223,9 @@ impl IssueStore {
             apply(store)
         };
         let scope = match scope {
-            super::scope::Scope::WithTargets(_) if rule.propagates() => super::scope::Scope::Whole,
+            super::footprint::Footprint::WithTargets(_) if rule.propagates() => {
+                super::footprint::Footprint::Whole
+            }
             other => other,
         };
         store_mutation("postgresql", "mutate", || {

@@ -5,9 +5,9 @@
 //! empty) and `comments` (`{id, issue_id, author, text, created_at}`,
 //! appended, never rewritten; `id` one past the largest on the issue).
 
+use super::footprint::Footprint;
 use super::mutate::{missing, not_found, object_of, replace, run, MutationCtx};
 use super::payload::{Changed, StoredIssue};
-use super::scope::Scope;
 use super::store::Store;
 use super::{Report, StoreError};
 use crate::issues::IssueClass;
@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 pub fn reopen(ctx: &MutationCtx<'_>, id: &str) -> Result<Report, StoreError> {
     let (path, stamp) = (ctx.path_str(), ctx.stamp());
     let action = "issue.reopen";
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -67,7 +67,7 @@ pub fn label(
             diag,
         ));
     }
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };
@@ -125,7 +125,7 @@ pub fn comment(
             "a comment needs a non-empty text and author",
         ));
     }
-    run(ctx, action, Scope::Issue(id), |store| {
+    run(ctx, action, Footprint::Issue(id), |store| {
         let Some(issue) = store.get(id) else {
             return missing(action, &path, id);
         };

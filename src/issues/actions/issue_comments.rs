@@ -15,9 +15,15 @@ pub fn action() -> Arc<dyn HostAction> {
             example: r#"(issue.comments (hash "id" "bd-1"))"#,
         },
         |ctx, a: IdArgs| {
-            outcome(read_view(ctx, |s, p| {
-                crate::issues::tracker::comments_payload(s, p, &a.id)
-            }))
+            // One issue's line (a read by index on a database).
+            let path = path_of(ctx);
+            outcome(
+                ctx.paths
+                    .issues
+                    .read_scoped(crate::issues::footprint::Footprint::Issue(&a.id), |s| {
+                        crate::issues::tracker::comments_payload(s, &path, &a.id)
+                    }),
+            )
         },
     )
 }

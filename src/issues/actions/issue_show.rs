@@ -15,9 +15,12 @@ pub fn action() -> Arc<dyn HostAction> {
             example: r#"(issue.show (hash "id" "bd-1"))"#,
         },
         |ctx, a: IdArgs| {
-            outcome(read_view(ctx, |s, p| {
-                views::show_payload(s, p, &a.id, ctx.now)
-            }))
+            // The issue and its blockers' lines (a read by index on a database).
+            let path = path_of(ctx);
+            outcome(ctx.paths.issues.read_scoped(
+                crate::issues::footprint::Footprint::WithTargets(&a.id),
+                |s| views::show_payload(s, &path, &a.id, ctx.now),
+            ))
         },
     )
 }

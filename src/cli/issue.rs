@@ -477,7 +477,14 @@ fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Resul
         IssueCommand::Ready(a) => {
             let action = "issue.ready";
             let filter = checked_flags(opts, action, a.filter)?;
-            print_list(opts, action, |s, p| views::ready_view(s, p, &filter, now))
+            // On a database, just the ready lines (a read by index).
+            match opts.store.ready_text(&filter) {
+                Ok(Some(text)) => print_list_of(opts, action, Ok(text), |s, p| {
+                    views::ready_view_known(s, p, &filter, now)
+                }),
+                Ok(None) => print_list(opts, action, |s, p| views::ready_view(s, p, &filter, now)),
+                Err(e) => finish(opts, action, Err(e)),
+            }
         }
         IssueCommand::Blocked(a) => {
             let action = "issue.blocked";
@@ -850,8 +857,19 @@ fn print_list(
     action: &str,
     view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
 ) -> Result<Exit, CliError> {
+    print_list_of(opts, action, opts.store.read_text(), view)
+}
+
+/// [`print_list`] of a store text already read (all of it, or the lines a
+/// database chose).
+fn print_list_of(
+    opts: &Opts,
+    action: &str,
+    text: Result<String, StoreError>,
+    view: impl for<'s> FnOnce(&'s Store<'_>, &'s str) -> ListView<'s>,
+) -> Result<Exit, CliError> {
     let path_str = opts.store.path().display().to_string();
-    let text = match opts.store.read_text() {
+    let text = match text {
         Ok(t) => t,
         Err(e) => return finish(opts, action, Err(e)),
     };

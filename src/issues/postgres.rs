@@ -712,6 +712,48 @@ pub fn mutate_ready<T>(
     }
 }
 
+/// The ready lines `filter` may pass, in ready order, as a store text (issue
+/// 58: `issue ready` by index, premath's rule: the caller reads the whole
+/// store under beads'): the same ready query claim-next walks, without a
+/// lock. Every line it gives is ready; the filter's text and time members
+/// are left to the view (the query's conditions are a superset for them).
+/// `None` when the database holds lines another tool wrote.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn ready_text(pg: &PgStore, filter: &IssueFilter) -> Result<Option<String>, PgError> {
+    let (routed, route_params) = route_sql(filter);
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
+        route_params.iter().map(|p| p.as_ref()).collect();
+    pg.with_client(|tx| {
+        let unindexed: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
+                &[],
+            )
+            .map_err(|e| pg.error(e))?
+            .get(0);
+        if unindexed {
+            return Ok(None);
+        }
+        let rows = tx
+            .query(
+                &format!(
+                    "SELECT i.line FROM tusk_issue_lines i WHERE {READY}{routed} ORDER BY {READY_ORDER}"
+                ),
+                &params,
+            )
+            .map_err(|e| pg.error(e))?;
+        let mut text = String::with_capacity(rows.len() * 256);
+        for row in &rows {
+            text.push_str(row.get::<_, &str>(0));
+            text.push('\n');
+        }
+        Ok(Some(text))
+    })
+}
+
 /// What `import` does to a database that already holds issues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImportMode {

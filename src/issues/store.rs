@@ -138,6 +138,27 @@ impl IssueStore {
         }
     }
 
+    /// The text of just the ready lines `filter` may pass, in ready order,
+    /// when the database can tell (issue 58: `issue ready` by index; see
+    /// [`super::postgres::ready_text`]): the view then reads them with
+    /// [`super::views::ready_view_known`]. `None` on the file store, under
+    /// beads' readiness rule, or with lines another tool wrote: read the
+    /// whole store.
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn ready_text(
+        &self,
+        filter: &super::filter::IssueFilter,
+    ) -> Result<Option<String>, StoreError> {
+        match self {
+            IssueStore::Postgres(pg) if !self.readiness()?.propagates() => {
+                Ok(super::postgres::ready_text(pg, filter)?)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// `text` (this store's, as [`IssueStore::read_text`] gave it) parsed,
     /// with the store's readiness rule: what a view needs.
     ///

@@ -449,6 +449,31 @@ pub fn ready_view<'s>(
     }
 }
 
+/// [`ready_view`] of a store that holds only ready issues (the database's
+/// ready query chose them: `IssueStore::ready_text`), without deciding
+/// readiness again (their closed blockers are not in it).
+pub fn ready_view_known<'s>(
+    store: &'s Store<'_>,
+    path: &'s str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+) -> ListView<'s> {
+    let mut ready: Vec<&Issue<'_>> = store.issues().collect();
+    ready.sort_by(by_priority_then_id);
+    let items: Vec<Item<'s>> = ready
+        .into_iter()
+        .filter(|i| filter.passes(store, i))
+        .map(|i| Item::of(ItemShape::Ready, i, now))
+        .collect();
+    ListView {
+        action: "issue.ready",
+        count: items.len(),
+        issues_path: path,
+        items,
+        lease_counts: None,
+    }
+}
+
 /// `issue.blocked`: items carry `manualBlocked` and `blockers`.
 pub fn blocked_view<'s>(
     store: &'s Store<'_>,

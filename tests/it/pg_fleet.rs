@@ -474,3 +474,16 @@ fn a_database_restart_mid_fleet_loses_nothing_and_the_fleet_resumes() {
     assert_eq!(v["failures"], serde_json::json!([]), "{stdout}");
     assert!(v["closed"].as_u64().unwrap() > 0, "{stdout}");
 }
+
+/// No program and no slow client holds a row lock past its call
+/// (`tests/mcp/slow_client.py`): while one program that commented on an
+/// issue goes on computing, and another client never reads its reply, a
+/// third agent's comment and close of that issue are answered at once.
+#[test]
+fn no_program_or_slow_client_holds_a_lock_past_its_call() {
+    let db = TestDb::new();
+    let stdout =
+        crate::common::python_script("tests/mcp/slow_client.py", &[std::ffi::OsStr::new(&db.url)]);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["failures"], serde_json::json!([]), "{stdout}");
+}

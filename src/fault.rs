@@ -15,6 +15,11 @@ pub const FILE_POINTS: &[&str] = &[
     "rows.after_trajectory",
 ];
 
+/// The point a call replacing a file beside the store passes (the harness's
+/// session file, its feature ledger): `file.after_rename`, the file
+/// replaced, no row written yet.
+pub const HARNESS_FILE_POINTS: &[&str] = &["file.after_rename"];
+
 /// The points a call on a database passes (its change and rows are one
 /// transaction):
 /// - `rows.after_trajectory`: the call's change and trajectory row written

@@ -166,6 +166,10 @@ pub fn refuse_symlink(path: &Path) -> io::Result<()> {
     }
 }
 
+/// The prefix of a temp file that replaces a file by rename (the harness's
+/// files): recovery removes one a dead writer left (`issues::journal`).
+pub const REPLACE_TEMP_PREFIX: &str = ".tusk-tmp-";
+
 /// Replaces (or creates) `path` with `bytes` through a temp file in its
 /// directory: written, given the file's mode (0644 for a new one), synced,
 /// renamed over it. A reader never sees half a file; a symlink is refused.

@@ -128,7 +128,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::create_dir_all(&dir)?;
     crate::files::refuse_symlink(path)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tusk-tmp-")
+        .prefix(crate::files::REPLACE_TEMP_PREFIX)
         .tempfile_in(&dir)?;
     tmp.write_all(bytes)?;
     // Keep the file's mode; a new one gets 0644 like premath's, not the temp file's 0600.
@@ -138,11 +138,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     };
     fs::set_permissions(tmp.path(), permissions)?;
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    // A call's replacing a file beside the store is journaled like a store
+    // write (issue 61): its rows are owed once the rename is made.
+    let guard = crate::issues::journal::before_replace(tmp.path())?;
+    if let Err(e) = tmp.persist(path) {
+        if let Some(guard) = guard {
+            guard.failed(false);
+        }
+        return Err(e.error);
+    }
+    crate::fault::point("file.after_rename");
     // The rename is durable only once the directory entry is; not every platform
     // lets a directory be opened for this, and the data itself is already synced.
     if let Ok(d) = File::open(&dir) {
         let _ = d.sync_all();
+    }
+    if let Some(guard) = guard {
+        guard.replaced();
     }
     Ok(())
 }

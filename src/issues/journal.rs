@@ -71,15 +71,20 @@ pub struct PendingCall {
 /// back a part of a journal to settle once its rows are written.
 pub struct Call {
     pending: PendingCall,
+    /// The store's journal directory: where a file beside the store that
+    /// the call replaces (the harness's session, its feature ledger) is
+    /// journaled too ([`before_replace`]).
+    journals: PathBuf,
     /// The writes that carried this call's edits (one, unless the action
     /// wrote the store more than once).
     tickets: Mutex<Vec<Arc<Batch>>>,
 }
 
 impl Call {
-    pub fn new(pending: PendingCall) -> Arc<Call> {
+    pub fn new(pending: PendingCall, journals: PathBuf) -> Arc<Call> {
         Arc::new(Call {
             pending,
+            journals,
             tickets: Mutex::new(Vec::new()),
         })
     }
@@ -188,27 +193,85 @@ struct Journal {
 /// Writes and syncs the journal of a write about to rename `temp` into
 /// place, locked by this process. Called under the store's lock.
 pub(super) fn write(path: &Path, temp: &Path, calls: &[Arc<Call>]) -> std::io::Result<Arc<Batch>> {
-    let dir = dir_of(path);
+    write_in(&dir_of(path), temp, calls)
+}
+
+/// A file beside the store being replaced by the current call (the
+/// harness's session file, its feature ledger): journaled like a store
+/// write, so that a process killed between the rename and the call's rows
+/// leaves the rows to recovery (issue 61).
+pub struct FileGuard {
+    batch: Arc<Batch>,
+    call: Arc<Call>,
+}
+
+impl FileGuard {
+    /// The rename was made: the call settles the journal once its rows are
+    /// written.
+    pub fn replaced(self) {
+        hand_out(&self.batch, std::slice::from_ref(&self.call));
+    }
+
+    /// The write failed (`renamed`: after its rename).
+    pub fn failed(self, renamed: bool) {
+        failed(self.batch, renamed);
+    }
+}
+
+/// The journal of the current call's replacing a file by renaming `temp`
+/// (in the store's directory) onto it: `None` when no call with recovery
+/// is running on this thread, or when `temp` is elsewhere (recovery judges
+/// only files beside the store).
+///
+/// # Errors
+///
+/// The journal could not be written (then nothing must be renamed).
+pub fn before_replace(temp: &Path) -> std::io::Result<Option<FileGuard>> {
+    let Some(call) = current() else {
+        return Ok(None);
+    };
+    let store_dir = call.journals.parent().map(Path::to_path_buf);
+    let temp_dir = temp
+        .parent()
+        .and_then(|d| std::path::absolute(d).ok())
+        .and_then(|d| fs::canonicalize(&d).ok().or(Some(d)));
+    let store_dir = store_dir.and_then(|d| fs::canonicalize(&d).ok().or(Some(d)));
+    if store_dir.is_none() || temp_dir != store_dir {
+        return Ok(None);
+    }
+    let batch = write_in(&call.journals, temp, std::slice::from_ref(&call))?;
+    Ok(Some(FileGuard { batch, call }))
+}
+
+/// [`write`] into the journal directory `dir`. The journal is written under
+/// a name recovery ignores, locked, synced, then renamed into place (the
+/// lock goes with it): a reconciler never sees it unlocked and incomplete.
+fn write_in(dir: &Path, temp: &Path, calls: &[Arc<Call>]) -> std::io::Result<Arc<Batch>> {
+    let dir = dir.to_path_buf();
     fs::create_dir_all(&dir)?;
     let temp_name = temp
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let journal_path = dir.join(format!("{PREFIX}{temp_name}.json"));
+    let part = dir.join(format!("{PREFIX}{temp_name}.json.part"));
     let journal = Journal {
         kind: KIND.to_string(),
         temp: temp_name,
         calls: calls.iter().map(|c| c.pending.clone()).collect(),
     };
-    let mut file = crate::files::open(
-        fs::OpenOptions::new().create_new(true).write(true),
-        &journal_path,
-    )?;
+    let mut file = crate::files::open(fs::OpenOptions::new().create_new(true).write(true), &part)?;
     FileExt::lock(&file)?;
     let mut text = serde_json::to_vec(&journal).map_err(std::io::Error::other)?;
     text.push(b'\n');
-    file.write_all(&text)?;
-    file.sync_all()?;
+    let written = file
+        .write_all(&text)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| fs::rename(&part, &journal_path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&part);
+        return Err(e);
+    }
     File::open(&dir)?.sync_all()?;
     Ok(Arc::new(Batch {
         path: journal_path,
@@ -284,6 +347,17 @@ pub fn reconcile(path: &Path) -> Settled {
             .file_name()
             .unwrap_or_default()
             .to_string_lossy();
+        if name.starts_with(PREFIX) && name.ends_with(".json.part") {
+            // A journal its writer died writing: it was never renamed into
+            // place, so nothing it would name was changed.
+            let free = crate::files::open(fs::OpenOptions::new().read(true), &journal_path)
+                .is_ok_and(|file| FileExt::try_lock(&file).is_ok());
+            if free {
+                settled.not_applied += 1;
+                let _ = fs::remove_file(&journal_path);
+            }
+            continue;
+        }
         if !name.starts_with(PREFIX) || !name.ends_with(".json") {
             continue;
         }
@@ -328,6 +402,11 @@ pub fn reconcile(path: &Path) -> Settled {
         }
         if store_dir.join(&journal.temp).exists() {
             settled.not_applied += 1;
+            // A replaced file's temp (the harness's) is this dead writer's
+            // alone; the store's own temps go with the stale ones after.
+            if journal.temp.starts_with(crate::files::REPLACE_TEMP_PREFIX) {
+                let _ = fs::remove_file(store_dir.join(&journal.temp));
+            }
             let _ = fs::remove_file(&journal_path);
             continue;
         }

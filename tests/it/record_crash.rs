@@ -335,3 +335,78 @@ fn forged_journals_and_markers_write_nothing_outside_the_store() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The harness's files beside the store (the session file, the feature
+/// ledger) are journaled like the store: a writer killed after replacing
+/// one and before its rows leaves its recovered row, once the store is
+/// next opened, and nothing in the journal directory.
+#[test]
+fn a_harness_file_replaced_before_its_row_gets_its_row() {
+    let test = store_with_one_issue();
+    let auth = authority(&test);
+    let cases = [
+        (
+            "harness.session.write",
+            r#"(harness.session.write (hash "state" "stopped" "summary" "crash-summary" "nextStep" "lexer"))"#,
+            ".premath/harness_session.json",
+            "crash-summary",
+        ),
+        (
+            "harness.feature.write",
+            r#"(harness.feature.write (hash "featureId" "crash-feature" "status" "in_progress"))"#,
+            ".premath/harness_feature_ledger.json",
+            "crash-feature",
+        ),
+    ];
+    for point in tusk::fault::HARNESS_FILE_POINTS {
+        for (action, program, file, marker) in cases {
+            let p = test.write("p.scm", program);
+            let out = test
+                .tusk(&["eval"])
+                .arg(&p)
+                .args(&auth)
+                .env("TUSK_FAULT", point)
+                .command()
+                .output()
+                .unwrap();
+            assert!(killed(&out), "{action} at {point}: {out:?}");
+            assert!(
+                test.read(file).contains(marker),
+                "{action}: the file was replaced"
+            );
+            let recovered = |test: &Test| {
+                parsed_lines(test, EFFECTS)
+                    .iter()
+                    .filter(|r| r["action"] == action && r["recovered"] == true)
+                    .count()
+            };
+            assert_eq!(
+                recovered(&test),
+                0,
+                "{action}: no row before the store is opened"
+            );
+            test.tusk(&["issue", "list"]).run().status(0);
+            assert_eq!(
+                recovered(&test),
+                1,
+                "{action} at {point}: its recovered row"
+            );
+            assert_eq!(
+                journals(&test),
+                Vec::<String>::new(),
+                "{action}: a journal left"
+            );
+            let leftovers: Vec<String> = std::fs::read_dir(test.path(".premath"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(".tusk-tmp-"))
+                .collect();
+            assert!(
+                leftovers.is_empty(),
+                "{action}: temp files left {leftovers:?}"
+            );
+            assert_replay_parity(&test, action);
+        }
+    }
+}

@@ -158,15 +158,18 @@ impl CallHost {
             acted_at: Member::Typed(Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
             extra: marked(),
         };
-        Some(Call::new(PendingCall {
-            run_id: self.run_id.clone(),
-            seq: n,
-            effects: recovery.effects.clone(),
-            trajectory: recovery.trajectory.clone(),
-            effect_row: serde_json::to_string(&row).ok()?,
-            step_id: step.step_id,
-            trajectory_row,
-            end_kind: effects::RUN_END_KIND.to_string(),
-        }))
+        Some(Call::new(
+            PendingCall {
+                run_id: self.run_id.clone(),
+                seq: n,
+                effects: recovery.effects.clone(),
+                trajectory: recovery.trajectory.clone(),
+                effect_row: serde_json::to_string(&row).ok()?,
+                step_id: step.step_id,
+                trajectory_row,
+                end_kind: effects::RUN_END_KIND.to_string(),
+            },
+            recovery.journals.clone(),
+        ))
     }
 }

@@ -331,6 +331,45 @@ pub fn needs_settling(path: &Path) -> bool {
     })
 }
 
+/// Drops a journal its writer died writing (its lock free): it was never
+/// renamed into place, so nothing it would name was changed.
+fn drop_dead_part(journal_path: &Path, settled: &mut Settled) {
+    let free = crate::files::open(fs::OpenOptions::new().read(true), journal_path)
+        .is_ok_and(|file| FileExt::try_lock(&file).is_ok());
+    if free {
+        settled.not_applied += 1;
+        let _ = fs::remove_file(journal_path);
+    }
+}
+
+/// A journal whose change reached the store: each of its calls gets its
+/// recovered rows unless it has its own; the journal goes unless one could
+/// not be written.
+fn settle_applied(journal: &Journal, journal_path: &Path, settled: &mut Settled) {
+    settled.applied += 1;
+    let mut kept = false;
+    for (call, recovered) in journal.calls.iter().zip(recover(&journal.calls)) {
+        match recovered {
+            Ok(true) => settled
+                .recovered
+                .push(format!("{} call {}", call.run_id, call.seq)),
+            Ok(false) => {}
+            Err(e) => {
+                kept = true;
+                settled.problems.push(format!(
+                    "{} call {}: {e} (journal {} kept)",
+                    call.run_id,
+                    call.seq,
+                    journal_path.display()
+                ));
+            }
+        }
+    }
+    if !kept {
+        let _ = fs::remove_file(journal_path);
+    }
+}
+
 /// Settles every journal of the store at `path` whose writer is gone.
 /// Called with the store's lock held, before stale temp files are removed
 /// (a temp file still there is the proof that nothing changed).
@@ -348,14 +387,7 @@ pub fn reconcile(path: &Path) -> Settled {
             .unwrap_or_default()
             .to_string_lossy();
         if name.starts_with(PREFIX) && name.ends_with(".json.part") {
-            // A journal its writer died writing: it was never renamed into
-            // place, so nothing it would name was changed.
-            let free = crate::files::open(fs::OpenOptions::new().read(true), &journal_path)
-                .is_ok_and(|file| FileExt::try_lock(&file).is_ok());
-            if free {
-                settled.not_applied += 1;
-                let _ = fs::remove_file(&journal_path);
-            }
+            drop_dead_part(&journal_path, &mut settled);
             continue;
         }
         if !name.starts_with(PREFIX) || !name.ends_with(".json") {
@@ -410,28 +442,7 @@ pub fn reconcile(path: &Path) -> Settled {
             let _ = fs::remove_file(&journal_path);
             continue;
         }
-        settled.applied += 1;
-        let mut kept = false;
-        for (call, recovered) in journal.calls.iter().zip(recover(&journal.calls)) {
-            match recovered {
-                Ok(true) => settled
-                    .recovered
-                    .push(format!("{} call {}", call.run_id, call.seq)),
-                Ok(false) => {}
-                Err(e) => {
-                    kept = true;
-                    settled.problems.push(format!(
-                        "{} call {}: {e} (journal {} kept)",
-                        call.run_id,
-                        call.seq,
-                        journal_path.display()
-                    ));
-                }
-            }
-        }
-        if !kept {
-            let _ = fs::remove_file(&journal_path);
-        }
+        settle_applied(&journal, &journal_path, &mut settled);
         drop(file);
     }
     // Then the runs whose process died, each after its call's row.

@@ -328,13 +328,22 @@ fn checked_flags(
     action: &str,
     filter: Option<IssueFilter>,
 ) -> Result<IssueFilter, CliError> {
-    let message = match IssueFilter::checked(filter) {
-        Ok(filter) => return Ok(filter),
-        Err(message) => message,
-    };
-    let class = CliClass::InvalidValue.as_str();
-    let error = CliError::unusable(format_args!("tusk: {action}"), &message).with_class(class);
-    Err(if opts.json {
+    match IssueFilter::checked(filter) {
+        Ok(filter) => Ok(filter),
+        Err(message) => Err(refused_flag(
+            opts,
+            action,
+            CliClass::InvalidValue.as_str(),
+            &message,
+        )),
+    }
+}
+
+/// A flag value the command cannot mean: exit 2 with `class` and `message`
+/// (first as JSON under `--json`).
+fn refused_flag(opts: &Opts, action: &str, class: &'static str, message: &str) -> CliError {
+    let error = CliError::unusable(format_args!("tusk: {action}"), message).with_class(class);
+    if opts.json {
         error.with_json_first(serde_json::json!({
             "action": action,
             "result": "rejected",
@@ -344,7 +353,7 @@ fn checked_flags(
         }))
     } else {
         error
-    })
+    }
 }
 
 /// How `dep tree` prints.
@@ -471,6 +480,13 @@ fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Resul
         IssueCommand::List(mut a) => {
             let action = "issue.list";
             let routing = checked_flags(opts, action, a.filter.take())?;
+            if let Some(Err((class, message))) = a
+                .status
+                .as_deref()
+                .map(|s| crate::issues::mutate::check_status(&opts.store, s))
+            {
+                return Err(refused_flag(opts, action, class, &message));
+            }
             let filter = a.list_filter(routing);
             print_list(opts, action, |s, p| views::list_view(s, p, &filter, now))
         }

@@ -186,6 +186,40 @@ impl IssueChanges {
 /// a title is repeated in every view, list and walk that shows the issue.
 pub const MAX_TITLE_CHARS: usize = 500;
 
+/// Whether `s` is a status this store accepts: a built-in one, or one its
+/// `config.json` declares (`status.custom`). What `issue update --status`
+/// and `issue list --status` both check: a typo must neither take an issue
+/// out of every view nor list nothing without a word.
+pub(crate) fn check_status(store: &IssueStore, s: &str) -> Result<(), Rejection> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+        return Err((
+            IssueClass::InvalidStatus.as_str(),
+            format!("status {s:?} is not a lower_snake_case word"),
+        ));
+    }
+    if !BUILTIN_STATUSES.contains(&s) {
+        // A typo must not take an issue out of every view: only the
+        // built-in statuses and those the project declares are accepted.
+        let custom = super::model::custom_statuses(store)
+            .map_err(|e| (IssueClass::ConfigInvalid.as_str(), e))?;
+        if !custom.iter().any(|c| c == s) {
+            let valid: Vec<&str> = BUILTIN_STATUSES
+                .iter()
+                .copied()
+                .chain(custom.iter().map(String::as_str))
+                .collect();
+            return Err((
+                IssueClass::InvalidStatus.as_str(),
+                format!(
+                    "status {s:?} is not one of {}; declare custom statuses in the store's config.json as {{\"status.custom\": \"{s}\"}}",
+                    valid.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Input rules shared by add, discover and update; the first broken one is reported.
 fn validate_fields(
     store: &IssueStore,
@@ -214,32 +248,7 @@ fn validate_fields(
         ));
     }
     if let Some(s) = status {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-            return Err((
-                IssueClass::InvalidStatus.as_str(),
-                format!("status {s:?} is not a lower_snake_case word"),
-            ));
-        }
-        if !BUILTIN_STATUSES.contains(&s) {
-            // A typo must not take an issue out of every view: only the
-            // built-in statuses and those the project declares are accepted.
-            let custom = super::model::custom_statuses(store)
-                .map_err(|e| (IssueClass::ConfigInvalid.as_str(), e))?;
-            if !custom.iter().any(|c| c == s) {
-                let valid: Vec<&str> = BUILTIN_STATUSES
-                    .iter()
-                    .copied()
-                    .chain(custom.iter().map(String::as_str))
-                    .collect();
-                return Err((
-                    IssueClass::InvalidStatus.as_str(),
-                    format!(
-                        "status {s:?} is not one of {}; declare custom statuses in the store's config.json as {{\"status.custom\": \"{s}\"}}",
-                        valid.join(", ")
-                    ),
-                ));
-            }
-        }
+        check_status(store, s)?;
     }
     if let Some(p) = priority {
         if !PRIORITY_RANGE.contains(&p) {

@@ -1293,3 +1293,54 @@ fn init_writes_beads_readiness_for_a_new_store() {
         .json();
     assert!(v.get("readiness").is_none(), "{v:#}");
 }
+
+/// `issue list --status` takes the statuses an issue can have (issue 60): a
+/// status no issue can have is refused, naming the ones there are (it used
+/// to answer `0 issue(s)`, exit 0), on the command line and as
+/// `issue.list`; a status the store's config.json declares is listed.
+#[test]
+fn list_refuses_a_status_no_issue_can_have() {
+    let test = Test::new().issues(&[issue("bd-1"), issue("bd-2")]);
+    let (code, v) = test.store(&["issue", "list", "--status", "done"]).reply();
+    assert_eq!(code, 2, "{v}");
+    assert_eq!(
+        v["failureClasses"],
+        serde_json::json!(["issue.invalid_status"]),
+        "{v}"
+    );
+    let message = v["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"done\" is not one of open, in_progress"),
+        "{message}"
+    );
+    let text = test.store_raw(&["issue", "list", "--status", "done"]).run();
+    assert_eq!(text.status.code(), Some(2), "{text:?}");
+    assert!(
+        String::from_utf8_lossy(&text.stderr).contains("status.custom"),
+        "{text:?}"
+    );
+    let listed = test.store(&["issue", "list", "--status", "open"]).ok();
+    assert_eq!(listed["count"], 2, "{listed}");
+    let run = test.eval_with_authority(r#"(issue.list (hash "status" "done"))"#);
+    assert_eq!(
+        run["effects"][0]["resultClass"], "issue.invalid_status",
+        "{run}"
+    );
+    if test.is_file() {
+        let config = test.issues_path().parent().unwrap().join("config.json");
+        std::fs::write(&config, r#"{"status.custom": "in_review"}"#).unwrap();
+        let listed = test.store(&["issue", "list", "--status", "in_review"]).ok();
+        assert_eq!(listed["count"], 0, "{listed}");
+    }
+    // Every flag of the command says what it does.
+    let help = test.run(&["issue", "list", "--help"]).stdout();
+    let bare: Vec<&str> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with("--") || l.trim_start().starts_with("-h"))
+        .filter(|l| {
+            let flag_end = l.trim_start().find("  ").unwrap_or(l.trim_start().len());
+            l.trim_start()[flag_end..].trim().is_empty()
+        })
+        .collect();
+    assert!(bare.is_empty(), "flags without help: {bare:?}");
+}

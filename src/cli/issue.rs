@@ -7,7 +7,7 @@
 //! object; `issue show --raw` prints the stored line).
 
 use crate::canonical::to_pretty_sorted;
-use crate::cli::issue_text::{human, table};
+use crate::cli::issue_text::{human, show_text, table};
 use crate::cli::{CliClass, CliError, Exit};
 use crate::issues::actions::dep_add::{self, DepAddArgs};
 use crate::issues::actions::dep_remove::{self, DepArgs as DepRemoveArgs};
@@ -931,7 +931,12 @@ fn finish(opts: &Opts, action: &str, result: Result<Report, StoreError>) -> Resu
             if opts.json {
                 println!("{}", to_pretty_sorted(&value));
             } else {
-                print!("{}", human(action, &crate::terminal::value(&value)));
+                // issue show escapes its pieces itself: a text's lines stay lines.
+                if action == "issue.show" && value["result"] != "rejected" {
+                    print!("{}", show_text(&value));
+                } else {
+                    print!("{}", human(action, &crate::terminal::value(&value)));
+                }
             }
             Ok(exit)
         }

@@ -31,7 +31,6 @@ pub(super) fn human(action: &str, v: &Value) -> String {
         return out;
     }
     match action {
-        "issue.show" => out.push_str(&show_text(v)),
         "dep.project" => out.push_str(&dep_project_text(v)),
         "dep.diagnostics" => out.push_str(&dep_diagnostics_text(v)),
         "issue.check" => out.push_str(&check_text(v)),
@@ -50,20 +49,156 @@ pub(super) fn human(action: &str, v: &Value) -> String {
     out
 }
 
-/// The stored issue, one member a line.
-fn show_text(v: &Value) -> String {
-    let mut out = String::new();
-    let issue = &v["issue"];
-    if let Some(obj) = issue.as_object() {
-        for (key, value) in obj {
-            let text = value
-                .as_str()
-                .map_or_else(|| value.to_string(), str::to_string);
-            out.push_str(&format!("{key:>20}: {text}\n"));
+/// The members `show_text` renders itself; any other is printed as stored.
+const SHOWN: &[&str] = &[
+    "id",
+    "title",
+    "status",
+    "priority",
+    "issue_type",
+    "assignee",
+    "owner",
+    "labels",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "close_reason",
+    "dependencies",
+    "description",
+    "design",
+    "acceptance_criteria",
+    "notes",
+    "comments",
+    "lease",
+];
+
+/// The members holding prose, printed as paragraphs in this order.
+const PROSE: &[&str] = &["description", "design", "acceptance_criteria", "notes"];
+
+/// `issue show` for a person (issue 60): a heading, the issue's facts, its
+/// edges and open blockers, its prose as paragraphs (a text's own lines
+/// stay lines) and its comments as text. `v` is the payload as the action
+/// made it: every piece printed is escaped for the terminal here.
+pub(super) fn show_text(v: &Value) -> String {
+    let field = |x: &str| crate::terminal::field(x).into_owned();
+    let Some(issue) = v["issue"].as_object() else {
+        return String::new();
+    };
+    let text = |k: &str| issue.get(k).and_then(Value::as_str).unwrap_or("");
+    let mut out = format!("{}  {}\n", field(text("id")), field(text("title")));
+    let mut facts = vec![
+        format!("status: {}", field(text("status"))),
+        format!(
+            "priority: P{}",
+            issue
+                .get("priority")
+                .map_or(String::new(), Value::to_string)
+        ),
+        format!("type: {}", field(text("issue_type"))),
+    ];
+    for key in ["assignee", "owner"] {
+        if !text(key).is_empty() {
+            facts.push(format!("{key}: {}", field(text(key))));
         }
     }
-    out.push_str(&format!("{:>20}: {}\n", "lease state", s(v, "leaseState")));
+    facts.push(format!("lease state: {}", field(s(v, "leaseState"))));
+    out.push_str(&format!("  {}\n", facts.join("   ")));
+    if let Some(labels) = issue.get("labels").and_then(Value::as_array) {
+        let labels: Vec<String> = labels.iter().filter_map(Value::as_str).map(field).collect();
+        out.push_str(&format!("  labels: {}\n", labels.join(", ")));
+    }
+    let mut times = vec![format!("created {}", field(text("created_at")))];
+    for (key, label) in [("updated_at", "updated"), ("closed_at", "closed")] {
+        if !text(key).is_empty() {
+            times.push(format!("{label} {}", field(text(key))));
+        }
+    }
+    out.push_str(&format!("  {}\n", times.join(" · ")));
+    if !text("close_reason").is_empty() {
+        out.push_str(&format!(
+            "  close reason: {}\n",
+            field(text("close_reason"))
+        ));
+    }
+    show_edges(&mut out, issue, v);
+    for key in PROSE {
+        if !text(key).is_empty() {
+            out.push_str(&format!("\n{key}:\n"));
+            for line in crate::terminal::lines(text(key)) {
+                indented(&mut out, "  ", &line);
+            }
+        }
+    }
+    show_comments(&mut out, issue);
+    for (key, value) in issue.iter().filter(|(k, _)| !SHOWN.contains(&k.as_str())) {
+        let shown = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string);
+        out.push_str(&format!("  {}: {}\n", field(key), field(&shown)));
+    }
     out
+}
+
+/// One line of a paragraph, indented (an empty line stays empty).
+fn indented(out: &mut String, indent: &str, line: &str) {
+    if !line.is_empty() {
+        out.push_str(indent);
+        out.push_str(line);
+    }
+    out.push('\n');
+}
+
+/// An issue's edges and, of them, the open blockers.
+fn show_edges(out: &mut String, issue: &serde_json::Map<String, Value>, v: &Value) {
+    let field = |x: &str| crate::terminal::field(x).into_owned();
+    for dep in issue
+        .get("dependencies")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let target = dep["depends_on_id"].as_str().unwrap_or("");
+        let kind = dep["type"]
+            .as_str()
+            .or(dep["dep_type"].as_str())
+            .unwrap_or("");
+        out.push_str(&format!(
+            "  depends on: {} ({})\n",
+            field(target),
+            field(kind)
+        ));
+    }
+    for blocker in v["blockers"].as_array().into_iter().flatten() {
+        let status = blocker["blockerStatus"].as_str().unwrap_or("missing");
+        out.push_str(&format!(
+            "  waiting on: {} ({})\n",
+            field(blocker["dependsOnId"].as_str().unwrap_or("")),
+            field(status)
+        ));
+    }
+}
+
+/// An issue's comments: who and when, then the text's lines.
+fn show_comments(out: &mut String, issue: &serde_json::Map<String, Value>) {
+    let Some(comments) = issue.get("comments").and_then(Value::as_array) else {
+        return;
+    };
+    if comments.is_empty() {
+        return;
+    }
+    out.push_str("\ncomments:\n");
+    for c in comments {
+        let field = |k: &str| crate::terminal::field(c[k].as_str().unwrap_or("")).into_owned();
+        let id = c["id"].as_i64().map_or(String::new(), |n| format!("#{n} "));
+        out.push_str(&format!(
+            "  {id}{} · {}\n",
+            field("author"),
+            field("created_at")
+        ));
+        for line in crate::terminal::lines(c["text"].as_str().unwrap_or("")) {
+            indented(out, "    ", &line);
+        }
+    }
 }
 
 /// premath's text of `dep project`.
@@ -346,7 +481,12 @@ pub(super) fn table(items: &[Item<'_>], with_blockers: bool) -> String {
         },
     ]];
     for item in items {
-        let mut last = item.title.to_string();
+        // Labels after the title (issue 60: a list a person reads shows them).
+        let mut last = if item.labels.is_empty() {
+            item.title.to_string()
+        } else {
+            format!("{}  [{}]", item.title, item.labels.join(", "))
+        };
         if with_blockers {
             let ids: Vec<&str> = item.blockers.iter().map(|b| b.depends_on_id).collect();
             let blockers = if ids.is_empty() {

@@ -150,7 +150,7 @@ crate::issues::fields::issue_fields! {
     pub struct NewIssue {
         /// The title.
         pub title: String,
-        /// An explicit id; by default the highest `bd-N` plus one.
+        /// An explicit id; by default the store's id scheme chooses one (sequential: the most used prefix's highest number plus one; hash: a short random hash).
         #[arg(long)]
         pub id: Option<String>,
     }

@@ -363,11 +363,59 @@ fn show_json_is_camel_case_and_raw_is_the_stored_line() {
         String::from_utf8(out.stdout).unwrap(),
         "issue.show: rejected [issue.not_found]: no issue with id \"zz\"\n"
     );
-    // The text (no --json) is unchanged: the stored members, one a line.
+    // The text (no --json) is for a person: prose as paragraphs.
     let out = test.store_raw(&["issue", "show", "a"]).run();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("acceptance_criteria: done"), "{text}");
+    assert!(text.contains("acceptance_criteria:\n  done\n"), "{text}");
     assert!(text.contains("lease state: active"), "{text}");
+}
+
+/// The text a person reads (issue 60): `issue show` renders prose as
+/// paragraphs whose lines stay lines, comments as who, when and what, the
+/// edges and open blockers, every piece escaped for the terminal; `issue
+/// list` shows labels. The JSON is unchanged.
+#[test]
+fn show_and_list_text_read_as_text() {
+    let test = Test::new().issues(&[
+        issue_with(
+            "bd-1",
+            json!({"description": "line one\n\nline three", "labels": ["ui", "api"],
+                   "notes": "evil \u{1b}[31mred", "x_custom": {"k": 1},
+                   "comments": [{"id": 1, "issue_id": "bd-1", "author": "alice",
+                                 "text": "looks good\nship it", "created_at": "2026-01-02T00:00:00Z"}]}),
+        ),
+        issue_with("bd-2", json!({"dependencies": [blocks("bd-2", "bd-1")]})),
+    ]);
+    let text = test.store_raw(&["issue", "show", "bd-1"]).run().stdout();
+    assert!(text.starts_with("bd-1  "), "{text}");
+    assert!(text.contains("  labels: ui, api\n"), "{text}");
+    assert!(
+        text.contains("description:\n  line one\n\n  line three\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "comments:\n  #1 alice · 2026-01-02T00:00:00Z\n    looks good\n    ship it\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}'),
+        "a control character reached the terminal: {text:?}"
+    );
+    assert!(text.contains("evil \\x1b[31mred"), "{text}");
+    assert!(text.contains("  x_custom: {\"k\":1}"), "{text}");
+    let waiting = test.store_raw(&["issue", "show", "bd-2"]).run().stdout();
+    assert!(
+        waiting.contains("  depends on: bd-1 (blocks)\n"),
+        "{waiting}"
+    );
+    assert!(waiting.contains("  waiting on: bd-1 (open)\n"), "{waiting}");
+    let list = test.store_raw(&["issue", "list"]).run().stdout();
+    assert!(list.contains("[ui, api]"), "{list}");
+    // The JSON keeps the stored members as they are.
+    let v = test.store(&["issue", "show", "bd-1"]).ok();
+    assert_eq!(v["issue"]["description"], "line one\n\nline three");
 }
 
 #[test]

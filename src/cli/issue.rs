@@ -530,7 +530,9 @@ fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Outcom
         }
         IssueCommand::Check(a) => (
             "issue.check",
-            read_view(opts, |s| issue_check::view(s, path, now, &a)),
+            issue_check::commands_of(&opts.store).and_then(|commands| {
+                read_view(opts, |s| issue_check::view(s, path, now, &a, &commands))
+            }),
         ),
         IssueCommand::Search(a) => (
             "issue.search",

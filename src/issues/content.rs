@@ -26,19 +26,77 @@ fn acceptance_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?im)^\s*acceptance(?:\s+criteria)?\s*:").expect("valid"))
 }
 
-fn command_line_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"(?im)^\s*(?:[-*]\s*)?(?:`)?(?:{COMMANDS})\b[^`\n]*(?:`)?\s*$"
-        ))
-        .expect("valid")
-    })
+/// The commands a verification command may start with (issue 60):
+/// premath's list, or the ones a project names in its store's
+/// `config.json` (`"verification.commands": "make, npm test, true"`).
+#[derive(Clone)]
+pub struct Commands {
+    line: Regex,
+    inline: Regex,
+    /// The project's list, when it named one (what a finding says to use).
+    configured: Option<Vec<String>>,
 }
 
-fn command_inline_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(&format!(r"(?i)`(?:{COMMANDS})\b[^`]*`")).expect("valid"))
+impl Commands {
+    fn from_alternation(alternation: &str, configured: Option<Vec<String>>) -> Commands {
+        Commands {
+            line: Regex::new(&format!(
+                r"(?im)^\s*(?:[-*]\s*)?(?:`)?(?:{alternation})\b[^`\n]*(?:`)?\s*$"
+            ))
+            .expect("an alternation of escaped words"),
+            inline: Regex::new(&format!(r"(?i)`(?:{alternation})\b[^`]*`"))
+                .expect("an alternation of escaped words"),
+            configured,
+        }
+    }
+
+    /// premath's list, byte for byte: both programs judge one store alike.
+    pub fn premath() -> &'static Commands {
+        static COMMANDS_RE: OnceLock<Commands> = OnceLock::new();
+        COMMANDS_RE.get_or_init(|| Commands::from_alternation(COMMANDS, None))
+    }
+
+    /// A project's list (each entry matched literally, its spaces as any
+    /// run of blanks).
+    pub fn of(list: Vec<String>) -> Commands {
+        let alternation = list
+            .iter()
+            .map(|c| {
+                c.split_whitespace()
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(r"\s+")
+            })
+            .collect::<Vec<_>>()
+            .join("|");
+        Commands::from_alternation(&alternation, Some(list))
+    }
+
+    /// The store's list (its `config.json`), else premath's.
+    ///
+    /// # Errors
+    ///
+    /// An unreadable `config.json`, or a `verification.commands` that is not
+    /// a list of commands.
+    pub fn of_store(
+        store: &super::IssueStore,
+    ) -> Result<std::borrow::Cow<'static, Commands>, String> {
+        Ok(match super::model::verification_commands(store)? {
+            Some(list) => std::borrow::Cow::Owned(Commands::of(list)),
+            None => std::borrow::Cow::Borrowed(Commands::premath()),
+        })
+    }
+
+    fn missing_message(&self) -> String {
+        let premath = "active issue must include at least one verification command";
+        match &self.configured {
+            None => premath.into(),
+            Some(list) => format!(
+                "{premath}: a line or `code` starting with one of {} (the store's config.json \"verification.commands\")",
+                list.join(", ")
+            ),
+        }
+    }
 }
 
 /// One content finding: its class and premath's message.
@@ -55,6 +113,11 @@ fn text<'v>(issue: &'v Value, key: &str) -> &'v str {
 /// The findings for one issue (its full JSON object), in premath's order:
 /// epic, acceptance, verification.
 pub fn findings(issue: &Value) -> Vec<Finding> {
+    findings_with(issue, Commands::premath())
+}
+
+/// [`findings`] with the verification commands `commands` accepts.
+pub fn findings_with(issue: &Value, commands: &Commands) -> Vec<Finding> {
     let mut out = Vec::new();
     let raw_type = issue
         .get("issue_type")
@@ -94,10 +157,10 @@ pub fn findings(issue: &Value) -> Vec<Finding> {
             .filter(|t| !t.is_empty())
             .collect::<Vec<_>>()
             .join("\n");
-        if !command_line_re().is_match(&combined) && !command_inline_re().is_match(&combined) {
+        if !commands.line.is_match(&combined) && !commands.inline.is_match(&combined) {
             out.push(Finding {
                 class: VERIFICATION_COMMAND_MISSING,
-                message: "active issue must include at least one verification command".into(),
+                message: commands.missing_message(),
             });
         }
     }

@@ -109,6 +109,43 @@ pub fn write_setting(path: &std::path::Path, key: &str, value: &str) -> Result<(
 /// # Errors
 /// The file is not JSON, `status.custom` is not a string, or a name is not
 /// lower_snake_case.
+/// The verification commands the store's `config.json` names
+/// (`"verification.commands": "make, npm test"`, issue 60), `None` when it
+/// names none (premath's list applies: `content::Commands`).
+///
+/// # Errors
+///
+/// An unreadable `config.json`, or a value that is not a string of
+/// comma-separated commands (an empty list, a backtick or a line break in
+/// one).
+pub fn verification_commands(store: &super::IssueStore) -> Result<Option<Vec<String>>, String> {
+    let path = config_path(store);
+    let Some(config) = read_config(&path)? else {
+        return Ok(None);
+    };
+    let Some(value) = config.get("verification.commands") else {
+        return Ok(None);
+    };
+    let shape = || {
+        format!(
+            "{}: \"verification.commands\" must be a string of commands separated by commas, such as \"make, npm test, true\"",
+            path.display()
+        )
+    };
+    let list: Vec<String> = value
+        .as_str()
+        .ok_or_else(shape)?
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    if list.is_empty() || list.iter().any(|c| c.contains('`') || c.contains('\n')) {
+        return Err(shape());
+    }
+    Ok(Some(list))
+}
+
 pub fn custom_statuses(store: &super::IssueStore) -> Result<Vec<String>, String> {
     let path = config_path(store);
     let Some(config) = read_config(&path)? else {

@@ -585,6 +585,7 @@ pub fn check_payload(
     path: &str,
     now: DateTime<Utc>,
     note_warn_threshold: usize,
+    commands: &super::content::Commands,
 ) -> Report {
     let mut found = GraphFindings {
         errors: duplicate_id_errors(store),
@@ -593,7 +594,7 @@ pub fn check_payload(
     let mut issues: Vec<&Issue<'_>> = store.issues().collect();
     issues.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     for issue in &issues {
-        found.check_issue(store, issue, now, note_warn_threshold);
+        found.check_issue(store, issue, now, note_warn_threshold, commands);
     }
     for cycle in blocking_cycles(store, |i| !i.is_closed()) {
         if cycle.len() > 2 {
@@ -649,9 +650,10 @@ impl GraphFindings {
         issue: &Issue<'_>,
         now: DateTime<Utc>,
         note_warn_threshold: usize,
+        commands: &super::content::Commands,
     ) {
         let id = issue.id.as_str();
-        for finding in super::content::findings(&full_object(store, issue)) {
+        for finding in super::content::findings_with(&full_object(store, issue), commands) {
             self.errors
                 .push(json!({"class": finding.class, "issueId": id, "message": finding.message}));
         }

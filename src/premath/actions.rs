@@ -242,7 +242,9 @@ pub(super) fn check_issues(
 ) -> Result<ActionOutcome, ActionError> {
     let threshold = args["noteWarnThreshold"].as_u64().unwrap_or(2000) as usize;
     with_store(ctx, |store, path| {
-        let report = crate::issues::views::check_payload(store, path, ctx.now, threshold);
+        // premath's twin judges with premath's own commands.
+        let commands = crate::issues::content::Commands::premath();
+        let report = crate::issues::views::check_payload(store, path, ctx.now, threshold, commands);
         let classes = report.failure_classes.clone();
         let value = report.into_value();
         let mut payload = Map::new();

@@ -1392,3 +1392,39 @@ fn list_refuses_a_status_no_issue_can_have() {
         .collect();
     assert!(bare.is_empty(), "flags without help: {bare:?}");
 }
+
+/// The verification commands `issue check` accepts are the project's
+/// (issue 60): premath's list by default, the store's config.json
+/// `verification.commands` when it names some; a finding names the issue
+/// and the commands to use; a config that is not a list is refused.
+#[test]
+fn check_accepts_the_verification_commands_the_project_names() {
+    let test = Test::on_files().issues(&[issue_with(
+        "bd-1",
+        json!({"description": "Acceptance:\n- done\n\nVerify: `true`"}),
+    )]);
+    let errors = |test: &Test| -> Vec<Value> {
+        let (_, v) = test.store(&["issue", "check"]).reply();
+        v["errors"].as_array().cloned().unwrap_or_default()
+    };
+    let found = errors(&test);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0]["class"],
+        "issue_graph.verification_command.missing"
+    );
+    assert_eq!(found[0]["issueId"], "bd-1");
+    let config = test.path(".premath/config.json");
+    std::fs::write(&config, r#"{"verification.commands": "make, true"}"#).unwrap();
+    assert_eq!(errors(&test), Vec::<Value>::new());
+    let run = test.eval_with_authority("(issue.check)");
+    assert_eq!(run["effects"][0]["resultClass"], "accepted", "{run}");
+    std::fs::write(&config, r#"{"verification.commands": "make, npm test"}"#).unwrap();
+    let found = errors(&test);
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(message.contains("one of make, npm test"), "{message}");
+    std::fs::write(&config, r#"{"verification.commands": 7}"#).unwrap();
+    let (code, v) = test.store(&["issue", "check"]).reply();
+    assert_eq!(code, 2, "{v}");
+    assert_eq!(v["failureClasses"], json!(["issue.config_invalid"]), "{v}");
+}

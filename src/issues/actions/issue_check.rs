@@ -19,10 +19,32 @@ pub struct CheckArgs {
     pub note_warn_threshold: Option<usize>,
 }
 
-/// The check, as the host action and `tusk issue check` make it.
-pub fn view(store: &Store<'_>, path: &str, now: DateTime<Utc>, a: &CheckArgs) -> Report {
+/// The check, as the host action and `tusk issue check` make it, with the
+/// verification commands the store's project accepts.
+pub fn view(
+    store: &Store<'_>,
+    path: &str,
+    now: DateTime<Utc>,
+    a: &CheckArgs,
+    commands: &crate::issues::content::Commands,
+) -> Report {
     let threshold = a.note_warn_threshold.unwrap_or(views::NOTES_WARN_CHARS);
-    views::check_payload(store, path, now, threshold)
+    views::check_payload(store, path, now, threshold, commands)
+}
+
+/// The verification commands of `store`'s project (its config.json).
+///
+/// # Errors
+/// An unusable `config.json`: nothing is checked.
+pub fn commands_of(
+    store: &crate::issues::IssueStore,
+) -> Result<std::borrow::Cow<'static, crate::issues::content::Commands>, StoreError> {
+    crate::issues::content::Commands::of_store(store).map_err(|reason| StoreError::Config {
+        path: crate::issues::model::config_path(store)
+            .display()
+            .to_string(),
+        reason,
+    })
 }
 
 /// The declaration of `issue.check`.
@@ -45,6 +67,9 @@ pub fn action() -> Arc<dyn HostAction> {
         ),
         example: "(issue.check)",
     },
-    |ctx, a: CheckArgs| outcome(read_view(ctx, |s, p| view(s, p, ctx.now, &a))),
+    |ctx, a: CheckArgs| {
+        let commands = commands_of(&ctx.paths.issues)?;
+        outcome(read_view(ctx, |s, p| view(s, p, ctx.now, &a, &commands)))
+    },
 )
 }

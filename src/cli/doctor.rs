@@ -835,7 +835,11 @@ fn check_git(args: &DoctorArgs) -> Check {
         )),
         Some(d) => {
             let program = git::driver_program(d);
-            let found = !program.contains('/') || Path::new(&program).is_file();
+            let found = if program.contains('/') {
+                Path::new(&program).is_file()
+            } else {
+                git::on_path(&program).is_some()
+            };
             (!found).then(|| format!("merge.tusk.driver runs {program}, which is not there"))
         }
     };

@@ -60,18 +60,43 @@ pub fn relative(top: &Path, path: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The command git runs (`merge.tusk.driver`): this program, by its path.
+/// The command git runs (`merge.tusk.driver`): this program by its bare
+/// name when `tusk` on `PATH` is this very program (issue 60: the driver
+/// then survives the binary's being moved or upgraded, as long as `tusk`
+/// stays on `PATH`), else by its path.
 pub fn driver_command() -> String {
     let exe = std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok())
-        .map_or_else(|| "tusk".to_string(), |p| p.display().to_string());
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = exe.as_deref().is_some_and(|exe| {
+        on_path("tusk")
+            .and_then(|p| p.canonicalize().ok())
+            .as_deref()
+            == Some(exe)
+    });
+    let exe = if on_path {
+        "tusk".to_string()
+    } else {
+        exe.map_or_else(|| "tusk".to_string(), |p| p.display().to_string())
+    };
     // git expands `%` sequences in the driver's command line: a `%` of the
     // path is written `%%`.
     format!(
         "{} merge-driver %O %A %B %P",
         shell_quote(&exe).replace('%', "%%")
     )
+}
+
+/// The file `name` resolves to on `PATH` (the first executable file), as
+/// git's shell would find it.
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// `path` as a `.gitattributes` pattern that matches exactly that path:

@@ -1361,3 +1361,60 @@ fn odd_paths_reach_git_quoted_and_the_driver_escapes_what_it_prints() {
     assert!(!err.contains('\u{1b}'), "{err:?}");
     assert!(err.contains("evil\\x1b[2Jpath"), "{err}");
 }
+
+/// A `tusk` on `PATH` that is the program running `init` is named by its
+/// name in git's config (issue 60): a binary moved or upgraded in place
+/// keeps every merge working while `tusk` stays on `PATH`; `doctor` finds a
+/// bare name on `PATH`, and says so when it is not there.
+#[test]
+fn init_names_a_driver_found_on_path_by_its_name() {
+    let root = tempfile::tempdir().unwrap();
+    let bin = root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(std::fs::canonicalize(BIN).unwrap(), bin.join("tusk")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let dir = root.path().join("r");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let run = |args: &[&str], path: &str| {
+        Command::new(BIN)
+            .current_dir(&dir)
+            .args(args)
+            .env("PATH", path)
+            .env_remove("TUSK_STORE")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["init"], &path);
+    assert!(out.status.success(), "{out:?}");
+    let driver = git(&dir, &["config", "--get", "merge.tusk.driver"]);
+    assert_eq!(driver.trim_end(), "tusk merge-driver %O %A %B %P");
+    let check = |path: &str| -> Value {
+        let out = run(&["doctor", "--json"], path);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "git")
+            .cloned()
+            .unwrap_or_else(|| panic!("no git check: {v:#}"))
+    };
+    assert_eq!(check(&path)["status"], "ok", "{:#}", check(&path));
+    let without = std::env::var("PATH").unwrap_or_default();
+    let missing = check(&without);
+    assert_eq!(missing["status"], "warn", "{missing:#}");
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs tusk, which is not there"),
+        "{missing:#}"
+    );
+}

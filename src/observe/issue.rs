@@ -71,6 +71,7 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
     let filter = RunFilter {
         header: &header,
         call: &call,
+        footer: &super::runs::any_footer,
     };
     let runs = find_runs(&o.stores.effects, before, runs_limit, Some(&filter))?;
     let run_ids: Vec<&str> = runs

@@ -184,6 +184,14 @@ fn error_entry(pos: u64, message: &str) -> Value {
 pub(crate) struct RunFilter<'f> {
     pub header: &'f dyn Fn(&Value) -> bool,
     pub call: &'f dyn Fn(&Value) -> bool,
+    /// And, of those, the runs whose footer (`None`: not ended, or ended
+    /// after the page's cursor) this accepts.
+    pub footer: &'f dyn Fn(Option<&Value>) -> bool,
+}
+
+/// A filter's footer test that keeps every run.
+pub(crate) fn any_footer(_: Option<&Value>) -> bool {
+    true
 }
 
 /// What a scan found: list entries (a run's summary or an error row as
@@ -252,10 +260,32 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1) as usize;
     let before = before_of(params)?;
     let log = &o.stores.effects;
-    let Found { items, next, .. } = find_runs(log, before, limit, None)?;
+    // `result=accepted|rejected`: the runs that ended so (issue 60: the page
+    // listed every run whatever it asked).
+    let result = match text(params, "result") {
+        None => None,
+        Some(r @ ("accepted" | "rejected")) => Some(r.to_string()),
+        Some(other) => {
+            return Err(PageError::BadRequest(format!(
+                "result: {other:?} is not accepted or rejected"
+            )))
+        }
+    };
+    let everything = |_: &Value| true;
+    let nothing = |_: &Value| false;
+    let ended =
+        |footer: Option<&Value>| footer.is_some_and(|f| f["result"].as_str() == result.as_deref());
+    let filter = RunFilter {
+        header: &everything,
+        call: &nothing,
+        footer: &ended,
+    };
+    let Found { items, next, .. } =
+        find_runs(log, before, limit, result.is_some().then_some(&filter))?;
     let json = json!({
         "kind": "tusk.observe.runs.v0",
         "effectsPath": log.path().display().to_string(),
+        "result": result,
         "before": before,
         "limit": limit,
         "next": next,
@@ -276,7 +306,10 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         "<p class=\"pager\" id=\"runs-pager\" data-limit=\"{limit}\">{}</p>",
         match next {
             Some(n) => format!(
-                "<a rel=\"next\" href=\"/runs?before={n}&amp;limit={limit}\">older runs</a>"
+                "<a rel=\"next\" href=\"/runs?before={n}&amp;limit={limit}{}\">older runs</a>",
+                result
+                    .as_deref()
+                    .map_or(String::new(), |r| format!("&amp;result={r}"))
             ),
             None => "the log's first run".into(),
         }
@@ -356,7 +389,10 @@ fn scan_back(
             }
             RUN_KIND => {
                 let newer = later.remove(&run_id).unwrap_or_default();
-                if filter.is_none_or(|f| newer.matched || (f.header)(&row)) {
+                let kept = |f: &RunFilter<'_>| {
+                    (newer.matched || (f.header)(&row)) && (f.footer)(newer.footer.as_ref())
+                };
+                if filter.is_none_or(kept) {
                     entries.push(Ok(Summary::of(line.pos, &row, newer)));
                 }
             }

@@ -24,6 +24,7 @@ pub fn page(o: &Observer, sid: &str, params: &Params) -> Result<Page, PageError>
     let filter = RunFilter {
         header: &header,
         call: &never,
+        footer: &super::runs::any_footer,
     };
     let found = find_runs(log, before, limit, Some(&filter))?;
     let path = log.path().display().to_string();

@@ -289,6 +289,26 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
     let (status, body) = get(&server, "/runs?limit=many&format=json");
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("limit"));
+
+    // The runs page filters by result for real (issue 60: it listed every run).
+    let rejected = get_json(&server, "/runs?result=rejected");
+    assert_eq!(
+        run_ids(&rejected["items"]),
+        [failed["runId"].as_str().unwrap()],
+        "{rejected}"
+    );
+    let accepted = get_json(&server, "/runs?result=accepted");
+    assert_eq!(
+        run_ids(&accepted["items"]),
+        [
+            claim["runId"].as_str().unwrap(),
+            ready["runId"].as_str().unwrap()
+        ],
+        "{accepted}"
+    );
+    let (status, body) = get(&server, "/runs?result=maybe&format=json");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("accepted or rejected"), "{body}");
     // A request naming another host is refused (DNS rebinding).
     let (status, _, _) = request(&server.addr, "GET", "/queue", &[("Host", "evil.example")]);
     assert_eq!(status, 403);

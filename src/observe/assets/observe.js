@@ -67,11 +67,14 @@ function liveRuns() {
   const pager = document.getElementById("runs-pager");
   if (!table || !live) return;
   const limit = (pager && pager.dataset.limit) || "25";
+  // The page's own filter stays on while it refreshes.
+  const result = new URLSearchParams(location.search).get("result");
+  const filter = result ? "&result=" + encodeURIComponent(result) : "";
   let shown = "";
   async function refresh() {
     if (!live.checked) return;
     try {
-      const r = await fetch("/runs?format=json&limit=" + encodeURIComponent(limit), {
+      const r = await fetch("/runs?format=json&limit=" + encodeURIComponent(limit) + filter, {
         headers: { Accept: "application/json" },
       });
       if (!r.ok) throw new Error("HTTP " + r.status);

@@ -231,6 +231,13 @@ def generate(gen: str, n: int, work: str) -> str:
     return store
 
 
+def load_database(tusk: str, work: str, env: dict[str, str], source: str, store_args: list[str]) -> None:
+    """The database of `store_args` made (`store init`) and given exactly the issues of `source`."""
+    subprocess.run([tusk, "store", "init", *store_args], cwd=work, env=env, check=True, capture_output=True)
+    subprocess.run([tusk, "store", "import", source, "--replace", *store_args], cwd=work, env=env,
+                   check=True, capture_output=True)
+
+
 def write_tokens(work: str, n: int) -> list[str]:
     """N bearer tokens with the server's authority, principals agent-0…; the file `tokens.json`."""
     tokens = [f"bench-token-{i}-{os.urandom(6).hex()}" for i in range(n)]
@@ -294,9 +301,7 @@ def tusk_fleet(tusk: str, n: int, seconds: float, issues: int, gen: str, pg: str
     store_args: list[str] = []
     if pg:
         store_args = ["--store", pg]
-        subprocess.run([tusk, "store", "init", *store_args], cwd=work, env=env, check=True, capture_output=True)
-        subprocess.run([tusk, "store", "import", store, "--replace", *store_args], cwd=work, env=env,
-                       check=True, capture_output=True)
+        load_database(tusk, work, env, store, store_args)
     tokens = write_tokens(work, n)
     # Several servers on one database, as machines of a fleet would run them
     # (the file store has one server: its store is one machine's file).

@@ -378,6 +378,11 @@ pub fn mutate_issues<T>(
     })
 }
 
+/// Whether a line another tool wrote is there (its derived columns and
+/// blocker rows not set yet): every path that reads by index asks first,
+/// and leaves such a store to the whole-store path, which indexes it.
+const ANY_UNINDEXED: &str = "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)";
+
 /// The winning line of one issue, row-locked (`FOR UPDATE`).
 const OWN_LINE: &str = "SELECT ord, line FROM tusk_issue_lines \
     WHERE issue_id = $1 AND NOT superseded FOR UPDATE";
@@ -475,7 +480,7 @@ pub fn mutate_scoped<T>(
         let replies = tx
             .simple_query(&format!(
                 "SET LOCAL lock_timeout = '{}ms'; SELECT pg_advisory_xact_lock_shared({ISSUES_LOCK}); \
-                 SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
+                 {ANY_UNINDEXED}",
                 lock.timeout.as_millis().max(1)
             ))
             .map_err(db)?;
@@ -579,7 +584,7 @@ pub fn read_scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<Stri
         ORDER BY ord";
     pg.with_client(|client| {
         let replies = client
-            .simple_query("SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)")
+            .simple_query(ANY_UNINDEXED)
             .map_err(|e| pg.error(e))?;
         let indexed = replies.iter().any(
             |m| matches!(m, postgres::SimpleQueryMessage::Row(row) if row.get(0) == Some("f")),
@@ -639,13 +644,7 @@ pub fn mutate_ready<T>(
     // `None`: the whole store decides (the transaction is rolled back unwritten).
     let attempt = pg.transaction(|tx| -> Result<End<Option<T>>, StoreError> {
         lock_issues(tx, lock, true).map_err(db)?;
-        let unindexed: bool = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
-                &[],
-            )
-            .map_err(db)?
-            .get(0);
+        let unindexed: bool = tx.query_one(ANY_UNINDEXED, &[]).map_err(db)?.get(0);
         if unindexed {
             return Ok(End::Rollback(None));
         }
@@ -728,10 +727,7 @@ pub fn ready_text(pg: &PgStore, filter: &IssueFilter) -> Result<Option<String>, 
         route_params.iter().map(|p| p.as_ref()).collect();
     pg.with_client(|tx| {
         let unindexed: bool = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)",
-                &[],
-            )
+            .query_one(ANY_UNINDEXED, &[])
             .map_err(|e| pg.error(e))?
             .get(0);
         if unindexed {

@@ -435,18 +435,7 @@ pub fn ready_view<'s>(
     filter: &IssueFilter,
     now: DateTime<Utc>,
 ) -> ListView<'s> {
-    let items: Vec<Item<'s>> = ready(store)
-        .into_iter()
-        .filter(|i| filter.passes(store, i))
-        .map(|i| Item::of(ItemShape::Ready, i, now))
-        .collect();
-    ListView {
-        action: "issue.ready",
-        count: items.len(),
-        issues_path: path,
-        items,
-        lease_counts: None,
-    }
+    ready_list(store, path, filter, now, ready(store))
 }
 
 /// [`ready_view`] of a store that holds only ready issues (the database's
@@ -460,6 +449,17 @@ pub fn ready_view_known<'s>(
 ) -> ListView<'s> {
     let mut ready: Vec<&Issue<'_>> = store.issues().collect();
     ready.sort_by(by_priority_then_id);
+    ready_list(store, path, filter, now, ready)
+}
+
+/// The `issue.ready` view of `ready` (in ready order), filtered.
+fn ready_list<'s>(
+    store: &'s Store<'_>,
+    path: &'s str,
+    filter: &IssueFilter,
+    now: DateTime<Utc>,
+    ready: Vec<&'s Issue<'_>>,
+) -> ListView<'s> {
     let items: Vec<Item<'s>> = ready
         .into_iter()
         .filter(|i| filter.passes(store, i))

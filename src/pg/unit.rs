@@ -33,10 +33,11 @@ thread_local! {
     static OPEN: RefCell<Option<Open>> = const { RefCell::new(None) };
 }
 
-/// An open unit on this thread (see the module docs).
+/// An open unit on this thread (see the module docs); its state is the
+/// thread's (`OPEN`), so that every store value of the database finds it.
 #[derive(Debug)]
 pub struct Unit {
-    key: String,
+    _open: (),
 }
 
 impl Unit {
@@ -54,9 +55,7 @@ impl Unit {
                 conn: None,
                 failed: None,
             });
-            Some(Unit {
-                key: pg.shown.clone(),
-            })
+            Some(Unit { _open: () })
         })
     }
 
@@ -100,7 +99,6 @@ impl Drop for Unit {
                 let _ = client.batch_execute("ROLLBACK");
             }
         }
-        let _ = &self.key;
     }
 }
 

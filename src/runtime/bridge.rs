@@ -19,7 +19,7 @@ use std::sync::Mutex;
 pub(crate) mod pending;
 mod rows;
 
-use rows::{not_applied_text, result_class_of, RowFacts, Step, Written};
+use rows::{not_applied_text, RowFacts, Step, Written};
 
 pub(crate) struct CallHost {
     registry: Registry,
@@ -475,7 +475,7 @@ impl HostBridge for CallHost {
             scope,
             hidden: &rec.hidden,
         };
-        let (mut executed, mut result_class) = (decision.executed, result_class(&decision.classes));
+        let (mut executed, mut class) = (decision.executed, result_class(&decision.classes));
         let (mut envelope, mut text) = self.record(&mut state, &facts, decision);
         let mut not_applied = None;
         if let Some(Err(e)) = unit.map(crate::pg::Unit::commit) {
@@ -488,7 +488,7 @@ impl HostBridge for CallHost {
             }
             let diagnostic = not_applied_text(action, &e);
             let refused = Decision::refuse(e.class(), diagnostic.clone());
-            (executed, result_class) = (false, result_class_of(&refused));
+            (executed, class) = (false, result_class(&refused.classes));
             (envelope, text) = self.record(&mut state, &facts, refused);
             not_applied = Some((e.class(), diagnostic));
         }
@@ -505,7 +505,7 @@ impl HostBridge for CallHost {
             not_applied,
         }
         .checked(&mut state, failed_before, self.logs_on_db());
-        self.announce(span, n, action, result_class);
+        self.announce(span, n, action, class);
         reply
     }
 }

@@ -186,8 +186,10 @@ fn rng_status(rng: &mut Rng) -> &'static str {
 /// `s` with every timestamp and the store's name replaced: the two runs
 /// happen seconds apart, on stores with different names.
 fn normalized(s: &str, store_names: &[&str]) -> String {
-    let stamps =
-        regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)").unwrap();
+    static STAMPS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let stamps = STAMPS.get_or_init(|| {
+        regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)").unwrap()
+    });
     let mut out = stamps.replace_all(s, "<time>").into_owned();
     for name in store_names {
         out = out.replace(name, "<store>");

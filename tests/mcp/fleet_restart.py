@@ -101,9 +101,7 @@ def main() -> int:
                     "                            'priority': i % 5, 'issue_type': 'task'}) + '\\n')\n")
         store = fleet_mcp.generate(gen, 3000, work)
         store_args = ["--store", url]
-        subprocess.run([tusk, "store", "init", *store_args], cwd=work, env=env, check=True, capture_output=True)
-        subprocess.run([tusk, "store", "import", store, "--replace", *store_args], cwd=work, env=env,
-                       check=True, capture_output=True)
+        fleet_mcp.load_database(tusk, work, env, store, store_args)
         tokens = fleet_mcp.write_tokens(work, AGENTS)
         server, log, host, port = fleet_mcp.serve(tusk, work, env, 64, store_args)
         calls: list[tuple[float, float, str | None, str | None, str | None]] = []

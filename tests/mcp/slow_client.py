@@ -52,9 +52,7 @@ def main() -> int:
                 f.write(json.dumps({"id": f"bd-{i}", "title": f"Issue {i}", "status": "open",
                                     "priority": 1, "issue_type": "task"}) + "\n")
         store_args = ["--store", url]
-        subprocess.run([tusk, "store", "init", *store_args], cwd=work, env=env, check=True, capture_output=True)
-        subprocess.run([tusk, "store", "import", seed, "--replace", *store_args], cwd=work, env=env,
-                       check=True, capture_output=True)
+        fleet_mcp.load_database(tusk, work, env, seed, store_args)
         tokens = fleet_mcp.write_tokens(work, 3)
         server, log, host, port = fleet_mcp.serve(tusk, work, env, 16, store_args)
         try:

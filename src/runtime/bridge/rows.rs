@@ -34,10 +34,6 @@ pub(super) fn not_applied_text(action: &str, e: &crate::pg::PgError) -> String {
     )
 }
 
-pub(super) fn result_class_of(decision: &Decision) -> String {
-    result_class(&decision.classes)
-}
-
 /// A call's reply once its rows are written (or could not be).
 pub(super) struct Written<'a> {
     pub(super) n: usize,

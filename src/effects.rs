@@ -64,8 +64,10 @@ pub struct EffectLog {
 
 enum Sink {
     File(File),
-    /// One row per line in the shared store's `tusk_effects`, appended as it comes.
-    Db(std::sync::Arc<crate::pg::PgStore>),
+    /// One row per line in the shared store's `tusk_effects`, appended as
+    /// it comes; fenced by the run's writer when it has one
+    /// ([`crate::pg::writers`]).
+    Db(std::sync::Arc<crate::pg::PgStore>, Option<String>),
 }
 
 impl EffectLog {
@@ -96,7 +98,7 @@ impl EffectLog {
             crate::logs::LogStore::File(path) => Self::open(path),
             crate::logs::LogStore::Postgres { pg, .. } => Ok(Self {
                 path: log.path().to_path_buf(),
-                sink: Sink::Db(pg.clone()),
+                sink: Sink::Db(pg.clone(), None),
                 torn_tail: false,
                 last_row: None,
                 line: Default::default(),
@@ -112,6 +114,15 @@ impl EffectLog {
     /// names as its `prevRowDigest` ([`crate::chain`]).
     pub fn last_row_digest(&self) -> Option<&str> {
         self.last_row.as_deref()
+    }
+
+    /// Appends every later row of this log on a database only while
+    /// `writer`'s registration stands ([`crate::pg::writers`]): a run's
+    /// rows never follow the footer another process closed it with.
+    pub fn fence(&mut self, writer: Option<&str>) {
+        if let Sink::Db(_, fenced) = &mut self.sink {
+            *fenced = writer.map(str::to_string);
+        }
     }
 
     /// Forgets the rows appended since the chain stood at `last`: the
@@ -166,7 +177,7 @@ impl EffectLog {
                     source,
                 })
             }
-            Sink::Db(_) => Ok(()),
+            Sink::Db(..) => Ok(()),
         }
     }
 
@@ -205,13 +216,13 @@ impl EffectLog {
                     source,
                 })
             }
-            Sink::Db(pg) => {
+            Sink::Db(pg, writer) => {
                 let text = std::str::from_utf8(line).expect("serde_json writes UTF-8");
-                Ok(crate::pg::append_lines(
-                    pg,
-                    crate::pg::LogTable::Effects,
-                    &[text],
-                )?)
+                let table = crate::pg::LogTable::Effects;
+                Ok(match writer {
+                    Some(w) => crate::pg::append_fenced(pg, table, &[text], w)?,
+                    None => crate::pg::append_lines(pg, table, &[text])?,
+                })
             }
         }
     }

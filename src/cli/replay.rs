@@ -319,7 +319,7 @@ fn readable(reports: &[RunReport], stray: &[Value]) -> String {
                     },
                     r.checked_calls
                 ) + if r.recovered {
-                    " · recovered (its process died; recovery closed the run, and wrote the row of a change it had made)"
+                    " · recovered (its process died; recovery closed the run after its last recorded call)"
                 } else {
                     ""
                 }

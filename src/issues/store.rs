@@ -205,7 +205,8 @@ impl IssueStore {
     /// Settles what a process killed mid-change left (issue 61,
     /// [`super::journal`]): a command's or a server's start, `tusk doctor`.
     /// Nothing to do (no journal or writer marker whose process is gone)
-    /// costs one directory read, and a lock test per file there.
+    /// costs one directory read, and a lock test per file there; on a
+    /// database, one statement ([`crate::pg::writers::close_dead`]).
     ///
     /// # Errors
     /// The lock was busy, or the store could not be read.
@@ -216,6 +217,12 @@ impl IssueStore {
             {
                 super::commit::settle(path, DEFAULT_LOCK_TIMEOUT)
             }
+            // A database's calls commit with their rows: what a dead
+            // process leaves is only its runs without a footer.
+            IssueStore::Postgres(pg) => Ok(super::journal::Settled {
+                closed: crate::pg::writers::close_dead(pg)?,
+                ..Default::default()
+            }),
             _ => Ok(Default::default()),
         }
     }

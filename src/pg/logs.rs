@@ -50,6 +50,58 @@ pub fn append_lines(pg: &PgStore, table: LogTable, lines: &[&str]) -> Result<(),
     })
 }
 
+/// [`append_lines`] for a run of a registered writer ([`super::writers`]):
+/// appended only while the writer's row stands, locked for the statement
+/// (a closer locks it before it reads the runs it closes). A writer whose
+/// row was closed appends nothing: the error says to retry, and the
+/// process's next run registers anew.
+///
+/// # Errors
+///
+/// A connection or schema error, or the writer was closed; then nothing
+/// was appended.
+pub fn append_fenced(
+    pg: &PgStore,
+    table: LogTable,
+    lines: &[&str],
+    writer: &str,
+) -> Result<(), PgError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO {} (line) SELECT l FROM unnest($1::text[]) AS l \
+         WHERE EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $2 FOR SHARE)",
+        table.table_name()
+    );
+    let closed = || PgError::WriterClosed {
+        url: pg.shown().to_string(),
+        writer: writer.to_string(),
+    };
+    pg.with_client(|client| {
+        let n = client
+            .execute_typed(
+                &sql,
+                &[
+                    (&lines, postgres::types::Type::TEXT_ARRAY),
+                    (&writer, postgres::types::Type::TEXT),
+                ],
+            )
+            .map_err(|e| pg.error(e))?;
+        if n == 0 {
+            // Inside a call's unit, its change is not kept either.
+            super::unit::poison(closed());
+            return Err(closed());
+        }
+        Ok(())
+    })
+    .inspect_err(|e| {
+        if matches!(e, PgError::WriterClosed { .. }) {
+            super::writers::forget(pg, writer);
+        }
+    })
+}
+
 /// The log as the JSONL bytes its file twin would hold.
 ///
 /// # Errors

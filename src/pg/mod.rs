@@ -12,8 +12,9 @@
 mod logs;
 mod pool;
 mod unit;
+pub mod writers;
 
-pub use logs::{append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
+pub use logs::{append_fenced, append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
 pub use pool::POOL_ENV;
 pub use unit::{End, Unit};
 
@@ -24,13 +25,14 @@ use std::fmt;
 use std::time::Duration;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The migrations in order: version `i + 1` is `MIGRATIONS[i]`.
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_init.sql"),
     include_str!("migrations/002_route.sql"),
     include_str!("migrations/003_blocker_targets.sql"),
+    include_str!("migrations/004_log_writers.sql"),
 ];
 
 /// Advisory lock keys (one per invariant the database guards).
@@ -95,6 +97,11 @@ pub enum PgError {
     LockTimeout { url: String },
     #[error("{url}: {reason}")]
     Server { url: String, reason: String },
+    /// This process's writer registration was closed by another process
+    /// (it had lost its lock with its connection, [`writers`]): nothing was
+    /// appended; the process registers anew, so a retry is the remedy.
+    #[error("{url}: this process had lost its connection to the database, and another process closed its open runs as interrupted (writer {writer}); nothing was written; retry")]
+    WriterClosed { url: String, writer: String },
 }
 
 impl PgError {
@@ -103,7 +110,9 @@ impl PgError {
         match self {
             PgError::BadUrl { .. } => StoreClass::BadUrl.as_str(),
             PgError::Unreachable { .. } => StoreClass::Unreachable.as_str(),
-            PgError::Unavailable { .. } => StoreClass::Unavailable.as_str(),
+            PgError::Unavailable { .. } | PgError::WriterClosed { .. } => {
+                StoreClass::Unavailable.as_str()
+            }
             PgError::AuthFailed { .. } => StoreClass::AuthFailed.as_str(),
             PgError::DatabaseMissing { .. } => StoreClass::DatabaseMissing.as_str(),
             PgError::SchemaMissing { .. } => StoreClass::SchemaMissing.as_str(),
@@ -300,6 +309,14 @@ impl PgStore {
             }),
             Some(pool::Slot::Open) => self.open_connection(),
         }
+    }
+
+    /// A connection of its own, outside the pool, its schema checked: one
+    /// a process holds for its life (a writer's liveness lock, [`writers`]).
+    fn dedicated(&self) -> Result<Client, PgError> {
+        let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+        self.check_schema(&mut client)?;
+        Ok(client)
     }
 
     fn open_connection(&self) -> Result<Conn, PgError> {

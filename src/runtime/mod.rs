@@ -252,6 +252,13 @@ impl Host {
         // What a killed process left is settled before this host writes
         // (issue 61); a busy store is settled by the next taker of its lock.
         let _ = config.paths.issues.settle();
+        if let (crate::logs::LogStore::Postgres { pg, .. }, false) = (
+            &config.paths.effects,
+            matches!(config.paths.issues, crate::issues::IssueStore::Postgres(_)),
+        ) {
+            // Logs on a database beside a file store: its dead writers too.
+            let _ = crate::pg::writers::close_dead(pg);
+        }
         let sandbox = Sandbox::with_bindings(bindings(&config.registry));
         let recovery = bridge::pending::Recovery::of(&config.paths).map(Arc::new);
         Self {
@@ -387,10 +394,7 @@ impl Host {
         let mut log = EffectLog::open_store(&self.config.paths.effects)?;
         let mut header = run.header(sandbox.action_ids(), &authority, &caller);
         header.extra = std::mem::take(&mut hooks.header_extra);
-        if let Some(writer) = self.writer() {
-            header.extra.insert("writer".into(), Value::String(writer));
-        }
-        log.append_header(&mut header)?;
+        self.append_header(&mut log, &mut header)?;
 
         let named_steps = hooks.steps.is_some();
         let direct = hooks
@@ -933,19 +937,49 @@ pub fn invalid_utf8(at: usize) -> EvalError {
 }
 
 impl Host {
+    /// Appends a run's header naming this process's writer, the log
+    /// fenced by it. A writer closed while idle (its lock went with a lost
+    /// connection) has written no row of this run: it starts again as a
+    /// new writer.
+    fn append_header(
+        &self,
+        log: &mut EffectLog,
+        header: &mut record::Header,
+    ) -> Result<(), EffectLogError> {
+        for _ in 0..2 {
+            let writer = self.writer();
+            log.fence(writer.as_deref());
+            match writer {
+                Some(w) => header.extra.insert("writer".into(), Value::String(w)),
+                None => header.extra.remove("writer"),
+            };
+            match log.append_header(header) {
+                Err(EffectLogError::Store(crate::pg::PgError::WriterClosed { .. })) => continue,
+                other => return other,
+            }
+        }
+        log.fence(None);
+        header.extra.remove("writer");
+        log.append_header(header)
+    }
+
     /// This process's writer id for the effect log (issue 61): with the
     /// file store and its logs beside it, a marker beside the store's
-    /// journals lets recovery close a run whose process died. None
-    /// elsewhere, or when the marker cannot be made (the run is written
-    /// without one).
+    /// journals; with the logs on a database, a registered writer whose
+    /// lock the process holds ([`crate::pg::writers`]). Either lets
+    /// recovery close a run whose process died. None elsewhere, or when
+    /// neither can be made (the run is written without one).
     fn writer(&self) -> Option<String> {
-        let recovery = self.recovery.as_ref()?;
         let footer = json!({
             "kind": effects::RUN_END_KIND,
             "result": "rejected",
             "failureClasses": [crate::sandbox::CLASS_INTERRUPTED],
             "recovered": true,
         });
+        if let crate::logs::LogStore::Postgres { pg, .. } = &self.config.paths.effects {
+            return crate::pg::writers::writer_id(pg, &footer).ok();
+        }
+        let recovery = self.recovery.as_ref()?;
         crate::logs::writers::writer_id(&recovery.journals, &recovery.effects, &footer).ok()
     }
 }

@@ -487,3 +487,45 @@ fn no_program_or_slow_client_holds_a_lock_past_its_call() {
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["failures"], serde_json::json!([]), "{stdout}");
 }
+
+/// A live server whose writer lock went with a cut connection
+/// (`tests/mcp/lost_writer.py`, issue 61): the next process to open the
+/// store closes the server's open run as interrupted; the run's next call
+/// is refused as `store.unavailable` and its change not kept, no row
+/// follows the footer, replay keeps parity, and the server's next run goes
+/// on under a new writer.
+#[test]
+fn a_server_that_lost_its_writer_lock_writes_nothing_after_its_closed_run() {
+    let db = TestDb::new();
+    let stdout =
+        crate::common::python_script("tests/mcp/lost_writer.py", &[std::ffi::OsStr::new(&db.url)]);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["failures"], serde_json::json!([]), "{stdout}");
+}
+
+/// `tests/mcp/server_killed_mid_batch.py` on a database (issue 61): a
+/// server SIGKILLed under 8 agents and a command-line loop, three times;
+/// every acknowledged change is kept with its row, and the killed server's
+/// open runs are closed by the next process that opens the store, so
+/// `tusk replay` keeps parity over every run.
+#[test]
+fn a_server_killed_under_a_fleet_leaves_every_run_closed_and_every_change_recorded() {
+    let _heavy = crate::common::heavy();
+    let db = TestDb::new();
+    let stdout = crate::common::python_script(
+        "tests/mcp/server_killed_mid_batch.py",
+        &[
+            std::ffi::OsStr::new("--store"),
+            std::ffi::OsStr::new(&db.url),
+        ],
+    );
+    assert!(stdout.contains("ok: "), "{stdout}");
+    // A server killed mid-fleet had runs open: recovery closed some.
+    let closed: usize = stdout
+        .split(" closed by recovery")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(closed > 0, "{stdout}");
+}

@@ -687,10 +687,12 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
     let db = TestDb::new();
     db.put_issue_text(&real_shaped(50));
     let before = export(&dir, &db.url);
-    // As a database tusk's schema 2 created (before the blocker-target index).
+    // As a database tusk's schema 2 created (before the blocker-target
+    // index and the writers table).
     db.client()
         .batch_execute(
-            "DROP INDEX tusk_issue_blockers_target; UPDATE tusk_schema_version SET version = 2",
+            "DROP INDEX tusk_issue_blockers_target; DROP TABLE tusk_log_writers; \
+             UPDATE tusk_schema_version SET version = 2",
         )
         .unwrap();
     let refused = dir.run(&["issue", "list", "--store", &db.url]);
@@ -703,10 +705,10 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
     assert_eq!(status["schemaVersion"], 2, "{status}");
     let v = json_of(&dir.run(&["store", "init", "--store", &db.url, "--json"]));
     assert_eq!(v["schemaVersionBefore"], 2);
-    assert_eq!(v["schemaVersion"], 3);
+    assert_eq!(v["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(export(&dir, &db.url), before, "the upgrade kept every line");
     let status = json_of(&dir.run(&["store", "status", "--store", &db.url, "--json"]));
-    assert_eq!(status["schemaVersion"], 3, "{status}");
+    assert_eq!(status["schemaVersion"], tusk::pg::SCHEMA_VERSION, "{status}");
     // The index the cycle check reads is there, and a blocking edge is checked.
     let out = dir.run(&[
         "dep", "add", "bd-2", "bd-9", "--type", "blocks", "--store", &db.url, "--json",
@@ -726,4 +728,18 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
         .unwrap()
         .get(0);
     assert_eq!(n, 1);
+    // Version 4's writers table too: a run registers its writer there.
+    let program = dir.write("p.scm", "(issue.ready)");
+    dir.tusk(&["eval", "--store", &db.url])
+        .arg(program)
+        .env_remove("TUSK_STORE")
+        .run()
+        .status(0);
+    let header = db
+        .log_text("tusk_effects")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["kind"] == "premath.scheme_eval.run.v0")
+        .unwrap();
+    assert!(header["writer"].is_string(), "{header}");
 }

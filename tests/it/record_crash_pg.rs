@@ -2,7 +2,9 @@
 //! mutation, its trajectory row and its effect row are one transaction, so
 //! a writer killed anywhere (at each fault point between them, and at
 //! random moments) leaves no issue without its accepted `issue.add` row and
-//! no accepted row without its issue or its trajectory row. The writers are
+//! no accepted row without its issue or its trajectory row, and once the
+//! store is next opened, `tusk replay` keeps parity over every run (the
+//! killed writers' runs closed by recovery). The writers are
 //! `tusk eval` programs and command-line adds on `--store URL`; the
 //! database is the one `.ci/run` starts.
 
@@ -96,6 +98,26 @@ impl Fixture {
         );
     }
 
+    /// Opens the store (which closes the runs of writers that died), then
+    /// asserts `tusk replay` keeps parity over every run; the number of
+    /// runs closed by recovery.
+    fn assert_replay_parity(&self, context: &str) -> usize {
+        self.dir
+            .tusk(&["issue", "list", "--store", &self.db.url])
+            .env_remove("TUSK_STORE")
+            .run()
+            .status(0);
+        let out = self
+            .dir
+            .tusk(&["replay", "--json", "--store", &self.db.url])
+            .env_remove("TUSK_STORE")
+            .run();
+        let v = out.json();
+        assert_eq!(v["parity"], true, "{context}: {}", out.stdout());
+        let runs = v["runs"].as_array().unwrap();
+        runs.iter().filter(|r| r["recovered"] == true).count()
+    }
+
     fn eval(&self, titles: &[String]) -> crate::common::Tusk<'_> {
         let program: String = titles
             .iter()
@@ -129,6 +151,9 @@ fn a_writer_killed_at_each_fault_point_leaves_each_change_with_its_row() {
             }
         }
     }
+    // Each killed run was closed by the next process to open the store.
+    let recovered = f.assert_replay_parity("after every fault point");
+    assert_eq!(recovered, 2 * tusk::fault::DATABASE_POINTS.len());
     // The store goes on: the next writer's calls all commit.
     let titles: Vec<String> = (0..3).map(|i| format!("after-{i}")).collect();
     f.eval(&titles).run().status(0);
@@ -169,6 +194,9 @@ fn writers_killed_at_random_moments_leave_each_change_with_its_row() {
             killed_mid_way += 1;
         }
         f.assert_one(&format!("round {round}, killed after {wait} ms"));
+        if round % 50 == 49 {
+            f.assert_replay_parity(&format!("round {round}"));
+        }
     }
     assert!(
         killed_mid_way >= KILLS / 2,

@@ -4,7 +4,7 @@ together (the file store's group commit) loses no acknowledged mutation and
 leaves a store every reader parses; a command-line writer on the same store
 gets its turn while the server is busy.
 
-usage: server_killed_mid_batch.py TUSK [--rounds 3] [--agents 8]
+usage: server_killed_mid_batch.py TUSK [--rounds 3] [--agents 8] [--store URL]
 
 Each round starts `TUSK mcp --http --auth` on the same store, 8 agents (raw
 streamable-HTTP clients, bench/fleet_mcp.py's) each add comments as fast as
@@ -17,6 +17,11 @@ opened, every comment and every added issue in the store has its accepted
 effect row (the server's rows recovered where it died between the change and
 the row), no accepted row lacks its change, and at the end `tusk replay`
 keeps parity over every run, the killed server's included.
+
+With `--store postgres://…` the same on a database (the store and both logs
+in it, `TUSK_STORE` set for every process): a call's change and its rows are
+one transaction, and the killed server's open runs are closed by the next
+process that opens the store (its writer's lock went with its connection).
 """
 
 from __future__ import annotations
@@ -117,18 +122,35 @@ def round_trip(tusk: str, work: str, env: dict[str, str], digest: str, tokens: l
     return acked, added
 
 
+def store_text(tusk: str, work: str, env: dict[str, str]) -> str:
+    """The issue store's JSONL text, wherever it lives."""
+    if "TUSK_STORE" in env:
+        return subprocess.run([tusk, "store", "export"], cwd=work, env=env, capture_output=True, text=True,
+                              check=True).stdout
+    return open(os.path.join(work, ".premath", "issues.jsonl")).read()
+
+
+def effect_lines(work: str, env: dict[str, str]) -> list[str]:
+    """The effect log's lines, wherever it lives."""
+    if "TUSK_STORE" in env:
+        out = subprocess.run(["psql", env["TUSK_STORE"], "-Atc", "SELECT line FROM tusk_effects ORDER BY seq"],
+                             capture_output=True, text=True, check=True).stdout
+        return out.splitlines()
+    return open(os.path.join(work, ".premath", "host_effects.jsonl")).read().splitlines()
+
+
 def settle_and_compare(tusk: str, work: str, env: dict[str, str], r: int) -> None:
     """Opens the store (which settles what the killed server left), then
     compares the store's changes with the effect log's accepted rows."""
     subprocess.run([tusk, "issue", "list", "--json"], cwd=work, env=env, capture_output=True, check=True)
     store_comments, store_titles = set(), set()
-    for line in open(os.path.join(work, ".premath", "issues.jsonl")):
+    for line in store_text(tusk, work, env).splitlines():
         row = json.loads(line)
         store_comments |= {c.get("text") for c in row.get("comments") or []}
         if str(row.get("title", "")).startswith("cli-"):
             store_titles.add(row["title"])
     row_comments, row_titles = set(), set()
-    for line in open(os.path.join(work, ".premath", "host_effects.jsonl")):
+    for line in effect_lines(work, env):
         try:
             row = json.loads(line)
         except ValueError:
@@ -158,6 +180,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--agents", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--store", help="a postgres:// URL: the store and its logs in that database")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="tusk-kill-")
     env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
@@ -167,6 +190,12 @@ def main() -> None:
         for i in range(1, ISSUES + 1):
             f.write(json.dumps({"id": f"bd-{i}", "title": f"Issue {i} " + "x" * 200, "status": "open",
                                 "priority": i % 5, "issue_type": "task"}) + "\n")
+    if args.store:
+        for cmd in (["store", "init"], ["store", "import", store, "--replace"]):
+            subprocess.run([args.tusk, *cmd, "--store", args.store], cwd=work, env=env, check=True,
+                           capture_output=True)
+        os.remove(store)
+        env["TUSK_STORE"] = args.store
     tokens = [f"kill-token-{i}-{os.urandom(6).hex()}" for i in range(args.agents)]
     with open(os.path.join(work, "tokens.json"), "w") as f:
         json.dump({"tokens": [{"sha256": hashlib.sha256(t.encode()).hexdigest(), "principal": f"agent-{i}",
@@ -183,7 +212,7 @@ def main() -> None:
             sys.exit(1)
         all_acked |= acked
         all_added |= added
-        text = open(store).read()
+        text = store_text(args.tusk, work, env)
         ids, titles = set(), set()
         for n, line in enumerate(text.splitlines(), 1):
             try:

@@ -880,10 +880,28 @@ fn check_recovery(args: &DoctorArgs) -> Check {
         return Check::ok(ID, "no store to settle");
     };
     if !matches!(store, IssueStore::Jsonl(_)) {
-        return Check::ok(
-            ID,
-            "a database store: a change and its rows commit together",
-        );
+        // A change and its rows commit together; what a dead process can
+        // leave is only its runs without a footer.
+        const DB: &str = "a database store: a change and its rows commit together";
+        return match store.settle() {
+            Err(e) => Check::warn(
+                ID,
+                format!("{DB}; could not close the runs of processes that died: {e}"),
+                "run `tusk doctor` again once the database answers",
+            ),
+            Ok(s) if s.closed.is_empty() => Check::ok(
+                ID,
+                format!("{DB}; no run left open by a process that died"),
+            ),
+            Ok(s) => Check::warn(
+                ID,
+                format!(
+                    "{DB}; closed run(s) {} whose process died",
+                    s.closed.join(", ")
+                ),
+                "nothing to do: closed now; `tusk replay` shows each closed run as recovered",
+            ),
+        };
     }
     let settled = match store.settle() {
         Ok(settled) => settled,

@@ -203,3 +203,34 @@ fn writers_killed_at_random_moments_leave_each_change_with_its_row() {
         "only {killed_mid_way} of {KILLS} writers were killed before they ended"
     );
 }
+
+#[test]
+fn doctor_closes_the_runs_of_a_killed_writer_and_says_so() {
+    let f = Fixture::new();
+    let titles: Vec<String> = (0..4).map(|i| format!("d{i}")).collect();
+    let point = tusk::fault::DATABASE_POINTS[0];
+    let out = f.eval(&titles).env("TUSK_FAULT", format!("{point}@2")).run();
+    assert_eq!(out.status.signal(), Some(9), "{out:?}");
+    let doctor = |f: &Fixture| {
+        let out = f
+            .dir
+            .tusk(&["doctor", "--store", &f.db.url])
+            .env_remove("TUSK_STORE")
+            .run();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = doctor(&f);
+    let recovery = first.lines().find(|l| l.contains("recovery")).unwrap();
+    assert!(
+        recovery.starts_with("warn") && recovery.contains("closed run(s) run-"),
+        "{first}"
+    );
+    // Closed before the effect log was checked: every run has its footer.
+    assert!(!first.contains("log.runEnd"), "{first}");
+    let again = doctor(&f);
+    assert!(
+        again.contains("no run left open by a process that died"),
+        "{again}"
+    );
+    assert_eq!(f.assert_replay_parity("after doctor"), 1);
+}

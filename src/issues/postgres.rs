@@ -152,7 +152,7 @@ fn route_of(issue: &Issue<'_>) -> String {
 /// from the parser (case folding, timestamp forms): they are left to the
 /// filter itself, run on the candidates (a superset is enough; see
 /// [`mutate_ready`]).
-fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
+pub(super) fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
     let mut sql = String::new();
     let mut params: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();
     let mut add = |cond: &str, param: Option<Box<dyn postgres::types::ToSql + Sync>>| {
@@ -381,7 +381,7 @@ pub fn mutate_issues<T>(
 /// Whether a line another tool wrote is there (its derived columns and
 /// blocker rows not set yet): every path that reads by index asks first,
 /// and leaves such a store to the whole-store path, which indexes it.
-const ANY_UNINDEXED: &str = "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)";
+pub(super) const ANY_UNINDEXED: &str = "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)";
 
 /// The winning line of one issue, row-locked (`FOR UPDATE`).
 const OWN_LINE: &str = "SELECT ord, line FROM tusk_issue_lines \
@@ -558,62 +558,15 @@ pub fn mutate_scoped<T>(
     }
 }
 
-/// The winning lines a read of `scope` needs, in file order, as a store
-/// text (issue 58: a read by index): an issue's own line, and for
-/// [`Footprint::WithTargets`] the lines of its blocking edges' targets (the
-/// blocker rows; premath's rule: the caller reads the whole store under
-/// beads'). One statement, so one snapshot. `None` when the database holds
-/// lines another tool wrote (their blocker rows are not known yet): the
-/// whole store decides.
-///
-/// # Errors
-///
-/// A connection or schema error.
-pub fn read_scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<String>, PgError> {
-    let (Some(own), with_targets) = (scope.own(), matches!(scope, Footprint::WithTargets(_)))
-    else {
-        return Ok(None);
-    };
-    const OWN: &str = "SELECT ord, line FROM tusk_issue_lines \
-        WHERE issue_id = $1 AND NOT superseded ORDER BY ord";
-    const WITH_TARGETS: &str = "SELECT ord, line FROM tusk_issue_lines \
-        WHERE NOT superseded AND (issue_id = $1 OR issue_id IN ( \
-            SELECT b.depends_on FROM tusk_issue_blockers b \
-            JOIN tusk_issue_lines l ON b.ord = l.ord \
-            WHERE l.issue_id = $1 AND NOT l.superseded)) \
-        ORDER BY ord";
-    pg.with_client(|client| {
-        let replies = client
-            .simple_query(ANY_UNINDEXED)
-            .map_err(|e| pg.error(e))?;
-        let indexed = replies.iter().any(
-            |m| matches!(m, postgres::SimpleQueryMessage::Row(row) if row.get(0) == Some("f")),
-        );
-        if !indexed {
-            return Ok(None);
-        }
-        let sql = if with_targets { WITH_TARGETS } else { OWN };
-        let rows = client
-            .query_typed(sql, &[(&own, Type::TEXT)])
-            .map_err(|e| pg.error(e))?;
-        let mut text = String::new();
-        for row in &rows {
-            text.push_str(row.get::<_, &str>(1));
-            text.push('\n');
-        }
-        Ok(Some(text))
-    })
-}
-
 /// Open issues whose blockers are all closed (ordered by [`READY_ORDER`]).
-const READY: &str = "i.status = 'open' AND NOT i.superseded AND i.issue_id IS NOT NULL \
+pub(super) const READY: &str = "i.status = 'open' AND NOT i.superseded AND i.issue_id IS NOT NULL \
     AND NOT EXISTS (SELECT 1 FROM tusk_issue_blockers b WHERE b.ord = i.ord \
         AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
             WHERE t.issue_id = b.depends_on AND NOT t.superseded AND t.closed))";
 
 /// The file store's ready order: priority, then the id in natural order
 /// (`natural_key`, ties by the id's bytes as `natural_cmp` breaks them).
-const READY_ORDER: &str = "i.priority, i.id_key, i.issue_id COLLATE \"C\"";
+pub(super) const READY_ORDER: &str = "i.priority, i.id_key, i.issue_id COLLATE \"C\"";
 
 /// How many ready lines one claim row-locks and considers at once.
 const CANDIDATES: i64 = 8;
@@ -709,45 +662,6 @@ pub fn mutate_ready<T>(
         Some(out) => Ok(out),
         None => mutate_issues(pg, lock, apply),
     }
-}
-
-/// The ready lines `filter` may pass, in ready order, as a store text (issue
-/// 58: `issue ready` by index, premath's rule: the caller reads the whole
-/// store under beads'): the same ready query claim-next walks, without a
-/// lock. Every line it gives is ready; the filter's text and time members
-/// are left to the view (the query's conditions are a superset for them).
-/// `None` when the database holds lines another tool wrote.
-///
-/// # Errors
-///
-/// A connection or schema error.
-pub fn ready_text(pg: &PgStore, filter: &IssueFilter) -> Result<Option<String>, PgError> {
-    let (routed, route_params) = route_sql(filter);
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> =
-        route_params.iter().map(|p| p.as_ref()).collect();
-    pg.with_client(|tx| {
-        let unindexed: bool = tx
-            .query_one(ANY_UNINDEXED, &[])
-            .map_err(|e| pg.error(e))?
-            .get(0);
-        if unindexed {
-            return Ok(None);
-        }
-        let rows = tx
-            .query(
-                &format!(
-                    "SELECT i.line FROM tusk_issue_lines i WHERE {READY}{routed} ORDER BY {READY_ORDER}"
-                ),
-                &params,
-            )
-            .map_err(|e| pg.error(e))?;
-        let mut text = String::with_capacity(rows.len() * 256);
-        for row in &rows {
-            text.push_str(row.get::<_, &str>(0));
-            text.push('\n');
-        }
-        Ok(Some(text))
-    })
 }
 
 /// What `import` does to a database that already holds issues.

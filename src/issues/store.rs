@@ -128,7 +128,7 @@ impl IssueStore {
         if rule.propagates() {
             return self.read(view);
         }
-        match super::postgres::read_scope_text(pg, scope)? {
+        match super::pg_reads::scope_text(pg, scope)? {
             Some(text) => {
                 let store = Store::parse(self.path(), &text)?;
                 store.set_readiness(rule);
@@ -140,7 +140,7 @@ impl IssueStore {
 
     /// The text of just the ready lines `filter` may pass, in ready order,
     /// when the database can tell (issue 58: `issue ready` by index; see
-    /// [`super::postgres::ready_text`]): the view then reads them with
+    /// [`super::pg_reads::ready_text`]): the view then reads them with
     /// [`super::views::ready_view_known`]. `None` on the file store, under
     /// beads' readiness rule, or with lines another tool wrote: read the
     /// whole store.
@@ -151,10 +151,62 @@ impl IssueStore {
         &self,
         filter: &super::filter::IssueFilter,
     ) -> Result<Option<String>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::ready_text(pg, filter)?),
+            None => Ok(None),
+        }
+    }
+
+    /// The lines `issue list` may list, when the database can tell (see
+    /// [`IssueStore::ready_text`] and [`super::pg_reads::list_text`]); the
+    /// list view runs on them as on the whole store.
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn list_text(
+        &self,
+        filter: &super::views::ListFilter,
+    ) -> Result<Option<String>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::list_text(pg, filter)?),
+            None => Ok(None),
+        }
+    }
+
+    /// The blocked lines and their targets' lines, with the blocked ones'
+    /// ids (see [`super::pg_reads::blocked_text`]): the blocked view lists
+    /// only those ids ([`super::views::blocked_view_known`]).
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn blocked_text(
+        &self,
+        filter: &super::filter::IssueFilter,
+    ) -> Result<Option<(String, std::collections::BTreeSet<String>)>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::blocked_text(pg, filter)?),
+            None => Ok(None),
+        }
+    }
+
+    /// The lines `issue search` may find `query` in (see
+    /// [`super::pg_reads::search_text`]).
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn search_text(&self, query: &str) -> Result<Option<String>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::search_text(pg, &query.trim().to_lowercase())?),
+            None => Ok(None),
+        }
+    }
+
+    /// The database, when a view may read it by index: not the file store,
+    /// not under beads' readiness rule (a blocked parent blocks its
+    /// children, transitively: the whole store decides).
+    fn by_index(&self) -> Result<Option<&crate::pg::PgStore>, StoreError> {
         match self {
-            IssueStore::Postgres(pg) if !self.readiness()?.propagates() => {
-                Ok(super::postgres::ready_text(pg, filter)?)
-            }
+            IssueStore::Postgres(pg) if !self.readiness()?.propagates() => Ok(Some(pg)),
             _ => Ok(None),
         }
     }

@@ -68,10 +68,10 @@ fn random_hex() -> String {
 }
 
 /// Removes this process's markers (and its writers on databases,
-/// [`crate::pg::writers::release_all`]): it ends, and every run it wrote
+/// [`crate::pg::writers::unregister_all`]): it ends, and every run it wrote
 /// ended with its footer.
 pub fn release_all() {
-    crate::pg::writers::release_all();
+    crate::pg::writers::unregister_all();
     let mut markers = MARKERS.lock().unwrap_or_else(|e| e.into_inner());
     for (_, path, _, file) in markers.drain(..) {
         let _ = fs::remove_file(&path);

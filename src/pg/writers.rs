@@ -201,7 +201,7 @@ pub(super) fn forget(pg: &PgStore, writer: &str) {
 /// Removes this process's writers: it ends, and every run it wrote ended
 /// with its footer. A row that cannot be removed is closed by the next
 /// closer (it finds no open run).
-pub fn release_all() {
+pub fn unregister_all() {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     for mut l in live.drain(..) {
         let _ = l.client.execute(

@@ -15,9 +15,16 @@ pub fn action() -> Arc<dyn HostAction> {
             example: "(issue.blocked)",
         },
         |ctx, a: FilterArgs| match checked(a.filter) {
-            Ok(f) => outcome(read_view(ctx, |s, p| {
-                views::blocked_view(s, p, &f, ctx.now).into_report()
-            })),
+            // On a database, the blocked lines and their targets' (a read by index).
+            Ok(f) => match ctx.paths.issues.blocked_text(&f) {
+                Ok(Some((text, only))) => outcome(read_view_of(ctx, Ok(Some(text)), |s, p| {
+                    views::blocked_view_known(s, p, &f, ctx.now, &only).into_report()
+                })),
+                Ok(None) => outcome(read_view(ctx, |s, p| {
+                    views::blocked_view(s, p, &f, ctx.now).into_report()
+                })),
+                Err(e) => outcome(Err(e)),
+            },
             Err(refused) => Ok(refused),
         },
     )

@@ -79,7 +79,11 @@ pub fn action() -> Arc<dyn HostAction> {
             return outcome(Ok(Report::rejected("issue.list", &path_of(ctx), &[class], diagnostic)));
         }
         let filter = a.list_filter(routing);
-        outcome(read_view(ctx, |s, p| views::list_view(s, p, &filter, ctx.now).into_report()))
+        // On a database, just the lines that may be listed (a read by index).
+        let text = ctx.paths.issues.list_text(&filter);
+        outcome(read_view_of(ctx, text, |s, p| {
+            views::list_view(s, p, &filter, ctx.now).into_report()
+        }))
     },
 )
 }

@@ -42,6 +42,10 @@ pub fn action() -> Arc<dyn HostAction> {
         failure_classes: classes!(IssueClass::InvalidQuery.as_str()),
         example: r#"(issue.search (hash "query" "parser" "limit" 5))"#,
     },
-    |ctx, a: SearchArgs| outcome(read_view(ctx, |s, p| view(s, p, &a))),
+    // On a database, just the lines that may hold the query (a read by index).
+    |ctx, a: SearchArgs| {
+        let text = ctx.paths.issues.search_text(&a.query);
+        outcome(read_view_of(ctx, text, |s, p| view(s, p, &a)))
+    },
 )
 }

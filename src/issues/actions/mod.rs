@@ -162,6 +162,22 @@ fn read_view(
     ctx.paths.issues.read(|store| view(store, &path_of(ctx)))
 }
 
+/// `view` of the lines a database chose for it (`text`, a read by index,
+/// issue 58), or of the whole store when it could not tell (`None`).
+fn read_view_of(
+    ctx: &ActionContext<'_>,
+    text: Result<Option<String>, StoreError>,
+    view: impl FnOnce(&Store<'_>, &str) -> Report,
+) -> Result<Report, StoreError> {
+    match text? {
+        Some(text) => {
+            let path = path_of(ctx);
+            ctx.paths.issues.parse(&text).map(|s| view(&s, &path))
+        }
+        None => read_view(ctx, view),
+    }
+}
+
 /// The mutation context of a host action: the configured store, the default
 /// lock wait, the request's clock.
 pub(crate) fn mutation_ctx<'p>(ctx: &'p ActionContext<'_>) -> MutationCtx<'p> {

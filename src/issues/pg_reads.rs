@@ -1,0 +1,204 @@
+//! The store's views on the database read by index (issue 58): each view
+//! asks for just the lines that can be in its answer (a superset the view
+//! itself narrows), and the file store's own view code runs on them, so
+//! the answer is the file store's byte for byte. Every function answers
+//! `None` when the database cannot tell (lines another tool wrote, whose
+//! columns are not derived yet): the caller then reads the whole store.
+//! Premath's readiness rule only: under beads' the caller reads the whole
+//! store (a blocked parent blocks its children, transitively).
+
+use super::filter::IssueFilter;
+use super::footprint::Footprint;
+use super::postgres::{route_sql, ANY_UNINDEXED, READY, READY_ORDER};
+use super::views::ListFilter;
+use crate::pg::{PgError, PgStore};
+use postgres::types::{ToSql, Type};
+use std::collections::BTreeSet;
+
+type Params = Vec<Box<dyn ToSql + Sync>>;
+
+/// The lines a query selects (its first column), as a store text, when
+/// every line is indexed; the query's second column, when it has one,
+/// says which of them are the answer's own (`only`).
+fn lines_of(
+    pg: &PgStore,
+    sql: &str,
+    params: &Params,
+) -> Result<Option<(String, BTreeSet<String>)>, PgError> {
+    let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
+    pg.with_client(|client| {
+        // Lines another tool wrote have no columns yet: the whole store decides.
+        let unindexed: bool = client
+            .query_one(ANY_UNINDEXED, &[])
+            .map_err(|e| pg.error(e))?
+            .get(0);
+        if unindexed {
+            return Ok(None);
+        }
+        let rows = client.query(sql, &params).map_err(|e| pg.error(e))?;
+        let mut text = String::with_capacity(rows.len() * 256);
+        let mut own = BTreeSet::new();
+        for row in &rows {
+            let line: &str = row.get(0);
+            text.push_str(line);
+            text.push('\n');
+            if row.len() > 1 {
+                if let Some(id) = row.get::<_, Option<String>>(1) {
+                    own.insert(id);
+                }
+            }
+        }
+        Ok(Some((text, own)))
+    })
+}
+
+/// The winning lines a read of `scope` needs, in file order, as a store
+/// text: an issue's own line, and for [`Footprint::WithTargets`] the lines
+/// of its blocking edges' targets (the blocker rows). One statement, so
+/// one snapshot.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<String>, PgError> {
+    let (Some(own), with_targets) = (scope.own(), matches!(scope, Footprint::WithTargets(_)))
+    else {
+        return Ok(None);
+    };
+    const OWN: &str = "SELECT ord, line FROM tusk_issue_lines \
+        WHERE issue_id = $1 AND NOT superseded ORDER BY ord";
+    const WITH_TARGETS: &str = "SELECT ord, line FROM tusk_issue_lines \
+        WHERE NOT superseded AND (issue_id = $1 OR issue_id IN ( \
+            SELECT b.depends_on FROM tusk_issue_blockers b \
+            JOIN tusk_issue_lines l ON b.ord = l.ord \
+            WHERE l.issue_id = $1 AND NOT l.superseded)) \
+        ORDER BY ord";
+    pg.with_client(|client| {
+        let replies = client
+            .simple_query(ANY_UNINDEXED)
+            .map_err(|e| pg.error(e))?;
+        let indexed = replies.iter().any(
+            |m| matches!(m, postgres::SimpleQueryMessage::Row(row) if row.get(0) == Some("f")),
+        );
+        if !indexed {
+            return Ok(None);
+        }
+        let sql = if with_targets { WITH_TARGETS } else { OWN };
+        let rows = client
+            .query_typed(sql, &[(&own, Type::TEXT)])
+            .map_err(|e| pg.error(e))?;
+        let mut text = String::new();
+        for row in &rows {
+            text.push_str(row.get::<_, &str>(1));
+            text.push('\n');
+        }
+        Ok(Some(text))
+    })
+}
+
+/// The ready lines `filter` may pass, in ready order: the same ready query
+/// claim-next walks, without a lock. Every line it gives is ready; the
+/// filter's text and time members are left to the view (the query's
+/// conditions are a superset for them).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn ready_text(pg: &PgStore, filter: &IssueFilter) -> Result<Option<String>, PgError> {
+    let (routed, params) = route_sql(filter);
+    let sql =
+        format!("SELECT i.line FROM tusk_issue_lines i WHERE {READY}{routed} ORDER BY {READY_ORDER}");
+    Ok(lines_of(pg, &sql, &params)?.map(|(text, _)| text))
+}
+
+/// The lines `issue list` with `filter` may list: the winning lines whose
+/// columns meet the list's own fields and the routing filter's exact
+/// members (the view decides the rest, and orders).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn list_text(pg: &PgStore, filter: &ListFilter) -> Result<Option<String>, PgError> {
+    let (mut conds, mut params) = route_sql(&filter.filter);
+    let mut add = |cond: &str, param: Box<dyn ToSql + Sync>| {
+        params.push(param);
+        conds.push_str(&format!(" AND {}", cond.replace("$?", &format!("${}", params.len()))));
+    };
+    if let Some(s) = &filter.status {
+        add("i.status = $?", Box::new(s.clone()));
+    }
+    if let Some(a) = &filter.assignee {
+        add("(i.route ->> 'assignee') = $?", Box::new(a.clone()));
+    }
+    if let Some(t) = &filter.issue_type {
+        add("(i.route ->> 'type') = $?", Box::new(t.clone()));
+    }
+    if let Some(l) = &filter.label {
+        add("(i.route -> 'labels') ? $?", Box::new(l.clone()));
+    }
+    if let Some(p) = filter.priority {
+        add("i.priority = $?", Box::new(p));
+    }
+    let sql = format!(
+        "SELECT i.line FROM tusk_issue_lines i \
+         WHERE NOT i.superseded AND i.issue_id IS NOT NULL{conds} ORDER BY i.ord"
+    );
+    Ok(lines_of(pg, &sql, &params)?.map(|(text, _)| text))
+}
+
+/// The blocked lines `filter` may pass (not closed, and manually `blocked`
+/// or with a blocking edge to a target that is missing or not closed) and
+/// the lines of their edges' targets, which the view reads for each
+/// blocker; with the ids of the blocked ones. The view judges each line
+/// again and lists only those ids: a target's own targets are not read.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn blocked_text(
+    pg: &PgStore,
+    filter: &IssueFilter,
+) -> Result<Option<(String, BTreeSet<String>)>, PgError> {
+    let (routed, params) = route_sql(filter);
+    let sql = format!(
+        "WITH b AS (SELECT i.ord FROM tusk_issue_lines i \
+             WHERE NOT i.superseded AND i.issue_id IS NOT NULL AND NOT i.closed \
+             AND (i.status = 'blocked' OR EXISTS (SELECT 1 FROM tusk_issue_blockers x \
+                 WHERE x.ord = i.ord AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
+                     WHERE t.issue_id = x.depends_on AND NOT t.superseded AND t.closed))){routed}) \
+         SELECT l.line, CASE WHEN l.ord IN (SELECT ord FROM b) THEN l.issue_id END \
+         FROM tusk_issue_lines l WHERE NOT l.superseded AND (l.ord IN (SELECT ord FROM b) \
+             OR l.issue_id IN (SELECT x.depends_on FROM tusk_issue_blockers x \
+                               WHERE x.ord IN (SELECT ord FROM b))) \
+         ORDER BY l.ord"
+    );
+    lines_of(pg, &sql, &params)
+}
+
+/// The lines `issue search` may find `needle` (lowercased, trimmed) in: a
+/// byte search of the lines, exact for a needle of plain ASCII — no quote,
+/// backslash, slash or control character, which a line may hold escaped —
+/// with every line that holds other characters or a `\u` escape kept for
+/// the view (their case folding is Unicode's, not the database's). Any
+/// other needle reads the whole store (`None`).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn search_text(pg: &PgStore, needle: &str) -> Result<Option<String>, PgError> {
+    let plain = !needle.is_empty()
+        && needle
+            .bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'/'));
+    if !plain {
+        return Ok(None);
+    }
+    let sql = "SELECT i.line FROM tusk_issue_lines i \
+         WHERE NOT i.superseded AND i.issue_id IS NOT NULL \
+         AND (strpos(lower(i.line COLLATE \"C\"), $1) > 0 \
+              OR octet_length(i.line) <> char_length(i.line) \
+              OR strpos(i.line, '\\u') > 0) \
+         ORDER BY i.ord";
+    let params: Params = vec![Box::new(needle.to_string())];
+    Ok(lines_of(pg, sql, &params)?.map(|(text, _)| text))
+}

@@ -123,7 +123,7 @@ pub struct Stats<'s> {
     pub stale_lease_ids: Vec<&'s str>,
     pub contended_lease_ids: Vec<&'s str>,
     /// The oldest ready issue (by `created_at`, then id); null when none.
-    pub oldest_ready: Option<OldestReady<'s>>,
+    pub oldest_ready: Option<OldestReady>,
     /// Issue count by status.
     pub by_status: BTreeMap<String, u64>,
     pub by_type: BTreeMap<String, u64>,
@@ -136,8 +136,8 @@ pub struct Stats<'s> {
 /// The oldest ready issue of `issue.stats`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct OldestReady<'s> {
-    pub id: &'s str,
+pub struct OldestReady {
+    pub id: String,
     pub created_at: String,
 }
 
@@ -163,15 +163,31 @@ pub struct Tree<'s> {
     pub tree: Value,
 }
 
+/// What `issue.stats` counts over the whole store, however it was
+/// gathered: from a parsed store ([`stats_payload`]) or from a database's
+/// columns (`issues::pg_reads::stats_counts`, [`stats_payload_known`]).
+#[derive(Debug, Default)]
+pub struct StatsCounts {
+    pub issue_count: usize,
+    /// `byStatus`, `byType`, `byPriority`, `byAssignee`, `byLabel`.
+    pub by: BTreeMap<&'static str, BTreeMap<String, u64>>,
+    pub ready_count: usize,
+    pub blocked_count: usize,
+    /// The oldest ready issue: its id and `created_at` as stored.
+    pub oldest_ready: Option<(String, String)>,
+}
+
+/// The tables of [`StatsCounts::by`], in the payload's order.
+pub const STATS_TABLES: [&str; 5] = ["byStatus", "byType", "byPriority", "byAssignee", "byLabel"];
+
 /// `issue.stats`: counts by status, type, priority, assignee and label;
 /// ready, blocked and in-progress counts; stale and contended leases; the
 /// oldest ready issue (by `created_at`, then id).
 pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Report {
-    let mut by: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut counts = StatsCounts::default();
     let mut bump = |table: &'static str, key: String| {
-        *by.entry(table).or_default().entry(key).or_default() += 1;
+        *counts.by.entry(table).or_default().entry(key).or_default() += 1;
     };
-    let (mut stale, mut contended) = (Vec::new(), Vec::new());
     let mut total = 0;
     for issue in store.issues() {
         total += 1;
@@ -188,6 +204,44 @@ pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
         for l in &issue.labels {
             bump("byLabel", l.as_str().to_string());
         }
+    }
+    counts.issue_count = total;
+    let ready_issues = ready(store);
+    counts.ready_count = ready_issues.len();
+    counts.oldest_ready = oldest_ready(ready_issues.iter().map(|i| {
+        let line: Option<Value> = serde_json::from_str(store.raw(i)).ok();
+        let created = line.and_then(|l| l["created_at"].as_str().map(str::to_string));
+        (i.id.as_str().to_string(), created)
+    }));
+    counts.blocked_count = super::views::blocked(store).len();
+    stats_payload_known(store, path, now, counts)
+}
+
+/// The oldest of the ready issues given as `(id, created_at)`: by
+/// `created_at` as an RFC 3339 instant, then id; an issue whose
+/// `created_at` is missing or not such an instant is left out.
+pub fn oldest_ready(ready: impl Iterator<Item = (String, Option<String>)>) -> Option<(String, String)> {
+    ready
+        .filter_map(|(id, created)| {
+            let created = created?;
+            let at = DateTime::parse_from_rfc3339(&created).ok()?;
+            Some((at, id, created))
+        })
+        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)))
+        .map(|(_, id, created)| (id, created))
+}
+
+/// `issue.stats` of `counts`, with the stale and contended leases of
+/// `leased` (a store holding at least every leased issue: the whole
+/// store, or the lines a database found a lease in).
+pub fn stats_payload_known(
+    leased: &Store<'_>,
+    path: &str,
+    now: DateTime<Utc>,
+    mut counts: StatsCounts,
+) -> Report {
+    let (mut stale, mut contended) = (Vec::new(), Vec::new());
+    for issue in leased.issues() {
         if issue.lease_state(now) == LeaseState::Stale {
             stale.push(issue.id.as_str());
         }
@@ -195,31 +249,23 @@ pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
             contended.push(issue.id.as_str());
         }
     }
-    let ready_issues = ready(store);
-    let oldest = ready_issues
-        .iter()
-        .filter_map(|i| {
-            let line: Value = serde_json::from_str(store.raw(i)).ok()?;
-            let created = line["created_at"].as_str()?.to_string();
-            let at = DateTime::parse_from_rfc3339(&created).ok()?;
-            Some((at, i.id.as_str(), created))
-        })
-        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-    let blocked = super::views::blocked(store).len();
-    let in_progress = by
+    let in_progress = counts
+        .by
         .get("byStatus")
         .and_then(|t| t.get("in_progress"))
         .copied()
         .unwrap_or(0);
-    let mut table = |name: &str| by.remove(name).unwrap_or_default();
+    let mut table = |name: &str| counts.by.remove(name).unwrap_or_default();
     let stats = Stats {
-        issue_count: total,
-        ready_count: ready_issues.len(),
-        blocked_count: blocked,
+        issue_count: counts.issue_count,
+        ready_count: counts.ready_count,
+        blocked_count: counts.blocked_count,
         in_progress_count: in_progress,
         stale_lease_ids: stale,
         contended_lease_ids: contended,
-        oldest_ready: oldest.map(|(_, id, created_at)| OldestReady { id, created_at }),
+        oldest_ready: counts
+            .oldest_ready
+            .map(|(id, created_at)| OldestReady { id, created_at }),
         by_status: table("byStatus"),
         by_type: table("byType"),
         by_priority: table("byPriority"),

@@ -8,6 +8,7 @@
 //! store (a blocked parent blocks its children, transitively).
 
 use super::filter::IssueFilter;
+use super::find::{oldest_ready, StatsCounts, STATS_TABLES};
 use super::footprint::Footprint;
 use super::postgres::{route_sql, ANY_UNINDEXED, READY, READY_ORDER};
 use super::views::ListFilter;
@@ -146,6 +147,17 @@ pub fn list_text(pg: &PgStore, filter: &ListFilter) -> Result<Option<String>, Pg
     Ok(lines_of(pg, &sql, &params)?.map(|(text, _)| text))
 }
 
+/// A blocked line (`i`): not closed, and manually `blocked` or with a
+/// blocking edge to a target that is missing or not closed.
+const BLOCKED: &str = "NOT i.superseded AND i.issue_id IS NOT NULL AND NOT i.closed \
+    AND (i.status = 'blocked' OR EXISTS (SELECT 1 FROM tusk_issue_blockers x \
+        WHERE x.ord = i.ord AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
+            WHERE t.issue_id = x.depends_on AND NOT t.superseded AND t.closed)))";
+
+/// A line that may hold a lease: its text names the member (or may, in a
+/// `\u` escape).
+const LEASED: &str = "(strpos(i.line, '\"lease\"') > 0 OR strpos(i.line, '\\u') > 0)";
+
 /// The blocked lines `filter` may pass (not closed, and manually `blocked`
 /// or with a blocking edge to a target that is missing or not closed) and
 /// the lines of their edges' targets, which the view reads for each
@@ -161,11 +173,7 @@ pub fn blocked_text(
 ) -> Result<Option<(String, BTreeSet<String>)>, PgError> {
     let (routed, params) = route_sql(filter);
     let sql = format!(
-        "WITH b AS (SELECT i.ord FROM tusk_issue_lines i \
-             WHERE NOT i.superseded AND i.issue_id IS NOT NULL AND NOT i.closed \
-             AND (i.status = 'blocked' OR EXISTS (SELECT 1 FROM tusk_issue_blockers x \
-                 WHERE x.ord = i.ord AND NOT EXISTS (SELECT 1 FROM tusk_issue_lines t \
-                     WHERE t.issue_id = x.depends_on AND NOT t.superseded AND t.closed))){routed}) \
+        "WITH b AS (SELECT i.ord FROM tusk_issue_lines i WHERE {BLOCKED}{routed}) \
          SELECT l.line, CASE WHEN l.ord IN (SELECT ord FROM b) THEN l.issue_id END \
          FROM tusk_issue_lines l WHERE NOT l.superseded AND (l.ord IN (SELECT ord FROM b) \
              OR l.issue_id IN (SELECT x.depends_on FROM tusk_issue_blockers x \
@@ -201,4 +209,74 @@ pub fn search_text(pg: &PgStore, needle: &str) -> Result<Option<String>, PgError
          ORDER BY i.ord";
     let params: Params = vec![Box::new(needle.to_string())];
     Ok(lines_of(pg, sql, &params)?.map(|(text, _)| text))
+}
+
+/// The lines that may hold a lease, in file order: what the lease
+/// projection and `issue.stats`' stale and contended leases read (every
+/// other line is unleased).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn leased_text(pg: &PgStore) -> Result<Option<String>, PgError> {
+    let sql = format!(
+        "SELECT i.line FROM tusk_issue_lines i \
+         WHERE NOT i.superseded AND i.issue_id IS NOT NULL AND {LEASED} ORDER BY i.ord"
+    );
+    Ok(lines_of(pg, &sql, &Params::new())?.map(|(text, _)| text))
+}
+
+/// What `issue.stats` counts, from the columns: the tables by status,
+/// type, priority, assignee and label, the ready and blocked counts (the
+/// queries `issue.ready` and `issue.blocked` read by), and the oldest
+/// ready issue from the ready lines' `created_at`; with the leased lines'
+/// text ([`leased_text`]) for the leases the view judges.
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn stats_counts(pg: &PgStore) -> Result<Option<(StatsCounts, String)>, PgError> {
+    let Some(leased) = leased_text(pg)? else {
+        return Ok(None);
+    };
+    const TABLES: &str = "WITH w AS (SELECT * FROM tusk_issue_lines i \
+            WHERE NOT i.superseded AND i.issue_id IS NOT NULL) \
+        SELECT 'byStatus', status, count(*) FROM w GROUP BY 2 \
+        UNION ALL SELECT 'byType', route ->> 'type', count(*) FROM w GROUP BY 2 \
+        UNION ALL SELECT 'byPriority', priority::text, count(*) FROM w GROUP BY 2 \
+        UNION ALL SELECT 'byAssignee', coalesce(nullif(route ->> 'assignee', ''), '(unassigned)'), \
+            count(*) FROM w GROUP BY 2 \
+        UNION ALL SELECT 'byLabel', l, count(*) \
+            FROM w, jsonb_array_elements_text(w.route -> 'labels') AS l GROUP BY 2";
+    let ready = format!(
+        "SELECT i.issue_id, i.line::json ->> 'created_at' FROM tusk_issue_lines i WHERE {READY}"
+    );
+    let blocked = format!("SELECT count(*) FROM tusk_issue_lines i WHERE {BLOCKED}");
+    pg.with_client(|client| {
+        let mut counts = StatsCounts::default();
+        for row in client.query(TABLES, &[]).map_err(|e| pg.error(e))? {
+            let (table, key, n): (&str, Option<String>, i64) = (row.get(0), row.get(1), row.get(2));
+            let Some(table) = STATS_TABLES.into_iter().find(|t| *t == table) else {
+                continue;
+            };
+            if table == "byStatus" {
+                counts.issue_count += n as usize;
+            }
+            counts
+                .by
+                .entry(table)
+                .or_default()
+                .insert(key.unwrap_or_default(), n as u64);
+        }
+        let ready = client.query(&ready, &[]).map_err(|e| pg.error(e))?;
+        counts.ready_count = ready.len();
+        counts.oldest_ready =
+            oldest_ready(ready.iter().map(|r| (r.get::<_, String>(0), r.get(1))));
+        let blocked: i64 = client
+            .query_one(&blocked, &[])
+            .map_err(|e| pg.error(e))?
+            .get(0);
+        counts.blocked_count = blocked as usize;
+        Ok(Some((counts, leased)))
+    })
 }

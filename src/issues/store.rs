@@ -201,6 +201,30 @@ impl IssueStore {
         }
     }
 
+    /// What `issue.stats` counts, from the database's columns, with the
+    /// lines that may hold a lease (see [`super::pg_reads::stats_counts`]).
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn stats_counts(&self) -> Result<Option<(super::find::StatsCounts, String)>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::stats_counts(pg)?),
+            None => Ok(None),
+        }
+    }
+
+    /// The lines that may hold a lease (see [`super::pg_reads::leased_text`]):
+    /// the lease projection reads no other.
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn leased_text(&self) -> Result<Option<String>, StoreError> {
+        match self.by_index()? {
+            Some(pg) => Ok(super::pg_reads::leased_text(pg)?),
+            None => Ok(None),
+        }
+    }
+
     /// The database, when a view may read it by index: not the file store,
     /// not under beads' readiness rule (a blocked parent blocks its
     /// children, transitively: the whole store decides).

@@ -66,7 +66,9 @@ fn seed_store(n: usize, rng: &mut Rng) -> String {
 /// to the view); `issue.list` by each of its fields; `issue.blocked`;
 /// `issue.search` for plain text (read by a byte search), for text whose
 /// case folds outside ASCII (the Kelvin sign of some titles folds to `k`),
-/// and for text with a quote and a slash (which a line may hold escaped).
+/// and for text with a quote and a slash (which a line may hold escaped);
+/// `issue.stats` (counted by the columns) and the lease projection (the
+/// lines that may hold a lease).
 const VIEWS: &str = r#"(issue.ready)
 (issue.ready (hash "filter" (hash "labels" (list "role-a") "priorityMax" 2)))
 (issue.ready (hash "filter" (hash "titleContains" "SEED" "excludeLabels" (list "ui"))))
@@ -80,10 +82,13 @@ const VIEWS: &str = r#"(issue.ready)
 (issue.search (hash "query" "KEY"))
 (issue.search (hash "query" "école"))
 (issue.search (hash "query" "\"quote\" and/or"))
+(issue.stats)
+(issue.lease_projection)
+(issue.lease_projection (hash "filter" (hash "labels" (list "role-a"))))
 "#;
 
 /// How many calls [`VIEWS`] makes.
-const VIEW_CALLS: usize = 13;
+const VIEW_CALLS: usize = 16;
 
 /// A Scheme string literal.
 fn lit(s: &str) -> String {
@@ -223,13 +228,28 @@ fn normalized(s: &str, store_names: &[&str]) -> String {
     out
 }
 
-/// What a call's envelope says, without what differs by store or clock.
+/// What a call's envelope says, without what differs by store or clock
+/// (the lease projection names its backend and the instant it checked).
 fn call_view(effect: &Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for key in ["checkedAt", "queryBackend", "querySource"] {
+                    map.remove(key);
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut payload = effect["payload"].clone();
+    strip(&mut payload);
     json!({
         "action": effect["action"],
         "resultClass": effect["resultClass"],
         "failureClasses": effect["failureClasses"],
-        "payload": effect["payload"],
+        "payload": payload,
     })
 }
 

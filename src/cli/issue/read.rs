@@ -68,7 +68,8 @@ pub(super) fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>
             let backend = crate::issues::projection::backend_name(&opts.store);
             (
                 "issue.lease_projection",
-                read_view(opts, |s| {
+                // On a database, just the lines that may hold a lease.
+                read_view_of(opts, opts.store.leased_text(), |s| {
                     crate::issues::projection::lease_projection_payload(
                         s, path, backend, &filter, now,
                     )
@@ -84,18 +85,20 @@ pub(super) fn read_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>
         IssueCommand::Search(a) => (
             "issue.search",
             // On a database, just the lines that may hold the query.
-            match opts.store.search_text(&a.query) {
-                Ok(Some(text)) => opts
-                    .store
-                    .parse(&text)
-                    .map(|s| issue_search::view(&s, path, &a)),
-                Ok(None) => read_view(opts, |s| issue_search::view(s, path, &a)),
-                Err(e) => Err(e),
-            },
+            read_view_of(opts, opts.store.search_text(&a.query), |s| {
+                issue_search::view(s, path, &a)
+            }),
         ),
         IssueCommand::Stats => (
             "issue.stats",
-            read_view(opts, |s| find::stats_payload(s, path, now)),
+            // On a database, counted by its columns.
+            match opts.store.stats_counts() {
+                Ok(Some((counts, leased))) => read_view_of(opts, Ok(Some(leased)), |s| {
+                    find::stats_payload_known(s, path, now, counts)
+                }),
+                Ok(None) => read_view(opts, |s| find::stats_payload(s, path, now)),
+                Err(e) => Err(e),
+            },
         ),
         IssueCommand::Comment {
             command: CommentCommand::List(IdArgs { id }),
@@ -175,6 +178,19 @@ pub(super) fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Resu
     }
 }
 
+
+/// `view` of the lines a database chose for it (`text`, a read by index),
+/// or of the whole store when it could not tell (`None`).
+fn read_view_of(
+    opts: &Opts,
+    text: Result<Option<String>, StoreError>,
+    view: impl FnOnce(&Store<'_>) -> Report,
+) -> Result<Report, StoreError> {
+    match text? {
+        Some(text) => Ok(view(&opts.store.parse(&text)?)),
+        None => read_view(opts, view),
+    }
+}
 
 pub(super) fn read_view(opts: &Opts, view: impl FnOnce(&Store<'_>) -> Report) -> Result<Report, StoreError> {
     let text = opts.store.read_text()?;

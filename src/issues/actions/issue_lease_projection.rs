@@ -30,7 +30,9 @@ pub fn action() -> Arc<dyn HostAction> {
             Err(refused) => return Ok(refused),
         };
         let backend = crate::issues::projection::backend_name(&ctx.paths.issues);
-        outcome(read_view(ctx, |s, p| {
+        // On a database, just the lines that may hold a lease (a read by index).
+        let text = ctx.paths.issues.leased_text();
+        outcome(read_view_of(ctx, text, |s, p| {
             crate::issues::projection::lease_projection_payload(s, p, backend, &filter, ctx.now)
         }))
     },

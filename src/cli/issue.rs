@@ -680,9 +680,17 @@ pub fn run_dep(args: DepArgs) -> Result<Exit, CliError> {
             max_depth,
             format,
         } => {
-            let result = read_view(&opts, |s| {
-                find::tree_payload(s, &path_str, &id, direction, max_depth)
-            });
+            // On a database, just the lines the walk reaches (a read by index).
+            let result = match opts.store.tree_text(&id, direction, max_depth) {
+                Ok(Some(text)) => opts
+                    .store
+                    .parse(&text)
+                    .map(|s| find::tree_payload(&s, &path_str, &id, direction, max_depth)),
+                Ok(None) => read_view(&opts, |s| {
+                    find::tree_payload(s, &path_str, &id, direction, max_depth)
+                }),
+                Err(e) => Err(e),
+            };
             let graph = match (&result, format) {
                 (Ok(r), TreeFormat::Mermaid | TreeFormat::Dot) if r.is_accepted() && !opts.json => {
                     let v = r.clone().into_value();

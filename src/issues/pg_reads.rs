@@ -8,7 +8,7 @@
 //! store (a blocked parent blocks its children, transitively).
 
 use super::filter::IssueFilter;
-use super::find::{oldest_ready, StatsCounts, STATS_TABLES};
+use super::find::{oldest_ready, Direction, StatsCounts, MAX_TREE_DEPTH, STATS_TABLES};
 use super::footprint::Footprint;
 use super::postgres::{route_sql, ANY_UNINDEXED, READY, READY_ORDER};
 use super::views::ListFilter;
@@ -279,4 +279,48 @@ pub fn stats_counts(pg: &PgStore) -> Result<Option<(StatsCounts, String)>, PgErr
         counts.blocked_count = blocked as usize;
         Ok(Some((counts, leased)))
     })
+}
+
+/// The lines `dep tree` from `id` walks: the root's, and the lines
+/// reachable from it by edges (down: an issue's edges; up: the edges that
+/// name it) within one level past `max_depth` (the view looks one level
+/// further to mark a node `truncated`), by a recursive query over the
+/// edges' index. A depth over the limit reads nothing (the view refuses
+/// it before it reads the store).
+///
+/// # Errors
+///
+/// A connection or schema error.
+pub fn tree_text(
+    pg: &PgStore,
+    id: &str,
+    direction: Direction,
+    max_depth: usize,
+) -> Result<Option<String>, PgError> {
+    if max_depth > MAX_TREE_DEPTH {
+        return Ok(Some(String::new()));
+    }
+    const SQL: &str = "WITH RECURSIVE \
+        down(id, depth) AS ( \
+            SELECT $1::text, 0 WHERE $3 \
+            UNION SELECT e.depends_on, d.depth + 1 FROM down d \
+                JOIN tusk_issue_lines l ON l.issue_id = d.id AND NOT l.superseded \
+                JOIN tusk_issue_edges e ON e.ord = l.ord \
+            WHERE d.depth < $2), \
+        up(id, depth) AS ( \
+            SELECT $1::text, 0 WHERE $4 \
+            UNION SELECT l.issue_id, u.depth + 1 FROM up u \
+                JOIN tusk_issue_edges e ON e.depends_on = u.id \
+                JOIN tusk_issue_lines l ON l.ord = e.ord AND NOT l.superseded \
+            WHERE u.depth < $2) \
+        SELECT l.line FROM tusk_issue_lines l WHERE NOT l.superseded AND l.issue_id IN \
+            (SELECT id FROM down UNION SELECT id FROM up UNION SELECT $1::text) \
+        ORDER BY l.ord";
+    let params: Params = vec![
+        Box::new(id.to_string()),
+        Box::new(max_depth as i32 + 1),
+        Box::new(direction != Direction::Up),
+        Box::new(direction != Direction::Down),
+    ];
+    Ok(lines_of(pg, SQL, &params)?.map(|(text, _)| text))
 }

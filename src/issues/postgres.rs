@@ -89,6 +89,9 @@ struct Derived {
     priority: Option<i64>,
     id_key: Option<Vec<u8>>,
     blockers: Vec<String>,
+    /// Every edge's target and type, in the line's order (migration 004).
+    edge_targets: Vec<String>,
+    edge_types: Vec<String>,
     /// The routing columns as JSON text (migration 002): what a filter reads.
     route: Option<String>,
 }
@@ -101,6 +104,8 @@ impl Derived {
         priority: None,
         id_key: None,
         blockers: Vec::new(),
+        edge_targets: Vec::new(),
+        edge_types: Vec::new(),
         route: None,
     };
 
@@ -115,6 +120,12 @@ impl Derived {
                 .blocking_deps()
                 .map(|d| d.depends_on.as_str().to_string())
                 .collect(),
+            edge_targets: issue
+                .deps
+                .iter()
+                .map(|d| d.depends_on.as_str().to_string())
+                .collect(),
+            edge_types: issue.deps.iter().map(|d| d.dep_type.to_string()).collect(),
             route: Some(route_of(issue)),
         }
     }
@@ -238,16 +249,22 @@ fn write_line(
             (&d.route, Type::TEXT),
         ],
     )?;
-    if !insert {
+    // The line's blockers and edges replaced in one statement (one round
+    // trip: the deletes cannot see the inserted rows, all share a snapshot).
+    if !insert || !d.edge_targets.is_empty() {
         tx.execute_typed(
-            "DELETE FROM tusk_issue_blockers WHERE ord = $1",
-            &[(&ord, Type::INT8)],
-        )?;
-    }
-    if !d.blockers.is_empty() {
-        tx.execute_typed(
-            "INSERT INTO tusk_issue_blockers (ord, depends_on) SELECT $1, * FROM unnest($2::text[])",
-            &[(&ord, Type::INT8), (&d.blockers, Type::TEXT_ARRAY)],
+            "WITH gone_b AS (DELETE FROM tusk_issue_blockers WHERE ord = $1), \
+                  gone_e AS (DELETE FROM tusk_issue_edges WHERE ord = $1), \
+                  new_b AS (INSERT INTO tusk_issue_blockers (ord, depends_on) \
+                            SELECT $1, * FROM unnest($2::text[])) \
+             INSERT INTO tusk_issue_edges (ord, depends_on, dep_type) \
+             SELECT $1, t, k FROM unnest($3::text[], $4::text[]) AS u(t, k)",
+            &[
+                (&ord, Type::INT8),
+                (&d.blockers, Type::TEXT_ARRAY),
+                (&d.edge_targets, Type::TEXT_ARRAY),
+                (&d.edge_types, Type::TEXT_ARRAY),
+            ],
         )?;
     }
     Ok(())
@@ -318,6 +335,16 @@ fn busy_error(pg: &PgStore, started: std::time::Instant) -> impl Fn(PgError) -> 
         },
         other => StoreError::Backend(other),
     }
+}
+
+/// Derives the columns of every line marked for it (a migration's, or
+/// lines another tool wrote): a whole-store pass that edits nothing.
+///
+/// # Errors
+///
+/// As [`mutate_issues`].
+pub fn derive_columns(pg: &PgStore) -> Result<(), StoreError> {
+    mutate_issues(pg, LockOptions::default(), |_| ((), None))
 }
 
 /// One mutation as one transaction: lock, re-read, apply, write the edited line.
@@ -710,7 +737,7 @@ pub fn import_issues(
     // import's transaction, as VACUUM must be; a failure here loses nothing.
     let _ = pg.with_client(|client| {
         client
-            .batch_execute("VACUUM (ANALYZE) tusk_issue_lines, tusk_issue_blockers")
+            .batch_execute("VACUUM (ANALYZE) tusk_issue_lines, tusk_issue_blockers, tusk_issue_edges")
             .map_err(|e| pg.error(e))
     });
     Ok(count)
@@ -747,6 +774,12 @@ fn replace_all(
         .prepare(
             "INSERT INTO tusk_issue_blockers (ord, depends_on) \
              SELECT * FROM unnest($1::bigint[], $2::text[])",
+        )
+        .map_err(|e| pg.error(e))?;
+    let insert_edges = tx
+        .prepare(
+            "INSERT INTO tusk_issue_edges (ord, depends_on, dep_type) \
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])",
         )
         .map_err(|e| pg.error(e))?;
     const CHUNK: usize = 5000;
@@ -796,6 +829,16 @@ fn replace_all(
             }
         }
         tx.execute(&insert_blockers, &[&b_ords, &b_targets])
+            .map_err(|e| pg.error(e))?;
+        let (mut e_ords, mut e_targets, mut e_types) = (Vec::new(), Vec::new(), Vec::new());
+        for (ord, issue) in ords.iter().zip(&issues) {
+            for dep in issue.iter().flat_map(|i| i.deps.iter()) {
+                e_ords.push(*ord);
+                e_targets.push(dep.depends_on.as_str());
+                e_types.push(dep.dep_type);
+            }
+        }
+        tx.execute(&insert_edges, &[&e_ords, &e_targets, &e_types])
             .map_err(|e| pg.error(e))?;
     }
     set_trailing(pg, tx, body.is_some())?;

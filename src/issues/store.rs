@@ -225,6 +225,25 @@ impl IssueStore {
         }
     }
 
+    /// The lines `dep tree` walks (see [`super::pg_reads::tree_text`]).
+    ///
+    /// # Errors
+    /// A database error, or an unusable `config.json`.
+    pub fn tree_text(
+        &self,
+        id: &str,
+        direction: super::find::Direction,
+        max_depth: usize,
+    ) -> Result<Option<String>, StoreError> {
+        // The tree follows edges, not readiness: either rule reads by index.
+        match self {
+            IssueStore::Postgres(pg) => {
+                Ok(super::pg_reads::tree_text(pg, id, direction, max_depth)?)
+            }
+            IssueStore::Jsonl(_) => Ok(None),
+        }
+    }
+
     /// The database, when a view may read it by index: not the file store,
     /// not under beads' readiness rule (a blocked parent blocks its
     /// children, transitively: the whole store decides).

@@ -32,7 +32,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_init.sql"),
     include_str!("migrations/002_route.sql"),
     include_str!("migrations/003_blocker_targets.sql"),
-    include_str!("migrations/004_log_writers.sql"),
+    include_str!("migrations/004_writers_and_edges.sql"),
 ];
 
 /// Advisory lock keys (one per invariant the database guards).

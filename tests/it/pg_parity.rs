@@ -67,8 +67,9 @@ fn seed_store(n: usize, rng: &mut Rng) -> String {
 /// `issue.search` for plain text (read by a byte search), for text whose
 /// case folds outside ASCII (the Kelvin sign of some titles folds to `k`),
 /// and for text with a quote and a slash (which a line may hold escaped);
-/// `issue.stats` (counted by the columns) and the lease projection (the
-/// lines that may hold a lease).
+/// `issue.stats` (counted by the columns), the lease projection (the
+/// lines that may hold a lease) and `dep.tree` each way (the lines a
+/// recursive query over the edges reaches).
 const VIEWS: &str = r#"(issue.ready)
 (issue.ready (hash "filter" (hash "labels" (list "role-a") "priorityMax" 2)))
 (issue.ready (hash "filter" (hash "titleContains" "SEED" "excludeLabels" (list "ui"))))
@@ -85,10 +86,14 @@ const VIEWS: &str = r#"(issue.ready)
 (issue.stats)
 (issue.lease_projection)
 (issue.lease_projection (hash "filter" (hash "labels" (list "role-a"))))
+(dep.tree (hash "id" "bd-30" "direction" "both" "maxDepth" 3))
+(dep.tree (hash "id" "bd-2" "direction" "up"))
+(dep.tree (hash "id" "bd-38" "direction" "down" "maxDepth" 1))
+(dep.tree (hash "id" "bd-999"))
 "#;
 
 /// How many calls [`VIEWS`] makes.
-const VIEW_CALLS: usize = 16;
+const VIEW_CALLS: usize = 20;
 
 /// A Scheme string literal.
 fn lit(s: &str) -> String {

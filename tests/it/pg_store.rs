@@ -692,7 +692,7 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
     db.client()
         .batch_execute(
             "DROP INDEX tusk_issue_blockers_target; DROP TABLE tusk_log_writers; \
-             UPDATE tusk_schema_version SET version = 2",
+             DROP TABLE tusk_issue_edges; UPDATE tusk_schema_version SET version = 2",
         )
         .unwrap();
     let refused = dir.run(&["issue", "list", "--store", &db.url]);
@@ -728,6 +728,22 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
         .unwrap()
         .get(0);
     assert_eq!(n, 1);
+    // Version 4's edges, derived by `store init` for every line at once.
+    let unindexed: i64 = db
+        .client()
+        .query_one(
+            "SELECT count(*) FROM tusk_issue_lines WHERE NOT indexed",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(unindexed, 0);
+    let edges: i64 = db
+        .client()
+        .query_one("SELECT count(*) FROM tusk_issue_edges", &[])
+        .unwrap()
+        .get(0);
+    assert!(edges > 0);
     // Version 4's writers table too: a run registers its writer there.
     let program = dir.write("p.scm", "(issue.ready)");
     dir.tusk(&["eval", "--store", &db.url])

@@ -28,7 +28,11 @@ pub fn action() -> Arc<dyn HostAction> {
     |ctx, a: TreeArgs| {
         let direction = a.direction.unwrap_or(crate::issues::find::Direction::Down);
         let depth = a.max_depth.unwrap_or(10);
-        outcome(read_view(ctx, |s, p| crate::issues::find::tree_payload(s, p, &a.id, direction, depth)))
+        // On a database, just the lines the walk reaches (a read by index).
+        let text = ctx.paths.issues.tree_text(&a.id, direction, depth);
+        outcome(read_view_of(ctx, text, |s, p| {
+            crate::issues::find::tree_payload(s, p, &a.id, direction, depth)
+        }))
     },
 )
 }

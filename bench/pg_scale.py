@@ -2,7 +2,7 @@
 """One command-line mutation on PostgreSQL at 1,000, 10,000 and 100,000 issues.
 
 usage: pg_scale.py TUSK PG_URL GEN_ISSUES [--sizes 1000,10000,100000]
-                   [--runs 15] [--jsonl] [--json]
+                   [--runs 15] [--jsonl] [--json] [--reads]
 
 For each size: GEN_ISSUES's store of that many issues, imported into the
 database PG_URL (`tusk store import --replace`); then --runs times each of
@@ -15,7 +15,11 @@ median to the smallest's (issue 58's target: within 1.5x, under 10 ms).
 With --jsonl, the same commands on the JSONL file of the same store, for
 scale. "update in a program" is the mutation without a process's start and
 connection: a `tusk eval` program of 40 updates, less a program of none,
-per update. The machine's load average is printed with the figures.
+per update. With --reads, the views a database reads by index too (issue
+58: `issue list --status in_progress`, `issue blocked`, `issue stats`,
+`issue search`, `dep tree`, `issue lease projection`), each a whole
+process, its output discarded. The machine's load average is printed with
+the figures.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ RUNS = int(opt("--runs", "15"))
 JSONL = "--jsonl" in args
 AS_JSON = "--json" in args
 COMMANDS = ["update", "close", "comment add", "dep add", "update in a program"]
+READS = ["list in_progress", "blocked", "stats", "search", "dep tree", "lease projection"]
+if "--reads" in args:
+    COMMANDS = COMMANDS + READS
 # Calls per program for "update in a program": one process, one connection.
 PROGRAM_CALLS = 40
 env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
@@ -104,6 +111,16 @@ def measure(store: list[str], n: int, work: str, open_: list[int], edges: set[tu
         full = run_program(store, work, calls)
         empty = run_program(store, work, "(+ 1 2)\n")
         figures["update in a program"].append((full - empty) / PROGRAM_CALLS)
+        if READS[0] in figures:
+            for name, cmd in (
+                ("list in_progress", ["issue", "list", "--status", "in_progress"]),
+                ("blocked", ["issue", "blocked"]),
+                ("stats", ["issue", "stats"]),
+                ("search", ["issue", "search", f"issue {a}"]),
+                ("dep tree", ["dep", "tree", f"bd-{spread[-1 - r]}", "--direction", "both"]),
+                ("lease projection", ["issue", "lease-projection"]),
+            ):
+                figures[name].append(run([BIN, *cmd, *store, "--json"], work))
     return figures
 
 

@@ -140,6 +140,7 @@ const SESSION_OPTIONS: &str =
 /// One database: its parsed URL and a bounded pool of connections, opened
 /// lazily and reopened after the server closes them (long-lived hosts
 /// outlive connections; a restarted database closes them all).
+#[derive(Clone)]
 pub struct PgStore {
     shown: String,
     config: Config,
@@ -309,14 +310,6 @@ impl PgStore {
             }),
             Some(pool::Slot::Open) => self.open_connection(),
         }
-    }
-
-    /// A connection of its own, outside the pool, its schema checked: one
-    /// a process holds for its life (a writer's liveness lock, [`writers`]).
-    fn dedicated(&self) -> Result<Client, PgError> {
-        let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
-        self.check_schema(&mut client)?;
-        Ok(client)
     }
 
     fn open_connection(&self) -> Result<Conn, PgError> {

@@ -6,9 +6,9 @@
 //! **Liveness.** A process that writes runs to a database's effect log
 //! registers a *writer*: a row of `tusk_log_writers` (its id, a lock key,
 //! the footer that closes a run of it) and a session advisory lock on
-//! `(WRITERS, key)` held by a connection of its own, outside the pool, for
-//! as long as it lives. The lock is taken before the row is inserted, so a
-//! row anybody sees has its lock taken. A process killed (on any machine)
+//! `(WRITERS, key)` held by one of its pool's connections, which lives as
+//! long as the process unless it fails. The row is inserted only by the
+//! statement that takes the lock, so a row anybody sees has its lock taken. A process killed (on any machine)
 //! loses its connection, and the database its lock. Each run's header names
 //! the writer (`writer`), as on the file store.
 //!
@@ -30,7 +30,8 @@
 //!
 //! Decided: a session advisory lock rather than a heartbeat: it is released
 //! the moment the database sees the connection go, with no clock and no
-//! grace period to tune; the cost is one connection per writing process.
+//! grace period to tune, and no connection of its own (a one-command
+//! process keeps the one it has).
 
 use super::{PgError, PgStore};
 use postgres::Client;
@@ -42,20 +43,20 @@ use std::time::{Duration, Instant};
 /// two-key form, apart from the one-key locks of `super` (`ISSUES_LOCK`…).
 pub const WRITERS: i32 = 0x7475_736b;
 
-/// How long a writer's connection may go unchecked before a run pings it.
+/// How long a writer's lock may go unchecked before a run asks whether
+/// it is still held.
 const RECHECK: Duration = Duration::from_secs(2);
 
-/// How long a ping may take.
-const PING_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A writer registered by this process on one database.
 struct Live {
     /// The database's shown URL (one writer per database per process).
     db: String,
+    /// Its store, whose pool holds the lock's connection.
+    pg: PgStore,
     writer: String,
     key: i32,
-    /// The connection that holds the lock.
-    client: Client,
+    /// When the lock was last seen held.
     checked: Instant,
 }
 
@@ -65,94 +66,100 @@ static LIVE: Mutex<Vec<Live>> = Mutex::new(Vec::new());
 /// call (and again when its lock was lost and its row closed meanwhile);
 /// `footer` is what closes a run of it if the process dies.
 ///
+/// The lock is a session lock of one of the pool's connections: it lives
+/// as long as that connection, which the pool keeps while it is healthy
+/// (a one-command process makes no second connection for it). A lost
+/// connection loses the lock; a run more than [`RECHECK`] after the last
+/// look asks the database whether it is still held, and takes it again
+/// while the writer's row stands.
+///
 /// # Errors
 /// The database could not register it (the run is written without one).
 pub fn writer_id(pg: &PgStore, footer: &Value) -> Result<String, PgError> {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = live.iter().position(|l| l.db == pg.shown()) {
         let entry = &mut live[i];
-        if entry.checked.elapsed() < RECHECK && !entry.client.is_closed() {
+        if entry.checked.elapsed() < RECHECK {
             return Ok(entry.writer.clone());
         }
-        if !entry.client.is_closed() && entry.client.is_valid(PING_TIMEOUT).is_ok() {
-            entry.checked = Instant::now();
-            return Ok(entry.writer.clone());
-        }
-        // The lock went with the connection: take it again on a new one
-        // while the row stands (nobody closed the runs meanwhile).
         let (writer, key) = (entry.writer.clone(), entry.key);
-        live.remove(i);
-        if let Some(client) = relock(pg, &writer, key)? {
-            live.push(Live {
-                db: pg.shown().to_string(),
-                writer: writer.clone(),
-                key,
-                client,
-                checked: Instant::now(),
-            });
+        if held_or_retaken(pg, &writer, key)? {
+            live[i].checked = Instant::now();
             return Ok(writer);
         }
+        live.remove(i);
     }
-    let (writer, key, client) = register(pg, footer)?;
+    let (writer, key) = register(pg, footer)?;
     live.push(Live {
         db: pg.shown().to_string(),
+        pg: pg.clone(),
         writer: writer.clone(),
         key,
-        client,
         checked: Instant::now(),
     });
     Ok(writer)
 }
 
-/// A new connection holding `writer`'s lock again, when its row still
-/// stands; `None` when it was closed (or its lock is held: a closer is at
-/// it).
-fn relock(pg: &PgStore, writer: &str, key: i32) -> Result<Option<Client>, PgError> {
-    let mut client = pg.dedicated()?;
-    let locked: bool = client
-        .query_one("SELECT pg_try_advisory_lock($1, $2)", &[&WRITERS, &key])
-        .map_err(|e| pg.error(e))?
-        .get(0);
-    if !locked {
-        return Ok(None);
-    }
-    let stands = client
-        .query_opt(
-            "SELECT 1 FROM tusk_log_writers WHERE writer = $1",
-            &[&writer],
-        )
-        .map_err(|e| pg.error(e))?
-        .is_some();
-    Ok(stands.then_some(client))
+/// Whether `writer`'s lock is held (by this process: nobody else takes
+/// it but a closer, for the length of its transaction), or was free and
+/// is taken again while its row stands. `false` when the row was closed.
+fn held_or_retaken(pg: &PgStore, writer: &str, key: i32) -> Result<bool, PgError> {
+    pg.with_client(|client| {
+        let row = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' \
+                     AND classid = $1::int::oid AND objid = $2::int::oid AND objsubid = 2 \
+                     AND granted AND database = (SELECT oid FROM pg_database \
+                                                 WHERE datname = current_database())), \
+                        EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $3)",
+                &[&WRITERS, &key, &writer],
+            )
+            .map_err(|e| pg.error(e))?;
+        let (held, stands): (bool, bool) = (row.get(0), row.get(1));
+        if !stands {
+            return Ok(false);
+        }
+        if held {
+            return Ok(true);
+        }
+        // Taken on this connection; the row checked again under the lock.
+        let row = client
+            .query_one(
+                "SELECT pg_try_advisory_lock($1, $2) \
+                    AND EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $3)",
+                &[&WRITERS, &key, &writer],
+            )
+            .map_err(|e| pg.error(e))?;
+        Ok(row.get(0))
+    })
 }
 
-/// A new writer: its id, key and the connection holding its lock.
-fn register(pg: &PgStore, footer: &Value) -> Result<(String, i32, Client), PgError> {
-    let mut client = pg.dedicated()?;
+/// A new writer: its id and key, its lock taken on a pool connection
+/// and its row inserted in one statement (the row only with the lock).
+fn register(pg: &PgStore, footer: &Value) -> Result<(String, i32), PgError> {
     let host = hostname();
+    let footer = footer.to_string();
     for _ in 0..8 {
         let bytes = random_bytes();
         let key = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3] & 0x7f]);
-        // A key another live writer holds is drawn again, never waited for.
-        let locked: bool = client
-            .query_one("SELECT pg_try_advisory_lock($1, $2)", &[&WRITERS, &key])
-            .map_err(|e| pg.error(e))?
-            .get(0);
-        if !locked {
-            continue;
-        }
         let writer = format!(
             "{host}-{}-{}",
             std::process::id(),
             crate::canonical::hex(&bytes[4..])
         );
-        client
-            .execute(
-                "INSERT INTO tusk_log_writers (writer, lock_key, footer) VALUES ($1, $2, $3)",
-                &[&writer, &key, &footer.to_string()],
-            )
-            .map_err(|e| pg.error(e))?;
-        return Ok((writer, key, client));
+        // A key another live writer holds is drawn again, never waited for.
+        let inserted = pg.with_client(|client| {
+            client
+                .execute(
+                    "INSERT INTO tusk_log_writers (writer, lock_key, footer) \
+                     SELECT $1, $2, $3 WHERE pg_try_advisory_lock($4, $2)",
+                    &[&writer, &key, &footer, &WRITERS],
+                )
+                .map_err(|e| pg.error(e))
+        })?;
+        if inserted == 1 {
+            return Ok((writer, key));
+        }
     }
     Err(PgError::Server {
         url: pg.shown().to_string(),
@@ -203,11 +210,15 @@ pub(super) fn forget(pg: &PgStore, writer: &str) {
 /// closer (it finds no open run).
 pub fn unregister_all() {
     let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    for mut l in live.drain(..) {
-        let _ = l.client.execute(
-            "DELETE FROM tusk_log_writers WHERE writer = $1",
-            &[&l.writer],
-        );
+    for l in live.drain(..) {
+        let _ = l.pg.with_client(|client| {
+            client
+                .execute(
+                    "DELETE FROM tusk_log_writers WHERE writer = $1",
+                    &[&l.writer],
+                )
+                .map_err(|e| l.pg.error(e))
+        });
     }
 }
 
@@ -217,6 +228,24 @@ pub fn unregister_all() {
 /// # Errors
 /// A database error (nothing was closed).
 pub fn close_dead(pg: &PgStore) -> Result<Vec<String>, PgError> {
+    // Once per process and database: a command opens its store more than
+    // once (its own start, then its host's), and a writer that died after
+    // this process started is closed by the next one.
+    static DONE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    {
+        let done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+        if done.iter().any(|d| d == pg.shown()) {
+            return Ok(Vec::new());
+        }
+    }
+    let closed = close_dead_now(pg)?;
+    DONE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(pg.shown().to_string());
+    Ok(closed)
+}
+
+fn close_dead_now(pg: &PgStore) -> Result<Vec<String>, PgError> {
     // Outside a transaction first: a lock taken here is released at the
     // statement's end, so the common case (every writer alive) is one
     // round trip.

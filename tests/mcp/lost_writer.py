@@ -88,7 +88,8 @@ def main() -> int:
             runner.start()
             time.sleep(0.5)
             cut = psql(url, "SELECT pg_terminate_backend(pid) FROM pg_locks "
-                            f"WHERE locktype = 'advisory' AND classid = {WRITERS} AND objsubid = 2 AND granted")
+                            f"WHERE locktype = 'advisory' AND classid = {WRITERS} AND objsubid = 2 AND granted "
+                            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
             if cut != ["t"]:
                 failures.append(f"expected one writer lock to cut, found {cut}")
             opened = subprocess.run([tusk, "issue", "list", "--json", *store_args], cwd=work, env=env,

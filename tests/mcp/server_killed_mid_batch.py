@@ -92,7 +92,7 @@ def round_trip(tusk: str, work: str, env: dict[str, str], digest: str, tokens: l
                 with lock:
                     acked.add(mark)
             elif not stop.is_set():
-                print(f"FAIL agent {i}: a comment was refused: {json.dumps(sc)[:400]}")
+                print(f"FAIL agent {i}: a comment was refused: {json.dumps(sc)[:400]} {json.dumps(res)[:600]}")
                 os._exit(1)
 
     def command_line() -> None:

@@ -26,6 +26,7 @@ pub mod prime;
 pub mod record;
 pub mod repl;
 pub mod replay;
+pub mod runs;
 pub mod scheme_eval;
 pub mod store;
 pub mod transport;
@@ -133,6 +134,8 @@ commands! {
         Actions(actions::ActionsArgs),
         /// Re-run recorded runs with host calls answered from the effect log.
         Replay(replay::ReplayArgs),
+        /// The recorded runs, newest first: filter by result, principal, issue, session, start.
+        Runs(runs::RunsArgs),
         /// Serve the host over MCP (stdio): scheme_eval, describe_actions, sessions.
         Mcp(mcp::McpArgs),
         /// Interactive host: each top-level form is one run, definitions persist.
@@ -385,7 +388,7 @@ const COMMAND_GROUPS: &[(&str, &[&str])] = &[
     ("Queue commands", &["issue", "dep", "store", "merge-driver"]),
     (
         "Program commands",
-        &["eval", "repl", "replay", "actions", "prime", "scheme-eval"],
+        &["eval", "repl", "replay", "runs", "actions", "prime", "scheme-eval"],
     ),
     ("Server commands", &["mcp", "observe"]),
     (
@@ -538,6 +541,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
         Command::Eval(args) => eval::run(args),
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Runs(args) => runs::run(args),
         Command::Repl(args) => repl::run(args),
         Command::Mcp(mut args) => match (args.command.take(), args.print_config) {
             (Some(command), _) => mcp::run_command(command),

@@ -69,6 +69,7 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
             .is_some_and(|args| args.values().any(|v| v.as_str() == Some(id)))
     };
     let filter = RunFilter {
+        all: &super::runs::every,
         header: &header,
         call: &call,
         footer: &super::runs::any_footer,

@@ -19,6 +19,7 @@ pub mod html;
 pub mod issue;
 pub mod leases;
 pub mod queue;
+pub mod run_query;
 pub mod runs;
 pub mod session;
 pub mod svg;

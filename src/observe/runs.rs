@@ -179,9 +179,11 @@ fn error_entry(pos: u64, message: &str) -> Value {
 }
 
 /// Which runs a scan keeps besides the bound on rows: the runs whose header
-/// `header` accepts or one of whose call rows `call` accepts. Unreadable rows
-/// are not listed under a filter (they belong to no run it can name).
+/// `all` accepts and, of those, the runs whose header `header` accepts or
+/// one of whose call rows `call` accepts. Unreadable rows are not listed
+/// under a filter (they belong to no run it can name).
 pub(crate) struct RunFilter<'f> {
+    pub all: &'f dyn Fn(&Value) -> bool,
     pub header: &'f dyn Fn(&Value) -> bool,
     pub call: &'f dyn Fn(&Value) -> bool,
     /// And, of those, the runs whose footer (`None`: not ended, or ended
@@ -191,6 +193,11 @@ pub(crate) struct RunFilter<'f> {
 
 /// A filter's footer test that keeps every run.
 pub(crate) fn any_footer(_: Option<&Value>) -> bool {
+    true
+}
+
+/// A filter's `all` test that keeps every run.
+pub(crate) fn every(_: &Value) -> bool {
     true
 }
 
@@ -260,32 +267,14 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     let limit = number(params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?.max(1) as usize;
     let before = before_of(params)?;
     let log = &o.stores.effects;
-    // `result=accepted|rejected`: the runs that ended so (issue 60: the page
-    // listed every run whatever it asked).
-    let result = match text(params, "result") {
-        None => None,
-        Some(r @ ("accepted" | "rejected")) => Some(r.to_string()),
-        Some(other) => {
-            return Err(PageError::BadRequest(format!(
-                "result: {other:?} is not accepted or rejected"
-            )))
-        }
-    };
-    let everything = |_: &Value| true;
-    let nothing = |_: &Value| false;
-    let ended =
-        |footer: Option<&Value>| footer.is_some_and(|f| f["result"].as_str() == result.as_deref());
-    let filter = RunFilter {
-        header: &everything,
-        call: &nothing,
-        footer: &ended,
-    };
-    let Found { items, next, .. } =
-        find_runs(log, before, limit, result.is_some().then_some(&filter))?;
+    // The filters (issue 60): result, principal, issue, session, since.
+    let query = super::run_query::RunQuery::from_params(params, chrono::Utc::now())?;
+    let Found { items, next, .. } = query.find(log, before, limit)?;
     let json = json!({
         "kind": "tusk.observe.runs.v0",
         "effectsPath": log.path().display().to_string(),
-        "result": result,
+        "result": query.result,
+        "filter": query.to_json(),
         "before": before,
         "limit": limit,
         "next": next,
@@ -307,9 +296,11 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
         match next {
             Some(n) => format!(
                 "<a rel=\"next\" href=\"/runs?before={n}&amp;limit={limit}{}\">older runs</a>",
-                result
-                    .as_deref()
-                    .map_or(String::new(), |r| format!("&amp;result={r}"))
+                query
+                    .params()
+                    .iter()
+                    .map(|(k, v)| format!("&amp;{k}={}", url_part(v)))
+                    .collect::<String>()
             ),
             None => "the log's first run".into(),
         }
@@ -390,7 +381,9 @@ fn scan_back(
             RUN_KIND => {
                 let newer = later.remove(&run_id).unwrap_or_default();
                 let kept = |f: &RunFilter<'_>| {
-                    (newer.matched || (f.header)(&row)) && (f.footer)(newer.footer.as_ref())
+                    (f.all)(&row)
+                        && (newer.matched || (f.header)(&row))
+                        && (f.footer)(newer.footer.as_ref())
                 };
                 if filter.is_none_or(kept) {
                     entries.push(Ok(Summary::of(line.pos, &row, newer)));

@@ -22,6 +22,7 @@ pub fn page(o: &Observer, sid: &str, params: &Params) -> Result<Page, PageError>
     let header = |h: &Value| h["sessionId"].as_str() == Some(sid);
     let never = |_: &Value| false;
     let filter = RunFilter {
+        all: &super::runs::every,
         header: &header,
         call: &never,
         footer: &super::runs::any_footer,

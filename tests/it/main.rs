@@ -50,6 +50,7 @@ mod record_crash;
 mod record_crash_pg;
 mod repl;
 mod replay;
+mod runs_list;
 mod sandbox_escape;
 mod sandbox_v2;
 mod scheme_eval;

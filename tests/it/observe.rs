@@ -65,12 +65,12 @@ fn dechunk(mut body: &str) -> String {
     }
 }
 
-fn get(server: &ObserveServer, path: &str) -> (u16, String) {
+pub(crate) fn get(server: &ObserveServer, path: &str) -> (u16, String) {
     let (status, _, body) = request(&server.addr, "GET", path, &[]);
     (status, body)
 }
 
-fn get_json(server: &ObserveServer, path: &str) -> Value {
+pub(crate) fn get_json(server: &ObserveServer, path: &str) -> Value {
     let sep = if path.contains('?') { '&' } else { '?' };
     let (status, body) = get(server, &format!("{path}{sep}format=json"));
     assert_eq!(status, 200, "{path}: {body}");
@@ -95,7 +95,7 @@ fn issue_line(id: &str, title: &str, extra: &str) -> String {
     )
 }
 
-fn authority(s: &Test) -> Vec<String> {
+pub(crate) fn authority(s: &Test) -> Vec<String> {
     let out = s.run(&["policy", "digest"]);
     let digest = String::from_utf8(out.stdout).unwrap().trim().to_string();
     vec![

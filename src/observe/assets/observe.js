@@ -67,9 +67,13 @@ function liveRuns() {
   const pager = document.getElementById("runs-pager");
   if (!table || !live) return;
   const limit = (pager && pager.dataset.limit) || "25";
-  // The page's own filter stays on while it refreshes.
-  const result = new URLSearchParams(location.search).get("result");
-  const filter = result ? "&result=" + encodeURIComponent(result) : "";
+  // The page's own filters stay on while it refreshes.
+  const asked = new URLSearchParams(location.search);
+  let filter = "";
+  for (const name of ["result", "principal", "issue", "session", "since"]) {
+    const value = asked.get(name);
+    if (value) filter += "&" + name + "=" + encodeURIComponent(value);
+  }
   let shown = "";
   async function refresh() {
     if (!live.checked) return;

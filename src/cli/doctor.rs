@@ -889,10 +889,9 @@ fn check_recovery(args: &DoctorArgs) -> Check {
                 format!("{DB}; could not close the runs of processes that died: {e}"),
                 "run `tusk doctor` again once the database answers",
             ),
-            Ok(s) if s.closed.is_empty() => Check::ok(
-                ID,
-                format!("{DB}; no run left open by a process that died"),
-            ),
+            Ok(s) if s.closed.is_empty() => {
+                Check::ok(ID, format!("{DB}; no run left open by a process that died"))
+            }
             Ok(s) => Check::warn(
                 ID,
                 format!(

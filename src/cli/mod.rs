@@ -388,7 +388,15 @@ const COMMAND_GROUPS: &[(&str, &[&str])] = &[
     ("Queue commands", &["issue", "dep", "store", "merge-driver"]),
     (
         "Program commands",
-        &["eval", "repl", "replay", "runs", "actions", "prime", "scheme-eval"],
+        &[
+            "eval",
+            "repl",
+            "replay",
+            "runs",
+            "actions",
+            "prime",
+            "scheme-eval",
+        ],
     ),
     ("Server commands", &["mcp", "observe"]),
     (

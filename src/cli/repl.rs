@@ -333,7 +333,10 @@ impl Repl {
             | Command::Continue
             | Command::Break(_)
             | Command::Rerun
-            | Command::Live(_) => match self.debug(command) {
+            | Command::Live(_)
+            | Command::Show(_)
+            | Command::Final(_)
+            | Command::Save(_) => match self.debug(command) {
                 Ok(report) => self.report(report),
                 Err(e) => {
                     self.complain(e);
@@ -378,6 +381,7 @@ impl Repl {
         }
         let command = match command {
             Command::Live(dir) => Command::Live(self.snapshot_dir(&dir).map_err(DebugError::Live)?),
+            Command::Save(file) => Command::Save(self.savable(&file).map_err(DebugError::Save)?),
             other => other,
         };
         let debugger = self.debugger.as_mut().ok_or(DebugError::NotOpen)?;
@@ -391,6 +395,9 @@ impl Repl {
             Command::Rerun => debugger.rerun(sandbox),
             Command::Break(action) => Ok(debugger.breakpoint(&action)),
             Command::Live(dir) => debugger.go_live(&dir),
+            Command::Show(n) => debugger.show(n),
+            Command::Final(form) => debugger.replace_final(&form),
+            Command::Save(file) => save(&file, &debugger.patched_program()),
             _ => unreachable!("only the debugging commands come here"),
         }?;
         // Until the next form, the header says whether the engine was rebuilt.
@@ -429,6 +436,35 @@ impl Repl {
                 root.display()
             ),
         })
+    }
+
+    /// Where `:save` may write: a file (new, or one to replace) in a
+    /// directory under the load root, never through a link.
+    fn savable(&self, file: &Path) -> Result<PathBuf, String> {
+        let name = file
+            .file_name()
+            .ok_or_else(|| format!("{}: name a file, not a directory", file.display()))?;
+        let parent = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dir = self.under_load_root(parent).map_err(|e| match e {
+            Unreadable::Off => "writing files is off in a scripted session; start tusk repl with --load-root DIR to allow files under DIR".to_string(),
+            Unreadable::Unresolved(e) => format!("{}: {e}", parent.display()),
+            Unreadable::Outside(root) => format!(
+                "{} is outside the load root {}; save under it",
+                file.display(),
+                root.display()
+            ),
+        })?;
+        let path = dir.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if !m.is_file() => Err(format!(
+                "{} is not a regular file; name another",
+                file.display()
+            )),
+            _ => Ok(path),
+        }
     }
 
     /// `path` with its links resolved, when it lies under the load root: the
@@ -712,3 +748,21 @@ impl Hinter for ReplHelper {
 impl Highlighter for ReplHelper {}
 
 impl Helper for ReplHelper {}
+
+/// `:save FILE`: the patched program, written whole (a temp file renamed
+/// into place) or not at all.
+fn save(path: &Path, program: &str) -> Result<Report, DebugError> {
+    crate::files::write_atomically(path, program.as_bytes())
+        .map_err(|e| DebugError::Save(format!("{}: {e}", path.display())))?;
+    let forms = crate::sandbox::forms::split(program).forms.len();
+    Ok(Report {
+        text: format!(
+            "saved the program ({forms} form(s), {} bytes) to {}; `tusk eval {}` runs it\n",
+            program.len(),
+            crate::terminal::field(&path.display().to_string()),
+            crate::terminal::field(&path.display().to_string())
+        ),
+        json: serde_json::json!({"command": "save", "path": path.display().to_string(),
+            "bytes": program.len(), "forms": forms}),
+    })
+}

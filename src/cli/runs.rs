@@ -102,7 +102,13 @@ pub fn run(args: RunsArgs) -> Result<Exit, CliError> {
             "items": found.items,
             "next": found.next,
         });
-        super::write_stdout(format!("{}\n", serde_json::to_string_pretty(&out).unwrap_or_default()).as_bytes())?;
+        super::write_stdout(
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&out).unwrap_or_default()
+            )
+            .as_bytes(),
+        )?;
         return Ok(Exit::Accepted);
     }
     let mut text = String::new();
@@ -166,8 +172,7 @@ fn line_of(item: &Value) -> String {
 /// `v` as one shell word (quoted when it needs it).
 fn shell_word(v: &str) -> String {
     if !v.is_empty()
-        && v
-            .chars()
+        && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.:/+@".contains(c))
     {
         v.to_string()

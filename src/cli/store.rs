@@ -230,19 +230,18 @@ pub fn run(args: StoreArgs) -> Result<Exit, CliError> {
     };
     let pg_failure = |e: PgError| (e.class(), e.to_string());
     let printed = match args.command {
-        StoreCommand::Init => pg
-            .init()
-            .map_err(pg_failure)
-            .and_then(|(from, to)| {
-                // A migration that adds derived columns marks the lines for
-                // deriving: done now, so views read by index at once.
-                if from != 0 && from != to {
-                    crate::issues::postgres::derive_columns(&pg)
-                        .map_err(|e| (e.class(), e.to_string()))?;
-                }
-                Ok(json!({"action": action, "backend": "postgres", "store": pg.shown(),
-                   "schemaVersionBefore": from, "schemaVersion": to, "migrated": from != to}))
-            }),
+        StoreCommand::Init => pg.init().map_err(pg_failure).and_then(|(from, to)| {
+            // A migration that adds derived columns marks the lines for
+            // deriving: done now, so views read by index at once.
+            if from != 0 && from != to {
+                crate::issues::postgres::derive_columns(&pg)
+                    .map_err(|e| (e.class(), e.to_string()))?;
+            }
+            Ok(
+                json!({"action": action, "backend": "postgres", "store": pg.shown(),
+                   "schemaVersionBefore": from, "schemaVersion": to, "migrated": from != to}),
+            )
+        }),
         StoreCommand::Status => status_pg(&pg).map_err(pg_failure),
         StoreCommand::Import { file, replace } => {
             import(&pg, action, &file, replace).map_err(|e| (e.class(), e.to_string()))

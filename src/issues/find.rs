@@ -220,7 +220,9 @@ pub fn stats_payload(store: &Store<'_>, path: &str, now: DateTime<Utc>) -> Repor
 /// The oldest of the ready issues given as `(id, created_at)`: by
 /// `created_at` as an RFC 3339 instant, then id; an issue whose
 /// `created_at` is missing or not such an instant is left out.
-pub fn oldest_ready(ready: impl Iterator<Item = (String, Option<String>)>) -> Option<(String, String)> {
+pub fn oldest_ready(
+    ready: impl Iterator<Item = (String, Option<String>)>,
+) -> Option<(String, String)> {
     ready
         .filter_map(|(id, created)| {
             let created = created?;

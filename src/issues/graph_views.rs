@@ -414,4 +414,3 @@ pub struct ProjectPayload<'s> {
     pub integrity: Integrity,
     pub items: Vec<ProjectedDep<'s>>,
 }
-

@@ -107,8 +107,9 @@ pub fn scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<String>, 
 /// A connection or schema error.
 pub fn ready_text(pg: &PgStore, filter: &IssueFilter) -> Result<Option<String>, PgError> {
     let (routed, params) = route_sql(filter);
-    let sql =
-        format!("SELECT i.line FROM tusk_issue_lines i WHERE {READY}{routed} ORDER BY {READY_ORDER}");
+    let sql = format!(
+        "SELECT i.line FROM tusk_issue_lines i WHERE {READY}{routed} ORDER BY {READY_ORDER}"
+    );
     Ok(lines_of(pg, &sql, &params)?.map(|(text, _)| text))
 }
 
@@ -123,7 +124,10 @@ pub fn list_text(pg: &PgStore, filter: &ListFilter) -> Result<Option<String>, Pg
     let (mut conds, mut params) = route_sql(&filter.filter);
     let mut add = |cond: &str, param: Box<dyn ToSql + Sync>| {
         params.push(param);
-        conds.push_str(&format!(" AND {}", cond.replace("$?", &format!("${}", params.len()))));
+        conds.push_str(&format!(
+            " AND {}",
+            cond.replace("$?", &format!("${}", params.len()))
+        ));
     };
     if let Some(s) = &filter.status {
         add("i.status = $?", Box::new(s.clone()));
@@ -270,8 +274,7 @@ pub fn stats_counts(pg: &PgStore) -> Result<Option<(StatsCounts, String)>, PgErr
         }
         let ready = client.query(&ready, &[]).map_err(|e| pg.error(e))?;
         counts.ready_count = ready.len();
-        counts.oldest_ready =
-            oldest_ready(ready.iter().map(|r| (r.get::<_, String>(0), r.get(1))));
+        counts.oldest_ready = oldest_ready(ready.iter().map(|r| (r.get::<_, String>(0), r.get(1))));
         let blocked: i64 = client
             .query_one(&blocked, &[])
             .map_err(|e| pg.error(e))?

@@ -163,7 +163,9 @@ fn route_of(issue: &Issue<'_>) -> String {
 /// from the parser (case folding, timestamp forms): they are left to the
 /// filter itself, run on the candidates (a superset is enough; see
 /// [`mutate_ready`]).
-pub(super) fn route_sql(filter: &IssueFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
+pub(super) fn route_sql(
+    filter: &IssueFilter,
+) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
     let mut sql = String::new();
     let mut params: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();
     let mut add = |cond: &str, param: Option<Box<dyn postgres::types::ToSql + Sync>>| {
@@ -408,7 +410,8 @@ pub fn mutate_issues<T>(
 /// Whether a line another tool wrote is there (its derived columns and
 /// blocker rows not set yet): every path that reads by index asks first,
 /// and leaves such a store to the whole-store path, which indexes it.
-pub(super) const ANY_UNINDEXED: &str = "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)";
+pub(super) const ANY_UNINDEXED: &str =
+    "SELECT EXISTS (SELECT 1 FROM tusk_issue_lines WHERE NOT indexed)";
 
 /// The winning line of one issue, row-locked (`FOR UPDATE`).
 const OWN_LINE: &str = "SELECT ord, line FROM tusk_issue_lines \
@@ -737,7 +740,9 @@ pub fn import_issues(
     // import's transaction, as VACUUM must be; a failure here loses nothing.
     let _ = pg.with_client(|client| {
         client
-            .batch_execute("VACUUM (ANALYZE) tusk_issue_lines, tusk_issue_blockers, tusk_issue_edges")
+            .batch_execute(
+                "VACUUM (ANALYZE) tusk_issue_lines, tusk_issue_blockers, tusk_issue_edges",
+            )
             .map_err(|e| pg.error(e))
     });
     Ok(count)

@@ -196,7 +196,10 @@ impl IssueStore {
     /// A database error, or an unusable `config.json`.
     pub fn search_text(&self, query: &str) -> Result<Option<String>, StoreError> {
         match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::search_text(pg, &query.trim().to_lowercase())?),
+            Some(pg) => Ok(super::pg_reads::search_text(
+                pg,
+                &query.trim().to_lowercase(),
+            )?),
             None => Ok(None),
         }
     }

@@ -3,11 +3,11 @@
 //! Each returns the JSON payload the CLI prints with `--json` (and the host action returns).
 
 use super::filter::IssueFilter;
+pub use super::graph_views::*;
 use super::model::{Issue, LeaseState};
 use super::payload::StoredIssue;
 use super::store::Store;
 use super::Report;
-pub use super::graph_views::*;
 use crate::canonical::{sha256_hex, to_canonical_string};
 use crate::issues::IssueClass;
 use chrono::{DateTime, Utc};

@@ -67,10 +67,7 @@ impl RunQuery {
                 return Err(format!("result: {r:?} is not accepted or rejected"));
             }
         }
-        let since_at = since
-            .as_deref()
-            .map(|s| parse_since(s, now))
-            .transpose()?;
+        let since_at = since.as_deref().map(|s| parse_since(s, now)).transpose()?;
         Ok(RunQuery {
             result,
             principal,
@@ -119,8 +116,7 @@ impl RunQuery {
     /// Whether a run's header passes the criteria a header answers.
     fn header_passes(&self, h: &Value) -> bool {
         let is = |key: &str, want: &Option<String>| {
-            want.as_deref()
-                .is_none_or(|w| h[key].as_str() == Some(w))
+            want.as_deref().is_none_or(|w| h[key].as_str() == Some(w))
         };
         is("principal", &self.principal)
             && is("sessionId", &self.session)
@@ -149,9 +145,8 @@ impl RunQuery {
         let all = |h: &Value| self.header_passes(h);
         let issue = self.issue.as_deref();
         // Without an issue, every run the header criteria keep.
-        let names_issue = |h: &Value| {
-            issue.is_none_or(|id| h["authority"]["issueId"].as_str() == Some(id))
-        };
+        let names_issue =
+            |h: &Value| issue.is_none_or(|id| h["authority"]["issueId"].as_str() == Some(id));
         let touches = |row: &Value| {
             issue.is_some_and(|id| {
                 row["args"]
@@ -160,9 +155,9 @@ impl RunQuery {
             })
         };
         let ended = |footer: Option<&Value>| {
-            self.result.as_deref().is_none_or(|r| {
-                footer.is_some_and(|f| f["result"].as_str() == Some(r))
-            })
+            self.result
+                .as_deref()
+                .is_none_or(|r| footer.is_some_and(|f| f["result"].as_str() == Some(r)))
         };
         let filter = RunFilter {
             all: &all,
@@ -214,7 +209,9 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(
-            parse_since("2026-11-29T10:00:00+01:00", now).unwrap().to_rfc3339(),
+            parse_since("2026-11-29T10:00:00+01:00", now)
+                .unwrap()
+                .to_rfc3339(),
             "2026-11-29T09:00:00+00:00"
         );
         assert_eq!(
@@ -225,7 +222,15 @@ mod tests {
             parse_since("7d", now).unwrap().to_rfc3339(),
             "2026-11-22T12:00:00+00:00"
         );
-        for bad in ["", "yesterday", "2", "h", "3y", "-2h", "99999999999999999999d"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2",
+            "h",
+            "3y",
+            "-2h",
+            "99999999999999999999d",
+        ] {
             let e = parse_since(bad, now).unwrap_err();
             assert!(e.contains("RFC 3339"), "{bad}: {e}");
         }

@@ -14,7 +14,10 @@ mod pool;
 mod unit;
 pub mod writers;
 
-pub use logs::{append_fenced, append_lines, find_last, read_before, read_from, read_lines, seq_bounds, LogTable};
+pub use logs::{
+    append_fenced, append_lines, find_last, read_before, read_from, read_lines, seq_bounds,
+    LogTable,
+};
 pub use pool::POOL_ENV;
 pub use unit::{End, Unit};
 

@@ -47,7 +47,6 @@ pub const WRITERS: i32 = 0x7475_736b;
 /// it is still held.
 const RECHECK: Duration = Duration::from_secs(2);
 
-
 /// A writer registered by this process on one database.
 struct Live {
     /// The database's shown URL (one writer per database per process).
@@ -291,10 +290,7 @@ fn close_dead_now(pg: &PgStore) -> Result<Vec<String>, PgError> {
                     .map_err(|e| pg.error(e))?;
             }
             client
-                .execute(
-                    "DELETE FROM tusk_log_writers WHERE writer = $1",
-                    &[&writer],
-                )
+                .execute("DELETE FROM tusk_log_writers WHERE writer = $1", &[&writer])
                 .map_err(|e| pg.error(e))?;
         }
         Ok(super::End::Commit(closed))

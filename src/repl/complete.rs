@@ -26,6 +26,7 @@ pub const COMMANDS: &[&str] = &[
     ":break",
     ":continue",
     ":effects",
+    ":final",
     ":help",
     ":json",
     ":limits",
@@ -36,6 +37,8 @@ pub const COMMANDS: &[&str] = &[
     ":quit",
     ":rerun",
     ":reset",
+    ":save",
+    ":show",
     ":step",
 ];
 

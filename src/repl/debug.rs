@@ -56,6 +56,57 @@ impl Debugger {
         self.go(sandbox, Goal::Call(next))
     }
 
+    /// `:show [N]`: call N's arguments and the envelope the record holds
+    /// for it (N: the call the program stands before, when not given).
+    pub fn show(&self, n: Option<usize>) -> Result<Report, DebugError> {
+        let total = self.target.calls.len();
+        let seq = match (n, self.position) {
+            (Some(n), _) => n,
+            (None, Position::Before(k)) => k,
+            (None, _) => return Err(DebugError::Show(total)),
+        };
+        let call = seq
+            .checked_sub(1)
+            .and_then(|i| self.target.calls.get(i))
+            .ok_or(DebugError::Show(total))?;
+        let live = self.live.as_ref().is_some_and(|(_, from)| seq >= *from);
+        let text = format!(
+            "call {seq} of {total}: {}\n  args {}\n  recorded envelope{}:\n{}\n",
+            call.action,
+            compact(call.args.as_ref()),
+            if live {
+                " (this call runs live; this is what the record says)"
+            } else {
+                " (what the program is given)"
+            },
+            indent(&crate::canonical::to_pretty_sorted(call.envelope.value()))
+        );
+        Ok(Report {
+            text: terminal_lines(&text),
+            json: json!({"command": "show", "seq": seq, "action": call.action,
+                "args": call.args, "recorded": call.envelope.value()}),
+        })
+    }
+
+    /// `:final EXPR`: the program's final expression, for its next runs.
+    pub fn replace_final(&mut self, form: &str) -> Result<Report, DebugError> {
+        self.set_final(form).map_err(DebugError::Final)?;
+        let text = format!(
+            "the program's final expression is now {}; :rerun runs it, :save FILE keeps the program\n",
+            cut(form.trim(), 160)
+        );
+        Ok(Report {
+            text: terminal_lines(&text),
+            json: json!({"command": "final", "form": form.trim()}),
+        })
+    }
+
+    /// The program as its next run runs it (the typed definitions and the
+    /// final expression in place): what `:save` writes.
+    pub fn patched_program(&self) -> String {
+        self.program()
+    }
+
     /// `:continue`: to the end, or the next call that is a breakpoint.
     pub fn resume(&mut self, sandbox: &Sandbox) -> Result<Report, DebugError> {
         let after = match self.position {
@@ -134,23 +185,20 @@ impl Debugger {
         let recorded = |seq: usize| self.target.calls.get(seq - 1);
         match outcome {
             Outcome::Stopped { seq, action, args } => {
-                let mut text = format!(
-                    "stopped before call {seq} of {total}: {action}\n  args {}\n",
-                    compact(args.as_ref())
-                );
+                // One line (issue 60): `:show` prints the whole envelope.
                 let live = self.live.as_ref().is_some_and(|(_, from)| seq >= *from);
-                match recorded(seq) {
-                    Some(call) => text.push_str(&format!(
-                        "  recorded envelope{}:\n{}\n",
-                        if live {
-                            " (this call will run live; this is what the record says)"
-                        } else {
-                            " (what the program will be given)"
-                        },
-                        indent(&crate::canonical::to_pretty_sorted(call.envelope.value()))
-                    )),
-                    None => text.push_str("  the record has no such call\n"),
-                }
+                let verdict = match recorded(seq) {
+                    Some(call) => format!(
+                        "recorded {}{}",
+                        call.envelope.value()["resultClass"].as_str().unwrap_or("?"),
+                        if live { ", runs live" } else { "" }
+                    ),
+                    None => "not in the record".into(),
+                };
+                let text = format!(
+                    "stopped before call {seq} of {total}: {action} {} → {verdict} · :show {seq} for its envelope\n",
+                    cut(&compact(args.as_ref()), 160)
+                );
                 Report {
                     text: terminal_lines(&text),
                     json: json!({"command": "stop", "seq": seq, "action": action, "args": args,
@@ -248,6 +296,14 @@ fn compact(args: Option<&Value>) -> String {
     args.map_or("(none)".to_string(), |a| {
         crate::canonical::to_canonical_string(a)
     })
+}
+
+/// `text` cut to `max` characters, marked when cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 fn indent(text: &str) -> String {

@@ -49,6 +49,12 @@ pub enum Command {
     Rerun,
     /// Answer the opened run's calls from here on against a snapshot copy.
     Live(PathBuf),
+    /// A recorded call's arguments and envelope (the current call alone).
+    Show(Option<usize>),
+    /// Replace the opened run's final expression for its next runs.
+    Final(String),
+    /// Write the opened run's program, as patched, to a file.
+    Save(PathBuf),
 }
 
 /// Why a command line was not understood.
@@ -114,6 +120,18 @@ impl Command {
             ":live" if !rest.is_empty() => Ok(Command::Live(PathBuf::from(rest))),
             ":live" => Err(CommandError::Usage(
                 "usage: :live DIR (a store snapshot laid out like .premath/)",
+            )),
+            ":show" if rest.is_empty() => Ok(Command::Show(None)),
+            ":show" => rest.parse().map(|n| Command::Show(Some(n))).map_err(|_| {
+                CommandError::Usage("usage: :show [N] (a call's number; alone, the current call)")
+            }),
+            ":final" if !rest.is_empty() => Ok(Command::Final(rest.to_string())),
+            ":final" => Err(CommandError::Usage(
+                "usage: :final EXPR (the opened run's new final expression)",
+            )),
+            ":save" if !rest.is_empty() => Ok(Command::Save(PathBuf::from(rest))),
+            ":save" => Err(CommandError::Usage(
+                "usage: :save FILE (the opened run's program as patched; under the load root)",
             )),
             other => Err(CommandError::Unknown(other.to_string())),
         }
@@ -472,6 +490,18 @@ pub fn help_report() -> Report {
         (
             ":live DIR",
             "answer its calls from here on against a copy of snapshot DIR",
+        ),
+        (
+            ":show [N]",
+            "call N's arguments and recorded envelope (alone: the current call)",
+        ),
+        (
+            ":final EXPR",
+            "replace the opened run's final expression for its next runs",
+        ),
+        (
+            ":save FILE",
+            "write the opened run's program, with your changes, to FILE",
         ),
     ];
     let mut text = String::from(

@@ -19,7 +19,8 @@
 //! program has its own top-level definition of that name replaced by the
 //! typed one (in place, so that what the program defines after it is still
 //! defined after it); a typed definition of a name the program does not
-//! define is run just before the program. `:live DIR` answers the calls from
+//! define is run just before the program; `:final EXPR` replaces its final
+//! expression (a patch that defines nothing). `:live DIR` answers the calls from
 //! the current one on with the real actions against a fresh copy of a store
 //! snapshot (as `tusk replay --live`), made again for every run: never the
 //! real store.
@@ -52,6 +53,15 @@ pub enum OpenError {
     },
     #[error("{0}")]
     OverCeiling(String),
+    /// `:show` without a call to show.
+    #[error("no such call: the run recorded {0} host call(s); :show N shows call N (alone, the call the program stands before)")]
+    Show(usize),
+    /// `:final` with something other than one expression.
+    #[error(":final: {0}")]
+    Final(String),
+    /// `:save` could not write the program.
+    #[error(":save: {0}")]
+    Save(String),
 }
 
 /// Why a run is not run here: its header asks for more than the ceiling.
@@ -75,6 +85,15 @@ pub enum DebugError {
     Live(String),
     #[error("{0}")]
     OverCeiling(String),
+    /// `:show` without a call to show.
+    #[error("no such call: the run recorded {0} host call(s); :show N shows call N (alone, the call the program stands before)")]
+    Show(usize),
+    /// `:final` with something other than one expression.
+    #[error(":final: {0}")]
+    Final(String),
+    /// `:save` could not write the program.
+    #[error(":save: {0}")]
+    Save(String),
 }
 
 /// Where the opened run stands.
@@ -89,7 +108,12 @@ pub enum Position {
     Ended,
 }
 
-/// A definition typed while debugging, kept for the program's next runs.
+/// The name of the patch of the program's final expression (`:final`): a
+/// definition's patch is named by what it defines, never empty.
+const FINAL: &str = "";
+
+/// A definition typed while debugging, kept for the program's next runs
+/// (or the final expression, named [`FINAL`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Patch {
     pub(crate) name: String,
@@ -229,6 +253,37 @@ impl Debugger {
         out
     }
 
+    /// Replaces the program's final expression (its last top-level form,
+    /// when that is not a definition; else one more form at its end) for
+    /// its next runs (`:final`).
+    ///
+    /// # Errors
+    /// `form` is not one complete expression, or is a definition (typed as
+    /// a form, it replaces the program's own): the message says so.
+    pub fn set_final(&mut self, form: &str) -> Result<(), String> {
+        let split = crate::sandbox::forms::split(form);
+        if split.pending.is_some() || split.forms.len() != 1 {
+            return Err(format!(
+                "{} form(s){}: write one complete expression, e.g. :final (hash-ref shown \"title\")",
+                split.forms.len(),
+                if split.pending.is_some() { " and an unclosed one" } else { "" }
+            ));
+        }
+        if crate::sandbox::forms::defined_name(form).is_some() {
+            return Err(
+                "that is a definition: type it as a form and it replaces the program's \
+                        own; :final takes the program's final expression"
+                    .into(),
+            );
+        }
+        self.patches.retain(|p| p.name != FINAL);
+        self.patches.push(Patch {
+            name: FINAL.to_string(),
+            text: split.forms[0].text.clone(),
+        });
+        Ok(())
+    }
+
     /// Keeps a definition typed while debugging, for the program's next runs.
     pub fn typed(&mut self, form: &str) {
         if let Some(name) = crate::sandbox::forms::defined_name(form) {
@@ -290,18 +345,30 @@ impl Debugger {
         if self.patches.is_empty() || split.pending.is_some() {
             return self.target.program.clone();
         }
+        let last = split
+            .forms
+            .len()
+            .checked_sub(1)
+            .filter(|&i| own[i].is_none());
+        let final_patch = self.patches.iter().find(|p| p.name == FINAL);
         let mut out = String::new();
         for p in &self.patches {
-            if !own.contains(&Some(p.name.clone())) {
+            if p.name != FINAL && !own.contains(&Some(p.name.clone())) {
                 out.push_str(&p.text);
                 out.push('\n');
             }
         }
-        for (form, name) in split.forms.iter().zip(&own) {
-            let patch = name
-                .as_ref()
-                .and_then(|n| self.patches.iter().find(|p| &p.name == n));
+        for (i, (form, name)) in split.forms.iter().zip(&own).enumerate() {
+            let patch = match name {
+                Some(n) => self.patches.iter().find(|p| &p.name == n),
+                None if Some(i) == last => final_patch,
+                None => None,
+            };
             out.push_str(patch.map_or(form.text.as_str(), |p| p.text.as_str()));
+            out.push('\n');
+        }
+        if let (None, Some(p)) = (last, final_patch) {
+            out.push_str(&p.text);
             out.push('\n');
         }
         out
@@ -418,11 +485,10 @@ pub fn restage(
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .filter_map(|text| {
-            crate::sandbox::forms::defined_name(text).map(|name| Patch {
-                name,
-                text: text.to_string(),
-            })
+        .map(|text| Patch {
+            // A patch that defines nothing is the final expression's.
+            name: crate::sandbox::forms::defined_name(text).unwrap_or_default(),
+            text: text.to_string(),
         })
         .collect();
     // A log names the snapshot: one outside the working directory is not

@@ -708,7 +708,11 @@ fn a_version_2_database_upgrades_in_place_and_keeps_its_data() {
     assert_eq!(v["schemaVersion"], tusk::pg::SCHEMA_VERSION);
     assert_eq!(export(&dir, &db.url), before, "the upgrade kept every line");
     let status = json_of(&dir.run(&["store", "status", "--store", &db.url, "--json"]));
-    assert_eq!(status["schemaVersion"], tusk::pg::SCHEMA_VERSION, "{status}");
+    assert_eq!(
+        status["schemaVersion"],
+        tusk::pg::SCHEMA_VERSION,
+        "{status}"
+    );
     // The index the cycle check reads is there, and a blocking edge is checked.
     let out = dir.run(&[
         "dep", "add", "bd-2", "bd-9", "--type", "blocks", "--store", &db.url, "--json",

@@ -209,7 +209,10 @@ fn doctor_closes_the_runs_of_a_killed_writer_and_says_so() {
     let f = Fixture::new();
     let titles: Vec<String> = (0..4).map(|i| format!("d{i}")).collect();
     let point = tusk::fault::DATABASE_POINTS[0];
-    let out = f.eval(&titles).env("TUSK_FAULT", format!("{point}@2")).run();
+    let out = f
+        .eval(&titles)
+        .env("TUSK_FAULT", format!("{point}@2"))
+        .run();
     assert_eq!(out.status.signal(), Some(9), "{out:?}");
     let doctor = |f: &Fixture| {
         let out = f

@@ -715,10 +715,16 @@ fn pty_debugs_a_recorded_failing_run_step_eval_rerun_live() {
     p.enter(":step");
     p.expect("stopped before call 1 of 3: issue.ready");
     p.prompt();
+    // One line per call (issue 60); `:show` gives the whole envelope.
     p.enter(":step");
-    p.expect("stopped before call 2 of 3: issue.show");
+    p.expect(
+        r#"stopped before call 2 of 3: issue.show {"id":"bd-1"} → recorded accepted · :show 2 for its envelope"#,
+    );
+    p.prompt();
+    p.enter(":show");
+    p.expect("call 2 of 3: issue.show");
     p.expect(r#"args {"id":"bd-1"}"#);
-    p.expect("recorded envelope (what the program will be given):");
+    p.expect("recorded envelope (what the program is given):");
     p.expect(r#""callId": "call-2""#);
     p.expect(r#""title": "one""#);
     p.prompt();
@@ -777,6 +783,93 @@ fn pty_debugs_a_recorded_failing_run_step_eval_rerun_live() {
     assert_session_replays(&s, &sid, 4);
 }
 
+/// The debugger's second day (issue 60): a step is one line, `:show N`
+/// the whole envelope, `:final` replaces the final expression, and `:save`
+/// writes the program as patched, which then runs.
+#[test]
+fn a_patched_final_expression_runs_and_the_program_is_saved() {
+    let s = three_issues();
+    let digest = s.policy_digest();
+    let auth = [
+        "--policy-digest",
+        digest.as_str(),
+        "--instruction-ref",
+        "instr://t",
+    ];
+    let program = r#"(define (target) "bd-1")
+(define shown (issue.show (hash "id" (target))))
+(hash-ref (payload shown) "nope")"#;
+    let (code, recorded) = s.eval(program, &auth);
+    assert_eq!(code, 1, "{recorded}");
+    let run = recorded["runId"].as_str().unwrap();
+    let (code, out, err) = script(
+        &s,
+        &["--run", run, "--load-root", "."],
+        concat!(
+            ":step\n",
+            ":show 5\n",
+            ":final (define z 1)\n",
+            ":final (a) (b\n",
+            ":final (hash-ref* (payload shown) \"issue\" \"title\")\n",
+            ":rerun\n",
+            "(target)\n",
+            ":save fixed.scm\n",
+            ":save ../outside.scm\n",
+            ":save .premath\n",
+        ),
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    let step = out
+        .lines()
+        .filter(|l| l.starts_with("stopped before call 1 of 1"))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        step,
+        [
+            r#"stopped before call 1 of 1: issue.show {"id":"bd-1"} → recorded accepted · :show 1 for its envelope"#
+        ],
+        "{out}"
+    );
+    assert!(
+        err.contains("no such call: the run recorded 1 host call(s)"),
+        "{err}"
+    );
+    assert!(err.contains(":final: that is a definition"), "{err}");
+    assert!(
+        err.contains(":final: 1 form(s) and an unclosed one"),
+        "{err}"
+    );
+    assert!(
+        out.contains("the program's final expression is now"),
+        "{out}"
+    );
+    assert!(out.contains("the run ended after 1 host call(s)"), "{out}");
+    assert!(out.contains(r#"=> "one""#), "{out}");
+    assert!(out.contains("saved the program (3 form(s)"), "{out}");
+    assert!(
+        err.contains(":save: ../outside.scm is outside the load root"),
+        "{err}"
+    );
+    assert!(
+        err.contains(":save: .premath is not a regular file"),
+        "{err}"
+    );
+    assert!(!s.path("../outside.scm").exists());
+    // The saved program is the patched one, and it runs.
+    let saved = s.read("fixed.scm");
+    assert!(
+        saved.contains(r#"(hash-ref* (payload shown) "issue" "title")"#),
+        "{saved}"
+    );
+    assert!(!saved.contains(r#""nope""#), "{saved}");
+    let (code, fixed) = s.eval(&saved, &auth);
+    assert_eq!((code, &fixed["value"]), (0, &Value::from("one")), "{fixed}");
+    // The form typed after `:final` met the patched program's environment:
+    // replay rebuilds it from the header's patches, with parity.
+    let replay = s.tusk(&["replay", "--json"]).run();
+    assert_eq!(replay.json()["parity"], true, "{}", replay.stdout());
+}
+
 #[test]
 fn pty_debugs_a_sessions_third_form_with_its_earlier_definitions() {
     let s = three_issues();
@@ -804,7 +897,9 @@ fn pty_debugs_a_sessions_third_form_with_its_earlier_definitions() {
     p.expect(r#"=> "agent.a!""#);
     p.prompt();
     p.enter(":step");
-    p.expect("stopped before call 1 of 1: issue.ready");
+    p.expect("stopped before call 1 of 1: issue.ready (none) → recorded accepted");
+    p.prompt();
+    p.enter(":show 1");
     p.expect(r#""count": 3"#);
     p.prompt();
     // A definition of an earlier form's, retyped: the run parts at call 1.

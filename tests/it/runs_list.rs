@@ -44,7 +44,10 @@ fn runs_are_listed_and_filtered_on_the_command_line_and_the_page() {
     assert_eq!(runs(&["--failed"]), [a2.as_str()]);
     assert_eq!(runs(&["--result", "accepted"]), [b1.as_str(), &a1]);
     assert_eq!(runs(&["--principal", "alice"]), [a2.as_str(), &a1]);
-    assert_eq!(runs(&["--principal", "alice", "--result", "accepted"]), [a1.as_str()]);
+    assert_eq!(
+        runs(&["--principal", "alice", "--result", "accepted"]),
+        [a1.as_str()]
+    );
     assert_eq!(runs(&["--issue", "bd-2"]), [b1.as_str()]);
     assert_eq!(runs(&["--since", "1h"]), [a2.as_str(), &b1, &a1]);
     assert!(runs(&["--since", "2999-01-01T00:00:00Z"]).is_empty());
@@ -55,7 +58,10 @@ fn runs_are_listed_and_filtered_on_the_command_line_and_the_page() {
     let text = out.stdout();
     assert!(out.status.success(), "{text}");
     let first = text.lines().next().unwrap();
-    assert!(first.starts_with(&a2) && first.contains("rejected ("), "{text}");
+    assert!(
+        first.starts_with(&a2) && first.contains("rejected ("),
+        "{text}"
+    );
     let hint = text
         .split("older: ")
         .nth(1)

@@ -7,7 +7,11 @@ use super::*;
 
 /// `issue list`, `ready` and `blocked`, printed straight from their items
 /// (the views the host actions' payloads are made of).
-pub(super) fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Result<Exit, CliError> {
+pub(super) fn list_command(
+    opts: &Opts,
+    command: IssueCommand,
+    now: DateTime<Utc>,
+) -> Result<Exit, CliError> {
     match command {
         IssueCommand::List(mut a) => {
             let action = "issue.list";
@@ -50,7 +54,9 @@ pub(super) fn list_command(opts: &Opts, command: IssueCommand, now: DateTime<Utc
                 Ok(Some((text, only))) => print_list_of(opts, action, Ok(text), |s, p| {
                     views::blocked_view_known(s, p, &filter, now, &only)
                 }),
-                Ok(None) => print_list(opts, action, |s, p| views::blocked_view(s, p, &filter, now)),
+                Ok(None) => {
+                    print_list(opts, action, |s, p| views::blocked_view(s, p, &filter, now))
+                }
                 Err(e) => finish(opts, action, Err(e)),
             }
         }
@@ -178,7 +184,6 @@ pub(super) fn show(opts: &Opts, id: &str, raw: bool, now: DateTime<Utc>) -> Resu
     }
 }
 
-
 /// `view` of the lines a database chose for it (`text`, a read by index),
 /// or of the whole store when it could not tell (`None`).
 fn read_view_of(
@@ -192,7 +197,10 @@ fn read_view_of(
     }
 }
 
-pub(super) fn read_view(opts: &Opts, view: impl FnOnce(&Store<'_>) -> Report) -> Result<Report, StoreError> {
+pub(super) fn read_view(
+    opts: &Opts,
+    view: impl FnOnce(&Store<'_>) -> Report,
+) -> Result<Report, StoreError> {
     let text = opts.store.read_text()?;
     let store = opts.store.parse(&text)?;
     Ok(view(&store))
@@ -252,4 +260,3 @@ pub(super) fn print_list_of(
         Err(e) => Err(CliError::unusable(format_args!("tusk: {action}"), e)),
     }
 }
-

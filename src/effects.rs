@@ -219,10 +219,11 @@ impl EffectLog {
             Sink::Db(pg, writer) => {
                 let text = std::str::from_utf8(line).expect("serde_json writes UTF-8");
                 let table = crate::pg::LogTable::Effects;
-                Ok(match writer {
+                match writer {
                     Some(w) => crate::pg::append_fenced(pg, table, &[text], w)?,
                     None => crate::pg::append_lines(pg, table, &[text])?,
-                })
+                }
+                Ok(())
             }
         }
     }

@@ -147,7 +147,7 @@ fn mutation(rng: &mut Rng, issues: usize, step: usize) -> (String, String) {
             r#"(issue.comment (hash "id" {} "author" {} "text" {}))"#,
             lit(&a),
             lit(who),
-            lit(&if step % 9 == 0 {
+            lit(&if step.is_multiple_of(9) {
                 format!("comment {step}: a \"quote\" and/or école")
             } else {
                 format!("comment {step}")

@@ -83,6 +83,9 @@ pub fn run(args: &MergeDriverArgs) -> Result<Exit, CliError> {
     let base = read(&args.base, true)?;
     let ours = read(&args.ours, false)?;
     let theirs = read(&args.theirs, false)?;
+    if is_ledger(&ours) {
+        return merge_ledgers(args, &base, &ours, &theirs);
+    }
     let merged = merge(
         &base,
         &ours,
@@ -165,4 +168,74 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         )
         .with_class(IssueClass::MemoryIoError.as_str())
     })
+}
+
+/// Whether `text` is a feature ledger (`.premath/harness_feature_ledger.json`,
+/// which `tusk init` routes to this driver too): its `ledgerKind`.
+fn is_ledger(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text)
+        .is_ok_and(|v| v["ledgerKind"].as_str() == Some(crate::harness::feature::LEDGER_KIND))
+}
+
+/// The three-way merge of a feature ledger ([`crate::harness::feature_merge`]).
+fn merge_ledgers(
+    args: &MergeDriverArgs,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+) -> Result<Exit, CliError> {
+    use crate::harness::feature::{parse, Ledger};
+    let parsed = |path: &Path, text: &str| {
+        parse(path, text.as_bytes()).map_err(|e| {
+            CliError::unusable(
+                CONTEXT,
+                format_args!("{e}: not a ledger, so there is nothing to merge; nothing written (fix it, or resolve this file by hand)"),
+            )
+            .with_class(e.class())
+        })
+    };
+    let base = if base.trim().is_empty() {
+        Ledger::new(String::new())
+    } else {
+        parsed(&args.base, base)?
+    };
+    let (merged, decisions) = crate::harness::feature_merge::merge(
+        &base,
+        &parsed(&args.ours, ours)?,
+        &parsed(&args.theirs, theirs)?,
+    );
+    let shown = crate::terminal::field(
+        args.path
+            .as_deref()
+            .unwrap_or(crate::harness::DEFAULT_FEATURE_LEDGER_PATH),
+    )
+    .into_owned();
+    let mut err = std::io::stderr().lock();
+    for d in &decisions {
+        let _ = writeln!(
+            err,
+            "{CONTEXT}: {shown}: {}: {}",
+            crate::terminal::field(&d.feature_id),
+            d.detail
+        );
+    }
+    let _ = writeln!(
+        err,
+        "{CONTEXT}: {shown}: merged, {} feature(s), {} decision(s)",
+        merged.features.len(),
+        decisions.len()
+    );
+    let target = args.output.as_deref().unwrap_or(&args.ours);
+    write_atomically(target, merged.to_file_text().as_bytes())?;
+    if let Some(report) = &args.report {
+        let value = json!({
+            "schema": REPORT_SCHEMA,
+            "result": "merged",
+            "path": shown,
+            "features": merged.features.len(),
+            "decisions": decisions.iter().map(|d| json!({"featureId": d.feature_id, "detail": d.detail})).collect::<Vec<_>>(),
+        });
+        write_atomically(report, format!("{value:#}\n").as_bytes())?;
+    }
+    Ok(Exit::Accepted)
 }

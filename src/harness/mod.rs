@@ -25,6 +25,7 @@
 
 pub mod actions;
 pub mod feature;
+pub mod feature_merge;
 pub mod hooks;
 pub mod kpi;
 pub mod retry;

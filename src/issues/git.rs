@@ -1,7 +1,9 @@
 //! The issue store inside a git repository (issue 48; docs/issue-memory.md,
-//! "Wiring"): `.gitattributes` routes the store to tusk's merge driver and
-//! the two append-only logs to git's `union` driver, and the repository's
-//! config names the driver. `tusk init` writes both; `tusk doctor` checks
+//! "Wiring"): `.gitattributes` routes the store and the feature ledger to
+//! tusk's merge driver and the two append-only logs to git's `union`
+//! driver, and the repository's config names the driver. What is one
+//! clone's alone — the session handoff, lock files, journals — is ignored
+//! (issue 60: two clones' agents never conflict on `.premath/`). `tusk init` writes both; `tusk doctor` checks
 //! them. Git is run as the `git` program; without it, or outside a work
 //! tree, there is nothing to wire.
 
@@ -17,6 +19,14 @@ pub const DRIVER_NAME: &str = "tusk issue store (three-way, by id)";
 
 /// The logs beside the store: append-only, so a union of rows merges them.
 pub const LOG_FILES: [&str; 2] = ["host_effects.jsonl", "harness_trajectory.jsonl"];
+
+/// Files beside the store that tusk's driver merges too (by feature id).
+pub const DRIVER_FILES: [&str; 1] = ["harness_feature_ledger.json"];
+
+/// Files beside the store that are one clone's alone, ignored by git: the
+/// session handoff (the next run on this clone reads it; two clones' would
+/// conflict on every merge) and every lock file.
+pub const CLONE_FILES: [&str; 2] = ["/harness_session.json", "/*.lock"];
 
 fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
     Command::new("git")
@@ -146,6 +156,14 @@ fn shell_quote(s: &str) -> String {
 pub fn attribute_lines(store_rel: &str) -> Vec<String> {
     let dir = store_rel.rsplit_once('/').map_or("", |(d, _)| d);
     let mut lines = vec![format!("{} merge={DRIVER}", attribute_pattern(store_rel))];
+    for file in DRIVER_FILES {
+        let path = if dir.is_empty() {
+            file.to_string()
+        } else {
+            format!("{dir}/{file}")
+        };
+        lines.push(format!("{} merge={DRIVER}", attribute_pattern(&path)));
+    }
     for log in LOG_FILES {
         let path = if dir.is_empty() {
             log.to_string()
@@ -244,8 +262,9 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
         .file_name()
         .map(|n| format!("/{}/", n.to_string_lossy()))
         .unwrap_or_default();
-    let ignore_added =
-        !lock_name.is_empty() && !ensure_lines(&ignore, &[lock_name, pending])?.is_empty();
+    let mut ignored = vec![lock_name.clone(), pending];
+    ignored.extend(CLONE_FILES.iter().map(|f| f.to_string()));
+    let ignore_added = !lock_name.is_empty() && !ensure_lines(&ignore, &ignored)?.is_empty();
     Ok(Some(Wired {
         top,
         attributes,
@@ -297,6 +316,15 @@ pub fn driver_program(command: &str) -> String {
 
 /// Whether git tracks `rel` in the work tree `top`.
 pub fn tracked(top: &Path, rel: &str) -> bool {
+    tracked_in(top, rel)
+}
+
+/// Whether git ignores `rel` (a path relative to the work tree `top`).
+pub fn ignored(top: &Path, rel: &str) -> bool {
+    git(top, &["check-ignore", "-q", "--no-index", "--", rel]).is_some_and(|o| o.status.success())
+}
+
+fn tracked_in(top: &Path, rel: &str) -> bool {
     git(top, &["ls-files", "--error-unmatch", "--", rel]).is_some_and(|o| o.status.success())
 }
 
@@ -310,12 +338,13 @@ mod tests {
             attribute_lines(".premath/issues.jsonl"),
             [
                 ".premath/issues.jsonl merge=tusk",
+                ".premath/harness_feature_ledger.json merge=tusk",
                 ".premath/host_effects.jsonl merge=union",
                 ".premath/harness_trajectory.jsonl merge=union"
             ]
         );
         assert_eq!(
-            attribute_lines("i.jsonl")[1],
+            attribute_lines("i.jsonl")[2],
             "host_effects.jsonl merge=union"
         );
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");

@@ -56,6 +56,7 @@ mod sandbox_v2;
 mod scheme_eval;
 mod step_rows;
 mod syscalls;
+mod team_git;
 mod telemetry;
 mod transcripts;
 mod typestate_properties;

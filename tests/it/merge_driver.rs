@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `git ARGS` in `dir`; panics with its output unless it succeeds.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = git_run(dir, args);
     assert!(
         out.status.success(),
@@ -24,7 +24,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn git_run(dir: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn git_run(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new("git")
         .current_dir(dir)
         .args(args)
@@ -42,7 +42,7 @@ fn git_run(dir: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// `tusk ARGS` in `dir`: (exit code, stdout, stderr).
-fn tusk(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn tusk(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN)
         .current_dir(dir)
         .args(args)
@@ -59,7 +59,7 @@ fn tusk(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 /// `tusk ARGS --json` that must be accepted: its JSON.
-fn ok(dir: &Path, args: &[&str]) -> Value {
+pub(crate) fn ok(dir: &Path, args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.push("--json");
     let (code, out, err) = tusk(dir, &all);
@@ -71,7 +71,7 @@ fn ok(dir: &Path, args: &[&str]) -> Value {
 const DESCRIPTION: &str = "Acceptance: it is done.\n\n`cargo test`";
 
 /// Adds an issue; its id.
-fn add(dir: &Path, title: &str) -> String {
+pub(crate) fn add(dir: &Path, title: &str) -> String {
     let v = ok(dir, &["issue", "add", title, "--description", DESCRIPTION]);
     v["issue"]["id"].as_str().unwrap().to_string()
 }
@@ -90,7 +90,7 @@ fn by_id(text: &str) -> std::collections::HashMap<String, Value> {
 }
 
 /// A fresh repository with a tusk store wired by `tusk init`.
-fn repo(root: &Path, name: &str) -> PathBuf {
+pub(crate) fn repo(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     git(&dir, &["init", "-q", "-b", "main"]);
@@ -99,13 +99,13 @@ fn repo(root: &Path, name: &str) -> PathBuf {
     dir
 }
 
-fn commit_all(dir: &Path, message: &str) {
+pub(crate) fn commit_all(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", message]);
 }
 
 /// `issue check`: no duplicate id, no dangling edge, no cycle, no error at all.
-fn assert_whole(dir: &Path) {
+pub(crate) fn assert_whole(dir: &Path) {
     let (code, out, err) = tusk(dir, &["issue", "check", "--json"]);
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     assert_eq!(v["errorCount"], json!(0), "{v:#}");
@@ -119,7 +119,7 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     let attributes = std::fs::read_to_string(dir.join(".gitattributes")).unwrap();
     assert_eq!(
         attributes,
-        ".premath/issues.jsonl merge=tusk\n.premath/host_effects.jsonl merge=union\n.premath/harness_trajectory.jsonl merge=union\n"
+        ".premath/issues.jsonl merge=tusk\n.premath/harness_feature_ledger.json merge=tusk\n.premath/host_effects.jsonl merge=union\n.premath/harness_trajectory.jsonl merge=union\n"
     );
     let driver = git(&dir, &["config", "--get", "merge.tusk.driver"]);
     assert!(

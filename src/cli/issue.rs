@@ -119,6 +119,21 @@ pub enum IssueCommand {
     /// Counts by status, type, priority, assignee and label; ready, blocked,
     /// in progress; stale and contended leases; the oldest ready issue.
     Stats,
+    /// The store as text a person reads, one member per line: git's
+    /// textconv for the store (`tusk init` wires `diff=tusk`), so `git diff`
+    /// and `git log -p` show the field that changed.
+    Textconv {
+        /// The store file (git passes a copy of the version it shows)
+        file: PathBuf,
+    },
+    /// What changed of each issue between two versions of the store in git:
+    /// status, fields, labels and edges added or removed, comments added by
+    /// whom.
+    Diff {
+        /// REV (against the working tree; default HEAD), or A..B
+        #[arg(value_name = "REV[..REV]")]
+        range: Option<String>,
+    },
     /// Every change to an issue, oldest first, from the effect log: when,
     /// who (the run's principal or the command line's actor), from which
     /// run or command, each field from → to, comments, edges, and leases
@@ -413,7 +428,13 @@ pub enum CommentCommand {
 
 /// Runs `tusk issue …`.
 pub fn run_issue(args: IssueArgs) -> Result<Exit, CliError> {
+    if let IssueCommand::Textconv { file } = &args.command {
+        return textconv(file);
+    }
     let opts = resolve(&args.opts, "issue")?;
+    if let IssueCommand::Diff { range } = &args.command {
+        return diff(&opts, range.as_deref());
+    }
     if let Some(action) = read_action(&args.command) {
         missing_store(&opts, action)?;
     }
@@ -817,4 +838,69 @@ mod tests {
         assert_eq!(a.label, None);
         assert!(a.filter.unwrap_or_default().is_empty());
     }
+}
+
+/// `issue textconv FILE`: the store as text ([`crate::issues::diff::render`]).
+fn textconv(file: &Path) -> Result<Exit, CliError> {
+    let bytes = crate::files::read(file).map_err(|e| {
+        CliError::unusable(
+            "tusk issue textconv",
+            format_args!("cannot read {}: {e}", file.display()),
+        )
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    super::write_stdout(crate::issues::diff::render(&text).as_bytes())?;
+    Ok(Exit::Accepted)
+}
+
+/// `issue diff [REV[..REV]]`: the store's changes between two versions in
+/// git (REV alone: against the working tree; nothing: HEAD against it).
+fn diff(opts: &Opts, range: Option<&str>) -> Result<Exit, CliError> {
+    use crate::issues::git;
+    let unusable = |m: String| CliError::unusable("tusk issue diff", m);
+    let IssueStore::Jsonl(store) = &opts.store else {
+        return Err(unusable(
+            "the store is a database: git holds no versions of it".into(),
+        ));
+    };
+    let dir = store.parent().filter(|p| !p.as_os_str().is_empty());
+    let top = git::work_tree(dir.unwrap_or(Path::new(".")))
+        .ok_or_else(|| unusable(format!("{} is not in a git work tree", store.display())))?;
+    let rel = git::relative(&top, store)
+        .ok_or_else(|| unusable(format!("{} is outside the work tree", store.display())))?;
+    let (from, to) = match range {
+        None => ("HEAD", None),
+        Some(r) => match r.split_once("..") {
+            Some((a, b)) if !a.is_empty() && !b.is_empty() => (a, Some(b)),
+            Some(_) => {
+                return Err(unusable(format!(
+                    "{r:?}: write REV..REV with both revisions, or one REV"
+                )))
+            }
+            None => (r, None),
+        },
+    };
+    let old = git::show(&top, from, &rel).map_err(unusable)?;
+    let new = match to {
+        Some(rev) => git::show(&top, rev, &rel).map_err(unusable)?,
+        None => match crate::files::read(store) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(unusable(format!("cannot read {}: {e}", store.display()))),
+        },
+    };
+    let changes = crate::issues::diff::changes(&old, &new);
+    if opts.json {
+        let v = serde_json::json!({
+            "kind": "tusk.issue_diff.v0",
+            "path": rel,
+            "from": from,
+            "to": to.unwrap_or("working tree"),
+            "changes": changes,
+        });
+        println!("{}", to_pretty_sorted(&v));
+    } else {
+        super::write_stdout(crate::issues::diff::changes_text(&changes).as_bytes())?;
+    }
+    Ok(Exit::Accepted)
 }

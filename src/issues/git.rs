@@ -97,6 +97,47 @@ pub fn driver_command() -> String {
     )
 }
 
+/// `diff.tusk.textconv`: the store as text a person reads, one member per
+/// line (`tusk issue textconv`), named as the merge driver names tusk.
+pub fn textconv_command() -> String {
+    let merge = driver_command();
+    let program = merge
+        .strip_suffix(" merge-driver %O %A %B %P")
+        .unwrap_or("tusk")
+        .replace("%%", "%");
+    format!("{program} issue textconv")
+}
+
+/// The store's text at revision `rev` (`git show REV:PATH`; a revision
+/// without the file holds an empty store).
+///
+/// # Errors
+/// An unknown revision, or git failing: git's words.
+pub fn show(top: &Path, rev: &str, rel: &str) -> Result<String, String> {
+    let out = git(top, &["show", &format!("{rev}:{rel}")])
+        .ok_or_else(|| "git could not be run".to_string())?;
+    if out.status.success() {
+        return String::from_utf8(out.stdout).map_err(|_| format!("{rev}:{rel} is not UTF-8 text"));
+    }
+    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    let known = git(
+        top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .is_some_and(|o| o.status.success());
+    if known {
+        // The revision is there; the store was not yet.
+        Ok(String::new())
+    } else {
+        Err(format!("{rev}: not a revision of this repository ({err})"))
+    }
+}
+
 /// The file `name` resolves to on `PATH` (the first executable file), as
 /// git's shell would find it.
 pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
@@ -155,7 +196,10 @@ fn shell_quote(s: &str) -> String {
 /// The `.gitattributes` lines for a store at `store_rel` (and its logs).
 pub fn attribute_lines(store_rel: &str) -> Vec<String> {
     let dir = store_rel.rsplit_once('/').map_or("", |(d, _)| d);
-    let mut lines = vec![format!("{} merge={DRIVER}", attribute_pattern(store_rel))];
+    let mut lines = vec![
+        format!("{} merge={DRIVER}", attribute_pattern(store_rel)),
+        format!("{} diff={DRIVER}", attribute_pattern(store_rel)),
+    ];
     for file in DRIVER_FILES {
         let path = if dir.is_empty() {
             file.to_string()
@@ -240,6 +284,7 @@ pub fn wire(store: &Path) -> Result<Option<Wired>, String> {
     for (key, value) in [
         ("merge.tusk.name", DRIVER_NAME.to_string()),
         ("merge.tusk.driver", driver.clone()),
+        ("diff.tusk.textconv", textconv_command()),
     ] {
         if git_text(&top, &["config", "--get", key]).as_deref() != Some(value.as_str()) {
             let ok = git(&top, &["config", key, &value]).is_some_and(|o| o.status.success());
@@ -338,13 +383,14 @@ mod tests {
             attribute_lines(".premath/issues.jsonl"),
             [
                 ".premath/issues.jsonl merge=tusk",
+                ".premath/issues.jsonl diff=tusk",
                 ".premath/harness_feature_ledger.json merge=tusk",
                 ".premath/host_effects.jsonl merge=union",
                 ".premath/harness_trajectory.jsonl merge=union"
             ]
         );
         assert_eq!(
-            attribute_lines("i.jsonl")[2],
+            attribute_lines("i.jsonl")[3],
             "host_effects.jsonl merge=union"
         );
         assert_eq!(shell_quote("/a b/it's"), "'/a b/it'\\''s'");

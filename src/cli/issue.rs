@@ -238,7 +238,9 @@ pub enum DepCommand {
     /// The dependency tree from ID: what it depends on (down), what depends
     /// on it (up) or both, with cycles marked.
     Tree {
+        /// The issue the tree starts from.
         id: String,
+        /// down (what it depends on), up (what depends on it) or both.
         #[arg(long, value_enum, default_value = "down")]
         direction: find::Direction,
         /// How deep to walk.
@@ -387,13 +389,17 @@ pub enum TreeFormat {
 pub enum LabelCommand {
     /// Add labels (at the end, once each).
     Add {
+        /// The issue.
         id: String,
+        /// The labels to add.
         #[arg(required = true, value_name = "LABEL")]
         labels: Vec<String>,
     },
     /// Remove labels.
     Remove {
+        /// The issue.
         id: String,
+        /// The labels to remove.
         #[arg(required = true, value_name = "LABEL")]
         labels: Vec<String>,
     },

@@ -222,6 +222,7 @@ pub enum TokenCommand {
     /// Remove principal NAME's token: a running server ends its transport
     /// sessions, and its next request is 401.
     Revoke {
+        /// The token's name (as `tusk mcp token list` shows it).
         name: String,
         #[command(flatten)]
         file: TokenFile,

@@ -75,8 +75,10 @@ pub enum ReplayCommand {
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
+    /// The first run's id.
     #[arg(value_name = "RUN_A")]
     pub run_a: String,
+    /// The second run's id, compared with the first.
     #[arg(value_name = "RUN_B")]
     pub run_b: String,
     /// The effect log holding both runs (default .premath/host_effects.jsonl).

@@ -247,3 +247,68 @@ fn an_unknown_id_or_file_answers_in_json() {
     assert_eq!(v["class"], "cli.unknown_action");
     assert!(v["hint"].as_str().unwrap().contains("issue.show"), "{v:#}");
 }
+
+/// Every flag and argument of every command has help (issue 60): `--help`
+/// of each command and subcommand, walked from the top, lists no option
+/// without a description.
+#[test]
+fn every_flag_of_every_command_has_help() {
+    fn help(path: &[String]) -> String {
+        let out = std::process::Command::new(crate::common::BIN)
+            .args(path)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{path:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+    let option = regex::Regex::new(
+        r"^\s{2,}((?:-\w, )?--?[\w-]+(?: <[^>]+>)?(?:\.\.\.)?|\[?<[^>]+>\]?(?:\.\.\.)?)(.*)$",
+    )
+    .unwrap();
+    let noise = regex::Regex::new(r"\[(default|possible values|aliases?): [^\]]*\]").unwrap();
+    let mut todo: Vec<Vec<String>> = vec![Vec::new()];
+    let (mut missing, mut walked) = (Vec::new(), 0);
+    while let Some(path) = todo.pop() {
+        walked += 1;
+        let text = help(&path);
+        let lines: Vec<&str> = text.lines().collect();
+        let mut section = "";
+        for (i, line) in lines.iter().enumerate() {
+            if !line.is_empty() && !line.starts_with(' ') && line.ends_with(':') {
+                section = line;
+                continue;
+            }
+            if section.contains("ommands") {
+                if let Some(name) = line
+                    .split_whitespace()
+                    .next()
+                    .filter(|_| line.starts_with("  "))
+                {
+                    if name != "help" {
+                        let mut sub = path.clone();
+                        sub.push(name.to_string());
+                        todo.push(sub);
+                    }
+                }
+            } else if !section.is_empty() {
+                if let Some(m) = option.captures(line) {
+                    let rest = noise.replace_all(m[2].trim(), "").trim().to_string();
+                    let next = lines.get(i + 1).copied().unwrap_or("");
+                    let wrapped = next.starts_with("          ")
+                        && !next.trim().is_empty()
+                        && !next.trim().starts_with('-');
+                    if rest.is_empty() && !wrapped {
+                        missing.push(format!("tusk {} {}", path.join(" "), &m[1]));
+                    }
+                }
+            }
+        }
+    }
+    assert!(walked > 60, "walked only {walked} commands");
+    assert!(
+        missing.is_empty(),
+        "flags without help:\n{}",
+        missing.join("\n")
+    );
+}

@@ -15,9 +15,11 @@ use crate::issues::IssueClass;
 pub struct DepReplaceArgs {
     #[serde(alias = "id")]
     #[schemars(extend("x-aliases" = ["id"]))]
+    #[arg(help = "The issue whose edge changes")]
     pub issue_id: String,
     #[serde(alias = "dependsOn")]
     #[schemars(extend("x-aliases" = ["dependsOn"]))]
+    #[arg(help = "The issue the edge points at")]
     pub depends_on_id: String,
     /// The edge's current type (default: the pair's first edge, whatever its type).
     #[arg(long, default_value = "blocks", help = "The edge's current type")]

@@ -11,7 +11,9 @@ use crate::issues::IssueClass;
 #[derive(Debug, Deserialize, serde::Serialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CommentArgs {
+    #[arg(help = "The issue")]
     pub id: String,
+    #[arg(help = "The comment's text")]
     pub text: String,
     /// Who says it (a worker's name).
     #[arg(

@@ -6,8 +6,9 @@ use crate::issues::IssueClass;
 /// A text search.
 // One declaration for the host action (camelCase keys) and `tusk issue
 // search TEXT` (kebab-case flags). As premath's, the query is the positional
-// TEXT (its id `text` too, which completions name) with no help line, so its
-// description is the schema's alone; `--limit` shows its default, spelled
+// TEXT (its id `text` too, which completions name); its help line is the
+// command line's own (every flag has help), the schema keeps its
+// description; `--limit` shows its default, spelled
 // out: DEFAULT_LIMIT (a test in src/cli/issue.rs holds the two equal).
 #[derive(Debug, Deserialize, JsonSchema, clap::Args)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -15,7 +16,11 @@ pub struct SearchArgs {
     #[schemars(
         description = "Looked for in titles, descriptions, acceptance criteria, notes and comments (case-insensitive)."
     )]
-    #[arg(id = "text", value_name = "TEXT")]
+    #[arg(
+        id = "text",
+        value_name = "TEXT",
+        help = "The text to look for (case-insensitive)"
+    )]
     pub query: String,
     /// At most this many items (default 20).
     #[arg(long, default_value = "20", help = "At most this many items")]

@@ -787,65 +787,6 @@ fn finish(opts: &Opts, action: &str, result: Result<Report, StoreError>) -> Resu
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::{Cli, Command};
-    use clap::Parser;
-
-    fn issue(args: &[&str]) -> IssueCommand {
-        let argv = ["tusk", "issue"].iter().chain(args);
-        match Cli::try_parse_from(argv).unwrap().command {
-            Command::Issue(a) => a.command,
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn command_line_defaults_are_the_actions_defaults() {
-        // The flags' defaults are spelled out for their help; they are the
-        // defaults the host actions apply to an absent key.
-        let IssueCommand::Check(a) = issue(&["check"]) else {
-            panic!()
-        };
-        assert_eq!(a.note_warn_threshold, Some(views::NOTES_WARN_CHARS));
-        let IssueCommand::Search(a) = issue(&["search", "x"]) else {
-            panic!()
-        };
-        assert_eq!(a.limit, Some(issue_search::DEFAULT_LIMIT));
-    }
-
-    #[test]
-    fn filter_flags_fill_the_actions_filter() {
-        let IssueCommand::ClaimNext(a) = issue(&[
-            "claim-next",
-            "--assignee",
-            "w",
-            "--label",
-            "a",
-            "--label",
-            "b",
-            "--type",
-            "bug",
-            "--unassigned",
-        ]) else {
-            panic!()
-        };
-        let filter = a.filter.unwrap_or_default();
-        assert_eq!(filter.labels, ["a", "b"]);
-        assert_eq!(filter.types, ["bug"]);
-        assert!(filter.unassigned);
-        assert_eq!(filter.assignee, None);
-        let IssueCommand::List(a) = issue(&["list", "--assignee", "w", "--issue-type", "bug"])
-        else {
-            panic!()
-        };
-        assert_eq!(a.assignee.as_deref(), Some("w"));
-        assert_eq!(a.label, None);
-        assert!(a.filter.unwrap_or_default().is_empty());
-    }
-}
-
 /// `issue textconv FILE`: the store as text ([`crate::issues::diff::render`]).
 fn textconv(file: &Path) -> Result<Exit, CliError> {
     let bytes = crate::files::read(file).map_err(|e| {
@@ -909,4 +850,63 @@ fn diff(opts: &Opts, range: Option<&str>) -> Result<Exit, CliError> {
         super::write_stdout(crate::issues::diff::changes_text(&changes).as_bytes())?;
     }
     Ok(Exit::Accepted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn issue(args: &[&str]) -> IssueCommand {
+        let argv = ["tusk", "issue"].iter().chain(args);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Issue(a) => a.command,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn command_line_defaults_are_the_actions_defaults() {
+        // The flags' defaults are spelled out for their help; they are the
+        // defaults the host actions apply to an absent key.
+        let IssueCommand::Check(a) = issue(&["check"]) else {
+            panic!()
+        };
+        assert_eq!(a.note_warn_threshold, Some(views::NOTES_WARN_CHARS));
+        let IssueCommand::Search(a) = issue(&["search", "x"]) else {
+            panic!()
+        };
+        assert_eq!(a.limit, Some(issue_search::DEFAULT_LIMIT));
+    }
+
+    #[test]
+    fn filter_flags_fill_the_actions_filter() {
+        let IssueCommand::ClaimNext(a) = issue(&[
+            "claim-next",
+            "--assignee",
+            "w",
+            "--label",
+            "a",
+            "--label",
+            "b",
+            "--type",
+            "bug",
+            "--unassigned",
+        ]) else {
+            panic!()
+        };
+        let filter = a.filter.unwrap_or_default();
+        assert_eq!(filter.labels, ["a", "b"]);
+        assert_eq!(filter.types, ["bug"]);
+        assert!(filter.unassigned);
+        assert_eq!(filter.assignee, None);
+        let IssueCommand::List(a) = issue(&["list", "--assignee", "w", "--issue-type", "bug"])
+        else {
+            panic!()
+        };
+        assert_eq!(a.assignee.as_deref(), Some("w"));
+        assert_eq!(a.label, None);
+        assert!(a.filter.unwrap_or_default().is_empty());
+    }
 }

@@ -486,11 +486,13 @@ pub(crate) fn run_cells(item: &Value) -> Vec<String> {
         .as_array()
         .map(|a| a.iter().map(value_text).collect())
         .unwrap_or_default();
+    let run_id = value_text(&item["runId"]);
     vec![
         format!(
-            "<a class=\"run\" href=\"{}\">{}</a>",
+            "<a class=\"run\" href=\"{}\" title=\"{}\">{}</a>",
             esc(&value_text(&item["href"])),
-            esc(&value_text(&item["runId"]))
+            esc(&run_id),
+            esc(short_run(&run_id))
         ),
         esc(&value_text(&item["startedAt"])),
         format!(
@@ -517,6 +519,16 @@ pub(crate) fn run_cells(item: &Value) -> Vec<String> {
     ]
 }
 
+/// What the runs list shows of a run id (issue 60: the whole id took the
+/// row's width): its last part, the digits that tell runs apart (the
+/// started column gives its time); the whole id is the link's tooltip.
+pub(crate) fn short_run(run_id: &str) -> &str {
+    match run_id.rsplit_once('-') {
+        Some((_, tail)) if tail.len() >= 8 => tail,
+        _ => run_id,
+    }
+}
+
 /// The link to a session's page. Session ids are long (an MCP one is 80
 /// characters): the link shows their start, the whole id is its tooltip and
 /// the session page's title.
@@ -534,7 +546,7 @@ pub(crate) fn session_link(sid: &str) -> String {
 }
 
 /// Characters of a session id a link shows.
-const SESSION_CHARS: usize = 24;
+const SESSION_CHARS: usize = 16;
 
 /// The rows of one run, in log order, with their positions and raw bytes.
 struct RunRows {

@@ -132,12 +132,27 @@ with sync_playwright() as p:
     visit("/runs")
     check(page.locator("#live").is_checked(), "live updates are off by default")
     new_run = eval_program('(display "made after the page opened") (issue.ready)')
-    expect(page.locator("#runs tbody tr").first).to_contain_text(new_run, timeout=15000)
+    expect(page.locator("#runs tbody tr a.run").first).to_have_attribute("title", new_run, timeout=15000)
     check(not problems, f"/runs while live: {problems}")
     fits("/runs while live")
     check(page.locator("#runs th", has_text="principal").count() == 1, "no principal column")
     check(page.locator("#runs tbody tr", has_text="tester").count() >= 3,
           "the MCP session's runs do not name their principal")
+    # A short program's row is at most two lines tall (issue 60: the run id
+    # and session took the width, and this row was 112 px, six lines).
+    row = page.locator("#runs tbody tr", has=page.locator(f"a.run[title='{new_run}']")).first
+    cell = row.locator("td").first
+    line = page.evaluate("""(td) => { const s = getComputedStyle(td);
+        const l = parseFloat(s.lineHeight); return isNaN(l) ? 1.25 * parseFloat(s.fontSize) : l; }""",
+                         cell.element_handle())
+    height = row.bounding_box()["height"]
+    cells = [round(c.bounding_box()["width"]) for c in row.locator("td").all()]
+    inner = page.evaluate("""(tr) => [...tr.children].map(td => { const r = document.createRange();
+        r.selectNodeContents(td); return Math.round(r.getBoundingClientRect().height); })""",
+                          row.element_handle())
+    check(height <= 2 * line + 20,
+          f"a short program's runs row is {height:.0f} px tall (a line is {line:.0f} px; "
+          f"cell widths {cells}, content heights {inner})")
     page.screenshot(path=os.path.join(shots, "observe-runs.png"), full_page=True)
 
     # A session: its link from the runs list, its forms in order, each linked.

@@ -27,7 +27,7 @@ function link(className, href, text) {
 function sessionLink(sid) {
   const chars = Array.from(sid);
   const a = link("session", "/sessions/" + encodeURIComponent(sid),
-    chars.length > 24 ? chars.slice(0, 24).join("") + "…" : sid);
+    chars.length > 16 ? chars.slice(0, 16).join("") + "…" : sid);
   a.title = sid;
   return a;
 }
@@ -47,7 +47,11 @@ function runRow(item) {
     for (let i = 0; i < 6; i++) cell(tr, "");
     return tr;
   }
-  cell(tr, link("run", item.href, item.runId));
+  // As the server's short_run: the id's last part shown, the whole id the tooltip.
+  const tail = item.runId.slice(item.runId.lastIndexOf("-") + 1);
+  const run = link("run", item.href, tail.length >= 8 ? tail : item.runId);
+  run.title = item.runId;
+  cell(tr, run);
   cell(tr, item.startedAt || "");
   cell(tr, tag("result-" + encodeURIComponent(item.result), item.result));
   cell(tr, (item.failureClasses || []).join(", "));

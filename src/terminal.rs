@@ -8,6 +8,16 @@
 
 use std::borrow::Cow;
 
+/// `text` at most `max` characters long, `…` marking a cut: how a long
+/// value is shown in one cell or one line (it cuts at a character, never
+/// inside one).
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// Whether `c` must not reach a terminal as it is.
 fn is_unsafe(c: char) -> bool {
     c.is_control() || is_bidi_control(c) // C0, DEL and C1

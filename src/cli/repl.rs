@@ -468,7 +468,7 @@ impl Repl {
     }
 
     /// `path` with its links resolved, when it lies under the load root: the
-    /// one rule for what `:load` and `:live` may read.
+    /// one rule for what `:load` and `:live` may read and `:save` may write.
     fn under_load_root(&self, path: &Path) -> Result<PathBuf, Unreadable> {
         let root = self.load_root.as_ref().ok_or(Unreadable::Off)?;
         let real = path.canonicalize().map_err(Unreadable::Unresolved)?;

@@ -124,7 +124,7 @@ pub fn run(args: RunsArgs) -> Result<Exit, CliError> {
             query
                 .params()
                 .iter()
-                .map(|(k, v)| format!(" --{k} {}", shell_word(v)))
+                .map(|(k, v)| format!(" --{k} {}", crate::observe::shell_word(v)))
                 .collect::<String>()
         ));
     }
@@ -167,16 +167,4 @@ fn line_of(item: &Value) -> String {
     }
     cells.push(s(&item["programHead"]));
     cells.join("  ")
-}
-
-/// `v` as one shell word (quoted when it needs it).
-fn shell_word(v: &str) -> String {
-    if !v.is_empty()
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.:/+@".contains(c))
-    {
-        v.to_string()
-    } else {
-        format!("'{}'", v.replace('\'', "'\\''"))
-    }
 }

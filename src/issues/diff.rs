@@ -206,8 +206,8 @@ fn member_changes(x: &Map<String, Value>, y: &Map<String, Value>) -> Vec<String>
             }
             _ => out.push(format!(
                 "{key}: {} → {}",
-                cut(&shown(old), 120),
-                cut(&shown(new), 120)
+                crate::terminal::clip(&shown(old), 120),
+                crate::terminal::clip(&shown(new), 120)
             )),
         }
     }
@@ -223,7 +223,7 @@ fn set_change(key: &str, sign: char, v: &Value) -> String {
             let what = if sign == '+' { "added" } else { "removed" };
             format!(
                 "comment {what} {head}: {}",
-                cut(&crate::terminal::field(&body), 120)
+                crate::terminal::clip(&crate::terminal::field(&body), 120)
             )
         }
     }
@@ -235,13 +235,6 @@ fn shown(v: &Value) -> String {
         Value::Null => "(none)".into(),
         Value::String(s) => format!("{:?}", s),
         other => other.to_string(),
-    }
-}
-
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
     }
 }
 

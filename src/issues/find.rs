@@ -41,12 +41,19 @@ fn score(line: &Value, query: &str) -> Option<(u32, Vec<&'static str>)> {
     (total > 0).then_some((total, fields))
 }
 
+/// What `issue.search` looks for: the query trimmed and lower-cased (its
+/// matching is case-insensitive; the database's byte search,
+/// `pg_reads::search_text`, is handed the same needle).
+pub fn needle(query: &str) -> String {
+    query.trim().to_lowercase()
+}
+
 /// `issue.search`: issues whose title, description, acceptance criteria,
 /// notes or comments contain `query` (case-insensitive), best first (then
 /// priority, then id), at most `limit`.
 pub fn search_payload(store: &Store<'_>, path: &str, query: &str, limit: usize) -> Report {
     let action = "issue.search";
-    let needle = query.trim().to_lowercase();
+    let needle = needle(query);
     if needle.is_empty() {
         return Report::rejected(
             action,

@@ -196,26 +196,16 @@ fn shell_quote(s: &str) -> String {
 /// The `.gitattributes` lines for a store at `store_rel` (and its logs).
 pub fn attribute_lines(store_rel: &str) -> Vec<String> {
     let dir = store_rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let beside = |file: &str| match dir {
+        "" => attribute_pattern(file),
+        dir => attribute_pattern(&format!("{dir}/{file}")),
+    };
     let mut lines = vec![
         format!("{} merge={DRIVER}", attribute_pattern(store_rel)),
         format!("{} diff={DRIVER}", attribute_pattern(store_rel)),
     ];
-    for file in DRIVER_FILES {
-        let path = if dir.is_empty() {
-            file.to_string()
-        } else {
-            format!("{dir}/{file}")
-        };
-        lines.push(format!("{} merge={DRIVER}", attribute_pattern(&path)));
-    }
-    for log in LOG_FILES {
-        let path = if dir.is_empty() {
-            log.to_string()
-        } else {
-            format!("{dir}/{log}")
-        };
-        lines.push(format!("{} merge={UNION}", attribute_pattern(&path)));
-    }
+    lines.extend(DRIVER_FILES.map(|f| format!("{} merge={DRIVER}", beside(f))));
+    lines.extend(LOG_FILES.map(|f| format!("{} merge={UNION}", beside(f))));
     lines
 }
 

@@ -151,10 +151,7 @@ impl IssueStore {
         &self,
         filter: &super::filter::IssueFilter,
     ) -> Result<Option<String>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::ready_text(pg, filter)?),
-            None => Ok(None),
-        }
+        self.by_index(|pg| super::pg_reads::ready_text(pg, filter))
     }
 
     /// The lines `issue list` may list, when the database can tell (see
@@ -167,10 +164,7 @@ impl IssueStore {
         &self,
         filter: &super::views::ListFilter,
     ) -> Result<Option<String>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::list_text(pg, filter)?),
-            None => Ok(None),
-        }
+        self.by_index(|pg| super::pg_reads::list_text(pg, filter))
     }
 
     /// The blocked lines and their targets' lines, with the blocked ones'
@@ -183,10 +177,7 @@ impl IssueStore {
         &self,
         filter: &super::filter::IssueFilter,
     ) -> Result<Option<(String, std::collections::BTreeSet<String>)>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::blocked_text(pg, filter)?),
-            None => Ok(None),
-        }
+        self.by_index(|pg| super::pg_reads::blocked_text(pg, filter))
     }
 
     /// The lines `issue search` may find `query` in (see
@@ -195,13 +186,8 @@ impl IssueStore {
     /// # Errors
     /// A database error, or an unusable `config.json`.
     pub fn search_text(&self, query: &str) -> Result<Option<String>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::search_text(
-                pg,
-                &query.trim().to_lowercase(),
-            )?),
-            None => Ok(None),
-        }
+        let needle = super::find::needle(query);
+        self.by_index(|pg| super::pg_reads::search_text(pg, &needle))
     }
 
     /// What `issue.stats` counts, from the database's columns, with the
@@ -210,10 +196,7 @@ impl IssueStore {
     /// # Errors
     /// A database error, or an unusable `config.json`.
     pub fn stats_counts(&self) -> Result<Option<(super::find::StatsCounts, String)>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::stats_counts(pg)?),
-            None => Ok(None),
-        }
+        self.by_index(super::pg_reads::stats_counts)
     }
 
     /// The lines that may hold a lease (see [`super::pg_reads::leased_text`]):
@@ -222,10 +205,7 @@ impl IssueStore {
     /// # Errors
     /// A database error, or an unusable `config.json`.
     pub fn leased_text(&self) -> Result<Option<String>, StoreError> {
-        match self.by_index()? {
-            Some(pg) => Ok(super::pg_reads::leased_text(pg)?),
-            None => Ok(None),
-        }
+        self.by_index(super::pg_reads::leased_text)
     }
 
     /// The lines `dep tree` walks (see [`super::pg_reads::tree_text`]).
@@ -247,12 +227,15 @@ impl IssueStore {
         }
     }
 
-    /// The database, when a view may read it by index: not the file store,
-    /// not under beads' readiness rule (a blocked parent blocks its
-    /// children, transitively: the whole store decides).
-    fn by_index(&self) -> Result<Option<&crate::pg::PgStore>, StoreError> {
+    /// `read` on the database, when a view may read it by index: not the
+    /// file store, not under beads' readiness rule (a blocked parent blocks
+    /// its children, transitively: the whole store decides); `None` else.
+    fn by_index<T>(
+        &self,
+        read: impl FnOnce(&crate::pg::PgStore) -> Result<Option<T>, crate::pg::PgError>,
+    ) -> Result<Option<T>, StoreError> {
         match self {
-            IssueStore::Postgres(pg) if !self.readiness()?.propagates() => Ok(Some(pg)),
+            IssueStore::Postgres(pg) if !self.readiness()?.propagates() => Ok(read(pg)?),
             _ => Ok(None),
         }
     }

@@ -231,14 +231,6 @@ fn width_of(count: usize) -> f64 {
     count as f64 * (NODE_W + GAP_X) - GAP_X
 }
 
-/// The text `max` characters long at most, `…` marking a cut.
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
-}
-
 /// The SVG of `tree` (a `dep.tree` root) and its JSON description (what was
 /// drawn, for the page's JSON twin).
 pub fn draw(tree: &Value) -> (String, Value) {
@@ -303,7 +295,7 @@ fn node_svg(out: &mut String, n: &Node, root: bool) {
     let title = if n.missing {
         "(missing)".to_string()
     } else {
-        clip(&n.title, TITLE_CHARS)
+        crate::terminal::clip(&n.title, TITLE_CHARS)
     };
     let _ = write!(
         out,
@@ -315,12 +307,12 @@ fn node_svg(out: &mut String, n: &Node, root: bool) {
         esc(&n.id),
         esc(&n.id),
         esc(&n.status),
-        esc(&clip(&n.title, TOOLTIP_CHARS)),
+        esc(&crate::terminal::clip(&n.title, TOOLTIP_CHARS)),
         n.x,
         n.y,
         n.x + 8.0,
         n.y + 16.0,
-        esc(&clip(&n.id, TITLE_CHARS - 2)),
+        esc(&crate::terminal::clip(&n.id, TITLE_CHARS - 2)),
         if n.truncated { " …" } else { "" },
         n.x + 8.0,
         n.y + 33.0,

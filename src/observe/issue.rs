@@ -62,12 +62,8 @@ pub fn page(o: &Observer, id: &str, params: &Params) -> Result<Page, PageError> 
     let (dependents_total, dependents) = dependents(store, id);
     let comments: Vec<Value> = object["comments"].as_array().cloned().unwrap_or_default();
 
-    let header = |h: &Value| h["authority"]["issueId"].as_str() == Some(id);
-    let call = |row: &Value| {
-        row["args"]
-            .as_object()
-            .is_some_and(|args| args.values().any(|v| v.as_str() == Some(id)))
-    };
+    let header = |h: &Value| super::run_query::names_issue(h, id);
+    let call = |row: &Value| super::run_query::touches(row, id);
     let filter = RunFilter {
         all: &super::runs::every,
         header: &header,

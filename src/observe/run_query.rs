@@ -12,6 +12,20 @@ use crate::logs::LogStore;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
+/// Whether run header `h` names issue `id` as the run's issue.
+pub(crate) fn names_issue(h: &Value, id: &str) -> bool {
+    h["authority"]["issueId"].as_str() == Some(id)
+}
+
+/// Whether call row `row` names issue `id` in any of its arguments: with
+/// [`names_issue`], what "a run that touched an issue" means, for the issue
+/// page and the runs list alike.
+pub(crate) fn touches(row: &Value, id: &str) -> bool {
+    row["args"]
+        .as_object()
+        .is_some_and(|args| args.values().any(|v| v.as_str() == Some(id)))
+}
+
 /// The filter parameters, in the order links carry them.
 pub const PARAMS: [&str; 5] = ["result", "principal", "issue", "session", "since"];
 
@@ -145,15 +159,8 @@ impl RunQuery {
         let all = |h: &Value| self.header_passes(h);
         let issue = self.issue.as_deref();
         // Without an issue, every run the header criteria keep.
-        let names_issue =
-            |h: &Value| issue.is_none_or(|id| h["authority"]["issueId"].as_str() == Some(id));
-        let touches = |row: &Value| {
-            issue.is_some_and(|id| {
-                row["args"]
-                    .as_object()
-                    .is_some_and(|args| args.values().any(|v| v.as_str() == Some(id)))
-            })
-        };
+        let names = |h: &Value| issue.is_none_or(|id| names_issue(h, id));
+        let touched = |row: &Value| issue.is_some_and(|id| touches(row, id));
         let ended = |footer: Option<&Value>| {
             self.result
                 .as_deref()
@@ -161,8 +168,8 @@ impl RunQuery {
         };
         let filter = RunFilter {
             all: &all,
-            header: &names_issue,
-            call: &touches,
+            header: &names,
+            call: &touched,
             footer: &ended,
         };
         find_runs(log, before, limit, Some(&filter))

@@ -148,10 +148,7 @@ fn program_head(program: &str) -> String {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
-    match line.char_indices().nth(80) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_string(),
-    }
+    crate::terminal::clip(line, 80)
 }
 
 /// The link to a run's page (with the header's position, so the page reads
@@ -533,10 +530,7 @@ pub(crate) fn short_run(run_id: &str) -> &str {
 /// characters): the link shows their start, the whole id is its tooltip and
 /// the session page's title.
 pub(crate) fn session_link(sid: &str) -> String {
-    let shown = match sid.char_indices().nth(SESSION_CHARS) {
-        Some((at, _)) => format!("{}…", &sid[..at]),
-        None => sid.to_string(),
-    };
+    let shown = crate::terminal::clip(sid, SESSION_CHARS);
     format!(
         "<a class=\"session\" href=\"{}\" title=\"{}\">{}</a>",
         super::html::thing_href("sessions", sid, ""),

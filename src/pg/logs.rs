@@ -11,12 +11,27 @@ pub enum LogTable {
 }
 
 impl LogTable {
-    fn insert_sql(self) -> &'static str {
+    pub(super) fn insert_sql(self) -> &'static str {
         match self {
             LogTable::Trajectory => {
                 "INSERT INTO tusk_trajectory (line) SELECT * FROM unnest($1::text[])"
             }
             LogTable::Effects => "INSERT INTO tusk_effects (line) SELECT * FROM unnest($1::text[])",
+        }
+    }
+
+    /// [`Self::insert_sql`] only while `$2`'s writer row stands, locked
+    /// for the statement ([`append_fenced`]).
+    fn fenced_insert_sql(self) -> &'static str {
+        match self {
+            LogTable::Trajectory => {
+                "INSERT INTO tusk_trajectory (line) SELECT l FROM unnest($1::text[]) AS l \
+                 WHERE EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $2 FOR SHARE)"
+            }
+            LogTable::Effects => {
+                "INSERT INTO tusk_effects (line) SELECT l FROM unnest($1::text[]) AS l \
+                 WHERE EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $2 FOR SHARE)"
+            }
         }
     }
 
@@ -69,11 +84,6 @@ pub fn append_fenced(
     if lines.is_empty() {
         return Ok(());
     }
-    let sql = format!(
-        "INSERT INTO {} (line) SELECT l FROM unnest($1::text[]) AS l \
-         WHERE EXISTS (SELECT 1 FROM tusk_log_writers WHERE writer = $2 FOR SHARE)",
-        table.table_name()
-    );
     let closed = || PgError::WriterClosed {
         url: pg.shown().to_string(),
         writer: writer.to_string(),
@@ -81,7 +91,7 @@ pub fn append_fenced(
     pg.with_client(|client| {
         let n = client
             .execute_typed(
-                &sql,
+                table.fenced_insert_sql(),
                 &[
                     (&lines, postgres::types::Type::TEXT_ARRAY),
                     (&writer, postgres::types::Type::TEXT),

@@ -283,10 +283,7 @@ fn close_dead_now(pg: &PgStore) -> Result<Vec<String>, PgError> {
             }
             if !lines.is_empty() {
                 client
-                    .execute(
-                        "INSERT INTO tusk_effects (line) SELECT * FROM unnest($1::text[])",
-                        &[&lines],
-                    )
+                    .execute(super::logs::LogTable::Effects.insert_sql(), &[&lines])
                     .map_err(|e| pg.error(e))?;
             }
             client

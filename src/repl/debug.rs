@@ -93,7 +93,7 @@ impl Debugger {
         self.set_final(form).map_err(DebugError::Final)?;
         let text = format!(
             "the program's final expression is now {}; :rerun runs it, :save FILE keeps the program\n",
-            cut(form.trim(), 160)
+            crate::terminal::clip(form.trim(), 160)
         );
         Ok(Report {
             text: terminal_lines(&text),
@@ -197,7 +197,7 @@ impl Debugger {
                 };
                 let text = format!(
                     "stopped before call {seq} of {total}: {action} {} → {verdict} · :show {seq} for its envelope\n",
-                    cut(&compact(args.as_ref()), 160)
+                    crate::terminal::clip(&compact(args.as_ref()), 160)
                 );
                 Report {
                     text: terminal_lines(&text),
@@ -296,14 +296,6 @@ fn compact(args: Option<&Value>) -> String {
     args.map_or("(none)".to_string(), |a| {
         crate::canonical::to_canonical_string(a)
     })
-}
-
-/// `text` cut to `max` characters, marked when cut.
-fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
 
 fn indent(text: &str) -> String {

@@ -53,15 +53,6 @@ pub enum OpenError {
     },
     #[error("{0}")]
     OverCeiling(String),
-    /// `:show` without a call to show.
-    #[error("no such call: the run recorded {0} host call(s); :show N shows call N (alone, the call the program stands before)")]
-    Show(usize),
-    /// `:final` with something other than one expression.
-    #[error(":final: {0}")]
-    Final(String),
-    /// `:save` could not write the program.
-    #[error(":save: {0}")]
-    Save(String),
 }
 
 /// Why a run is not run here: its header asks for more than the ceiling.
@@ -336,42 +327,7 @@ impl Debugger {
     /// The program as it runs now: each top-level definition the person
     /// retyped replaced by theirs, theirs of other names first.
     pub(crate) fn program(&self) -> String {
-        let split = crate::sandbox::forms::split(&self.target.program);
-        let own: Vec<Option<String>> = split
-            .forms
-            .iter()
-            .map(|f| crate::sandbox::forms::defined_name(&f.text))
-            .collect();
-        if self.patches.is_empty() || split.pending.is_some() {
-            return self.target.program.clone();
-        }
-        let last = split
-            .forms
-            .len()
-            .checked_sub(1)
-            .filter(|&i| own[i].is_none());
-        let final_patch = self.patches.iter().find(|p| p.name == FINAL);
-        let mut out = String::new();
-        for p in &self.patches {
-            if p.name != FINAL && !own.contains(&Some(p.name.clone())) {
-                out.push_str(&p.text);
-                out.push('\n');
-            }
-        }
-        for (i, (form, name)) in split.forms.iter().zip(&own).enumerate() {
-            let patch = match name {
-                Some(n) => self.patches.iter().find(|p| &p.name == n),
-                None if Some(i) == last => final_patch,
-                None => None,
-            };
-            out.push_str(patch.map_or(form.text.as_str(), |p| p.text.as_str()));
-            out.push('\n');
-        }
-        if let (None, Some(p)) = (last, final_patch) {
-            out.push_str(&p.text);
-            out.push('\n');
-        }
-        out
+        patched(&self.target.program, &self.patches)
     }
 
     /// One run of the program (after the session's earlier forms) to `goal`.
@@ -480,17 +436,7 @@ pub fn restage(
             return Err(ceiling_text(&run.run_id, &p.into()));
         }
     }
-    let patches = debug_of["patches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|text| Patch {
-            // A patch that defines nothing is the final expression's.
-            name: crate::sandbox::forms::defined_name(text).unwrap_or_default(),
-            text: text.to_string(),
-        })
-        .collect();
+    let patches = patches_of(debug_of);
     // A log names the snapshot: one outside the working directory is not
     // read (a log from elsewhere must not make replay read other stores).
     let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
@@ -673,5 +619,91 @@ impl HostBridge for DebugBridge {
             text: None,
             breach: over_budget.then_some(Breach::CallBudget),
         }
+    }
+}
+
+/// `program` with `patches` in place: each top-level definition the person
+/// retyped replaced by theirs, theirs of other names first, and the final
+/// expression replaced by the [`FINAL`] patch (or the patch added after a
+/// program whose last form is a definition). A program with an unclosed
+/// form runs as it is.
+fn patched(program: &str, patches: &[Patch]) -> String {
+    let split = crate::sandbox::forms::split(program);
+    let own: Vec<Option<String>> = split
+        .forms
+        .iter()
+        .map(|f| crate::sandbox::forms::defined_name(&f.text))
+        .collect();
+    if patches.is_empty() || split.pending.is_some() {
+        return program.to_string();
+    }
+    let last = split
+        .forms
+        .len()
+        .checked_sub(1)
+        .filter(|&i| own[i].is_none());
+    let final_patch = patches.iter().find(|p| p.name == FINAL);
+    let mut out = String::new();
+    for p in patches {
+        if p.name != FINAL && !own.contains(&Some(p.name.clone())) {
+            out.push_str(&p.text);
+            out.push('\n');
+        }
+    }
+    for (i, (form, name)) in split.forms.iter().zip(&own).enumerate() {
+        let patch = match name {
+            Some(n) => patches.iter().find(|p| &p.name == n),
+            None if Some(i) == last => final_patch,
+            None => None,
+        };
+        out.push_str(patch.map_or(form.text.as_str(), |p| p.text.as_str()));
+        out.push('\n');
+    }
+    if let (None, Some(p)) = (last, final_patch) {
+        out.push_str(&p.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// The patches a debugging form's header lists (`debugOf.patches`), each
+/// named by what it defines; one that defines nothing is the final
+/// expression's ([`FINAL`]).
+fn patches_of(debug_of: &Value) -> Vec<Patch> {
+    debug_of["patches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|text| Patch {
+            name: crate::sandbox::forms::defined_name(text).unwrap_or_default(),
+            text: text.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patches_replace_definitions_in_place_and_the_final_expression() {
+        let program = "(define (f) 1)\n(define x (f))\n(list x)";
+        let patches =
+            patches_of(&json!({"patches": ["(define (f) 2)", "(car x)", "(define (g) 3)"]}));
+        let names: Vec<&str> = patches.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["f", FINAL, "g"]);
+        assert_eq!(
+            patched(program, &patches),
+            "(define (g) 3)\n(define (f) 2)\n(define x (f))\n(car x)\n"
+        );
+        // A program that ends in a definition gets the final expression after it.
+        assert_eq!(
+            patched("(define y 1)", &patches_of(&json!({"patches": ["y"]}))),
+            "(define y 1)\ny\n"
+        );
+        // No patch, or an unclosed form: the program as it is.
+        assert_eq!(patched(program, &[]), program);
+        assert_eq!(patched("(define z", &patches), "(define z");
     }
 }

@@ -31,9 +31,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench"))
 import fleet_mcp  # noqa: E402
 
+sys.path.insert(0, HERE)
+import checks  # noqa: E402
+
 # A's program: a comment, then seconds of arithmetic.
 LONG = """(issue.comment (hash "id" "bd-1" "author" "agent-0" "text" "from the long program"))
-(define (spin n acc) (if (= n 0) acc (spin (- n 1) (+ acc 1))))
+""" + checks.SPIN + """
 (spin {n} 0)"""
 STALLED = '(issue.comment (hash "id" "bd-1" "author" "agent-1" "text" "from the stalled client"))'
 QUICK = """(list (result-class (issue.comment (hash "id" "bd-1" "author" "agent-2" "text" "quick")))
@@ -46,11 +49,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k != "TUSK_STORE"}
     failures: list[str] = []
     try:
-        seed = os.path.join(work, "seed.jsonl")
-        with open(seed, "w") as f:
-            for i in (1, 2):
-                f.write(json.dumps({"id": f"bd-{i}", "title": f"Issue {i}", "status": "open",
-                                    "priority": 1, "issue_type": "task"}) + "\n")
+        seed = checks.two_issue_seed(work)
         store_args = ["--store", url]
         fleet_mcp.load_database(tusk, work, env, seed, store_args)
         tokens = fleet_mcp.write_tokens(work, 3)
@@ -59,15 +58,7 @@ def main() -> int:
             a, s, b = (fleet_mcp.Agent(host, port, t) for t in tokens)
             for agent in (a, s, b):
                 agent.open()
-            # How many steps take about three seconds here (measured, not assumed).
-            def timed(steps: int) -> float:
-                t0 = time.monotonic()
-                a.rpc("tools/call", {"name": "scheme_eval", "arguments": {
-                    "program": f"(define (spin n acc) (if (= n 0) acc (spin (- n 1) (+ acc 1)))) (spin {steps} 0)"}})
-                return time.monotonic() - t0
-
-            per_step = (timed(400000) - timed(100000)) / 300000
-            n = int(2.5 / max(per_step, 1e-9))
+            n = checks.spin_steps(a, 2.5)
             long_reply: dict = {}
 
             def long_run() -> None:

@@ -267,6 +267,15 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
     // The filters (issue 60): result, principal, issue, session, since.
     let query = super::run_query::RunQuery::from_params(params, chrono::Utc::now())?;
     let Found { items, next, .. } = query.find(log, before, limit)?;
+    // A session's forms that made no host call (definitions, arithmetic at
+    // the REPL) fold into one row, unless the page lists one session or is
+    // asked for every form (issue 60).
+    let every_form = text(params, "forms") == Some("all");
+    let items = if every_form || query.session.is_some() {
+        items
+    } else {
+        fold_quiet_forms(items)
+    };
     let json = json!({
         "kind": "tusk.observe.runs.v0",
         "effectsPath": log.path().display().to_string(),
@@ -298,6 +307,7 @@ pub fn list_page(o: &Observer, params: &Params) -> Result<Page, PageError> {
                     .iter()
                     .map(|(k, v)| format!("&amp;{k}={}", url_part(v)))
                     .collect::<String>()
+                    + if every_form { "&amp;forms=all" } else { "" }
             ),
             None => "the log's first run".into(),
         }
@@ -465,9 +475,103 @@ fn complete_open_runs(
     Ok(())
 }
 
+/// The fewest quiet forms in a row that fold into one entry.
+const FOLD_AT: usize = 2;
+
+/// Folds each stretch of `FOLD_AT` or more consecutive entries that are
+/// forms of one session, accepted, with no host call, into one
+/// `quietForms` entry: their count, the newest and oldest start, the first
+/// programs' heads and the link that lists them all.
+fn fold_quiet_forms(items: Vec<Value>) -> Vec<Value> {
+    let quiet = |item: &Value| -> Option<String> {
+        (item["callCount"] == 0 && item["result"] == "accepted")
+            .then(|| item["sessionId"].as_str().map(str::to_string))
+            .flatten()
+    };
+    let mut out: Vec<Value> = Vec::with_capacity(items.len());
+    let mut stretch: Vec<Value> = Vec::new();
+    let flush = |stretch: &mut Vec<Value>, out: &mut Vec<Value>| {
+        if stretch.len() < FOLD_AT {
+            out.append(stretch);
+            return;
+        }
+        let sid = stretch[0]["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let heads: Vec<&Value> = stretch.iter().take(3).map(|i| &i["programHead"]).collect();
+        out.push(json!({
+            "kind": "quietForms",
+            "sessionId": sid,
+            "count": stretch.len(),
+            "newestStartedAt": stretch[0]["startedAt"],
+            "oldestStartedAt": stretch[stretch.len() - 1]["startedAt"],
+            "principal": stretch[0]["principal"],
+            "programHeads": heads,
+            "runIds": stretch.iter().map(|i| &i["runId"]).collect::<Vec<_>>(),
+            "href": format!("/runs?session={}&forms=all", url_part(&sid)),
+        }));
+        stretch.clear();
+    };
+    for item in items {
+        match quiet(&item) {
+            Some(sid)
+                if stretch
+                    .first()
+                    .is_none_or(|first| first["sessionId"].as_str() == Some(&sid)) =>
+            {
+                stretch.push(item);
+            }
+            Some(_) => {
+                flush(&mut stretch, &mut out);
+                stretch.push(item);
+            }
+            None => {
+                flush(&mut stretch, &mut out);
+                out.push(item);
+            }
+        }
+    }
+    flush(&mut stretch, &mut out);
+    out
+}
+
 /// The cells of one list entry (the page's JavaScript builds the same cells
 /// from the JSON when it refreshes).
 pub(crate) fn run_cells(item: &Value) -> Vec<String> {
+    if item["kind"] == "quietForms" {
+        let heads: Vec<String> = item["programHeads"]
+            .as_array()
+            .map(|a| a.iter().map(value_text).collect())
+            .unwrap_or_default();
+        let count = item["count"].as_u64().unwrap_or(0);
+        return vec![
+            format!(
+                "<a class=\"quiet-forms\" href=\"{}\">{count} forms</a>",
+                esc(&value_text(&item["href"]))
+            ),
+            esc(&value_text(&item["newestStartedAt"])),
+            "<span class=\"tag result-accepted\">accepted</span>".into(),
+            String::new(),
+            "0".into(),
+            String::new(),
+            esc(&value_text(&item["principal"])),
+            item["sessionId"]
+                .as_str()
+                .map(session_link)
+                .unwrap_or_default(),
+            String::new(),
+            format!(
+                "<span class=\"muted\">no host calls:</span> <code>{}</code>{}",
+                esc(&heads.join(" · ")),
+                if count as usize > heads.len() {
+                    " …"
+                } else {
+                    ""
+                }
+            ),
+        ];
+    }
     if item["kind"] == "error" {
         let mut cells = vec![
             "<span class=\"tag state-stale\">bad row</span>".into(),
@@ -997,6 +1101,18 @@ fn call_rows(calls: &[log::RecordedCall]) -> Vec<Vec<String>> {
 /// what the program produced.
 pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageError> {
     let (_, _, run) = load_run(o, run_id, params)?;
+    // The first call the host refused or rejected: where a run without an
+    // error of its own went wrong (issue 60).
+    let refused = run.calls.iter().enumerate().find_map(|(n, c)| {
+        let envelope = c.envelope.value();
+        (envelope["resultClass"].as_str() != Some("accepted")).then(|| {
+            let class = envelope["failureClasses"][0]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            (n, c.seq, c.action.clone(), class)
+        })
+    });
     // A session's form is replayed as the session (its earlier forms first,
     // as `tusk replay --run` does): alone it would report a divergence that
     // replaying the whole log does not.
@@ -1031,6 +1147,16 @@ pub fn replay(o: &Observer, run_id: &str, params: &Params) -> Result<Page, PageE
                 "message": e.message,
                 "line": e.line,
                 "column": e.column,
+            });
+        }
+        if let Some((n, seq, action, class)) = refused {
+            let at = outcome.call_sites.get(n).copied().flatten();
+            json["refused"] = json!({
+                "seq": seq,
+                "action": action,
+                "class": class,
+                "line": at.map(|(line, _)| line),
+                "column": at.map(|(_, column)| column),
             });
         }
     }

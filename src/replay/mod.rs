@@ -91,6 +91,8 @@ pub struct Replayed {
     pub value: Value,
     pub output: String,
     pub error: Option<crate::sandbox::EvalError>,
+    /// Where in the program each call was made ([`crate::sandbox::RunOutput::call_sites`]).
+    pub call_sites: Vec<Option<(usize, usize)>>,
 }
 
 impl RunReport {
@@ -973,6 +975,7 @@ impl Replayer {
             value: output.value.clone(),
             output: output.output.clone(),
             error: output.error.clone(),
+            call_sites: output.call_sites.clone(),
         });
         let state = bridge.state.lock().unwrap_or_else(|e| e.into_inner());
         report.checked_calls = state.checked;

@@ -327,6 +327,11 @@ pub struct RunOutput {
     /// `resultClass` or `failureClasses`), sorted: what makes a refusal
     /// handled (issue 56; [`examined`]).
     pub examined: Vec<String>,
+    /// Where in the program each host call was made (1-based line and
+    /// column), in call order; none for a call no frame of the program's
+    /// text made. Not part of any record: the runs page asks a replay for
+    /// it to mark a refused call's line.
+    pub call_sites: Vec<Option<(usize, usize)>>,
 }
 
 impl RunOutput {
@@ -342,6 +347,7 @@ impl RunOutput {
             worker_abandoned: false,
             peak_memory_kb: None,
             examined: Vec::new(),
+            call_sites: Vec::new(),
         }
     }
 }

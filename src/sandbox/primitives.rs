@@ -430,9 +430,17 @@ pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String]) {
             _ => Err(err("host-describe takes no argument or one action id")),
         }
     });
-    for id in action_ids {
-        let action = id.clone();
-        native(engine, id, move |args| host_call(&action, args));
+    ACTIONS.with(|a| *a.borrow_mut() = action_ids.to_vec());
+    for (n, id) in action_ids.iter().enumerate() {
+        match ACTION_BUILTINS.get(n) {
+            Some(builtin) => {
+                engine.register_value(id, SteelVal::BuiltIn(*builtin));
+            }
+            None => {
+                let action = id.clone();
+                native(engine, id, move |args| host_call(&action, args, None));
+            }
+        }
     }
     let ids: Vec<String> = action_ids.to_vec();
     native(engine, "host-actions", move |_| {
@@ -444,11 +452,80 @@ pub(crate) fn bind_actions(engine: &mut Engine, action_ids: &[String]) {
     });
 }
 
+thread_local! {
+    /// The bound action ids, in binding order: `ACTION_BUILTINS[n]` calls
+    /// the `n`th.
+    static ACTIONS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Where the program made the call now running: the call instruction's
+/// span, then each frame's call site outwards, to the first in the
+/// program's own text (a call made inside a prelude procedure is placed at
+/// the program's call of that procedure).
+fn call_site(ctx: &steel::steel_vm::VmCore) -> Option<(usize, usize)> {
+    let trace = ctx.snapshot_stack_trace();
+    let frames = trace.trace();
+    // The snapshot's last entry is where the innermost frame stands now,
+    // one past the call: the call's own span replaces it.
+    let outer = frames[..frames.len().saturating_sub(1)]
+        .iter()
+        .rev()
+        .filter_map(|f| *f.span());
+    worker::program_site(std::iter::once(ctx.previous_span()).chain(outer))
+}
+
+/// An action bound as a builtin, so that it sees the VM and can say where
+/// it was called (a closure cannot: Steel hands natives only their
+/// arguments). Builtins are plain function pointers, so each bound action
+/// is its own instantiation, `N` its place in [`ACTIONS`].
+fn action_builtin<const N: usize>(
+    ctx: &mut steel::steel_vm::VmCore,
+    args: &[SteelVal],
+) -> Option<SteelResult<SteelVal>> {
+    let at = call_site(ctx);
+    let action = ACTIONS.with(|a| a.borrow().get(N).cloned());
+    Some(match action {
+        Some(action) => host_call(&action, args, at),
+        None => Err(err("this host action is not bound in this worker")),
+    })
+}
+
+/// `(host-call "id" args)`: the action by name.
+fn generic_host_call(
+    ctx: &mut steel::steel_vm::VmCore,
+    args: &[SteelVal],
+) -> Option<SteelResult<SteelVal>> {
+    Some(match args.split_first() {
+        Some((SteelVal::StringV(id), rest)) | Some((SteelVal::SymbolV(id), rest)) => {
+            host_call(id.as_str(), rest, call_site(ctx))
+        }
+        _ => Err(err(
+            "host-call needs an action id string, then optionally one hash of arguments",
+        )),
+    })
+}
+
+macro_rules! action_builtins {
+    ($($n:literal)*) => {
+        [$(action_builtin::<$n> as steel::steel_vm::BuiltInSignature),*]
+    };
+}
+
+/// One builtin per action place. More actions than these are bound as
+/// closures and their calls carry no site.
+static ACTION_BUILTINS: [steel::steel_vm::BuiltInSignature; 128] = action_builtins!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+    64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+    96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
+    121 122 123 124 125 126 127
+);
+
 /// Action ids longer than this are cut before they cross to the host (no
 /// action has such an id, so the call is refused as unallowlisted).
 const MAX_ACTION_ID: usize = 128;
 
-fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
+fn host_call(action: &str, args: &[SteelVal], at: Option<(usize, usize)>) -> SteelResult<SteelVal> {
     let max_bytes = worker::limits().max_call_args_bytes;
     let (json_args, args_error) = match args {
         [] | [SteelVal::Void] => (None, None),
@@ -491,7 +568,7 @@ fn host_call(action: &str, args: &[SteelVal]) -> SteelResult<SteelVal> {
     } else {
         action.to_string()
     };
-    Ok(worker::host_call(&action, json_args, args_error))
+    Ok(worker::host_call(&action, json_args, args_error, at))
 }
 
 fn emit(text: &str) {
@@ -817,14 +894,7 @@ fn register_natives(engine: &mut Engine) {
         }
         Ok(SteelVal::StringV(text.into()))
     });
-    native(engine, "host-call", |args| match args.split_first() {
-        Some((SteelVal::StringV(id), rest)) | Some((SteelVal::SymbolV(id), rest)) => {
-            host_call(id.as_str(), rest)
-        }
-        _ => Err(err(
-            "host-call needs an action id string, then optionally one hash of arguments",
-        )),
-    });
+    engine.register_value("host-call", SteelVal::BuiltIn(generic_host_call));
     native(engine, "tusk-reserve!", |args| {
         let bytes = args.first().and_then(as_usize).unwrap_or(0);
         super::dialect::reserve(bytes).map(|()| SteelVal::Void)

@@ -81,6 +81,10 @@ pub(crate) enum FromWorker {
         args: Option<Value>,
         args_error: Option<ConvertError>,
         output: String,
+        /// The 1-based line and column in the program where the call was
+        /// made (none when no frame of the program's own text made it).
+        #[serde(default)]
+        at: Option<(usize, usize)>,
     },
     /// The run's end.
     #[serde(rename_all = "camelCase")]

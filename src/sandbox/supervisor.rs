@@ -544,8 +544,10 @@ impl Worker {
                     args,
                     args_error,
                     output,
+                    at,
                 }) => {
                     run.add_output(&output);
+                    run.call_sites.push(at);
                     self.answer_call(&mut watch, &mut run, &action, args, args_error)
                 }
                 Ok(FromWorker::Done {
@@ -832,6 +834,8 @@ struct RunState {
     fatal: Option<String>,
     /// The envelopes the program examined, as its worker reported them.
     examined: Vec<String>,
+    /// Where each call was made, in call order.
+    call_sites: Vec<Option<(usize, usize)>>,
 }
 
 impl RunState {
@@ -844,6 +848,7 @@ impl RunState {
             peak_memory_kb: None,
             fatal: None,
             examined: Vec::new(),
+            call_sites: Vec::new(),
         }
     }
 
@@ -909,6 +914,7 @@ impl RunState {
             worker_abandoned: false,
             peak_memory_kb: self.peak_memory_kb,
             examined: self.examined,
+            call_sites: self.call_sites,
         }
     }
 }

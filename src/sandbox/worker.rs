@@ -52,6 +52,43 @@ thread_local! {
         const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
     /// Why a narrowed action is left out, in the caller's terms.
     static REASONS: RefCell<Vec<(String, FailureClass, String)>> = const { RefCell::new(Vec::new()) };
+    /// The running program's Steel source id and text: what a host call's
+    /// spans are resolved against ([`program_site`]).
+    static PROGRAM: RefCell<Option<(steel::parser::parser::SourceId, String)>> =
+        const { RefCell::new(None) };
+}
+
+/// Records which of the engine's sources is `program`, just compiled: the
+/// newest source holding its text (compiling gave it the newest id).
+fn note_program_source(engine: &Engine, program: &str) {
+    use steel::parser::parser::SourceId;
+    let next = SourceId::fresh().0;
+    let id = (next.saturating_sub(64)..next)
+        .rev()
+        .map(SourceId)
+        .find(|id| {
+            engine
+                .get_source(id)
+                .is_some_and(|src| src.as_ref() == program)
+        });
+    PROGRAM.with(|p| *p.borrow_mut() = id.map(|id| (id, program.to_string())));
+}
+
+/// The 1-based line and column of the first of `spans` (innermost first)
+/// that lies in the running program's text: where the program made the
+/// call that is running now, even inside a library procedure it called.
+pub(crate) fn program_site(
+    spans: impl Iterator<Item = steel::parser::span::Span>,
+) -> Option<(usize, usize)> {
+    PROGRAM.with(|p| {
+        let p = p.borrow();
+        let (id, text) = p.as_ref()?;
+        spans
+            .filter(|s| s.source_id == Some(*id))
+            .map(|s| s.start as usize)
+            .find(|&start| start < text.len() && text.is_char_boundary(start))
+            .map(|start| lexical::line_column(text, start))
+    })
 }
 
 #[derive(Default)]
@@ -195,12 +232,14 @@ pub(crate) fn host_call(
     action: &str,
     args: Option<Value>,
     args_error: Option<convert::ConvertError>,
+    at: Option<(usize, usize)>,
 ) -> steel::rvals::SteelVal {
     send(&FromWorker::Call {
         action: action.to_string(),
         args,
         args_error,
         output: take_output(),
+        at,
     });
     // The host is now answering: the last reply is freed meanwhile, rather
     // than when the program let go of it.
@@ -265,6 +304,7 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
     STOP.store(false, Ordering::Relaxed);
     super::primitives::reset_handlers();
     super::examined::reset();
+    PROGRAM.with(|p| *p.borrow_mut() = None);
     memory::set_limit(limits.max_memory_bytes());
     engine.get_thread_state_controller().resume();
 
@@ -276,7 +316,10 @@ fn run(engine: &mut Engine, program: &str, limits: Limits) -> FromWorker {
                 // Compile and run separately so that every compile-time failure
                 // (syntax, unbound names, macro limits) is an invalid program.
                 match super::prelude::compile_program(engine, program) {
-                    Ok(compiled) => engine.run_raw_program(compiled).map_err(|e| (false, e)),
+                    Ok(compiled) => {
+                        note_program_source(engine, program);
+                        engine.run_raw_program(compiled).map_err(|e| (false, e))
+                    }
                     Err(e) => Err((true, e)),
                 }
             }));

@@ -136,8 +136,13 @@ with sync_playwright() as p:
     check(not problems, f"/runs while live: {problems}")
     fits("/runs while live")
     check(page.locator("#runs th", has_text="principal").count() == 1, "no principal column")
-    check(page.locator("#runs tbody tr", has_text="tester").count() >= 3,
+    check(page.locator("#runs tbody tr", has_text="tester").count() >= 2,
           "the MCP session's runs do not name their principal")
+    # The session's two forms without a host call are one row (issue 60).
+    quiet = page.locator("#runs tbody tr", has=page.locator("a.quiet-forms"))
+    check(quiet.count() == 1 and "2 forms" in quiet.first.inner_text()
+          and "no host calls" in quiet.first.inner_text(),
+          f"the session's quiet forms are not folded: {[quiet.nth(i).inner_text() for i in range(quiet.count())]}")
     # A short program's row is at most two lines tall (issue 60: the run id
     # and session took the width, and this row was 112 px, six lines).
     row = page.locator("#runs tbody tr", has=page.locator(f"a.run[title='{new_run}']")).first
@@ -190,6 +195,17 @@ with sync_playwright() as p:
     # The replay button replays again.
     page.locator("#replay").click()
     expect(page.locator("#replay-verdict")).to_contain_text("parity", timeout=30000)
+
+    # A run whose call was refused (no authority evidence) raised nothing:
+    # the refused call's line is marked (issue 60).
+    refused_run = eval_program('(issue.ready)\n(issue.close (hash "id" "bd-1"))\n')
+    visit("/runs/" + refused_run)
+    expect(page.locator("#replay-verdict")).to_contain_text("parity", timeout=30000)
+    expect(page.locator("#L2.failing")).to_have_count(1, timeout=5000)
+    check(page.locator(".line.failing").count() == 1, "more than the refused call's line is marked")
+    check("issue.close (line 2" in page.locator(".refused-call").inner_text(),
+          f"the refused call is not named: {page.locator('#replay-detail').inner_text()!r}")
+    check(not problems, f"refused run page: {problems}")
     browser.close()
 
 print("observe_browser: every page loaded without console errors; "

@@ -314,6 +314,61 @@ fn pages_answer_json_and_escape_what_programs_and_stores_supply() {
     assert_eq!(status, 403);
 }
 
+/// Issue 60: a run that raised nothing but whose call the host refused is
+/// placed too: the replay names the call and the line that made it, even
+/// from inside a procedure of the prelude (`for-each`) or a `host-call`.
+#[test]
+fn the_replay_marks_the_line_of_a_refused_call() {
+    let s = Test::new();
+    put_issues(&s, &issue_line("bd-1", "One", ""));
+    // Without authority evidence the claim is refused; the program goes on.
+    let program = "(define ids (list \"bd-1\"))\n(issue.ready)\n(for-each\n  (lambda (id)\n    (issue.claim (hash \"id\" id \"assignee\" \"agent.a\")))\n  ids)\n(host-call \"issue.close\" (hash \"id\" \"bd-1\"))\n";
+    let (_, run) = s.eval(program, &[]);
+    assert_eq!(run["result"], "rejected", "{run}");
+    assert!(run.get("error").is_none_or(Value::is_null), "{run}");
+    let server = s.observe(&[]);
+    let page = get_json(
+        &server,
+        &format!("/runs/{}", run["runId"].as_str().unwrap()),
+    );
+    let (status, _, body) = request(
+        &server.addr,
+        "POST",
+        page["replay"]["href"].as_str().unwrap(),
+        &[],
+    );
+    assert_eq!(status, 200, "{body}");
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["parity"], true, "{verdict}");
+    assert_eq!(verdict["refused"]["seq"], 2, "{verdict}");
+    assert_eq!(verdict["refused"]["action"], "issue.claim", "{verdict}");
+    assert_eq!(verdict["refused"]["line"], 5, "{verdict}");
+    assert!(
+        verdict["refused"]["class"].as_str().unwrap().contains('.'),
+        "{verdict}"
+    );
+
+    // The same, the refused call made with `host-call` on the last line.
+    let (_, run) = s.eval(
+        "(issue.ready)\n(host-call \"issue.close\" (hash \"id\" \"bd-1\"))\n",
+        &[],
+    );
+    let page = get_json(
+        &server,
+        &format!("/runs/{}", run["runId"].as_str().unwrap()),
+    );
+    let (_, _, body) = request(
+        &server.addr,
+        "POST",
+        page["replay"]["href"].as_str().unwrap(),
+        &[],
+    );
+    let verdict: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(verdict["refused"]["action"], "issue.close", "{verdict}");
+    assert_eq!(verdict["refused"]["line"], 2, "{verdict}");
+    assert_eq!(verdict["refused"]["column"], 2, "{verdict}");
+}
+
 #[test]
 fn pages_paginate_the_queue_and_the_runs() {
     let s = Test::new();
@@ -351,8 +406,14 @@ fn pages_paginate_the_queue_and_the_runs() {
     let mut logged = logged_runs(&s);
     logged.reverse();
     assert_eq!(logged.len(), 19);
+    // By default a page of quiet REPL forms is one folded row (issue 60).
+    let folded = get_json(&server, "/runs?limit=7");
+    assert_eq!(folded["items"].as_array().unwrap().len(), 1, "{folded:#}");
+    assert_eq!(folded["items"][0]["kind"], "quietForms");
+    assert_eq!(folded["items"][0]["count"], 7);
+    assert_eq!(folded["items"][0]["runIds"][0], logged[0].as_str());
     let mut listed = Vec::new();
-    let mut path = "/runs?limit=7".to_string();
+    let mut path = "/runs?limit=7&forms=all".to_string();
     loop {
         let page = get_json(&server, &path);
         let items = page["items"].as_array().unwrap();
@@ -366,7 +427,7 @@ fn pages_paginate_the_queue_and_the_runs() {
             assert_eq!(r["result"], "accepted", "{r}");
         }
         match page["next"].as_u64() {
-            Some(next) => path = format!("/runs?limit=7&before={next}"),
+            Some(next) => path = format!("/runs?limit=7&before={next}&forms=all"),
             None => break,
         }
     }
@@ -377,6 +438,8 @@ fn pages_paginate_the_queue_and_the_runs() {
     // The HTML pager links the next page.
     let (_, html) = get(&server, "/runs?limit=7");
     assert!(html.contains("rel=\"next\" href=\"/runs?before="), "{html}");
+    let (_, html) = get(&server, "/runs?limit=7&forms=all");
+    assert!(html.contains("&amp;forms=all\">older runs</a>"), "{html}");
 }
 
 #[test]
@@ -967,6 +1030,36 @@ fn a_session_page_lists_its_forms_in_order_and_runs_link_it() {
     let (_, html) = get(&server, "/runs");
     assert!(html.contains("<th>principal</th>") && html.contains("<th>session</th>"));
     assert!(html.contains(&format!("href=\"{path}\"")), "{html}");
+    // The session's two forms without a host call fold into one row
+    // (issue 60); the rejected form and the runs around it stay rows.
+    assert_eq!(runs["items"].as_array().unwrap().len(), 4, "{runs:#}");
+    let folded = &runs["items"][2];
+    assert_eq!(folded["kind"], "quietForms", "{runs:#}");
+    assert_eq!(folded["count"], 2);
+    assert_eq!(folded["sessionId"], sid.as_str());
+    assert_eq!(folded["runIds"], serde_json::json!([ids[1], ids[0]]));
+    assert_eq!(folded["programHeads"][0], forms[1]);
+    assert_eq!(runs["items"][1]["runId"], ids[2]);
+    let every = format!(
+        "/runs?session={}&forms=all",
+        tusk::observe::html::url_part(&sid)
+    );
+    assert_eq!(folded["href"], every.as_str());
+    assert!(html.contains(">2 forms</a>"), "{html}");
+    // Asked for every form, or for the session, each form is a row.
+    for listing in ["/runs?forms=all".to_string(), every] {
+        let all = get_json(&server, &listing);
+        assert_eq!(
+            all["items"].as_array().unwrap().len(),
+            if listing.contains("session") { 3 } else { 5 },
+            "{all:#}"
+        );
+        assert!(all["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["runId"].is_string()));
+    }
 
     // An unknown session: 404 with a message, the id escaped.
     let (status, body) = get(&server, "/sessions/nope?format=json");

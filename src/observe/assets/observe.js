@@ -47,6 +47,24 @@ function runRow(item) {
     for (let i = 0; i < 6; i++) cell(tr, "");
     return tr;
   }
+  // As the server's run_cells: a session's forms without host calls, folded.
+  if (item.kind === "quietForms") {
+    cell(tr, link("quiet-forms", item.href, item.count + " forms"));
+    cell(tr, item.newestStartedAt || "");
+    cell(tr, tag("result-accepted", "accepted"));
+    cell(tr, "");
+    cell(tr, "0");
+    cell(tr, "");
+    cell(tr, item.principal || "");
+    cell(tr, sessionLink(item.sessionId));
+    cell(tr, "");
+    const td = document.createElement("td");
+    td.appendChild(el("span", "muted", "no host calls: "));
+    td.appendChild(el("code", "", (item.programHeads || []).join(" · ")));
+    if (item.count > (item.programHeads || []).length) td.appendChild(document.createTextNode(" …"));
+    tr.appendChild(td);
+    return tr;
+  }
   // As the server's short_run: the id's last part shown, the whole id the tooltip.
   const tail = item.runId.slice(item.runId.lastIndexOf("-") + 1);
   const run = link("run", item.href, tail.length >= 8 ? tail : item.runId);
@@ -74,7 +92,7 @@ function liveRuns() {
   // The page's own filters stay on while it refreshes.
   const asked = new URLSearchParams(location.search);
   let filter = "";
-  for (const name of ["result", "principal", "issue", "session", "since"]) {
+  for (const name of ["result", "principal", "issue", "session", "since", "forms"]) {
     const value = asked.get(name);
     if (value) filter += "&" + name + "=" + encodeURIComponent(value);
   }
@@ -87,7 +105,7 @@ function liveRuns() {
       });
       if (!r.ok) throw new Error("HTTP " + r.status);
       const page = await r.json();
-      const key = JSON.stringify(page.items.map((i) => [i.runId || i.pos, i.result]));
+      const key = JSON.stringify(page.items.map((i) => [i.runId || i.pos || i.runIds, i.result]));
       if (key !== shown) {
         shown = key;
         const body = table.tBodies[0];
@@ -152,6 +170,15 @@ function replayRun() {
         const where = report.error.line ? " (line " + report.error.line + (report.error.column ? ", column " + report.error.column : "") + ")" : "";
         detail.appendChild(el("pre", "error", report.error.class + where + ": " + report.error.message));
         const line = report.error.line && document.getElementById("L" + report.error.line);
+        if (line) line.classList.add("failing");
+      }
+      // A run that raised nothing but whose call was refused: the call's line.
+      if (report.refused) {
+        const c = report.refused;
+        detail.appendChild(el("h3", "", "Refused call"));
+        const where = c.line ? " (line " + c.line + (c.column ? ", column " + c.column : "") + ")" : "";
+        detail.appendChild(el("pre", "error refused-call", "call " + c.seq + " · " + c.action + where + ": " + c.class));
+        const line = !report.error && c.line && document.getElementById("L" + c.line);
         if (line) line.classList.add("failing");
       }
     } catch (e) {

@@ -26,3 +26,5 @@ pub mod interrupt;
 
 pub use vm::ThreadStateController;
 pub use vm::{mutex_lock, mutex_unlock};
+// tusk patch (TUSK_PATCHES.md §10): an embedder's builtins name their context.
+pub use vm::{BuiltInSignature, VmCore};

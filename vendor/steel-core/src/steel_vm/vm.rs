@@ -3895,7 +3895,10 @@ impl<'a> VmCore<'a> {
         self.current_span_for_index(self.ip)
     }
 
-    pub(crate) fn previous_span(&self) -> Span {
+    // tusk patch (TUSK_PATCHES.md §10): public, so that a builtin (which
+    // runs with the instruction pointer already past its call) can say
+    // where it was called.
+    pub fn previous_span(&self) -> Span {
         self.current_span_for_index(self.ip - 1)
     }
 

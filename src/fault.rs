@@ -27,6 +27,23 @@ pub const HARNESS_FILE_POINTS: &[&str] = &["file.after_rename"];
 /// - `unit.before_commit`: all three written, not yet committed.
 pub const DATABASE_POINTS: &[&str] = &["rows.after_trajectory", "unit.before_commit"];
 
+/// The point an atomic run passes just before its commit takes the store
+/// (issue 59): where a test makes a change under the run
+/// ([`meanwhile`]).
+pub const BEFORE_COMMIT: &str = "commit.before";
+
+/// Runs `sh -c COMMAND` here, once, when `TUSK_FAULT_MEANWHILE` is
+/// `NAME=COMMAND` and names this point (debug builds only): what another
+/// process does between two steps of this one, made to happen exactly
+/// there (the conflict tests of atomic runs).
+#[inline]
+pub fn meanwhile(name: &str) {
+    #[cfg(debug_assertions)]
+    armed::meanwhile(name);
+    #[cfg(not(debug_assertions))]
+    let _ = name;
+}
+
 /// Dies here when `TUSK_FAULT` names this point (debug builds only).
 #[inline]
 pub fn point(name: &str) {
@@ -42,6 +59,25 @@ mod armed {
     use std::sync::OnceLock;
 
     static ARMED: OnceLock<Option<(String, u64)>> = OnceLock::new();
+    static MEANWHILE_DONE: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    pub(super) fn meanwhile(name: &str) {
+        let Ok(spec) = std::env::var("TUSK_FAULT_MEANWHILE") else {
+            return;
+        };
+        let Some((point, command)) = spec.split_once('=') else {
+            return;
+        };
+        if point != name || MEANWHILE_DONE.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let _ = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .env_remove("TUSK_FAULT_MEANWHILE")
+            .status();
+    }
     static PASSED: AtomicU64 = AtomicU64::new(0);
 
     pub(super) fn point(name: &str) {

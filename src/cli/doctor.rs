@@ -184,9 +184,12 @@ fn check_store(args: &DoctorArgs) -> (Check, u64) {
             )
         }
     };
+    let store = store.unstaged().clone();
     match &store {
         IssueStore::Postgres(pg) => check_database_store(&store, pg),
         IssueStore::Jsonl(path) => check_file_store(&store, path),
+        // A command line names a real store (`unstaged` above).
+        IssueStore::Staged(overlay) => check_file_store(&store, overlay.base().path()),
     }
 }
 

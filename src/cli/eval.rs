@@ -122,6 +122,18 @@ pub struct EvalArgs {
     /// Print the full result envelope as JSON.
     #[arg(long)]
     pub json: bool,
+    /// All or nothing: stage the program's issue changes and apply them in
+    /// one commit when the run ends accepted, none otherwise (`run.conflict`
+    /// when an issue it read or wrote changed meanwhile).
+    #[arg(long)]
+    pub atomic: bool,
+    /// Change nothing: run atomically, never commit, and print the plan of
+    /// what the run would change (`tusk.plan.v1`).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run: also write the plan to FILE.
+    #[arg(long, value_name = "FILE", requires = "dry_run")]
+    pub plan_out: Option<PathBuf>,
     #[command(flatten)]
     pub host: HostArgs,
 }
@@ -290,6 +302,8 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
         }
     };
     args.host.apply_to(&mut request).map_err(cannot_serve)?;
+    request.atomic |= args.atomic;
+    request.dry_run |= args.dry_run;
     let config = args
         .host
         .config()
@@ -303,6 +317,20 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
     let result = host
         .eval(&request)
         .map_err(|e| unusable_as(json, e.class(), e))?;
+    if let Some(path) = &args.plan_out {
+        let plan = &result.json["plan"];
+        if plan.is_null() {
+            eprintln!(
+                "tusk eval: no plan to write to {}: the dry run did not end accepted",
+                path.display()
+            );
+        } else {
+            let text = format!("{}\n", canonical::to_pretty_sorted(plan));
+            crate::files::write_atomically(path, text.as_bytes()).map_err(|e| {
+                cannot_serve(format!("cannot write the plan to {}: {e}", path.display()))
+            })?;
+        }
+    }
     let text = if json {
         format!("{}\n", canonical::to_pretty_sorted(&result.json))
     } else {

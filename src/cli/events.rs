@@ -134,6 +134,7 @@ fn cache_path(store: &IssueStore, cache: Option<&Path>) -> PathBuf {
             _ => PathBuf::from("replay-cache.json"),
         },
         IssueStore::Postgres(_) => PathBuf::from(".premath/replay-cache.json"),
+        IssueStore::Staged(overlay) => cache_path(overlay.base(), None),
     }
 }
 
@@ -193,9 +194,9 @@ pub fn replay(
         log,
     };
     let entry = read_cache(&run.cache_path);
-    let existed = match store {
+    let existed = match store.unstaged() {
         IssueStore::Jsonl(path) => path.exists(),
-        IssueStore::Postgres(_) => true,
+        _ => true,
     };
     let outcome = match run.apply(store, lock, existed, entry.as_ref()) {
         Ok(outcome) => outcome,

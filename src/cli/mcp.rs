@@ -61,6 +61,11 @@ pub struct McpArgs {
     /// Most runs served at once.
     #[arg(long, default_value_t = 8)]
     pub max_concurrency: usize,
+    /// Make every scheme_eval run atomic unless its call says
+    /// `"atomic": false`: its issue-store changes land in one commit when
+    /// it ends accepted, none otherwise (docs/plans.md).
+    #[arg(long)]
+    pub atomic: bool,
     /// Serve streamable HTTP at ADDR (path /mcp) instead of stdio; loopback
     /// only unless --allow-remote.
     #[arg(long, value_name = "ADDR")]
@@ -115,6 +120,7 @@ pub fn run(args: McpArgs) -> Result<Exit, CliError> {
         session_ttl: Duration::from_secs(args.session_ttl_seconds),
         max_sessions: args.max_sessions,
         max_concurrency: args.max_concurrency,
+        atomic: args.atomic,
     };
     let host = Host::new(config);
     host.warm_up().map_err(unusable)?;

@@ -150,6 +150,10 @@ pub struct Header {
     /// The session's definitions were dropped before this run.
     #[serde(default, skip_serializing_if = "Member::is_absent")]
     pub session_reset: Member<bool>,
+    /// An atomic run (issue 59): `commit` or `dryRun`. Its last call row is
+    /// the host's `run.commit`.
+    #[serde(default, skip_serializing_if = "Member::is_absent")]
+    pub atomic: Member<String>,
     /// The trace the run belongs to: found from a trace, a run; from a run,
     /// its trace.
     #[serde(default, skip_serializing_if = "Member::is_absent")]

@@ -36,5 +36,14 @@ crate::failure::class_enum! {
         /// An actor argument names another principal than the caller's,
         /// and its token does not let it act as that one (`host::actor`).
         ActAsDenied = "authority.act_as_denied",
+        /// An atomic run's staged changes were not applied: an issue it
+        /// read or wrote moved before its commit (issue 59).
+        RunConflict = "run.conflict",
+        /// An atomic run's staged changes were not applied: the run did not
+        /// end accepted.
+        RunAborted = "run.aborted",
+        /// An atomic run called a mutation that writes outside the issue
+        /// store, which it cannot stage.
+        AtomicUnsupported = "run.atomic_unsupported",
     }
 }

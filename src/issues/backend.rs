@@ -22,6 +22,7 @@ fn canonical_memory(store: &IssueStore) -> (Value, Option<String>) {
         IssueStore::Jsonl(path) => ("jsonl", path.exists()),
         // A database is there when it answers; its error says why not.
         IssueStore::Postgres(_) => ("postgres", true),
+        IssueStore::Staged(overlay) => return canonical_memory(overlay.base()),
     };
     let (mut exists, mut snapshot_ref, mut error) = (exists, None, None);
     if exists {
@@ -118,12 +119,12 @@ fn query_projection(path: &Path, memory: &IssueStore, authority_ref: Option<&str
                                 }
                             }
                             if error.is_none() {
-                                source_matches = Some(match memory {
+                                source_matches = Some(match memory.unstaged() {
                                     IssueStore::Jsonl(issues) => {
                                         paths_equivalent(Path::new(&p.source_issues_path), issues)
                                     }
                                     // premath's cache can only name a file.
-                                    IssueStore::Postgres(_) => false,
+                                    _ => false,
                                 });
                                 if let (Some(source), Some(authority)) =
                                     (&p.source_snapshot_ref, authority_ref)

@@ -66,6 +66,7 @@ pub fn config_path(store: &super::IssueStore) -> std::path::PathBuf {
             .unwrap_or(std::path::Path::new("."))
             .join("config.json"),
         super::IssueStore::Postgres(_) => std::path::PathBuf::from(".premath/config.json"),
+        super::IssueStore::Staged(overlay) => config_path(overlay.base()),
     }
 }
 

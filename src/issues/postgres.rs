@@ -379,32 +379,54 @@ pub fn mutate_issues<T>(
                 write_line(tx, ord, &json, &Derived::of_line(&json), false).map_err(db)?;
             }
             Some(Edit::Append { json }) => {
-                let ord: i64 = tx
-                    .query_one(
-                        "SELECT coalesce(max(ord), 0) + 1 FROM tusk_issue_lines",
-                        &[],
-                    )
-                    .map_err(db)?
-                    .get(0);
-                let d = Derived::of_line(&json);
-                write_line(tx, ord, &json, &d, true).map_err(db)?;
-                if d.issue_id.is_some() {
-                    tx.execute(
-                        "UPDATE tusk_issue_lines SET superseded = true \
-                         WHERE issue_id = $1 AND ord < $2",
-                        &[&d.issue_id, &ord],
-                    )
-                    .map_err(db)?;
-                }
+                append_line(tx, &json).map_err(db)?;
                 set_trailing(pg, tx, true).map_err(&busy)?;
             }
             Some(Edit::ReplaceAll { text }) => {
                 let new = Store::parse(Path::new(&shown), &text)?;
                 replace_all(pg, tx, &new, &text)?;
             }
+            Some(Edit::Batch { replace, append }) => {
+                // Every line checked before any is written (as the file
+                // store's batch): a bad line fails the whole batch.
+                for json in replace.iter().map(|(_, j)| j).chain(&append) {
+                    Store::parse(Path::new(&shown), json)?;
+                }
+                for (line_index, json) in &replace {
+                    let ord = store.lines[*line_index].line as i64;
+                    write_line(tx, ord, json, &Derived::of_line(json), false).map_err(db)?;
+                }
+                for json in &append {
+                    append_line(tx, json).map_err(db)?;
+                }
+                if !append.is_empty() {
+                    set_trailing(pg, tx, true).map_err(&busy)?;
+                }
+            }
         }
         Ok(End::Commit(out))
     })
+}
+
+/// Appends `json` as the store's last line; an earlier line of its id is
+/// superseded.
+fn append_line(tx: &mut Client, json: &str) -> Result<(), postgres::Error> {
+    let ord: i64 = tx
+        .query_one(
+            "SELECT coalesce(max(ord), 0) + 1 FROM tusk_issue_lines",
+            &[],
+        )?
+        .get(0);
+    let d = Derived::of_line(json);
+    write_line(tx, ord, json, &d, true)?;
+    if d.issue_id.is_some() {
+        tx.execute(
+            "UPDATE tusk_issue_lines SET superseded = true \
+             WHERE issue_id = $1 AND ord < $2",
+            &[&d.issue_id, &ord],
+        )?;
+    }
+    Ok(())
 }
 
 /// Whether a line another tool wrote is there (its derived columns and

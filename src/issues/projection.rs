@@ -307,6 +307,7 @@ pub fn backend_name(store: &super::store::IssueStore) -> &'static str {
     match store {
         super::store::IssueStore::Jsonl(_) => "jsonl",
         super::store::IssueStore::Postgres(_) => "postgres",
+        super::store::IssueStore::Staged(overlay) => backend_name(overlay.base()),
     }
 }
 

@@ -30,6 +30,10 @@ use std::time::{Duration, Instant};
 pub enum IssueStore {
     Jsonl(PathBuf),
     Postgres(Arc<crate::pg::PgStore>),
+    /// An atomic run's staged view of one of the others (issue 59,
+    /// [`super::overlay`]): its reads and mutations stay in memory until
+    /// the run commits.
+    Staged(Arc<super::overlay::Overlay>),
 }
 
 impl IssueStore {
@@ -68,6 +72,7 @@ impl IssueStore {
             apply(store)
         };
         match self {
+            IssueStore::Staged(overlay) => overlay.mutate(rule, apply),
             IssueStore::Jsonl(path) => {
                 store_mutation("jsonl", "claim_ready", || mutate(path, lock, apply))
             }
@@ -85,6 +90,14 @@ impl IssueStore {
         }
     }
 
+    /// The real store: itself, or a staged store's base.
+    pub fn unstaged(&self) -> &IssueStore {
+        match self {
+            IssueStore::Staged(overlay) => overlay.base(),
+            real => real,
+        }
+    }
+
     /// `view` of the store as it is now (read and parsed, no lock held).
     ///
     /// # Errors
@@ -95,10 +108,14 @@ impl IssueStore {
             store.set_readiness(rule);
             view(store)
         };
-        if let IssueStore::Jsonl(path) = self {
-            if let Some(parsed) = unchanged_parse(path) {
-                return Ok(parsed.with_dependent(|_, store| view(store)));
+        match self {
+            IssueStore::Jsonl(path) => {
+                if let Some(parsed) = unchanged_parse(path) {
+                    return Ok(parsed.with_dependent(|_, store| view(store)));
+                }
             }
+            IssueStore::Staged(overlay) => return overlay.read(rule, view),
+            IssueStore::Postgres(_) => {}
         }
         let text = self.read_text()?;
         if text.len() > CACHED_STORE_BYTES {
@@ -223,7 +240,7 @@ impl IssueStore {
             IssueStore::Postgres(pg) => {
                 Ok(super::pg_reads::tree_text(pg, id, direction, max_depth)?)
             }
-            IssueStore::Jsonl(_) => Ok(None),
+            IssueStore::Jsonl(_) | IssueStore::Staged(_) => Ok(None),
         }
     }
 
@@ -268,6 +285,7 @@ impl IssueStore {
         match self {
             IssueStore::Jsonl(path) => path,
             IssueStore::Postgres(pg) => Path::new(pg.shown()),
+            IssueStore::Staged(overlay) => overlay.base().path(),
         }
     }
 
@@ -280,6 +298,7 @@ impl IssueStore {
         match self {
             IssueStore::Jsonl(path) => read_text(path),
             IssueStore::Postgres(pg) => Ok(super::postgres::read_issue_text(pg)?),
+            IssueStore::Staged(overlay) => overlay.read_text(),
         }
     }
 
@@ -358,6 +377,7 @@ impl IssueStore {
             apply(store)
         };
         match self {
+            IssueStore::Staged(overlay) => overlay.mutate(rule, apply),
             IssueStore::Jsonl(path) => {
                 store_mutation("jsonl", "mutate", || mutate(path, lock, apply))
             }
@@ -635,6 +655,33 @@ impl<'a> Store<'a> {
         };
         match edit {
             Edit::ReplaceAll { .. } => Ok(false),
+            Edit::Batch { replace, append } => {
+                // Each line decoded first: the batch is made whole or not at all.
+                for (line_index, json) in replace {
+                    let old = &self.lines[*line_index];
+                    let issue = decode_line(json, old.line, old.span.clone())
+                        .map_err(|reason| corrupt(old.line, reason))?;
+                    if issue.id != old.id {
+                        return Ok(false);
+                    }
+                }
+                for (k, json) in append.iter().enumerate() {
+                    let at = self.text.len();
+                    decode_line(json, self.next_line + k, at..at)
+                        .map_err(|reason| corrupt(self.next_line + k, reason))?;
+                }
+                for (line_index, json) in replace {
+                    let edit = Edit::Replace {
+                        line_index: *line_index,
+                        json: json.clone(),
+                    };
+                    self.edit_in_place(path, &edit)?;
+                }
+                for json in append {
+                    self.edit_in_place(path, &Edit::Append { json: json.clone() })?;
+                }
+                Ok(true)
+            }
             Edit::Replace { line_index, json } => {
                 let old = &self.lines[*line_index];
                 let issue = decode_line(json, old.line, old.span.clone())
@@ -972,6 +1019,13 @@ pub enum Edit {
     ReplaceAll {
         text: String,
     },
+    /// Several lines at once (an atomic run's commit, issue 59): lines
+    /// replaced (distinct indexes of [`Store::lines`], each keeping its id),
+    /// then lines appended, in order. One write, as one edit.
+    Batch {
+        replace: Vec<(usize, String)>,
+        append: Vec<String>,
+    },
 }
 
 impl Edit {
@@ -982,6 +1036,7 @@ impl Edit {
             Edit::ReplaceAll { text } => {
                 text.lines().filter(|l| !l.trim().is_empty()).count() as u64
             }
+            Edit::Batch { replace, append } => (replace.len() + append.len()) as u64,
         }
     }
 }
@@ -1135,6 +1190,30 @@ pub(super) fn splice<'t>(store: &Store<'t>, edit: &'t Edit) -> Vec<&'t [u8]> {
             vec![text.as_bytes(), separator, json.as_bytes(), b"\n"]
         }
         Edit::ReplaceAll { text } => vec![text.as_bytes()],
+        Edit::Batch { replace, append } => {
+            let bytes = text.as_bytes();
+            let mut spans: Vec<(std::ops::Range<usize>, &[u8])> = replace
+                .iter()
+                .map(|(i, json)| (store.lines[*i].span.clone(), json.as_bytes()))
+                .collect();
+            spans.sort_by_key(|(span, _)| span.start);
+            let mut out = Vec::with_capacity(2 * spans.len() + 2 * append.len() + 2);
+            let mut at = 0;
+            for (span, json) in spans {
+                out.push(&bytes[at..span.start]);
+                out.push(json);
+                at = span.end;
+            }
+            out.push(&bytes[at..]);
+            if !append.is_empty() && !text.is_empty() && !text.ends_with('\n') {
+                out.push(b"\n");
+            }
+            for json in append {
+                out.push(json.as_bytes());
+                out.push(b"\n");
+            }
+            out
+        }
     }
 }
 

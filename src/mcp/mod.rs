@@ -67,6 +67,8 @@ pub struct ServerOptions {
     pub max_sessions: usize,
     /// Runs served at once.
     pub max_concurrency: usize,
+    /// Runs are atomic unless a call says otherwise (issue 59).
+    pub atomic: bool,
 }
 
 impl Default for ServerOptions {
@@ -80,6 +82,7 @@ impl Default for ServerOptions {
             session_ttl: Duration::from_secs(1800),
             max_sessions: 64,
             max_concurrency: 8,
+            atomic: false,
         }
     }
 }
@@ -110,6 +113,14 @@ pub struct EvalInput {
     /// program returns what it needs, and the effect log keeps the rest) or
     /// "full" (every envelope, as the effect log records it).
     pub detail: Option<Detail>,
+    /// All or nothing: stage this run's issue changes (its own reads see
+    /// them) and apply them in one commit when it ends accepted, none when
+    /// it raises, hits a limit or has a call refused; `run.conflict` when an
+    /// issue it read or wrote changed meanwhile. Default: the server's.
+    pub atomic: Option<bool>,
+    /// Change nothing: run atomically, never commit, and return in `plan`
+    /// what the run would change (fields before and after, per issue).
+    pub dry_run: Option<bool>,
 }
 
 /// How much of a run's result `scheme_eval` sends back.
@@ -765,6 +776,8 @@ impl TuskServer {
             capability_claims: None,
             terms: principal.terms(),
             command: None,
+            atomic: input.atomic.unwrap_or(o.atomic),
+            dry_run: input.dry_run.unwrap_or(false),
         })
     }
 
@@ -970,6 +983,9 @@ impl TuskServer {
             actions: Some(vec![id]),
             limits: None,
             detail: None,
+            // One call: atomic already, and answered as its action's.
+            atomic: Some(false),
+            dry_run: None,
         };
         let mut request = match self.request(input, None, &call.principal) {
             Ok(r) => r,
@@ -1035,6 +1051,9 @@ impl TuskServer {
             actions: Some(vec![spec.id.clone()]),
             limits: None,
             detail: None,
+            // One call: atomic already, and answered as its action's.
+            atomic: Some(false),
+            dry_run: None,
         };
         let request = match self.request(input, None, &call.principal) {
             Ok(r) => r,

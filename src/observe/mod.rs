@@ -83,6 +83,7 @@ fn store_key(store: &IssueStore) -> Option<StoreKey> {
         IssueStore::Postgres(pg) => crate::issues::postgres::lines_version(pg)
             .ok()
             .map(|(lines, newest)| StoreKey::Db { lines, newest }),
+        IssueStore::Staged(overlay) => store_key(overlay.base()),
     }
 }
 

@@ -234,6 +234,8 @@ pub(crate) fn live_request(
         // A command's run replays as the operator's (no gate), on the
         // replay's own copy of the store.
         command: run.command.clone(),
+        atomic: run.atomic.as_deref() == Some("commit"),
+        dry_run: run.atomic.as_deref() == Some("dryRun"),
     })
 }
 

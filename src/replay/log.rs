@@ -144,6 +144,8 @@ pub struct RecordedRun {
     pub host_actions: Option<Vec<String>>,
     /// An operator's command recorded as a run: its command line.
     pub command: Option<String>,
+    /// An atomic run's mode (the header's `atomic`, issue 59).
+    pub atomic: Option<String>,
     /// What the principal's token limited (the header's `principalTerms`
     /// with its `principal`).
     pub terms: Option<crate::runtime::PrincipalTerms>,
@@ -572,6 +574,7 @@ fn header(line: usize, run_id: String, row: record::Header, digest: String) -> R
         limits: Limits::default(),
         host_actions: host_actions(&row.host_actions),
         command: row.command.typed().cloned(),
+        atomic: row.atomic.typed().cloned(),
         terms: row
             .principal_terms
             .typed()

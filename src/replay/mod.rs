@@ -942,6 +942,16 @@ impl Replayer {
             .as_ref()
             .expect("a run without footer has a problem");
         let untimed_stop = untimed_stop(footer);
+        // An atomic run's `run.commit` row is the host's (issue 59): the
+        // program's calls are the others; the commit is checked below.
+        let (calls, commits): (Vec<RecordedCall>, Vec<RecordedCall>) = calls
+            .into_iter()
+            .partition(|c| c.action != crate::runtime::COMMIT_ACTION);
+        if let Some(d) = misplaced_commit(&run, &calls, &commits) {
+            report.divergence = Some(d);
+            return report;
+        }
+        let commit = commits.into_iter().next();
         let recorded_calls = calls.len();
         let limits = match replay_limits(&run, untimed_stop, &self.ceiling) {
             Ok(limits) => limits,
@@ -1001,10 +1011,39 @@ impl Replayer {
         }
         // A run stopped at an untimed moment is compared up to its stop: how
         // the replay stops, and what it printed by then, may differ.
+        let mut classes = state.classes.clone();
+        if let Some(commit) = &commit {
+            let envelope = commit.envelope.value();
+            let aborted = envelope["payload"]["outcome"] == "aborted";
+            let program_ok = output.error.is_none() && state.classes.is_empty();
+            if aborted == program_ok {
+                report.divergence = Some(Divergence {
+                    line: Some(commit.line),
+                    seq: Some(commit.seq),
+                    field: "run.commit".into(),
+                    expected: envelope["payload"]["outcome"].clone(),
+                    got: json!(if program_ok {
+                        "a run that ended accepted (its staged changes committed)"
+                    } else {
+                        "a run that did not end accepted (its staged changes aborted)"
+                    }),
+                });
+                return report;
+            }
+            classes.extend(
+                envelope["failureClasses"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c.as_str().map(str::to_string)),
+            );
+            classes.sort();
+            classes.dedup();
+        }
         report.divergence =
             value_divergence(footer, &output.value, run.legacy_json).or_else(|| {
                 (!untimed_stop)
-                    .then(|| run_divergence(footer, &output, &state.classes))
+                    .then(|| run_divergence(footer, &output, &classes))
                     .flatten()
             });
         report
@@ -1046,6 +1085,32 @@ impl Replayer {
             Sandbox::with_bindings(bindings)
         });
     }
+}
+
+/// A `run.commit` row where the host writes none: in a run that is not
+/// atomic, twice, or before one of the program's calls.
+fn misplaced_commit(
+    run: &RecordedRun,
+    calls: &[RecordedCall],
+    commits: &[RecordedCall],
+) -> Option<Divergence> {
+    let first = commits.first()?;
+    let why = if run.atomic.is_none() {
+        "a run.commit row in a run whose header is not atomic"
+    } else if commits.len() > 1 {
+        "more than one run.commit row"
+    } else if calls.iter().any(|c| c.seq > first.seq) {
+        "a program call after the run.commit row"
+    } else {
+        return None;
+    };
+    Some(Divergence {
+        line: Some(first.line),
+        seq: Some(first.seq),
+        field: "run.commit".into(),
+        expected: json!("one run.commit row, the last of an atomic run"),
+        got: json!(why),
+    })
 }
 
 /// The sandbox a run is replayed in: the ids its header says were bound

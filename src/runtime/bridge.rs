@@ -18,6 +18,7 @@ use std::sync::Mutex;
 
 pub(crate) mod pending;
 mod rows;
+pub(crate) mod staged;
 
 use rows::{not_applied_text, RowFacts, Step, Written};
 
@@ -71,6 +72,9 @@ pub(crate) struct RunSetup {
     pub preset: Option<super::Preset>,
     /// The host's [`pending::Recovery`].
     pub recovery: Option<std::sync::Arc<pending::Recovery>>,
+    /// An atomic run: its issue-store changes are staged ([`staged`]), and
+    /// may grow the store by this many bytes.
+    pub staged: Option<u64>,
 }
 
 struct State {
@@ -165,7 +169,15 @@ impl CallHost {
             registry: setup.registry,
             policy: config.policy.clone(),
             authority: setup.authority,
-            paths: config.paths.clone(),
+            paths: match setup.staged {
+                Some(growth) => crate::host::HostPaths {
+                    issues: crate::issues::IssueStore::Staged(
+                        crate::issues::overlay::Overlay::new(config.paths.issues.clone(), growth),
+                    ),
+                    ..config.paths.clone()
+                },
+                None => config.paths.clone(),
+            },
             trajectory_path: config.paths.trajectory.path().display().to_string(),
             max_calls: setup.max_calls,
             run_id: setup.run_id,
@@ -269,6 +281,10 @@ impl CallHost {
             Ok(args) => args,
             Err(diagnostic) => return Decision::refuse(registry::CLASS_ARGS_INVALID, diagnostic),
         };
+        let mutation = action_impl.kind() == ActionKind::Mutation;
+        if let Some(refused) = self.staged_refusal(action, mutation, &args) {
+            return refused;
+        }
         let refs = match self.admit(action, &action_impl, &args, scope, reserve) {
             Ok(refs) => refs,
             Err(refused) => return *refused,
@@ -421,6 +437,39 @@ impl HostBridge for CallHost {
         args: Option<Value>,
         args_error: Option<ConvertError>,
     ) -> HostReply {
+        self.call_made(action, args, args_error, None)
+    }
+}
+
+/// How the host decides a call it makes itself ([`CallHost::host_call`]).
+type HostDecision<'a> = &'a dyn Fn(&mut State) -> Decision;
+
+impl CallHost {
+    /// A call the host makes itself (an atomic run's `run.commit`): recorded
+    /// as a program's call is, decided by `decide` instead of an action.
+    fn host_call(&self, action: &str, decide: HostDecision<'_>) {
+        let _ = self.call_made(action, None, None, Some(decide));
+    }
+
+    /// Whether `action` changes anything: a mutation of the registry, or
+    /// the host's own commit.
+    fn is_mutation(&self, action: &str) -> bool {
+        action == staged::COMMIT_ACTION
+            || self
+                .registry
+                .get(action)
+                .is_some_and(|a| a.kind() == ActionKind::Mutation)
+    }
+
+    /// One call: decided (by its action, or by the host for its own),
+    /// recorded, and answered.
+    fn call_made(
+        &self,
+        action: &str,
+        args: Option<Value>,
+        args_error: Option<ConvertError>,
+        host: Option<HostDecision<'_>>,
+    ) -> HostReply {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let rec = self.recorded_args(action, args);
         let (args, args_digest) = (&rec.args, &rec.digest);
@@ -461,8 +510,14 @@ impl HostBridge for CallHost {
             .as_ref()
             .and_then(|log| log.last_row_digest())
             .map(str::to_string);
-        let (mut decision, pending) =
-            self.decide_journaled(&mut state, facts, span.as_ref(), args.as_ref(), args_error);
+        let (mut decision, pending) = self.decide_journaled(
+            &mut state,
+            facts,
+            span.as_ref(),
+            args.as_ref(),
+            args_error,
+            host,
+        );
         let failed_before = state.io_errors.len();
         let breach = decision.breach.take();
         let facts = RowFacts {
@@ -628,11 +683,8 @@ impl CallHost {
         action: &str,
         scope: Option<&'a super::CallScope>,
     ) -> (Option<&'a str>, Option<&'a str>) {
-        let is_mutation = self
-            .registry
-            .get(action)
-            .is_some_and(|a| a.kind() == ActionKind::Mutation)
-            || self.registry.withheld().iter().any(|id| id == action);
+        let is_mutation =
+            self.is_mutation(action) || self.registry.withheld().iter().any(|id| id == action);
         if is_mutation {
             let authority = scope.map_or(
                 (

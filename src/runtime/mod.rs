@@ -6,6 +6,8 @@
 //! effect row and one trajectory row per host call, and a footer.
 
 mod bridge;
+/// An atomic run's end row (issue 59): the host's own call, not a program's.
+pub use bridge::staged::COMMIT_ACTION;
 mod command;
 mod hooks;
 mod request;
@@ -415,6 +417,7 @@ impl Host {
                 sandbox.run_cancellable(&request.program, limits, mode, bridge, cancel.as_ref())
             }
         };
+        host.end_atomic(run.atomic(), output.error.is_none(), &run.program_digest);
         let finished = Utc::now();
         let (mut outcome, mut log) = Outcome::new(output, finished, host.finish());
         run.write_step(&mut outcome, named_steps);
@@ -527,6 +530,17 @@ impl Outcome {
 }
 
 impl RunRecord<'_> {
+    /// How the run's issue-store changes land, when it is atomic.
+    fn atomic(&self) -> Option<bridge::staged::Atomic> {
+        if self.request.dry_run {
+            Some(bridge::staged::Atomic::DryRun)
+        } else if self.request.atomic {
+            Some(bridge::staged::Atomic::Commit)
+        } else {
+            None
+        }
+    }
+
     /// The run's header row, before anything runs.
     fn header(
         &self,
@@ -566,6 +580,7 @@ impl RunRecord<'_> {
             session_reset: (self.session_id.is_some() && self.mode == EngineMode::ResetSession)
                 .then_some(true)
                 .into(),
+            atomic: self.atomic().map(|a| a.as_str().to_string()).into(),
             trace: trace_record(self.span.as_ref(), caller).into(),
             // Set by `EffectLog::append_header`.
             prev_row_digest: Member::Absent,
@@ -599,6 +614,7 @@ impl RunRecord<'_> {
                 operator: self.request.command.is_some(),
                 preset: hooks.preset,
                 recovery: self.recovery.clone(),
+                staged: self.atomic().map(|_| self.limits.max_memory_bytes() as u64),
             },
             log,
         ))
@@ -730,6 +746,24 @@ impl RunRecord<'_> {
         // every envelope (a ready queue's, 27 KB each, was 6% of a warm MCP
         // call's time on the server).
         json["value"] = output.value;
+        // An atomic run's end (issue 59): what became of its staged
+        // changes, and a dry run's plan, at the top of the result.
+        if let Some(end) = effects
+            .last()
+            .filter(|e| e["action"] == bridge::staged::COMMIT_ACTION)
+        {
+            let payload = &end["payload"];
+            json["commit"] = json!({
+                "outcome": payload["outcome"],
+                "issues": payload["issues"],
+            });
+            if let Some(conflicts) = payload.get("conflicts") {
+                json["commit"]["conflicts"] = conflicts.clone();
+            }
+            if let Some(plan) = payload.get("plan") {
+                json["plan"] = plan.clone();
+            }
+        }
         json["effects"] = Value::Array(effects);
         if let Some(kb) = output.peak_memory_kb {
             json["usage"]["peakMemoryKb"] = json!(kb);
@@ -799,6 +833,8 @@ fn unexamined(effects: &Value, examined: &[String]) -> Vec<Value> {
         .into_iter()
         .flatten()
         .filter(|e| e["resultClass"] != "accepted")
+        // An atomic run's end is the host's: no program could examine it.
+        .filter(|e| e["action"] != COMMIT_ACTION)
         .filter(|e| {
             e["callId"]
                 .as_str()
@@ -809,12 +845,19 @@ fn unexamined(effects: &Value, examined: &[String]) -> Vec<Value> {
 }
 
 fn decided_by(effects: &Value, error: Option<&Value>) -> Value {
-    let first = effects
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|e| e["resultClass"] != "accepted");
+    // An atomic run's abort follows from what rejected it; a conflict at
+    // its commit decides it.
+    let first = effects.as_array().into_iter().flatten().find(|e| {
+        e["resultClass"] != "accepted"
+            && !(e["action"] == COMMIT_ACTION && e["payload"]["outcome"] == "aborted")
+    });
     match (first, error) {
+        (Some(e), _) if e["action"] == COMMIT_ACTION => json!({
+            "kind": "commit",
+            "callId": e["callId"],
+            "action": e["action"],
+            "resultClass": e["resultClass"],
+        }),
         (Some(e), _) => json!({
             "kind": "call",
             "callId": e["callId"],

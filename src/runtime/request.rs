@@ -24,6 +24,14 @@ pub struct Request {
     /// The effect-log header's `hostActions` records the bound set.
     #[serde(default)]
     pub actions: Option<Vec<String>>,
+    /// Stage the run's issue-store changes and apply them in one commit
+    /// when it ends accepted, none otherwise (issue 59).
+    #[serde(default)]
+    pub atomic: bool,
+    /// An atomic run that never commits: its result carries the plan of
+    /// what it would change (`tusk.plan.v1`).
+    #[serde(default)]
+    pub dry_run: bool,
     /// Who asks (set by the front end, never by the request's author): an
     /// MCP client's principal. Recorded in the header and trajectory rows.
     #[serde(skip)]

@@ -6,7 +6,6 @@ use super::{witness_refs, CallHost, State, Step};
 use crate::effects::record::{CallRow, Member};
 use crate::effects::{self};
 use crate::host::envelope::{self, EnvelopeParts};
-use crate::host::ActionKind;
 use crate::issues::journal::{Call, PendingCall};
 use crate::issues::IssueStore;
 use crate::logs::LogStore;
@@ -78,11 +77,17 @@ impl CallHost {
         span: Option<&crate::telemetry::record::CallSpan>,
         args: Option<&Value>,
         args_error: Option<crate::sandbox::convert::ConvertError>,
+        host: Option<super::HostDecision<'_>>,
     ) -> (super::Decision, Option<Arc<Call>>) {
         let (n, action, scope) = (facts.n, facts.action, facts.scope);
         let pending = self.pending_call(state, facts);
-        let decide =
-            |state: &mut State| self.decide_within(state, span, n, action, args, args_error, scope);
+        let decide = |state: &mut State| match host {
+            Some(decide) => {
+                let _current = span.map(|s| s.enter());
+                decide(state)
+            }
+            None => self.decide_within(state, span, n, action, args, args_error, scope),
+        };
         let decision = match &pending {
             Some(call) => crate::issues::journal::during(call, || decide(state)),
             None => decide(state),
@@ -102,11 +107,13 @@ impl CallHost {
             named,
             scope,
         } = call;
-        let mutation = self
-            .registry
-            .get(action)
-            .is_some_and(|a| a.kind() == ActionKind::Mutation);
-        let recovery = self.recovery.as_ref().filter(|_| mutation)?;
+        // An atomic run's calls change only its overlay: its commit is
+        // the one write recovery may have to record.
+        let staged = self.overlay().is_some() && action != super::staged::COMMIT_ACTION;
+        let recovery = self
+            .recovery
+            .as_ref()
+            .filter(|_| self.is_mutation(action) && !staged)?;
         let finished_at = self.stamp(Utc::now());
         let refs = witness_refs(&[], action, args_digest, n, named);
         let (policy_digest, instruction_ref) = self.mutation_authority(action, scope);

@@ -8,7 +8,7 @@ use crate::effects;
 use crate::effects::record::{CallRow, Member};
 use crate::harness::trajectory::{StepRow, TrajectorySink};
 use crate::host::envelope::{self, EnvelopeParts};
-use crate::host::{ActionKind, HostClass};
+use crate::host::HostClass;
 use crate::sandbox::{Breach, EnvelopeJson, HostReply};
 use chrono::Utc;
 use serde_json::{json, Value};
@@ -264,19 +264,21 @@ impl CallHost {
     /// A unit for a mutation whose store and logs are one database.
     pub(super) fn unit_for(&self, action: &str) -> Option<crate::pg::Unit> {
         use crate::logs::LogStore;
-        let mutation = self
-            .registry
-            .get(action)
-            .is_some_and(|a| a.kind() == ActionKind::Mutation);
+        let mutation = self.is_mutation(action);
+        // An atomic run's calls stage; its commit is the unit.
+        let issues = match &self.paths.issues {
+            crate::issues::IssueStore::Staged(overlay)
+                if action == super::staged::COMMIT_ACTION =>
+            {
+                overlay.base()
+            }
+            other => other,
+        };
         let (
             crate::issues::IssueStore::Postgres(pg),
             LogStore::Postgres { pg: effects, .. },
             LogStore::Postgres { pg: trajectory, .. },
-        ) = (
-            &self.paths.issues,
-            &self.paths.effects,
-            &self.paths.trajectory,
-        )
+        ) = (issues, &self.paths.effects, &self.paths.trajectory)
         else {
             return None;
         };

@@ -1,0 +1,222 @@
+//! An atomic run's host side (issue 59): its issue-store changes staged on
+//! an [`Overlay`], and its end — commit, abort or dry run — recorded as one
+//! more call row, `run.commit`, made by the host after the program's last
+//! call.
+//!
+//! The `run.commit` row is a call row like any other (effect row, trajectory
+//! row, envelope among the run's effects), so the commit shares what issue
+//! 61 gives every mutation: on PostgreSQL the store's change and the row
+//! commit as one transaction; on the file store the write's journal carries
+//! the row, and a process killed after the rename gets it from recovery.
+//! No program can make the call: `run.commit` is no registered action (a
+//! program's `(host-call "run.commit")` is refused as unallowlisted), and
+//! replay reads it as the host's (`replay::log`).
+//!
+//! Its payload says what became of the staged changes:
+//! - `committed`: applied, `issues` lists them;
+//! - `conflict`: an issue the run read or wrote moved (class `run.conflict`,
+//!   `conflicts` names the issues and fields), nothing applied;
+//! - `aborted`: the program raised, hit a limit or had a call refused
+//!   (class `run.aborted`), nothing applied;
+//! - `dryRun`: never applied; `plan` is what a commit would have done
+//!   ([`crate::issues::plan`]).
+
+use super::{CallHost, Decision, State};
+use crate::host::HostClass;
+use crate::issues::overlay::{Committed, Overlay};
+use crate::issues::IssueStore;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The action id of the row that records an atomic run's end.
+pub const COMMIT_ACTION: &str = "run.commit";
+const CLASS_CONFLICT: &str = HostClass::RunConflict.as_str();
+const CLASS_ABORTED: &str = HostClass::RunAborted.as_str();
+const CLASS_ATOMIC_UNSUPPORTED: &str = HostClass::AtomicUnsupported.as_str();
+
+/// How an atomic run ends when its program is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Atomic {
+    /// Apply the staged changes when the run is accepted.
+    Commit,
+    /// Never apply them; report the plan.
+    DryRun,
+}
+
+impl Atomic {
+    /// As the header's `atomic` records it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Atomic::Commit => "commit",
+            Atomic::DryRun => "dryRun",
+        }
+    }
+}
+
+/// The argument keys whose issue a call reads: each must still hold at the
+/// commit what the run's base held.
+const READ_KEYS: [&str; 4] = ["id", "issueId", "dependsOnId", "parentId"];
+
+impl CallHost {
+    /// The run's overlay, when it is atomic.
+    pub(super) fn overlay(&self) -> Option<&Arc<Overlay>> {
+        match &self.paths.issues {
+            IssueStore::Staged(overlay) => Some(overlay),
+            _ => None,
+        }
+    }
+
+    /// In an atomic run: a mutation that writes outside the issue store is
+    /// refused (nothing could stage it), and the issues a call names are
+    /// noted as read.
+    pub(super) fn staged_refusal(
+        &self,
+        action: &str,
+        mutation: bool,
+        args: &Value,
+    ) -> Option<Decision> {
+        let overlay = self.overlay()?;
+        if mutation && !action.starts_with("issue.") && !action.starts_with("dep.") {
+            return Some(Decision::refuse(
+                CLASS_ATOMIC_UNSUPPORTED,
+                format!(
+                    "{action} writes outside the issue store, which an atomic run cannot stage: \
+                     call it in a run without `atomic` (its changes then land call by call)"
+                ),
+            ));
+        }
+        for key in READ_KEYS {
+            if let Some(id) = args.get(key).and_then(Value::as_str) {
+                overlay.note_read(id);
+            }
+        }
+        None
+    }
+
+    /// Ends an atomic run: applies, refuses or plans its staged changes
+    /// and records the outcome as the `run.commit` row. Nothing to do for a
+    /// run that is not atomic or staged nothing (a dry run always reports
+    /// its plan). `program_ok`: the program ended without an error.
+    pub(crate) fn end_atomic(&self, mode: Option<Atomic>, program_ok: bool, program_digest: &str) {
+        let (Some(mode), Some(overlay)) = (mode, self.overlay().cloned()) else {
+            return;
+        };
+        if mode == Atomic::Commit && !overlay.has_changes() {
+            return;
+        }
+        let accepted = program_ok && {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.effects.iter().all(|e| {
+                e["failureClasses"]
+                    .as_array()
+                    .is_none_or(|classes| classes.is_empty())
+            })
+        };
+        let decide = |state: &mut State| -> Decision {
+            self.staged_decision(state, &overlay, mode, accepted, program_digest)
+        };
+        self.host_call(COMMIT_ACTION, &decide);
+    }
+
+    fn staged_decision(
+        &self,
+        state: &mut State,
+        overlay: &Overlay,
+        mode: Atomic,
+        accepted: bool,
+        program_digest: &str,
+    ) -> Decision {
+        let (_, written) = overlay.read_and_written();
+        if !accepted {
+            let mut d = Decision::refuse(
+                CLASS_ABORTED,
+                format!(
+                    "the run did not end accepted: none of its staged changes ({}) was applied",
+                    shown(&written)
+                ),
+            );
+            d.payload = json!({"action": COMMIT_ACTION, "outcome": "aborted", "issues": written});
+            return d;
+        }
+        if mode == Atomic::DryRun {
+            return match crate::issues::plan::of(overlay, program_digest) {
+                Ok(plan) => Decision {
+                    classes: Vec::new(),
+                    payload: json!({
+                        "action": COMMIT_ACTION,
+                        "outcome": "dryRun",
+                        "issues": written,
+                        "plan": plan,
+                        "result": "accepted",
+                        "failureClasses": [],
+                    }),
+                    diagnostic: None,
+                    refs: Vec::new(),
+                    executed: false,
+                    breach: None,
+                    acted_at: None,
+                },
+                Err(e) => Decision::refuse(e.class(), format!("the dry run's plan: {e}")),
+            };
+        }
+        // Rows before the change: the logs must have room for this row.
+        if let Err(e) = self.reserve(state, super::ROW_RESERVE) {
+            return Decision::refuse(
+                HostClass::RecordUnwritable.as_str(),
+                format!("the run's staged changes were not applied: its commit row could not be written ({e})"),
+            );
+        }
+        crate::fault::meanwhile(crate::fault::BEFORE_COMMIT);
+        let now = chrono::Utc::now();
+        match overlay.commit(crate::issues::LockOptions::default()) {
+            Ok(Committed::Applied(issues)) => Decision {
+                classes: Vec::new(),
+                payload: json!({
+                    "action": COMMIT_ACTION,
+                    "outcome": "committed",
+                    "issues": issues,
+                    "issuesPath": overlay.base().path().display().to_string(),
+                    "result": "accepted",
+                    "failureClasses": [],
+                }),
+                diagnostic: None,
+                refs: Vec::new(),
+                executed: true,
+                breach: None,
+                acted_at: Some(now),
+            },
+            Ok(Committed::Conflict(conflicts)) => {
+                let named: Vec<String> = conflicts
+                    .iter()
+                    .map(|c| format!("{} ({})", c.id, c.fields.join(", ")))
+                    .collect();
+                let mut d = Decision::refuse(
+                    CLASS_CONFLICT,
+                    format!(
+                        "nothing was applied: issues this run read or wrote changed under it: {}; \
+                         read them again and rerun the program",
+                        named.join("; ")
+                    ),
+                );
+                d.payload = json!({
+                    "action": COMMIT_ACTION,
+                    "outcome": "conflict",
+                    "issues": written,
+                    "conflicts": conflicts,
+                });
+                d
+            }
+            Err(e) => Decision::made(COMMIT_ACTION, Err(e.into()), Vec::new(), now),
+        }
+    }
+}
+
+/// Issue ids for a message.
+fn shown(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".to_string()
+    } else {
+        ids.join(", ")
+    }
+}

@@ -32,6 +32,9 @@ pub struct RecordedCall {
     /// Written by recovery (issue 61): the change was made, the process
     /// died before the row; the envelope holds no payload.
     pub recovered: bool,
+    /// The host's own call (an atomic run's `run.commit`, issue 59), not
+    /// the program's.
+    pub by_host: bool,
 }
 
 /// A recorded envelope: the JSON text of its row, made a [`Value`] only
@@ -754,6 +757,7 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
         );
     }
     let recovered = row.extra.get("recovered") == Some(&Value::Bool(true));
+    let by_host = row.extra.get(crate::runtime::BY_HOST) == Some(&Value::Bool(true));
     let acted_at = row
         .acted_at
         .typed()
@@ -805,6 +809,7 @@ fn call_row(run: &mut RecordedRun, line: usize, row: record::CallRow, envelope: 
         acted_at,
         line,
         recovered,
+        by_host,
     });
 }
 

@@ -944,9 +944,8 @@ impl Replayer {
         let untimed_stop = untimed_stop(footer);
         // An atomic run's `run.commit` row is the host's (issue 59): the
         // program's calls are the others; the commit is checked below.
-        let (calls, commits): (Vec<RecordedCall>, Vec<RecordedCall>) = calls
-            .into_iter()
-            .partition(|c| c.action != crate::runtime::COMMIT_ACTION);
+        let (calls, commits): (Vec<RecordedCall>, Vec<RecordedCall>) =
+            calls.into_iter().partition(|c| !c.by_host);
         if let Some(d) = misplaced_commit(&run, &calls, &commits) {
             report.divergence = Some(d);
             return report;
@@ -1095,7 +1094,12 @@ fn misplaced_commit(
     commits: &[RecordedCall],
 ) -> Option<Divergence> {
     let first = commits.first()?;
-    let why = if run.atomic.is_none() {
+    let why = if commits
+        .iter()
+        .any(|c| c.action != crate::runtime::COMMIT_ACTION)
+    {
+        "a row marked as the host's that is not run.commit"
+    } else if run.atomic.is_none() {
         "a run.commit row in a run whose header is not atomic"
     } else if commits.len() > 1 {
         "more than one run.commit row"

@@ -441,6 +441,11 @@ impl HostBridge for CallHost {
     }
 }
 
+thread_local! {
+    /// Set while [`CallHost::host_call`] records the host's own call.
+    static HOST_MADE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// How the host decides a call it makes itself ([`CallHost::host_call`]).
 type HostDecision<'a> = &'a dyn Fn(&mut State) -> Decision;
 
@@ -448,7 +453,14 @@ impl CallHost {
     /// A call the host makes itself (an atomic run's `run.commit`): recorded
     /// as a program's call is, decided by `decide` instead of an action.
     fn host_call(&self, action: &str, decide: HostDecision<'_>) {
+        HOST_MADE.with(|h| h.set(true));
         let _ = self.call_made(action, None, None, Some(decide));
+        HOST_MADE.with(|h| h.set(false));
+    }
+
+    /// Whether the call being recorded on this thread is the host's own.
+    fn host_made(&self) -> bool {
+        HOST_MADE.with(std::cell::Cell::get)
     }
 
     /// Whether `action` changes anything: a mutation of the registry, or

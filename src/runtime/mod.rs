@@ -7,7 +7,7 @@
 
 mod bridge;
 /// An atomic run's end row (issue 59): the host's own call, not a program's.
-pub use bridge::staged::COMMIT_ACTION;
+pub use bridge::staged::{BY_HOST, COMMIT_ACTION};
 mod command;
 mod hooks;
 mod request;

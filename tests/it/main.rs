@@ -9,6 +9,7 @@ mod common;
 mod pg_support;
 
 // Areas.
+mod atomic_runs;
 mod catalogue;
 mod cli_contract;
 mod determinism;

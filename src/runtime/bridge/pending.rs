@@ -163,7 +163,13 @@ impl CallHost {
             prev_row_digest: Member::Typed(prev),
             // When the row was made ready: the change came just after.
             acted_at: Member::Typed(Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)),
-            extra: marked(),
+            extra: {
+                let mut extra = marked();
+                if action == super::staged::COMMIT_ACTION {
+                    extra.extend(super::staged::by_host());
+                }
+                extra
+            },
         };
         Some(Call::new(
             PendingCall {

@@ -411,7 +411,11 @@ impl CallHost {
                 .acted_at
                 .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Nanos, true))
                 .into(),
-            extra: Default::default(),
+            extra: if effect.action == super::staged::COMMIT_ACTION && self.host_made() {
+                super::staged::by_host()
+            } else {
+                Default::default()
+            },
         };
         if let Some(log) = state.log.as_mut() {
             if let Err(e) = log.append(&row) {

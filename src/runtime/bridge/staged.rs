@@ -34,6 +34,18 @@ const CLASS_CONFLICT: &str = HostClass::RunConflict.as_str();
 const CLASS_ABORTED: &str = HostClass::RunAborted.as_str();
 const CLASS_ATOMIC_UNSUPPORTED: &str = HostClass::AtomicUnsupported.as_str();
 
+/// The member that marks the host's own `run.commit` row (a program's
+/// call of that id is refused, and its row carries no such member): what
+/// replay reads as the host's.
+pub const BY_HOST: &str = "byHost";
+
+/// The row members of the host's own call.
+pub(super) fn by_host() -> serde_json::Map<String, Value> {
+    let mut extra = serde_json::Map::new();
+    extra.insert(BY_HOST.into(), Value::Bool(true));
+    extra
+}
+
 /// How an atomic run ends when its program is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -1,0 +1,359 @@
+//! Runs that keep their word (issue 59): an atomic run applies all of its
+//! issue changes or none, reads its own writes, refuses to commit over a
+//! change made under it, and a dry run changes nothing and returns its
+//! plan. Every test drives the real binary, on this run's backend (the
+//! file store, or PostgreSQL with `TUSK_TEST_BACKEND=postgres`).
+
+use crate::common::*;
+use serde_json::Value;
+
+/// A store of two open issues.
+fn two_issues() -> Test {
+    let test = Test::new();
+    test.tusk(&["issue", "add", "First"]).run().status(0);
+    test.tusk(&["issue", "add", "Second"]).run().status(0);
+    test
+}
+
+fn authority(test: &Test) -> Vec<String> {
+    vec![
+        "--policy-digest".into(),
+        test.policy_digest(),
+        "--instruction-ref".into(),
+        "instr://atomic".into(),
+    ]
+}
+
+/// `tusk eval --json PROGRAM` with authority and `flags`.
+fn eval(test: &Test, program: &str, flags: &[&str]) -> (i32, Value) {
+    let auth = authority(test);
+    let mut extra: Vec<&str> = auth.iter().map(String::as_str).collect();
+    extra.extend_from_slice(flags);
+    test.eval(program, &extra)
+}
+
+fn the_commit(result: &Value) -> &Value {
+    let last = result["effects"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["action"], "run.commit", "{result:#}");
+    last
+}
+
+fn assert_replay_parity(test: &Test) {
+    let out = test.tusk(&["replay", "--json"]).run();
+    let v = out.json();
+    assert_eq!(v["parity"], true, "{}", out.stdout());
+}
+
+/// The issue's own scenario: a label, a comment, then a failing
+/// `hash-ref`. Without `--atomic` the label and comment stay; with it,
+/// nothing does, and the fixed program run again comments once.
+#[test]
+fn a_failing_atomic_run_keeps_none_of_its_writes() {
+    let test = two_issues();
+    let failing = "(issue.label (hash \"id\" \"bd-1\" \"add\" (list \"urgent\")))\n\
+                   (issue.comment (hash \"id\" \"bd-1\" \"author\" \"agent.a\" \"text\" \"seen\"))\n\
+                   (hash-ref (payload (issue.show (hash \"id\" \"bd-1\"))) \"nope\")\n";
+    let before = test.store_text();
+    let (code, result) = eval(&test, failing, &["--atomic"]);
+    assert_eq!(code, 1, "{result:#}");
+    assert_eq!(result["result"], "rejected");
+    assert_eq!(result["error"]["class"], "scheme_eval.runtime_error");
+    let classes = result["failureClasses"].to_string();
+    assert!(classes.contains("run.aborted"), "{classes}");
+    assert_eq!(result["commit"]["outcome"], "aborted");
+    assert_eq!(result["commit"]["issues"], serde_json::json!(["bd-1"]));
+    // What rejected the run is the error, not the abort that followed it.
+    assert_eq!(result["decidedBy"]["kind"], "error", "{result:#}");
+    assert_eq!(
+        test.store_text(),
+        before,
+        "an aborted run changed the store"
+    );
+
+    // Fixed, and run again: one comment, one label, one commit.
+    let fixed = failing.replace("\"nope\")", "\"issue\")");
+    let (code, result) = eval(&test, &fixed, &["--atomic"]);
+    assert_eq!(code, 0, "{result:#}");
+    assert_eq!(result["commit"]["outcome"], "committed");
+    let issue = test.stored("bd-1");
+    assert_eq!(issue["labels"], serde_json::json!(["urgent"]));
+    assert_eq!(issue["comments"].as_array().unwrap().len(), 1, "{issue}");
+    assert_replay_parity(&test);
+}
+
+/// Each staged change is seen by the run's own later reads; the commit
+/// applies them all at once, and a run without `--atomic` would have made
+/// the same answers.
+#[test]
+fn an_atomic_run_reads_its_own_writes_and_commits_them_together() {
+    let test = two_issues();
+    let program = "(issue.add (hash \"title\" \"Third\"))\n\
+                   (issue.update (hash \"id\" \"bd-2\" \"status\" \"in_progress\"))\n\
+                   (issue.label (hash \"id\" \"bd-3\" \"add\" (list \"new\")))\n\
+                   (define shown (hash-ref (payload (issue.show (hash \"id\" \"bd-3\"))) \"issue\"))\n\
+                   (define listed (map (lambda (i) (hash-ref i \"id\")) (hash-ref (payload (issue.list)) \"issues\")))\n\
+                   (list (hash-ref shown \"labels\") listed)\n";
+    let (code, result) = eval(&test, program, &["--atomic"]);
+    assert_eq!(code, 0, "{result:#}");
+    assert_eq!(
+        result["value"],
+        serde_json::json!([["new"], ["bd-1", "bd-2", "bd-3"]]),
+        "{result:#}"
+    );
+    assert_eq!(result["commit"]["outcome"], "committed");
+    assert_eq!(
+        result["commit"]["issues"],
+        serde_json::json!(["bd-2", "bd-3"])
+    );
+    let commit = the_commit(&result);
+    assert_eq!(commit["resultClass"], "accepted");
+    assert_eq!(test.stored("bd-2")["status"], "in_progress");
+    assert_eq!(test.stored("bd-3")["labels"], serde_json::json!(["new"]));
+    // The effect log holds the program's five calls and the host's commit.
+    let log = test.tusk(&["runs", "--json", "--limit", "1"]).run().json();
+    assert_eq!(log["items"][0]["callCount"], 6, "{log:#}");
+    assert_replay_parity(&test);
+}
+
+/// An issue the run read changes under it, just before its commit: nothing
+/// of the run lands, and `run.conflict` names the issue and its fields.
+/// An id the run added, taken meanwhile, is a conflict too.
+#[test]
+fn a_change_under_an_atomic_run_is_a_conflict_and_nothing_lands() {
+    let test = two_issues();
+    let program = "(issue.show (hash \"id\" \"bd-2\"))\n\
+                   (issue.update (hash \"id\" \"bd-1\" \"priority\" 0))\n\
+                   'done\n";
+    let meanwhile = format!(
+        "commit.before={} issue update bd-2 --title Renamed >/dev/null",
+        BIN
+    );
+    let auth = authority(&test);
+    let file = test.write("conflict.scm", program);
+    let out = test
+        .tusk(&["eval", "--json", "--atomic"])
+        .arg(&file)
+        .args(&auth)
+        .env("TUSK_FAULT_MEANWHILE", &meanwhile)
+        .run();
+    let (code, result) = out.reply();
+    assert_eq!(code, 1, "{result:#}");
+    assert_eq!(
+        result["failureClasses"],
+        serde_json::json!(["run.conflict"])
+    );
+    assert_eq!(result["commit"]["outcome"], "conflict");
+    // `updated_at` moves too unless both fall in one second.
+    let conflicts = &result["commit"]["conflicts"];
+    assert_eq!(conflicts.as_array().unwrap().len(), 1, "{result:#}");
+    assert_eq!(conflicts[0]["id"], "bd-2");
+    assert_eq!(conflicts[0]["fields"][0], "title", "{result:#}");
+    assert_eq!(result["decidedBy"]["kind"], "commit");
+    let diagnostic = the_commit(&result)["payload"]["diagnostic"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(diagnostic.contains("bd-2 (title"), "{diagnostic}");
+    assert_eq!(
+        test.stored("bd-1")["priority"],
+        2,
+        "the run's change landed"
+    );
+    assert_eq!(test.stored("bd-2")["title"], "Renamed");
+
+    // The run adds bd-3; another process adds bd-3 first.
+    let program = "(issue.add (hash \"title\" \"Mine\"))\n";
+    let meanwhile = format!("commit.before={} issue add Theirs >/dev/null", BIN);
+    let file = test.write("taken.scm", program);
+    let (code, result) = test
+        .tusk(&["eval", "--json", "--atomic"])
+        .arg(&file)
+        .args(&auth)
+        .env("TUSK_FAULT_MEANWHILE", &meanwhile)
+        .run()
+        .reply();
+    assert_eq!(code, 1, "{result:#}");
+    assert_eq!(
+        result["commit"]["conflicts"],
+        serde_json::json!([{"id": "bd-3", "fields": ["id"]}]),
+        "{result:#}"
+    );
+    assert_eq!(test.stored("bd-3")["title"], "Theirs");
+    assert_replay_parity(&test);
+}
+
+/// A dry run changes nothing, returns `tusk.plan.v1` (fields before and
+/// after, comments added, what it read and at which version), writes the
+/// same plan with --plan-out, and its id is the digest of its content.
+#[test]
+fn a_dry_run_changes_nothing_and_returns_its_plan() {
+    let test = two_issues();
+    let program = "(issue.comment (hash \"id\" \"bd-1\" \"author\" \"agent.a\" \"text\" \"plan it\"))\n\
+                   (issue.close (hash \"id\" \"bd-2\" \"reason\" \"done\"))\n\
+                   (dep.add (hash \"issueId\" \"bd-1\" \"dependsOnId\" \"bd-2\"))\n\
+                   (hash-ref (hash-ref (payload (issue.show (hash \"id\" \"bd-2\"))) \"issue\") \"status\")\n";
+    let before = test.store_text();
+    let plan_file = test.path("plan.json");
+    let (code, result) = eval(
+        &test,
+        program,
+        &["--dry-run", "--plan-out", plan_file.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{result:#}");
+    assert_eq!(
+        result["value"], "closed",
+        "the dry run reads its own writes"
+    );
+    assert_eq!(test.store_text(), before, "a dry run changed the store");
+    assert_eq!(result["commit"]["outcome"], "dryRun");
+    let plan = &result["plan"];
+    assert_eq!(plan["kind"], "tusk.plan.v1");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_file).unwrap()).unwrap();
+    assert_eq!(&written, plan);
+    let changes = plan["changes"].as_array().unwrap();
+    let ids: Vec<&str> = changes.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["bd-1", "bd-2"]);
+    assert_eq!(changes[0]["commentsAdded"][0]["text"], "plan it");
+    assert_eq!(
+        changes[0]["edgesAdded"][0]["depends_on_id"], "bd-2",
+        "{plan:#}"
+    );
+    assert_eq!(
+        changes[1]["fields"]["status"],
+        serde_json::json!({"before": "open", "after": "closed"})
+    );
+    let reads: Vec<&str> = plan["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(reads, ["bd-1", "bd-2"]);
+    assert!(plan["reads"][0]["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
+    // The id is the digest of the rest.
+    let mut rest = plan.clone();
+    rest.as_object_mut().unwrap().remove("planId");
+    let digest =
+        tusk::canonical::sha256_hex(tusk::canonical::to_canonical_string(&rest).as_bytes());
+    assert_eq!(plan["planId"], format!("plan-{digest}"));
+    assert_replay_parity(&test);
+}
+
+/// What an atomic run cannot stage is refused, and a program cannot make
+/// the host's commit call itself.
+#[test]
+fn atomic_runs_refuse_what_they_cannot_stage() {
+    let test = two_issues();
+    let (code, result) = eval(
+        &test,
+        "(issue.update (hash \"id\" \"bd-1\" \"priority\" 1))\n\
+         (harness.session.write (hash \"summary\" \"s\" \"nextStep\" \"n\"))\n",
+        &["--atomic"],
+    );
+    assert_eq!(code, 1, "{result:#}");
+    let refused = &result["effects"][1];
+    assert_eq!(
+        refused["resultClass"], "run.atomic_unsupported",
+        "{result:#}"
+    );
+    assert!(refused["payload"]["diagnostic"]
+        .as_str()
+        .unwrap()
+        .contains("without `atomic`"));
+    assert_eq!(result["commit"]["outcome"], "aborted");
+    assert!(!test.path(".premath/harness_session.json").exists());
+    assert_eq!(test.stored("bd-1")["priority"], 2);
+
+    let (code, result) = eval(&test, "(host-call \"run.commit\")", &["--atomic"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        result["effects"][0]["resultClass"],
+        "scheme_eval.host_action_unallowlisted"
+    );
+    assert_replay_parity(&test);
+}
+
+/// An atomic run killed at each point of its commit leaves all of its
+/// changes with its `run.commit` row, or none of them (on a database every
+/// point is inside the commit's transaction: none); replay keeps parity.
+#[test]
+fn an_atomic_run_killed_during_its_commit_leaves_all_or_nothing() {
+    let test = two_issues();
+    let auth = authority(&test);
+    // Each point, and whether the commit is in the store once the next
+    // command has settled. The program's four calls pass
+    // `rows.after_trajectory` first: `@5` is the commit's own; `@2` a kill
+    // while the run is still staging.
+    let points: &[(&str, bool)] = match test.db {
+        Some(_) => &[
+            ("rows.after_trajectory@2", false),
+            ("rows.after_trajectory@5", false),
+            ("unit.before_commit", false),
+        ],
+        None => &[
+            ("rows.after_trajectory@2", false),
+            ("store.before_rename", false),
+            ("store.after_rename", true),
+            ("rows.after_trajectory@5", true),
+        ],
+    };
+    for (n, &(point, applied)) in points.iter().enumerate() {
+        let titles: Vec<String> = (0..3).map(|i| format!("k{n}-{i}")).collect();
+        let program: String = titles
+            .iter()
+            .map(|t| format!("(issue.add (hash \"title\" \"{t}\"))\n"))
+            .chain(std::iter::once(format!(
+                "(issue.update (hash \"id\" \"bd-1\" \"notes\" \"{point}\"))\n"
+            )))
+            .collect();
+        let file = test.write("killed.scm", &program);
+        let out = test
+            .tusk(&["eval", "--atomic"])
+            .arg(&file)
+            .args(&auth)
+            .env("TUSK_FAULT", point)
+            .command()
+            .output()
+            .unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(9), "{point}: {out:?}");
+        // The next command settles what the killed one left.
+        test.tusk(&["issue", "list"]).run().status(0);
+        let in_store: Vec<String> = test
+            .store_lines()
+            .iter()
+            .filter_map(|i| i["title"].as_str().map(str::to_string))
+            .filter(|t| titles.contains(t))
+            .collect();
+        let noted = test.stored("bd-1")["notes"] == point;
+        if applied {
+            assert_eq!(in_store, titles, "{point}: part of the commit");
+            assert!(noted, "{point}: the update is missing");
+        } else {
+            assert!(in_store.is_empty() && !noted, "{point}: {in_store:?}");
+        }
+        let runs = test.tusk(&["runs", "--json", "--limit", "1"]).run().json();
+        let run_id = runs["items"][0]["runId"].as_str().unwrap().to_string();
+        let rows = test
+            .tusk(&["replay", "--json", "--run", &run_id])
+            .run()
+            .json();
+        assert_eq!(rows["parity"], true, "{point}: {rows:#}");
+        // A commit that reached the store has its row.
+        let commits = commit_rows(&test, &run_id);
+        assert_eq!(commits, usize::from(applied), "{point}");
+    }
+    assert_replay_parity(&test);
+}
+
+/// The host's `run.commit` rows of run `run_id` in the effect log.
+fn commit_rows(test: &Test, run_id: &str) -> usize {
+    test.jsonl(".premath/host_effects.jsonl")
+        .iter()
+        .filter(|r| r["runId"] == run_id && r["action"] == "run.commit" && r["byHost"] == true)
+        .count()
+}

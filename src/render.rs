@@ -44,6 +44,7 @@ pub fn summary(result: &Value) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    commit_lines(result, &mut out);
     refusals(result, &mut out);
     let output = result["output"].as_str().unwrap_or_default();
     if !output.is_empty() {
@@ -156,6 +157,74 @@ pub fn fix_for(class: &str) -> Option<&'static str> {
 }
 
 /// Failure classes in plain words.
+/// An atomic run's end (issue 59): what was committed, or a dry run's
+/// plan, one line per field that would change.
+fn commit_lines(result: &Value, out: &mut String) {
+    let text = |v: &Value| crate::terminal::field(v.as_str().unwrap_or_default()).into_owned();
+    let issues: Vec<String> = result["commit"]["issues"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(text)
+        .collect();
+    match result["commit"]["outcome"].as_str() {
+        Some("committed") => {
+            out.push_str(&format!("committed in one write: {}\n", issues.join(", ")));
+        }
+        Some("dryRun") => {
+            let plan = &result["plan"];
+            let changes = plan["changes"].as_array().cloned().unwrap_or_default();
+            out.push_str(&format!(
+                "dry run, nothing changed · plan {} · {} issue(s) would change\n",
+                text(&plan["planId"]),
+                changes.len()
+            ));
+            for change in &changes {
+                let id = text(&change["id"]);
+                if change["new"] == true {
+                    out.push_str(&format!("  {id}: new\n"));
+                }
+                for c in change["commentsAdded"].as_array().into_iter().flatten() {
+                    out.push_str(&format!(
+                        "  {id}: + comment by {}: {}\n",
+                        text(&c["author"]),
+                        crate::terminal::field(&crate::terminal::clip(
+                            c["text"].as_str().unwrap_or_default(),
+                            60
+                        ))
+                    ));
+                }
+                for (sign, key) in [("+", "edgesAdded"), ("-", "edgesRemoved")] {
+                    for e in change[key].as_array().into_iter().flatten() {
+                        out.push_str(&format!(
+                            "  {id}: {sign} edge {} {}\n",
+                            text(&e["type"]),
+                            text(&e["depends_on_id"])
+                        ));
+                    }
+                }
+                let fields = change["fields"].as_object().into_iter().flatten();
+                // Comments and edges are the lines above.
+                for (field, fb) in fields.filter(|(f, _)| *f != "comments" && *f != "dependencies")
+                {
+                    let shown = |v: &Value| match v {
+                        Value::Null => "—".to_string(),
+                        Value::String(s) => crate::terminal::clip(s, 60),
+                        other => crate::terminal::clip(&other.to_string(), 60),
+                    };
+                    out.push_str(&format!(
+                        "  {id}.{}: {} → {}\n",
+                        crate::terminal::field(field),
+                        crate::terminal::field(&shown(&fb["before"])),
+                        crate::terminal::field(&shown(&fb["after"]))
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 pub fn describe_class(class: &str) -> String {
     // A class is one domain's or another's: the sandbox's or the host's.
     let sandbox = FailureClass::ALL.into_iter().find(|c| c.as_str() == class);
@@ -180,6 +249,15 @@ pub fn describe_class(class: &str) -> String {
             "a host action failed inside (I/O or corrupt store)"
         }
         (_, Some(HostClass::ArgsInvalid)) => "a host call's arguments did not fit the action's schema",
+        (_, Some(HostClass::RunConflict)) => {
+            "an issue the atomic run read or wrote changed under it: nothing was applied"
+        }
+        (_, Some(HostClass::RunAborted)) => {
+            "the atomic run did not end accepted: none of its staged changes was applied"
+        }
+        (_, Some(HostClass::AtomicUnsupported)) => {
+            "an atomic run called a mutation outside the issue store, which it cannot stage"
+        }
         (_, Some(HostClass::UseEvidenceMissing)) => {
             "a mutation lacked authority evidence (policy digest, instruction ref or join witness)"
         }

@@ -131,6 +131,11 @@ pub struct EvalArgs {
     /// what the run would change (`tusk.plan.v1`).
     #[arg(long)]
     pub dry_run: bool,
+    /// Retry safely: run again with the same KEY and program, this prints
+    /// the first run's result (marked as replayed) and runs nothing; another
+    /// program with the KEY is refused. Keys last 24 hours.
+    #[arg(long, value_name = "KEY")]
+    pub idempotency_key: Option<String>,
     /// With --dry-run: also write the plan to FILE.
     #[arg(long, value_name = "FILE", requires = "dry_run")]
     pub plan_out: Option<PathBuf>,
@@ -304,6 +309,9 @@ pub fn run(args: EvalArgs) -> Result<Exit, CliError> {
     args.host.apply_to(&mut request).map_err(cannot_serve)?;
     request.atomic |= args.atomic;
     request.dry_run |= args.dry_run;
+    if args.idempotency_key.is_some() {
+        request.idempotency_key = args.idempotency_key.clone();
+    }
     let config = args
         .host
         .config()

@@ -45,5 +45,9 @@ crate::failure::class_enum! {
         /// An atomic run called a mutation that writes outside the issue
         /// store, which it cannot stage.
         AtomicUnsupported = "run.atomic_unsupported",
+        /// An idempotency key sent again with another program.
+        IdempotencyConflict = "request.idempotency_conflict",
+        /// An idempotency key sent again while its first run runs.
+        IdempotencyInProgress = "request.idempotency_in_progress",
     }
 }

@@ -25,8 +25,9 @@ pub const DRIVER_FILES: [&str; 1] = ["harness_feature_ledger.json"];
 
 /// Files beside the store that are one clone's alone, ignored by git: the
 /// session handoff (the next run on this clone reads it; two clones' would
-/// conflict on every merge) and every lock file.
-pub const CLONE_FILES: [&str; 2] = ["/harness_session.json", "/*.lock"];
+/// conflict on every merge), every lock file, and the idempotency keys of
+/// this clone's runs (issue 59: a key names a run made here).
+pub const CLONE_FILES: [&str; 3] = ["/harness_session.json", "/*.lock", "/idempotency/"];
 
 fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
     Command::new("git")

@@ -1107,7 +1107,7 @@ pub fn mutate<T>(
     super::commit::mutate(path, lock.timeout, apply)
 }
 
-pub(super) fn parent_dir(path: &Path) -> PathBuf {
+pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

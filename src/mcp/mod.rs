@@ -121,6 +121,10 @@ pub struct EvalInput {
     /// Change nothing: run atomically, never commit, and return in `plan`
     /// what the run would change (fields before and after, per issue).
     pub dry_run: Option<bool>,
+    /// Retry safely: a second call with this key and the same program gets
+    /// the first run's result (marked `idempotency.replayed`) and runs
+    /// nothing; another program with the key is refused. Keys last 24 h.
+    pub idempotency_key: Option<String>,
 }
 
 /// How much of a run's result `scheme_eval` sends back.
@@ -778,6 +782,7 @@ impl TuskServer {
             command: None,
             atomic: input.atomic.unwrap_or(o.atomic),
             dry_run: input.dry_run.unwrap_or(false),
+            idempotency_key: input.idempotency_key,
         })
     }
 
@@ -986,6 +991,7 @@ impl TuskServer {
             // One call: atomic already, and answered as its action's.
             atomic: Some(false),
             dry_run: None,
+            idempotency_key: None,
         };
         let mut request = match self.request(input, None, &call.principal) {
             Ok(r) => r,
@@ -1054,6 +1060,7 @@ impl TuskServer {
             // One call: atomic already, and answered as its action's.
             atomic: Some(false),
             dry_run: None,
+            idempotency_key: None,
         };
         let request = match self.request(input, None, &call.principal) {
             Ok(r) => r,

@@ -28,7 +28,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// The schema version this build reads and writes.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The migrations in order: version `i + 1` is `MIGRATIONS[i]`.
 const MIGRATIONS: &[&str] = &[
@@ -36,6 +36,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/002_route.sql"),
     include_str!("migrations/003_blocker_targets.sql"),
     include_str!("migrations/004_writers_and_edges.sql"),
+    include_str!("migrations/005_idempotency.sql"),
 ];
 
 /// Advisory lock keys (one per invariant the database guards).

@@ -236,6 +236,8 @@ pub(crate) fn live_request(
         command: run.command.clone(),
         atomic: run.atomic.as_deref() == Some("commit"),
         dry_run: run.atomic.as_deref() == Some("dryRun"),
+        // A replay runs the recorded program again, never a retry.
+        idempotency_key: None,
     })
 }
 

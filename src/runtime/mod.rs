@@ -6,6 +6,7 @@
 //! effect row and one trajectory row per host call, and a footer.
 
 mod bridge;
+pub mod idempotency;
 /// An atomic run's end row (issue 59): the host's own call, not a program's.
 pub use bridge::staged::{BY_HOST, COMMIT_ACTION};
 mod command;
@@ -338,7 +339,7 @@ impl Host {
             sandbox,
             mode,
             session_id,
-            mut hooks,
+            hooks,
         } = options;
         let sandbox = sandbox.unwrap_or(&self.sandbox);
         request.check_bounds(session_id)?;
@@ -356,6 +357,47 @@ impl Host {
             } else {
                 return Err(RequestError::SessionActions);
             };
+        // A retry of a keyed request gets the first run's result (issue 59).
+        let ticket = match &request.idempotency_key {
+            Some(key) => match idempotency::claim(
+                &self.config.paths.issues,
+                request.principal.as_deref().unwrap_or_default(),
+                key,
+                &canonical::sha256_text(&request.program),
+                limits.timeout(),
+            )? {
+                idempotency::Claim::Done(json) => {
+                    let accepted = json["result"] == "accepted";
+                    return Ok(RunResult {
+                        json,
+                        accepted,
+                        worker_abandoned: false,
+                    });
+                }
+                idempotency::Claim::Fresh(ticket) => Some(ticket),
+            },
+            None => None,
+        };
+        let mut result =
+            self.run_claimed(request, limits, registry, sandbox, mode, session_id, hooks)?;
+        if let Some(ticket) = ticket {
+            ticket.finish(&mut result.json);
+        }
+        Ok(result)
+    }
+
+    /// [`Host::run`] once the request's key (if any) is its own.
+    #[allow(clippy::too_many_arguments)]
+    fn run_claimed(
+        &self,
+        request: &Request,
+        limits: Limits,
+        registry: Registry,
+        sandbox: &Sandbox,
+        mode: EngineMode,
+        session_id: Option<&str>,
+        mut hooks: RunHooks,
+    ) -> Result<RunResult, RequestError> {
         let started = Utc::now();
         if let Err(error) = Sandbox::check_size(&request.program, &limits) {
             // Refused before anything is recorded: an oversized program is

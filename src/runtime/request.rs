@@ -32,6 +32,11 @@ pub struct Request {
     /// what it would change (`tusk.plan.v1`).
     #[serde(default)]
     pub dry_run: bool,
+    /// A retry of this request with this key (same principal, same
+    /// program) gets the first run's result and runs nothing
+    /// ([`super::idempotency`]).
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
     /// Who asks (set by the front end, never by the request's author): an
     /// MCP client's principal. Recorded in the header and trajectory rows.
     #[serde(skip)]
@@ -61,13 +66,14 @@ pub struct Request {
 /// (in its header and in each of its rows): over it, the request is refused
 /// as `request.field_too_large` before anything is written. The program's
 /// own limit is the run's `maxProgramBytes`.
-pub const FIELD_LIMITS: [(&str, usize); 6] = [
+pub const FIELD_LIMITS: [(&str, usize); 7] = [
     ("issueId", 256),
     ("instructionRef", 2048),
     ("policyDigest", 256),
     ("sessionId", 256),
     ("principal", 256),
     ("joinEvidence", 256 * 1024),
+    ("idempotencyKey", 256),
 ];
 
 /// Most entries of a request's `actions` list.
@@ -99,6 +105,10 @@ impl Request {
             ("sessionId", session_id.map(str::len)),
             ("principal", self.principal.as_ref().map(String::len)),
             ("joinEvidence", join_bytes),
+            (
+                "idempotencyKey",
+                self.idempotency_key.as_ref().map(String::len),
+            ),
         ];
         for (field, bytes) in fields {
             let max = field_limit(field);
@@ -188,6 +198,8 @@ pub enum RequestError {
     Actor(String),
     #[error(transparent)]
     EffectLog(#[from] EffectLogError),
+    #[error(transparent)]
+    Idempotency(#[from] super::idempotency::KeyError),
 }
 
 impl RequestError {
@@ -202,6 +214,7 @@ impl RequestError {
             RequestError::UnknownActions(_) | RequestError::SessionActions => {
                 HostClass::RequestUnknownAction.as_str()
             }
+            RequestError::Idempotency(e) => e.class(),
             _ => HostClass::RequestUnusable.as_str(),
         }
     }

@@ -357,3 +357,102 @@ fn commit_rows(test: &Test, run_id: &str) -> usize {
         .filter(|r| r["runId"] == run_id && r["action"] == "run.commit" && r["byHost"] == true)
         .count()
 }
+
+/// Retries that do not repeat: the same key and program answer the first
+/// run's result and run nothing; another program is refused; a run that
+/// changed nothing releases its key; a retry while the first runs is told
+/// to wait.
+#[test]
+fn an_idempotency_key_answers_a_retry_with_the_first_result() {
+    let test = two_issues();
+    let add = "(issue.add (hash \"title\" \"Once\"))\n";
+    let (code, first) = eval(&test, add, &["--idempotency-key", "k-1"]);
+    assert_eq!(code, 0, "{first:#}");
+    assert_eq!(first["idempotency"]["replayed"], false);
+    let (code, again) = eval(&test, add, &["--idempotency-key", "k-1"]);
+    assert_eq!(code, 0, "{again:#}");
+    assert_eq!(again["idempotency"]["replayed"], true, "{again:#}");
+    assert_eq!(again["runId"], first["runId"]);
+    assert_eq!(again["value"], first["value"]);
+    let onces = test
+        .store_lines()
+        .iter()
+        .filter(|i| i["title"] == "Once")
+        .count();
+    assert_eq!(onces, 1, "the retry ran");
+    let runs = test.tusk(&["runs", "--json"]).run().json();
+    let logged = runs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["runId"] == first["runId"])
+        .count();
+    assert_eq!(logged, 1);
+
+    // Another program under the key: refused, nothing run.
+    let (code, refused) = eval(
+        &test,
+        "(issue.add (hash \"title\" \"Twice\"))",
+        &["--idempotency-key", "k-1"],
+    );
+    assert_eq!(code, 2, "{refused:#}");
+    assert_eq!(refused["class"], "request.idempotency_conflict");
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains("use a new key"));
+    // Another principal has keys of its own.
+    let auth = authority(&test);
+    let file = test.write("other.scm", add);
+    let (code, theirs) = test
+        .tusk(&["eval", "--json", "--idempotency-key", "k-1"])
+        .arg(&file)
+        .args(&auth)
+        .env("TUSK_ACTOR", "someone.else")
+        .run()
+        .reply();
+    assert_eq!(code, 0, "{theirs:#}");
+    assert_eq!(theirs["idempotency"]["replayed"], false);
+
+    // A run that executed nothing releases its key: the retry runs.
+    let (_, failed) = eval(&test, "(car (list))", &["--idempotency-key", "k-2"]);
+    assert_eq!(failed["idempotency"]["released"], true, "{failed:#}");
+    let (_, retried) = eval(&test, "(car (list))", &["--idempotency-key", "k-2"]);
+    assert_ne!(retried["runId"], failed["runId"]);
+
+    // A retry while the first run is still running (made exactly then).
+    let keyed = test.write(
+        "keyed.scm",
+        "(issue.update (hash \"id\" \"bd-1\" \"priority\" 1))\n",
+    );
+    let mut retry_args = vec![
+        BIN.to_string(),
+        "eval".into(),
+        "--json".into(),
+        "--atomic".into(),
+    ];
+    retry_args.extend(auth.iter().cloned());
+    retry_args.extend(["--idempotency-key".into(), "k-3".into()]);
+    retry_args.push(keyed.display().to_string());
+    let retry_out = test.path("retry.json");
+    let meanwhile = format!(
+        "commit.before={} > {}",
+        retry_args.join(" "),
+        retry_out.display()
+    );
+    let (code, first) = test
+        .tusk(&["eval", "--json", "--atomic", "--idempotency-key", "k-3"])
+        .arg(&keyed)
+        .args(&auth)
+        .env("TUSK_FAULT_MEANWHILE", &meanwhile)
+        .run()
+        .reply();
+    assert_eq!(code, 0, "{first:#}");
+    let retry: Value = serde_json::from_str(&std::fs::read_to_string(&retry_out).unwrap()).unwrap();
+    assert_eq!(
+        retry["class"], "request.idempotency_in_progress",
+        "{retry:#}"
+    );
+    assert_eq!(test.stored("bd-1")["priority"], 1);
+    assert_replay_parity(&test);
+}

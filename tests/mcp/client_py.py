@@ -476,6 +476,71 @@ async def s_postgres_store(_: Client) -> None:
     check(p.returncode == 0, f"`tusk replay --store` exited {p.returncode}: {replay_failure(p)}")
 
 
+def add_issue(title: str, *store: str) -> str:
+    p = tusk("issue", "add", title, "--json", *store)
+    check(p.returncode == 0, f"`tusk issue add` exited {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)["issue"]["id"]
+
+
+def stored(issue_id: str, *store: str) -> dict[str, Any]:
+    p = tusk("issue", "show", issue_id, "--json", *store)
+    check(p.returncode == 0, f"`tusk issue show` exited {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)["issue"]
+
+
+async def atomic_checks(c: Client, *store: str) -> None:
+    """Issue 59 through the SDK: a dry run's plan, all or nothing, a retry by key."""
+    a, b = add_issue("Atomic A", *store), add_issue("Atomic B", *store)
+    auth = {"policyDigest": digest(), "instructionRef": INSTR}
+    close_both = (f'(issue.close (hash "id" "{a}" "reason" "done")) '
+                  f'(issue.close (hash "id" "{b}" "reason" "done")) '
+                  f'(hash-ref (hash-ref (payload (issue.show (hash "id" "{a}"))) "issue") "status")')
+    sc = await eval_ok(c, close_both, dryRun=True, **auth)
+    check(sc["value"] == "closed", f"a dry run must read its own writes: {sc['value']!r}")
+    plan = sc.get("plan") or {}
+    check(plan.get("kind") == "tusk.plan.v1" and str(plan.get("planId", "")).startswith("plan-"), f"plan {json.dumps(plan)[:300]}")
+    check([ch["id"] for ch in plan["changes"]] == sorted([a, b]), f"plan changes {json.dumps(plan['changes'])[:300]}")
+    check(stored(a, *store)["status"] == "open", "a dry run closed an issue")
+    # All or nothing: the second close names an issue that does not exist.
+    half = (f'(issue.close (hash "id" "{a}" "reason" "done")) '
+            f'(issue.close (hash "id" "bd-404404" "reason" "done"))')
+    sc = await eval_rejected(c, half, atomic=True, **auth)
+    check(sc.get("commit", {}).get("outcome") == "aborted", f"commit {sc.get('commit')!r}")
+    check("run.aborted" in sc["failureClasses"], f"failureClasses {sc['failureClasses']!r}")
+    check(stored(a, *store)["status"] == "open", "an aborted atomic run closed an issue")
+    sc = await eval_ok(c, close_both, atomic=True, **auth)
+    check(sc["commit"] == {"outcome": "committed", "issues": sorted([a, b])}, f"commit {sc.get('commit')!r}")
+    check(stored(b, *store)["status"] == "closed", "a committed run's change is missing")
+    # A retry with the same key runs nothing and answers the first result.
+    add = '(hash-ref (hash-ref (payload (issue.add (hash "title" "Keyed once"))) "issue") "id")'
+    first = await eval_ok(c, add, idempotencyKey="sdk-key-1", **auth)
+    again = await eval_ok(c, add, idempotencyKey="sdk-key-1", **auth)
+    check(again["value"] == first["value"] and again["idempotency"]["replayed"] is True, f"retry {json.dumps(again)[:300]}")
+    other = await call(c, "scheme_eval", {"program": "(issue.ready)", "idempotencyKey": "sdk-key-1", **auth})
+    check(other.is_error and "request.idempotency_conflict" in " ".join(texts(other)), f"another program under the key: {show(other)}")
+
+
+async def s_atomic_runs(c: Client) -> None:
+    await atomic_checks(c)
+    # A server whose runs are atomic by default; a call may say otherwise.
+    async with server("--atomic", "--policy-digest", digest(), "--instruction-ref", INSTR) as d:
+        x = add_issue("Default atomic")
+        sc = await eval_rejected(d, f'(issue.update (hash "id" "{x}" "priority" 0)) (car (list))')
+        check(sc.get("commit", {}).get("outcome") == "aborted", f"commit {sc.get('commit')!r}")
+        check(stored(x)["priority"] == 2, "the server's default did not make the run atomic")
+        await eval_rejected(d, f'(issue.update (hash "id" "{x}" "priority" 0)) (car (list))', atomic=False)
+        check(stored(x)["priority"] == 0, "atomic: false did not land call by call")
+
+
+async def s_atomic_runs_postgres(_: Client) -> None:
+    url = os.environ.get("TUSK_MCP_PG_URL", "")
+    check(url.startswith("postgres://"), "TUSK_MCP_PG_URL is not set: start a cluster with tests/pg/cluster.sh")
+    async with server("--store", url) as c:
+        await atomic_checks(c, "--store", url)
+    p = tusk("replay", "--store", url)
+    check(p.returncode == 0, f"`tusk replay --store` exited {p.returncode}: {replay_failure(p)}")
+
+
 async def s_stdout_protocol_only(_: Client) -> None:
     check(not STREAM_ERRORS, f"non-protocol output on stdout: {STREAM_ERRORS[:3]}")
 
@@ -502,8 +567,10 @@ SCENARIOS = [
     ("direct_tools", s_direct_tools),
     ("http_transport", s_http_transport),
     ("http_refuses_remote", s_http_refuses_remote),
+    ("atomic_runs", s_atomic_runs),
     ("replay_whole_log", s_replay_whole_log),
     ("postgres_store", s_postgres_store),
+    ("atomic_runs_postgres", s_atomic_runs_postgres),
     ("stdout_protocol_only", s_stdout_protocol_only),
 ]
 

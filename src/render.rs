@@ -204,9 +204,10 @@ fn commit_lines(result: &Value, out: &mut String) {
                     }
                 }
                 let fields = change["fields"].as_object().into_iter().flatten();
-                // Comments and edges are the lines above.
-                for (field, fb) in fields.filter(|(f, _)| *f != "comments" && *f != "dependencies")
-                {
+                // Comments and edges are the lines above; every change
+                // moves `updated_at` (the plan keeps it).
+                let hidden = ["comments", "dependencies", "updated_at"];
+                for (field, fb) in fields.filter(|(f, _)| !hidden.contains(&f.as_str())) {
                     let shown = |v: &Value| match v {
                         Value::Null => "—".to_string(),
                         Value::String(s) => crate::terminal::clip(s, 60),

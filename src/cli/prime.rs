@@ -57,6 +57,23 @@ pub const LOOP: &str = "(define me \"agent.a\")
          (issue.lease_release (hash \"id\" id \"assignee\" me))
          (hash \"released\" id \"because\" (result-class done))))])";
 
+/// When to ask for an atomic run, a dry run or an idempotency key (issue 59).
+pub const KEEP_THEIR_WORD: &str = "\
+- `\"atomic\": true` when the program makes more than one change that belong together \
+(close several issues, label and comment, add an issue and its edges): its changes are \
+staged, its own reads see them, and they land in one commit only if the run ends accepted. \
+A raised error, a limit or a refused call lands none of them (`run.aborted`); if an issue \
+the run read or wrote changed meanwhile, none lands either (`run.conflict`: read again and \
+rerun). The result's `commit` says which. Harness writes (`harness.*`) cannot be staged: \
+make them in a run without `atomic`.
+- `\"dryRun\": true` to show a person (or yourself) what a program would change before it \
+does: nothing is written, and the result's `plan` lists, per issue, each field before and \
+after, the comments and edges added; its `planId` is the digest of its content.
+- `\"idempotencyKey\": \"…\"` (a fresh key per intended change, e.g. the issue id and \
+step) whenever a call may be retried after a timeout on your side: the retry with the same \
+key and program gets the first run's result (`idempotency.replayed: true`) and runs \
+nothing. Another program under a used key is refused (`request.idempotency_conflict`).";
+
 /// The dialect, for a model that knows Racket or R7RS (what works as there,
 /// and what does not).
 pub const COMING_FROM_RACKET: &str = "\
@@ -230,6 +247,7 @@ pub fn guide(specs: &[&ActionSpec]) -> String {
         "\nClaim the next ready issue and return its id:\n\n```scheme\n{EXAMPLE}\n```\n\n\
          A whole turn of a worker: claim, work, note, close, or give the issue back:\n\n\
          ```scheme\n{LOOP}\n```\n\n\
+         ## All or nothing, a look first, a safe retry\n\n{KEEP_THEIR_WORD}\n\n\
          ## Coming from Racket\n\n{COMING_FROM_RACKET}\n\n\
          ## Five actions to start with\n\n"
     ));

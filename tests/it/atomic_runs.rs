@@ -456,3 +456,21 @@ fn an_idempotency_key_answers_a_retry_with_the_first_result() {
     assert_eq!(test.stored("bd-1")["priority"], 1);
     assert_replay_parity(&test);
 }
+
+/// `tusk prime` teaches a model when to ask for each (issue 59), and the
+/// scheme_eval table it prints names the three fields.
+#[test]
+fn prime_teaches_atomic_runs_dry_runs_and_keys() {
+    let test = Test::new();
+    let guide = test.run(&["prime"]).status(0).stdout();
+    for needle in [
+        "## All or nothing, a look first, a safe retry",
+        "| `atomic` | boolean |",
+        "| `dryRun` | boolean |",
+        "| `idempotencyKey` | string |",
+        "`run.conflict`: read again and rerun",
+        "`idempotency.replayed: true`",
+    ] {
+        assert!(guide.contains(needle), "tusk prime lacks {needle:?}");
+    }
+}

@@ -321,6 +321,10 @@ impl Repl {
                     json: serde_json::json!({"command": "json", "json": self.json}),
                 })
             }
+            Command::Atomic(set) => {
+                let report = self.session.atomic(set);
+                self.report(report)
+            }
             Command::Load(path) => return self.load(&path),
             Command::Open(run) => match self.open(&run) {
                 Ok(report) => self.report(report),

@@ -23,6 +23,7 @@ pub const SPECIAL_FORMS: &[&str] = &[
 
 /// The REPL's commands, as typed.
 pub const COMMANDS: &[&str] = &[
+    ":atomic",
     ":break",
     ":continue",
     ":effects",

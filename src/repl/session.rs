@@ -55,6 +55,19 @@ pub enum Command {
     Final(String),
     /// Write the opened run's program, as patched, to a file.
     Save(PathBuf),
+    /// How the next forms' issue changes land: `None` shows it.
+    Atomic(Option<Atomicity>),
+}
+
+/// How a form's issue changes land (issue 59, docs/plans.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomicity {
+    /// Call by call.
+    Off,
+    /// All or nothing, in one commit.
+    On,
+    /// Never: the form's result shows the plan.
+    DryRun,
 }
 
 /// Why a command line was not understood.
@@ -129,6 +142,13 @@ impl Command {
             ":final" => Err(CommandError::Usage(
                 "usage: :final EXPR (the opened run's new final expression)",
             )),
+            ":atomic" => match rest {
+                "" => Ok(Command::Atomic(None)),
+                "on" => Ok(Command::Atomic(Some(Atomicity::On))),
+                "off" => Ok(Command::Atomic(Some(Atomicity::Off))),
+                "dry-run" => Ok(Command::Atomic(Some(Atomicity::DryRun))),
+                _ => Err(CommandError::Usage("usage: :atomic [on | off | dry-run]")),
+            },
             ":save" if !rest.is_empty() => Ok(Command::Save(PathBuf::from(rest))),
             ":save" => Err(CommandError::Usage(
                 "usage: :save FILE (the opened run's program as patched; under the load root)",
@@ -223,6 +243,28 @@ impl Session {
     /// later form: `debugOf` (`tusk repl --run`).
     pub fn set_debug_of(&mut self, debug_of: Option<Value>) {
         self.debug_of = debug_of;
+    }
+
+    /// `:atomic`: how the next forms' issue changes land (`None` shows it).
+    pub fn atomic(&mut self, set: Option<Atomicity>) -> Report {
+        if let Some(mode) = set {
+            self.template.atomic = mode == Atomicity::On;
+            self.template.dry_run = mode == Atomicity::DryRun;
+        }
+        let mode = match (self.template.atomic, self.template.dry_run) {
+            (_, true) => "dry-run",
+            (true, false) => "on",
+            (false, false) => "off",
+        };
+        let text = match mode {
+            "on" => "atomic on: each form's issue changes land in one commit, or none of them\n",
+            "dry-run" => "atomic dry-run: no form changes the store; each shows its plan\n",
+            _ => "atomic off: each form's changes land call by call\n",
+        };
+        Report {
+            text: text.to_string(),
+            json: json!({"command": "atomic", "atomic": mode}),
+        }
     }
 
     /// Runs one form in the session engine.
@@ -466,6 +508,10 @@ pub fn help_report() -> Report {
             "drop every definition (the next form starts from a fresh engine)",
         ),
         (":json", "toggle printing each result as full JSON"),
+        (
+            ":atomic [on|off|dry-run]",
+            "each next form's issue changes: all in one commit or none (on), call by call (off), or never, showing the plan (dry-run); alone, which is set",
+        ),
         (":quit", "leave (Ctrl-D on an empty line too)"),
         (
             ":open RUN",

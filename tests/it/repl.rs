@@ -977,3 +977,46 @@ fn debugging_errors_say_what_to_do() {
         "{err}"
     );
 }
+
+/// Issue 59: `:atomic on` makes each next form all or nothing, `dry-run`
+/// shows each form's plan and changes nothing, `off` lands call by call;
+/// `:atomic` alone says which is set; replay keeps parity over the session.
+#[test]
+fn script_atomic_sets_how_each_next_form_lands() {
+    let s = Test::new();
+    s.run(&["issue", "add", "First"]);
+    let digest = s.policy_digest();
+    let failing = "(begin (issue.update (hash \"id\" \"bd-1\" \"priority\" 0)) (car (list)))";
+    let stdin = format!(
+        ":atomic\n:atomic on\n{failing}\n:atomic dry-run\n(issue.update (hash \"id\" \"bd-1\" \"priority\" 1))\n:atomic off\n{failing}\n:atomic sometimes\n"
+    );
+    let (code, out, err) = script(
+        &s,
+        &[
+            "--json",
+            "--policy-digest",
+            &digest,
+            "--instruction-ref",
+            "instr://repl-atomic",
+        ],
+        &stdin,
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["atomic"], "off");
+    assert_eq!(lines[1]["atomic"], "on");
+    assert_eq!(lines[2]["commit"]["outcome"], "aborted", "{}", lines[2]);
+    assert_eq!(lines[3]["atomic"], "dry-run");
+    assert_eq!(lines[4]["commit"]["outcome"], "dryRun", "{}", lines[4]);
+    assert_eq!(
+        lines[4]["plan"]["changes"][0]["fields"]["priority"],
+        serde_json::json!({"before": 2, "after": 1})
+    );
+    assert_eq!(lines[5]["atomic"], "off");
+    assert!(lines[6].get("commit").is_none(), "{}", lines[6]);
+    // Only the form run call by call landed.
+    assert_eq!(s.stored("bd-1")["priority"], 0);
+    assert!(err.contains("usage: :atomic [on | off | dry-run]"), "{err}");
+    let replay = s.tusk(&["replay", "--json"]).run().json();
+    assert_eq!(replay["parity"], true, "{replay:#}");
+}

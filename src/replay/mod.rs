@@ -1010,35 +1010,13 @@ impl Replayer {
         }
         // A run stopped at an untimed moment is compared up to its stop: how
         // the replay stops, and what it printed by then, may differ.
-        let mut classes = state.classes.clone();
-        if let Some(commit) = &commit {
-            let envelope = commit.envelope.value();
-            let aborted = envelope["payload"]["outcome"] == "aborted";
-            let program_ok = output.error.is_none() && state.classes.is_empty();
-            if aborted == program_ok {
-                report.divergence = Some(Divergence {
-                    line: Some(commit.line),
-                    seq: Some(commit.seq),
-                    field: "run.commit".into(),
-                    expected: envelope["payload"]["outcome"].clone(),
-                    got: json!(if program_ok {
-                        "a run that ended accepted (its staged changes committed)"
-                    } else {
-                        "a run that did not end accepted (its staged changes aborted)"
-                    }),
-                });
+        let classes = match with_commit(commit.as_ref(), &output, &state.classes) {
+            Ok(classes) => classes,
+            Err(d) => {
+                report.divergence = Some(*d);
                 return report;
             }
-            classes.extend(
-                envelope["failureClasses"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|c| c.as_str().map(str::to_string)),
-            );
-            classes.sort();
-            classes.dedup();
-        }
+        };
         report.divergence =
             value_divergence(footer, &output.value, run.legacy_json).or_else(|| {
                 (!untimed_stop)
@@ -1084,6 +1062,46 @@ impl Replayer {
             Sandbox::with_bindings(bindings)
         });
     }
+}
+
+/// The run's failure classes with its commit's (an atomic run's end,
+/// issue 59), once the commit's outcome fits the replayed program: a
+/// program that ended accepted did not abort, one that did not, did.
+fn with_commit(
+    commit: Option<&RecordedCall>,
+    output: &crate::sandbox::RunOutput,
+    program_classes: &[String],
+) -> Result<Vec<String>, Box<Divergence>> {
+    let mut classes = program_classes.to_vec();
+    let Some(commit) = commit else {
+        return Ok(classes);
+    };
+    let envelope = commit.envelope.value();
+    let aborted = envelope["payload"]["outcome"] == "aborted";
+    let program_ok = output.error.is_none() && program_classes.is_empty();
+    if aborted == program_ok {
+        return Err(Box::new(Divergence {
+            line: Some(commit.line),
+            seq: Some(commit.seq),
+            field: "run.commit".into(),
+            expected: envelope["payload"]["outcome"].clone(),
+            got: json!(if program_ok {
+                "a run that ended accepted (its staged changes committed)"
+            } else {
+                "a run that did not end accepted (its staged changes aborted)"
+            }),
+        }));
+    }
+    classes.extend(
+        envelope["failureClasses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str().map(str::to_string)),
+    );
+    classes.sort();
+    classes.dedup();
+    Ok(classes)
 }
 
 /// A `run.commit` row where the host writes none: in a run that is not

@@ -64,6 +64,7 @@ pub fn failure_classes() -> Vec<&'static str> {
     out.extend(sandbox::FailureClass::ALL.iter().map(|c| c.as_str()));
     out.extend(host::HostClass::ALL.iter().map(|c| c.as_str()));
     out.extend(issues::IssueClass::ALL.iter().map(|c| c.as_str()));
+    out.extend(issues::plan::PlanClass::ALL.iter().map(|c| c.as_str()));
     out.extend(harness::HarnessClass::ALL.iter().map(|c| c.as_str()));
     out.extend(typestate::JoinClass::ALL.iter().map(|c| c.as_str()));
     out.extend(pg::StoreClass::ALL.iter().map(|c| c.as_str()));

@@ -604,6 +604,20 @@ fn mutation_report(opts: &Opts, command: IssueCommand, now: DateTime<Utc>) -> Ou
     Ok((action, recorded(opts, action, args, now, mutation)?))
 }
 
+/// A command's mutation on the flags' store, made inside its recorded run
+/// and printed as the issue commands print theirs (`tusk plan apply`).
+pub(crate) fn run_recorded_action(
+    flags: &StoreOpts,
+    action: &'static str,
+    args: Value,
+    f: OnStore,
+) -> Result<Exit, CliError> {
+    let opts = resolve(flags, action)?;
+    let now = now();
+    let result = recorded(&opts, action, args, now, on_store(&opts, now, f))?;
+    finish(&opts, action, result)
+}
+
 /// A command's mutation, given the store's mutation context.
 type OnStore = Box<dyn FnOnce(&MutationCtx<'_>) -> Result<Report, StoreError> + Send>;
 

@@ -42,6 +42,24 @@ pub(super) fn human(action: &str, v: &Value) -> String {
         "issue.search" => out.push_str(&search_text(v)),
         "issue.stats" => out.push_str(&stats_text(v)),
         "issue.comments" => out.push_str(&comments_text(v)),
+        "plan.apply" => {
+            let ids: Vec<&str> = v["applied"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            out.push_str(&format!(
+                "plan.apply: accepted {}: {} in one write{}\n",
+                s(v, "planId"),
+                ids.join(", "),
+                if v["replayed"] == true {
+                    " (applied before: its first answer, nothing written now)"
+                } else {
+                    ""
+                }
+            ));
+        }
         // The reference's lines for an edge added or removed.
         "dep.add" | "dep.remove" => out.push_str(&edge_text(action, v)),
         _ => out.push_str(&accepted_text(action, v)),

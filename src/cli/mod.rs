@@ -21,6 +21,7 @@ pub mod mcp;
 pub mod mcp_config;
 pub mod merge_driver;
 pub mod observe;
+pub mod plan;
 pub mod policy;
 pub mod prime;
 pub mod record;
@@ -136,6 +137,9 @@ commands! {
         Replay(replay::ReplayArgs),
         /// The recorded runs, newest first: filter by result, principal, issue, session, start.
         Runs(runs::RunsArgs),
+        /// Apply a dry run's plan (`tusk plan apply ID|FILE`): exactly its
+        /// changes, when what its dry run read still holds.
+        Plan(plan::PlanArgs),
         /// Serve the host over MCP (stdio): scheme_eval, describe_actions, sessions.
         Mcp(mcp::McpArgs),
         /// Interactive host: each top-level form is one run, definitions persist.
@@ -550,6 +554,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<Exit, CliErr
         Command::Actions(args) => actions::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Runs(args) => runs::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Repl(args) => repl::run(args),
         Command::Mcp(mut args) => match (args.command.take(), args.print_config) {
             (Some(command), _) => mcp::run_command(command),

@@ -25,9 +25,14 @@ pub const DRIVER_FILES: [&str; 1] = ["harness_feature_ledger.json"];
 
 /// Files beside the store that are one clone's alone, ignored by git: the
 /// session handoff (the next run on this clone reads it; two clones' would
-/// conflict on every merge), every lock file, and the idempotency keys of
-/// this clone's runs (issue 59: a key names a run made here).
-pub const CLONE_FILES: [&str; 3] = ["/harness_session.json", "/*.lock", "/idempotency/"];
+/// conflict on every merge), every lock file, and the idempotency keys and
+/// kept plans of this clone's runs (issue 59: made and applied here).
+pub const CLONE_FILES: [&str; 4] = [
+    "/harness_session.json",
+    "/*.lock",
+    "/idempotency/",
+    "/plans/",
+];
 
 fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
     Command::new("git")

@@ -41,6 +41,7 @@ pub mod overlay;
 pub mod payload;
 pub mod pg_reads;
 pub mod plan;
+pub mod plan_store;
 pub mod postgres;
 pub mod projection;
 pub mod readiness;

@@ -11,9 +11,16 @@
 //! - `planId`: `plan-` and the SHA-256 of the canonical JSON of all the
 //!   above. The same program on the same store state gives the same plan,
 //!   byte for byte, in any process; an edited plan no longer matches its id.
+//!
+//! [`apply`] applies a plan (the `plan.apply` action, `tusk plan apply`):
+//! exactly its changes, when every issue it read is at the version it read
+//! (`plan.stale` otherwise); a forged or edited plan is `plan.invalid`.
 
+use super::footprint::Footprint;
+use super::mutate::MutationCtx;
 use super::overlay::{Change, Overlay};
-use super::store::StoreError;
+use super::store::{Edit, StoreError};
+use super::Report;
 use crate::canonical;
 use serde_json::{json, Map, Value};
 
@@ -93,4 +100,187 @@ fn change(c: &Change) -> Value {
         "edgesAdded": added("dependencies"),
         "edgesRemoved": removed("dependencies"),
     })
+}
+
+crate::failure::class_enum! {
+    /// A plan's failure classes (issue 59).
+    pub enum PlanClass {
+        /// Not a plan this store can apply: edited (its id is not the
+        /// digest of its content), for another store, or malformed.
+        Invalid = "plan.invalid",
+        /// What the plan's dry run read has changed since: nothing applied.
+        Stale = "plan.stale",
+        /// No kept plan has this id (never made here, or expired).
+        NotFound = "plan.not_found",
+    }
+}
+
+/// The action that applies a plan.
+pub const APPLY_ACTION: &str = "plan.apply";
+
+/// The plan's id when `plan` is a `tusk.plan.v1` for the store at `path`
+/// whose id is the digest of its content; why not, else.
+pub fn verify(plan: &Value, path: &str) -> Result<String, String> {
+    if plan["kind"] != KIND {
+        return Err(format!(
+            "not a {KIND} object (its kind is {})",
+            plan["kind"]
+        ));
+    }
+    let Some(id) = plan["planId"].as_str() else {
+        return Err("the plan has no planId".into());
+    };
+    let mut rest = plan.clone();
+    if let Some(m) = rest.as_object_mut() {
+        m.remove("planId");
+    }
+    let digest = format!(
+        "plan-{}",
+        canonical::sha256_hex(canonical::to_canonical_string(&rest).as_bytes())
+    );
+    if digest != id {
+        return Err(format!(
+            "the plan was edited: its planId is {id}, the digest of its content is {digest}; \
+             make the plan again with a dry run"
+        ));
+    }
+    let store = plan["store"].as_str().unwrap_or_default();
+    if !super::backend::paths_equivalent(std::path::Path::new(store), std::path::Path::new(path)) {
+        return Err(format!("the plan is for the store {store}, not {path}"));
+    }
+    let well_formed = plan["changes"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .all(|c| c["id"].is_string() && c["fields"].is_object() && c["new"].is_boolean())
+    }) && plan["reads"]
+        .as_array()
+        .is_some_and(|rs| rs.iter().all(|r| r["id"].is_string()));
+    if !well_formed {
+        return Err("the plan's changes or reads are malformed".into());
+    }
+    Ok(id.to_string())
+}
+
+/// Applies `plan` to the store: exactly its changes, in one write, when
+/// every issue its dry run read is still at the version it read; else
+/// `plan.stale` naming what moved, and nothing written. A plan applied
+/// before answers its first application's payload again (`replayed`).
+///
+/// # Errors
+/// The store could not be used.
+pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> {
+    let path = ctx.path_str();
+    let id = match verify(plan, &path) {
+        Ok(id) => id,
+        Err(why) => {
+            return Ok(Report::rejected(
+                APPLY_ACTION,
+                &path,
+                &[PlanClass::Invalid.as_str()],
+                why,
+            ))
+        }
+    };
+    if let Some(mut first) =
+        super::plan_store::applied(ctx.store, &id).map_err(|e| io_error(&path, e))?
+    {
+        first["replayed"] = json!(true);
+        if let Value::Object(m) = first {
+            return Ok(Report::verdict(m, Vec::new()));
+        }
+    }
+    let report = super::mutate::run(ctx, APPLY_ACTION, Footprint::Whole, |now| {
+        let moved: Vec<Value> = plan["reads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| {
+                let rid = r["id"].as_str()?;
+                let version = now.get(rid).map(|i| canonical::sha256_text(now.raw(i)));
+                (r["version"].as_str() != version.as_deref())
+                    .then(|| json!({"id": rid, "planned": r["version"], "now": version}))
+            })
+            .collect();
+        if !moved.is_empty() {
+            let ids: Vec<&str> = moved.iter().filter_map(|m| m["id"].as_str()).collect();
+            let mut members = Map::new();
+            members.insert("planId".into(), json!(id));
+            members.insert("moved".into(), json!(moved));
+            return (
+                Report::rejected_with(
+                    APPLY_ACTION,
+                    &path,
+                    &[PlanClass::Stale.as_str()],
+                    format!(
+                        "nothing was applied: {} changed since the dry run read them; run the \
+                         dry run again for a new plan",
+                        ids.join(", ")
+                    ),
+                    members,
+                ),
+                None,
+            );
+        }
+        let mut replace = Vec::new();
+        let mut append = Vec::new();
+        let mut applied = Vec::new();
+        for change in plan["changes"].as_array().into_iter().flatten() {
+            let cid = change["id"].as_str().unwrap_or_default();
+            let fields = change["fields"].as_object().cloned().unwrap_or_default();
+            let mut object = match now.get(cid) {
+                Some(issue) => super::mutate::object_of(now, issue),
+                None => Map::new(),
+            };
+            for (field, fb) in fields {
+                match &fb["after"] {
+                    Value::Null => {
+                        object.remove(&field);
+                    }
+                    after => {
+                        object.insert(field, after.clone());
+                    }
+                }
+            }
+            let line = Value::Object(object).to_string();
+            match now.index_of(cid) {
+                Some(index) => replace.push((index, line)),
+                None => append.push(line),
+            }
+            applied.push(cid.to_string());
+        }
+        let body = json!({"planId": id, "applied": applied, "replayed": false});
+        (
+            Report::accepted_body(APPLY_ACTION, &path, body),
+            Some(Edit::Batch { replace, append }),
+        )
+    })?;
+    let mut report = report;
+    if report.is_accepted() {
+        // The change is made: a record that cannot be written is said,
+        // not turned into a failure (a second apply then finds it stale).
+        if let Err(e) =
+            super::plan_store::mark_applied(ctx.store, &id, &Value::Object(report.payload.clone()))
+        {
+            report.payload.insert("appliedRecordError".into(), json!(e));
+        }
+    }
+    Ok(report)
+}
+
+fn io_error(path: &str, message: String) -> StoreError {
+    StoreError::Io {
+        path: path.to_string(),
+        source: std::io::Error::other(message),
+    }
+}
+
+/// `plan.apply`'s accepted payload members.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Applied {
+    /// The plan applied.
+    pub plan_id: String,
+    /// The issues it changed, in the plan's order.
+    pub applied: Vec<String>,
+    /// This answer is the first application's, given again: nothing was written now.
+    pub replayed: bool,
 }

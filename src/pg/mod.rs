@@ -36,7 +36,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/002_route.sql"),
     include_str!("migrations/003_blocker_targets.sql"),
     include_str!("migrations/004_writers_and_edges.sql"),
-    include_str!("migrations/005_idempotency.sql"),
+    include_str!("migrations/005_idempotency_and_plans.sql"),
 ];
 
 /// Advisory lock keys (one per invariant the database guards).

@@ -474,3 +474,107 @@ fn prime_teaches_atomic_runs_dry_runs_and_keys() {
         assert!(guide.contains(needle), "tusk prime lacks {needle:?}");
     }
 }
+
+/// A dry run's plan is kept by its id and applied later, exactly, by a
+/// person (`tusk plan apply`) or a program (`plan.apply`); a second apply
+/// answers the first and writes nothing; a plan whose reads moved is
+/// stale, an edited one invalid, an unknown id not found.
+#[test]
+fn a_kept_plan_is_applied_once_exactly_as_planned() {
+    let test = two_issues();
+    let program =
+        "(issue.comment (hash \"id\" \"bd-1\" \"author\" \"agent.a\" \"text\" \"planned\"))\n\
+                   (issue.close (hash \"id\" \"bd-2\" \"reason\" \"done\"))\n\
+                   (issue.add (hash \"title\" \"Follow-up\"))\n";
+    let plan_file = test.path("plan.json");
+    let (code, dry) = eval(
+        &test,
+        program,
+        &["--dry-run", "--plan-out", plan_file.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{dry:#}");
+    let id = dry["plan"]["planId"].as_str().unwrap().to_string();
+    let before = test.store_text();
+
+    // An edited plan, a plan for another store and an unknown id write nothing.
+    let mut edited = dry["plan"].clone();
+    edited["changes"][1]["fields"]["status"]["after"] = "open".into();
+    test.write("edited.json", &edited.to_string());
+    let (code, v) = test.store(&["plan", "apply", "edited.json"]).run().reply();
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["failureClasses"], serde_json::json!(["plan.invalid"]));
+    let unknown = format!("plan-{}", "0".repeat(64));
+    let (_, v) = test.store(&["plan", "apply", &unknown]).run().reply();
+    assert_eq!(
+        v["failureClasses"],
+        serde_json::json!(["plan.not_found"]),
+        "{v:#}"
+    );
+    assert_eq!(test.store_text(), before);
+
+    // Applied by its id: exactly the planned fields.
+    let (code, applied) = test.store(&["plan", "apply", &id]).run().reply();
+    assert_eq!(code, 0, "{applied:#}");
+    assert_eq!(
+        applied["applied"],
+        serde_json::json!(["bd-1", "bd-2", "bd-3"])
+    );
+    assert_eq!(applied["replayed"], false);
+    let planned = |issue: &str, field: &str| -> Value {
+        dry["plan"]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == issue)
+            .unwrap()["fields"][field]["after"]
+            .clone()
+    };
+    let closed = test.stored("bd-2");
+    assert_eq!(closed["status"], "closed");
+    assert_eq!(closed["closed_at"], planned("bd-2", "closed_at"));
+    assert_eq!(test.stored("bd-1")["comments"], planned("bd-1", "comments"));
+    assert_eq!(test.stored("bd-3")["title"], "Follow-up");
+    // Again, by id or by file: the first answer, nothing written.
+    let after = test.store_text();
+    for target in [id.as_str(), plan_file.to_str().unwrap()] {
+        let (code, again) = test.store(&["plan", "apply", target]).run().reply();
+        assert_eq!(code, 0, "{again:#}");
+        assert_eq!(again["replayed"], true, "{again:#}");
+    }
+    assert_eq!(test.store_text(), after);
+
+    // A plan whose reads moved is stale: nothing written, what moved named.
+    let (_, dry) = eval(
+        &test,
+        "(issue.update (hash \"id\" \"bd-1\" \"priority\" 0))",
+        &["--dry-run"],
+    );
+    let id = dry["plan"]["planId"].as_str().unwrap().to_string();
+    test.run(&["issue", "update", "bd-1", "--title", "Moved"]);
+    let (code, stale) = test.store(&["plan", "apply", &id]).run().reply();
+    assert_eq!(code, 1, "{stale:#}");
+    assert_eq!(stale["failureClasses"], serde_json::json!(["plan.stale"]));
+    assert_eq!(stale["moved"][0]["id"], "bd-1");
+    assert_eq!(test.stored("bd-1")["priority"], 2);
+
+    // A program applies a plan with its own authority, and only with it.
+    let (_, dry) = eval(
+        &test,
+        "(issue.update (hash \"id\" \"bd-1\" \"priority\" 1))",
+        &["--dry-run"],
+    );
+    let apply = format!(
+        "(plan.apply (hash \"planId\" \"{}\"))",
+        dry["plan"]["planId"].as_str().unwrap()
+    );
+    let (code, refused) = test.eval(&apply, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        refused["effects"][0]["resultClass"],
+        "mutation.use_evidence_missing"
+    );
+    let (code, ok) = eval(&test, &apply, &[]);
+    assert_eq!(code, 0, "{ok:#}");
+    assert_eq!(test.stored("bd-1")["priority"], 1);
+    assert_replay_parity(&test);
+}

@@ -56,6 +56,8 @@ const MUTATIONS: &[&str] = &[
     "issue.reopen",
     "issue.label",
     "issue.comment",
+    // issue 59: a dry run's plan applied.
+    "plan.apply",
 ];
 
 #[test]
@@ -162,7 +164,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(
         r["value"],
         json!(["mutation", {"type": "string", "x-actor": "principal",
-            "description": "The worker taking or holding the lease. Names who acts: on a server with tokens, your own principal (or one your token's actAs allows)."}, false, 39])
+            "description": "The worker taking or holding the lease. Names who acts: on a server with tokens, your own principal (or one your token's actAs allows)."}, false, 40])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -191,7 +193,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Test::new();
     let out = s.run(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 39);
+    assert_eq!(text.lines().count(), 40);
     let out = s.run(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");
@@ -290,6 +292,30 @@ fn every_accepted_payload_matches_its_declared_schema() {
             "{id}: {envelopes:#?}"
         );
         assert_matches_schema(spec, &envelopes[0]["payload"]);
+        checked.insert(spec.id.clone());
+    }
+    // A plan's id is the digest of what a dry run planned (its clock
+    // included): the example's id is a placeholder; a real one is applied.
+    {
+        let s = example_store();
+        let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
+        let auth = [
+            "--policy-digest",
+            digest.trim(),
+            "--instruction-ref",
+            "instr://schemas",
+        ];
+        let mut dry_flags = auth.to_vec();
+        dry_flags.push("--dry-run");
+        let (_, dry) = s.eval("(issue.close (hash \"id\" \"bd-1\"))", &dry_flags);
+        let program = format!(
+            "(plan.apply (hash \"planId\" \"{}\"))",
+            dry["plan"]["planId"].as_str().unwrap()
+        );
+        let (_, r) = s.eval(&program, &auth);
+        let spec = registry.specs().find(|s| s.id == "plan.apply").unwrap();
+        assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
+        assert_matches_schema(spec, &r["effects"][0]["payload"]);
         checked.insert(spec.id.clone());
     }
     let unchecked: Vec<&str> = registry

@@ -117,6 +117,7 @@ pub mod issue_search;
 pub mod issue_show;
 pub mod issue_stats;
 pub mod issue_update;
+pub mod plan_apply;
 
 /// Every issue and dep host action of host-api §4, one module each (the
 /// module is the action id with `_` for `.`).
@@ -148,6 +149,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
         dep_add::action(),
         dep_remove::action(),
         dep_replace::action(),
+        plan_apply::action(),
     ]
 }
 

@@ -90,11 +90,16 @@ impl CallHost {
     ) -> Option<Decision> {
         let overlay = self.overlay()?;
         if mutation && !action.starts_with("issue.") && !action.starts_with("dep.") {
+            let why = if action == crate::issues::plan::APPLY_ACTION {
+                "is a commit of its own, which an atomic run cannot stage"
+            } else {
+                "writes outside the issue store, which an atomic run cannot stage"
+            };
             return Some(Decision::refuse(
                 CLASS_ATOMIC_UNSUPPORTED,
                 format!(
-                    "{action} writes outside the issue store, which an atomic run cannot stage: \
-                     call it in a run without `atomic` (its changes then land call by call)"
+                    "{action} {why}: call it in a run without `atomic` (its changes then land \
+                     call by call)"
                 ),
             ));
         }
@@ -154,6 +159,15 @@ impl CallHost {
         if mode == Atomic::DryRun {
             return match crate::issues::plan::of(overlay, program_digest) {
                 Ok(plan) => Decision {
+                    // Kept by id for `plan.apply`; a plan that cannot be
+                    // kept is still the result's (and `--plan-out`'s).
+                    diagnostic: crate::issues::plan_store::keep(
+                        overlay.base(),
+                        plan["planId"].as_str().unwrap_or_default(),
+                        &plan,
+                    )
+                    .err()
+                    .map(|e| format!("the plan was not kept by its id: {e}")),
                     classes: Vec::new(),
                     payload: json!({
                         "action": COMMIT_ACTION,
@@ -163,7 +177,6 @@ impl CallHost {
                         "result": "accepted",
                         "failureClasses": [],
                     }),
-                    diagnostic: None,
                     refs: Vec::new(),
                     executed: false,
                     breach: None,

@@ -42,15 +42,22 @@ pub(super) fn human(action: &str, v: &Value) -> String {
         "issue.search" => out.push_str(&search_text(v)),
         "issue.stats" => out.push_str(&stats_text(v)),
         "issue.comments" => out.push_str(&comments_text(v)),
-        "plan.apply" => {
+        "plan.apply" | "plan.approve" => {
             let ids: Vec<&str> = v["applied"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .filter_map(Value::as_str)
                 .collect();
+            let approved = match v["approvedBy"].as_str() {
+                Some(by) => format!(
+                    ", approved by {by} for {}",
+                    v["requestedBy"].as_str().unwrap_or("an unnamed principal")
+                ),
+                None => String::new(),
+            };
             out.push_str(&format!(
-                "plan.apply: accepted {}: {} in one write{}\n",
+                "{action}: accepted {}: {} in one write{approved}{}\n",
                 s(v, "planId"),
                 ids.join(", "),
                 if v["replayed"] == true {

@@ -1,10 +1,13 @@
-//! `tusk plan apply ID|FILE`: a dry run's plan applied by a person
-//! (issue 59, docs/plans.md), as the `plan.apply` host action applies it,
+//! `tusk plan apply ID|FILE` and `tusk plan approve ID`: a dry run's plan
+//! applied, or a held-back plan approved, by a person (issue 59,
+//! docs/plans.md), as the `plan.apply` and `plan.approve` host actions do,
 //! recorded as the operator's one-call run.
 
 use super::issue::StoreOpts;
 use super::{CliError, Exit};
 use crate::issues::actions::plan_apply::{self, PlanApplyArgs};
+use crate::issues::actions::plan_approve;
+use crate::issues::plan::Applier;
 use clap::{Args, Subcommand};
 use std::path::Path;
 
@@ -27,37 +30,83 @@ pub enum PlanCommand {
         /// a plan file (`tusk eval --dry-run --plan-out FILE`).
         plan: String,
     },
+    /// Approve a plan the policy's approval rules hold back, and apply it
+    /// (an approver the policy names; recorded with both principals).
+    Approve {
+        /// The plan's id (`plan-…`, from the refusal's `planId`).
+        plan: String,
+    },
 }
 
 pub fn run(args: PlanArgs) -> Result<Exit, CliError> {
-    let PlanCommand::Apply { plan } = args.command;
+    // The policy's approval rules and who runs the command.
+    let policy = crate::runtime::load_policy(&crate::host::PolicyFile::Default(
+        crate::host::HostPaths::under(Path::new(".")).policy,
+    ))
+    .map_err(|e| CliError::unusable("tusk plan", e))?;
+    let actor =
+        crate::host::actor::local_actor().map_err(|e| CliError::unusable("tusk plan", e))?;
+    let approval = policy.approval;
+    let principal = actor.name;
+    match args.command {
+        PlanCommand::Approve { plan } => {
+            let action = crate::issues::plan::APPROVE_ACTION;
+            let given = plan_approve::PlanApproveArgs { plan_id: plan };
+            let recorded = super::record::args_of(&given);
+            super::issue::run_recorded_action(
+                &args.opts,
+                action,
+                recorded,
+                Box::new(move |ctx| {
+                    let who = Applier {
+                        principal: Some(&principal),
+                        approval: Some(&approval),
+                        approving: true,
+                    };
+                    plan_approve::report(ctx, given, who)
+                }),
+            )
+        }
+        PlanCommand::Apply { plan } => {
+            let given = apply_args(&plan)?;
+            let recorded = super::record::args_of(&given);
+            super::issue::run_recorded_action(
+                &args.opts,
+                crate::issues::plan::APPLY_ACTION,
+                recorded,
+                Box::new(move |ctx| {
+                    let who = Applier {
+                        principal: Some(&principal),
+                        approval: Some(&approval),
+                        approving: false,
+                    };
+                    plan_apply::report(ctx, given, who)
+                }),
+            )
+        }
+    }
+}
+
+/// A plan id, or the plan a file holds.
+fn apply_args(plan: &str) -> Result<PlanApplyArgs, CliError> {
     let action = crate::issues::plan::APPLY_ACTION;
     let unusable = |why: String| CliError::unusable(format_args!("tusk: {action}"), why);
-    let given = if crate::issues::plan_store::is_plan_id(&plan) && !Path::new(&plan).exists() {
-        PlanApplyArgs {
-            plan_id: Some(plan),
+    if crate::issues::plan_store::is_plan_id(plan) && !Path::new(plan).exists() {
+        return Ok(PlanApplyArgs {
+            plan_id: Some(plan.to_string()),
             plan: None,
-        }
-    } else {
-        let text = crate::files::read_to_string(Path::new(&plan), crate::files::INPUT_MAX)
-            .map_err(|e| {
-                unusable(format!(
-                    "cannot read the plan file {plan}: {e}; give a plan file, or a kept plan's id \
-                     (plan-…)"
-                ))
-            })?;
-        let value = serde_json::from_str(&text)
-            .map_err(|e| unusable(format!("{plan} is not a JSON plan: {e}")))?;
-        PlanApplyArgs {
-            plan_id: None,
-            plan: Some(value),
-        }
-    };
-    let recorded = super::record::args_of(&given);
-    super::issue::run_recorded_action(
-        &args.opts,
-        action,
-        recorded,
-        Box::new(move |ctx| plan_apply::report(ctx, given)),
-    )
+        });
+    }
+    let text =
+        crate::files::read_to_string(Path::new(plan), crate::files::INPUT_MAX).map_err(|e| {
+            unusable(format!(
+            "cannot read the plan file {plan}: {e}; give a plan file, or a kept plan's id (plan-…)"
+        ))
+        })?;
+    let value = serde_json::from_str(&text)
+        .map_err(|e| unusable(format!("{plan} is not a JSON plan: {e}")))?;
+    Ok(PlanApplyArgs {
+        plan_id: None,
+        plan: Some(value),
+    })
 }

@@ -55,6 +55,11 @@ pub struct ActionContext<'a> {
     pub issue_id: Option<&'a str>,
     /// The run making the call, if any (lineage refs name it).
     pub run_id: Option<&'a str>,
+    /// Who makes the call (the run's principal), if known.
+    pub principal: Option<&'a str>,
+    /// The policy's approval rules (issue 59): who must go through an
+    /// approved plan, and who approves.
+    pub approval: Option<&'a super::approval::Approval>,
 }
 
 /// The typed result of one action call. Accepted iff `failure_classes` is empty.

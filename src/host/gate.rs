@@ -146,6 +146,8 @@ pub struct MutationPolicy {
     pub require_join_closed: bool,
     /// What the logs record in place of named argument and payload values.
     pub redaction: super::redact::Redaction,
+    /// Which actions by which principals go through an approved plan.
+    pub approval: super::approval::Approval,
     /// `pol1_` + hex SHA-256 of the document's canonical JSON.
     pub digest: String,
     /// Where it came from; `None` for the built-in default.
@@ -215,6 +217,7 @@ impl MutationPolicy {
                 "allowedActions",
                 "requireJoinClosed",
                 "redact",
+                "approval",
             ]
             .contains(&key.as_str())
             {
@@ -247,12 +250,17 @@ impl MutationPolicy {
             None => super::redact::Redaction::default(),
             Some(v) => super::redact::Redaction::from_json(v).map_err(invalid)?,
         };
+        let approval = match map.get("approval") {
+            None => super::approval::Approval::default(),
+            Some(v) => super::approval::Approval::from_json(v).map_err(invalid)?,
+        };
         let digest = canonical::policy_digest(&document);
         Ok(Self {
             document,
             allowed_actions,
             require_join_closed,
             redaction,
+            approval,
             digest,
             source,
         })
@@ -261,18 +269,22 @@ impl MutationPolicy {
     /// Refuses redaction rules naming an action `ids` does not hold: a
     /// misspelt id would leave the secret it was meant to hide in the log.
     pub fn check_actions(&self, ids: &[String]) -> Result<(), PolicyError> {
-        match self
-            .redaction
-            .actions()
-            .find(|a| !ids.iter().any(|id| id == a))
-        {
+        let unknown = |mut names: Box<dyn Iterator<Item = &str> + '_>| {
+            names
+                .find(|a| !ids.iter().any(|id| id == a))
+                .map(str::to_string)
+        };
+        let found = unknown(Box::new(self.redaction.actions()))
+            .map(|a| ("redact", a))
+            .or_else(|| unknown(Box::new(self.approval.actions())).map(|a| ("approval", a)));
+        match found {
             None => Ok(()),
-            Some(unknown) => Err(PolicyError::Invalid {
+            Some((member, unknown)) => Err(PolicyError::Invalid {
                 path: self
                     .source
                     .clone()
                     .unwrap_or_else(|| PathBuf::from("<built-in>")),
-                reason: format!("`redact` names `{unknown}`, which is not a registered action"),
+                reason: format!("`{member}` names `{unknown}`, which is not a registered action"),
             }),
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod actor;
+pub mod approval;
 pub mod declare;
 pub mod envelope;
 pub mod gate;

@@ -48,6 +48,11 @@ struct Staged {
     written: BTreeSet<String>,
     /// Issues the run's calls named by `id`.
     read: BTreeSet<String>,
+    /// The mutations the run staged (the plan's `actions`).
+    actions: BTreeSet<String>,
+    /// A staged mutation needs an approved plan (issue 59): the run's
+    /// commit waits for one.
+    gated: bool,
 }
 
 /// What moved under a run: one issue, the fields that differ between the
@@ -192,6 +197,23 @@ impl Overlay {
     /// Notes that a call named issue `id`: it must not move before the commit.
     pub fn note_read(&self, id: &str) {
         self.lock().read.insert(id.to_string());
+    }
+
+    /// Notes a mutation the run staged; `gated` when it needs an approved plan.
+    pub fn note_action(&self, action: &str, gated: bool) {
+        let mut state = self.lock();
+        state.actions.insert(action.to_string());
+        state.gated |= gated;
+    }
+
+    /// The mutations the run staged, sorted.
+    pub fn actions(&self) -> Vec<String> {
+        self.lock().actions.iter().cloned().collect()
+    }
+
+    /// Whether a staged mutation needs an approved plan.
+    pub fn gated(&self) -> bool {
+        self.lock().gated
     }
 
     /// Whether the run staged any change.

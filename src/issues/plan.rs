@@ -7,7 +7,9 @@
 //!   fields, the comments added and the dependency edges added and removed;
 //! - `reads`: every issue the run read or wrote, with the version the run
 //!   saw: the digest of its line (`null` when it did not exist);
-//! - `programDigest`, and `store` (the path or URL the plan is for);
+//! - `actions`: the mutations the run staged (what approval rules judge),
+//!   `requestedBy` (the run's principal), `programDigest`, and `store` (the
+//!   path or URL the plan is for);
 //! - `planId`: `plan-` and the SHA-256 of the canonical JSON of all the
 //!   above. The same program on the same store state gives the same plan,
 //!   byte for byte, in any process; an edited plan no longer matches its id.
@@ -27,11 +29,16 @@ use serde_json::{json, Map, Value};
 /// The plan's `kind`.
 pub const KIND: &str = "tusk.plan.v1";
 
-/// The plan of `overlay`'s staged changes, for the program of `program_digest`.
+/// The plan of `overlay`'s staged changes, for the program of
+/// `program_digest` run by `requested_by`.
 ///
 /// # Errors
 /// A base or staged line that does not parse (never, once staged).
-pub fn of(overlay: &Overlay, program_digest: &str) -> Result<Value, StoreError> {
+pub fn of(
+    overlay: &Overlay,
+    program_digest: &str,
+    requested_by: Option<&str>,
+) -> Result<Value, StoreError> {
     let changes: Vec<Value> = overlay.changes()?.iter().map(change).collect();
     let (read, written) = overlay.read_and_written();
     let mut ids: Vec<String> = read.into_iter().chain(written).collect();
@@ -44,6 +51,8 @@ pub fn of(overlay: &Overlay, program_digest: &str) -> Result<Value, StoreError> 
         .collect();
     let mut plan = json!({
         "kind": KIND,
+        "actions": overlay.actions(),
+        "requestedBy": requested_by,
         "programDigest": program_digest,
         "store": overlay.base().path().display().to_string(),
         "changes": changes,
@@ -112,7 +121,24 @@ crate::failure::class_enum! {
         Stale = "plan.stale",
         /// No kept plan has this id (never made here, or expired).
         NotFound = "plan.not_found",
+        /// The change needs a plan an approver approved (the policy's
+        /// `approval` rules): nothing written, the plan kept for approval.
+        ApprovalRequired = "plan.approval_required",
+        /// `plan.approve` by a principal the policy does not name an approver.
+        NotApprover = "plan.not_approver",
     }
+}
+
+/// The action that approves a plan (and so applies it).
+pub const APPROVE_ACTION: &str = "plan.approve";
+
+/// Who applies a plan, and under which approval rules.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Applier<'a> {
+    pub principal: Option<&'a str>,
+    pub approval: Option<&'a crate::host::approval::Approval>,
+    /// An approver's `plan.approve`: approval and application in one.
+    pub approving: bool,
 }
 
 /// The action that applies a plan.
@@ -167,19 +193,27 @@ pub fn verify(plan: &Value, path: &str) -> Result<String, String> {
 ///
 /// # Errors
 /// The store could not be used.
-pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> {
+pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Report, StoreError> {
     let path = ctx.path_str();
+    let action = if who.approving {
+        APPROVE_ACTION
+    } else {
+        APPLY_ACTION
+    };
     let id = match verify(plan, &path) {
         Ok(id) => id,
         Err(why) => {
             return Ok(Report::rejected(
-                APPLY_ACTION,
+                action,
                 &path,
                 &[PlanClass::Invalid.as_str()],
                 why,
             ))
         }
     };
+    if let Some(refused) = approval_refusal(&id, &path, who) {
+        return Ok(refused);
+    }
     if let Some(mut first) =
         super::plan_store::applied(ctx.store, &id).map_err(|e| io_error(&path, e))?
     {
@@ -188,7 +222,23 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> 
             return Ok(Report::verdict(m, Vec::new()));
         }
     }
-    let report = super::mutate::run(ctx, APPLY_ACTION, Footprint::Whole, |now| {
+    // A plan the rules hold back is applied by its approval alone.
+    if !who.approving && needs_approval(plan, who) {
+        return Ok(Report::rejected(
+            action,
+            &path,
+            &[PlanClass::ApprovalRequired.as_str()],
+            format!(
+                "{id} makes {} by {}, which the policy lets through only once an approver \
+                 approves it: an approver runs `tusk plan approve {id}`",
+                plan_actions(plan).join(", "),
+                plan["requestedBy"]
+                    .as_str()
+                    .unwrap_or("an unnamed principal")
+            ),
+        ));
+    }
+    let report = super::mutate::run(ctx, action, Footprint::Whole, |now| {
         let moved: Vec<Value> = plan["reads"]
             .as_array()
             .into_iter()
@@ -207,7 +257,7 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> 
             members.insert("moved".into(), json!(moved));
             return (
                 Report::rejected_with(
-                    APPLY_ACTION,
+                    action,
                     &path,
                     &[PlanClass::Stale.as_str()],
                     format!(
@@ -247,9 +297,15 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> 
             }
             applied.push(cid.to_string());
         }
-        let body = json!({"planId": id, "applied": applied, "replayed": false});
+        let body = json!({
+            "planId": id,
+            "applied": applied,
+            "replayed": false,
+            "requestedBy": plan["requestedBy"],
+            "approvedBy": if who.approving { json!(who.principal) } else { Value::Null },
+        });
         (
-            Report::accepted_body(APPLY_ACTION, &path, body),
+            Report::accepted_body(action, &path, body),
             Some(Edit::Batch { replace, append }),
         )
     })?;
@@ -264,6 +320,50 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value) -> Result<Report, StoreError> 
         }
     }
     Ok(report)
+}
+
+/// The mutation actions a plan stages.
+fn plan_actions(plan: &Value) -> Vec<&str> {
+    plan["actions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Whether the rules hold `plan` back for approval: an action it makes
+/// needs approval when its requester, or its applier, makes it.
+fn needs_approval(plan: &Value, who: Applier<'_>) -> bool {
+    let Some(rules) = who.approval else {
+        return false;
+    };
+    let requested_by = plan["requestedBy"].as_str();
+    plan_actions(plan)
+        .iter()
+        .any(|a| rules.requires(requested_by, a) || rules.requires(who.principal, a))
+}
+
+/// An approval by someone the policy does not name an approver.
+fn approval_refusal(id: &str, path: &str, who: Applier<'_>) -> Option<Report> {
+    if !who.approving {
+        return None;
+    }
+    let approver = who.principal.unwrap_or_default();
+    let may = who
+        .approval
+        .is_some_and(|rules| rules.may_approve(approver));
+    (!may).then(|| {
+        Report::rejected(
+            APPROVE_ACTION,
+            path,
+            &[PlanClass::NotApprover.as_str()],
+            format!(
+                "{approver:?} may not approve {id}: the policy's `approval.approvers` does not \
+                 name it; ask one of them"
+            ),
+        )
+    })
 }
 
 fn io_error(path: &str, message: String) -> StoreError {
@@ -283,4 +383,8 @@ pub struct Applied {
     pub applied: Vec<String>,
     /// This answer is the first application's, given again: nothing was written now.
     pub replayed: bool,
+    /// The principal whose run made the plan.
+    pub requested_by: Option<String>,
+    /// The approver, when `plan.approve` applied it.
+    pub approved_by: Option<String>,
 }

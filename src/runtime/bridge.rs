@@ -46,6 +46,8 @@ pub(crate) struct CallHost {
     /// Where a mutation's recovery rows go ([`pending`]); none when its
     /// store or logs are not files side by side.
     recovery: Option<std::sync::Arc<pending::Recovery>>,
+    /// The program's digest (a plan names it).
+    program_digest: String,
     state: Mutex<State>,
 }
 
@@ -75,6 +77,8 @@ pub(crate) struct RunSetup {
     /// An atomic run: its issue-store changes are staged ([`staged`]), and
     /// may grow the store by this many bytes.
     pub staged: Option<u64>,
+    /// The program's digest (a plan names it).
+    pub program_digest: String,
 }
 
 struct State {
@@ -191,6 +195,7 @@ impl CallHost {
             operator: setup.operator,
             preset: Mutex::new(setup.preset),
             recovery: setup.recovery,
+            program_digest: setup.program_digest,
             state: Mutex::new(State {
                 calls: setup.calls_before,
                 executed: 0,
@@ -289,6 +294,13 @@ impl CallHost {
             Ok(refs) => refs,
             Err(refused) => return *refused,
         };
+        // The policy's approval rules (issue 59): this principal's call of
+        // this action goes through an approved plan.
+        let gated = mutation
+            && self
+                .policy
+                .approval
+                .requires(self.principal.as_deref(), action);
         // A command's call was made already: its outcome is recorded as
         // the action's would be.
         let preset = self
@@ -298,20 +310,32 @@ impl CallHost {
             .take()
             .filter(|p| p.action == action)
             .and_then(|p| p.make.lock().unwrap_or_else(|e| e.into_inner()).take());
-        if let Some(make) = preset {
-            let (outcome, acted_at) = make();
-            return Decision::made(action, outcome, refs, acted_at);
-        }
         let now = self
             .clock
             .as_ref()
             .and_then(|clock| clock(n).acted_at)
             .unwrap_or_else(Utc::now);
+        if gated {
+            match self.overlay() {
+                // Staged: the run's commit waits for the approval.
+                Some(overlay) => overlay.note_action(action, true),
+                // The command's own change is never made.
+                None => {
+                    return self.approval_required(action, &action_impl, args, scope, refs, now)
+                }
+            }
+        }
+        if let Some(make) = preset {
+            let (outcome, acted_at) = make();
+            return Decision::made(action, outcome, refs, acted_at);
+        }
         let ctx = ActionContext {
             paths: &self.paths,
             now,
             issue_id: self.issue_for(scope),
             run_id: Some(&self.run_id),
+            principal: self.principal.as_deref(),
+            approval: Some(&self.policy.approval),
         };
         Decision::made(action, action_impl.call(&ctx, args), refs, now)
     }

@@ -657,6 +657,7 @@ impl RunRecord<'_> {
                 preset: hooks.preset,
                 recovery: self.recovery.clone(),
                 staged: self.atomic().map(|_| self.limits.max_memory_bytes() as u64),
+                program_digest: self.program_digest.clone(),
             },
             log,
         ))

@@ -91,6 +91,8 @@ mod tests {
             now: chrono::Utc::now(),
             issue_id: None,
             run_id: None,
+            principal: None,
+            approval: None,
         };
         join_check()
             .call(&ctx, args)

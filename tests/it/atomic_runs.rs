@@ -578,3 +578,144 @@ fn a_kept_plan_is_applied_once_exactly_as_planned() {
     assert_eq!(test.stored("bd-1")["priority"], 1);
     assert_replay_parity(&test);
 }
+
+/// A policy file holding `approval` rules.
+fn approval_policy(test: &Test, approval: Value) {
+    let mutations: Vec<String> = tusk::runtime::builtin_registry().mutation_ids();
+    let policy = serde_json::json!({
+        "schema": 1,
+        "policyKind": "premath.mutation_policy.v1",
+        "allowedActions": mutations,
+        "requireJoinClosed": false,
+        "approval": approval,
+    });
+    test.write(".premath/mutation_policy.json", &policy.to_string());
+}
+
+/// Approval (issue 59): a rule holds a principal's action back; the call
+/// writes nothing and answers `plan.approval_required` with its plan kept
+/// by id; the plan cannot be applied around the rule; only an approver's
+/// `plan approve` applies it, recorded with both names; an atomic run of
+/// such a call is held whole. A rule naming no real action is refused.
+#[test]
+fn an_approval_rule_holds_a_change_until_an_approver_approves_it() {
+    let test = two_issues();
+    approval_policy(
+        &test,
+        serde_json::json!({
+            "require": [{"actions": ["issue.close"], "principals": ["agent.*"]}],
+            "approvers": ["alice"]
+        }),
+    );
+    let auth = authority(&test);
+    let program = "(issue.update (hash \"id\" \"bd-1\" \"priority\" 1))\n\
+                   (issue.close (hash \"id\" \"bd-2\" \"reason\" \"done\"))\n";
+    let file = test.write("close.scm", program);
+    let (code, held) = test
+        .tusk(&["eval", "--json"])
+        .arg(&file)
+        .args(&auth)
+        .env("TUSK_ACTOR", "agent.a")
+        .run()
+        .reply();
+    assert_eq!(code, 1, "{held:#}");
+    let refused = &held["effects"][1];
+    assert_eq!(refused["resultClass"], "plan.approval_required", "{held:#}");
+    let id = refused["payload"]["planId"].as_str().unwrap().to_string();
+    assert_eq!(refused["payload"]["plan"]["requestedBy"], "agent.a");
+    assert_eq!(
+        refused["payload"]["plan"]["actions"],
+        serde_json::json!(["issue.close"])
+    );
+    // The ungated call landed; the gated one did not.
+    assert_eq!(test.stored("bd-1")["priority"], 1);
+    assert_eq!(test.stored("bd-2")["status"], "open");
+
+    // Not around the rule: applied by anyone but an approver, refused.
+    let (code, v) = test
+        .store(&["plan", "apply", &id])
+        .env("TUSK_ACTOR", "agent.b")
+        .run()
+        .reply();
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(
+        v["failureClasses"],
+        serde_json::json!(["plan.approval_required"])
+    );
+    let (_, v) = test
+        .store(&["plan", "approve", &id])
+        .env("TUSK_ACTOR", "bob")
+        .run()
+        .reply();
+    assert_eq!(
+        v["failureClasses"],
+        serde_json::json!(["plan.not_approver"]),
+        "{v:#}"
+    );
+    assert_eq!(test.stored("bd-2")["status"], "open");
+    // The approver's approval applies it, with both names.
+    let (code, v) = test
+        .store(&["plan", "approve", &id])
+        .env("TUSK_ACTOR", "alice")
+        .run()
+        .reply();
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(
+        (v["approvedBy"].as_str(), v["requestedBy"].as_str()),
+        (Some("alice"), Some("agent.a"))
+    );
+    assert_eq!(test.stored("bd-2")["status"], "closed");
+    let runs = test.tusk(&["runs", "--json", "--limit", "1"]).run().json();
+    assert_eq!(runs["items"][0]["principal"], "alice");
+
+    // An atomic run with a held-back call is held whole.
+    test.run(&["issue", "add", "Third"]);
+    let program = "(issue.update (hash \"id\" \"bd-3\" \"priority\" 0))\n\
+                   (issue.close (hash \"id\" \"bd-3\" \"reason\" \"done\"))\n";
+    let file = test.write("atomic.scm", program);
+    let (code, held) = test
+        .tusk(&["eval", "--json", "--atomic"])
+        .arg(&file)
+        .args(&auth)
+        .env("TUSK_ACTOR", "agent.a")
+        .run()
+        .reply();
+    assert_eq!(code, 1, "{held:#}");
+    assert_eq!(held["commit"]["outcome"], "approvalRequired", "{held:#}");
+    assert_eq!(
+        held["failureClasses"],
+        serde_json::json!(["plan.approval_required"])
+    );
+    let id = held["plan"]["planId"].as_str().unwrap().to_string();
+    assert_eq!(
+        test.stored("bd-3")["priority"],
+        2,
+        "a held run applied a change"
+    );
+    let (code, _) = test
+        .store(&["plan", "approve", &id])
+        .env("TUSK_ACTOR", "alice")
+        .run()
+        .reply();
+    assert_eq!(code, 0);
+    let third = test.stored("bd-3");
+    assert_eq!(
+        (third["priority"].as_i64(), third["status"].as_str()),
+        (Some(0), Some("closed"))
+    );
+    assert_replay_parity(&test);
+
+    // A rule naming an action that does not exist is refused, whole.
+    approval_policy(
+        &test,
+        serde_json::json!({"require": [{"actions": ["issue.clsoe"], "principals": ["agent.*"]}], "approvers": ["alice"]}),
+    );
+    let out = test.tusk(&["policy", "digest"]).run();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        out.stderr()
+            .contains("`approval` names `issue.clsoe`, which is not a registered action"),
+        "{}",
+        out.stderr()
+    );
+}

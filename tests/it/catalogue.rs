@@ -56,8 +56,9 @@ const MUTATIONS: &[&str] = &[
     "issue.reopen",
     "issue.label",
     "issue.comment",
-    // issue 59: a dry run's plan applied.
+    // issue 59: a dry run's plan applied, or approved.
     "plan.apply",
+    "plan.approve",
 ];
 
 #[test]
@@ -164,7 +165,7 @@ fn programs_can_describe_the_actions_they_bind() {
     assert_eq!(
         r["value"],
         json!(["mutation", {"type": "string", "x-actor": "principal",
-            "description": "The worker taking or holding the lease. Names who acts: on a server with tokens, your own principal (or one your token's actAs allows)."}, false, 40])
+            "description": "The worker taking or holding the lease. Names who acts: on a server with tokens, your own principal (or one your token's actAs allows)."}, false, 41])
     );
     // Read-only: withheld mutations are named, not "unbound".
     let (code, r) = s.eval(
@@ -193,7 +194,7 @@ fn tusk_actions_lists_and_describes() {
     let s = Test::new();
     let out = s.run(&["actions"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 40);
+    assert_eq!(text.lines().count(), 41);
     let out = s.run(&["actions", "issue.claim", "--json"]);
     let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(spec["id"], "issue.claim");
@@ -314,6 +315,34 @@ fn every_accepted_payload_matches_its_declared_schema() {
         );
         let (_, r) = s.eval(&program, &auth);
         let spec = registry.specs().find(|s| s.id == "plan.apply").unwrap();
+        assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
+        assert_matches_schema(spec, &r["effects"][0]["payload"]);
+        checked.insert(spec.id.clone());
+        // Approved by an approver the policy names (the tests' actor).
+        let policy = json!({
+            "schema": 1,
+            "policyKind": "premath.mutation_policy.v1",
+            "allowedActions": registry.mutation_ids(),
+            "approval": {"require": [{"actions": ["issue.close"], "principals": ["agent.*"]}],
+                         "approvers": [crate::common::TEST_ACTOR]},
+        });
+        s.write(".premath/mutation_policy.json", &policy.to_string());
+        let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
+        let auth = [
+            "--policy-digest",
+            digest.trim(),
+            "--instruction-ref",
+            "instr://schemas",
+        ];
+        let mut dry_flags = auth.to_vec();
+        dry_flags.push("--dry-run");
+        let (_, dry) = s.eval("(issue.close (hash \"id\" \"bd-2\"))", &dry_flags);
+        let program = format!(
+            "(plan.approve (hash \"planId\" \"{}\"))",
+            dry["plan"]["planId"].as_str().unwrap()
+        );
+        let (_, r) = s.eval(&program, &auth);
+        let spec = registry.specs().find(|s| s.id == "plan.approve").unwrap();
         assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
         assert_matches_schema(spec, &r["effects"][0]["payload"]);
         checked.insert(spec.id.clone());

@@ -613,6 +613,8 @@ fn action(root: &std::path::Path, id: &str, args: Value) -> tusk::host::ActionOu
         now,
         issue_id: None,
         run_id: None,
+        principal: None,
+        approval: None,
     };
     let action = tusk::harness::actions()
         .into_iter()

@@ -148,6 +148,8 @@ mod tests {
             now,
             issue_id: Some("bd-9"),
             run_id: None,
+            principal: None,
+            approval: None,
         };
         let action = action(id);
         match crate::host::registry::validate_args(action.args_schema(), Some(&args)) {

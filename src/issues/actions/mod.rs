@@ -118,6 +118,7 @@ pub mod issue_show;
 pub mod issue_stats;
 pub mod issue_update;
 pub mod plan_apply;
+pub mod plan_approve;
 
 /// Every issue and dep host action of host-api §4, one module each (the
 /// module is the action id with `_` for `.`).
@@ -150,6 +151,7 @@ pub fn actions() -> Vec<Arc<dyn HostAction>> {
         dep_remove::action(),
         dep_replace::action(),
         plan_apply::action(),
+        plan_approve::action(),
     ]
 }
 
@@ -244,6 +246,8 @@ mod tests {
                 now: self.now,
                 issue_id: None,
                 run_id: None,
+                principal: None,
+                approval: None,
             };
             let args = crate::host::registry::validate_args(action.args_schema(), Some(&args))
                 .unwrap_or_else(|e| panic!("{id}: {e}"));

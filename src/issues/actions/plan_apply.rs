@@ -25,25 +25,36 @@ pub fn action() -> Arc<dyn HostAction> {
             failure_classes: classes!(
                 PlanClass::Invalid.as_str(),
                 PlanClass::Stale.as_str(),
-                PlanClass::NotFound.as_str()
+                PlanClass::NotFound.as_str(),
+                PlanClass::ApprovalRequired.as_str()
             ),
             example: r#"(plan.apply (hash "planId" "plan-0000000000000000000000000000000000000000000000000000000000000000"))"#,
         },
-        |ctx, a: PlanApplyArgs| outcome(report(&mutation_ctx(ctx), a)),
+        |ctx, a: PlanApplyArgs| {
+            let who = plan::Applier {
+                principal: ctx.principal,
+                approval: ctx.approval,
+                approving: false,
+            };
+            outcome(report(&mutation_ctx(ctx), a, who))
+        },
     )
 }
 
 /// The application, as the host action and `tusk plan apply` make it.
-pub fn report(ctx: &MutationCtx<'_>, a: PlanApplyArgs) -> Result<Report, StoreError> {
+pub fn report(
+    ctx: &MutationCtx<'_>,
+    a: PlanApplyArgs,
+    who: plan::Applier<'_>,
+) -> Result<Report, StoreError> {
     let path = ctx.path_str();
-    let reject = |class: PlanClass, why: String| {
-        Ok(Report::rejected(
-            plan::APPLY_ACTION,
-            &path,
-            &[class.as_str()],
-            why,
-        ))
+    let action = if who.approving {
+        plan::APPROVE_ACTION
+    } else {
+        plan::APPLY_ACTION
     };
+    let reject =
+        |class: PlanClass, why: String| Ok(Report::rejected(action, &path, &[class.as_str()], why));
     let found = match (a.plan, a.plan_id) {
         (Some(plan), None) => plan,
         (None, Some(id)) => match crate::issues::plan_store::find(ctx.store, &id) {
@@ -71,5 +82,5 @@ pub fn report(ctx: &MutationCtx<'_>, a: PlanApplyArgs) -> Result<Report, StoreEr
             )
         }
     };
-    plan::apply(ctx, &found)
+    plan::apply(ctx, &found, who)
 }

@@ -24,6 +24,7 @@
 use super::{CallHost, Decision, State};
 use crate::host::HostClass;
 use crate::issues::overlay::{Committed, Overlay};
+use crate::issues::plan::PlanClass;
 use crate::issues::IssueStore;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -108,7 +109,70 @@ impl CallHost {
                 overlay.note_read(id);
             }
         }
+        if mutation {
+            overlay.note_action(action, false);
+        }
         None
+    }
+
+    /// A call the policy's approval rules hold back, outside an atomic run
+    /// (issue 59): the action runs on a staged copy of the store, nothing
+    /// reaches the store, and the call answers `plan.approval_required`
+    /// with the plan of its change, kept by id for an approver. An action
+    /// that refuses on the copy answers its own refusal.
+    pub(super) fn approval_required(
+        &self,
+        action: &str,
+        action_impl: &Arc<dyn crate::host::HostAction>,
+        args: Value,
+        scope: Option<&crate::runtime::CallScope>,
+        refs: Vec<String>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Decision {
+        let copy = Overlay::new(self.paths.issues.clone(), u64::MAX / 4);
+        copy.note_action(action, true);
+        let paths = crate::host::HostPaths {
+            issues: IssueStore::Staged(copy.clone()),
+            ..self.paths.clone()
+        };
+        let ctx = crate::host::ActionContext {
+            paths: &paths,
+            now,
+            issue_id: self.issue_for(scope),
+            run_id: Some(&self.run_id),
+            principal: self.principal.as_deref(),
+            approval: Some(&self.policy.approval),
+        };
+        match action_impl.call(&ctx, args) {
+            Ok(o) if o.failure_classes.is_empty() => {}
+            other => {
+                let mut d = Decision::made(action, other, refs, now);
+                d.executed = false;
+                return d;
+            }
+        }
+        let plan =
+            match crate::issues::plan::of(&copy, &self.program_digest, self.principal.as_deref()) {
+                Ok(plan) => plan,
+                Err(e) => return Decision::refuse(e.class(), format!("{action}: its plan: {e}")),
+            };
+        let id = plan["planId"].as_str().unwrap_or_default().to_string();
+        let kept = crate::issues::plan_store::keep(copy.base(), &id, &plan);
+        let mut d = Decision::refuse(
+            PlanClass::ApprovalRequired.as_str(),
+            format!(
+                "{action} by {} needs a plan an approver approved: nothing was written; its plan \
+                 {id}{} waits for an approver (`tusk plan approve {id}`)",
+                self.principal.as_deref().unwrap_or("this principal"),
+                match &kept {
+                    Ok(()) => " is kept and".to_string(),
+                    Err(e) => format!(" could not be kept ({e}) and"),
+                }
+            ),
+        );
+        d.payload = json!({"action": action, "planId": id, "plan": plan});
+        d.refs = refs;
+        d
     }
 
     /// Ends an atomic run: applies, refuses or plans its staged changes
@@ -156,8 +220,12 @@ impl CallHost {
             d.payload = json!({"action": COMMIT_ACTION, "outcome": "aborted", "issues": written});
             return d;
         }
+        if mode == Atomic::Commit && overlay.gated() {
+            return self.held_for_approval(overlay, program_digest, written);
+        }
         if mode == Atomic::DryRun {
-            return match crate::issues::plan::of(overlay, program_digest) {
+            return match crate::issues::plan::of(overlay, program_digest, self.principal.as_deref())
+            {
                 Ok(plan) => Decision {
                     // Kept by id for `plan.apply`; a plan that cannot be
                     // kept is still the result's (and `--plan-out`'s).
@@ -234,6 +302,46 @@ impl CallHost {
             }
             Err(e) => Decision::made(COMMIT_ACTION, Err(e.into()), Vec::new(), now),
         }
+    }
+}
+
+impl CallHost {
+    /// An atomic run the policy's approval rules hold back: its plan kept
+    /// for an approver, nothing applied.
+    fn held_for_approval(
+        &self,
+        overlay: &Overlay,
+        program_digest: &str,
+        written: Vec<String>,
+    ) -> Decision {
+        let principal = self.principal.as_deref();
+        let plan = match crate::issues::plan::of(overlay, program_digest, principal) {
+            Ok(plan) => plan,
+            Err(e) => return Decision::refuse(e.class(), format!("the run's plan: {e}")),
+        };
+        let id = plan["planId"].as_str().unwrap_or_default().to_string();
+        let kept = crate::issues::plan_store::keep(overlay.base(), &id, &plan);
+        let mut d = Decision::refuse(
+            PlanClass::ApprovalRequired.as_str(),
+            format!(
+                "{} by {} needs a plan an approver approved: nothing was applied; the run's plan \
+                 {id}{} waits for an approver (`tusk plan approve {id}`)",
+                overlay.actions().join(", "),
+                principal.unwrap_or("this principal"),
+                match &kept {
+                    Ok(()) => " is kept and".to_string(),
+                    Err(e) => format!(" could not be kept ({e}) and"),
+                }
+            ),
+        );
+        d.payload = json!({
+            "action": COMMIT_ACTION,
+            "outcome": "approvalRequired",
+            "issues": written,
+            "planId": id,
+            "plan": plan,
+        });
+        d
     }
 }
 

@@ -389,7 +389,10 @@ fn parse(args: &[std::ffi::OsString]) -> Result<(Cli, clap::ArgMatches), clap::E
 /// The commands in `tusk --help`'s sections, in order. A command missing
 /// here is listed under "Other commands" (a unit test keeps that empty).
 const COMMAND_GROUPS: &[(&str, &[&str])] = &[
-    ("Queue commands", &["issue", "dep", "store", "merge-driver"]),
+    (
+        "Queue commands",
+        &["issue", "dep", "plan", "store", "merge-driver"],
+    ),
     (
         "Program commands",
         &[

@@ -47,6 +47,7 @@ pub fn run(args: PlanArgs) -> Result<Exit, CliError> {
     let actor =
         crate::host::actor::local_actor().map_err(|e| CliError::unusable("tusk plan", e))?;
     let approval = policy.approval;
+    let allowed = policy.allowed_actions;
     let principal = actor.name;
     match args.command {
         PlanCommand::Approve { plan } => {
@@ -61,6 +62,7 @@ pub fn run(args: PlanArgs) -> Result<Exit, CliError> {
                     let who = Applier {
                         principal: Some(&principal),
                         approval: Some(&approval),
+                        allowed: Some(&allowed),
                         approving: true,
                     };
                     plan_approve::report(ctx, given, who)
@@ -78,6 +80,7 @@ pub fn run(args: PlanArgs) -> Result<Exit, CliError> {
                     let who = Applier {
                         principal: Some(&principal),
                         approval: Some(&approval),
+                        allowed: Some(&allowed),
                         approving: false,
                     };
                     plan_apply::report(ctx, given, who)

@@ -60,6 +60,8 @@ pub struct ActionContext<'a> {
     /// The policy's approval rules (issue 59): who must go through an
     /// approved plan, and who approves.
     pub approval: Option<&'a super::approval::Approval>,
+    /// The policy's `allowedActions`: what a plan's application may make.
+    pub allowed: Option<&'a std::collections::BTreeSet<String>>,
 }
 
 /// The typed result of one action call. Accepted iff `failure_classes` is empty.

@@ -158,7 +158,10 @@ impl MutationPolicy {
     /// The default policy of a registry: its mutations (`mutations`, from
     /// their declarations) allowed, no join closure required.
     pub fn allowing(mutations: &[String]) -> Self {
-        let mut allowed: Vec<&String> = mutations.iter().collect();
+        let mut allowed: Vec<&String> = mutations
+            .iter()
+            .filter(|m| !GOVERNED_BY_PLAN.contains(&m.as_str()))
+            .collect();
         allowed.sort();
         allowed.dedup();
         let document = json!({
@@ -332,6 +335,12 @@ pub struct GateRejection {
     pub diagnostic: String,
 }
 
+/// The actions that apply a plan (issue 59): the gate asks them for
+/// evidence and the policy's digest, and each applies only the actions its
+/// plan makes that `allowedActions` allows; so the default policy (and its
+/// digest, premath's) lists neither.
+pub const GOVERNED_BY_PLAN: [&str; 2] = ["plan.apply", "plan.approve"];
+
 /// Runs the four steps for `action`; on admission returns the extra witness refs.
 pub fn admit(
     policy: &MutationPolicy,
@@ -376,7 +385,7 @@ pub fn admit(
             ),
         });
     }
-    if !policy.allowed_actions.contains(action) {
+    if !policy.allowed_actions.contains(action) && !GOVERNED_BY_PLAN.contains(&action) {
         return Err(GateRejection {
             class: ACTION_NOT_ALLOWED,
             diagnostic: format!("the active mutation policy does not allow `{action}`"),

@@ -21,7 +21,7 @@
 use super::footprint::Footprint;
 use super::mutate::MutationCtx;
 use super::overlay::{Change, Overlay};
-use super::store::{Edit, StoreError};
+use super::store::{Edit, Store, StoreError};
 use super::Report;
 use crate::canonical;
 use serde_json::{json, Map, Value};
@@ -137,6 +137,9 @@ pub const APPROVE_ACTION: &str = "plan.approve";
 pub struct Applier<'a> {
     pub principal: Option<&'a str>,
     pub approval: Option<&'a crate::host::approval::Approval>,
+    /// The policy's `allowedActions`: a plan applies only actions it allows
+    /// (the gate lets `plan.*` through on evidence alone).
+    pub allowed: Option<&'a std::collections::BTreeSet<String>>,
     /// An approver's `plan.approve`: approval and application in one.
     pub approving: bool,
 }
@@ -211,7 +214,9 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Re
             ))
         }
     };
-    if let Some(refused) = approval_refusal(&id, &path, who) {
+    if let Some(refused) =
+        approval_refusal(&id, &path, who).or_else(|| not_allowed(plan, &id, &path, action, who))
+    {
         return Ok(refused);
     }
     if let Some(mut first) =
@@ -239,64 +244,10 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Re
         ));
     }
     let report = super::mutate::run(ctx, action, Footprint::Whole, |now| {
-        let moved: Vec<Value> = plan["reads"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| {
-                let rid = r["id"].as_str()?;
-                let version = now.get(rid).map(|i| canonical::sha256_text(now.raw(i)));
-                (r["version"].as_str() != version.as_deref())
-                    .then(|| json!({"id": rid, "planned": r["version"], "now": version}))
-            })
-            .collect();
-        if !moved.is_empty() {
-            let ids: Vec<&str> = moved.iter().filter_map(|m| m["id"].as_str()).collect();
-            let mut members = Map::new();
-            members.insert("planId".into(), json!(id));
-            members.insert("moved".into(), json!(moved));
-            return (
-                Report::rejected_with(
-                    action,
-                    &path,
-                    &[PlanClass::Stale.as_str()],
-                    format!(
-                        "nothing was applied: {} changed since the dry run read them; run the \
-                         dry run again for a new plan",
-                        ids.join(", ")
-                    ),
-                    members,
-                ),
-                None,
-            );
+        if let Some(stale) = stale(plan, now, &id, &path, action) {
+            return (stale, None);
         }
-        let mut replace = Vec::new();
-        let mut append = Vec::new();
-        let mut applied = Vec::new();
-        for change in plan["changes"].as_array().into_iter().flatten() {
-            let cid = change["id"].as_str().unwrap_or_default();
-            let fields = change["fields"].as_object().cloned().unwrap_or_default();
-            let mut object = match now.get(cid) {
-                Some(issue) => super::mutate::object_of(now, issue),
-                None => Map::new(),
-            };
-            for (field, fb) in fields {
-                match &fb["after"] {
-                    Value::Null => {
-                        object.remove(&field);
-                    }
-                    after => {
-                        object.insert(field, after.clone());
-                    }
-                }
-            }
-            let line = Value::Object(object).to_string();
-            match now.index_of(cid) {
-                Some(index) => replace.push((index, line)),
-                None => append.push(line),
-            }
-            applied.push(cid.to_string());
-        }
+        let (applied, edit) = batch_of(plan, now);
         let body = json!({
             "planId": id,
             "applied": applied,
@@ -304,10 +255,7 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Re
             "requestedBy": plan["requestedBy"],
             "approvedBy": if who.approving { json!(who.principal) } else { Value::Null },
         });
-        (
-            Report::accepted_body(action, &path, body),
-            Some(Edit::Batch { replace, append }),
-        )
+        (Report::accepted_body(action, &path, body), Some(edit))
     })?;
     let mut report = report;
     if report.is_accepted() {
@@ -320,6 +268,100 @@ pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Re
         }
     }
     Ok(report)
+}
+
+/// The refusal of a plan whose reads moved: each issue whose line is not
+/// at the version the dry run read.
+fn stale(plan: &Value, now: &Store<'_>, id: &str, path: &str, action: &str) -> Option<Report> {
+    let moved: Vec<Value> = plan["reads"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            let rid = r["id"].as_str()?;
+            let version = now.get(rid).map(|i| canonical::sha256_text(now.raw(i)));
+            (r["version"].as_str() != version.as_deref())
+                .then(|| json!({"id": rid, "planned": r["version"], "now": version}))
+        })
+        .collect();
+    if moved.is_empty() {
+        return None;
+    }
+    let ids: Vec<&str> = moved.iter().filter_map(|m| m["id"].as_str()).collect();
+    let mut members = Map::new();
+    members.insert("planId".into(), json!(id));
+    let diagnostic = format!(
+        "nothing was applied: {} changed since the dry run read them; run the dry run again for \
+         a new plan",
+        ids.join(", ")
+    );
+    members.insert("moved".into(), json!(moved));
+    Some(Report::rejected_with(
+        action,
+        path,
+        &[PlanClass::Stale.as_str()],
+        diagnostic,
+        members,
+    ))
+}
+
+/// The plan's changes as one edit of `now` (each planned field set, or
+/// removed where it is planned absent), and the issues it changes.
+fn batch_of(plan: &Value, now: &Store<'_>) -> (Vec<String>, Edit) {
+    let mut replace = Vec::new();
+    let mut append = Vec::new();
+    let mut applied = Vec::new();
+    for change in plan["changes"].as_array().into_iter().flatten() {
+        let cid = change["id"].as_str().unwrap_or_default();
+        let fields = change["fields"].as_object().cloned().unwrap_or_default();
+        let mut object = match now.get(cid) {
+            Some(issue) => super::mutate::object_of(now, issue),
+            None => Map::new(),
+        };
+        for (field, fb) in fields {
+            match &fb["after"] {
+                Value::Null => {
+                    object.remove(&field);
+                }
+                after => {
+                    object.insert(field, after.clone());
+                }
+            }
+        }
+        let line = Value::Object(object).to_string();
+        match now.index_of(cid) {
+            Some(index) => replace.push((index, line)),
+            None => append.push(line),
+        }
+        applied.push(cid.to_string());
+    }
+    (applied, Edit::Batch { replace, append })
+}
+
+/// A plan making an action the policy does not allow (its `allowedActions`).
+fn not_allowed(
+    plan: &Value,
+    id: &str,
+    path: &str,
+    action: &str,
+    who: Applier<'_>,
+) -> Option<Report> {
+    let allowed = who.allowed?;
+    let missing: Vec<&str> = plan_actions(plan)
+        .into_iter()
+        .filter(|a| !allowed.contains(*a))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        Report::rejected(
+            action,
+            path,
+            &[crate::host::gate::ACTION_NOT_ALLOWED],
+            format!(
+                "{id} makes {}, which the mutation policy does not allow: nothing was applied",
+                missing.join(", ")
+            ),
+        )
+    })
 }
 
 /// The mutation actions a plan stages.

@@ -336,6 +336,7 @@ impl CallHost {
             run_id: Some(&self.run_id),
             principal: self.principal.as_deref(),
             approval: Some(&self.policy.approval),
+            allowed: Some(&self.policy.allowed_actions),
         };
         Decision::made(action, action_impl.call(&ctx, args), refs, now)
     }

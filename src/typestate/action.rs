@@ -93,6 +93,7 @@ mod tests {
             run_id: None,
             principal: None,
             approval: None,
+            allowed: None,
         };
         join_check()
             .call(&ctx, args)

@@ -719,3 +719,45 @@ fn an_approval_rule_holds_a_change_until_an_approver_approves_it() {
         out.stderr()
     );
 }
+
+/// The gate lets `plan.apply` through on evidence alone, so the plan may
+/// apply only actions the policy allows: a plan closing an issue, under a
+/// policy that does not allow `issue.close`, is refused and writes nothing.
+/// The default policy's digest stays premath's (it lists no `plan.*`).
+#[test]
+fn a_plan_applies_only_actions_the_policy_allows() {
+    let test = two_issues();
+    let default_digest = test.policy_digest();
+    let (_, dry) = eval(
+        &test,
+        "(issue.close (hash \"id\" \"bd-1\"))",
+        &["--dry-run"],
+    );
+    let id = dry["plan"]["planId"].as_str().unwrap().to_string();
+    let mutations: Vec<String> = tusk::runtime::builtin_registry()
+        .mutation_ids()
+        .into_iter()
+        .filter(|m| m != "issue.close")
+        .collect();
+    let policy = serde_json::json!({
+        "schema": 1,
+        "policyKind": "premath.mutation_policy.v1",
+        "allowedActions": mutations,
+    });
+    test.write(".premath/mutation_policy.json", &policy.to_string());
+    let (code, v) = eval(
+        &test,
+        &format!("(plan.apply (hash \"planId\" \"{id}\"))"),
+        &[],
+    );
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(
+        v["effects"][0]["resultClass"], "mutation.action_not_allowed",
+        "{v:#}"
+    );
+    assert_eq!(test.stored("bd-1")["status"], "open");
+    assert_eq!(
+        default_digest, "pol1_397177886a16079ca9f32f440727d2c4eab8bfef3e2dcc4575e85ef728a25c04",
+        "the default policy's digest moved"
+    );
+}

@@ -197,7 +197,7 @@ fn help_separates_global_flags_and_groups_commands() {
         .take_while(|l| l.starts_with("  "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(queue, ["issue", "dep", "store", "merge-driver"]);
+    assert_eq!(queue, ["issue", "dep", "plan", "store", "merge-driver"]);
 }
 
 #[test]

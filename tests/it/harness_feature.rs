@@ -615,6 +615,7 @@ fn action(root: &std::path::Path, id: &str, args: Value) -> tusk::host::ActionOu
         run_id: None,
         principal: None,
         approval: None,
+        allowed: None,
     };
     let action = tusk::harness::actions()
         .into_iter()

@@ -150,6 +150,7 @@ mod tests {
             run_id: None,
             principal: None,
             approval: None,
+            allowed: None,
         };
         let action = action(id);
         match crate::host::registry::validate_args(action.args_schema(), Some(&args)) {

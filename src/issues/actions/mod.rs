@@ -248,6 +248,7 @@ mod tests {
                 run_id: None,
                 principal: None,
                 approval: None,
+                allowed: None,
             };
             let args = crate::host::registry::validate_args(action.args_schema(), Some(&args))
                 .unwrap_or_else(|e| panic!("{id}: {e}"));

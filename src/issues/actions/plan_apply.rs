@@ -34,6 +34,7 @@ pub fn action() -> Arc<dyn HostAction> {
             let who = plan::Applier {
                 principal: ctx.principal,
                 approval: ctx.approval,
+                allowed: ctx.allowed,
                 approving: false,
             };
             outcome(report(&mutation_ctx(ctx), a, who))

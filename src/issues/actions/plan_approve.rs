@@ -32,6 +32,7 @@ pub fn action() -> Arc<dyn HostAction> {
             let who = plan::Applier {
                 principal: ctx.principal,
                 approval: ctx.approval,
+                allowed: ctx.allowed,
                 approving: true,
             };
             outcome(report(&mutation_ctx(ctx), a, who))

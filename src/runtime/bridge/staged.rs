@@ -142,6 +142,7 @@ impl CallHost {
             run_id: Some(&self.run_id),
             principal: self.principal.as_deref(),
             approval: Some(&self.policy.approval),
+            allowed: Some(&self.policy.allowed_actions),
         };
         match action_impl.call(&ctx, args) {
             Ok(o) if o.failure_classes.is_empty() => {}
@@ -261,47 +262,7 @@ impl CallHost {
             );
         }
         crate::fault::meanwhile(crate::fault::BEFORE_COMMIT);
-        let now = chrono::Utc::now();
-        match overlay.commit(crate::issues::LockOptions::default()) {
-            Ok(Committed::Applied(issues)) => Decision {
-                classes: Vec::new(),
-                payload: json!({
-                    "action": COMMIT_ACTION,
-                    "outcome": "committed",
-                    "issues": issues,
-                    "issuesPath": overlay.base().path().display().to_string(),
-                    "result": "accepted",
-                    "failureClasses": [],
-                }),
-                diagnostic: None,
-                refs: Vec::new(),
-                executed: true,
-                breach: None,
-                acted_at: Some(now),
-            },
-            Ok(Committed::Conflict(conflicts)) => {
-                let named: Vec<String> = conflicts
-                    .iter()
-                    .map(|c| format!("{} ({})", c.id, c.fields.join(", ")))
-                    .collect();
-                let mut d = Decision::refuse(
-                    CLASS_CONFLICT,
-                    format!(
-                        "nothing was applied: issues this run read or wrote changed under it: {}; \
-                         read them again and rerun the program",
-                        named.join("; ")
-                    ),
-                );
-                d.payload = json!({
-                    "action": COMMIT_ACTION,
-                    "outcome": "conflict",
-                    "issues": written,
-                    "conflicts": conflicts,
-                });
-                d
-            }
-            Err(e) => Decision::made(COMMIT_ACTION, Err(e.into()), Vec::new(), now),
-        }
+        commit_decision(overlay, written)
     }
 }
 
@@ -342,6 +303,52 @@ impl CallHost {
             "plan": plan,
         });
         d
+    }
+}
+
+/// The commit of an accepted atomic run's staged changes, as its
+/// `run.commit` row answers it.
+fn commit_decision(overlay: &Overlay, written: Vec<String>) -> Decision {
+    let now = chrono::Utc::now();
+    match overlay.commit(crate::issues::LockOptions::default()) {
+        Ok(Committed::Applied(issues)) => Decision {
+            classes: Vec::new(),
+            payload: json!({
+                "action": COMMIT_ACTION,
+                "outcome": "committed",
+                "issues": issues,
+                "issuesPath": overlay.base().path().display().to_string(),
+                "result": "accepted",
+                "failureClasses": [],
+            }),
+            diagnostic: None,
+            refs: Vec::new(),
+            executed: true,
+            breach: None,
+            acted_at: Some(now),
+        },
+        Ok(Committed::Conflict(conflicts)) => {
+            let named: Vec<String> = conflicts
+                .iter()
+                .map(|c| format!("{} ({})", c.id, c.fields.join(", ")))
+                .collect();
+            let mut d = Decision::refuse(
+                CLASS_CONFLICT,
+                format!(
+                    "nothing was applied: issues this run read or wrote changed under it: {}; \
+                     read them again and rerun the program",
+                    named.join("; ")
+                ),
+            );
+            d.payload = json!({
+                "action": COMMIT_ACTION,
+                "outcome": "conflict",
+                "issues": written,
+                "conflicts": conflicts,
+            });
+            d
+        }
+        Err(e) => Decision::made(COMMIT_ACTION, Err(e.into()), Vec::new(), now),
     }
 }
 

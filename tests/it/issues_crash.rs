@@ -14,7 +14,7 @@ const ROUNDS: usize = 20;
 const WRITERS: usize = 3;
 /// Rounds allowed in all until one kill lands inside the write window and a
 /// fifth of the writers were killed mid-way.
-const MAX_ROUNDS: usize = 60;
+const MAX_ROUNDS: usize = 100;
 
 fn big_store() -> Test {
     let mut text = String::with_capacity(ISSUES * 260);
@@ -140,7 +140,7 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
 
     // How long one mutation takes here, and when in it the new store is
     // written, so kills land across its whole span and inside that window.
-    let (span, window) = calibrate(&test);
+    let (mut span, mut window) = calibrate(&test);
 
     let mut killed = 0;
     let mut spawned = 0;
@@ -154,6 +154,11 @@ fn sigkill_during_mutations_leaves_old_or_new_store() {
     // and kills drawn from it then land after the writer has finished.
     while round < ROUNDS || ((in_write == 0 || killed < spawned / 5) && round < MAX_ROUNDS) {
         round += 1;
+        // Still no kill inside the window: the machine's load moved the
+        // mutation's timing since the last calibration; measure it again.
+        if in_write == 0 && round > 1 && round % 20 == 1 {
+            (span, window) = calibrate(&test);
+        }
         let before = std::fs::read(test.issues_path()).unwrap();
         // Odd rounds: one writer, killed around its end (where the write happens) half
         // of the time. Even rounds: several writers at once (they queue on the lock),

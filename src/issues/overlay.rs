@@ -23,14 +23,13 @@
 //! own worker may.
 
 use super::model::Issue;
-use super::store::{Edit, IssueStore, LockOptions, Store, StoreError};
+use super::store::{Edit, IssueStore, LockOptions, ParsedStore, Store, StoreError};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A run's staged store.
-#[derive(Debug)]
 pub struct Overlay {
     base: IssueStore,
     /// Bytes the staged text may grow past the base.
@@ -38,12 +37,15 @@ pub struct Overlay {
     state: Mutex<Staged>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Staged {
     /// The real store's text when the run first used it; none before.
     base: Option<String>,
-    /// The base with the run's edits.
-    text: String,
+    /// The base with the run's edits, parsed once and edited in place (a
+    /// mutation re-parses only the line it writes).
+    staged: Option<ParsedStore>,
+    /// The staged text's length.
+    len: u64,
     /// Issues the run's mutations wrote (changed or added).
     written: BTreeSet<String>,
     /// Issues the run's calls named by `id`.
@@ -83,6 +85,15 @@ pub enum Committed {
     Conflict(Vec<Conflict>),
 }
 
+impl std::fmt::Debug for Overlay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Overlay")
+            .field("base", &self.base)
+            .field("growth", &self.growth)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Overlay {
     /// A staged view of `base` whose text may grow by `growth` bytes.
     pub fn new(base: IssueStore, growth: u64) -> Arc<Self> {
@@ -107,7 +118,11 @@ impl Overlay {
         let mut state = self.lock();
         if state.base.is_none() {
             let text = self.base.read_text()?;
-            state.text = text.clone();
+            let path = self.base.path().to_path_buf();
+            state.len = text.len() as u64;
+            state.staged = Some(ParsedStore::try_new(text.clone(), |t| {
+                Store::parse(&path, t)
+            })?);
             state.base = Some(text);
         }
         Ok(state)
@@ -118,7 +133,10 @@ impl Overlay {
     /// # Errors
     /// The real store could not be read (first use).
     pub fn read_text(&self) -> Result<String, StoreError> {
-        Ok(self.loaded()?.text.clone())
+        let state = self.loaded()?;
+        let staged = state.staged.as_ref().expect("loaded");
+        let bytes = staged.with_dependent(|_, s| s.pieces().concat());
+        Ok(String::from_utf8(bytes).expect("pieces of UTF-8 text"))
     }
 
     /// `view` of the staged store, with `rule`.
@@ -131,9 +149,11 @@ impl Overlay {
         view: impl FnOnce(&Store<'_>) -> T,
     ) -> Result<T, StoreError> {
         let state = self.loaded()?;
-        let store = Store::parse(self.base.path(), &state.text)?;
-        store.set_readiness(rule);
-        Ok(view(&store))
+        let staged = state.staged.as_ref().expect("loaded");
+        Ok(staged.with_dependent(|_, store| {
+            store.set_readiness(rule);
+            view(store)
+        }))
     }
 
     /// One mutation on the staged store: `apply` decides on the staged
@@ -150,34 +170,41 @@ impl Overlay {
     ) -> Result<T, StoreError> {
         let mut state = self.loaded()?;
         let path = self.base.path().to_path_buf();
-        let (out, next, id) = {
-            let store = Store::parse(&path, &state.text)?;
-            store.set_readiness(rule);
-            let (out, edit) = apply(&store);
-            let Some(edit) = edit else {
-                return Ok(out);
-            };
-            let id = match &edit {
-                Edit::Replace { line_index, .. } => {
-                    store.lines[*line_index].id.as_str().to_string()
-                }
-                Edit::Append { json } => Store::parse(&path, json)?
+        let (out, edit, id) = {
+            let staged = state.staged.as_ref().expect("loaded");
+            let decided = staged.with_dependent(|_, store| {
+                store.set_readiness(rule);
+                let (out, edit) = apply(store);
+                let id = match &edit {
+                    Some(Edit::Replace { line_index, .. }) => {
+                        Some(store.lines[*line_index].id.as_str().to_string())
+                    }
+                    _ => None,
+                };
+                (out, edit, id)
+            });
+            match decided {
+                (out, None, _) => return Ok(out),
+                (out, Some(edit), id) => (out, edit, id),
+            }
+        };
+        let (added, id) = match &edit {
+            Edit::Replace { json, .. } => (json.len() as i64, id.unwrap_or_default()),
+            Edit::Append { json } => {
+                let id = Store::parse(&path, json)?
                     .issues()
                     .next()
                     .map(|i| i.id.as_str().to_string())
-                    .unwrap_or_default(),
-                Edit::ReplaceAll { .. } | Edit::Batch { .. } => {
-                    return Err(unsupported(&path));
-                }
-            };
-            let next = super::store::splice(&store, &edit).concat();
-            let next = String::from_utf8(next).expect("pieces of UTF-8 text");
-            // The staged line must read back as an issue (as a write checks).
-            Store::parse(&path, &next)?;
-            (out, next, id)
+                    .unwrap_or_default();
+                (json.len() as i64 + 1, id)
+            }
+            Edit::ReplaceAll { .. } | Edit::Batch { .. } => return Err(unsupported(&path)),
         };
+        // A replaced line's growth is bounded by its whole new length: a
+        // bound, never an undercount.
+        let len = state.len.saturating_add(added.max(0) as u64);
         let base_len = state.base.as_ref().map_or(0, String::len) as u64;
-        if next.len() as u64 > base_len.saturating_add(self.growth) {
+        if len > base_len.saturating_add(self.growth) {
             return Err(StoreError::Io {
                 path: path.display().to_string(),
                 source: std::io::Error::other(format!(
@@ -185,11 +212,21 @@ impl Overlay {
                      (the run's memory limit); this one would add {}: stage fewer or smaller \
                      changes per run",
                     self.growth,
-                    next.len() as u64 - base_len
+                    len - base_len
                 )),
             });
         }
-        state.text = next;
+        let staged = state.staged.as_mut().expect("loaded");
+        // The staged line must read back as an issue (as a write checks).
+        if !staged.with_dependent_mut(|_, s| s.edit_in_place(&path, &edit))? {
+            let text = staged.with_dependent(|_, s| s.pieces().concat());
+            let text = String::from_utf8(text).expect("pieces of UTF-8 text");
+            let parsed = Store::parse(&path, &text)?;
+            let next = super::store::splice(&parsed, &edit).concat();
+            let next = String::from_utf8(next).expect("pieces of UTF-8 text");
+            *staged = ParsedStore::try_new(next, |t| Store::parse(&path, t))?;
+        }
+        state.len = len;
         state.written.insert(id);
         Ok(out)
     }
@@ -241,20 +278,22 @@ impl Overlay {
         };
         let path = self.base.path();
         let base = Store::parse(path, base_text)?;
-        let staged = Store::parse(path, &state.text)?;
-        Ok(state
-            .written
-            .iter()
-            .filter_map(|id| {
-                let after = object(&staged, staged.get(id)?);
-                let before = base.get(id).map(|i| object(&base, i));
-                Some(Change {
-                    id: id.clone(),
-                    before,
-                    after,
+        let staged = state.staged.as_ref().expect("loaded with the base");
+        Ok(staged.with_dependent(|_, staged| {
+            state
+                .written
+                .iter()
+                .filter_map(|id| {
+                    let after = object(staged, staged.get(id)?);
+                    let before = base.get(id).map(|i| object(&base, i));
+                    Some(Change {
+                        id: id.clone(),
+                        before,
+                        after,
+                    })
                 })
-            })
-            .collect())
+                .collect()
+        }))
     }
 
     /// The base lines of `ids` (absent ones left out), as the plan's versions.
@@ -288,9 +327,19 @@ impl Overlay {
         }
         let path = self.base.path().to_path_buf();
         let base = Store::parse(&path, base_text)?;
-        let staged = Store::parse(&path, &state.text)?;
         let watched: BTreeSet<&String> = state.read.iter().chain(&state.written).collect();
         let written: Vec<String> = state.written.iter().cloned().collect();
+        // The staged lines of the written issues, taken once.
+        let lines: Vec<(String, String)> = state
+            .staged
+            .as_ref()
+            .expect("loaded with the base")
+            .with_dependent(|_, staged| {
+                written
+                    .iter()
+                    .filter_map(|id| Some((id.clone(), staged.raw(staged.get(id)?).to_string())))
+                    .collect()
+            });
         self.base.mutate(lock, |now: &Store<'_>| {
             let conflicts: Vec<Conflict> = watched
                 .iter()
@@ -301,13 +350,10 @@ impl Overlay {
             }
             let mut replace = Vec::new();
             let mut append = Vec::new();
-            for id in &written {
-                let Some(line) = staged.get(id).map(|i| staged.raw(i).to_string()) else {
-                    continue;
-                };
+            for (id, line) in &lines {
                 match now.index_of(id) {
-                    Some(index) => replace.push((index, line)),
-                    None => append.push(line),
+                    Some(index) => replace.push((index, line.clone())),
+                    None => append.push(line.clone()),
                 }
             }
             (

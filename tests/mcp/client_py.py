@@ -518,6 +518,16 @@ async def atomic_checks(c: Client, *store: str) -> None:
     check(again["value"] == first["value"] and again["idempotency"]["replayed"] is True, f"retry {json.dumps(again)[:300]}")
     other = await call(c, "scheme_eval", {"program": "(issue.ready)", "idempotencyKey": "sdk-key-1", **auth})
     check(other.is_error and "request.idempotency_conflict" in " ".join(texts(other)), f"another program under the key: {show(other)}")
+    # A dry run's plan, kept by id, applied later by a program; once.
+    x = add_issue("Planned", *store)
+    sc = await eval_ok(c, f'(issue.update (hash "id" "{x}" "priority" 0))', dryRun=True, **auth)
+    plan_id = sc["plan"]["planId"]
+    check(stored(x, *store)["priority"] == 2, "a dry run changed the store")
+    apply = f'(hash-ref (payload (plan.apply (hash "planId" "{plan_id}"))) "replayed")'
+    first = await eval_ok(c, apply, **auth)
+    check(first["value"] is False and stored(x, *store)["priority"] == 0, f"plan.apply: {json.dumps(first)[:300]}")
+    again = await eval_ok(c, apply, **auth)
+    check(again["value"] is True, f"a second plan.apply must answer the first: {json.dumps(again)[:300]}")
 
 
 async def s_atomic_runs(c: Client) -> None:

@@ -179,3 +179,62 @@ fn db<T>(
     pg.transaction(|tx| f(tx).map(End::Commit).map_err(|e| pg.error(e)))
         .map_err(|e: PgError| e.to_string())
 }
+
+/// One kept plan as a list shows it.
+pub struct Kept {
+    pub id: String,
+    pub plan: Value,
+    /// Its first application's payload, once applied.
+    pub applied: Option<Value>,
+}
+
+/// The kept plans, newest first, at most `limit`.
+///
+/// # Errors
+/// The plans could not be read.
+pub fn list(store: &IssueStore, limit: usize) -> Result<Vec<Kept>, String> {
+    match store.unstaged() {
+        IssueStore::Postgres(pg) => db(pg, |tx| {
+            let rows = tx.query(
+                "SELECT plan_id, plan, applied FROM tusk_plans WHERE plan <> '{}' \
+                 ORDER BY created_at DESC LIMIT $1",
+                &[&(limit.min(i64::MAX as usize) as i64)],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| Kept {
+                    id: r.get(0),
+                    plan: serde_json::from_str(r.get::<_, &str>(1)).unwrap_or(Value::Null),
+                    applied: r
+                        .get::<_, Option<&str>>(2)
+                        .and_then(|a| serde_json::from_str(a).ok()),
+                })
+                .collect())
+        }),
+        other => {
+            let dir = dir_of(other.path());
+            let Ok(entries) = fs::read_dir(&dir) else {
+                return Ok(Vec::new());
+            };
+            let mut found: Vec<(SystemTime, String)> = entries
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let id = name.strip_suffix(".json")?.to_string();
+                    is_plan_id(&id).then_some(())?;
+                    Some((e.metadata().ok()?.modified().ok()?, id))
+                })
+                .collect();
+            found.sort_by(|a, b| b.cmp(a));
+            found.truncate(limit);
+            found
+                .into_iter()
+                .map(|(_, id)| {
+                    let plan = read_json(&dir.join(format!("{id}.json")))?.unwrap_or(Value::Null);
+                    let applied = read_json(&dir.join(format!("{id}.applied.json")))?;
+                    Ok(Kept { id, plan, applied })
+                })
+                .collect()
+        }
+    }
+}

@@ -92,10 +92,11 @@ impl Html {
 }
 
 /// The navigation entries: path and label.
-const NAV: [(&str, &str); 4] = [
+const NAV: [(&str, &str); 5] = [
     ("/queue", "Queue"),
     ("/leases", "Leases"),
     ("/runs", "Runs"),
+    ("/plans", "Plans"),
     ("/trajectory", "Trajectory & KPI"),
 ];
 

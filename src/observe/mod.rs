@@ -18,6 +18,7 @@ pub mod graph_svg;
 pub mod html;
 pub mod issue;
 pub mod leases;
+pub mod plans;
 pub mod queue;
 pub mod run_query;
 pub mod runs;
@@ -370,6 +371,11 @@ async fn replay_run(
     respond(true, made)
 }
 
+async fn plans_page(State(o): Shared, Query(p): Query<Params>, h: HeaderMap) -> Response {
+    let json = wants_json(&h, &p);
+    respond(json, blocking(move || plans::list_page(&o, &p)).await)
+}
+
 async fn trajectory_page(State(o): Shared, Query(p): Query<Params>, h: HeaderMap) -> Response {
     let json = wants_json(&h, &p);
     respond(json, blocking(move || trajectory::page(&o, &p)).await)
@@ -466,6 +472,8 @@ pub fn router(observer: Arc<Observer>) -> axum::Router {
         .route("/issues/{id}", page_by_id(issue::page))
         .route("/issues/{id}/graph", page_by_id(graph::page))
         .route("/sessions/{id}", page_by_id(session::page))
+        .route("/plans", get(plans_page))
+        .route("/plans/{id}", page_by_id(plans::page))
         // The same pages for an id a browser reads as a dot segment
         // (`html::thing_href`).
         .route("/issue", page_by_query(issue::page))

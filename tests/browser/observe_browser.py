@@ -196,6 +196,24 @@ with sync_playwright() as p:
     page.locator("#replay").click()
     expect(page.locator("#replay-verdict")).to_contain_text("parity", timeout=30000)
 
+    # The plans a dry run kept, and one drawn as its change (issue 59).
+    visit("/plans")
+    rows = page.locator("#plans tbody tr")
+    check(rows.count() >= 1 and "bd-2" in rows.first.inner_text() and "not applied" in rows.first.inner_text(),
+          f"the kept plan is not listed: {page.locator('#plans').inner_text()!r}")
+    rows.first.locator("a.plan").click()
+    page.wait_for_load_state("networkidle")
+    check("/plans/plan-" in page.url, f"a plan link went to {page.url}")
+    fields = page.locator("#fields-bd-2").inner_text()
+    check("priority" in fields and "\t0" in fields,
+          f"the plan's field change is not drawn: {fields!r}")
+    lines = page.locator(".plan-lines").inner_text()
+    check("planned <b>x</b>" in lines, f"the comment is not shown as text: {lines!r}")
+    check(page.locator(".plan-lines b").count() == 0, "a planned comment's markup reached the page")
+    check(not problems, f"plan page: {problems}")
+    fits("the plan page")
+    page.screenshot(path=os.path.join(shots, "observe-plan.png"), full_page=True)
+
     # A run whose call was refused (no authority evidence) raised nothing:
     # the refused call's line is marked (issue 60).
     refused_run = eval_program('(issue.ready)\n(issue.close (hash "id" "bd-1"))\n')

@@ -1158,3 +1158,40 @@ fn store_text_cannot_reorder_pages_and_odd_ids_stay_reachable() {
     let json = get_json(&server, "/issues/bd-root/graph?depth=3");
     assert_eq!(json["tree"].to_string().matches(&long).count(), 1);
 }
+
+/// Issue 59: the plans pages list the plans dry runs kept, with their
+/// state, and draw one; an unknown plan is 404.
+#[test]
+fn the_plans_pages_list_kept_plans_and_draw_one() {
+    let s = Test::new();
+    put_issues(&s, &issue_line("bd-1", "One", ""));
+    let auth = authority(&s);
+    let mut flags: Vec<&str> = auth.iter().map(String::as_str).collect();
+    flags.push("--dry-run");
+    let (code, dry) = s.eval(
+        "(issue.close (hash \"id\" \"bd-1\" \"reason\" \"planned\"))",
+        &flags,
+    );
+    assert_eq!(code, 0, "{dry}");
+    let id = dry["plan"]["planId"].as_str().unwrap().to_string();
+    let server = s.observe(&[]);
+    let list = get_json(&server, "/plans");
+    assert_eq!(list["items"][0]["planId"], id.as_str(), "{list:#}");
+    assert_eq!(list["items"][0]["state"], "not applied");
+    assert_eq!(list["items"][0]["issues"], serde_json::json!(["bd-1"]));
+    let one = get_json(&server, &format!("/plans/{id}"));
+    assert_eq!(
+        one["plan"]["changes"][0]["fields"]["status"]["after"],
+        "closed"
+    );
+    let (status, html) = get(&server, &format!("/plans/{id}"));
+    assert_eq!(status, 200);
+    assert!(html.contains("id=\"fields-bd-1\""), "{html}");
+    s.store(&["plan", "apply", &id]).run().status(0);
+    let list = get_json(&server, "/plans");
+    assert_eq!(list["items"][0]["state"], "applied", "{list:#}");
+    assert_eq!(
+        get(&server, &format!("/plans/plan-{}", "0".repeat(64))).0,
+        404
+    );
+}

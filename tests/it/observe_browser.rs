@@ -186,6 +186,15 @@ fn the_dashboard_works_in_headless_chromium() {
         let (code, result) = s.eval(program, extra);
         assert!(code == 0 || code == 1, "{result}");
     }
+    // A dry run's plan (issue 59): the plans page draws it.
+    let mut dry = authority.to_vec();
+    dry.push("--dry-run");
+    let (code, planned) = s.eval(
+        "(issue.comment (hash \"id\" \"bd-2\" \"author\" \"agent.a\" \"text\" \"planned <b>x</b>\"))\n\
+         (issue.update (hash \"id\" \"bd-2\" \"priority\" 0))\n",
+        &dry,
+    );
+    assert_eq!(code, 0, "{planned}");
     // A change made at the command line: a recorded run, in bd-9's history.
     s.tusk(&[
         "--actor",
@@ -228,6 +237,7 @@ fn the_dashboard_works_in_headless_chromium() {
         "graph",
         "issue",
         "session",
+        "plan",
     ] {
         let name = format!("observe-{page}.png");
         let shot = shots.join(&name);

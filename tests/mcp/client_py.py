@@ -73,14 +73,14 @@ async def on_message(message: Any) -> None:
 
 
 @asynccontextmanager
-async def server(*flags: str):
-    """One `tusk mcp FLAGS` server, connected with the SDK's default negotiation."""
+async def server(*flags: str, cwd: str = WORK):
+    """One `tusk mcp FLAGS` server (in CWD), connected with the SDK's default negotiation."""
     log_path = os.path.join(WORK, f"server-{len(STDERR_LOGS) + 1}.stderr")
     STDERR_LOGS.append(log_path)
     with open(log_path, "w") as log:
         log.write(f"# tusk mcp {' '.join(flags)}\n")
         log.flush()
-        params = StdioServerParameters(command=TUSK, args=["mcp", *flags], cwd=WORK)
+        params = StdioServerParameters(command=TUSK, args=["mcp", *flags], cwd=cwd)
         async with Client(
             stdio_client(params, errlog=log),
             mode=MODE[0],
@@ -551,6 +551,41 @@ async def s_atomic_runs_postgres(_: Client) -> None:
     check(p.returncode == 0, f"`tusk replay --store` exited {p.returncode}: {replay_failure(p)}")
 
 
+async def s_approval(_: Client) -> None:
+    """Issue 59: a policy's approval rule holds a worker's close until an approver approves its plan."""
+    d = os.path.join(WORK, "approval")
+    os.makedirs(os.path.join(d, ".premath"), exist_ok=True)
+    run = lambda *a: subprocess.run([TUSK, *a], cwd=d, capture_output=True, text=True, timeout=60)
+    check(run("issue", "add", "Held back").returncode == 0, "issue add in the approval store")
+    actions = json.loads(run("actions", "--json").stdout)
+    mutations = [a["id"] for a in actions if a["kind"] == "mutation" and not a["id"].startswith("plan.")]
+    with open(os.path.join(d, ".premath", "mutation_policy.json"), "w") as f:
+        json.dump({"schema": 1, "policyKind": "premath.mutation_policy.v1", "allowedActions": mutations,
+                   "approval": {"require": [{"actions": ["issue.close"], "principals": ["agent.*"]}],
+                                "approvers": ["alice"]}}, f)
+    digest_out = run("policy", "digest")
+    check(digest_out.returncode == 0, f"policy digest: {digest_out.stderr.strip()}")
+    auth = {"policyDigest": digest_out.stdout.strip(), "instructionRef": INSTR, "detail": "full"}
+    async with server("--actor", "agent.sdk", cwd=d) as c:
+        sc = await eval_rejected(c, '(issue.close (hash "id" "bd-1" "reason" "done"))', **auth)
+        e = sc["effects"][0]
+        check(e["resultClass"] == "plan.approval_required", f"effect {json.dumps(e)[:300]}")
+        plan_id = e["payload"]["planId"]
+        check(e["payload"]["plan"]["requestedBy"] == "agent.sdk", f"plan {json.dumps(e['payload'])[:300]}")
+        refused = await eval_rejected(c, f'(plan.approve (hash "planId" "{plan_id}"))', **auth)
+        check(refused["effects"][0]["resultClass"] == "plan.not_approver", f"agent.sdk approved: {json.dumps(refused)[:300]}")
+    shown = json.loads(run("issue", "show", "bd-1", "--json").stdout)["issue"]
+    check(shown["status"] == "open", "a held-back close closed the issue")
+    async with server("--actor", "alice", cwd=d) as c:
+        sc = await eval_ok(c, f'(plan.approve (hash "planId" "{plan_id}"))', **auth)
+        p = sc["effects"][0]["payload"]
+        check(p["approvedBy"] == "alice" and p["requestedBy"] == "agent.sdk", f"approval {json.dumps(p)[:300]}")
+    shown = json.loads(run("issue", "show", "bd-1", "--json").stdout)["issue"]
+    check(shown["status"] == "closed", "the approved close did not land")
+    r = run("replay")
+    check(r.returncode == 0, f"`tusk replay` in the approval store exited {r.returncode}: {replay_failure(r)}")
+
+
 async def s_stdout_protocol_only(_: Client) -> None:
     check(not STREAM_ERRORS, f"non-protocol output on stdout: {STREAM_ERRORS[:3]}")
 
@@ -578,6 +613,7 @@ SCENARIOS = [
     ("http_transport", s_http_transport),
     ("http_refuses_remote", s_http_refuses_remote),
     ("atomic_runs", s_atomic_runs),
+    ("approval", s_approval),
     ("replay_whole_log", s_replay_whole_log),
     ("postgres_store", s_postgres_store),
     ("atomic_runs_postgres", s_atomic_runs_postgres),

@@ -42,7 +42,7 @@ pub(super) fn human(action: &str, v: &Value) -> String {
         "issue.search" => out.push_str(&search_text(v)),
         "issue.stats" => out.push_str(&stats_text(v)),
         "issue.comments" => out.push_str(&comments_text(v)),
-        "plan.apply" | "plan.approve" => {
+        _ if crate::host::gate::GOVERNED_BY_PLAN.contains(&action) => {
             let ids: Vec<&str> = v["applied"]
                 .as_array()
                 .into_iter()

@@ -6,7 +6,6 @@
 use super::issue::StoreOpts;
 use super::{CliError, Exit};
 use crate::issues::actions::plan_apply::{self, PlanApplyArgs};
-use crate::issues::actions::plan_approve;
 use crate::issues::plan::Applier;
 use clap::{Args, Subcommand};
 use std::path::Path;
@@ -49,45 +48,37 @@ pub fn run(args: PlanArgs) -> Result<Exit, CliError> {
     let approval = policy.approval;
     let allowed = policy.allowed_actions;
     let principal = actor.name;
-    match args.command {
-        PlanCommand::Approve { plan } => {
-            let action = crate::issues::plan::APPROVE_ACTION;
-            let given = plan_approve::PlanApproveArgs { plan_id: plan };
-            let recorded = super::record::args_of(&given);
-            super::issue::run_recorded_action(
-                &args.opts,
-                action,
-                recorded,
-                Box::new(move |ctx| {
-                    let who = Applier {
-                        principal: Some(&principal),
-                        approval: Some(&approval),
-                        allowed: Some(&allowed),
-                        approving: true,
-                    };
-                    plan_approve::report(ctx, given, who)
-                }),
-            )
-        }
-        PlanCommand::Apply { plan } => {
-            let given = apply_args(&plan)?;
-            let recorded = super::record::args_of(&given);
-            super::issue::run_recorded_action(
-                &args.opts,
-                crate::issues::plan::APPLY_ACTION,
-                recorded,
-                Box::new(move |ctx| {
-                    let who = Applier {
-                        principal: Some(&principal),
-                        approval: Some(&approval),
-                        allowed: Some(&allowed),
-                        approving: false,
-                    };
-                    plan_apply::report(ctx, given, who)
-                }),
-            )
-        }
-    }
+    // An approval is an application by an approver (`plan.approve` is
+    // `plan.apply` of a kept plan, approving).
+    let (given, approving) = match args.command {
+        PlanCommand::Approve { plan } => (
+            PlanApplyArgs {
+                plan_id: Some(plan),
+                plan: None,
+            },
+            true,
+        ),
+        PlanCommand::Apply { plan } => (apply_args(&plan)?, false),
+    };
+    let who = Applier {
+        approving,
+        ..Applier::default()
+    };
+    let recorded = super::record::args_of(&given);
+    super::issue::run_recorded_action(
+        &args.opts,
+        who.action(),
+        recorded,
+        Box::new(move |ctx| {
+            let who = Applier {
+                principal: Some(&principal),
+                approval: Some(&approval),
+                allowed: Some(&allowed),
+                approving,
+            };
+            plan_apply::report(ctx, given, who)
+        }),
+    )
 }
 
 /// A plan id, or the plan a file holds.

@@ -339,7 +339,11 @@ pub struct GateRejection {
 /// evidence and the policy's digest, and each applies only the actions its
 /// plan makes that `allowedActions` allows; so the default policy (and its
 /// digest, premath's) lists neither.
-pub const GOVERNED_BY_PLAN: [&str; 2] = ["plan.apply", "plan.approve"];
+pub const GOVERNED_BY_PLAN: [&str; 2] = [PLAN_APPLY, PLAN_APPROVE];
+/// The action that applies a plan (`issues::plan`).
+pub const PLAN_APPLY: &str = "plan.apply";
+/// The action that approves a plan, and so applies it.
+pub const PLAN_APPROVE: &str = "plan.approve";
 
 /// Runs the four steps for `action`; on admission returns the extra witness refs.
 pub fn admit(

@@ -129,8 +129,9 @@ crate::failure::class_enum! {
     }
 }
 
-/// The action that approves a plan (and so applies it).
-pub const APPROVE_ACTION: &str = "plan.approve";
+/// The action that approves a plan (and so applies it); spelled with the
+/// gate, which admits it on evidence alone.
+pub const APPROVE_ACTION: &str = crate::host::gate::PLAN_APPROVE;
 
 /// Who applies a plan, and under which approval rules.
 #[derive(Clone, Copy, Debug, Default)]
@@ -145,7 +146,28 @@ pub struct Applier<'a> {
 }
 
 /// The action that applies a plan.
-pub const APPLY_ACTION: &str = "plan.apply";
+pub const APPLY_ACTION: &str = crate::host::gate::PLAN_APPLY;
+
+impl<'a> Applier<'a> {
+    /// The caller of a host action, under the policy its call runs with.
+    pub fn of(ctx: &crate::host::ActionContext<'a>, approving: bool) -> Self {
+        Applier {
+            principal: ctx.principal,
+            approval: ctx.approval,
+            allowed: ctx.allowed,
+            approving,
+        }
+    }
+
+    /// The action applying the plan: `plan.approve` or `plan.apply`.
+    pub fn action(&self) -> &'static str {
+        if self.approving {
+            APPROVE_ACTION
+        } else {
+            APPLY_ACTION
+        }
+    }
+}
 
 /// The plan's id when `plan` is a `tusk.plan.v1` for the store at `path`
 /// whose id is the digest of its content; why not, else.
@@ -198,11 +220,7 @@ pub fn verify(plan: &Value, path: &str) -> Result<String, String> {
 /// The store could not be used.
 pub fn apply(ctx: &MutationCtx<'_>, plan: &Value, who: Applier<'_>) -> Result<Report, StoreError> {
     let path = ctx.path_str();
-    let action = if who.approving {
-        APPROVE_ACTION
-    } else {
-        APPLY_ACTION
-    };
+    let action = who.action();
     let id = match verify(plan, &path) {
         Ok(id) => id,
         Err(why) => {

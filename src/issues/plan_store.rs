@@ -51,11 +51,8 @@ pub fn keep(store: &IssueStore, id: &str, plan: &Value) -> Result<(), String> {
         }),
         other => {
             let dir = dir_of(other.path());
-            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             forget_old(&dir);
-            let path = dir.join(format!("{id}.json"));
-            crate::files::write_atomically(&path, format!("{text}\n").as_bytes())
-                .map_err(|e| format!("{}: {e}", path.display()))
+            write_in(&dir, &format!("{id}.json"), &text)
         }
     }
 }
@@ -124,14 +121,33 @@ pub fn mark_applied(store: &IssueStore, id: &str, payload: &Value) -> Result<(),
             )?;
             Ok(())
         }),
-        other => {
-            let dir = dir_of(other.path());
-            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let path = dir.join(format!("{id}.applied.json"));
-            crate::files::write_atomically(&path, format!("{text}\n").as_bytes())
-                .map_err(|e| format!("{}: {e}", path.display()))
-        }
+        other => write_in(&dir_of(other.path()), &format!("{id}.applied.json"), &text),
     }
+}
+
+/// Writes `text` (and a newline) to the file `name` in `dir`, made if need be.
+fn write_in(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(name);
+    crate::files::write_atomically(&path, format!("{text}\n").as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The kept plans in `dir` (not their `.applied` records): when each was
+/// written, and its id.
+fn plan_files(dir: &Path) -> Vec<(SystemTime, String)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let id = name.strip_suffix(".json")?.to_string();
+            is_plan_id(&id).then_some(())?;
+            Some((e.metadata().ok()?.modified().ok()?, id))
+        })
+        .collect()
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, String> {
@@ -150,18 +166,7 @@ fn age(t: SystemTime) -> Duration {
 
 /// Drops expired plans, then the oldest past [`MAX_PLANS`].
 fn forget_old(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let mut plans: Vec<(SystemTime, String)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let id = name.strip_suffix(".json")?.to_string();
-            is_plan_id(&id).then_some(())?;
-            Some((e.metadata().ok()?.modified().ok()?, id))
-        })
-        .collect();
+    let mut plans = plan_files(dir);
     plans.sort();
     let over = (plans.len() + 1).saturating_sub(MAX_PLANS);
     for (n, (modified, id)) in plans.iter().enumerate() {
@@ -213,18 +218,7 @@ pub fn list(store: &IssueStore, limit: usize) -> Result<Vec<Kept>, String> {
         }),
         other => {
             let dir = dir_of(other.path());
-            let Ok(entries) = fs::read_dir(&dir) else {
-                return Ok(Vec::new());
-            };
-            let mut found: Vec<(SystemTime, String)> = entries
-                .flatten()
-                .filter_map(|e| {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    let id = name.strip_suffix(".json")?.to_string();
-                    is_plan_id(&id).then_some(())?;
-                    Some((e.metadata().ok()?.modified().ok()?, id))
-                })
-                .collect();
+            let mut found = plan_files(&dir);
             found.sort_by(|a, b| b.cmp(a));
             found.truncate(limit);
             found

@@ -240,6 +240,25 @@ impl CallHost {
         }
     }
 
+    /// What an action called at `now` is given: `paths`, the call's issue,
+    /// the run, its principal and the policy's rules.
+    fn action_context<'p>(
+        &'p self,
+        paths: &'p HostPaths,
+        now: chrono::DateTime<Utc>,
+        scope: Option<&'p super::CallScope>,
+    ) -> ActionContext<'p> {
+        ActionContext {
+            paths,
+            now,
+            issue_id: self.issue_for(scope),
+            run_id: Some(&self.run_id),
+            principal: self.principal.as_deref(),
+            approval: Some(&self.policy.approval),
+            allowed: Some(&self.policy.allowed_actions),
+        }
+    }
+
     /// The issue a call acts for: the run's, or its own scope's.
     fn issue_for<'a>(&'a self, scope: Option<&'a super::CallScope>) -> Option<&'a str> {
         match scope {
@@ -329,15 +348,7 @@ impl CallHost {
             let (outcome, acted_at) = make();
             return Decision::made(action, outcome, refs, acted_at);
         }
-        let ctx = ActionContext {
-            paths: &self.paths,
-            now,
-            issue_id: self.issue_for(scope),
-            run_id: Some(&self.run_id),
-            principal: self.principal.as_deref(),
-            approval: Some(&self.policy.approval),
-            allowed: Some(&self.policy.allowed_actions),
-        };
+        let ctx = self.action_context(&self.paths, now, scope);
         Decision::made(action, action_impl.call(&ctx, args), refs, now)
     }
 

@@ -459,7 +459,7 @@ impl Host {
                 sandbox.run_cancellable(&request.program, limits, mode, bridge, cancel.as_ref())
             }
         };
-        host.end_atomic(run.atomic(), output.error.is_none(), &run.program_digest);
+        host.end_atomic(run.atomic(), output.error.is_none());
         let finished = Utc::now();
         let (mut outcome, mut log) = Outcome::new(output, finished, host.finish());
         run.write_step(&mut outcome, named_steps);

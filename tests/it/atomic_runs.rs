@@ -579,6 +579,14 @@ fn a_kept_plan_is_applied_once_exactly_as_planned() {
     assert_replay_parity(&test);
 }
 
+/// `tusk plan VERB ID --json` as `actor`: (exit code, answer).
+fn plan_as(test: &Test, verb: &str, id: &str, actor: &str) -> (i32, Value) {
+    test.store(&["plan", verb, id])
+        .env("TUSK_ACTOR", actor)
+        .run()
+        .reply()
+}
+
 /// A policy file holding `approval` rules.
 fn approval_policy(test: &Test, approval: Value) {
     let mutations: Vec<String> = tusk::runtime::builtin_registry().mutation_ids();
@@ -632,21 +640,13 @@ fn an_approval_rule_holds_a_change_until_an_approver_approves_it() {
     assert_eq!(test.stored("bd-2")["status"], "open");
 
     // Not around the rule: applied by anyone but an approver, refused.
-    let (code, v) = test
-        .store(&["plan", "apply", &id])
-        .env("TUSK_ACTOR", "agent.b")
-        .run()
-        .reply();
+    let (code, v) = plan_as(&test, "apply", &id, "agent.b");
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(
         v["failureClasses"],
         serde_json::json!(["plan.approval_required"])
     );
-    let (_, v) = test
-        .store(&["plan", "approve", &id])
-        .env("TUSK_ACTOR", "bob")
-        .run()
-        .reply();
+    let (_, v) = plan_as(&test, "approve", &id, "bob");
     assert_eq!(
         v["failureClasses"],
         serde_json::json!(["plan.not_approver"]),
@@ -654,11 +654,7 @@ fn an_approval_rule_holds_a_change_until_an_approver_approves_it() {
     );
     assert_eq!(test.stored("bd-2")["status"], "open");
     // The approver's approval applies it, with both names.
-    let (code, v) = test
-        .store(&["plan", "approve", &id])
-        .env("TUSK_ACTOR", "alice")
-        .run()
-        .reply();
+    let (code, v) = plan_as(&test, "approve", &id, "alice");
     assert_eq!(code, 0, "{v:#}");
     assert_eq!(
         (v["approvedBy"].as_str(), v["requestedBy"].as_str()),
@@ -692,11 +688,7 @@ fn an_approval_rule_holds_a_change_until_an_approver_approves_it() {
         2,
         "a held run applied a change"
     );
-    let (code, _) = test
-        .store(&["plan", "approve", &id])
-        .env("TUSK_ACTOR", "alice")
-        .run()
-        .reply();
+    let (code, _) = plan_as(&test, "approve", &id, "alice");
     assert_eq!(code, 0);
     let third = test.stored("bd-3");
     assert_eq!(

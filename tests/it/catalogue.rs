@@ -296,56 +296,44 @@ fn every_accepted_payload_matches_its_declared_schema() {
         checked.insert(spec.id.clone());
     }
     // A plan's id is the digest of what a dry run planned (its clock
-    // included): the example's id is a placeholder; a real one is applied.
+    // included): the example's id is a placeholder; a real one is applied,
+    // then another approved by an approver the policy names (the tests' actor).
     {
         let s = example_store();
-        let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
-        let auth = [
-            "--policy-digest",
-            digest.trim(),
-            "--instruction-ref",
-            "instr://schemas",
-        ];
-        let mut dry_flags = auth.to_vec();
-        dry_flags.push("--dry-run");
-        let (_, dry) = s.eval("(issue.close (hash \"id\" \"bd-1\"))", &dry_flags);
-        let program = format!(
-            "(plan.apply (hash \"planId\" \"{}\"))",
-            dry["plan"]["planId"].as_str().unwrap()
-        );
-        let (_, r) = s.eval(&program, &auth);
-        let spec = registry.specs().find(|s| s.id == "plan.apply").unwrap();
-        assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
-        assert_matches_schema(spec, &r["effects"][0]["payload"]);
-        checked.insert(spec.id.clone());
-        // Approved by an approver the policy names (the tests' actor).
-        let policy = json!({
-            "schema": 1,
-            "policyKind": "premath.mutation_policy.v1",
-            "allowedActions": registry.mutation_ids(),
-            "approval": {"require": [{"actions": ["issue.close"], "principals": ["agent.*"]}],
-                         "approvers": [crate::common::TEST_ACTOR]},
-        });
-        s.write(".premath/mutation_policy.json", &policy.to_string());
-        let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
-        let auth = [
-            "--policy-digest",
-            digest.trim(),
-            "--instruction-ref",
-            "instr://schemas",
-        ];
-        let mut dry_flags = auth.to_vec();
-        dry_flags.push("--dry-run");
-        let (_, dry) = s.eval("(issue.close (hash \"id\" \"bd-2\"))", &dry_flags);
-        let program = format!(
-            "(plan.approve (hash \"planId\" \"{}\"))",
-            dry["plan"]["planId"].as_str().unwrap()
-        );
-        let (_, r) = s.eval(&program, &auth);
-        let spec = registry.specs().find(|s| s.id == "plan.approve").unwrap();
-        assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
-        assert_matches_schema(spec, &r["effects"][0]["payload"]);
-        checked.insert(spec.id.clone());
+        for (action, issue) in [("plan.apply", "bd-1"), ("plan.approve", "bd-2")] {
+            if action == "plan.approve" {
+                let policy = json!({
+                    "schema": 1,
+                    "policyKind": "premath.mutation_policy.v1",
+                    "allowedActions": registry.mutation_ids(),
+                    "approval": {"require": [{"actions": ["issue.close"], "principals": ["agent.*"]}],
+                                 "approvers": [crate::common::TEST_ACTOR]},
+                });
+                s.write(".premath/mutation_policy.json", &policy.to_string());
+            }
+            let digest = String::from_utf8(s.run(&["policy", "digest"]).stdout).unwrap();
+            let auth = [
+                "--policy-digest",
+                digest.trim(),
+                "--instruction-ref",
+                "instr://schemas",
+            ];
+            let mut dry_flags = auth.to_vec();
+            dry_flags.push("--dry-run");
+            let (_, dry) = s.eval(
+                &format!("(issue.close (hash \"id\" \"{issue}\"))"),
+                &dry_flags,
+            );
+            let program = format!(
+                "({action} (hash \"planId\" \"{}\"))",
+                dry["plan"]["planId"].as_str().unwrap()
+            );
+            let (_, r) = s.eval(&program, &auth);
+            let spec = registry.specs().find(|s| s.id == action).unwrap();
+            assert_eq!(r["effects"][0]["resultClass"], "accepted", "{r:#}");
+            assert_matches_schema(spec, &r["effects"][0]["payload"]);
+            checked.insert(spec.id.clone());
+        }
     }
     let unchecked: Vec<&str> = registry
         .specs()

@@ -31,13 +31,7 @@ pub fn action() -> Arc<dyn HostAction> {
             example: r#"(plan.apply (hash "planId" "plan-0000000000000000000000000000000000000000000000000000000000000000"))"#,
         },
         |ctx, a: PlanApplyArgs| {
-            let who = plan::Applier {
-                principal: ctx.principal,
-                approval: ctx.approval,
-                allowed: ctx.allowed,
-                approving: false,
-            };
-            outcome(report(&mutation_ctx(ctx), a, who))
+            outcome(report(&mutation_ctx(ctx), a, plan::Applier::of(ctx, false)))
         },
     )
 }
@@ -49,11 +43,7 @@ pub fn report(
     who: plan::Applier<'_>,
 ) -> Result<Report, StoreError> {
     let path = ctx.path_str();
-    let action = if who.approving {
-        plan::APPROVE_ACTION
-    } else {
-        plan::APPLY_ACTION
-    };
+    let action = who.action();
     let reject =
         |class: PlanClass, why: String| Ok(Report::rejected(action, &path, &[class.as_str()], why));
     let found = match (a.plan, a.plan_id) {

@@ -29,13 +29,7 @@ pub fn action() -> Arc<dyn HostAction> {
             example: r#"(plan.approve (hash "planId" "plan-0000000000000000000000000000000000000000000000000000000000000000"))"#,
         },
         |ctx, a: PlanApproveArgs| {
-            let who = plan::Applier {
-                principal: ctx.principal,
-                approval: ctx.approval,
-                allowed: ctx.allowed,
-                approving: true,
-            };
-            outcome(report(&mutation_ctx(ctx), a, who))
+            outcome(report(&mutation_ctx(ctx), a, plan::Applier::of(ctx, true)))
         },
     )
 }

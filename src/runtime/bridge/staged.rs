@@ -135,15 +135,7 @@ impl CallHost {
             issues: IssueStore::Staged(copy.clone()),
             ..self.paths.clone()
         };
-        let ctx = crate::host::ActionContext {
-            paths: &paths,
-            now,
-            issue_id: self.issue_for(scope),
-            run_id: Some(&self.run_id),
-            principal: self.principal.as_deref(),
-            approval: Some(&self.policy.approval),
-            allowed: Some(&self.policy.allowed_actions),
-        };
+        let ctx = self.action_context(&paths, now, scope);
         match action_impl.call(&ctx, args) {
             Ok(o) if o.failure_classes.is_empty() => {}
             other => {
@@ -152,27 +144,36 @@ impl CallHost {
                 return d;
             }
         }
-        let plan =
-            match crate::issues::plan::of(&copy, &self.program_digest, self.principal.as_deref()) {
-                Ok(plan) => plan,
-                Err(e) => return Decision::refuse(e.class(), format!("{action}: its plan: {e}")),
-            };
+        let mut d = self.held_back(&copy, action, "was written; its plan");
+        d.payload["action"] = json!(action);
+        d.refs = refs;
+        d
+    }
+
+    /// `overlay`'s plan kept by id for an approver, and the refusal that
+    /// says so: `what` names the actions held back, `outcome` what became
+    /// of them and whose plan it is.
+    fn held_back(&self, overlay: &Overlay, what: &str, outcome: &str) -> Decision {
+        let principal = self.principal.as_deref();
+        let plan = match crate::issues::plan::of(overlay, &self.program_digest, principal) {
+            Ok(plan) => plan,
+            Err(e) => return Decision::refuse(e.class(), format!("the plan of {what}: {e}")),
+        };
         let id = plan["planId"].as_str().unwrap_or_default().to_string();
-        let kept = crate::issues::plan_store::keep(copy.base(), &id, &plan);
+        let kept = crate::issues::plan_store::keep(overlay.base(), &id, &plan);
         let mut d = Decision::refuse(
             PlanClass::ApprovalRequired.as_str(),
             format!(
-                "{action} by {} needs a plan an approver approved: nothing was written; its plan \
-                 {id}{} waits for an approver (`tusk plan approve {id}`)",
-                self.principal.as_deref().unwrap_or("this principal"),
+                "{what} by {} needs a plan an approver approved: nothing {outcome} {id}{} waits \
+                 for an approver (`tusk plan approve {id}`)",
+                principal.unwrap_or("this principal"),
                 match &kept {
                     Ok(()) => " is kept and".to_string(),
                     Err(e) => format!(" could not be kept ({e}) and"),
                 }
             ),
         );
-        d.payload = json!({"action": action, "planId": id, "plan": plan});
-        d.refs = refs;
+        d.payload = json!({"planId": id, "plan": plan});
         d
     }
 
@@ -180,7 +181,7 @@ impl CallHost {
     /// and records the outcome as the `run.commit` row. Nothing to do for a
     /// run that is not atomic or staged nothing (a dry run always reports
     /// its plan). `program_ok`: the program ended without an error.
-    pub(crate) fn end_atomic(&self, mode: Option<Atomic>, program_ok: bool, program_digest: &str) {
+    pub(crate) fn end_atomic(&self, mode: Option<Atomic>, program_ok: bool) {
         let (Some(mode), Some(overlay)) = (mode, self.overlay().cloned()) else {
             return;
         };
@@ -196,7 +197,7 @@ impl CallHost {
             })
         };
         let decide = |state: &mut State| -> Decision {
-            self.staged_decision(state, &overlay, mode, accepted, program_digest)
+            self.staged_decision(state, &overlay, mode, accepted)
         };
         self.host_call(COMMIT_ACTION, &decide);
     }
@@ -207,7 +208,6 @@ impl CallHost {
         overlay: &Overlay,
         mode: Atomic,
         accepted: bool,
-        program_digest: &str,
     ) -> Decision {
         let (_, written) = overlay.read_and_written();
         if !accepted {
@@ -222,11 +222,22 @@ impl CallHost {
             return d;
         }
         if mode == Atomic::Commit && overlay.gated() {
-            return self.held_for_approval(overlay, program_digest, written);
+            let mut d = self.held_back(
+                overlay,
+                &overlay.actions().join(", "),
+                "was applied; the run's plan",
+            );
+            d.payload["action"] = json!(COMMIT_ACTION);
+            d.payload["outcome"] = json!("approvalRequired");
+            d.payload["issues"] = json!(written);
+            return d;
         }
         if mode == Atomic::DryRun {
-            return match crate::issues::plan::of(overlay, program_digest, self.principal.as_deref())
-            {
+            return match crate::issues::plan::of(
+                overlay,
+                &self.program_digest,
+                self.principal.as_deref(),
+            ) {
                 Ok(plan) => Decision {
                     // Kept by id for `plan.apply`; a plan that cannot be
                     // kept is still the result's (and `--plan-out`'s).
@@ -263,46 +274,6 @@ impl CallHost {
         }
         crate::fault::meanwhile(crate::fault::BEFORE_COMMIT);
         commit_decision(overlay, written)
-    }
-}
-
-impl CallHost {
-    /// An atomic run the policy's approval rules hold back: its plan kept
-    /// for an approver, nothing applied.
-    fn held_for_approval(
-        &self,
-        overlay: &Overlay,
-        program_digest: &str,
-        written: Vec<String>,
-    ) -> Decision {
-        let principal = self.principal.as_deref();
-        let plan = match crate::issues::plan::of(overlay, program_digest, principal) {
-            Ok(plan) => plan,
-            Err(e) => return Decision::refuse(e.class(), format!("the run's plan: {e}")),
-        };
-        let id = plan["planId"].as_str().unwrap_or_default().to_string();
-        let kept = crate::issues::plan_store::keep(overlay.base(), &id, &plan);
-        let mut d = Decision::refuse(
-            PlanClass::ApprovalRequired.as_str(),
-            format!(
-                "{} by {} needs a plan an approver approved: nothing was applied; the run's plan \
-                 {id}{} waits for an approver (`tusk plan approve {id}`)",
-                overlay.actions().join(", "),
-                principal.unwrap_or("this principal"),
-                match &kept {
-                    Ok(()) => " is kept and".to_string(),
-                    Err(e) => format!(" could not be kept ({e}) and"),
-                }
-            ),
-        );
-        d.payload = json!({
-            "action": COMMIT_ACTION,
-            "outcome": "approvalRequired",
-            "issues": written,
-            "planId": id,
-            "plan": plan,
-        });
-        d
     }
 }
 

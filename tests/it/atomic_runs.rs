@@ -753,3 +753,34 @@ fn a_plan_applies_only_actions_the_policy_allows() {
         "the default policy's digest moved"
     );
 }
+
+/// A staged run's changes count against its memory limit (issue 59,
+/// point 6): past it, the staging call fails naming the bound, and the
+/// run applies nothing.
+#[test]
+fn staged_changes_are_bounded_by_the_run_memory_limit() {
+    let test = two_issues();
+    let before = test.store_text();
+    let program = "(define big (make-string 200000 #\\x))\n\
+                   (for ([i (in-range 40)]) (issue.add (hash \"title\" (format \"big ~a\" i) \"description\" big)))\n";
+    let (code, result) = eval(
+        &test,
+        program,
+        &["--atomic", "--max-memory-mb", "4", "--max-calls", "100"],
+    );
+    assert_eq!(code, 1, "{result:#}");
+    let failed: Vec<&Value> = result["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["resultClass"] == "scheme_eval.host_action_execution_error")
+        .collect();
+    assert!(!failed.is_empty(), "{result:#}");
+    let diagnostic = failed[0]["payload"]["diagnostic"].as_str().unwrap();
+    assert!(
+        diagnostic.contains("may add at most 4194304 bytes to the store"),
+        "{diagnostic}"
+    );
+    assert_eq!(result["commit"]["outcome"], "aborted");
+    assert_eq!(test.store_text(), before);
+}
